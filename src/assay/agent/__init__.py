@@ -1,0 +1,19 @@
+"""The agent side: what an agent is given, what it returns, and which model it runs on."""
+
+from assay.agent.context import Agent, AgentContext, AgentResult
+from assay.agent.model import ModelSpec, parse_models
+from assay.agent.outcome import Action, CostSource, Observation, Outcome, Usage, coerce_outcome
+
+__all__ = [
+    "Action",
+    "Agent",
+    "AgentContext",
+    "AgentResult",
+    "CostSource",
+    "ModelSpec",
+    "Observation",
+    "Outcome",
+    "Usage",
+    "coerce_outcome",
+    "parse_models",
+]

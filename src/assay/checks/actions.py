@@ -1,0 +1,106 @@
+"""Checks on the tool calls the agent actually made: the ordered trace, and forbidden calls."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from assay.agent import Action
+from assay.checks.base import Check, CheckContext, CheckError, Verdict
+from assay.spec import ExpectedAction, canonical_json
+
+_Call = tuple[str | None, str, str]
+
+
+@dataclass(frozen=True, kw_only=True)
+class OrderedActions(Check):
+    """The observed calls equal the case's ``expected_actions``: group, name, arguments, order.
+
+    The score is the longest common subsequence of expected and observed calls over the
+    longer of the two lists, so each missing, wrong or extra call lowers it and only the exact
+    trace scores 1. ``actions=None`` (not instrumented) is an error, never a pass; a narrative
+    claim in the answer is never evidence of a call.
+    """
+
+    category: ClassVar[str] = "actions"
+
+    def evaluate(self, ctx: CheckContext) -> Verdict:
+        """Align the observed trace with the expected one."""
+        expected = ctx.case.expected_actions
+        if expected is None:
+            raise CheckError("the case declares no expected_actions")
+        observed = ctx.outcome.actions
+        if observed is None:
+            raise CheckError("actions were not instrumented (actions=None); "
+                             "return the calls the agent made, or [] for none")
+        return score_trace(expected, observed)
+
+
+def score_trace(expected: Sequence[ExpectedAction], observed: Sequence[Action]) -> Verdict:
+    """Score an observed trace against the expected one (see :class:`OrderedActions`)."""
+    want = [_call(a.group, a.name, a.arguments) for a in expected]
+    got = [_call(a.group, a.name, a.arguments) for a in observed]
+    longest = max(len(want), len(got))
+    if longest == 0:
+        return Verdict(1.0, "no calls expected and none made")
+    common = _lcs_length(want, got)
+    if want == got:
+        return Verdict(1.0, f"{len(got)} call(s) as expected")
+    return Verdict(common / longest, _difference(want, got))
+
+
+def _call(group: str | None, name: str, arguments: object) -> _Call:
+    return (group, name, canonical_json(arguments))  # type: ignore[arg-type]
+
+
+def _lcs_length(left: Sequence[_Call], right: Sequence[_Call]) -> int:
+    previous = [0] * (len(right) + 1)
+    for item in left:
+        current = [0]
+        for index, other in enumerate(right):
+            current.append(previous[index] + 1 if item == other
+                           else max(previous[index + 1], current[index]))
+        previous = current
+    return previous[-1]
+
+
+def _difference(want: Sequence[_Call], got: Sequence[_Call]) -> str:
+    missing = [call for call in want if call not in got]
+    extra = [call for call in got if call not in want]
+    parts = [f"expected [{_render_all(want)}], got [{_render_all(got)}]"]
+    if missing:
+        parts.append(f"missing {_render_all(missing)}")
+    if extra:
+        parts.append(f"unexpected {_render_all(extra)}")
+    if not missing and not extra:
+        parts.append("same calls in another order")
+    return "; ".join(parts)
+
+
+def _render_all(calls: Sequence[_Call]) -> str:
+    return ", ".join(_render(call) for call in calls)
+
+
+def _render(call: _Call) -> str:
+    group, name, arguments = call
+    qualified = f"{group}.{name}" if group else name
+    return f"{qualified}({arguments})"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ForbidActions(Check):
+    """None of the named tools was called."""
+
+    category: ClassVar[str] = "actions"
+    names: tuple[str, ...]
+
+    def evaluate(self, ctx: CheckContext) -> Verdict:
+        """Look for any forbidden call in the observed trace."""
+        observed = ctx.outcome.actions
+        if observed is None:
+            raise CheckError("actions were not instrumented (actions=None)")
+        hits = [action.name for action in observed if action.name in self.names]
+        if hits:
+            return Verdict(0.0, f"forbidden call(s) made: {', '.join(hits)}")
+        return Verdict(1.0, f"none of {', '.join(self.names)} called")

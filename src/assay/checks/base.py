@@ -1,0 +1,84 @@
+"""What every deterministic check shares: its settings, its context and its verdict."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, ClassVar, Self
+
+from assay.agent import ModelSpec, Outcome
+from assay.spec import JSON, Case, portable
+from assay.spec.case import validate_threshold
+
+
+class CheckError(Exception):
+    """A check could not be calculated; the metric records the message as its error."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckContext:
+    """What a check reads: the case as defined, and what the agent actually did."""
+
+    case: Case
+    outcome: Outcome
+    model: ModelSpec | None = None
+    sample: int = 0
+
+    @property
+    def answer(self) -> str | None:
+        """The agent's answer."""
+        return self.outcome.answer
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """A check's score in [0, 1] and the reason a reader needs to act on it."""
+
+    score: float
+    reason: str
+
+    @classmethod
+    def of(cls, ok: bool, reason: str) -> Verdict:
+        """A pass/fail verdict: score 1 or 0."""
+        return cls(1.0 if ok else 0.0, reason)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Check:
+    """Base of the built-in checks: a small value whose fields are its settings.
+
+    Subclasses set ``category`` and implement :meth:`evaluate`; ``name`` defaults to the
+    factory's name and ``threshold`` to 1.0.
+    """
+
+    name: str
+    threshold: float = 1.0
+    category: ClassVar[str] = "custom"
+    _private: ClassVar[frozenset[str]] = frozenset()
+
+    def __post_init__(self) -> None:
+        validate_threshold(self.threshold, f"{self.name}.threshold")
+
+    def settings(self) -> dict[str, JSON]:
+        """The check's own settings, portable, for fingerprints and storage."""
+        values = {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if f.name not in {"name", "threshold"} and f.name not in self._private
+        }
+        converted = portable(values, self.name)
+        assert isinstance(converted, dict)
+        return {"type": type(self).__name__, **converted}
+
+    def with_threshold(self, threshold: float) -> Self:
+        """The same check with another threshold (``minimum_scores`` uses this)."""
+        return dataclasses.replace(self, threshold=threshold)
+
+    def evaluate(self, ctx: CheckContext) -> Verdict | Any:
+        """Score the sample; raise :class:`CheckError` when it cannot be scored."""
+        raise NotImplementedError
+
+
+def require_answer(ctx: CheckContext) -> str | None:
+    """The answer, or ``None`` when the agent gave none (content checks then fail)."""
+    return ctx.outcome.answer

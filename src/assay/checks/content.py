@@ -1,0 +1,185 @@
+"""Checks on the answer's text: exact match, containment, patterns, JSON, length."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from assay.checks.base import Check, CheckContext, CheckError, Verdict
+from assay.errors import SpecError
+from assay.spec import JSON
+
+_NO_ANSWER = Verdict(0.0, "the agent gave no answer")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExactMatch(Check):
+    """The answer equals the case's expected answer after the chosen normalisation."""
+
+    category: ClassVar[str] = "content"
+    strip: bool = True
+    ignore_case: bool = False
+    collapse_whitespace: bool = False
+
+    def normalise(self, text: str) -> str:
+        """Apply the normalisation options in a fixed order."""
+        if self.collapse_whitespace:
+            text = " ".join(text.split())
+        if self.strip:
+            text = text.strip()
+        if self.ignore_case:
+            text = text.casefold()
+        return text
+
+    def evaluate(self, ctx: CheckContext) -> Verdict:
+        """Compare the normalised answer with the normalised reference."""
+        reference = ctx.case.reference
+        if not isinstance(reference, str):
+            raise CheckError("exact_match needs the case's expected answer as a string")
+        if ctx.answer is None:
+            return _NO_ANSWER
+        if self.normalise(ctx.answer) == self.normalise(reference):
+            return Verdict(1.0, "matches the expected answer")
+        return Verdict(0.0, f"expected {_quote(reference)}, got {_quote(ctx.answer)}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Contains(Check):
+    """The answer contains ``text``."""
+
+    category: ClassVar[str] = "content"
+    text: str
+    ignore_case: bool = False
+
+    def evaluate(self, ctx: CheckContext) -> Verdict:
+        """Search the answer for the text."""
+        if ctx.answer is None:
+            return _NO_ANSWER
+        found = _contains(ctx.answer, self.text, self.ignore_case)
+        return Verdict.of(found, f"{'contains' if found else 'does not contain'} "
+                                 f"{_quote(self.text)}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class NotContains(Check):
+    """The answer does not contain ``text``."""
+
+    category: ClassVar[str] = "content"
+    text: str
+    ignore_case: bool = False
+
+    def evaluate(self, ctx: CheckContext) -> Verdict:
+        """Search the answer for the forbidden text."""
+        if ctx.answer is None:
+            return _NO_ANSWER
+        found = _contains(ctx.answer, self.text, self.ignore_case)
+        return Verdict.of(not found, f"{'contains' if found else 'does not contain'} "
+                                     f"{_quote(self.text)}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Regex(Check):
+    """The answer matches ``pattern`` somewhere (``re.search``), or wholly with ``full``."""
+
+    category: ClassVar[str] = "content"
+    pattern: str
+    ignore_case: bool = False
+    full: bool = False
+    _compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
+    _private: ClassVar[frozenset[str]] = frozenset({"_compiled"})
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        try:
+            compiled = re.compile(self.pattern, re.IGNORECASE if self.ignore_case else 0)
+        except re.error as error:
+            raise SpecError(f"invalid pattern {self.pattern!r}: {error}",
+                            field=f"{self.name}.pattern") from None
+        object.__setattr__(self, "_compiled", compiled)
+
+    def evaluate(self, ctx: CheckContext) -> Verdict:
+        """Match the answer against the pattern."""
+        if ctx.answer is None:
+            return _NO_ANSWER
+        match = (self._compiled.fullmatch if self.full else self._compiled.search)(ctx.answer)
+        return Verdict.of(match is not None,
+                          f"{'matches' if match else 'does not match'} /{self.pattern}/")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ValidJson(Check):
+    """The answer parses as JSON."""
+
+    category: ClassVar[str] = "content"
+
+    def evaluate(self, ctx: CheckContext) -> Verdict:
+        """Parse the answer."""
+        if ctx.answer is None:
+            return _NO_ANSWER
+        try:
+            json.loads(ctx.answer)
+        except ValueError as error:
+            return Verdict(0.0, f"not valid JSON: {error}")
+        return Verdict(1.0, "valid JSON")
+
+
+@dataclass(frozen=True, kw_only=True)
+class JsonSchema(Check):
+    """The answer parses as JSON and validates against ``schema``."""
+
+    category: ClassVar[str] = "content"
+    schema: dict[str, JSON]
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        import jsonschema
+
+        try:
+            jsonschema.validators.validator_for(self.schema).check_schema(self.schema)
+        except jsonschema.SchemaError as error:
+            raise SpecError(f"invalid JSON Schema: {error.message}",
+                            field=f"{self.name}.schema") from None
+
+    def evaluate(self, ctx: CheckContext) -> Verdict:
+        """Parse and validate the answer, naming the first violation."""
+        import jsonschema
+
+        if ctx.answer is None:
+            return _NO_ANSWER
+        try:
+            document: Any = json.loads(ctx.answer)
+        except ValueError as error:
+            return Verdict(0.0, f"not valid JSON: {error}")
+        validator = jsonschema.validators.validator_for(self.schema)(self.schema)
+        violation = jsonschema.exceptions.best_match(validator.iter_errors(document))
+        if violation is None:
+            return Verdict(1.0, "valid against the schema")
+        where = "/".join(str(part) for part in violation.absolute_path) or "(root)"
+        return Verdict(0.0, f"{where}: {violation.message}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class MinLength(Check):
+    """The answer has at least ``characters`` characters (after stripping)."""
+
+    category: ClassVar[str] = "content"
+    characters: int
+
+    def evaluate(self, ctx: CheckContext) -> Verdict:
+        """Measure the stripped answer."""
+        if ctx.answer is None:
+            return _NO_ANSWER
+        length = len(ctx.answer.strip())
+        return Verdict.of(length >= self.characters,
+                          f"{length} characters (minimum {self.characters})")
+
+
+def _contains(answer: str, text: str, ignore_case: bool) -> bool:
+    return text.casefold() in answer.casefold() if ignore_case else text in answer
+
+
+def _quote(text: str, limit: int = 120) -> str:
+    shown = text if len(text) <= limit else text[: limit - 1] + "…"
+    return repr(shown)

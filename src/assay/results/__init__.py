@@ -1,0 +1,23 @@
+"""Results: metric, sample and run results, and the summaries drawn from them."""
+
+from assay.results.metric import MetricResult, errored, scored
+from assay.results.run import CaseSnapshot, Run, RunStatus
+from assay.results.sample import SampleResult, SampleStatus, decide_status
+from assay.results.summary import CriterionSummary, RunSummary, Tally, nearest_rank, summarise
+
+__all__ = [
+    "CaseSnapshot",
+    "CriterionSummary",
+    "MetricResult",
+    "Run",
+    "RunStatus",
+    "RunSummary",
+    "SampleResult",
+    "SampleStatus",
+    "Tally",
+    "decide_status",
+    "errored",
+    "nearest_rank",
+    "scored",
+    "summarise",
+]

@@ -1,0 +1,97 @@
+"""A run: one execution of a suite, with the definition it used and every sample result."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from assay.results.sample import SampleResult
+from assay.results.summary import RunSummary
+from assay.spec import JSON
+
+
+class RunStatus(StrEnum):
+    """Where a run is.
+
+    ``running``, ``completed`` (finished, not necessarily passing) or ``interrupted``
+    (stopped early; resumable).
+    """
+
+    RUNNING = "running"
+    COMPLETED = "completed"
+    INTERRUPTED = "interrupted"
+
+
+@dataclass(frozen=True, slots=True)
+class CaseSnapshot:
+    """A case as the run defined it: reports read this, never today's suite."""
+
+    case_id: str
+    name: str
+    position: int
+    fingerprint: str
+    definition: dict[str, JSON]
+
+    def to_json(self) -> dict[str, JSON]:
+        """The portable form written by reports."""
+        return {"id": self.case_id, "name": self.name, "position": self.position,
+                "fingerprint": self.fingerprint, "definition": self.definition}
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One execution of a suite: identity, settings, definition snapshot and results."""
+
+    id: str
+    suite: str
+    agent: str
+    fingerprint: str
+    status: RunStatus
+    started_at: datetime
+    suite_version: str | None = None
+    sequence: int | None = None
+    finished_at: datetime | None = None
+    settings: dict[str, JSON] = field(default_factory=dict)
+    metadata: dict[str, JSON] = field(default_factory=dict)
+    cases: tuple[CaseSnapshot, ...] = ()
+    samples: tuple[SampleResult, ...] = ()
+    summary: RunSummary | None = None
+    comparison: dict[str, Any] | None = None
+    baseline_id: str | None = None
+
+    def case(self, case_id: str) -> CaseSnapshot | None:
+        """The snapshot of one case, by id."""
+        return next((snapshot for snapshot in self.cases if snapshot.case_id == case_id), None)
+
+    def with_samples(self, samples: tuple[SampleResult, ...]) -> Run:
+        """The same run holding other samples."""
+        return replace(self, samples=samples)
+
+    def snapshot(self) -> dict[str, Any]:
+        """The detached, JSON-portable evidence of the run (the JSON report's top level)."""
+        return {
+            "id": self.id,
+            "sequence": self.sequence,
+            "suite": self.suite,
+            "suite_version": self.suite_version,
+            "agent": self.agent,
+            "fingerprint": self.fingerprint,
+            "status": self.status.value,
+            "started_at": self.started_at.isoformat(),
+            "finished_at": None if self.finished_at is None else self.finished_at.isoformat(),
+            "settings": dict(self.settings),
+            "metadata": dict(self.metadata),
+            "baseline_id": self.baseline_id,
+            "summary": None if self.summary is None else self.summary.to_json(),
+            "cases": [case.to_json() for case in self.cases],
+            "samples": [sample.to_json() for sample in self.samples],
+        }
+
+
+def case_snapshot_from(data: Mapping[str, Any]) -> CaseSnapshot:
+    """Rebuild a case snapshot from its portable form."""
+    return CaseSnapshot(data["id"], data["name"], int(data["position"]), data["fingerprint"],
+                        dict(data["definition"]))

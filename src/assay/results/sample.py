@@ -1,0 +1,120 @@
+"""The result of one sample: one execution of one case on one model."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from assay.agent import Action, Observation, Usage
+from assay.results.metric import MetricResult
+from assay.spec import JSON
+
+
+class SampleStatus(StrEnum):
+    """How a sample ended.
+
+    ``passed`` needs at least one calculated metric, all passing without error; ``error`` is
+    an agent error or a metric that could not be calculated; ``not_evaluated`` means no metric
+    was calculated at all, which is never a pass.
+    """
+
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+    NOT_EVALUATED = "not_evaluated"
+
+
+def decide_status(agent_error: str | None, metrics: Sequence[MetricResult]) -> SampleStatus:
+    """Apply the status rule to an agent error and the sample's metrics."""
+    if agent_error is not None or any(metric.error is not None for metric in metrics):
+        return SampleStatus.ERROR
+    if not metrics:
+        return SampleStatus.NOT_EVALUATED
+    if all(metric.passed for metric in metrics):
+        return SampleStatus.PASSED
+    return SampleStatus.FAILED
+
+
+@dataclass(frozen=True, slots=True)
+class SampleResult:
+    """Everything one sample produced: what the agent did and how each metric judged it."""
+
+    case_id: str
+    model: str | None
+    sample: int
+    status: SampleStatus
+    answer: str | None = None
+    actions: tuple[Action, ...] | None = None
+    observation: Observation | None = None
+    usage: Usage | None = None
+    duration_ms: float | None = None
+    error: str | None = None
+    metadata: dict[str, JSON] = field(default_factory=dict)
+    metrics: tuple[MetricResult, ...] = ()
+
+    @property
+    def key(self) -> tuple[str, str | None, int]:
+        """(case, model, sample): unique within a run, what resuming is keyed on."""
+        return (self.case_id, self.model, self.sample)
+
+    @property
+    def evaluated(self) -> bool:
+        """Whether the sample counts towards pass rates."""
+        return self.status is not SampleStatus.NOT_EVALUATED
+
+    @property
+    def check_score(self) -> float | None:
+        """Mean deterministic check score (errors count zero; an agent error scores zero).
+
+        Judge criteria never enter it: the two dimensions are reported apart.
+        """
+        if self.error is not None:
+            return 0.0
+        checks = [metric.effective_score for metric in self.metrics if metric.kind == "check"]
+        return sum(checks) / len(checks) if checks else None
+
+    def metric(self, name: str) -> MetricResult | None:
+        """The metric result of that name, if calculated."""
+        return next((metric for metric in self.metrics if metric.name == name), None)
+
+    def to_json(self) -> dict[str, JSON]:
+        """The portable form used by reports."""
+        return {
+            "case_id": self.case_id,
+            "model": self.model,
+            "sample": self.sample,
+            "status": self.status.value,
+            "answer": self.answer,
+            "actions": None if self.actions is None else [a.to_json() for a in self.actions],
+            "observation": None if self.observation is None else self.observation.to_json(),
+            "usage": None if self.usage is None else self.usage.to_json(),
+            "duration_ms": self.duration_ms,
+            "error": self.error,
+            "metadata": dict(self.metadata),
+            "metrics": [metric.to_json() for metric in self.metrics],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SampleResult:
+        """Rebuild a sample result from its portable form."""
+        actions = data.get("actions")
+        observation = data.get("observation")
+        usage = data.get("usage")
+        return cls(
+            case_id=data["case_id"],
+            model=data.get("model"),
+            sample=int(data["sample"]),
+            status=SampleStatus(data["status"]),
+            answer=data.get("answer"),
+            actions=None if actions is None else tuple(Action.from_json(a) for a in actions),
+            observation=None if observation is None else Observation(
+                channels=dict(observation.get("channels") or {}),
+                truncated=bool(observation.get("truncated"))),
+            usage=None if usage is None else Usage(**usage),
+            duration_ms=data.get("duration_ms"),
+            error=data.get("error"),
+            metadata=dict(data.get("metadata") or {}),
+            metrics=tuple(MetricResult.from_json(m) for m in data.get("metrics") or ()),
+        )

@@ -1,0 +1,178 @@
+"""Aggregates over sample results: pass rates, deterministic scores, usage and latency.
+
+Rules: pass rates and scores exclude not-evaluated samples and are ``None`` when no sample
+was evaluated; judge criteria are summarised per criterion and never averaged with checks.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from assay.results.sample import SampleResult, SampleStatus
+
+
+def nearest_rank(values: Sequence[float], percentile: float) -> float | None:
+    """The value at rank ``ceil(p/100 × n)``: always one that was actually observed."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, math.ceil(percentile / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+@dataclass(frozen=True, slots=True)
+class CriterionSummary:
+    """A judge criterion over the samples that calculated it."""
+
+    mean: float | None
+    samples: int
+    passed: int
+    errors: int
+    mean_vote_spread: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """Counts, rates, usage and latency over a set of samples."""
+
+    samples: int
+    passed: int
+    failed: int
+    errors: int
+    not_evaluated: int
+    pass_rate: float | None
+    check_score: float | None
+    cases: int
+    cases_passed: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    priced: int
+    unpriced: int
+    latency_avg_ms: float | None
+    latency_p50_ms: float | None
+    latency_p95_ms: float | None
+    judge: dict[str, CriterionSummary] = field(default_factory=dict)
+
+    @property
+    def evaluated(self) -> int:
+        """Samples that count towards the pass rate."""
+        return self.samples - self.not_evaluated
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary(Tally):
+    """The run's tally, plus one tally per model when the run named models."""
+
+    by_model: dict[str, Tally] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The portable form stored with the completed run and written by reports."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RunSummary:
+        """Rebuild a summary from its stored form."""
+        values = dict(data)
+        by_model = {label: _tally_from(item) for label, item in values.pop("by_model").items()}
+        judge = _criteria_from(values.pop("judge", {}))
+        return cls(**values, judge=judge, by_model=by_model)
+
+
+def _tally_from(data: Mapping[str, Any]) -> Tally:
+    values = dict(data)
+    judge = _criteria_from(values.pop("judge", {}))
+    return Tally(**values, judge=judge)
+
+
+def _criteria_from(data: Mapping[str, Any]) -> dict[str, CriterionSummary]:
+    return {name: CriterionSummary(**item) for name, item in data.items()}
+
+
+def summarise(samples: Sequence[SampleResult]) -> RunSummary:
+    """Summarise a run's samples, overall and per model."""
+    by_model: dict[str, list[SampleResult]] = defaultdict(list)
+    for sample in samples:
+        if sample.model is not None:
+            by_model[sample.model].append(sample)
+    overall = tally(samples)
+    return RunSummary(**_fields(overall), by_model={m: tally(s) for m, s in by_model.items()})
+
+
+def _fields(value: Tally) -> dict[str, Any]:
+    return {name: getattr(value, name) for name in Tally.__dataclass_fields__}
+
+
+def tally(samples: Sequence[SampleResult]) -> Tally:
+    """Count and average one set of samples."""
+    statuses = [sample.status for sample in samples]
+    evaluated = [sample for sample in samples if sample.evaluated]
+    passed = statuses.count(SampleStatus.PASSED)
+    scores = [s.check_score for s in evaluated if s.check_score is not None]
+    durations = [s.duration_ms for s in samples if s.duration_ms is not None]
+    case_total, case_passed = _case_counts(samples)
+    costs = [s.usage.cost_usd for s in samples if s.usage and s.usage.cost_usd is not None]
+    return Tally(
+        samples=len(samples),
+        passed=passed,
+        failed=statuses.count(SampleStatus.FAILED),
+        errors=statuses.count(SampleStatus.ERROR),
+        not_evaluated=statuses.count(SampleStatus.NOT_EVALUATED),
+        pass_rate=passed / len(evaluated) if evaluated else None,
+        check_score=_mean(scores),
+        cases=case_total,
+        cases_passed=case_passed,
+        input_tokens=sum((s.usage.input_tokens or 0) for s in samples if s.usage),
+        output_tokens=sum((s.usage.output_tokens or 0) for s in samples if s.usage),
+        cost_usd=sum(costs) if costs else None,
+        priced=len(costs),
+        unpriced=len(samples) - len(costs),
+        latency_avg_ms=_mean(durations),
+        latency_p50_ms=nearest_rank(durations, 50),
+        latency_p95_ms=nearest_rank(durations, 95),
+        judge=_judge_criteria(samples),
+    )
+
+
+def _case_counts(samples: Iterable[SampleResult]) -> tuple[int, int]:
+    """Cases (per model) seen, and those whose every sample passed."""
+    outcomes: dict[tuple[str, str | None], bool] = {}
+    for sample in samples:
+        key = (sample.case_id, sample.model)
+        passed = sample.status is SampleStatus.PASSED
+        outcomes[key] = outcomes.get(key, True) and passed
+    return len(outcomes), sum(outcomes.values())
+
+
+def _judge_criteria(samples: Iterable[SampleResult]) -> dict[str, CriterionSummary]:
+    grouped: dict[str, list[Any]] = defaultdict(list)
+    for sample in samples:
+        for metric in sample.metrics:
+            if metric.kind == "judge":
+                grouped[metric.name].append(metric)
+    return {name: _criterion(metrics) for name, metrics in sorted(grouped.items())}
+
+
+def _criterion(metrics: Sequence[Any]) -> CriterionSummary:
+    scores = [m.score for m in metrics if m.error is None and m.score is not None]
+    spreads = [s for s in (_spread(m.votes) for m in metrics if m.votes) if s is not None]
+    return CriterionSummary(
+        mean=_mean(scores),
+        samples=len(metrics),
+        passed=sum(1 for m in metrics if m.passed),
+        errors=sum(1 for m in metrics if m.error is not None),
+        mean_vote_spread=_mean(spreads),
+    )
+
+
+def _spread(votes: Sequence[Any]) -> float | None:
+    scores = [v["score"] for v in votes if isinstance(v, dict) and v.get("score") is not None]
+    return max(scores) - min(scores) if scores else None

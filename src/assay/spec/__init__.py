@@ -1,0 +1,24 @@
+"""Suites and cases: what the agent is asked and what must be true afterwards."""
+
+from assay.spec._json import JSON, canonical_json, digest, portable
+from assay.spec.case import Case, ExpectedAction
+from assay.spec.metrics import JUDGE_CRITERIA, CheckDefinition, MetricKind, PlannedMetric
+from assay.spec.plan import ACTIONS_METRIC, CasePlan, SuitePlan
+from assay.spec.suite import Suite
+
+__all__ = [
+    "ACTIONS_METRIC",
+    "JSON",
+    "JUDGE_CRITERIA",
+    "Case",
+    "CasePlan",
+    "CheckDefinition",
+    "ExpectedAction",
+    "MetricKind",
+    "PlannedMetric",
+    "Suite",
+    "SuitePlan",
+    "canonical_json",
+    "digest",
+    "portable",
+]

@@ -1,0 +1,58 @@
+"""JSON portability and typed canonical JSON, the basis of every fingerprint."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from typing import Any, TypeAlias
+
+from assay.errors import SpecError
+
+JSON: TypeAlias = bool | int | float | str | list["JSON"] | dict[str, "JSON"] | None
+
+
+def portable(value: Any, field: str) -> JSON:
+    """Return a deep, JSON-portable copy of ``value`` or raise naming the offending path.
+
+    Tuples become lists; mappings must have string keys; floats must be finite. Anything else
+    (sets, bytes, objects) is refused when the case is defined, not halfway through a run.
+    """
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise SpecError(f"{value!r} is not a finite number", field=field)
+        return value
+    if isinstance(value, list | tuple):
+        return [portable(item, f"{field}[{index}]") for index, item in enumerate(value)]
+    if isinstance(value, Mapping):
+        return _portable_mapping(value, field)
+    kind = type(value).__name__
+    raise SpecError(f"a {kind} is not JSON-portable (use str, number, bool, None, list, dict)",
+                    field=field)
+
+
+def _portable_mapping(value: Mapping[Any, Any], field: str) -> dict[str, JSON]:
+    result: dict[str, JSON] = {}
+    for key, item in value.items():
+        if not isinstance(key, str):
+            raise SpecError(f"key {key!r} is not a string", field=field)
+        result[key] = portable(item, f"{field}.{key}")
+    return result
+
+
+def canonical_json(value: JSON) -> str:
+    """Serialise with sorted keys and no spacing: equal values give equal text.
+
+    Types survive: the string ``"1"`` and the number ``1`` differ, and so do ``null`` and
+    ``false``; an integer and a float of the same value are written differently too.
+    """
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False)
+
+
+def digest(value: JSON) -> str:
+    """SHA-256 (hex) of the canonical JSON of ``value``."""
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()

@@ -1,0 +1,198 @@
+"""A case: one task for the agent and what must be true afterwards."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from assay.errors import SpecError
+from assay.spec._json import JSON, portable
+from assay.spec.metrics import CheckDefinition
+
+_ACTION_KEYS = frozenset({"name", "arguments", "group"})
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedAction:
+    """One tool call the agent must make: group, name and arguments must match exactly."""
+
+    name: str
+    arguments: dict[str, JSON] = field(default_factory=dict)
+    group: str | None = None
+
+    def to_json(self) -> dict[str, JSON]:
+        """The portable form stored with the run and hashed into fingerprints."""
+        return {"group": self.group, "name": self.name, "arguments": dict(self.arguments)}
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """One task: the input sent to the agent and the expectations its outcome is held to.
+
+    Build cases with :meth:`assay.Suite.case` (or a file loader), which validates them; the
+    fields are JSON-portable copies, so nothing the agent does can change the suite.
+    """
+
+    id: str
+    name: str
+    input: JSON
+    reference: JSON = None
+    expected_actions: tuple[ExpectedAction, ...] | None = None
+    minimum_scores: dict[str, float] | None = None
+    metadata: dict[str, JSON] = field(default_factory=dict)
+    checks: tuple[CheckDefinition, ...] = ()
+    setup: JSON = None
+    group: str | None = None
+
+    def definition(self) -> dict[str, JSON]:
+        """The case's own portable definition; absent optional parts are left out.
+
+        Leaving absent parts out keeps fingerprints stable when new optional parts appear.
+        """
+        described: dict[str, JSON] = {"id": self.id, "name": self.name, "input": self.input}
+        optional: dict[str, JSON] = {
+            "reference": self.reference,
+            "expected_actions": (
+                None
+                if self.expected_actions is None
+                else [action.to_json() for action in self.expected_actions]
+            ),
+            "minimum_scores": dict(self.minimum_scores) if self.minimum_scores else None,
+            "metadata": dict(self.metadata) or None,
+            "setup": self.setup,
+            "group": self.group,
+        }
+        described.update({key: value for key, value in optional.items() if value is not None})
+        return described
+
+
+def build_case(
+    input: Any,
+    *,
+    position: int,
+    expected: Any = None,
+    expected_actions: Iterable[Any] | None = None,
+    minimum_scores: Mapping[str, float] | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    checks: Sequence[Any] | None = None,
+    setup: Any = None,
+    name: str | None = None,
+    id: str | None = None,
+    group: str | None = None,
+) -> Case:
+    """Validate the parts of a case and return it; raise :class:`SpecError` naming the field."""
+    case_input = _validate_input(input)
+    case_name = name if name is not None else _default_name(case_input, position)
+    case_id = id if id is not None else case_name
+    if not isinstance(case_name, str) or not case_name.strip():
+        raise SpecError("must be a non-empty string", field="name")
+    if not isinstance(case_id, str) or not case_id.strip():
+        raise SpecError("must be a non-empty string", field="id")
+    try:
+        return Case(
+            id=case_id,
+            name=case_name,
+            input=case_input,
+            reference=portable(expected, "expected"),
+            expected_actions=_expected_actions(expected_actions),
+            minimum_scores=_minimum_scores(minimum_scores),
+            metadata=_metadata(metadata),
+            checks=_checks(checks),
+            setup=portable(setup, "setup"),
+            group=group,
+        )
+    except SpecError as error:
+        raise SpecError(error.detail, case=case_id, field=error.field) from None
+
+
+def _validate_input(value: Any) -> JSON:
+    if value is None:
+        raise SpecError("a case needs an input (a message, a list of messages or a mapping)",
+                        field="input")
+    return portable(value, "input")
+
+
+def _default_name(case_input: JSON, position: int) -> str:
+    if isinstance(case_input, str) and case_input.strip():
+        return case_input
+    return f"case {position + 1}"
+
+
+def _metadata(value: Mapping[str, Any] | None) -> dict[str, JSON]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise SpecError("must be a mapping", field="metadata")
+    converted = portable(value, "metadata")
+    assert isinstance(converted, dict)
+    return converted
+
+
+def _expected_actions(values: Iterable[Any] | None) -> tuple[ExpectedAction, ...] | None:
+    if values is None:
+        return None
+    if isinstance(values, str | bytes | Mapping):
+        raise SpecError("must be a list of actions", field="expected_actions")
+    return tuple(_expected_action(value, f"expected_actions[{index}]")
+                 for index, value in enumerate(values))
+
+
+def _expected_action(value: Any, field_path: str) -> ExpectedAction:
+    if isinstance(value, Mapping):
+        unknown = set(value) - _ACTION_KEYS
+        if unknown:
+            raise SpecError(f"unknown key(s) {sorted(unknown)}; an expected action has "
+                            "group, name and arguments", field=field_path)
+        parts = dict(value)
+    elif hasattr(value, "name"):
+        # Any Action-like object: only what an expectation asserts is read.
+        parts = {key: getattr(value, key, None) for key in _ACTION_KEYS}
+    else:
+        raise SpecError("must be an Action or a mapping with group, name and arguments",
+                        field=field_path)
+    name, group, arguments = parts.get("name"), parts.get("group"), parts.get("arguments")
+    if not isinstance(name, str) or not name:
+        raise SpecError("needs a non-empty name", field=f"{field_path}.name")
+    if group is not None and not isinstance(group, str):
+        raise SpecError("must be a string or None", field=f"{field_path}.group")
+    converted = portable(arguments if arguments is not None else {}, f"{field_path}.arguments")
+    if not isinstance(converted, dict):
+        raise SpecError("must be a mapping", field=f"{field_path}.arguments")
+    return ExpectedAction(name=name, arguments=converted, group=group)
+
+
+def _minimum_scores(value: Mapping[str, float] | None) -> dict[str, float] | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise SpecError("must map metric names to thresholds", field="minimum_scores")
+    scores: dict[str, float] = {}
+    for metric, threshold in value.items():
+        path = f"minimum_scores.{metric}"
+        if not isinstance(metric, str) or not metric:
+            raise SpecError("metric names must be non-empty strings", field="minimum_scores")
+        scores[metric] = validate_threshold(threshold, path)
+    return scores
+
+
+def validate_threshold(value: Any, field_path: str) -> float:
+    """A threshold is a finite number in [0, 1]; inclusive when compared."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise SpecError(f"{value!r} is not a number", field=field_path)
+    if not math.isfinite(value) or not 0.0 <= value <= 1.0:
+        raise SpecError(f"{value!r} is outside [0, 1]", field=field_path)
+    return float(value)
+
+
+def _checks(values: Sequence[Any] | None) -> tuple[CheckDefinition, ...]:
+    if values is None:
+        return ()
+    if isinstance(values, str | bytes) or not isinstance(values, Sequence):
+        raise SpecError("must be a list of checks", field="checks")
+    for index, value in enumerate(values):
+        if not isinstance(value, CheckDefinition):
+            raise SpecError(f"{value!r} is not a check (use assay.checks)",
+                            field=f"checks[{index}]")
+    return tuple(values)

@@ -1,0 +1,80 @@
+"""What a case measures: the metric plan, and the contract a check definition meets.
+
+The spec layer knows checks only through :class:`CheckDefinition`, so it can plan and
+fingerprint a case without depending on how checks evaluate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal, Protocol, Self, runtime_checkable
+
+from assay.spec._json import JSON
+
+MetricKind = Literal["check", "judge"]
+
+#: Judge criteria a case may name in ``minimum_scores``. They are calculated only when the
+#: suite has a judge; without one nothing stands in for them.
+JUDGE_CRITERIA: frozenset[str] = frozenset(
+    {
+        "semantic_accuracy",
+        "answer_relevancy",
+        "task_completion",
+        "language_quality",
+        "answer_completeness",
+        "tone",
+        "operational_claim_integrity",
+    }
+)
+
+
+@runtime_checkable
+class CheckDefinition(Protocol):
+    """A deterministic check as the spec sees it: a name, a category, a threshold, settings."""
+
+    @property
+    def name(self) -> str:
+        """The metric name results are stored under."""
+        ...
+
+    @property
+    def category(self) -> str:
+        """The reliability category (content, actions, budget, custom, ...)."""
+        ...
+
+    @property
+    def threshold(self) -> float:
+        """The inclusive minimum score that passes."""
+        ...
+
+    def settings(self) -> Mapping[str, JSON]:
+        """The check's settings as portable JSON, for fingerprints and storage."""
+        ...
+
+    def with_threshold(self, threshold: float) -> Self:
+        """The same check with another threshold."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedMetric:
+    """One metric a case will calculate, decided before any agent runs."""
+
+    name: str
+    kind: MetricKind
+    category: str
+    threshold: float
+    check: CheckDefinition | None = None
+
+    def definition(self) -> dict[str, JSON]:
+        """The portable description that enters fingerprints and run snapshots."""
+        described: dict[str, JSON] = {
+            "name": self.name,
+            "kind": self.kind,
+            "category": self.category,
+            "threshold": self.threshold,
+        }
+        if self.check is not None:
+            described["settings"] = dict(self.check.settings())
+        return described

@@ -1,0 +1,41 @@
+import assay
+from assay import checks
+
+
+def agent(text, ctx):
+    return "ok"
+
+
+def metric_names(suite, index=0, judged=None):
+    return [(m.name, m.kind, m.threshold) for m in suite.plan(judged=judged).cases[index].metrics]
+
+
+def test_suite_checks_are_defaults_for_cases_without_minimum_scores():
+    suite = assay.Suite("S", agent=agent, checks=[checks.exact_match(), checks.min_length(3)])
+    suite.case("a", expected="x")
+    suite.case("b", expected="x", minimum_scores={"min_length": 0.5})
+    assert metric_names(suite, 0) == [("exact_match", "check", 1.0), ("min_length", "check", 1.0)]
+    assert metric_names(suite, 1) == [("min_length", "check", 0.5)]
+
+
+def test_expected_actions_imply_the_actions_check_and_case_checks_always_run():
+    suite = assay.Suite("S", agent=agent, checks=[checks.exact_match()])
+    suite.case("a", expected_actions=[{"name": "lookup"}], checks=[checks.contains("x")],
+               minimum_scores={"actions": 0.5})
+    assert metric_names(suite) == [("contains", "check", 1.0), ("actions", "check", 0.5)]
+
+
+def test_judge_defaults_apply_only_with_a_judge_and_a_reference():
+    suite = assay.Suite("S", agent=agent)
+    suite.case("a", expected="30 days")
+    suite.case("b")
+    assert metric_names(suite, 0, judged=False) == []
+    assert metric_names(suite, 0, judged=True) == [
+        ("semantic_accuracy", "judge", 0.9), ("answer_relevancy", "judge", 0.9)]
+    assert metric_names(suite, 1, judged=True) == []
+
+
+def test_judged_and_unjudged_plans_have_different_fingerprints():
+    suite = assay.Suite("S", agent=agent)
+    suite.case("a", expected="30 days")
+    assert suite.plan(judged=True).fingerprint != suite.plan(judged=False).fingerprint
