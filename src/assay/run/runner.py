@@ -1,0 +1,112 @@
+"""The async core: cases × models × samples under concurrency limits, results in order."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Collection, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from assay.agent import ModelSpec
+from assay.results import SampleResult
+from assay.run.execute import run_sample
+from assay.run.progress import Progress, QuietProgress
+from assay.run.sink import MemorySink, ResultSink
+from assay.spec import CasePlan, SuitePlan
+
+DEFAULT_CONCURRENCY = 8
+SampleKey = tuple[str, str | None, int]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Execution:
+    """How samples are executed; none of it changes what a result is."""
+
+    samples: int = 1
+    concurrency: int = DEFAULT_CONCURRENCY
+    model_concurrency: int | None = None
+    timeout: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Task:
+    plan: CasePlan
+    model: ModelSpec | None
+    index: int
+
+    @property
+    def key(self) -> SampleKey:
+        return (self.plan.case.id, None if self.model is None else self.model.label, self.index)
+
+
+class Runner:
+    """Executes a suite plan against an agent and streams each result to a sink.
+
+    An agent exception, timeout or malformed outcome becomes an ``error`` sample and the
+    others go on. Results come back in definition order (case, model, sample) whatever the
+    concurrency.
+    """
+
+    def __init__(self, agent: Callable[..., Any], *, execution: Execution | None = None,
+                 sink: ResultSink | None = None, progress: Progress | None = None) -> None:
+        self.agent = agent
+        self.execution = execution or Execution()
+        self.sink: ResultSink = sink or MemorySink()
+        self.progress: Progress = progress or QuietProgress()
+
+    async def execute(self, plan: SuitePlan, models: Sequence[ModelSpec] = (), *,
+                      skip: Collection[SampleKey] = ()) -> list[SampleResult]:
+        """Run every (case, model, sample) not in ``skip``; return the new results in order."""
+        tasks = [task for task in self._tasks(plan, models) if task.key not in skip]
+        self.progress.start(len(tasks), plan.suite)
+        try:
+            with self._executor() as executor:
+                results = await self._gather(tasks, models, executor)
+        finally:
+            self.progress.stop()
+        return results
+
+    def _tasks(self, plan: SuitePlan, models: Sequence[ModelSpec]) -> Iterator[_Task]:
+        selection: Sequence[ModelSpec | None] = list(models) or [None]
+        for case_plan in plan.cases:
+            for model in selection:
+                for index in range(self.execution.samples):
+                    yield _Task(case_plan, model, index)
+
+    @contextlib.contextmanager
+    def _executor(self) -> Iterator[ThreadPoolExecutor]:
+        # Sized to the concurrency limit: the default pool (cores + 4) would throttle sync agents.
+        pool = ThreadPoolExecutor(max_workers=self.execution.concurrency,
+                                  thread_name_prefix="assay-agent")
+        try:
+            yield pool
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    async def _gather(self, tasks: Sequence[_Task], models: Sequence[ModelSpec],
+                      executor: ThreadPoolExecutor) -> list[SampleResult]:
+        limit = asyncio.Semaphore(self.execution.concurrency)
+        per_model = {
+            model.label: asyncio.Semaphore(self.execution.model_concurrency)
+            for model in models if self.execution.model_concurrency
+        }
+        results: dict[SampleKey, SampleResult] = {}
+
+        async def one(task: _Task) -> None:
+            model_limit = per_model.get(task.key[1] or "") or contextlib.nullcontext()
+            async with model_limit, limit:
+                result = await run_sample(self.agent, task.plan, task.model, task.index,
+                                          timeout=self.execution.timeout, executor=executor)
+            results[task.key] = result
+            await self.sink.put(result)
+            self.progress.advance(result)
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                for task in tasks:
+                    group.create_task(one(task))
+        finally:
+            await asyncio.shield(self.sink.flush())
+        return [results[task.key] for task in tasks]

@@ -1,0 +1,198 @@
+"""``assay.run``: plan, persist, execute, summarise and compare one run of a suite."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from assay.agent import ModelSpec, parse_models
+from assay.compare import compare_runs
+from assay.errors import BaselineError, ConfigurationError, SpecError
+from assay.results import CaseSnapshot, Run, RunStatus, summarise
+from assay.run.progress import Progress
+from assay.run.runner import DEFAULT_CONCURRENCY, Execution, Runner
+from assay.run.sink import BatchingSink
+from assay.spec import JSON, Suite, SuitePlan, portable
+
+if TYPE_CHECKING:
+    from assay.store import Store
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunOptions:
+    """Everything one run is asked to do beyond the suite itself, resolved once."""
+
+    metadata: dict[str, JSON] = field(default_factory=dict)
+    samples: int = 1
+    concurrency: int = DEFAULT_CONCURRENCY
+    model_concurrency: int | None = None
+    timeout: float | None = None
+    models: tuple[ModelSpec, ...] = ()
+    baseline: str | None = None
+    resume: str | None = None
+    tolerance: float = 0.0
+    run_id: str | None = None
+
+
+def resolve_options(
+    suite: Suite,
+    *,
+    metadata: Mapping[str, Any] | None = None,
+    samples: int | None = None,
+    concurrency: int | None = None,
+    model_concurrency: int | None = None,
+    timeout: float | None = None,
+    models: Iterable[str | ModelSpec] | None = None,
+    baseline: str | None = None,
+    resume: str | None = None,
+    tolerance: float = 0.0,
+    run_id: str | None = None,
+) -> RunOptions:
+    """Apply the precedence (explicit argument, then suite setting, then default) and validate."""
+    converted = portable(dict(metadata or {}), "metadata")
+    assert isinstance(converted, dict)
+    return RunOptions(
+        metadata=converted,
+        samples=_positive(samples if samples is not None else suite.samples, "samples"),
+        concurrency=_positive(concurrency or suite.concurrency or DEFAULT_CONCURRENCY,
+                              "concurrency"),
+        model_concurrency=None if model_concurrency is None else _positive(
+            model_concurrency, "model_concurrency"),
+        timeout=_timeout(timeout),
+        models=parse_models(models),
+        baseline=baseline,
+        resume=resume,
+        tolerance=_tolerance(tolerance),
+        run_id=run_id,
+    )
+
+
+async def execute_suite(suite: Suite, options: RunOptions, store: Store,
+                        progress: Progress | None = None) -> Run:
+    """Run ``suite`` and persist it in ``store``; return the completed run.
+
+    An explicit baseline is checked before any agent runs. Each sample is persisted as it
+    lands; on Ctrl-C or a crash the run is marked ``interrupted`` (resumable) and the error
+    propagates.
+    """
+    plan = suite.plan()
+    explicit = _explicit_baseline(store, options.baseline, suite, plan)
+    run, skip, models = _begin(store, suite, plan, options)
+    execution = Execution(samples=int(run.settings["samples"]),  # type: ignore[arg-type]
+                          concurrency=options.concurrency,
+                          model_concurrency=options.model_concurrency, timeout=options.timeout)
+    runner = Runner(suite.agent, execution=execution, sink=BatchingSink(store, run.id),
+                    progress=progress)
+    try:
+        await runner.execute(plan, models, skip=skip)
+    except BaseException:
+        await asyncio.to_thread(store.mark_interrupted, run.id, finished_at=_now())
+        raise
+    return await asyncio.to_thread(_complete, store, run.id, explicit, options.tolerance)
+
+
+def _begin(store: Store, suite: Suite, plan: SuitePlan,
+           options: RunOptions) -> tuple[Run, set[tuple[str, str | None, int]],
+                                         tuple[ModelSpec, ...]]:
+    if options.resume is not None:
+        run = _resumable(store, options.resume, suite, plan)
+        models = parse_models(run.settings.get("models") or ())  # type: ignore[arg-type]
+        return store.reopen(run.id), store.sample_keys(run.id), models
+    run = store.create_run(_new_run(suite, plan, options))
+    return run, set(), options.models
+
+
+def _new_run(suite: Suite, plan: SuitePlan, options: RunOptions) -> Run:
+    settings: dict[str, JSON] = {
+        "samples": options.samples,
+        "concurrency": options.concurrency,
+        "model_concurrency": options.model_concurrency,
+        "timeout": options.timeout,
+        "models": [spec.label for spec in options.models],
+        "judge": None,
+        "executor": "local",
+    }
+    cases = tuple(
+        CaseSnapshot(p.case.id, p.case.name, p.position, p.fingerprint, p.snapshot())
+        for p in plan.cases
+    )
+    return Run(id=options.run_id or str(uuid.uuid4()), suite=suite.name,
+               suite_version=suite.version, agent=suite.agent_name,
+               fingerprint=plan.fingerprint, status=RunStatus.RUNNING, started_at=_now(),
+               settings=settings, metadata=options.metadata, cases=cases)
+
+
+def _explicit_baseline(store: Store, ref: str | None, suite: Suite,
+                       plan: SuitePlan) -> Run | None:
+    if ref is None:
+        return None
+    try:
+        baseline = store.get_run(ref)
+    except Exception as error:
+        raise BaselineError(f"baseline {ref!r}: {error}") from None
+    if baseline.status is not RunStatus.COMPLETED:
+        raise BaselineError(f"baseline {baseline.id} is {baseline.status.value}, not completed")
+    _require_compatible(baseline, suite, plan, "baseline")
+    return baseline
+
+
+def _resumable(store: Store, ref: str, suite: Suite, plan: SuitePlan) -> Run:
+    run = store.get_run(ref)
+    if run.status is RunStatus.COMPLETED:
+        raise ConfigurationError(f"run {run.id} is completed and read-only; nothing to resume")
+    _require_compatible(run, suite, plan, "run to resume")
+    return run
+
+
+def _require_compatible(run: Run, suite: Suite, plan: SuitePlan, role: str) -> None:
+    mismatches = [
+        f"{label} {theirs!r} ≠ {ours!r}"
+        for label, theirs, ours in (
+            ("suite", run.suite, suite.name),
+            ("agent", run.agent, suite.agent_name),
+            ("fingerprint", run.fingerprint[:12], plan.fingerprint[:12]),
+        )
+        if theirs != ours
+    ]
+    if mismatches:
+        raise BaselineError(f"{role} {run.id} is not compatible with this suite: "
+                            + "; ".join(mismatches))
+
+
+def _complete(store: Store, run_id: str, explicit: Run | None, tolerance: float) -> Run:
+    current = store.get_run(run_id)
+    baseline = explicit or store.find_baseline(current)
+    comparison = None
+    if baseline is not None:
+        comparison = compare_runs(baseline, current, tolerance=tolerance).to_json()
+    return store.complete_run(run_id, summary=summarise(current.samples), finished_at=_now(),
+                              comparison=comparison,
+                              baseline_id=None if baseline is None else baseline.id)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _positive(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise SpecError(f"{value!r} is not a positive whole number", field=name)
+    return value
+
+
+def _timeout(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise SpecError(f"{value!r} is not a positive number of seconds", field="timeout")
+    return float(value)
+
+
+def _tolerance(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise SpecError(f"{value!r} is not a tolerance in [0, 1]", field="tolerance")
+    return float(value)

@@ -1,0 +1,79 @@
+"""Where sample results go as they land: a small interface, and a batching store writer."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from typing import Protocol
+
+from assay.results import SampleResult
+
+
+class SampleWriter(Protocol):
+    """What a store offers the sink: one short transaction per batch."""
+
+    def save_samples(self, run_id: str, samples: Sequence[SampleResult]) -> None:
+        """Persist a batch of samples with their metrics."""
+        ...
+
+
+class ResultSink(Protocol):
+    """Receives every sample result as it lands."""
+
+    async def put(self, result: SampleResult) -> None:
+        """Accept one result."""
+        ...
+
+    async def flush(self) -> None:
+        """Make everything accepted so far durable."""
+        ...
+
+
+class MemorySink:
+    """Keeps results in memory (tests, dry runs)."""
+
+    def __init__(self) -> None:
+        self.results: list[SampleResult] = []
+
+    async def put(self, result: SampleResult) -> None:
+        """Append the result."""
+        self.results.append(result)
+
+    async def flush(self) -> None:
+        """Nothing to do: memory is the destination."""
+
+
+class BatchingSink:
+    """Writes results to a store in short transactions, at most ``interval`` seconds apart.
+
+    A batch is written when it reaches ``batch_size`` results or when ``interval`` has passed
+    since the last write, so an interrupted run loses at most the results of that interval
+    (and :meth:`flush` on interruption loses none). Writes run in a worker thread, one at a
+    time, so the event loop keeps driving agents while the database works.
+    """
+
+    def __init__(self, writer: SampleWriter, run_id: str, *, batch_size: int = 200,
+                 interval: float = 0.25) -> None:
+        self._writer = writer
+        self._run_id = run_id
+        self._batch_size = batch_size
+        self._interval = interval
+        self._pending: list[SampleResult] = []
+        self._last_write = time.monotonic()
+        self._lock = asyncio.Lock()
+
+    async def put(self, result: SampleResult) -> None:
+        """Buffer the result; write the buffer when it is full or due."""
+        self._pending.append(result)
+        due = time.monotonic() - self._last_write >= self._interval
+        if len(self._pending) >= self._batch_size or due:
+            await self.flush()
+
+    async def flush(self) -> None:
+        """Write everything buffered, in one transaction."""
+        async with self._lock:
+            batch, self._pending = self._pending, []
+            self._last_write = time.monotonic()
+            if batch:
+                await asyncio.to_thread(self._writer.save_samples, self._run_id, batch)
