@@ -1,0 +1,287 @@
+"""The reading every report format shares: which figures, labelled how, in which order.
+
+Text and Markdown differ only in layout; deciding what a reader sees once, here, keeps the
+formats from drifting apart (and gives the HTML report the same reading later).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from assay.agent import Action
+from assay.compare import Change, ChangeKind, RunComparison
+from assay.report import format as fmt
+from assay.results import MetricResult, Run, RunStatus, RunSummary, SampleResult, Tally, summarise
+
+Fraction = Callable[[int, int], str]
+Rows = list[tuple[str, str]]
+
+#: Characters shown of an answer where space is short (the text report).
+ANSWER_PREVIEW = 300
+
+_LINE_BREAKS = re.compile(r"[ \t]*(?:\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029])+[ \t]*")
+
+_KIND_LABELS = {
+    ChangeKind.NEW_ERROR: "new error",
+    ChangeKind.NEWLY_FAILED: "newly failed",
+    ChangeKind.SCORE_DECREASE: "score decrease",
+    ChangeKind.IMPROVEMENT: "improvement",
+}
+
+
+def one_line(text: str) -> str:
+    """Fold each run of line breaks (CRLF, LF, CR, ...) and the blanks around it to one space."""
+    return _LINE_BREAKS.sub(" ", text)
+
+
+def compact_json(value: Any) -> str:
+    """JSON on one line, non-ASCII kept readable."""
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+def title(run: Run) -> str:
+    """Name what the report is about: ``suite · agent``."""
+    return f"{run.suite} · {run.agent}"
+
+
+# -- header ---------------------------------------------------------------------------------
+
+
+def header_rows(run: Run) -> Rows:
+    """Identity, timing and settings of the run, as label/value pairs."""
+    sequence = "" if run.sequence is None else f" (sequence {run.sequence})"
+    return [
+        ("Suite", run.suite if run.suite_version is None
+         else f"{run.suite} (version {run.suite_version})"),
+        ("Agent", run.agent),
+        ("Run", f"{run.id}{sequence}"),
+        ("Status", run.status.value),
+        ("Started", timestamp(run.started_at)),
+        ("Finished", _finished(run)),
+        ("Fingerprint", run.fingerprint[:12]),
+        ("Settings", key_values(run.settings)),
+        ("Metadata", key_values(run.metadata)),
+    ]
+
+
+def timestamp(moment: datetime) -> str:
+    """Write a moment to the second, with its UTC offset when it has one."""
+    return moment.isoformat(sep=" ", timespec="seconds")
+
+
+def _finished(run: Run) -> str:
+    if run.finished_at is None:
+        return fmt.MISSING
+    took = (run.finished_at - run.started_at).total_seconds() * 1000
+    return f"{timestamp(run.finished_at)} (took {fmt.duration_ms(took)})"
+
+
+def key_values(values: dict[str, Any]) -> str:
+    """``key=value`` pairs in stored order; lists joined by commas, objects as JSON."""
+    if not values:
+        return "none"
+    return " · ".join(f"{key}={_setting(value)}" for key, value in values.items())
+
+
+def _setting(value: Any) -> str:
+    if isinstance(value, list) and all(isinstance(item, str | int | float) for item in value):
+        return ", ".join(str(item) for item in value)
+    if isinstance(value, dict | list) or value is None:
+        return compact_json(value)
+    return one_line(str(value))
+
+
+# -- summary --------------------------------------------------------------------------------
+
+
+def summary_of(run: Run) -> tuple[RunSummary, str | None]:
+    """Return the run's summary, or one drawn from the samples so far with a note saying so."""
+    if run.summary is not None:
+        return run.summary, None
+    count = len(run.samples)
+    state = "is still running" if run.status is RunStatus.RUNNING else f"is {run.status.value}"
+    note = (f"No stored summary: the run {state}. "
+            f"Figures below cover the {count} sample(s) recorded so far.")
+    return summarise(run.samples), note
+
+
+def summary_rows(tally: Tally, estimated: bool, frac: Fraction) -> Rows:
+    """List the deterministic headline figures of a tally; judge criteria are kept apart."""
+    return [
+        ("Samples", f"{tally.samples} ({tally.passed} passed, {tally.failed} failed, "
+                    f"{plural(tally.errors, 'error')}, {tally.not_evaluated} not evaluated)"),
+        ("Pass rate", frac(tally.passed, tally.evaluated)),
+        ("Check score", fmt.score(tally.check_score)),
+        ("Cases passed", f"{tally.cases_passed} of {tally.cases}"),
+        ("Tokens", f"{fmt.tokens(tally.input_tokens)} in / {fmt.tokens(tally.output_tokens)} out"),
+        ("Cost", cost(tally, estimated)),
+        ("Latency", f"avg {fmt.duration_ms(tally.latency_avg_ms)} · "
+                    f"p50 {fmt.duration_ms(tally.latency_p50_ms)} · "
+                    f"p95 {fmt.duration_ms(tally.latency_p95_ms)}"),
+    ]
+
+
+def plural(count: int, noun: str) -> str:
+    """Write ``1 error`` or ``2 errors``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def cost(tally: Tally, estimated: bool) -> str:
+    """Write the agent's cost, saying how many samples it covers when some went unpriced."""
+    figure = fmt.money(tally.cost_usd, estimated=estimated)
+    if tally.unpriced == 0:
+        return figure
+    if tally.priced == 0:
+        return f"{figure} (no sample priced)"
+    return f"{figure} ({tally.priced} of {tally.samples} samples priced)"
+
+
+def estimated(samples: Iterable[SampleResult], model: str | None = None) -> bool:
+    """Whether any part of the cost (of one model's samples) was estimated, not reported."""
+    return any(s.usage is not None and s.usage.cost_source == "estimated"
+               for s in samples if model is None or s.model == model)
+
+
+CRITERION_HEADERS = ["criterion", "mean", "vote spread", "passed", "errors"]
+
+
+def criterion_rows(tally: Tally, frac: Fraction) -> list[list[str]]:
+    """One row per judge criterion: mean score, mean vote spread, passes, errors."""
+    return [[name, fmt.score(c.mean), fmt.score(c.mean_vote_spread), frac(c.passed, c.samples),
+             str(c.errors)] for name, c in tally.judge.items()]
+
+
+MODEL_HEADERS = ["model", "samples", "pass rate", "check score", "cases", "cost", "priced",
+                 "avg", "p50", "p95"]
+
+
+def model_rows(run: Run, summary: RunSummary, frac: Fraction) -> list[list[str]]:
+    """One row per model: the deterministic figures, cost and latency side by side."""
+    return [[label, str(t.samples), frac(t.passed, t.evaluated), fmt.score(t.check_score),
+             f"{t.cases_passed} of {t.cases}",
+             fmt.money(t.cost_usd, estimated=estimated(run.samples, label)),
+             f"{t.priced}/{t.samples}",
+             fmt.duration_ms(t.latency_avg_ms), fmt.duration_ms(t.latency_p50_ms),
+             fmt.duration_ms(t.latency_p95_ms)] for label, t in summary.by_model.items()]
+
+
+# -- comparison -----------------------------------------------------------------------------
+
+NO_BASELINE = "No compatible baseline."
+CHANGE_HEADERS = ["item", "metric", "change", "before → after", "detail"]
+
+
+def comparison_headline(comparison: RunComparison) -> str:
+    """``Baseline <id>: N item(s) compared, K regression(s)``, with a non-zero tolerance."""
+    line = (f"Baseline {comparison.baseline_id}: {comparison.items_compared} item(s) compared, "
+            f"{len(comparison.regressions)} regression(s)")
+    if comparison.tolerance:
+        line += f" (tolerance {fmt.score(comparison.tolerance)})"
+    return line
+
+
+def change_row(change: Change) -> list[str]:
+    """Item, metric, kind, before → after and the detail of one change."""
+    moved = f"{fmt.score(change.before)} → {fmt.score(change.after)}"
+    return [item_label(change.case_id, change.model), change.metric, _KIND_LABELS[change.kind],
+            moved, _detail(change, moved)]
+
+
+def _detail(change: Change, moved: str) -> str:
+    # The comparison writes the same "a → b" into its detail; the row already shows it.
+    detail = one_line(change.detail)
+    for suffix in (f" ({moved})", moved):
+        if detail.endswith(suffix):
+            detail = detail[: -len(suffix)]
+            break
+    return detail.strip()
+
+
+def item_label(case_id: str, model: str | None) -> str:
+    """Name a case on a model: ``refund-policy [gpt-4o-mini]``, or the case alone."""
+    return case_id if model is None else f"{case_id} [{model}]"
+
+
+# -- cases ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class CaseBlock:
+    """One case as the report shows it: its heading and its samples in order."""
+
+    case_id: str
+    heading: str
+    samples: tuple[SampleResult, ...]
+
+
+def case_blocks(run: Run) -> list[CaseBlock]:
+    """Cases in position order, then any sample whose case the run did not snapshot."""
+    blocks = [CaseBlock(c.case_id, _case_heading(c.case_id, c.name), _samples_of(run, c.case_id))
+              for c in sorted(run.cases, key=lambda c: c.position)]
+    known = {c.case_id for c in run.cases}
+    orphans = dict.fromkeys(s.case_id for s in run.samples if s.case_id not in known)
+    blocks += [CaseBlock(case_id, case_id, _samples_of(run, case_id)) for case_id in orphans]
+    return blocks
+
+
+def _case_heading(case_id: str, name: str) -> str:
+    return case_id if not name or name == case_id else f"{case_id} — {one_line(name)}"
+
+
+def _samples_of(run: Run, case_id: str) -> tuple[SampleResult, ...]:
+    found = [s for s in run.samples if s.case_id == case_id]
+    return tuple(sorted(found, key=lambda s: (s.model or "", s.sample)))
+
+
+def sample_heading(sample: SampleResult) -> str:
+    """``sample 0 · model · passed · check score 1.000 · 820 ms · 138 tokens · $0.0002``."""
+    parts = [f"sample {sample.sample}"]
+    if sample.model is not None:
+        parts.append(sample.model)
+    parts += [sample.status.value.replace("_", " "), f"check score {fmt.score(sample.check_score)}"]
+    if sample.duration_ms is not None:
+        parts.append(fmt.duration_ms(sample.duration_ms))
+    usage = sample.usage
+    if usage is not None and usage.total_tokens is not None:
+        parts.append(f"{fmt.tokens(usage.total_tokens)} tokens")
+    if usage is not None and usage.cost_usd is not None:
+        parts.append(fmt.money(usage.cost_usd, estimated=usage.cost_source == "estimated"))
+    return " · ".join(parts)
+
+
+METRIC_HEADERS = ["metric", "kind", "score", "threshold", "result", "reason / error"]
+
+
+def metric_row(metric: MetricResult) -> list[str]:
+    """Name, kind, score, threshold, result and the reason (or the error) of one metric."""
+    result = "error" if metric.error is not None else "passed" if metric.passed else "failed"
+    why = metric.error if metric.error is not None else metric.reason
+    return [metric.name, metric.kind, fmt.score(metric.score), f"≥ {fmt.score(metric.threshold)}",
+            result, fmt.MISSING if not why else one_line(why)]
+
+
+def action_lines(actions: Sequence[Action] | None) -> list[str]:
+    """``group.name(arguments)`` per call; says so when nothing was instrumented or called."""
+    if actions is None:
+        return ["not instrumented"]
+    if not actions:
+        return ["none"]
+    return [_action(action) for action in actions]
+
+
+def _action(action: Action) -> str:
+    name = action.name if action.group is None else f"{action.group}.{action.name}"
+    call = f"{name}({compact_json(action.arguments)})"
+    return call if action.error is None else f"{call} → error: {one_line(action.error)}"
+
+
+def preview(text: str, limit: int = ANSWER_PREVIEW) -> str:
+    """Cut a long text to ``limit`` characters, saying how much was left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit].rstrip()}… [{len(text) - limit:,} more characters]"

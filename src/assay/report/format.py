@@ -1,0 +1,112 @@
+"""How every surface writes a figure: the one place pass counts, scores and money are formatted.
+
+The text, Markdown, JSON-adjacent and (later) HTML reports and the dashboard all call these
+functions, so a figure reads the same wherever it appears. Stored values stay as they are
+(0..1 scores, USD, milliseconds); only their reading is decided here.
+
+Rules:
+
+* Missing figures (``None``, or a fraction of nothing) read as an em dash, ``—``.
+* Percentages are whole numbers rounded half up: ``0.125`` → ``13%``, ``0.005`` → ``1%``.
+  Rounding works on the decimal the float prints as (its ``repr``), so ``0.145`` reads ``15%``
+  although ``0.145 * 100`` is ``14.499…`` in binary floating point.
+* Scores are 0..1 with three decimals, rounded half up: ``0.667``.
+* A pass fraction is ``14/16 · 88%`` (``14/16 (88%)`` in Markdown).
+* Money is USD: ``$0.00`` for an explicit zero; two decimals from one dollar up, with thousands
+  separators (``$1,234.50``); four decimals below a dollar (``$0.0243``); six below a tenth of
+  a cent (``$0.000512``). A ``~`` prefix marks a figure any part of which was estimated from
+  tokens and model rates (``~$0.0243``); the report carries that legend once.
+* Durations are whole milliseconds below a second (``850 ms``), seconds with two decimals from
+  there (``1.25 s``).
+* Token counts carry thousands separators: ``12,345``.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import ROUND_HALF_UP, Decimal
+
+#: What every surface shows for a figure that does not exist.
+MISSING = "—"
+
+#: The footnote a report carries once when any money figure is marked ``~``.
+ESTIMATED_LEGEND = "~ estimated from tokens \N{MULTIPLICATION SIGN} model rates"
+
+
+def _decimal(value: float) -> Decimal:
+    # repr() is the shortest text that round-trips, i.e. the number the user thinks they have.
+    return Decimal(repr(float(value)))
+
+
+def _round(value: Decimal, places: int) -> Decimal:
+    return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+
+
+def _finite(value: float | None) -> bool:
+    return value is not None and math.isfinite(value)
+
+
+def percent(x: float | None) -> str:
+    """Write a 0..1 value as a whole percentage rounded half up: ``0.875`` → ``88%``."""
+    if x is None or not _finite(x):
+        return MISSING
+    return f"{_round(_decimal(x) * 100, 0):f}%"
+
+
+def fraction(passed: int, total: int) -> str:
+    """Write a pass count over its total with its percentage: ``14/16 · 88%``."""
+    if total <= 0:
+        return MISSING
+    return f"{passed}/{total} · {percent(passed / total)}"
+
+
+def fraction_md(passed: int, total: int) -> str:
+    """Write :func:`fraction` the Markdown way: ``14/16 (88%)``."""
+    if total <= 0:
+        return MISSING
+    return f"{passed}/{total} ({percent(passed / total)})"
+
+
+def score(x: float | None) -> str:
+    """Write a 0..1 score with three decimals, rounded half up: ``0.667``."""
+    if x is None or not _finite(x):
+        return MISSING
+    return f"{_round(_decimal(x), 3):f}"
+
+
+def money(usd: float | None, *, estimated: bool = False) -> str:
+    """US dollars by the money rule in the module docstring: ``$0.0243``, ``~$12.35``."""
+    if usd is None or not _finite(usd):
+        return MISSING
+    prefix = "~" if estimated else ""
+    value = _decimal(usd)
+    if value == 0:
+        return f"{prefix}$0.00"
+    sign = "-" if value < 0 else ""
+    return f"{prefix}{sign}${_dollars(abs(value))}"
+
+
+def _dollars(value: Decimal) -> str:
+    places = 6 if value < Decimal("0.001") else 4
+    rounded = _round(value, places)
+    # Decide on the rounded value, so $0.99996 reads $1.00 rather than $1.0000.
+    if rounded >= 1:
+        return f"{_round(value, 2):,f}"
+    return f"{rounded:f}"
+
+
+def duration_ms(x: float | None) -> str:
+    """Milliseconds as ``850 ms`` below a second and ``1.25 s`` from a second up."""
+    if x is None or not _finite(x):
+        return MISSING
+    millis = _round(_decimal(x), 0)
+    if abs(millis) < 1000:
+        return f"{millis:f} ms"
+    return f"{_round(_decimal(x) / 1000, 2):,f} s"
+
+
+def tokens(n: int | None) -> str:
+    """Write a token count with thousands separators: ``12,345``."""
+    if n is None:
+        return MISSING
+    return f"{n:,}"

@@ -1,0 +1,149 @@
+"""The Markdown report: GitHub-flavoured, for pull-request comments, job summaries and wikis.
+
+Everything a user or an agent wrote (answers, reasons, errors) reaches a table only through
+:func:`cell`, so a ``|`` or a line break in it cannot break the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from assay.compare import RunComparison
+from assay.report import _reading as reading
+from assay.report import format as fmt
+from assay.results import Run, SampleResult, Tally
+
+
+def render_markdown(run: Run, comparison: RunComparison | None) -> str:
+    """Render the whole report as GitHub-flavoured Markdown, ending with a newline."""
+    parts = [_header(run), _summary(run), _comparison(comparison), _cases(run)]
+    if reading.estimated(run.samples):
+        parts.append(f"_{cell(fmt.ESTIMATED_LEGEND)}_")
+    return "\n\n".join(part for part in parts if part) + "\n"
+
+
+def cell(text: str) -> str:
+    """Make text safe for one table cell: ``|`` escaped, line breaks folded to a space.
+
+    ``~`` is escaped too: GitHub reads two of them (``~$0.02 … ~$0.01``) as strikethrough.
+    """
+    return reading.one_line(text).replace("|", "\\|").replace("~", "\\~").strip()
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Lay rows out as a GitHub table; every cell goes through :func:`cell`."""
+    lines = [_row(headers), "| " + " | ".join("---" for _ in headers) + " |"]
+    lines += [_row(row) for row in rows]
+    return "\n".join(lines)
+
+
+def _row(values: Sequence[str]) -> str:
+    return "| " + " | ".join(cell(value) for value in values) + " |"
+
+
+def _labelled(rows: reading.Rows) -> str:
+    # Values go through cell(): the same escaping makes a list item safe as a table cell.
+    return "\n".join(f"- **{label}:** {value}" for label, value in rows)
+
+
+def _header(run: Run) -> str:
+    rows = [(label, f"`{value}`" if label == "Fingerprint" else cell(value))
+            for label, value in reading.header_rows(run)]
+    return f"# Assay report: {cell(reading.title(run))}\n\n{_labelled(rows)}"
+
+
+def _summary(run: Run) -> str:
+    summary, note = reading.summary_of(run)
+    parts = ["## Summary"]
+    if note is not None:
+        parts.append(f"> {note}")
+    rows = reading.summary_rows(summary, reading.estimated(run.samples), fmt.fraction_md)
+    parts += [_labelled([(label, cell(value)) for label, value in rows]), _judge(summary)]
+    if summary.by_model:
+        model_rows = reading.model_rows(run, summary, fmt.fraction_md)
+        parts += ["### By model", table(reading.MODEL_HEADERS, model_rows)]
+    return "\n\n".join(part for part in parts if part)
+
+
+def _judge(tally: Tally) -> str:
+    if not tally.judge:
+        return ""
+    rows = reading.criterion_rows(tally, fmt.fraction_md)
+    return ("### Judge criteria\n\nJudged prose, reported apart from the deterministic checks "
+            f"and never averaged with them.\n\n{table(reading.CRITERION_HEADERS, rows)}")
+
+
+def _comparison(comparison: RunComparison | None) -> str:
+    if comparison is None:
+        return f"## Comparison\n\n{reading.NO_BASELINE}"
+    headline = reading.comparison_headline(comparison).replace(
+        comparison.baseline_id, f"`{comparison.baseline_id}`", 1)
+    parts = ["## Comparison", headline]
+    if not comparison.changes:
+        parts.append("No metric moved beyond the tolerance.")
+    for name, changes in (("Regressions", comparison.regressions),
+                          ("Improvements", comparison.improvements)):
+        if changes:
+            rows = [reading.change_row(change) for change in changes]
+            parts += [f"### {name} ({len(changes)})", table(reading.CHANGE_HEADERS, rows)]
+    return "\n\n".join(parts)
+
+
+def _cases(run: Run) -> str:
+    parts = ["## Cases"]
+    blocks = reading.case_blocks(run)
+    if not blocks:
+        parts.append("No cases.")
+    for number, block in enumerate(blocks, start=1):
+        parts.append(f"### {number}. {cell(block.heading)}")
+        parts += [_sample(sample) for sample in block.samples] or ["_No samples yet._"]
+    return "\n\n".join(parts)
+
+
+def _sample(sample: SampleResult) -> str:
+    parts = [f"**{cell(reading.sample_heading(sample))}**"]
+    if sample.metrics:
+        rows = [reading.metric_row(metric) for metric in sample.metrics]
+        parts.append(table(reading.METRIC_HEADERS, rows))
+    else:
+        parts.append("_No metric calculated._")
+    parts += [_answer(sample.answer), _actions(sample)]
+    if sample.error is not None:
+        parts.append(f"**Agent error:**\n\n{_fence(sample.error)}")
+    if sample.metadata:
+        parts.append(_details("Sample metadata",
+                              _fence(reading.compact_json(sample.metadata), "json")))
+    return "\n\n".join(parts)
+
+
+def _answer(answer: str | None) -> str:
+    if answer is None:
+        return "**Answer:** _none_"
+    if not answer.strip():
+        return "**Answer:** _empty_"
+    quoted = "\n".join(f"> {line}".rstrip() for line in answer.splitlines())
+    return f"**Answer:**\n\n{quoted}"
+
+
+def _actions(sample: SampleResult) -> str:
+    if not sample.actions:
+        return f"**Actions:** _{reading.action_lines(sample.actions)[0]}_"
+    return f"**Actions:**\n\n{_fence(chr(10).join(reading.action_lines(sample.actions)))}"
+
+
+def _fence(text: str, language: str = "") -> str:
+    # A fence longer than any backtick run inside the text cannot be closed by it.
+    ticks = "`" * max(3, _longest_backticks(text) + 1)
+    return f"{ticks}{language}\n{text}\n{ticks}"
+
+
+def _longest_backticks(text: str) -> int:
+    longest = current = 0
+    for char in text:
+        current = current + 1 if char == "`" else 0
+        longest = max(longest, current)
+    return longest
+
+
+def _details(summary: str, body: str) -> str:
+    return f"<details><summary>{summary}</summary>\n\n{body}\n\n</details>"

@@ -1,0 +1,106 @@
+"""A report over one run, optionally against a baseline: in memory or written to a file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, final
+
+from assay.compare import RunComparison, compare_runs
+from assay.report.formats import format_for, format_named
+from assay.report.jsonreport import render_json, report_dict
+from assay.report.markdown import render_markdown
+from assay.report.text import render_text
+from assay.results import Run
+
+
+@final
+class Report:
+    """A run's report: its figures, its comparison with a baseline, each sample's evidence.
+
+    The comparison is computed against ``baseline`` when one is given; otherwise it is the one
+    stored with the completed run, if any. Every format carries the same reading in the same
+    order: header, summary, comparison, cases.
+
+    >>> Report(run, baseline=previous, tolerance=0.02).export("reports/run.md")  # doctest: +SKIP
+    """
+
+    def __init__(self, run: Run, *, baseline: Run | None = None, tolerance: float = 0.0) -> None:
+        self.run = run
+        self.comparison: RunComparison | None = _comparison(run, baseline, tolerance)
+
+    def to_text(self) -> str:
+        """Render the plain-text report, for terminals and CI logs."""
+        return render_text(self.run, self.comparison)
+
+    def to_markdown(self) -> str:
+        """Render the GitHub-flavoured Markdown report."""
+        return render_markdown(self.run, self.comparison)
+
+    def to_json(self) -> str:
+        """Render :meth:`to_dict` as indented JSON text (non-ASCII characters kept as they are)."""
+        return render_json(self.run, self.comparison)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the run snapshot at the top level (not wrapped), plus ``"comparison"``.
+
+        These keys are public interface:
+
+        * ``id``, ``sequence``, ``suite``, ``suite_version``, ``agent``, ``fingerprint``
+          (in full), ``status`` (``running`` / ``completed`` / ``interrupted``),
+          ``started_at`` / ``finished_at`` (ISO 8601, ``finished_at`` null until finished),
+          ``settings``, ``metadata``, ``baseline_id`` (the baseline stored with the run).
+        * ``summary``: null while no summary is stored; else ``samples``, ``passed``,
+          ``failed``, ``errors``, ``not_evaluated``, ``pass_rate`` and ``check_score`` (0..1,
+          null when nothing was evaluated), ``cases``, ``cases_passed``, ``input_tokens``,
+          ``output_tokens``, ``cost_usd``, ``priced``, ``unpriced``, ``latency_avg_ms``,
+          ``latency_p50_ms``, ``latency_p95_ms``, ``judge`` (criterion → ``mean``,
+          ``samples``, ``passed``, ``errors``, ``mean_vote_spread``) and ``by_model``
+          (model → the same figures).
+        * ``cases[]``: ``id``, ``name``, ``position``, ``fingerprint``, ``definition`` (the
+          case as the run defined it).
+        * ``samples[]``: ``case_id``, ``model``, ``sample``, ``status``, ``answer``,
+          ``actions`` (null = not instrumented, ``[]`` = none; each ``group``, ``name``,
+          ``arguments``, ``result``, ``error``, ``result_bytes``), ``observation``, ``usage``,
+          ``duration_ms``, ``error``, ``metadata`` and ``metrics[]`` (``name``, ``kind``,
+          ``category``, ``threshold``, ``score``, ``passed``, ``reason``, ``error``,
+          ``votes``).
+        * ``comparison``: null without a baseline; else ``baseline_id``, ``current_id``,
+          ``tolerance``, ``items_compared``, ``regressions`` (a count) and ``changes[]``
+          (``kind``, ``case_id``, ``model``, ``metric``, ``metric_kind``, ``category``,
+          ``before``, ``after``, ``detail``).
+        """
+        return report_dict(self.run, self.comparison)
+
+    def render(self, format: str) -> str:
+        """Render the report in the format called ``format`` (see :data:`FORMATS`)."""
+        return format_named(format).render(self.run, self.comparison)
+
+    def export(self, path: str | Path, format: str | None = None) -> Path:
+        """Write the report to ``path`` and return it.
+
+        ``format`` overrides the extension (``.txt``/``.text``, ``.md``/``.markdown``,
+        ``.json``). An unknown format or extension raises
+        :class:`~assay.errors.ConfigurationError` before anything is written; parent
+        directories are created; file-system errors propagate.
+        """
+        target = Path(path)
+        content = format_for(target, format).render(self.run, self.comparison)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # Files end with a newline so they diff and concatenate cleanly; JSON text has none.
+        target.write_text(content if content.endswith("\n") else content + "\n",
+                          encoding="utf-8")
+        return target
+
+
+def _comparison(run: Run, baseline: Run | None, tolerance: float) -> RunComparison | None:
+    if baseline is not None:
+        return compare_runs(baseline, run, tolerance=tolerance)
+    if run.comparison is not None:
+        return RunComparison.from_json(run.comparison)
+    return None
+
+
+def render(run: Run, format: str, *, baseline: Run | None = None,
+           tolerance: float = 0.0) -> str:
+    """Render ``run`` in one format (``text``, ``markdown``, ``json``; aliases ``txt``, ``md``)."""
+    return Report(run, baseline=baseline, tolerance=tolerance).render(format)

@@ -1,0 +1,170 @@
+"""The plain-text report: aligned columns, no colour codes, readable in a CI log.
+
+Lines stay within :data:`WIDTH` columns where they can: the last column of a table (a reason,
+a detail) wraps under itself instead of running on.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+
+from assay.compare import RunComparison
+from assay.report import _reading as reading
+from assay.report import format as fmt
+from assay.results import Run, RunSummary, SampleResult, Tally
+
+#: The width the report keeps to where it can.
+WIDTH = 100
+
+_GAP = "  "
+_MIN_LAST_COLUMN = 40
+_BELOW_INDENT = 4
+
+
+def render_text(run: Run, comparison: RunComparison | None) -> str:
+    """Render the whole report as plain text, ending with a newline."""
+    lines = [*_header(run), *_summary(run), *_comparison(comparison), *_cases(run)]
+    if reading.estimated(run.samples):
+        lines += ["", fmt.ESTIMATED_LEGEND]
+    return "\n".join(lines) + "\n"
+
+
+def table(rows: Sequence[Sequence[str]], headers: Sequence[str] | None = None,
+          indent: int = 2, prose: bool = False) -> list[str]:
+    """Lay rows out in aligned columns, keeping within :data:`WIDTH` where the text allows.
+
+    With ``prose`` the last column (a reason, a detail) wraps under itself, or, when the
+    other columns leave it too little room, moves to its own lines below each row.
+    """
+    everything = [list(row) for row in ([headers] if headers else []) + list(rows)]
+    if not everything:
+        return []
+    widths = [max(len(row[i]) for row in everything) for i in range(len(everything[0]) - 1)]
+    lead = indent + sum(width + len(_GAP) for width in widths)
+    lines: list[str] = []
+    for number, row in enumerate(everything):
+        cells = " " * indent + "".join(c.ljust(w) + _GAP for c, w in zip(row, widths, strict=False))
+        if not prose:
+            lines.append((cells + row[-1]).rstrip())
+        elif WIDTH - lead >= _MIN_LAST_COLUMN:
+            lines += _wrapped_under(cells, row[-1], lead)
+        else:
+            # The header of a detail that moves below its row would label nothing.
+            lines += _wrapped_below(cells, "" if headers and number == 0 else row[-1], indent)
+    return lines
+
+
+def _wrapped_under(cells: str, text: str, lead: int) -> list[str]:
+    wrapped = _wrap(text, WIDTH - lead) or [""]
+    return [(cells + wrapped[0]).rstrip(), *(" " * lead + rest for rest in wrapped[1:])]
+
+
+def _wrapped_below(cells: str, text: str, indent: int) -> list[str]:
+    under = indent + _BELOW_INDENT
+    return [cells.rstrip(), *(" " * under + part for part in _wrap(text, WIDTH - under))]
+
+
+def _wrap(text: str, room: int) -> list[str]:
+    # Long tokens (JSON, paths) stay whole: a line that runs over beats a token cut in two.
+    return textwrap.wrap(text, room, break_long_words=False, break_on_hyphens=False)
+
+
+def _section(name: str) -> list[str]:
+    return ["", name, "-" * len(name)]
+
+
+def _labelled(rows: reading.Rows, indent: int = 0) -> list[str]:
+    return table([[f"{label}:", value] for label, value in rows], indent=indent, prose=True)
+
+
+def _header(run: Run) -> list[str]:
+    heading = f"Assay report: {reading.title(run)}"
+    return [heading, "=" * len(heading), *_labelled(reading.header_rows(run))]
+
+
+def _summary(run: Run) -> list[str]:
+    summary, note = reading.summary_of(run)
+    lines = _section("Summary")
+    if note is not None:
+        lines += [*textwrap.wrap(note, WIDTH), ""]
+    lines += _labelled(reading.summary_rows(summary, reading.estimated(run.samples), fmt.fraction))
+    lines += _judge(summary)
+    if summary.by_model:
+        lines += ["", "By model:"]
+        lines += _model_table(run, summary)
+    return lines
+
+
+def _model_table(run: Run, summary: RunSummary) -> list[str]:
+    # The run's average latency is in the summary above; per model the percentiles tell more
+    # and the table stays within the width.
+    skip = reading.MODEL_HEADERS.index("avg")
+    rows = [row[:skip] + row[skip + 1:] for row in reading.model_rows(run, summary, fmt.fraction)]
+    headers = [h for h in reading.MODEL_HEADERS if h != "avg"]
+    return table(rows, headers)
+
+
+def _judge(tally: Tally) -> list[str]:
+    if not tally.judge:
+        return []
+    rows = reading.criterion_rows(tally, fmt.fraction)
+    return ["", "Judge criteria (reported apart from the checks, never averaged with them):",
+            *table(rows, reading.CRITERION_HEADERS)]
+
+
+def _comparison(comparison: RunComparison | None) -> list[str]:
+    lines = _section("Comparison")
+    if comparison is None:
+        return [*lines, reading.NO_BASELINE]
+    lines.append(reading.comparison_headline(comparison))
+    if not comparison.changes:
+        return [*lines, "No metric moved beyond the tolerance."]
+    for name, changes in (("Regressions", comparison.regressions),
+                          ("Improvements", comparison.improvements)):
+        if changes:
+            rows = [reading.change_row(change) for change in changes]
+            lines += ["", f"{name} ({len(changes)}):",
+                      *table(rows, reading.CHANGE_HEADERS, prose=True)]
+    return lines
+
+
+def _cases(run: Run) -> list[str]:
+    lines = _section("Cases")
+    blocks = reading.case_blocks(run)
+    if not blocks:
+        return [*lines, "No cases."]
+    for number, block in enumerate(blocks, start=1):
+        lines += [""] * (number > 1) + [f"{number}. {block.heading}"]
+        lines += [line for s in block.samples for line in _sample(s)] or ["   no samples yet"]
+    return lines
+
+
+def _sample(sample: SampleResult) -> list[str]:
+    lines = [f"   {reading.sample_heading(sample)}"]
+    if sample.metrics:
+        rows = [reading.metric_row(metric) for metric in sample.metrics]
+        lines += table(rows, reading.METRIC_HEADERS, indent=5, prose=True)
+    else:
+        lines.append("     no metric calculated")
+    lines += _block("answer", _answer(sample.answer))
+    lines += _block("actions", reading.action_lines(sample.actions))
+    if sample.error is not None:
+        lines += _block("error", sample.error.splitlines() or [""])
+    if sample.metadata:
+        lines += _block("metadata", [reading.preview(reading.compact_json(sample.metadata))])
+    return lines
+
+
+def _answer(answer: str | None) -> list[str]:
+    if answer is None:
+        return ["none"]
+    return reading.preview(answer).splitlines() or ['""']
+
+
+def _block(label: str, values: list[str], indent: int = 5) -> list[str]:
+    # A label column wide enough for "metadata:" keeps the values of one sample aligned.
+    lead = " " * indent + f"{label}:".ljust(10)
+    room = max(WIDTH - len(lead), _MIN_LAST_COLUMN)
+    wrapped = [part for value in values for part in (_wrap(value, room) or [""])]
+    return [(lead if i == 0 else " " * len(lead)) + part for i, part in enumerate(wrapped)]
