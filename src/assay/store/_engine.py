@@ -1,0 +1,65 @@
+"""Engines: one per store, with SQLite tuned for a single writer and many readers."""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+
+from assay.errors import ConfigurationError
+from assay.store._urls import redact, scrub
+
+#: Execution option that asks for a write transaction (``BEGIN IMMEDIATE`` on SQLite).
+WRITE = "assay_write"
+BUSY_TIMEOUT_MS = 30_000
+
+# Strict JSON on every backend: PostgreSQL would refuse NaN, so SQLite must refuse it too.
+_dumps = functools.partial(json.dumps, allow_nan=False, ensure_ascii=False)
+
+
+def connect(url: str) -> Engine:
+    """Return an engine that has proved it can connect, or raise ConfigurationError."""
+    try:
+        engine = create_engine(url, json_serializer=_dumps)
+    except (ArgumentError, NoSuchModuleError, ImportError) as error:
+        raise ConfigurationError(f"cannot use database {redact(url)}: {error}") from None
+    if engine.dialect.name == "sqlite":
+        _tune_sqlite(engine)
+    try:
+        with engine.connect():
+            pass
+    except DBAPIError as error:
+        engine.dispose()
+        # Driver messages span lines (libpq adds hints); one line reads better in a CLI error.
+        reason = scrub(" ".join(str(error.orig).split()), url)
+        raise ConfigurationError(f"cannot reach database {redact(url)}: {reason}") from None
+    return engine
+
+
+def _tune_sqlite(engine: Engine) -> None:
+    event.listen(engine, "connect", _on_sqlite_connect)
+    event.listen(engine, "begin", _on_sqlite_begin)
+
+
+def _on_sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    # Take transactions out of the driver's hands (it would BEGIN lazily, only before DML),
+    # so a read-then-write unit really is one transaction; _on_sqlite_begin issues BEGIN.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    try:
+        # WAL lets the dashboard read while a run writes; foreign keys are off by default.
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    finally:
+        cursor.close()
+
+
+def _on_sqlite_begin(connection: Connection) -> None:
+    # A deferred transaction that later writes can fail at once with SQLITE_BUSY under WAL
+    # (the busy timeout does not apply to lock upgrades); writers take the lock up front.
+    write = connection.get_execution_options().get(WRITE, False)
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")

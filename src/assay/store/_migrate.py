@@ -1,0 +1,93 @@
+"""Alembic, run programmatically: the migrations ship inside the package, no alembic.ini."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from alembic.util import CommandError
+from sqlalchemy import Connection, Engine, text
+
+from assay.errors import ConfigurationError
+from assay.store._engine import WRITE
+from assay.store._tables import VERSION_TABLE
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+_MIGRATION_LOCK = 0x41535341_59  # arbitrary, constant: "ASSAY"
+
+
+class SchemaState(Enum):
+    """How a database's schema relates to the migrations this Assay ships."""
+
+    CURRENT = "current"
+    MISSING = "missing"  # never migrated
+    OUTDATED = "outdated"  # an older revision of ours
+    UNKNOWN = "unknown"  # a revision we do not ship: a newer Assay migrated it
+
+
+def _config(connection: Connection | None = None) -> Config:
+    config = Config()
+    # ConfigParser interpolates '%'; a path containing one must be escaped.
+    config.set_main_option("script_location", str(MIGRATIONS).replace("%", "%%"))
+    config.set_main_option("path_separator", "os")
+    config.attributes["connection"] = connection
+    return config
+
+
+def state(engine: Engine) -> SchemaState:
+    """Compare the database's revision with the head revision shipped with this package."""
+    scripts = ScriptDirectory.from_config(_config())
+    with engine.connect() as connection:
+        context = MigrationContext.configure(connection, opts={"version_table": VERSION_TABLE})
+        current = context.get_current_revision()
+    if current is None:
+        return SchemaState.MISSING
+    if current == scripts.get_current_head():
+        return SchemaState.CURRENT
+    known = {script.revision for script in scripts.walk_revisions()}
+    return SchemaState.OUTDATED if current in known else SchemaState.UNKNOWN
+
+
+def upgrade(engine: Engine, display_url: str) -> None:
+    """Upgrade to the head revision in one transaction (idempotent)."""
+    found = state(engine)
+    if found is SchemaState.CURRENT:
+        return
+    if found is SchemaState.UNKNOWN:
+        raise schema_error(display_url, found)
+    with engine.connect() as connection:
+        connection.execution_options(**{WRITE: True})
+        with connection.begin():
+            if connection.dialect.name == "postgresql":
+                # Two concurrent `assay db migrate` runs queue here; the second finds the
+                # schema already at head. (SQLite's BEGIN IMMEDIATE serialises them already.)
+                connection.execute(text("SELECT pg_advisory_xact_lock(:key)"),
+                                   {"key": _MIGRATION_LOCK})
+            try:
+                command.upgrade(_config(connection), "head")
+            except CommandError as error:
+                raise ConfigurationError(f"cannot migrate {display_url}: {error}") from None
+
+
+def require_current(engine: Engine, display_url: str) -> None:
+    """Raise :class:`ConfigurationError` with the command to run unless the schema is current."""
+    found = state(engine)
+    if found is not SchemaState.CURRENT:
+        raise schema_error(display_url, found)
+
+
+def schema_error(display_url: str, found: SchemaState) -> ConfigurationError:
+    """Build the error for a database whose schema cannot be used as it is."""
+    remedy = f"run `assay db migrate --db {display_url}`"
+    if found is SchemaState.MISSING:
+        return ConfigurationError(
+            f"database {display_url} is not migrated (it has no Assay schema); {remedy}")
+    if found is SchemaState.OUTDATED:
+        return ConfigurationError(
+            f"database {display_url} has an outdated Assay schema; {remedy}")
+    return ConfigurationError(f"database {display_url} was migrated by a newer version of "
+                              "Assay; upgrade Assay to use it")

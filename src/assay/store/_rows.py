@@ -1,0 +1,190 @@
+"""Mapping between domain objects and rows: the only place that knows both shapes."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import RowMapping
+
+from assay.agent import Action, CostSource, Observation, Usage
+from assay.results import (
+    CaseSnapshot,
+    MetricResult,
+    Run,
+    RunStatus,
+    RunSummary,
+    SampleResult,
+    SampleStatus,
+)
+from assay.spec import JSON, MetricKind
+
+Row = dict[str, Any]
+
+
+def run_row(run: Run, status: RunStatus) -> Row:
+    """Build the ``runs`` row of a new run (the database assigns ``sequence``)."""
+    return {
+        "id": run.id,
+        "suite": run.suite,
+        "suite_version": run.suite_version,
+        "agent": run.agent,
+        "fingerprint": run.fingerprint,
+        "status": status.value,
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "settings": dict(run.settings),
+        "metadata": dict(run.metadata),
+        "summary": None if run.summary is None else run.summary.to_json(),
+        "comparison": run.comparison,
+        "baseline_id": run.baseline_id,
+        "links": {},
+    }
+
+
+def case_rows(sequence: int, cases: Iterable[CaseSnapshot]) -> list[Row]:
+    """One ``run_cases`` row per snapshot."""
+    return [{"run": sequence, "case_id": case.case_id, "name": case.name,
+             "position": case.position, "fingerprint": case.fingerprint,
+             "definition": case.definition} for case in cases]
+
+
+def sample_rows(sequence: int, samples: Iterable[SampleResult],
+                created_at: datetime) -> tuple[list[Row], list[Row]]:
+    """Build the ``samples`` rows and their ``metrics`` rows, linked by client-made ids."""
+    sample_values: list[Row] = []
+    metric_values: list[Row] = []
+    for sample in samples:
+        # Generated here so metrics reference their sample without a round trip.
+        sample_id = uuid.uuid4().hex
+        sample_values.append(_sample_row(sequence, sample_id, sample, created_at))
+        metric_values.extend(_metric_row(sample_id, position, metric)
+                             for position, metric in enumerate(sample.metrics))
+    return sample_values, metric_values
+
+
+def _sample_row(sequence: int, sample_id: str, sample: SampleResult,
+                created_at: datetime) -> Row:
+    usage = sample.usage or Usage()
+    return {
+        "id": sample_id,
+        "run": sequence,
+        "case_id": sample.case_id,
+        "model": model_column(sample.model),
+        "sample": sample.sample,
+        "status": sample.status.value,
+        "answer": sample.answer,
+        "actions": None if sample.actions is None else [a.to_json() for a in sample.actions],
+        "observation": None if sample.observation is None else sample.observation.to_json(),
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cost_usd": usage.cost_usd,
+        "cost_source": usage.cost_source,
+        "duration_ms": sample.duration_ms,
+        "error": sample.error,
+        "metadata": dict(sample.metadata),
+        "fault": None,
+        "recommendation": None,
+        "judge_usage": None,
+        "created_at": created_at,
+    }
+
+
+def _metric_row(sample_id: str, position: int, metric: MetricResult) -> Row:
+    return {"sample": sample_id, "position": position, "name": metric.name,
+            "kind": metric.kind, "category": metric.category, "threshold": metric.threshold,
+            "score": metric.score, "passed": metric.passed, "reason": metric.reason,
+            "error": metric.error, "votes": metric.votes}
+
+
+def model_column(model: str | None) -> str:
+    """Store "no model matrix" as '': NULLs never collide, so the unique key would not hold."""
+    return "" if model is None else model
+
+
+def model_value(column: str) -> str | None:
+    """Map a stored model label back to the domain ('' is ``None``)."""
+    return column or None
+
+
+def run_from(row: RowMapping, cases: Sequence[CaseSnapshot] = (),
+             samples: Sequence[SampleResult] = ()) -> Run:
+    """Build a run from its row, holding whichever cases and samples were loaded."""
+    summary = row["summary"]
+    return Run(
+        id=row["id"],
+        suite=row["suite"],
+        agent=row["agent"],
+        fingerprint=row["fingerprint"],
+        status=RunStatus(row["status"]),
+        started_at=row["started_at"],
+        suite_version=row["suite_version"],
+        sequence=row["sequence"],
+        finished_at=row["finished_at"],
+        settings=dict(row["settings"]),
+        metadata=dict(row["metadata"]),
+        cases=tuple(cases),
+        samples=tuple(samples),
+        summary=None if summary is None else RunSummary.from_json(summary),
+        comparison=row["comparison"],
+        baseline_id=row["baseline_id"],
+    )
+
+
+def case_from(row: RowMapping) -> CaseSnapshot:
+    """Build a case snapshot from its row."""
+    return CaseSnapshot(row["case_id"], row["name"], row["position"], row["fingerprint"],
+                        dict(row["definition"]))
+
+
+def sample_from(row: RowMapping, metrics: Sequence[MetricResult]) -> SampleResult:
+    """Build a sample result from its row and its metrics (already in position order)."""
+    actions = row["actions"]
+    return SampleResult(
+        case_id=row["case_id"],
+        model=model_value(row["model"]),
+        sample=row["sample"],
+        status=SampleStatus(row["status"]),
+        answer=row["answer"],
+        actions=None if actions is None else tuple(Action.from_json(a) for a in actions),
+        observation=_observation_from(row["observation"]),
+        usage=_usage_from(row),
+        duration_ms=row["duration_ms"],
+        error=row["error"],
+        metadata=dict(row["metadata"]),
+        metrics=tuple(metrics),
+    )
+
+
+def _observation_from(data: Mapping[str, Any] | None) -> Observation | None:
+    if data is None:
+        return None
+    channels: dict[str, list[JSON]] = dict(data.get("channels") or {})
+    return Observation(channels=channels, truncated=bool(data.get("truncated")))
+
+
+def _usage_from(row: RowMapping) -> Usage | None:
+    values = (row["input_tokens"], row["output_tokens"], row["cost_usd"], row["cost_source"])
+    # Usage is flattened into columns; all-NULL means there was none. (A normalised Usage
+    # always has a cost source, so no real usage is all-NULL.)
+    if all(value is None for value in values):
+        return None
+    return Usage(input_tokens=values[0], output_tokens=values[1], cost_usd=values[2],
+                 cost_source=cast(CostSource | None, values[3]))
+
+
+def metric_from(row: RowMapping) -> MetricResult:
+    """Build a metric result from its row."""
+    return MetricResult(
+        name=row["name"],
+        kind=cast(MetricKind, row["kind"]),
+        category=row["category"],
+        threshold=row["threshold"],
+        score=row["score"],
+        passed=bool(row["passed"]),
+        reason=row["reason"],
+        error=row["error"],
+        votes=row["votes"],
+    )

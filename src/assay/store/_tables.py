@@ -1,0 +1,157 @@
+"""The history schema as SQLAlchemy Core tables (migrations create it; queries use these).
+
+Rows never leave ``assay.store``: :mod:`assay.store._rows` maps them to domain objects.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    Column,
+    DateTime,
+    Dialect,
+    Float,
+    ForeignKey,
+    Identity,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects import postgresql
+from sqlalchemy.types import TypeDecorator, TypeEngine
+
+#: Alembic's bookkeeping table, named so it never clashes with an application's own.
+VERSION_TABLE = "assay_alembic_version"
+
+RUN_STATUSES = ("running", "completed", "interrupted")
+SAMPLE_STATUSES = ("passed", "failed", "error", "not_evaluated")
+METRIC_KINDS = ("check", "judge")
+
+# ``None`` is stored as SQL NULL so that "not instrumented" (NULL) and "none" ([]) stay apart.
+JSONValue: TypeEngine[Any] = JSON(none_as_null=True).with_variant(
+    postgresql.JSONB(none_as_null=True), "postgresql")
+# SQLite only aliases the rowid (and AUTOINCREMENT only applies) for a plain INTEGER key.
+SequenceKey: TypeEngine[int] = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timestamp that is always timezone-aware UTC in Python.
+
+    PostgreSQL stores ``timestamptz``; SQLite has no time zones, so it stores naive UTC and
+    the zone is restored on the way out. Naive input is taken to be UTC already.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        """Convert to UTC; drop the zone for SQLite, which would otherwise lose it silently."""
+        if value is None:
+            return None
+        value = as_utc(value)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        """Give back aware UTC whatever the backend returned."""
+        return None if value is None else as_utc(value)
+
+
+def as_utc(value: datetime) -> datetime:
+    """Return ``value`` as aware UTC; a naive value is taken to be UTC already."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _one_of(column: str, values: tuple[str, ...]) -> str:
+    return f"{column} IN ({', '.join(repr(value) for value in values)})"
+
+
+metadata = MetaData()
+
+runs = Table(
+    "runs", metadata,
+    Column("sequence", SequenceKey, Identity(), primary_key=True),
+    Column("id", String(), nullable=False, unique=True),
+    Column("suite", String(), nullable=False),
+    Column("suite_version", String()),
+    Column("agent", String(), nullable=False),
+    Column("fingerprint", String(), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("started_at", UTCDateTime(), nullable=False),
+    Column("finished_at", UTCDateTime()),
+    Column("settings", JSONValue, nullable=False),
+    Column("metadata", JSONValue, nullable=False),
+    Column("summary", JSONValue),
+    Column("comparison", JSONValue),
+    Column("baseline_id", String()),
+    Column("links", JSONValue, nullable=False),
+    CheckConstraint(_one_of("status", RUN_STATUSES), name="ck_runs_status"),
+    Index("ix_runs_identity", "suite", "agent", "fingerprint", "sequence"),
+    Index("ix_runs_suite_sequence", "suite", "sequence"),
+    sqlite_autoincrement=True,
+)
+
+run_cases = Table(
+    "run_cases", metadata,
+    Column("run", SequenceKey, ForeignKey("runs.sequence", ondelete="CASCADE"),
+           primary_key=True),
+    Column("case_id", String(), primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("fingerprint", String(), nullable=False),
+    Column("definition", JSONValue, nullable=False),
+)
+
+samples = Table(
+    "samples", metadata,
+    Column("id", String(32), primary_key=True),
+    Column("run", SequenceKey, ForeignKey("runs.sequence", ondelete="CASCADE"), nullable=False),
+    Column("case_id", String(), nullable=False),
+    # '' when the run has no model matrix: NULLs never collide in a unique constraint.
+    Column("model", String(), nullable=False),
+    Column("sample", Integer, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("answer", Text),
+    Column("actions", JSONValue),
+    Column("observation", JSONValue),
+    Column("input_tokens", BigInteger),
+    Column("output_tokens", BigInteger),
+    Column("cost_usd", Float),
+    Column("cost_source", String(16)),
+    Column("duration_ms", Float),
+    Column("error", Text),
+    Column("metadata", JSONValue, nullable=False),
+    Column("fault", String()),
+    Column("recommendation", Text),
+    Column("judge_usage", JSONValue),
+    Column("created_at", UTCDateTime(), nullable=False),
+    # Its index also serves lookups by (run, case_id, model), a prefix of it.
+    UniqueConstraint("run", "case_id", "model", "sample", name="uq_samples_key"),
+    CheckConstraint(_one_of("status", SAMPLE_STATUSES), name="ck_samples_status"),
+)
+
+metrics = Table(
+    "metrics", metadata,
+    Column("sample", String(32), ForeignKey("samples.id", ondelete="CASCADE"),
+           primary_key=True),
+    Column("position", Integer, primary_key=True),
+    Column("name", String(), nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("category", String(), nullable=False),
+    Column("threshold", Float, nullable=False),
+    Column("score", Float),
+    Column("passed", Boolean, nullable=False),
+    Column("reason", Text),
+    Column("error", Text),
+    Column("votes", JSONValue),
+    CheckConstraint(_one_of("kind", METRIC_KINDS), name="ck_metrics_kind"),
+)

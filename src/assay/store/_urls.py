@@ -1,0 +1,63 @@
+"""Database URLs: the default, normalisation, and redaction for messages."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
+
+#: The embedded history database, relative to the current working directory.
+DEFAULT_URL = "sqlite:///.assay/assay.db"
+
+_MASK = "***"
+_USERINFO = re.compile(r"(://[^:/@]*:)[^@]*@")
+_QUERY_PASSWORD = re.compile(r"([?&]password=)[^&]*", re.IGNORECASE)
+_POSTGRES_SCHEMES = ("postgres://", "postgresql://")
+
+
+def normalise(url: str) -> str:
+    """Select psycopg 3 for plain PostgreSQL URLs; everything else is kept as given."""
+    for scheme in _POSTGRES_SCHEMES:
+        if url.startswith(scheme):
+            return "postgresql+psycopg://" + url[len(scheme):]
+    return url
+
+
+def redact(url: str) -> str:
+    """Hide the URL's password, so it can be printed in messages and logs.
+
+    >>> redact("postgresql://ann:secret@db/assay")
+    'postgresql://ann:***@db/assay'
+    """
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        # Unparsable URLs still reach error messages; mask anything shaped like a password.
+        return _QUERY_PASSWORD.sub(rf"\g<1>{_MASK}", _USERINFO.sub(rf"\g<1>{_MASK}@", url))
+    # libpq also accepts ?password=...; SQLAlchemy only hides the userinfo one.
+    return _QUERY_PASSWORD.sub(rf"\g<1>{_MASK}", parsed.render_as_string(hide_password=True))
+
+
+def scrub(text: str, url: str) -> str:
+    """Remove the URL's password from ``text`` (a driver message may quote it)."""
+    password = _password(url)
+    return text.replace(password, _MASK) if password else text
+
+
+def _password(url: str) -> str | None:
+    try:
+        parsed: URL = make_url(url)
+    except ArgumentError:
+        return None
+    value = parsed.password or parsed.query.get("password")
+    return value if isinstance(value, str) and value else None
+
+
+def sqlite_path(url: str) -> Path | None:
+    """Return the file behind a SQLite URL (``None`` for other or in-memory databases)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    return Path(parsed.database)

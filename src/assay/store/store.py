@@ -1,0 +1,264 @@
+"""The history store: runs, their case snapshots and every sample, in SQLite or PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any, Self, final
+
+from sqlalchemy import Connection, Engine, insert, select, update
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+
+from assay.errors import AssayError, ConfigurationError, ReadOnlyRunError, StoreError
+from assay.results import Run, RunStatus, RunSummary, SampleResult
+from assay.store import _migrate, _reads, _rows
+from assay.store._engine import WRITE, connect
+from assay.store._tables import metrics, run_cases, runs, samples
+from assay.store._urls import DEFAULT_URL, normalise, redact, sqlite_path
+
+_OPEN = (RunStatus.RUNNING.value, RunStatus.INTERRUPTED.value)
+# The database triggers' message (see migrations): how a refused write is recognised.
+_TRIGGER_MARK = "run is completed and read-only"
+
+
+@final
+class Store:
+    """Persisted run history, behind domain objects: rows never leave this package.
+
+    Completed runs are append-only, enforced here and by database triggers. Open a store with
+    :meth:`open`; close it (or use it as a context manager) to release connections.
+    """
+
+    def __init__(self, url: str, engine: Engine) -> None:
+        self.url = url
+        self.display_url = redact(url)
+        self._engine = engine
+
+    @classmethod
+    def open(cls, url: str | None = None, *, migrate: bool = False) -> Self:
+        """Open the store at ``url`` (``None``: the default SQLite file, created on first use).
+
+        Any other database must already be at the head revision unless ``migrate`` is true;
+        otherwise :class:`~assay.errors.ConfigurationError` says which command to run.
+        """
+        target = normalise(DEFAULT_URL if url is None else url)
+        default = target == DEFAULT_URL
+        _prepare_sqlite_file(target, create=default or migrate)
+        engine = connect(target)
+        store = cls(target, engine)
+        try:
+            # The embedded default migrates itself; a shared database changes only on request.
+            if migrate or default:
+                store.migrate()
+            else:
+                _migrate.require_current(engine, store.display_url)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    def migrate(self) -> None:
+        """Upgrade the schema to the head revision; a no-op when it is already there.
+
+        A database migrated by a newer Assay is refused with
+        :class:`~assay.errors.ConfigurationError`, never downgraded.
+        """
+        with self._errors("migrate"):
+            _migrate.upgrade(self._engine, self.display_url)
+
+    def close(self) -> None:
+        """Release every connection."""
+        self._engine.dispose()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Store({self.display_url!r})"
+
+    # -- writes ----------------------------------------------------------------------------
+
+    def create_run(self, run: Run) -> Run:
+        """Insert a run and its case snapshots; return it with its database ``sequence``.
+
+        Samples already on ``run`` are stored too. A run given as completed is written open
+        and completed in the same transaction, so its rows pass the append-only guard.
+        """
+        with self._write(f"create run {run.id}") as connection:
+            initial = RunStatus.RUNNING if run.status is RunStatus.COMPLETED else run.status
+            result = connection.execute(insert(runs).values(_rows.run_row(run, initial)))
+            key = result.inserted_primary_key
+            assert key is not None  # every insert into runs yields its sequence
+            sequence = int(key[0])
+            if run.cases:
+                connection.execute(insert(run_cases), _rows.case_rows(sequence, run.cases))
+            _insert_samples(connection, sequence, run.samples)
+            if initial is not run.status:
+                connection.execute(update(runs).where(runs.c.sequence == sequence)
+                                   .values(status=run.status.value))
+        return replace(run, sequence=sequence)
+
+    def save_samples(self, run_id: str, samples: Sequence[SampleResult]) -> None:
+        """Store a batch of samples with their metrics in one short transaction.
+
+        A completed run refuses (:class:`ReadOnlyRunError`); a (case, model, sample) key that
+        is already stored raises :class:`StoreError` and stores nothing of the batch.
+        """
+        if not samples:
+            return
+        with self._write(f"run {run_id}: save samples") as connection:
+            sequence = _open_sequence(connection, run_id)
+            _insert_samples(connection, sequence, samples)
+
+    def complete_run(self, run_id: str, *, summary: RunSummary, finished_at: datetime,
+                     comparison: dict[str, Any] | None = None,
+                     baseline_id: str | None = None) -> Run:
+        """Mark a running or interrupted run completed, with its summary and comparison."""
+        self._transition(run_id, RunStatus.COMPLETED, finished_at=finished_at,
+                         summary=summary.to_json(), comparison=comparison,
+                         baseline_id=baseline_id)
+        return self.get_run(run_id)
+
+    def mark_interrupted(self, run_id: str, *, finished_at: datetime) -> None:
+        """Mark a running run interrupted (resumable); a completed one refuses."""
+        self._transition(run_id, RunStatus.INTERRUPTED, finished_at=finished_at)
+
+    def reopen(self, run_id: str) -> Run:
+        """Set an interrupted (or stale running) run running again, to resume it."""
+        self._transition(run_id, RunStatus.RUNNING, finished_at=None)
+        return self.get_run(run_id)
+
+    def _transition(self, run_id: str, status: RunStatus, **values: Any) -> None:
+        # One conditional UPDATE: the check and the change cannot be split by another writer.
+        query = (update(runs).where(runs.c.id == run_id, runs.c.status.in_(_OPEN))
+                 .values(status=status.value, **values))
+        with self._write(f"run {run_id}: mark {status.value}") as connection:
+            if connection.execute(query).rowcount == 0:
+                _open_sequence(connection, run_id)  # raises the precise reason
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def get_run(self, ref: str) -> Run:
+        """Return a run by full id or unique prefix (4+ characters), with everything in it."""
+        with self._read(f"get run {ref}") as connection:
+            return _reads.full_run(connection, _reads.resolve(connection, ref))
+
+    def latest_run(self, *, suite: str | None = None) -> Run | None:
+        """Return the most recent run (highest sequence, any status), optionally of a suite."""
+        query = select(runs).order_by(runs.c.sequence.desc()).limit(1)
+        if suite is not None:
+            query = query.where(runs.c.suite == suite)
+        with self._read("latest run") as connection:
+            row = connection.execute(query).mappings().first()
+            return None if row is None else _reads.full_run(connection, row)
+
+    def history(self, *, suite: str | None = None, agent: str | None = None,
+                limit: int = 20) -> list[Run]:
+        """List runs newest first, with summaries but without cases or samples (cheap)."""
+        query = select(runs).order_by(runs.c.sequence.desc()).limit(limit)
+        if suite is not None:
+            query = query.where(runs.c.suite == suite)
+        if agent is not None:
+            query = query.where(runs.c.agent == agent)
+        with self._read("history") as connection:
+            return [_rows.run_from(row) for row in connection.execute(query).mappings()]
+
+    def find_baseline(self, run: Run) -> Run | None:
+        """Return the latest earlier completed run with the same suite, agent and fingerprint.
+
+        "Earlier" is by database sequence, so a baseline never comes from the future, even
+        when clocks tie or disagree. A run not stored yet (no sequence) may take any.
+        """
+        query = (select(runs)
+                 .where(runs.c.suite == run.suite, runs.c.agent == run.agent,
+                        runs.c.fingerprint == run.fingerprint, runs.c.id != run.id,
+                        runs.c.status == RunStatus.COMPLETED.value)
+                 .order_by(runs.c.sequence.desc()).limit(1))
+        if run.sequence is not None:
+            query = query.where(runs.c.sequence < run.sequence)
+        with self._read(f"baseline of run {run.id}") as connection:
+            row = connection.execute(query).mappings().first()
+            return None if row is None else _reads.full_run(connection, row)
+
+    def sample_keys(self, run_id: str) -> set[tuple[str, str | None, int]]:
+        """Return the (case, model, sample) keys already stored for a run: resuming skips them."""
+        with self._read(f"run {run_id}: sample keys") as connection:
+            sequence = _reads.resolve_exact(connection, run_id)["sequence"]
+            query = (select(samples.c.case_id, samples.c.model, samples.c.sample)
+                     .where(samples.c.run == sequence))
+            return {(case_id, _rows.model_value(model), index)
+                    for case_id, model, index in connection.execute(query)}
+
+    # -- plumbing --------------------------------------------------------------------------
+
+    @contextmanager
+    def _read(self, action: str) -> Iterator[Connection]:
+        # One transaction per read, so a run and its samples come from the same snapshot.
+        with self._errors(action), self._engine.connect() as connection, connection.begin():
+            yield connection
+
+    @contextmanager
+    def _write(self, action: str) -> Iterator[Connection]:
+        with self._errors(action), self._engine.connect() as connection:
+            connection.execution_options(**{WRITE: True})
+            with connection.begin():
+                yield connection
+
+    @contextmanager
+    def _errors(self, action: str) -> Iterator[None]:
+        """Turn database failures into :class:`StoreError` that say what was being done."""
+        try:
+            yield
+        except AssayError:
+            raise
+        except IntegrityError as error:
+            reason = str(error.orig).strip()
+            if _TRIGGER_MARK in reason:
+                raise ReadOnlyRunError(f"{action}: refused, {reason}") from error
+            raise StoreError(f"{action}: {reason}") from error
+        except SQLAlchemyError as error:
+            reason = str(getattr(error, "orig", None) or error).strip()
+            raise StoreError(f"{action} failed on {self.display_url}: {reason}") from error
+
+
+def _insert_samples(connection: Connection, sequence: int,
+                    batch: Sequence[SampleResult]) -> None:
+    if not batch:
+        return
+    sample_values, metric_values = _rows.sample_rows(sequence, batch, datetime.now(UTC))
+    # executemany: a C loop on SQLite, one pipelined round trip with psycopg 3.
+    connection.execute(insert(samples), sample_values)
+    if metric_values:
+        connection.execute(insert(metrics), metric_values)
+
+
+def _open_sequence(connection: Connection, run_id: str) -> int:
+    """Return the sequence of a run that may still change, or raise why it may not."""
+    # FOR SHARE (PostgreSQL): a concurrent completion waits for this transaction, or wins
+    # and is seen here. SQLite writers are already serialised by BEGIN IMMEDIATE.
+    row = _reads.resolve_exact(connection, run_id, lock=True)
+    if row["status"] == RunStatus.COMPLETED.value:
+        raise ReadOnlyRunError(f"run {run_id} is completed; completed runs never change")
+    return int(row["sequence"])
+
+
+def _prepare_sqlite_file(url: str, *, create: bool) -> None:
+    """Create the folder of a SQLite file we may create; refuse a missing one we may not."""
+    path = sqlite_path(url)
+    if path is None:
+        return
+    if not create and not path.exists():
+        # Connecting would leave an empty file behind; say how to create it instead.
+        raise ConfigurationError(f"database {redact(url)} does not exist; create it with "
+                                 f"`assay db migrate --db {redact(url)}`")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigurationError(f"cannot create database {redact(url)}: {error}") from None

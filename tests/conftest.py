@@ -1,0 +1,129 @@
+"""Shared fixtures: a throwaway PostgreSQL server, fresh databases, and stores on both backends."""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg import sql
+from sqlalchemy.engine import make_url
+
+from assay.store import Store
+
+
+def _pg_binary(name: str) -> str | None:
+    """The newest /usr/lib/postgresql/<version>/bin/<name>, else one on PATH."""
+    found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), key=_major_version)
+    return found[-1] if found else shutil.which(name)
+
+
+def _major_version(path: str) -> int:
+    version = Path(path).parents[1].name  # /usr/lib/postgresql/<version>/bin/<name>
+    return int(version) if version.isdigit() else 0
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _as_postgres(command: list[str]) -> list[str]:
+    # PostgreSQL refuses to run as root; the test container runs as root.
+    return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
+
+
+def _run(command: list[str]) -> None:
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}):\n"
+                           f"{done.stdout}\n{done.stderr}")
+
+
+def _unavailable(reason: str) -> None:
+    # In CI a missing server must be loud, never a silently skipped backend.
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"PostgreSQL tests cannot run in CI: {reason}. Install PostgreSQL "
+                    "(initdb, pg_ctl) or set ASSAY_TEST_DATABASE_URL.", pytrace=False)
+    pytest.skip(f"PostgreSQL unavailable: {reason} (set ASSAY_TEST_DATABASE_URL)")
+
+
+@pytest.fixture(scope="session")
+def postgres_server_url() -> Iterator[str]:
+    """URL of a PostgreSQL server's ``postgres`` database: ASSAY_TEST_DATABASE_URL or our own."""
+    configured = os.environ.get("ASSAY_TEST_DATABASE_URL")
+    if configured:
+        yield configured
+        return
+    initdb, pg_ctl = _pg_binary("initdb"), _pg_binary("pg_ctl")
+    if initdb is None or pg_ctl is None:
+        _unavailable("initdb/pg_ctl not found under /usr/lib/postgresql/*/bin or on PATH")
+        return
+    base = Path(tempfile.mkdtemp(prefix="assay-pg-"))
+    data = base / "data"
+    if os.geteuid() == 0:
+        shutil.chown(base, user="postgres", group="postgres")
+    port = _free_port()
+    try:
+        _run(_as_postgres([initdb, "-D", str(data), "-A", "trust", "-U", "postgres"]))
+        options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off"
+        _run(_as_postgres([pg_ctl, "-D", str(data), "-l", str(base / "server.log"),
+                           "-o", options, "-w", "start"]))
+    except (OSError, RuntimeError) as error:
+        shutil.rmtree(base, ignore_errors=True)
+        _unavailable(str(error))
+        return
+    try:
+        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run(_as_postgres([pg_ctl, "-D", str(data), "stop", "-m", "immediate"]),
+                       capture_output=True, check=False)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _libpq(url: str) -> str:
+    """A libpq connection string (psycopg does not understand SQLAlchemy's driver suffix)."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+@pytest.fixture
+def postgres_url(postgres_server_url: str) -> Iterator[str]:
+    """A fresh, empty database on the test server, dropped after the test."""
+    name = f"assay_test_{uuid.uuid4().hex[:12]}"
+    admin = _libpq(postgres_server_url)
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield make_url(postgres_server_url).set(
+            drivername="postgresql+psycopg", database=name).render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+                sql.Identifier(name)))
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty database URL, once per backend."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path}/assay.db"
+    return str(request.getfixturevalue("postgres_url"))
+
+
+@pytest.fixture
+def store(store_url: str) -> Iterator[Store]:
+    """A migrated store on each backend."""
+    opened = Store.open(store_url, migrate=True)
+    try:
+        yield opened
+    finally:
+        opened.close()

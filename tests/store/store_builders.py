@@ -1,0 +1,82 @@
+"""Builders of domain objects for the store tests: the store takes and returns nothing else."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from assay.agent import Action, Observation, Usage
+from assay.results import (
+    CaseSnapshot,
+    MetricResult,
+    Run,
+    RunStatus,
+    SampleResult,
+    SampleStatus,
+)
+
+T0 = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
+CASES = (
+    CaseSnapshot("refund", "Refund a duplicate charge", 0, "fp-refund",
+                 {"input": "refund order 42", "reference": "Refunded.", "minimum_scores": {}}),
+    CaseSnapshot("cancel", "Cancel a subscription", 1, "fp-cancel",
+                 {"input": "cancel plan", "expect": {"actions": [["billing", "cancel"]]}}),
+)
+
+
+def make_run(**changes: Any) -> Run:
+    """A running run of suite 'support' by agent 'bot' with two cases; override anything."""
+    run = Run(id=str(uuid.uuid4()), suite="support", agent="bot", fingerprint="suite-fp-1",
+              status=RunStatus.RUNNING, started_at=T0, suite_version="3",
+              settings={"samples": 2, "models": ["gpt-4o", "claude"], "judge": None},
+              metadata={"branch": "main", "commit": "abc123"}, cases=CASES)
+    return replace(run, **changes)
+
+
+def metric(name: str = "contains", *, kind: str = "check", score: float | None = 1.0,
+           passed: bool = True, **changes: Any) -> MetricResult:
+    """A metric result with sensible defaults."""
+    value = MetricResult(name=name, kind=kind, category="content",  # type: ignore[arg-type]
+                         threshold=0.5, score=score, passed=passed, reason="found it")
+    return replace(value, **changes)
+
+
+def sample(case_id: str = "refund", model: str | None = "gpt-4o", index: int = 0,
+           **changes: Any) -> SampleResult:
+    """A passed sample with one check metric; override anything."""
+    value = SampleResult(case_id=case_id, model=model, sample=index,
+                         status=SampleStatus.PASSED, answer="Refunded.", actions=(),
+                         usage=Usage(120, 30, 0.0015, "reported"), duration_ms=812.5,
+                         metrics=(metric(),))
+    return replace(value, **changes)
+
+
+def varied_samples() -> list[SampleResult]:
+    """Samples covering every shape the store must keep apart, in report order."""
+    return [
+        sample("refund", "gpt-4o", 0, actions=None, usage=None, metadata={"trace": "t-1"}),
+        sample("refund", "gpt-4o", 1, actions=(
+            Action("lookup_order", {"id": 42}, group="orders", result={"total": 9.5}),
+            Action("refund", {"id": 42, "amount": 9.5}, group="billing", error="timeout"),
+        ), observation=Observation({"commands": [{"type": "Refund", "amount": 9.5}],
+                                    "events": []}, truncated=True),
+            metrics=(metric(), metric("semantic_accuracy", kind="judge", score=0.75,
+                                      votes=[{"score": 0.75, "reason": "ok"},
+                                             {"score": None, "error": "bad json"}]),
+                     metric("tone", kind="judge", score=0.0, passed=False,
+                            error="verdict missing", votes=[]))),
+        sample("refund", "claude", 0, status=SampleStatus.ERROR, answer=None,
+               error="agent raised ValueError: boom", duration_ms=None,
+               usage=Usage(None, None, None, "unpriced"), metrics=()),
+        sample("cancel", "gpt-4o", 0, status=SampleStatus.NOT_EVALUATED, metrics=(),
+               answer="Cancelled ✓ — «done»"),
+        sample("cancel", "claude", 0, status=SampleStatus.FAILED,
+               metrics=(metric("actions", score=0.0, passed=False, reason=None),)),
+    ]
+
+
+def later(minutes: int) -> datetime:
+    """A timestamp ``minutes`` after T0."""
+    return T0 + timedelta(minutes=minutes)

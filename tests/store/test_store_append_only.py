@@ -1,0 +1,102 @@
+"""The database itself refuses to change a completed run, whoever asks."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.exc import DBAPIError
+from store_builders import later, make_run, sample
+
+from assay.errors import ReadOnlyRunError
+from assay.results import Run, summarise
+from assay.store import Store
+
+
+@pytest.fixture
+def raw_engine(store: Store) -> Iterator[Engine]:
+    """A plain SQLAlchemy engine on the store's database, bypassing the store's checks."""
+    engine = create_engine(store.url)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture
+def completed(store: Store) -> Run:
+    run = store.create_run(make_run())
+    store.save_samples(run.id, [sample()])
+    return store.complete_run(run.id, summary=summarise([sample()]), finished_at=later(1))
+
+
+def _sequence(engine: Engine, run: Run) -> int:
+    with engine.connect() as connection:
+        return int(connection.execute(text("SELECT sequence FROM runs WHERE id = :id"),
+                                      {"id": run.id}).scalar_one())
+
+
+REFUSED = {
+    "update run": "UPDATE runs SET status = 'running' WHERE sequence = :seq",
+    "update run metadata": "UPDATE runs SET metadata = NULL, suite = 'x' WHERE sequence = :seq",
+    "delete run": "DELETE FROM runs WHERE sequence = :seq",
+    "update sample": "UPDATE samples SET answer = 'forged' WHERE run = :seq",
+    "delete sample": "DELETE FROM samples WHERE run = :seq",
+    "insert sample": (
+        "INSERT INTO samples (id, run, case_id, model, sample, status, metadata, created_at) "
+        "SELECT 'forged', :seq, case_id, model, sample + 1, status, metadata, created_at "
+        "FROM samples WHERE run = :seq"),
+    "update metric": "UPDATE metrics SET score = 0 WHERE sample IN "
+                     "(SELECT id FROM samples WHERE run = :seq)",
+    "delete metric": "DELETE FROM metrics WHERE sample IN "
+                     "(SELECT id FROM samples WHERE run = :seq)",
+    "insert metric": (
+        "INSERT INTO metrics (sample, position, name, kind, category, threshold, passed) "
+        "SELECT id, 9, 'forged', 'check', 'x', 0.5, true FROM samples WHERE run = :seq"),
+    "update case": "UPDATE run_cases SET name = 'forged' WHERE run = :seq",
+    "delete case": "DELETE FROM run_cases WHERE run = :seq",
+    "insert case": (
+        "INSERT INTO run_cases (run, case_id, name, position, fingerprint, definition) "
+        "VALUES (:seq, 'forged', 'forged', 9, 'fp', '{}')"),
+}
+
+
+@pytest.mark.parametrize("statement", REFUSED.values(), ids=REFUSED.keys())
+def test_raw_sql_cannot_alter_a_completed_run(store: Store, raw_engine: Engine,
+                                              completed: Run, statement: str) -> None:
+    sequence = _sequence(raw_engine, completed)
+    with pytest.raises(DBAPIError, match="read-only"), raw_engine.begin() as connection:
+        connection.execute(text(statement), {"seq": sequence})
+    assert store.get_run(completed.id) == completed
+
+
+def test_raw_sql_may_still_change_an_open_run(store: Store, raw_engine: Engine) -> None:
+    run = store.create_run(make_run())
+    store.save_samples(run.id, [sample()])
+    sequence = _sequence(raw_engine, run)
+    with raw_engine.begin() as connection:
+        connection.execute(text("UPDATE samples SET answer = 'edited' WHERE run = :seq"),
+                           {"seq": sequence})
+        connection.execute(text("UPDATE runs SET suite_version = '4' WHERE sequence = :seq"),
+                           {"seq": sequence})
+    loaded = store.get_run(run.id)
+    assert (loaded.samples[0].answer, loaded.suite_version) == ("edited", "4")
+
+
+def test_a_save_racing_a_completion_waits_and_is_refused(store: Store,
+                                                         raw_engine: Engine) -> None:
+    run = store.create_run(make_run())
+    with raw_engine.connect() as connection, ThreadPoolExecutor(1) as pool:
+        completing = connection.begin()
+        connection.execute(text("UPDATE runs SET status = 'completed' WHERE id = :id"),
+                           {"id": run.id})
+        saving = pool.submit(store.save_samples, run.id, [sample()])
+        time.sleep(0.3)
+        assert not saving.done()  # held back until the completion commits
+        completing.commit()
+        with pytest.raises(ReadOnlyRunError):
+            saving.result(timeout=30)
+    assert store.sample_keys(run.id) == set()
