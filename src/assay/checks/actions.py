@@ -11,6 +11,7 @@ from assay.checks.base import Check, CheckContext, CheckError, Verdict
 from assay.spec import ExpectedAction, canonical_json
 
 _Call = tuple[str | None, str, str]
+_SHORT_TRACE = 4
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,12 +70,12 @@ def _difference(want: Sequence[_Call], got: Sequence[_Call]) -> str:
     missing = [call for call in want if call not in got]
     extra = [call for call in got if call not in want]
     parts = [f"expected [{_render_all(want)}], got [{_render_all(got)}]"]
-    if missing:
-        parts.append(f"missing {_render_all(missing)}")
-    if extra:
-        parts.append(f"unexpected {_render_all(extra)}")
     if not missing and not extra:
         parts.append("same calls in another order")
+    elif len(want) + len(got) > _SHORT_TRACE:
+        # Short lists are read at a glance; long ones need the difference spelled out.
+        parts.extend(f"{label} {_render_all(calls)}"
+                     for label, calls in (("missing", missing), ("unexpected", extra)) if calls)
     return "; ".join(parts)
 
 

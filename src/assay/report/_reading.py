@@ -64,7 +64,7 @@ def header_rows(run: Run) -> Rows:
         ("Started", timestamp(run.started_at)),
         ("Finished", _finished(run)),
         ("Fingerprint", run.fingerprint[:12]),
-        ("Settings", key_values(run.settings)),
+        ("Settings", key_values(_set_only(run.settings))),
         ("Metadata", key_values(run.metadata)),
     ]
 
@@ -79,6 +79,11 @@ def _finished(run: Run) -> str:
         return fmt.MISSING
     took = (run.finished_at - run.started_at).total_seconds() * 1000
     return f"{timestamp(run.finished_at)} (took {fmt.duration_ms(took)})"
+
+
+def _set_only(settings: dict[str, Any]) -> dict[str, Any]:
+    # Unset options (no timeout, no models) would only add noise to the header.
+    return {key: value for key, value in settings.items() if value not in (None, [], {})}
 
 
 def key_values(values: dict[str, Any]) -> str:

@@ -108,5 +108,5 @@ class Runner:
                 for task in tasks:
                     group.create_task(one(task))
         finally:
-            await asyncio.shield(self.sink.flush())
+            await asyncio.shield(self.sink.close())
         return [results[task.key] for task in tasks]

@@ -1,0 +1,1 @@
+"""The command line (``assay``); see :mod:`assay.cli.app`."""

@@ -1,0 +1,60 @@
+"""What every command shares: exit codes, error reporting, the database option."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Annotated, NoReturn
+
+import typer
+
+if TYPE_CHECKING:
+    from assay.store import Store
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_INVALID = 2
+EXIT_INTERRUPTED = 130
+
+DbOption = Annotated[
+    str | None,
+    typer.Option("--db", help="Database URL (default: ASSAY_DATABASE_URL, else the embedded "
+                              "SQLite file .assay/assay.db).", show_default=False),
+]
+
+
+def database_url(option: str | None) -> str | None:
+    """The database URL: the option, then ``ASSAY_DATABASE_URL``, then the embedded default."""
+    return option or os.environ.get("ASSAY_DATABASE_URL") or None
+
+
+def fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
+    """Print ``error: message`` on standard error and exit with ``code``."""
+    print(f"error: {message}", file=sys.stderr)
+    raise typer.Exit(code)
+
+
+@contextlib.contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn Assay's own errors into a clear message and exit code 2."""
+    from assay.errors import AssayError
+
+    try:
+        yield
+    except AssayError as error:
+        fail(str(error))
+
+
+@contextlib.contextmanager
+def open_store(option: str | None, *, migrate: bool = False) -> Iterator[Store]:
+    """Open the store selected by ``--db`` or the environment, closing it afterwards."""
+    from assay.store import Store
+
+    with user_errors():
+        store = Store.open(database_url(option), migrate=migrate)
+    try:
+        yield store
+    finally:
+        store.close()

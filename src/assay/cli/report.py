@@ -1,0 +1,58 @@
+"""``assay report``: render a stored run as text, Markdown or JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from assay.cli._common import DbOption, fail, open_store, user_errors
+
+
+def report_command(
+    run_id: Annotated[str | None, typer.Argument(
+        help="Run id or a unique prefix (default: the latest run).")] = None,
+    baseline: Annotated[str | None, typer.Option(
+        help="Compare with this run instead of the stored baseline.")] = None,
+    format: Annotated[str | None, typer.Option(
+        "--format", "-f", help="text, markdown or json (default: from --output, else text).")]
+    = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file.")]
+    = None,
+    tolerance: Annotated[float, typer.Option(min=0.0, max=1.0, help="With --baseline: score "
+                                             "decrease allowed.")] = 0.0,
+    db: DbOption = None,
+) -> None:
+    """Render a run and its comparison with the baseline."""
+    from assay.report import Report, format_for, format_named, render
+
+    with user_errors():
+        if output is not None:
+            chosen = format_for(output, format).name
+        else:
+            chosen = format_named(format).name if format else "text"
+        with open_store(db) as store:
+            run = store.get_run(run_id) if run_id else store.latest_run()
+            if run is None:
+                fail("the store holds no run yet")
+            base = store.get_run(baseline) if baseline else None
+        _require_comparable(run, base)
+        if output is None:
+            print(render(run, chosen, baseline=base, tolerance=tolerance), end="")
+            return
+        path = Report(run, baseline=base, tolerance=tolerance).export(output, chosen)
+    print(f"report written to {path}")
+
+
+def _require_comparable(run: object, baseline: object) -> None:
+    from assay.errors import BaselineError
+    from assay.results import Run
+
+    if baseline is None:
+        return
+    assert isinstance(run, Run) and isinstance(baseline, Run)
+    if (baseline.suite, baseline.agent, baseline.fingerprint) != (
+            run.suite, run.agent, run.fingerprint):
+        raise BaselineError(f"baseline {baseline.id} is not compatible with run {run.id} "
+                            "(suite, agent or definition fingerprint differ)")

@@ -1,0 +1,118 @@
+"""``assay run``: execute a suite, persist it, compare it with its baseline, gate on it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from assay.cli._common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    DbOption,
+    database_url,
+    fail,
+    user_errors,
+)
+
+
+def run_command(
+    spec: Annotated[Path, typer.Argument(help="A Python file defining one or more assay.Suite.")],
+    suite: Annotated[str | None, typer.Option(help="Which suite, when the file has several.")]
+    = None,
+    db: DbOption = None,
+    metadata: Annotated[str | None, typer.Option(
+        help='Run metadata as a JSON object, e.g. \'{"revision": "abc123"}\'.')] = None,
+    samples: Annotated[int | None, typer.Option(min=1, help="Samples per case and model.")]
+    = None,
+    concurrency: Annotated[int | None, typer.Option(
+        min=1, help="Samples in flight at once (default 8).")] = None,
+    model: Annotated[list[str] | None, typer.Option(
+        "--model", help="Run every case on this model (repeatable), e.g. openai/gpt-4.1-mini.")]
+    = None,
+    timeout: Annotated[float | None, typer.Option(help="Seconds before an agent call is an "
+                                                       "error.")] = None,
+    baseline: Annotated[str | None, typer.Option(
+        help="Compare with this run (it must be completed and compatible).")] = None,
+    fail_on_regression: Annotated[bool, typer.Option(
+        "--fail-on-regression", help="Exit 1 when the run regresses against its baseline.")]
+    = False,
+    tolerance: Annotated[float, typer.Option(
+        min=0.0, max=1.0, help="Score decrease allowed before it counts as a regression.")]
+    = 0.0,
+    resume: Annotated[str | None, typer.Option(
+        help="Finish an interrupted run: execute only its missing samples.")] = None,
+    report: Annotated[Path | None, typer.Option(
+        help="Also write a report here (.txt, .md or .json).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run a suite, persist every sample, and compare with the latest compatible run."""
+    from assay.cli._load import load_suites, pick_suite
+
+    with user_errors():
+        chosen = pick_suite(load_suites(spec), suite, spec)
+        _check_report_path(report)
+        run_id = resume or str(uuid.uuid4())
+        options: dict[str, Any] = {
+            "metadata": _metadata(metadata), "samples": samples, "concurrency": concurrency,
+            "models": model or None, "timeout": timeout, "baseline": baseline,
+            "tolerance": tolerance, "resume": resume,
+        }
+        finished = _execute(chosen, options, database_url(db), quiet, run_id, spec)
+    raise typer.Exit(_finish(finished, report, fail_on_regression))
+
+
+def _execute(suite: Any, options: dict[str, Any], url: str | None, quiet: bool, run_id: str,
+             spec: Path) -> Any:
+    from assay.run.api import run_async
+    from assay.run.progress import default_progress
+
+    try:
+        return asyncio.run(run_async(suite, db=url, progress=default_progress(quiet),
+                                     run_id=run_id, **options))
+    except KeyboardInterrupt:
+        print(f"interrupted: run {run_id} was saved as far as it got; finish it with\n"
+              f"  assay run {spec} --resume {run_id}")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+def _finish(run: Any, report: Path | None, fail_on_regression: bool) -> int:
+    from assay.cli._render import make_console, render_run
+    from assay.report import Report
+
+    made = Report(run)
+    render_run(make_console(), run, made.comparison)
+    if report is not None:
+        made.export(report)
+        print(f"report written to {report}")
+    summary = run.summary
+    failed = summary is not None and (summary.failed or summary.errors)
+    regressed = fail_on_regression and made.comparison is not None \
+        and bool(made.comparison.regressions)
+    if regressed:
+        print("regression gate: failed (--fail-on-regression)")
+    return EXIT_FAILED if failed or regressed else EXIT_OK
+
+
+def _metadata(text: str | None) -> dict[str, Any]:
+    if text is None:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError as error:
+        fail(f"--metadata is not valid JSON: {error}")
+    if not isinstance(value, dict):
+        fail("--metadata must be a JSON object")
+    return value
+
+
+def _check_report_path(path: Path | None) -> None:
+    from assay.report import format_for
+
+    if path is not None:
+        format_for(path)
