@@ -1,0 +1,91 @@
+"""Harness overhead against the floor on a latency-bound workload.
+
+1,000 cases at concurrency 50, each calling a local OpenAI-compatible server that answers after
+50 ms through the real ``openai`` client, scored by exact match and persisted to SQLite. The
+floor is the same 1,000 calls with plain ``asyncio.gather`` and the same client, no harness.
+Target: Assay / floor <= 1.2.  Run: ``python bench/latency.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from openai import AsyncOpenAI
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _server import serve  # noqa: E402
+
+import assay  # noqa: E402
+from assay import checks  # noqa: E402
+
+CASES = 1_000
+CONCURRENCY = 50
+DELAY = 0.05
+
+
+def client(base_url: str) -> AsyncOpenAI:
+    return AsyncOpenAI(base_url=base_url, api_key="bench", max_retries=0)
+
+
+async def ask(api: AsyncOpenAI, text: str) -> str:
+    reply = await api.chat.completions.create(
+        model="bench", messages=[{"role": "user", "content": text}])
+    return reply.choices[0].message.content or ""
+
+
+async def floor(base_url: str) -> float:
+    api = client(base_url)
+    limit = asyncio.Semaphore(CONCURRENCY)
+
+    async def one(index: int) -> str:
+        async with limit:
+            return await ask(api, f"question {index}")
+
+    started = time.perf_counter()
+    answers = await asyncio.gather(*(one(i) for i in range(CASES)))
+    elapsed = time.perf_counter() - started
+    await api.close()
+    assert answers.count("ok") == CASES
+    return elapsed
+
+
+async def harness(base_url: str, database: str) -> float:
+    api = client(base_url)
+
+    async def agent(text: str, ctx: assay.AgentContext) -> str:
+        return await ask(api, text)
+
+    suite = assay.Suite("latency bench", agent=agent, checks=[checks.exact_match()])
+    for index in range(CASES):
+        suite.case(f"question {index}", expected="ok")
+    store = assay.Store.open(database, migrate=True)
+    started = time.perf_counter()
+    run = await assay.run_async(suite, db=store, concurrency=CONCURRENCY, progress=False)
+    elapsed = time.perf_counter() - started
+    store.close()
+    await api.close()
+    assert run.summary is not None and run.summary.passed == CASES, run.summary
+    return elapsed
+
+
+def main() -> None:
+    ideal = math.ceil(CASES / CONCURRENCY) * DELAY
+    with serve(DELAY) as base_url, tempfile.TemporaryDirectory() as folder:
+        asyncio.run(floor(base_url))  # warm the server and the client code paths
+        floor_s = asyncio.run(floor(base_url))
+        assay_s = asyncio.run(harness(base_url, f"sqlite:///{folder}/bench.db"))
+    print(f"cases={CASES} concurrency={CONCURRENCY} latency={DELAY * 1000:.0f}ms "
+          f"ideal={ideal:.2f}s")
+    print(f"floor (asyncio.gather + openai): {floor_s:.2f}s")
+    print(f"assay (runner + checks + SQLite): {assay_s:.2f}s")
+    ratio = assay_s / floor_s
+    print(f"assay / floor = {ratio:.2f} (target <= 1.20) {'OK' if ratio <= 1.2 else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()
