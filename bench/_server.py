@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,19 +37,29 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def _run(port: int, delay: float) -> None:
+    uvicorn.run(_app(delay), host="127.0.0.1", port=port, log_level="warning", backlog=2048)
+
+
 @contextmanager
 def serve(delay: float) -> Iterator[str]:
-    """Run the server in a background thread; yield its base URL."""
+    """Run the server in its own process (so it does not share the harness's GIL).
+
+    Yields its base URL once it accepts connections.
+    """
     port = _free_port()
-    config = uvicorn.Config(_app(delay), host="127.0.0.1", port=port, log_level="warning",
-                            backlog=2048, limit_concurrency=None)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.01)
+    process = multiprocessing.get_context("spawn").Process(target=_run, args=(port, delay),
+                                                           daemon=True)
+    process.start()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.05)
     try:
         yield f"http://127.0.0.1:{port}/v1"
     finally:
-        server.should_exit = True
-        thread.join(timeout=5)
+        process.terminate()
+        process.join(timeout=5)

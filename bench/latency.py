@@ -18,14 +18,15 @@ from pathlib import Path
 from openai import AsyncOpenAI
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _server import serve  # noqa: E402
+from _server import serve
 
-import assay  # noqa: E402
-from assay import checks  # noqa: E402
+import assay
+from assay import checks
 
 CASES = 1_000
 CONCURRENCY = 50
 DELAY = 0.05
+ROUNDS = 3
 
 
 def client(base_url: str) -> AsyncOpenAI:
@@ -75,14 +76,20 @@ async def harness(base_url: str, database: str) -> float:
 
 def main() -> None:
     ideal = math.ceil(CASES / CONCURRENCY) * DELAY
+    floors, harnesses = [], []
     with serve(DELAY) as base_url, tempfile.TemporaryDirectory() as folder:
         asyncio.run(floor(base_url))  # warm the server and the client code paths
-        floor_s = asyncio.run(floor(base_url))
-        assay_s = asyncio.run(harness(base_url, f"sqlite:///{folder}/bench.db"))
+        # Alternate the two and keep the best of each: the machine's noise is one-sided.
+        for round_ in range(ROUNDS):
+            floors.append(asyncio.run(floor(base_url)))
+            harnesses.append(asyncio.run(harness(base_url, f"sqlite:///{folder}/{round_}.db")))
+    floor_s, assay_s = min(floors), min(harnesses)
     print(f"cases={CASES} concurrency={CONCURRENCY} latency={DELAY * 1000:.0f}ms "
-          f"ideal={ideal:.2f}s")
-    print(f"floor (asyncio.gather + openai): {floor_s:.2f}s")
-    print(f"assay (runner + checks + SQLite): {assay_s:.2f}s")
+          f"ideal={ideal:.2f}s rounds={ROUNDS} (best of each)")
+    print(f"floor (asyncio.gather + openai): {floor_s:.2f}s  "
+          f"[{', '.join(f'{v:.2f}' for v in floors)}]")
+    print(f"assay (runner + checks + SQLite): {assay_s:.2f}s  "
+          f"[{', '.join(f'{v:.2f}' for v in harnesses)}]")
     ratio = assay_s / floor_s
     print(f"assay / floor = {ratio:.2f} (target <= 1.20) {'OK' if ratio <= 1.2 else 'MISSED'}")
 

@@ -37,7 +37,7 @@ def main() -> None:
         started = time.perf_counter()
         run = asyncio.run(assay.run_async(suite, db=store, concurrency=64, progress=False))
         elapsed = time.perf_counter() - started
-        stored = len(store.get_run(run.id).samples)
+        stored = len(store.sample_keys(run.id))
         store.close()
     assert run.summary is not None and run.summary.passed == SAMPLES
     assert stored == SAMPLES

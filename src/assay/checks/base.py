@@ -61,6 +61,14 @@ class Check:
 
     def settings(self) -> dict[str, JSON]:
         """The check's own settings, portable, for fingerprints and storage."""
+        cached = self.__dict__.get("_settings")
+        if cached is None:
+            # Settings never change (the check is frozen): compute them once per check.
+            cached = self._describe()
+            self.__dict__["_settings"] = cached
+        return dict(cached)
+
+    def _describe(self) -> dict[str, JSON]:
         values = {
             f.name: getattr(self, f.name)
             for f in dataclasses.fields(self)

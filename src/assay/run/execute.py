@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import copy
 import functools
 import inspect
 import math
@@ -31,7 +30,7 @@ async def run_sample(
 ) -> SampleResult:
     """Execute one sample; whatever the agent does, a result comes back (never an exception)."""
     # The agent gets copies, so nothing it does can alter the suite or a later sample.
-    case = copy.deepcopy(plan.case)
+    case = plan.case.copy()
     context = AgentContext(case=case, model=model, sample=index, setup=case.setup)
     started = time.perf_counter()
     try:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from assay.agent import ModelSpec, parse_models
 from assay.compare import compare_runs
 from assay.errors import BaselineError, ConfigurationError, SpecError
-from assay.results import CaseSnapshot, Run, RunStatus, summarise
+from assay.results import CaseSnapshot, Run, RunStatus, RunSummary, summarise
 from assay.run.progress import Progress
 from assay.run.runner import DEFAULT_CONCURRENCY, Execution, Runner
 from assay.run.sink import BatchingSink
@@ -88,11 +88,17 @@ async def execute_suite(suite: Suite, options: RunOptions, store: Store,
     runner = Runner(suite.agent, execution=execution, sink=BatchingSink(store, run.id),
                     progress=progress)
     try:
-        await runner.execute(plan, models, skip=skip)
+        results = await runner.execute(plan, models, skip=skip)
     except BaseException:
         await asyncio.to_thread(store.mark_interrupted, run.id, finished_at=_now())
         raise
-    return await asyncio.to_thread(_complete, store, run.id, explicit, options.tolerance)
+    # A resumed run's earlier samples are in the store; a fresh run's are all in hand.
+    fresh = None if skip else run.with_samples(tuple(results))
+    del results
+    conclusion = await asyncio.to_thread(_conclude, store, run.id, fresh, explicit,
+                                         options.tolerance)
+    del fresh  # only one copy of a large run in memory while the completed run is read back
+    return await asyncio.to_thread(_complete, store, run.id, conclusion)
 
 
 def _begin(store: Store, suite: Suite, plan: SuitePlan,
@@ -163,15 +169,28 @@ def _require_compatible(run: Run, suite: Suite, plan: SuitePlan, role: str) -> N
                             + "; ".join(mismatches))
 
 
-def _complete(store: Store, run_id: str, explicit: Run | None, tolerance: float) -> Run:
-    current = store.get_run(run_id)
+@dataclass(frozen=True, slots=True)
+class _Conclusion:
+    summary: RunSummary
+    comparison: dict[str, Any] | None
+    baseline_id: str | None
+
+
+def _conclude(store: Store, run_id: str, fresh: Run | None, explicit: Run | None,
+              tolerance: float) -> _Conclusion:
+    current = fresh or store.get_run(run_id)
     baseline = explicit or store.find_baseline(current)
     comparison = None
     if baseline is not None:
         comparison = compare_runs(baseline, current, tolerance=tolerance).to_json()
-    return store.complete_run(run_id, summary=summarise(current.samples), finished_at=_now(),
-                              comparison=comparison,
-                              baseline_id=None if baseline is None else baseline.id)
+    return _Conclusion(summarise(current.samples), comparison,
+                       None if baseline is None else baseline.id)
+
+
+def _complete(store: Store, run_id: str, conclusion: _Conclusion) -> Run:
+    return store.complete_run(run_id, summary=conclusion.summary, finished_at=_now(),
+                              comparison=conclusion.comparison,
+                              baseline_id=conclusion.baseline_id)
 
 
 def _now() -> datetime:

@@ -54,8 +54,8 @@ class BatchingSink:
     agents while the database works.
     """
 
-    def __init__(self, writer: SampleWriter, run_id: str, *, batch_size: int = 200,
-                 interval: float = 0.25) -> None:
+    def __init__(self, writer: SampleWriter, run_id: str, *, batch_size: int = 500,
+                 interval: float = 0.5) -> None:
         self._writer = writer
         self._run_id = run_id
         self._batch_size = batch_size

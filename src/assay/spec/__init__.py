@@ -1,6 +1,6 @@
 """Suites and cases: what the agent is asked and what must be true afterwards."""
 
-from assay.spec._json import JSON, canonical_json, digest, portable
+from assay.spec._json import JSON, canonical_json, copy_json, digest, portable
 from assay.spec.case import Case, ExpectedAction
 from assay.spec.metrics import JUDGE_CRITERIA, CheckDefinition, MetricKind, PlannedMetric
 from assay.spec.plan import ACTIONS_METRIC, CasePlan, SuitePlan
@@ -19,6 +19,7 @@ __all__ = [
     "Suite",
     "SuitePlan",
     "canonical_json",
+    "copy_json",
     "digest",
     "portable",
 ]

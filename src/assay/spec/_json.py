@@ -43,6 +43,15 @@ def _portable_mapping(value: Mapping[Any, Any], field: str) -> dict[str, JSON]:
     return result
 
 
+def copy_json(value: JSON) -> JSON:
+    """A deep copy of portable JSON; much cheaper than :func:`copy.deepcopy` on the hot path."""
+    if isinstance(value, dict):
+        return {key: copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [copy_json(item) for item in value]
+    return value
+
+
 def canonical_json(value: JSON) -> str:
     """Serialise with sorted keys and no spacing: equal values give equal text.
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from assay.errors import SpecError
-from assay.spec._json import JSON, portable
+from assay.spec._json import JSON, copy_json, portable
 from assay.spec.metrics import CheckDefinition
 
 _ACTION_KEYS = frozenset({"name", "arguments", "group"})
@@ -45,6 +45,17 @@ class Case:
     checks: tuple[CheckDefinition, ...] = ()
     setup: JSON = None
     group: str | None = None
+
+    def copy(self) -> Case:
+        """A copy whose JSON parts are fresh, to hand to an agent that may mutate them."""
+        return replace(
+            self,
+            input=copy_json(self.input),
+            reference=copy_json(self.reference),
+            metadata=copy_json(self.metadata),  # type: ignore[arg-type]
+            setup=copy_json(self.setup),
+            minimum_scores=None if self.minimum_scores is None else dict(self.minimum_scores),
+        )
 
     def definition(self) -> dict[str, JSON]:
         """The case's own portable definition; absent optional parts are left out.

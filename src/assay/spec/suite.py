@@ -51,6 +51,7 @@ class Suite:
             concurrency, "concurrency", name)
         self.checks: tuple[CheckDefinition, ...] = _default_checks(checks, name)
         self._cases: list[Case] = []
+        self._ids: set[str] = set()
 
     @property
     def cases(self) -> tuple[Case, ...]:
@@ -90,12 +91,13 @@ class Suite:
 
     def add(self, case: Case) -> None:
         """Add an already-built case (file loaders use this); ids must stay unique."""
-        if any(existing.id == case.id for existing in self._cases):
+        if case.id in self._ids:
             raise SpecError("duplicate case id; give each case a unique id=",
                             location=self.name, case=case.id, field="id")
         # Plan it now so a bad minimum_scores name fails at definition time.
         plan_suite(self.name, self.version, [case], self.checks, judged=True)
         self._cases.append(case)
+        self._ids.add(case.id)
 
     def plan(self, *, judged: bool | None = None) -> SuitePlan:
         """Fix the metrics of every case; ``judged`` defaults to whether a judge is set."""
