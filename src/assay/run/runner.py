@@ -107,6 +107,10 @@ class Runner:
             async with asyncio.TaskGroup() as group:
                 for task in tasks:
                     group.create_task(one(task))
+        except BaseExceptionGroup as failures:
+            # Agent failures never get here (they are results); this is the harness itself
+            # failing (a sink, a progress display): surface the first cause, not a group.
+            raise failures.exceptions[0] from None
         finally:
             await asyncio.shield(self.sink.close())
         return [results[task.key] for task in tasks]

@@ -1,0 +1,157 @@
+"""`assay.run` end to end against a real store (SQLite and PostgreSQL)."""
+
+import asyncio
+import threading
+
+import pytest
+
+import assay
+from assay import checks
+from assay.results import RunStatus
+
+
+def build(answer="30 days", *, calls=None, version=None):
+    def agent(text, ctx):
+        if calls is not None:
+            calls.append(ctx.case.id)
+        return {"answer": answer, "actions": [{"name": "lookup", "group": "kb",
+                                                "arguments": {"topic": "returns"}}]}
+
+    suite = assay.Suite("Support", agent=agent, agent_name="SupportAgent", version=version,
+                        checks=[checks.exact_match()])
+    suite.case("How long?", id="returns", expected="30 days",
+               expected_actions=[{"group": "kb", "name": "lookup",
+                                  "arguments": {"topic": "returns"}}])
+    suite.case("Warranty?", id="warranty", expected="30 days")
+    return suite
+
+
+def test_run_persists_and_compares_with_the_latest_compatible_run(store):
+    first = assay.run(build(), db=store, metadata={"revision": "a"}, progress=False)
+    assert first.status is RunStatus.COMPLETED and first.summary.pass_rate == 1.0
+    assert first.comparison is None and first.baseline_id is None
+    second = assay.run(build(answer="7 days"), db=store, progress=False)
+    assert second.baseline_id == first.id
+    regressed = {(c["case_id"], c["metric"]) for c in second.comparison["changes"]}
+    assert regressed == {("returns", "exact_match"), ("warranty", "exact_match")}
+    stored = store.get_run(second.id)
+    assert stored.snapshot() == second.snapshot()
+    assert stored.metadata == {} and store.get_run(first.id).metadata == {"revision": "a"}
+
+
+def test_a_changed_definition_is_not_a_baseline(store):
+    first = assay.run(build(), db=store, progress=False)
+    other = assay.run(build(version="2"), db=store, progress=False)
+    assert other.fingerprint != first.fingerprint and other.baseline_id is None
+
+
+def test_explicit_baseline_must_be_compatible_and_is_checked_before_the_agent(store):
+    unrelated = assay.run(build(version="2"), db=store, progress=False)
+    calls = []
+    with pytest.raises(assay.BaselineError, match="not compatible"):
+        assay.run(build(calls=calls), db=store, baseline=unrelated.id, progress=False)
+    with pytest.raises(assay.BaselineError, match="nosuch"):
+        assay.run(build(calls=calls), db=store, baseline="nosuch", progress=False)
+    assert calls == []
+    assert [run.id for run in store.history()] == [unrelated.id]
+
+
+def test_samples_and_models_multiply_the_work(store):
+    run = assay.run(build(), db=store, samples=3, models=["gpt-4.1-mini", "ollama/qwen3:8b"],
+                    progress=False)
+    assert run.summary.samples == 2 * 2 * 3
+    assert set(run.summary.by_model) == {"gpt-4.1-mini", "ollama/qwen3:8b"}
+    assert run.settings["models"] == ["gpt-4.1-mini", "ollama/qwen3:8b"]
+    keys = [(s.case_id, s.model, s.sample) for s in run.samples]
+    assert keys[:3] == [("returns", "gpt-4.1-mini", k) for k in range(3)]
+
+
+def test_samples_are_persisted_as_they_land(store):
+    """While the last sample is still running, the earlier ones are already stored."""
+    release = threading.Event()
+    seen = {}
+
+    async def agent(text, ctx):
+        if ctx.case.id == "last":
+            for _ in range(100):
+                run = store.latest_run()
+                if run is not None and len(run.samples) == 3:
+                    seen["stored"] = [s.case_id for s in run.samples]
+                    seen["status"] = run.status
+                    break
+                await asyncio.sleep(0.05)
+            release.set()
+        return "ok"
+
+    suite = assay.Suite("Streaming", agent=agent, checks=[checks.contains("ok")])
+    for case_id in ("a", "b", "c", "last"):
+        suite.case(case_id, id=case_id)
+    assay.run(suite, db=store, concurrency=1, progress=False)
+    assert release.is_set()
+    assert seen == {"stored": ["a", "b", "c"], "status": RunStatus.RUNNING}
+
+
+class CrashAfter:
+    """A progress display that crashes the harness after ``count`` samples landed."""
+
+    def __init__(self, count):
+        self.count = count
+
+    def start(self, total, description):
+        pass
+
+    def advance(self, result):
+        self.count -= 1
+        if self.count == 0:
+            raise RuntimeError("harness crashed")
+
+    def stop(self):
+        pass
+
+
+def crashy_suite(calls, version=None):
+    async def agent(text, ctx):
+        calls.append(ctx.case.id)
+        await asyncio.sleep(0.01)  # a point where the crash can stop the next sample
+        return "ok"
+
+    suite = assay.Suite("Crashy", agent=agent, checks=[checks.contains("ok")], version=version)
+    for index in range(6):
+        suite.case(f"c{index}", id=f"c{index}")
+    return suite
+
+
+def test_a_crash_marks_the_run_interrupted_and_resume_completes_it(store):
+    calls = []
+    suite = crashy_suite(calls)
+    with pytest.raises(RuntimeError, match="harness crashed"):
+        assay.run(suite, db=store, concurrency=1, progress=CrashAfter(3))
+    interrupted = store.latest_run()
+    assert interrupted.status is RunStatus.INTERRUPTED
+    assert [s.case_id for s in interrupted.samples] == ["c0", "c1", "c2"]
+
+    assert calls == ["c0", "c1", "c2", "c3"]  # c3 was cut short by the crash
+    calls.clear()
+    resumed = assay.run(suite, db=store, resume=interrupted.id[:8], progress=False)
+    assert resumed.id == interrupted.id and resumed.status is RunStatus.COMPLETED
+    assert calls == ["c3", "c4", "c5"]
+    assert resumed.summary.passed == 6
+    assert [s.case_id for s in resumed.samples] == [f"c{i}" for i in range(6)]
+    with pytest.raises(assay.ConfigurationError, match="read-only"):
+        assay.run(suite, db=store, resume=resumed.id, progress=False)
+
+
+def test_resume_refuses_a_changed_suite(store):
+    with pytest.raises(RuntimeError):
+        assay.run(crashy_suite([]), db=store, concurrency=1, progress=CrashAfter(1))
+    changed = crashy_suite([], version="2")
+    with pytest.raises(assay.BaselineError, match="fingerprint"):
+        assay.run(changed, db=store, resume=store.latest_run().id, progress=False)
+
+
+def test_invalid_options_fail_before_anything_is_stored(store):
+    for options in ({"samples": 0}, {"concurrency": -1}, {"tolerance": 2},
+                    {"metadata": {"x": object()}}, {"models": ["gpt-4o", "openai/gpt-4o"]}):
+        with pytest.raises(assay.SpecError):
+            assay.run(build(), db=store, progress=False, **options)
+    assert store.history() == []

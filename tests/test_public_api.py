@@ -1,0 +1,29 @@
+import subprocess
+import sys
+
+import assay
+
+PUBLIC = {
+    "Action", "AgentContext", "AssayError", "BaselineError", "Case", "ConfigurationError",
+    "MetricResult", "ModelSpec", "Observation", "Outcome", "ReadOnlyRunError", "Report", "Run",
+    "RunComparison", "RunStatus", "SampleResult", "SampleStatus", "SpecError", "Store",
+    "StoreError", "Suite", "Usage", "__version__", "checks", "run", "run_async",
+}
+
+
+def test_all_is_the_public_surface_and_sorted():
+    assert set(assay.__all__) == PUBLIC
+    assert assay.__all__ == sorted(assay.__all__)
+
+
+def test_every_exported_name_resolves():
+    for name in assay.__all__:
+        assert getattr(assay, name) is not None, name
+
+
+def test_importing_assay_does_not_load_the_store_or_the_cli():
+    code = ("import sys, assay; heavy = [m for m in ('sqlalchemy', 'typer', 'rich', 'alembic')"
+            " if m in sys.modules]; print(','.join(heavy))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    assert loaded == ""
