@@ -27,3 +27,11 @@ def test_importing_assay_does_not_load_the_store_or_the_cli():
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True).stdout.strip()
     assert loaded == ""
+
+
+def test_run_stays_the_function_after_the_runner_package_is_imported():
+    import inspect
+
+    import assay.runner.session
+
+    assert inspect.isfunction(assay.run) and inspect.iscoroutinefunction(assay.run_async)

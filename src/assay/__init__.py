@@ -31,7 +31,7 @@ from assay.spec import Case, Suite
 if TYPE_CHECKING:
     from assay.compare import RunComparison
     from assay.report import Report
-    from assay.run import run, run_async
+    from assay.runner import run, run_async
     from assay.store import Store
 
 __version__ = "0.1.0"
@@ -41,8 +41,8 @@ _LAZY = {
     "Report": "assay.report",
     "RunComparison": "assay.compare",
     "Store": "assay.store",
-    "run": "assay.run",
-    "run_async": "assay.run",
+    "run": "assay.runner",
+    "run_async": "assay.runner",
 }
 
 __all__ = [

@@ -69,8 +69,8 @@ def run_command(
 
 def _execute(suite: Any, options: dict[str, Any], url: str | None, quiet: bool, run_id: str,
              spec: Path) -> Any:
-    from assay.run.api import run_async
-    from assay.run.progress import default_progress
+    from assay.runner.api import run_async
+    from assay.runner.progress import default_progress
 
     try:
         return asyncio.run(run_async(suite, db=url, progress=default_progress(quiet),

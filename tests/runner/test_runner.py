@@ -6,7 +6,7 @@ import time
 import assay
 from assay import checks
 from assay.results import SampleStatus
-from assay.run import Execution, MemorySink, Runner
+from assay.runner import Execution, MemorySink, Runner
 
 
 def execute(suite, *, samples=1, concurrency=8, models=(), timeout=None, model_concurrency=None):

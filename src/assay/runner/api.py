@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from assay.agent import ModelSpec
 from assay.results import Run
-from assay.run.progress import Progress, default_progress
-from assay.run.session import execute_suite, resolve_options
+from assay.runner.progress import Progress, default_progress
+from assay.runner.session import execute_suite, resolve_options
 from assay.spec import Suite
 
 if TYPE_CHECKING:

@@ -155,3 +155,11 @@ def test_invalid_options_fail_before_anything_is_stored(store):
         with pytest.raises(assay.SpecError):
             assay.run(build(), db=store, progress=False, **options)
     assert store.history() == []
+
+
+def test_a_judge_that_cannot_be_run_is_refused_rather_than_silently_skipped(store):
+    suite = assay.Suite("Judged", agent=lambda text, ctx: "ok", judge=object())
+    suite.case("q", expected="ok")
+    with pytest.raises(assay.ConfigurationError, match="judge"):
+        assay.run(suite, db=store, progress=False)
+    assert store.history() == []

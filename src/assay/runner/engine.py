@@ -11,9 +11,9 @@ from typing import Any
 
 from assay.agent import ModelSpec
 from assay.results import SampleResult
-from assay.run.execute import run_sample
-from assay.run.progress import Progress, QuietProgress
-from assay.run.sink import MemorySink, ResultSink
+from assay.runner.execute import run_sample
+from assay.runner.progress import Progress, QuietProgress
+from assay.runner.sink import MemorySink, ResultSink
 from assay.spec import CasePlan, SuitePlan
 
 DEFAULT_CONCURRENCY = 8

@@ -13,9 +13,9 @@ from assay.agent import ModelSpec, parse_models
 from assay.compare import compare_runs
 from assay.errors import BaselineError, ConfigurationError, SpecError
 from assay.results import CaseSnapshot, Run, RunStatus, RunSummary, summarise
-from assay.run.progress import Progress
-from assay.run.runner import DEFAULT_CONCURRENCY, Execution, Runner
-from assay.run.sink import BatchingSink
+from assay.runner.engine import DEFAULT_CONCURRENCY, Execution, Runner
+from assay.runner.progress import Progress
+from assay.runner.sink import BatchingSink
 from assay.spec import JSON, Suite, SuitePlan, portable
 
 if TYPE_CHECKING:
@@ -80,6 +80,11 @@ async def execute_suite(suite: Suite, options: RunOptions, store: Store,
     propagates.
     """
     plan = suite.plan()
+    if plan.judged:
+        # Judge criteria would be planned (and fingerprinted) but never calculated: refuse
+        # rather than report a judged run that no judge looked at.
+        raise ConfigurationError(f"suite {suite.name!r} has a judge, but this version of "
+                                 "Assay cannot run judge criteria yet; remove judge=")
     explicit = _explicit_baseline(store, options.baseline, suite, plan)
     run, skip, models = _begin(store, suite, plan, options)
     execution = Execution(samples=int(run.settings["samples"]),  # type: ignore[arg-type]
