@@ -5,9 +5,13 @@ import assay
 
 PUBLIC = {
     "Action", "AgentContext", "AssayError", "BaselineError", "Case", "ConfigurationError",
+    "Criterion", "agents", "criterion", "judges",
     "MetricResult", "ModelSpec", "Observation", "Outcome", "ReadOnlyRunError", "Report", "Run",
-    "RunComparison", "RunStatus", "SampleResult", "SampleStatus", "SpecError", "Store",
+    "RunStatus", "SampleResult", "SampleStatus", "SpecError", "Store",
+    "Comparison", "ModelComparison", "NoiseFloor",
     "StoreError", "Suite", "Usage", "__version__", "checks", "run", "run_async",
+    "ApiFixtures", "ReplayError", "api",
+    "Catalog", "Gate", "Harness", "Reply", "ScenarioParser", "harness_agent", "load_suite",
 }
 
 

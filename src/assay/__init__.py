@@ -17,19 +17,26 @@ from typing import TYPE_CHECKING, Any
 
 from assay import checks
 from assay.agent import Action, AgentContext, ModelSpec, Observation, Outcome, Usage
+from assay.agent.harness import Harness, harness_agent
 from assay.errors import (
     AssayError,
     BaselineError,
     ConfigurationError,
     ReadOnlyRunError,
+    ReplayError,
     SpecError,
     StoreError,
 )
 from assay.results import MetricResult, Run, RunStatus, SampleResult, SampleStatus
-from assay.spec import Case, Suite
+from assay.spec import ApiFixtures, Case, Suite, api
+from assay.spec.gate import Gate
+from assay.spec.parts import Reply
 
 if TYPE_CHECKING:
-    from assay.compare import RunComparison
+    from assay import agents, judges
+    from assay.judging.criteria import Criterion, criterion
+    from assay.compare import Comparison, ModelComparison, NoiseFloor
+    from assay.load import Catalog, ScenarioParser, load_suite
     from assay.report import Report
     from assay.runner import run, run_async
     from assay.store import Store
@@ -39,37 +46,64 @@ __version__ = "0.1.0"
 # Heavier parts (the store pulls in SQLAlchemy) load on first use, keeping `import assay` light.
 _LAZY = {
     "Report": "assay.report",
-    "RunComparison": "assay.compare",
+    # Adapters and judges pull in their client code (and pydantic) only when used.
+    "agents": "assay.agents",
+    "judges": "assay.judges",
+    "Criterion": "assay.judging.criteria",
+    "criterion": "assay.judging.criteria",
+    "Comparison": "assay.compare",
+    "ModelComparison": "assay.compare",
+    "NoiseFloor": "assay.compare",
     "Store": "assay.store",
     "run": "assay.runner",
     "run_async": "assay.runner",
+    # File loaders pull in pydantic (and PyYAML when a YAML file is read).
+    "Catalog": "assay.load",
+    "ScenarioParser": "assay.load",
+    "load_suite": "assay.load",
 }
 
 __all__ = [
     "Action",
     "AgentContext",
+    "ApiFixtures",
     "AssayError",
     "BaselineError",
     "Case",
+    "Catalog",
+    "Comparison",
     "ConfigurationError",
+    "Criterion",
+    "Gate",
+    "Harness",
     "MetricResult",
+    "ModelComparison",
     "ModelSpec",
+    "NoiseFloor",
     "Observation",
     "Outcome",
     "ReadOnlyRunError",
+    "ReplayError",
+    "Reply",
     "Report",
     "Run",
-    "RunComparison",
     "RunStatus",
     "SampleResult",
     "SampleStatus",
+    "ScenarioParser",
     "SpecError",
     "Store",
     "StoreError",
     "Suite",
     "Usage",
     "__version__",
+    "agents",
+    "api",
     "checks",
+    "criterion",
+    "harness_agent",
+    "judges",
+    "load_suite",
     "run",
     "run_async",
 ]
@@ -79,6 +113,8 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'assay' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    loaded = importlib.import_module(module)
+    # A lazy submodule ("agents", "judges") is the module itself, not one of its names.
+    value = loaded if module == f"assay.{name}" else getattr(loaded, name)
     globals()[name] = value
     return value

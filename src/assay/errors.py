@@ -6,8 +6,9 @@
     ├── SpecError            a suite, case or option that means nothing (exit 2)
     ├── ConfigurationError   settings, databases, baselines that cannot be used (exit 2)
     │   └── BaselineError    a missing or incompatible baseline (exit 2)
-    └── StoreError           the history store refused or failed an operation
-        └── ReadOnlyRunError a completed run cannot change
+    ├── StoreError           the history store refused or failed an operation
+    │   └── ReadOnlyRunError a completed run cannot change
+    └── ReplayError          a request the HTTP replay of a sample refused
 
 Per-sample failures (an agent that raised, a check that errored) are stored results, never
 raised out of the runner.
@@ -68,3 +69,11 @@ class StoreError(AssayError):
 
 class ReadOnlyRunError(StoreError):
     """A completed run was asked to change; completed runs are append-only."""
+
+
+class ReplayError(AssayError):
+    """A request that the HTTP replay of a sample refused (undeclared, mismatched, exhausted).
+
+    The agent sees it raised from its HTTP client (as that client's own connection error type
+    as well); whether or not the agent catches it, the sample is recorded as an agent error.
+    """

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from assay.compare import compare_runs
+from assay.compare import ModelComparison, compare_runs, stored_form
 from assay.report import Report
 from assay.results import Run
 
 TOP_LEVEL = {"id", "sequence", "suite", "suite_version", "agent", "fingerprint", "status",
              "started_at", "finished_at", "settings", "metadata", "baseline_id", "summary",
-             "cases", "samples", "comparison"}
+             "cases", "samples", "comparison", "model_comparison"}
 
 
 def test_top_level_is_the_run_snapshot(current_run: Run, baseline_run: Run) -> None:
@@ -44,13 +44,18 @@ def test_summary_samples_and_metrics(current_run: Run) -> None:
 def test_comparison_against_baseline(current_run: Run, baseline_run: Run) -> None:
     data = json.loads(Report(current_run, baseline=baseline_run, tolerance=0.02).to_json())
     comparison = data["comparison"]
+    assert next(iter(comparison)) == "summary"
+    assert comparison["summary"].startswith("3 of 3 paired item(s) compared, 0 excluded")
     assert comparison["baseline_id"] == "run-0001"
-    assert comparison["tolerance"] == 0.02
-    assert comparison["items_compared"] == 3
-    assert comparison["regressions"] == 4
+    assert comparison["policy"]["tolerance"] == 0.02
+    assert comparison["policy"]["drift_tolerance"] == 0.025
+    assert comparison["pairing"]["compared"] == 3
+    assert comparison["headline"]["delta"] == 1 / 3 - 1
+    assert (comparison["regressions"], comparison["signal_regressions"]) == (4, 4)
     kinds = {(c["case_id"], c["metric"]): c["kind"] for c in comparison["changes"]}
-    assert kinds[("refund", "exact_match")] == "newly_failed"
+    assert kinds[("refund", "exact_match")] == "deterministic_regression"
     assert kinds[("escalation", "(agent)")] == "new_error"
+    assert {c["noise"] for c in comparison["changes"]} == {"unmeasured"}
 
 
 def test_no_baseline_means_null_comparison(current_run: Run) -> None:
@@ -58,16 +63,16 @@ def test_no_baseline_means_null_comparison(current_run: Run) -> None:
 
 
 def test_stored_comparison_is_used(current_run: Run, baseline_run: Run) -> None:
-    stored = compare_runs(baseline_run, current_run).to_json()
+    stored = stored_form(compare_runs(baseline_run, current_run), None)
     report = Report(replace(current_run, comparison=stored, baseline_id="run-0001"))
     assert report.comparison is not None
-    assert report.to_dict()["comparison"] == stored
+    assert stored is not None and report.to_dict()["comparison"] == stored["baseline"]
     assert report.to_dict()["baseline_id"] == "run-0001"
-    assert "Baseline run-0001: 3 item(s) compared, 4 regression(s)" in report.to_text()
+    assert "Baseline run-0001: 4 regression(s) (4 signal)" in report.to_text()
 
 
 def test_explicit_baseline_wins_over_stored(current_run: Run, baseline_run: Run) -> None:
-    stored = compare_runs(baseline_run, current_run).to_json()
+    stored = stored_form(compare_runs(baseline_run, current_run), None)
     report = Report(replace(current_run, comparison=stored), baseline=current_run)
     assert report.comparison is not None
     assert report.comparison.baseline_id == "run-0002"
@@ -84,3 +89,21 @@ def test_non_ascii_is_kept(current_run: Run) -> None:
     text = Report(replace(current_run, suite="Rückerstattung für Kunden")).to_json()
     assert "Rückerstattung für Kunden" in text
     assert text == json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+
+
+def test_stored_model_intervals_are_rendered_not_resampled(current_run: Run) -> None:
+    two_models = replace(current_run, samples=tuple(
+        replace(sample, model=model) for sample in current_run.samples
+        for model in ("model-a", "model-b")))
+    computed = ModelComparison.of(two_models)
+    # A stored comparison marked so that a recomputation could not produce it.
+    marked = replace(computed, conclusion="as recorded", seed=41)
+    report = Report(replace(two_models, comparison=stored_form(None, marked)))
+    assert report.model_comparison == marked
+    assert report.to_dict()["model_comparison"]["conclusion"] == "as recorded"
+    assert "as recorded" in report.to_text() and "as recorded" in report.to_markdown()
+    assert Report(two_models).model_comparison == computed
+
+
+def test_a_single_model_run_has_no_model_comparison(current_run: Run) -> None:
+    assert Report(current_run).to_dict()["model_comparison"] is None

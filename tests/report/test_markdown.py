@@ -92,6 +92,8 @@ def test_figures_use_the_markdown_fraction(current_run: Run, baseline_run: Run) 
     markdown = Report(current_run, baseline=baseline_run).to_markdown()
     assert "- **Pass rate:** 1/3 (33%)" in markdown
     assert "- **Fingerprint:** `3f9a1c2b7d4e`" in markdown
-    assert "Baseline `run-0001`: 3 item(s) compared, 4 regression(s)" in markdown
+    assert "**3 of 3 paired item(s) compared, 0 excluded (0% of the paired corpus)**" in markdown
+    assert "**Pass rate over the compared items: 3/3 (100%) → 1/3 (33%)" in markdown
+    assert "Baseline `run-0001`: 4 regression(s) (4 signal), 0 improvement(s)" in markdown
     assert "### Judge criteria" in markdown
     assert "No compatible baseline." in Report(current_run).to_markdown()

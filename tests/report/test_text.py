@@ -26,7 +26,9 @@ def test_running_run_without_baseline(running_run: Run,
 def test_sections_come_in_order(current_run: Run, baseline_run: Run) -> None:
     text = Report(current_run, baseline=baseline_run).to_text()
     marks = ["Assay report:", "\nSummary\n", "Judge criteria", "By model:", "\nComparison\n",
-             "Regressions (4):", "\nCases\n", "1. order-status", "2. refund", "3. escalation"]
+             "3 of 3 paired item(s) compared", "Pass rate over the compared items",
+             "Deterministic regressions (2):", "New errors (2):", "\nCases\n",
+             "1. order-status", "2. refund", "3. escalation"]
     positions = [text.index(mark) for mark in marks]
     assert positions == sorted(positions)
 
@@ -45,7 +47,11 @@ def test_headline_figures(current_run: Run, baseline_run: Run) -> None:
     assert "Check score:   0.417" in text
     assert "Cases passed:  1 of 3" in text
     assert "Fingerprint:  3f9a1c2b7d4e\n" in text
-    assert "Baseline run-0001: 3 item(s) compared, 4 regression(s)" in text
+    assert "\nComparison\n----------\n3 of 3 paired item(s) compared, 0 excluded (0% of the " \
+           "paired corpus)\n" in text
+    assert "Pass rate over the compared items: 3/3 · 100% → 1/3 · 33% (−67 points, " \
+           "unmeasured)" in text
+    assert "Baseline run-0001: 4 regression(s) (4 signal), 0 improvement(s)" in text
     assert "~$0.0246 (2 of 3 samples priced)" in text
     assert text.rstrip().endswith(ESTIMATED_LEGEND)
 
@@ -56,11 +62,12 @@ def test_regressions_before_improvements() -> None:
     baseline = make_run([passing[0], passing[1], failing[2]], run_id="base", sequence=1)
     current = make_run([passing[0], failing[1], passing[2]], run_id="cur", sequence=2)
     text = Report(current, baseline=baseline).to_text()
-    assert "Baseline base: 3 item(s) compared, 2 regression(s)" in text
-    assert text.index("Regressions (2):") < text.index("Improvements (2):")
+    assert "Baseline base: 2 regression(s) (2 signal), 2 improvement(s)" in text
+    assert text.index("Deterministic regressions (2):") < text.index("Improvements (2):")
     improvements = text[text.index("Improvements (2):"):text.index("\nCases\n")]
     assert "escalation [openai/gpt-4o-mini]  (agent)" in improvements
-    assert "contains  improvement  0.000 → 1.000\n" in improvements
+    assert "contains  content   0.000 → 1.000   unmeasured\n" in improvements
+    assert "passed 0/1 samples before, 1/1 now" in improvements
 
 
 def test_without_baseline() -> None:

@@ -32,7 +32,8 @@ def test_run_persists_and_compares_with_the_latest_compatible_run(store):
     assert first.comparison is None and first.baseline_id is None
     second = assay.run(build(answer="7 days"), db=store, progress=False)
     assert second.baseline_id == first.id
-    regressed = {(c["case_id"], c["metric"]) for c in second.comparison["changes"]}
+    changes = second.comparison["baseline"]["changes"]
+    regressed = {(c["case_id"], c["metric"]) for c in changes}
     assert regressed == {("returns", "exact_match"), ("warranty", "exact_match")}
     stored = store.get_run(second.id)
     assert stored.snapshot() == second.snapshot()
@@ -105,6 +106,9 @@ class CrashAfter:
         if self.count == 0:
             raise RuntimeError("harness crashed")
 
+    def note(self, message):
+        pass
+
     def stop(self):
         pass
 
@@ -157,9 +161,9 @@ def test_invalid_options_fail_before_anything_is_stored(store):
     assert store.history() == []
 
 
-def test_a_judge_that_cannot_be_run_is_refused_rather_than_silently_skipped(store):
+def test_something_that_is_not_a_judge_is_refused_before_anything_runs(store):
     suite = assay.Suite("Judged", agent=lambda text, ctx: "ok", judge=object())
     suite.case("q", expected="ok")
-    with pytest.raises(assay.ConfigurationError, match="judge"):
+    with pytest.raises(assay.ConfigurationError, match="not a judge"):
         assay.run(suite, db=store, progress=False)
     assert store.history() == []

@@ -32,10 +32,32 @@ def test_judge_defaults_apply_only_with_a_judge_and_a_reference():
     assert metric_names(suite, 0, judged=False) == []
     assert metric_names(suite, 0, judged=True) == [
         ("semantic_accuracy", "judge", 0.9), ("answer_relevancy", "judge", 0.9)]
-    assert metric_names(suite, 1, judged=True) == []
+    assert metric_names(suite, 1, judged=True) == [("task_completion", "judge", 0.7)]
 
 
 def test_judged_and_unjudged_plans_have_different_fingerprints():
     suite = assay.Suite("S", agent=agent)
     suite.case("a", expected="30 days")
     assert suite.plan(judged=True).fingerprint != suite.plan(judged=False).fingerprint
+
+
+def test_suite_criteria_replace_the_default_pair_and_case_criteria_always_run():
+    concise = assay.criterion("concise", "Is it concise?", threshold=0.6)
+    suite = assay.Suite("S", agent=agent, criteria=[concise, "tone"])
+    suite.case("a", expected="x")
+    suite.case("b", expected="x", criteria=["language_quality"],
+               minimum_scores={"tone": 0.8})
+    assert metric_names(suite, 0, judged=True) == [
+        ("concise", "judge", 0.6), ("tone", "judge", 0.5)]
+    assert metric_names(suite, 1, judged=True) == [
+        ("language_quality", "judge", 0.5), ("tone", "judge", 0.8)]
+    assert metric_names(suite, 1, judged=False) == []
+
+
+def test_unknown_criteria_are_refused():
+    import pytest
+
+    with pytest.raises(assay.SpecError, match="unknown judge criterion 'tonee'"):
+        assay.Suite("S", agent=agent).case("a", criteria=["tonee"])
+    with pytest.raises(assay.SpecError, match="not a judge criterion"):
+        assay.Suite("S", agent=agent).case("a", criteria=[checks.contains("x")])

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from assay.checks.actions import ForbidActions, OrderedActions, score_trace
+from assay.checks.actions import ForbidActions, OrderedActions, ToolsCalled, score_trace
 from assay.checks.base import Check, CheckContext, CheckError, Verdict
 from assay.checks.budget import MaxLatency, TokenBudget, ToolResultBytes
 from assay.checks.content import (
@@ -47,6 +47,7 @@ __all__ = [
     "score_trace",
     "token_budget",
     "tool_result_bytes",
+    "tools_called",
     "valid_json",
 ]
 
@@ -139,6 +140,15 @@ def forbid_actions(names: Iterable[str] | str, *, name: str = "forbid_actions",
     if not listed or not all(isinstance(item, str) and item for item in listed):
         raise SpecError("needs one or more tool names", field=f"{name}.names")
     return ForbidActions(name=name, threshold=threshold, names=listed)
+
+
+def tools_called(names: Iterable[str] | str, *, name: str = "tools_called",
+                 threshold: float = 1.0) -> ToolsCalled:
+    """Each named tool was called at least once (any order; other calls allowed)."""
+    listed = (names,) if isinstance(names, str) else tuple(names)
+    if not listed or not all(isinstance(item, str) and item for item in listed):
+        raise SpecError("needs one or more tool names", field=f"{name}.names")
+    return ToolsCalled(name=name, threshold=threshold, names=listed)
 
 
 def custom(function: CustomFunction, *, name: str | None = None, threshold: float = 1.0,

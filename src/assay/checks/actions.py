@@ -105,3 +105,22 @@ class ForbidActions(Check):
         if hits:
             return Verdict(0.0, f"forbidden call(s) made: {', '.join(hits)}")
         return Verdict(1.0, f"none of {', '.join(self.names)} called")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolsCalled(Check):
+    """Every named tool was called at least once, in any order; other calls are allowed."""
+
+    category: ClassVar[str] = "actions"
+    names: tuple[str, ...]
+
+    def evaluate(self, ctx: CheckContext) -> Verdict:
+        """Look for each expected tool in the observed trace."""
+        observed = ctx.outcome.actions
+        if observed is None:
+            raise CheckError("actions were not instrumented (actions=None)")
+        called = {action.name for action in observed}
+        missing = [name for name in self.names if name not in called]
+        if missing:
+            return Verdict(0.0, f"expected tool(s) not called: {', '.join(missing)}")
+        return Verdict(1.0, f"called {', '.join(self.names)}")

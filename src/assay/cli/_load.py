@@ -1,4 +1,8 @@
-"""Loading suites from a Python spec file: trusted code, executed as a module."""
+"""Loading the suite a command names.
+
+A Python spec file is trusted code, executed as a module; every other format is read by
+:mod:`assay.load`, which also applies the selection of cases.
+"""
 
 from __future__ import annotations
 
@@ -8,18 +12,27 @@ import sys
 import traceback
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from assay.errors import SpecError
 from assay.spec import Suite
 
+if TYPE_CHECKING:
+    from assay.load import Source
 
-def load_suites(path: Path) -> list[Suite]:
-    """Execute the Python file at ``path`` and return the Suites it defines, in order."""
+
+def load_suites(path: Path, source: Source | None = None) -> list[Suite]:
+    """The suites at ``path``: those a Python file defines, in order, or the one suite made.
+
+    A YAML suite, catalog, directory of items or pasted text makes one suite, and
+    ``source`` chooses the product, set, agent and cases.
+    """
+    if path.suffix != ".py":
+        from assay.load import load_path
+
+        return [load_path(path, source)]
     if not path.is_file():
         raise SpecError("no such file", location=str(path))
-    if path.suffix != ".py":
-        raise SpecError("a spec is a Python file (.py) defining one or more assay.Suite",
-                        location=str(path))
     module = _execute(path)
     suites = _unique(value for value in vars(module).values() if isinstance(value, Suite))
     if not suites:

@@ -8,9 +8,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from assay.compare import Change, RunComparison
-from assay.report.format import duration_ms, fraction, money, score
-from assay.results import Run, SampleResult, SampleStatus
+from assay.compare import Change, Comparison, ModelComparison
+from assay.report import _reading as reading
+from assay.report.format import duration_ms, fraction, money, percent, score
+from assay.results import Run, RunSummary, SampleResult, SampleStatus, Tally
 
 _STYLE = {
     SampleStatus.PASSED: "green",
@@ -29,11 +30,16 @@ def make_console() -> Console:
     return Console(soft_wrap=True, width=120)
 
 
-def render_run(console: Console, run: Run, comparison: RunComparison | None) -> None:
-    """Print the case table, the summary line and the comparison with the baseline."""
+def render_run(console: Console, run: Run, comparison: Comparison | None,
+               models: ModelComparison | None = None) -> None:
+    """Print the case table, the summary, the model comparison and the baseline comparison."""
     console.print(_case_table(run))
     _summary(console, run)
-    _comparison(console, run, comparison)
+    render_models(console, models)
+    if comparison is None:
+        console.print("No compatible baseline: this run is the first of its definition.")
+        return
+    render_comparison(console, comparison)
 
 
 def _case_table(run: Run) -> Table:
@@ -76,26 +82,87 @@ def _summary(console: Console, run: Run) -> None:
         f"Latency avg {duration_ms(summary.latency_avg_ms)} · p50 "
         f"{duration_ms(summary.latency_p50_ms)} · p95 {duration_ms(summary.latency_p95_ms)} · "
         f"tokens {summary.input_tokens:,} in / {summary.output_tokens:,} out · cost "
-        f"{money(summary.cost_usd)}"
+        f"{money(summary.cost_usd, estimated=summary.estimated > 0)}"
     )
+    _judged(console, summary)
+    _models(console, summary)
     console.print(f"Run {run.id} ({run.status.value}) · fingerprint {run.fingerprint[:12]}")
 
 
-def _comparison(console: Console, run: Run, comparison: RunComparison | None) -> None:
-    if comparison is None:
-        console.print("No compatible baseline: this run is the first of its definition.")
+def _judged(console: Console, summary: Tally) -> None:
+    """Judge criteria on a line of their own: never averaged with the checks."""
+    if not summary.judge:
         return
-    regressions = comparison.regressions
-    console.print(f"Baseline {comparison.baseline_id}: {comparison.items_compared} item(s) "
-                  f"compared, {len(regressions)} regression(s), "
-                  f"{len(comparison.improvements)} improvement(s)")
-    _changes(console, "Regression", regressions, "red")
-    _changes(console, "Improvement", comparison.improvements, "green")
+    criteria = " · ".join(
+        f"{name} {score(item.mean)}"
+        + ("" if item.mean_vote_spread is None else f" (vote spread {item.mean_vote_spread:g})")
+        for name, item in summary.judge.items())
+    console.print(f"Judge: {escape(criteria)} · {summary.judge_calls} call(s), "
+                  f"cost {money(summary.judge_cost_usd)} (not the agent's)", highlight=False)
 
 
-def _changes(console: Console, label: str, changes: Sequence[Change], style: str) -> None:
+def _models(console: Console, summary: RunSummary) -> None:
+    if not summary.by_model:
+        return
+    table = Table(title="By model", title_justify="left")
+    for column in ("model", "passed", "checks pass", "p50", "p95", "tokens", "cost",
+                   "cost / 1,000", "judge calls"):
+        table.add_column(column, no_wrap=True)
+    for label, tally in summary.by_model.items():
+        table.add_row(escape(label), fraction(tally.passed, tally.evaluated),
+                      percent(tally.check_pass_rate), duration_ms(tally.latency_p50_ms),
+                      duration_ms(tally.latency_p95_ms),
+                      f"{tally.input_tokens + tally.output_tokens:,}",
+                      money(tally.cost_usd, estimated=tally.estimated > 0),
+                      money(tally.cost_per_1000_usd, estimated=tally.estimated > 0),
+                      str(tally.judge_calls))
+    console.print(table)
+
+
+def render_models(console: Console, models: ModelComparison | None) -> None:
+    """Print each model's pass rate with its interval, the pairs, and the conclusion."""
+    if models is None:
+        return
+    console.print(_table("Model comparison", reading.model_interval_headers(models),
+                         reading.model_interval_rows(models)))
+    if models.pairs:
+        console.print(_table(None, reading.pair_headers(models), reading.pair_rows(models)))
+    console.print(escape(models.conclusion), highlight=False)
+
+
+def render_comparison(console: Console, comparison: Comparison) -> None:
+    """Print the pairing first, defects before any figure, then each kind of change apart."""
+    intro = reading.comparison_intro(comparison, fraction)
+    loud = 1 + len(comparison.defect_lines())
+    for index, line in enumerate(intro):
+        style = "bold red" if 0 < index < loud else "bold" if index <= loud else ""
+        console.print(f"[{style}]{escape(line)}[/]" if style else escape(line), highlight=False)
+    for label, items in (("Excluded", comparison.excluded),
+                         ("Intended change", comparison.intended_changes)):
+        for item in items:
+            row = reading.pairing_row(item)
+            console.print(f"  [yellow]{label}[/] {escape(row[0])} · {escape(row[1])}: "
+                          f"{escape(row[2])}", highlight=False)
+    for kind, name in reading.CHANGE_SECTIONS:
+        _changes(console, name, comparison.of_kind(kind))
+
+
+def _changes(console: Console, name: str, changes: Sequence[Change]) -> None:
+    if not changes:
+        return
+    console.print(f"{name} ({len(changes)}):", highlight=False)
     for change in changes:
-        model = f" ({change.model})" if change.model else ""
-        what = f"{change.case_id}{model} · {change.metric} · " \
-               f"{change.kind.value.replace('_', ' ')}: {change.detail}"
-        console.print(f"  [{style}]{label}[/] {escape(what)}", highlight=False)
+        style = "green" if not change.is_regression else "red" if change.is_signal else "dim"
+        item, metric, category, moved, noise, detail = reading.change_row(change)
+        console.print(f"  [{style}]{escape(item)} · {escape(metric)} ({escape(category)}) · "
+                      f"{moved} · {noise}[/]: {escape(detail)}", highlight=False)
+
+
+def _table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[str]]) -> Table:
+    table = Table(title=None if title is None else escape(title), title_justify="left",
+                  expand=False)
+    for header in headers:
+        table.add_column(escape(header), overflow="fold")
+    for row in rows:
+        table.add_row(*(escape(cell) for cell in row))
+    return table

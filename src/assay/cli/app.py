@@ -6,10 +6,14 @@ from typing import Annotated
 
 import typer
 
+from assay.cli.compare import compare_command
+from assay.cli.control import control_command
 from assay.cli.db import db_app
 from assay.cli.history import history_command
 from assay.cli.report import report_command
 from assay.cli.run import run_command
+from assay.cli.schema import schema_command
+from assay.cli.validate import validate_command
 
 app = typer.Typer(
     name="assay",
@@ -21,6 +25,10 @@ app = typer.Typer(
 app.command("run")(run_command)
 app.command("history")(history_command)
 app.command("report")(report_command)
+app.command("compare")(compare_command)
+app.command("control")(control_command)
+app.command("validate")(validate_command)
+app.command("schema")(schema_command)
 app.add_typer(db_app, name="db")
 
 

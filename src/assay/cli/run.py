@@ -19,10 +19,23 @@ from assay.cli._common import (
     fail,
     user_errors,
 )
+from assay.cli._files import (
+    AgentOption,
+    CaseOption,
+    GateOption,
+    GroupOption,
+    HarnessOption,
+    ProductionOption,
+    ProductOption,
+    SampleConcurrencyOption,
+    SetOption,
+)
 
 
 def run_command(
-    spec: Annotated[Path, typer.Argument(help="A Python file defining one or more assay.Suite.")],
+    spec: Annotated[Path, typer.Argument(
+        help="A Python file defining assay.Suite(s), a YAML suite or catalog, a directory of "
+             "TOML/JSON item files, or a text file of pasted scenarios.")],
     suite: Annotated[str | None, typer.Option(help="Which suite, when the file has several.")]
     = None,
     db: DbOption = None,
@@ -40,31 +53,62 @@ def run_command(
     baseline: Annotated[str | None, typer.Option(
         help="Compare with this run (it must be completed and compatible).")] = None,
     fail_on_regression: Annotated[bool, typer.Option(
-        "--fail-on-regression", help="Exit 1 when the run regresses against its baseline.")]
+        "--fail-on-regression", help="Exit 1 on signal regressions against the baseline "
+                                     "(beyond the latest control run's noise floor, or "
+                                     "unmeasured).")]
     = False,
     tolerance: Annotated[float, typer.Option(
         min=0.0, max=1.0, help="Score decrease allowed before it counts as a regression.")]
     = 0.0,
+    drift_tolerance: Annotated[float, typer.Option(
+        min=0.0, max=1.0, help="Judge-score movement (0–1 scale) below which it is not drift; "
+                               "independent of --tolerance.")] = 0.025,
     resume: Annotated[str | None, typer.Option(
         help="Finish an interrupted run: execute only its missing samples.")] = None,
     report: Annotated[Path | None, typer.Option(
         help="Also write a report here (.txt, .md or .json).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    judge: Annotated[str | None, typer.Option(
+        help="Grade judge criteria with this model, e.g. openai/gpt-4.1-mini (overrides the "
+             "suite's judge).")] = None,
+    judge_base_url: Annotated[str | None, typer.Option(
+        help="OpenAI-compatible endpoint for --judge (Azure, OpenRouter, Ollama, vLLM).")]
+    = None,
+    votes: Annotated[int | None, typer.Option(
+        min=1, help="Judge votes per sample and criterion (majority, ties to the lower).")]
+    = None,
+    product: ProductOption = None,
+    set_: SetOption = None,
+    group: GroupOption = None,
+    case: CaseOption = None,
+    include_production_only: ProductionOption = False,
+    agent: AgentOption = None,
+    harness: HarnessOption = None,
+    gate: GateOption = None,
+    sample_concurrency: SampleConcurrencyOption = None,
 ) -> None:
     """Run a suite, persist every sample, and compare with the latest compatible run."""
-    from assay.cli._load import load_suites, pick_suite
+    from assay.cli._files import Selection, chosen_suite, require_agent, resolve_gate
 
     with user_errors():
-        chosen = pick_suite(load_suites(spec), suite, spec)
+        selection = Selection(suite=suite, product=product, set=set_, groups=group or (),
+                              cases=case or (), include_production_only=include_production_only,
+                              agent=agent, harness=harness)
+        chosen = chosen_suite(spec, selection, judge_for=None if judge else _set_judge)
+        require_agent(chosen)
+        chosen_gate = resolve_gate(chosen, gate or ())
         _check_report_path(report)
         run_id = resume or str(uuid.uuid4())
         options: dict[str, Any] = {
             "metadata": _metadata(metadata), "samples": samples, "concurrency": concurrency,
             "models": model or None, "timeout": timeout, "baseline": baseline,
-            "tolerance": tolerance, "resume": resume,
+            "tolerance": tolerance, "drift_tolerance": drift_tolerance, "resume": resume,
+            "votes": votes,
+            "judge": _judge(judge, judge_base_url),
+            "sample_concurrency": sample_concurrency,
         }
         finished = _execute(chosen, options, database_url(db), quiet, run_id, spec)
-    raise typer.Exit(_finish(finished, report, fail_on_regression))
+    raise typer.Exit(_finish(finished, report, fail_on_regression, chosen_gate))
 
 
 def _execute(suite: Any, options: dict[str, Any], url: str | None, quiet: bool, run_id: str,
@@ -81,22 +125,51 @@ def _execute(suite: Any, options: dict[str, Any], url: str | None, quiet: bool, 
         raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
-def _finish(run: Any, report: Path | None, fail_on_regression: bool) -> int:
+def _finish(run: Any, report: Path | None, fail_on_regression: bool, gate: Any = None) -> int:
+    from assay.cli._files import reliability_lines
     from assay.cli._render import make_console, render_run
     from assay.report import Report
 
     made = Report(run)
-    render_run(make_console(), run, made.comparison)
+    render_run(make_console(), run, made.comparison, made.model_comparison)
+    print("\n".join(reliability_lines(run)))
     if report is not None:
         made.export(report)
         print(f"report written to {report}")
     summary = run.summary
     failed = summary is not None and (summary.failed or summary.errors)
+    if gate is not None:
+        # A gate decides instead: a flaky case above its minimum pass rate is a result.
+        verdict = gate.evaluate(run)
+        print("\n".join(verdict.lines()))
+        failed = not verdict.passed
+    # The gate reads signal regressions: beyond the latest control run's noise floor, or
+    # unmeasured when there is none.
     regressed = fail_on_regression and made.comparison is not None \
-        and bool(made.comparison.regressions)
+        and bool(made.comparison.signal_regressions)
     if regressed:
         print("regression gate: failed (--fail-on-regression)")
     return EXIT_FAILED if failed or regressed else EXIT_OK
+
+
+def _set_judge(model: str) -> Any:
+    """The judge a catalog set names, when no --judge was given."""
+    return _judge(model, None)
+
+
+def _judge(name: str | None, base_url: str | None) -> Any:
+    """A judge from ``--judge``: the openai client for OpenAI-compatible endpoints, else LiteLLM."""
+    if name is None:
+        if base_url is not None:
+            fail("--judge-base-url needs --judge")
+        return None
+    from assay import judges
+    from assay.agent import ModelSpec
+
+    spec = ModelSpec.parse(name)
+    if base_url is not None or spec.provider in {"openai", "azure", "local"}:
+        return judges.openai(name, base_url=base_url)
+    return judges.litellm(f"{spec.provider}/{spec.model}", label=name)
 
 
 def _metadata(text: str | None) -> dict[str, Any]:

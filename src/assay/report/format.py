@@ -11,6 +11,7 @@ Rules:
   Rounding works on the decimal the float prints as (its ``repr``), so ``0.145`` reads ``15%``
   although ``0.145 * 100`` is ``14.499…`` in binary floating point.
 * Scores are 0..1 with three decimals, rounded half up: ``0.667``.
+* A difference of shares is signed percentage points: ``+7 points``, ``−0.4 points``.
 * A pass fraction is ``14/16 · 88%`` (``14/16 (88%)`` in Markdown).
 * Money is USD: ``$0.00`` for an explicit zero; two decimals from one dollar up, with thousands
   separators (``$1,234.50``); four decimals below a dollar (``$0.0243``); six below a tenth of
@@ -51,6 +52,18 @@ def percent(x: float | None) -> str:
     if x is None or not _finite(x):
         return MISSING
     return f"{_round(_decimal(x) * 100, 0):f}%"
+
+
+def points(delta: float | None, places: int = 0) -> str:
+    """A signed difference of 0..1 shares in percentage points: ``+7 points``, ``−0.4 points``.
+
+    Rounded half up like :func:`percent`; a difference that rounds to zero has no sign.
+    """
+    if delta is None or not _finite(delta):
+        return MISSING
+    magnitude = _round(abs(_decimal(delta)) * 100, places)
+    sign = "" if magnitude == 0 else "+" if delta > 0 else "\N{MINUS SIGN}"
+    return f"{sign}{magnitude:f} points"
 
 
 def fraction(passed: int, total: int) -> str:

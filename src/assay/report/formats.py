@@ -1,7 +1,7 @@
 """The report formats by name and file extension: the seam later formats plug into.
 
 A format is a name, its aliases, the extensions that select it and a renderer from a run and
-its comparison to text. HTML (and JUnit) join by adding a :class:`ReportFormat` to
+its comparisons to text. HTML (and JUnit) join by adding a :class:`ReportFormat` to
 :data:`BUILTIN_FORMATS`; nothing else in the report package changes.
 """
 
@@ -11,14 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from assay.compare import RunComparison
+from assay.compare import Comparison, ModelComparison
 from assay.errors import ConfigurationError
 from assay.report.jsonreport import render_json
 from assay.report.markdown import render_markdown
 from assay.report.text import render_text
 from assay.results import Run
 
-Renderer = Callable[[Run, RunComparison | None], str]
+#: Renders a run, its comparison with a baseline and its model comparison (either may be None).
+Renderer = Callable[[Run, Comparison | None, ModelComparison | None], str]
 
 
 @dataclass(frozen=True, slots=True)

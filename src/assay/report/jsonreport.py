@@ -1,7 +1,9 @@
-"""The JSON report: the run's own snapshot at the top level, plus its comparison.
+"""The JSON report: the run's own snapshot at the top level, plus its comparisons.
 
 It is not a wrapper around the run: a consumer reads ``report["summary"]["pass_rate"]`` the
-same way it reads a run snapshot, and finds the comparison beside it.
+same way it reads a run snapshot, and finds ``comparison`` (against the baseline) and
+``model_comparison`` (the intervals) beside it. A withheld headline carries its reason and no
+pass-rate figure at all.
 """
 
 from __future__ import annotations
@@ -9,17 +11,20 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from assay.compare import RunComparison
+from assay.compare import Comparison, ModelComparison
 from assay.results import Run
 
 
-def report_dict(run: Run, comparison: RunComparison | None) -> dict[str, Any]:
-    """``run.snapshot()`` with ``"comparison"`` added (``None`` without a baseline)."""
+def report_dict(run: Run, comparison: Comparison | None,
+                models: ModelComparison | None = None) -> dict[str, Any]:
+    """``run.snapshot()`` with ``"comparison"`` and ``"model_comparison"`` (``None`` if absent)."""
     data = run.snapshot()
     data["comparison"] = None if comparison is None else comparison.to_json()
+    data["model_comparison"] = None if models is None else models.to_json()
     return data
 
 
-def render_json(run: Run, comparison: RunComparison | None) -> str:
+def render_json(run: Run, comparison: Comparison | None,
+                models: ModelComparison | None = None) -> str:
     """Render the JSON report as indented text, non-ASCII characters kept as they are."""
-    return json.dumps(report_dict(run, comparison), indent=2, ensure_ascii=False)
+    return json.dumps(report_dict(run, comparison, models), indent=2, ensure_ascii=False)

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from assay.compare import RunComparison
+from assay.compare import Comparison, ModelComparison
 from assay.report import _reading as reading
 from assay.report import format as fmt
 from assay.results import Run, SampleResult, Tally
 
 
-def render_markdown(run: Run, comparison: RunComparison | None) -> str:
+def render_markdown(run: Run, comparison: Comparison | None,
+                    models: ModelComparison | None = None) -> str:
     """Render the whole report as GitHub-flavoured Markdown, ending with a newline."""
-    parts = [_header(run), _summary(run), _comparison(comparison), _cases(run)]
+    parts = [_header(run), _summary(run), _models(models), _comparison(comparison),
+             _cases(run)]
     if reading.estimated(run.samples):
         parts.append(f"_{cell(fmt.ESTIMATED_LEGEND)}_")
     return "\n\n".join(part for part in parts if part) + "\n"
@@ -73,16 +75,50 @@ def _judge(tally: Tally) -> str:
             f"and never averaged with them.\n\n{table(reading.CRITERION_HEADERS, rows)}")
 
 
-def _comparison(comparison: RunComparison | None) -> str:
+def _models(models: ModelComparison | None) -> str:
+    if models is None:
+        return ""
+    parts = ["## Model comparison",
+             table(reading.model_interval_headers(models), reading.model_interval_rows(models))]
+    if models.pairs:
+        parts.append(table(reading.pair_headers(models), reading.pair_rows(models)))
+    parts += [f"**{cell(models.conclusion)}**", f"_Method: {cell(models.method())}._"]
+    return "\n\n".join(parts)
+
+
+def render_comparison_markdown(comparison: Comparison) -> str:
+    """The comparison on its own (``assay compare``), for a pull-request comment."""
+    title = (f"# Assay comparison: `{comparison.baseline_id}` → "
+             f"`{comparison.current_id}`")
+    return f"{title}\n\n{comparison_body(comparison)}\n"
+
+
+def _comparison(comparison: Comparison | None) -> str:
     if comparison is None:
         return f"## Comparison\n\n{reading.NO_BASELINE}"
-    headline = reading.comparison_headline(comparison).replace(
-        comparison.baseline_id, f"`{comparison.baseline_id}`", 1)
-    parts = ["## Comparison", headline]
+    return f"## Comparison\n\n{comparison_body(comparison)}"
+
+
+def comparison_body(comparison: Comparison) -> str:
+    """The pairing first and loud, defects before figures, then each kind of change apart."""
+    # The pairing, any defect and the headline (or why it is withheld) are set in bold: they
+    # are what a reader must not miss.
+    parts = [f"**{cell(line)}**" for line in (comparison.pairing_line(),
+                                               *comparison.defect_lines(),
+                                               reading.headline_line(comparison,
+                                                                     fmt.fraction_md))]
+    baseline = comparison.baseline_id
+    parts += [cell(reading.counts_line(comparison)).replace(baseline, f"`{baseline}`", 1),
+              cell(reading.rules_line(comparison))]
+    for name, items in (("Excluded", comparison.excluded),
+                        ("Intended changes", comparison.intended_changes)):
+        if items:
+            rows = [reading.pairing_row(item) for item in items]
+            parts += [f"### {name} ({len(items)})", table(reading.PAIRING_HEADERS, rows)]
     if not comparison.changes:
         parts.append("No metric moved beyond the tolerance.")
-    for name, changes in (("Regressions", comparison.regressions),
-                          ("Improvements", comparison.improvements)):
+    for kind, name in reading.CHANGE_SECTIONS:
+        changes = comparison.of_kind(kind)
         if changes:
             rows = [reading.change_row(change) for change in changes]
             parts += [f"### {name} ({len(changes)})", table(reading.CHANGE_HEADERS, rows)]

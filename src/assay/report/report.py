@@ -5,7 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, final
 
-from assay.compare import RunComparison, compare_runs
+from assay.compare import (
+    DEFAULT_DRIFT_TOLERANCE,
+    DEFAULT_MAX_EXCLUDED_SHARE,
+    Comparison,
+    ModelComparison,
+    NoiseFloor,
+    compare_runs,
+    read_stored,
+)
 from assay.report.formats import format_for, format_named
 from assay.report.jsonreport import render_json, report_dict
 from assay.report.markdown import render_markdown
@@ -15,33 +23,44 @@ from assay.results import Run
 
 @final
 class Report:
-    """A run's report: its figures, its comparison with a baseline, each sample's evidence.
+    """A run's report: its figures, its comparisons, each sample's evidence.
 
-    The comparison is computed against ``baseline`` when one is given; otherwise it is the one
-    stored with the completed run, if any. Every format carries the same reading in the same
-    order: header, summary, comparison, cases.
+    The comparison is computed against ``baseline`` when one is given (with the tolerances,
+    exclusion ceiling and noise floor given here); otherwise it is the one stored with the
+    completed run, if any. The model comparison is the one stored with the run, computed only
+    for a run that has none stored and ran two or more models. Every format carries the same
+    reading in the same order: header, summary, model comparison, comparison, cases.
 
     >>> Report(run, baseline=previous, tolerance=0.02).export("reports/run.md")  # doctest: +SKIP
     """
 
-    def __init__(self, run: Run, *, baseline: Run | None = None, tolerance: float = 0.0) -> None:
+    def __init__(self, run: Run, *, baseline: Run | None = None, tolerance: float = 0.0,
+                 drift_tolerance: float = DEFAULT_DRIFT_TOLERANCE,
+                 max_excluded_share: float = DEFAULT_MAX_EXCLUDED_SHARE,
+                 noise_floor: NoiseFloor | None = None) -> None:
         self.run = run
-        self.comparison: RunComparison | None = _comparison(run, baseline, tolerance)
+        stored, models = read_stored(run.comparison)
+        if baseline is not None:
+            stored = compare_runs(baseline, run, tolerance=tolerance,
+                                  drift_tolerance=drift_tolerance,
+                                  max_excluded_share=max_excluded_share, noise_floor=noise_floor)
+        self.comparison: Comparison | None = stored
+        self.model_comparison: ModelComparison | None = models or _model_comparison(run)
 
     def to_text(self) -> str:
         """Render the plain-text report, for terminals and CI logs."""
-        return render_text(self.run, self.comparison)
+        return render_text(self.run, self.comparison, self.model_comparison)
 
     def to_markdown(self) -> str:
         """Render the GitHub-flavoured Markdown report."""
-        return render_markdown(self.run, self.comparison)
+        return render_markdown(self.run, self.comparison, self.model_comparison)
 
     def to_json(self) -> str:
         """Render :meth:`to_dict` as indented JSON text (non-ASCII characters kept as they are)."""
-        return render_json(self.run, self.comparison)
+        return render_json(self.run, self.comparison, self.model_comparison)
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the run snapshot at the top level (not wrapped), plus ``"comparison"``.
+        """Return the run snapshot at the top level (not wrapped), plus the comparisons.
 
         These keys are public interface:
 
@@ -64,16 +83,27 @@ class Report:
           ``duration_ms``, ``error``, ``metadata`` and ``metrics[]`` (``name``, ``kind``,
           ``category``, ``threshold``, ``score``, ``passed``, ``reason``, ``error``,
           ``votes``).
-        * ``comparison``: null without a baseline; else ``baseline_id``, ``current_id``,
-          ``tolerance``, ``items_compared``, ``regressions`` (a count) and ``changes[]``
-          (``kind``, ``case_id``, ``model``, ``metric``, ``metric_kind``, ``category``,
-          ``before``, ``after``, ``detail``).
+        * ``comparison``: null without a baseline; else, in this order, ``summary`` (the
+          pairing line), ``baseline_id``, ``current_id``, ``pairing`` (``paired``,
+          ``compared``, ``excluded``, ``excluded_share``, ``max_excluded_share``,
+          ``only_in_baseline``, ``only_in_current``), ``corpus_defects[]``, ``headline``
+          (``status`` ``withheld`` with only a ``reason``, or ``measured`` with
+          ``pass_rate_before``, ``pass_rate_after``, ``delta``, ``noise`` and the counts),
+          ``excluded[]`` and ``intended_changes[]`` (``case_id``, ``model``, ``pairing``,
+          ``parts[]``), ``policy``, ``noise_floor``, ``too_flaky``, ``regressions`` and
+          ``signal_regressions`` (counts) and ``changes[]`` (``kind``, ``case_id``,
+          ``model``, ``metric``, ``metric_kind``, ``category``, ``before``, ``after``,
+          ``detail``, ``movement``, ``noise``).
+        * ``model_comparison``: null with fewer than two models; else ``resamples``,
+          ``seed``, ``confidence``, ``power``, ``models[]`` (``model``, ``cases``,
+          ``pass_rate``, ``interval``), ``pairs[]`` (``models``, ``cases``, ``difference``,
+          ``interval``, ``decisive``, ``detectable``, ``cases_needed``) and ``conclusion``.
         """
-        return report_dict(self.run, self.comparison)
+        return report_dict(self.run, self.comparison, self.model_comparison)
 
     def render(self, format: str) -> str:
         """Render the report in the format called ``format`` (see :data:`FORMATS`)."""
-        return format_named(format).render(self.run, self.comparison)
+        return format_named(format).render(self.run, self.comparison, self.model_comparison)
 
     def export(self, path: str | Path, format: str | None = None) -> Path:
         """Write the report to ``path`` and return it.
@@ -84,7 +114,8 @@ class Report:
         directories are created; file-system errors propagate.
         """
         target = Path(path)
-        content = format_for(target, format).render(self.run, self.comparison)
+        content = format_for(target, format).render(self.run, self.comparison,
+                                                    self.model_comparison)
         target.parent.mkdir(parents=True, exist_ok=True)
         # Files end with a newline so they diff and concatenate cleanly; JSON text has none.
         target.write_text(content if content.endswith("\n") else content + "\n",
@@ -92,12 +123,10 @@ class Report:
         return target
 
 
-def _comparison(run: Run, baseline: Run | None, tolerance: float) -> RunComparison | None:
-    if baseline is not None:
-        return compare_runs(baseline, run, tolerance=tolerance)
-    if run.comparison is not None:
-        return RunComparison.from_json(run.comparison)
-    return None
+def _model_comparison(run: Run) -> ModelComparison | None:
+    if len({sample.model for sample in run.samples if sample.model is not None}) < 2:
+        return None
+    return ModelComparison.of(run)
 
 
 def render(run: Run, format: str, *, baseline: Run | None = None,

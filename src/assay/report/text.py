@@ -9,7 +9,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
-from assay.compare import RunComparison
+from assay.compare import Comparison, ModelComparison
 from assay.report import _reading as reading
 from assay.report import format as fmt
 from assay.results import Run, RunSummary, SampleResult, Tally
@@ -22,9 +22,11 @@ _MIN_LAST_COLUMN = 40
 _BELOW_INDENT = 4
 
 
-def render_text(run: Run, comparison: RunComparison | None) -> str:
+def render_text(run: Run, comparison: Comparison | None,
+                models: ModelComparison | None = None) -> str:
     """Render the whole report as plain text, ending with a newline."""
-    lines = [*_header(run), *_summary(run), *_comparison(comparison), *_cases(run)]
+    lines = [*_header(run), *_summary(run), *_models(models), *_comparison(comparison),
+             *_cases(run)]
     if reading.estimated(run.samples):
         lines += ["", fmt.ESTIMATED_LEGEND]
     return "\n".join(lines) + "\n"
@@ -113,15 +115,45 @@ def _judge(tally: Tally) -> list[str]:
             *table(rows, reading.CRITERION_HEADERS)]
 
 
-def _comparison(comparison: RunComparison | None) -> list[str]:
+def _models(models: ModelComparison | None) -> list[str]:
+    if models is None:
+        return []
+    lines = _section("Model comparison")
+    lines += table(reading.model_interval_rows(models), reading.model_interval_headers(models))
+    if models.pairs:
+        lines += ["", *table(reading.pair_rows(models), reading.pair_headers(models))]
+    lines += ["", *textwrap.wrap(models.conclusion, WIDTH)]
+    lines += textwrap.wrap(f"Method: {models.method()}.", WIDTH)
+    return lines
+
+
+def render_comparison_text(comparison: Comparison) -> str:
+    """The comparison on its own (``assay compare``): the pairing is the first line."""
+    return "\n".join(comparison_lines(comparison)) + "\n"
+
+
+def _comparison(comparison: Comparison | None) -> list[str]:
     lines = _section("Comparison")
     if comparison is None:
         return [*lines, reading.NO_BASELINE]
-    lines.append(reading.comparison_headline(comparison))
+    return [*lines, *comparison_lines(comparison)]
+
+
+def comparison_lines(comparison: Comparison) -> list[str]:
+    """Pairing, defects, headline and rules, then excluded items and each kind of change."""
+    lines: list[str] = []
+    for line in reading.comparison_intro(comparison, fmt.fraction):
+        lines += textwrap.wrap(line, WIDTH, subsequent_indent="  ")
+    for name, items in (("Excluded", comparison.excluded),
+                        ("Intended changes", comparison.intended_changes)):
+        if items:
+            rows = [reading.pairing_row(item) for item in items]
+            lines += ["", f"{name} ({len(items)}):",
+                      *table(rows, reading.PAIRING_HEADERS, prose=True)]
     if not comparison.changes:
-        return [*lines, "No metric moved beyond the tolerance."]
-    for name, changes in (("Regressions", comparison.regressions),
-                          ("Improvements", comparison.improvements)):
+        return [*lines, "", "No metric moved beyond the tolerance."]
+    for kind, name in reading.CHANGE_SECTIONS:
+        changes = comparison.of_kind(kind)
         if changes:
             rows = [reading.change_row(change) for change in changes]
             lines += ["", f"{name} ({len(changes)}):",

@@ -1,6 +1,7 @@
 """Results: metric, sample and run results, and the summaries drawn from them."""
 
 from assay.results.metric import MetricResult, errored, scored
+from assay.results.reliability import ItemRate, item_rates
 from assay.results.run import CaseSnapshot, Run, RunStatus
 from assay.results.sample import SampleResult, SampleStatus, decide_status
 from assay.results.summary import CriterionSummary, RunSummary, Tally, nearest_rank, summarise
@@ -8,6 +9,7 @@ from assay.results.summary import CriterionSummary, RunSummary, Tally, nearest_r
 __all__ = [
     "CaseSnapshot",
     "CriterionSummary",
+    "ItemRate",
     "MetricResult",
     "Run",
     "RunStatus",
@@ -17,6 +19,7 @@ __all__ = [
     "Tally",
     "decide_status",
     "errored",
+    "item_rates",
     "nearest_rank",
     "scored",
     "summarise",

@@ -61,6 +61,8 @@ class Run:
     summary: RunSummary | None = None
     comparison: dict[str, Any] | None = None
     baseline_id: str | None = None
+    #: Relations to other runs, e.g. ``{"control": {"pair": [first_id, second_id]}}``.
+    links: dict[str, JSON] = field(default_factory=dict)
 
     def case(self, case_id: str) -> CaseSnapshot | None:
         """The snapshot of one case, by id."""

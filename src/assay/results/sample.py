@@ -53,6 +53,7 @@ class SampleResult:
     error: str | None = None
     metadata: dict[str, JSON] = field(default_factory=dict)
     metrics: tuple[MetricResult, ...] = ()
+    judge_usage: dict[str, JSON] | None = None
 
     @property
     def key(self) -> tuple[str, str | None, int]:
@@ -94,6 +95,7 @@ class SampleResult:
             "error": self.error,
             "metadata": dict(self.metadata),
             "metrics": [metric.to_json() for metric in self.metrics],
+            "judge_usage": self.judge_usage,
         }
 
     @classmethod
@@ -117,4 +119,5 @@ class SampleResult:
             error=data.get("error"),
             metadata=dict(data.get("metadata") or {}),
             metrics=tuple(MetricResult.from_json(m) for m in data.get("metrics") or ()),
+            judge_usage=data.get("judge_usage"),
         )

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from assay.results.reliability import failing_by_category, rates
 from assay.results.sample import SampleResult, SampleStatus
 
 
@@ -61,6 +62,20 @@ class Tally:
     latency_p50_ms: float | None
     latency_p95_ms: float | None
     judge: dict[str, CriterionSummary] = field(default_factory=dict)
+    check_pass_rate: float | None = None
+    reported: int = 0
+    estimated: int = 0
+    cost_per_1000_usd: float | None = None
+    judge_calls: int = 0
+    judge_input_tokens: int = 0
+    judge_output_tokens: int = 0
+    judge_cost_usd: float | None = None
+    #: Failing samples per reliability category (side_effects, content, actions, budget,
+    #: judge, then any other category); rates over all samples, ``None`` without samples.
+    failing_by_category: dict[str, int] = field(default_factory=dict)
+    agent_error_rate: float | None = None
+    provider_failure_rate: float | None = None
+    not_evaluated_rate: float | None = None
 
     @property
     def evaluated(self) -> int:
@@ -120,6 +135,9 @@ def tally(samples: Sequence[SampleResult]) -> Tally:
     durations = [s.duration_ms for s in samples if s.duration_ms is not None]
     case_total, case_passed = _case_counts(samples)
     costs = [s.usage.cost_usd for s in samples if s.usage and s.usage.cost_usd is not None]
+    sources = [s.usage.cost_source for s in samples if s.usage and s.usage.cost_usd is not None]
+    judged = _judge_totals(samples)
+    shares = rates(samples)
     return Tally(
         samples=len(samples),
         passed=passed,
@@ -139,7 +157,46 @@ def tally(samples: Sequence[SampleResult]) -> Tally:
         latency_p50_ms=nearest_rank(durations, 50),
         latency_p95_ms=nearest_rank(durations, 95),
         judge=_judge_criteria(samples),
+        check_pass_rate=_check_pass_rate(evaluated),
+        reported=sources.count("reported"),
+        estimated=sources.count("estimated"),
+        # One denominator for every model: what 1,000 samples cost at the mean priced sample.
+        cost_per_1000_usd=1000 * sum(costs) / len(costs) if costs else None,
+        judge_calls=int(judged["calls"] or 0),
+        judge_input_tokens=int(judged["input_tokens"] or 0),
+        judge_output_tokens=int(judged["output_tokens"] or 0),
+        judge_cost_usd=judged["cost_usd"],
+        failing_by_category=failing_by_category(samples),
+        agent_error_rate=shares["agent_error_rate"],
+        provider_failure_rate=shares["provider_failure_rate"],
+        not_evaluated_rate=shares["not_evaluated_rate"],
     )
+
+
+def _check_pass_rate(evaluated: Sequence[SampleResult]) -> float | None:
+    """Samples whose deterministic checks all passed (judge criteria set aside)."""
+    if not evaluated:
+        return None
+    passing = sum(
+        1 for sample in evaluated
+        if sample.error is None and all(
+            m.passed for m in sample.metrics if m.kind == "check")
+        and any(m.kind == "check" for m in sample.metrics)
+    )
+    return passing / len(evaluated)
+
+
+def _judge_totals(samples: Iterable[SampleResult]) -> dict[str, Any]:
+    totals: dict[str, Any] = {"calls": 0, "input_tokens": 0, "output_tokens": 0,
+                              "cost_usd": None}
+    for sample in samples:
+        usage: dict[str, Any] = dict(sample.judge_usage or {})
+        for key in ("calls", "input_tokens", "output_tokens"):
+            totals[key] += int(usage.get(key) or 0)
+        cost = usage.get("cost_usd")
+        if isinstance(cost, int | float):
+            totals["cost_usd"] = (totals["cost_usd"] or 0.0) + cost
+    return totals
 
 
 def _case_counts(samples: Iterable[SampleResult]) -> tuple[int, int]:
@@ -174,5 +231,7 @@ def _criterion(metrics: Sequence[Any]) -> CriterionSummary:
 
 
 def _spread(votes: Sequence[Any]) -> float | None:
-    scores = [v["score"] for v in votes if isinstance(v, dict) and v.get("score") is not None]
+    # On the criterion's own scale (5/5/2 on 1–5 spreads 3), the raw score when recorded.
+    scores: list[float] = [float(v["raw"] if v.get("raw") is not None else v["score"])
+                           for v in votes if isinstance(v, dict) and v.get("score") is not None]
     return max(scores) - min(scores) if scores else None

@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.agent import ModelSpec
+from assay.judging.judge import wait_listener
 from assay.results import SampleResult
 from assay.runner.execute import run_sample
+from assay.runner.grading import Judging
 from assay.runner.progress import Progress, QuietProgress
 from assay.runner.sink import MemorySink, ResultSink
 from assay.spec import CasePlan, SuitePlan
@@ -28,6 +30,10 @@ class Execution:
     concurrency: int = DEFAULT_CONCURRENCY
     model_concurrency: int | None = None
     timeout: float | None = None
+    judging: Judging | None = None
+    #: Samples of one case on one model in flight at once (None: only ``concurrency``).
+    #: It changes the execution order only; results come back in index order regardless.
+    sample_concurrency: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +67,8 @@ class Runner:
         """Run every (case, model, sample) not in ``skip``; return the new results in order."""
         tasks = [task for task in self._tasks(plan, models) if task.key not in skip]
         self.progress.start(len(tasks), plan.suite)
+        # A judge waiting out a rate limit says so on the progress display.
+        wait_listener.set(self.progress.note)
         try:
             with self._executor() as executor:
                 results = await self._gather(tasks, models, executor)
@@ -93,12 +101,17 @@ class Runner:
             for model in models if self.execution.model_concurrency
         }
         results: dict[SampleKey, SampleResult] = {}
+        per_item = _item_limits(tasks, self.execution.sample_concurrency)
 
         async def one(task: _Task) -> None:
             model_limit = per_model.get(task.key[1] or "") or contextlib.nullcontext()
-            async with model_limit, limit:
+            item_limit = per_item.get(task.key[:2]) or contextlib.nullcontext()
+            # The item's own limit first, so a waiting sample holds no global slot; a
+            # semaphore wakes waiters in order, so with 1 the samples run in index order.
+            async with item_limit, model_limit, limit:
                 result = await run_sample(self.agent, task.plan, task.model, task.index,
-                                          timeout=self.execution.timeout, executor=executor)
+                                          timeout=self.execution.timeout, executor=executor,
+                                          judging=self.execution.judging)
             results[task.key] = result
             await self.sink.put(result)
             self.progress.advance(result)
@@ -114,3 +127,10 @@ class Runner:
         finally:
             await asyncio.shield(self.sink.close())
         return [results[task.key] for task in tasks]
+
+
+def _item_limits(tasks: Sequence[_Task],
+                 sample_concurrency: int | None) -> dict[tuple[str, str | None], asyncio.Semaphore]:
+    if sample_concurrency is None:
+        return {}
+    return {task.key[:2]: asyncio.Semaphore(sample_concurrency) for task in tasks}

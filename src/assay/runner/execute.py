@@ -10,13 +10,19 @@ import math
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.agent import AgentContext, ModelSpec, Outcome, coerce_outcome
 from assay.checks import CheckContext, CheckError, Verdict, actions
+from assay.checks.observation import check_for
 from assay.errors import SpecError
 from assay.results import MetricResult, SampleResult, decide_status, errored, scored
+from assay.runner.grading import Judging, grade, price
 from assay.spec import ACTIONS_METRIC, CasePlan, PlannedMetric
+from assay.spec.observation import ChannelAssertion
+
+if TYPE_CHECKING:
+    from assay.replay import ReplaySession
 
 
 async def run_sample(
@@ -27,14 +33,42 @@ async def run_sample(
     *,
     timeout: float | None,
     executor: Executor | None,
+    judging: Judging | None = None,
 ) -> SampleResult:
-    """Execute one sample; whatever the agent does, a result comes back (never an exception)."""
+    """Execute one sample; whatever the agent does, a result comes back (never an exception).
+
+    A case with API fixtures gets a replay session of its own around the agent call; its
+    evidence goes into the sample's metadata, and any replay failure makes the sample an
+    agent error, even when the agent caught the exception or answered correctly.
+    """
+    if plan.case.api is None:
+        return await _execute_sample(agent, plan, model, index, timeout=timeout,
+                                     executor=executor, judging=judging)
+    from assay.replay import ReplaySession  # loaded only by suites that declare fixtures
+
+    replay = ReplaySession(plan.case.api)
+    result = await _execute_sample(agent, plan, model, index, timeout=timeout,
+                                   executor=executor, judging=judging, replay=replay)
+    return replay.evidence().apply(result)
+
+
+async def _execute_sample(
+    agent: Callable[..., Any],
+    plan: CasePlan,
+    model: ModelSpec | None,
+    index: int,
+    *,
+    timeout: float | None,
+    executor: Executor | None,
+    judging: Judging | None = None,
+    replay: ReplaySession | None = None,
+) -> SampleResult:
     # The agent gets copies, so nothing it does can alter the suite or a later sample.
     case = plan.case.copy()
     context = AgentContext(case=case, model=model, sample=index, setup=case.setup)
     started = time.perf_counter()
     try:
-        raw = await _call_agent(agent, case.input, context, timeout, executor)
+        raw = await _call_agent(agent, case.input, context, timeout, executor, replay)
         outcome = coerce_outcome(raw)
     except TimeoutError:
         return _agent_error(plan, model, index, f"the agent timed out after {timeout:g} s",
@@ -45,18 +79,28 @@ async def run_sample(
         return _agent_error(plan, model, index, f"{type(error).__name__}: {error}", started)
     if outcome.duration_ms is None:
         outcome = _with_duration(outcome, started)
-    metrics = await _calculate(plan, CheckContext(plan.case, outcome, model, index))
+    outcome = price(outcome, model)
+    ctx = CheckContext(plan.case, outcome, model, index)
+    checks = await _calculate(plan, ctx)
+    graded, usage = await grade(plan, outcome.answer, judging)
+    metrics = checks + graded
     return SampleResult(
         case_id=plan.case.id, model=None if model is None else model.label, sample=index,
         status=decide_status(outcome.error, metrics), answer=outcome.answer,
         actions=outcome.actions, observation=outcome.observation, usage=outcome.usage,
         duration_ms=outcome.duration_ms, error=outcome.error, metadata=outcome.metadata,
-        metrics=metrics,
+        metrics=metrics, judge_usage=usage,
     )
 
 
 async def _call_agent(agent: Callable[..., Any], value: Any, context: AgentContext,
-                      timeout: float | None, executor: Executor | None) -> Any:
+                      timeout: float | None, executor: Executor | None,
+                      replay: ReplaySession | None = None) -> Any:
+    if replay is not None:
+        # Only the agent call is replayed: checks and judges run outside the session. A
+        # bound sync agent keeps interception installed until its thread really stops.
+        with replay.active():
+            return await _call_agent(replay.bind(agent), value, context, timeout, executor)
     if inspect.iscoroutinefunction(agent) or inspect.iscoroutinefunction(
             getattr(agent, "__call__", None)):  # noqa: B004 - async callable objects
         return await asyncio.wait_for(agent(value, context), timeout)
@@ -108,6 +152,9 @@ async def _check(metric: PlannedMetric, ctx: CheckContext) -> MetricResult:
 
 
 def _evaluator(metric: PlannedMetric) -> Any:
+    if isinstance(metric.check, ChannelAssertion):
+        # Declared by the spec layer, evaluated here: the spec never imports checks.
+        return check_for(metric.check)
     if metric.check is not None:
         return metric.check
     if metric.name == ACTIONS_METRIC:

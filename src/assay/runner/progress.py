@@ -23,6 +23,10 @@ class Progress(Protocol):
         """One sample landed."""
         ...
 
+    def note(self, message: str) -> None:
+        """Something worth showing meanwhile (a judge waiting out a rate limit)."""
+        ...
+
     def stop(self) -> None:
         """The run ended (completed or not)."""
         ...
@@ -35,6 +39,9 @@ class QuietProgress:
         """Do nothing."""
 
     def advance(self, result: SampleResult) -> None:
+        """Do nothing."""
+
+    def note(self, message: str) -> None:
         """Do nothing."""
 
     def stop(self) -> None:
@@ -74,6 +81,13 @@ class BarProgress:
         self._counts[result.status] += 1
         if self._bar is not None and self._task is not None:
             self._bar.update(self._task, advance=1, counts=self._describe())
+
+    def note(self, message: str) -> None:
+        """Show the message in place of the counts until the next sample lands."""
+        if self._bar is not None and self._task is not None:
+            from rich.markup import escape
+
+            self._bar.update(self._task, counts=f"[yellow]{escape(message)}[/]")
 
     def stop(self) -> None:
         """Close the bar."""

@@ -10,10 +10,19 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from assay.agent import ModelSpec, parse_models
-from assay.compare import compare_runs
+from assay.compare import (
+    DEFAULT_DRIFT_TOLERANCE,
+    ComparisonPolicy,
+    ModelComparison,
+    NoiseFloor,
+    compare,
+    stored_form,
+)
 from assay.errors import BaselineError, ConfigurationError, SpecError
+from assay.judging import Judge
 from assay.results import CaseSnapshot, Run, RunStatus, RunSummary, summarise
 from assay.runner.engine import DEFAULT_CONCURRENCY, Execution, Runner
+from assay.runner.grading import Judging
 from assay.runner.progress import Progress
 from assay.runner.sink import BatchingSink
 from assay.spec import JSON, Suite, SuitePlan, portable
@@ -30,12 +39,17 @@ class RunOptions:
     samples: int = 1
     concurrency: int = DEFAULT_CONCURRENCY
     model_concurrency: int | None = None
+    sample_concurrency: int | None = None
     timeout: float | None = None
     models: tuple[ModelSpec, ...] = ()
     baseline: str | None = None
     resume: str | None = None
     tolerance: float = 0.0
+    drift_tolerance: float = DEFAULT_DRIFT_TOLERANCE
     run_id: str | None = None
+    judge: Judge | None = None
+    votes: int = 1
+    links: dict[str, JSON] = field(default_factory=dict)
 
 
 def resolve_options(
@@ -51,6 +65,10 @@ def resolve_options(
     resume: str | None = None,
     tolerance: float = 0.0,
     run_id: str | None = None,
+    judge: Any = None,
+    votes: int | None = None,
+    drift_tolerance: float = DEFAULT_DRIFT_TOLERANCE,
+    sample_concurrency: int | None = None,
 ) -> RunOptions:
     """Apply the precedence (explicit argument, then suite setting, then default) and validate."""
     converted = portable(dict(metadata or {}), "metadata")
@@ -67,7 +85,13 @@ def resolve_options(
         baseline=baseline,
         resume=resume,
         tolerance=_tolerance(tolerance),
+        drift_tolerance=_tolerance(drift_tolerance, "drift_tolerance"),
         run_id=run_id,
+        judge=_judge(judge if judge is not None else suite.judge),
+        votes=_positive(votes if votes is not None else suite.votes or 1, "votes"),
+        sample_concurrency=_optional_positive(
+            sample_concurrency if sample_concurrency is not None else suite.sample_concurrency,
+            "sample_concurrency"),
     )
 
 
@@ -79,17 +103,15 @@ async def execute_suite(suite: Suite, options: RunOptions, store: Store,
     lands; on Ctrl-C or a crash the run is marked ``interrupted`` (resumable) and the error
     propagates.
     """
-    plan = suite.plan()
-    if plan.judged:
-        # Judge criteria would be planned (and fingerprinted) but never calculated: refuse
-        # rather than report a judged run that no judge looked at.
-        raise ConfigurationError(f"suite {suite.name!r} has a judge, but this version of "
-                                 "Assay cannot run judge criteria yet; remove judge=")
+    plan = suite.plan(judged=options.judge is not None)
     explicit = _explicit_baseline(store, options.baseline, suite, plan)
     run, skip, models = _begin(store, suite, plan, options)
+    judging = None if options.judge is None else Judging(options.judge, options.votes)
     execution = Execution(samples=int(run.settings["samples"]),  # type: ignore[arg-type]
                           concurrency=options.concurrency,
-                          model_concurrency=options.model_concurrency, timeout=options.timeout)
+                          model_concurrency=options.model_concurrency, timeout=options.timeout,
+                          sample_concurrency=options.sample_concurrency,
+                          judging=judging)
     runner = Runner(suite.agent, execution=execution, sink=BatchingSink(store, run.id),
                     progress=progress)
     try:
@@ -100,8 +122,7 @@ async def execute_suite(suite: Suite, options: RunOptions, store: Store,
     # A resumed run's earlier samples are in the store; a fresh run's are all in hand.
     fresh = None if skip else run.with_samples(tuple(results))
     del results
-    conclusion = await asyncio.to_thread(_conclude, store, run.id, fresh, explicit,
-                                         options.tolerance)
+    conclusion = await asyncio.to_thread(_conclude, store, run.id, fresh, explicit, options)
     del fresh  # only one copy of a large run in memory while the completed run is read back
     return await asyncio.to_thread(_complete, store, run.id, conclusion)
 
@@ -122,9 +143,11 @@ def _new_run(suite: Suite, plan: SuitePlan, options: RunOptions) -> Run:
         "samples": options.samples,
         "concurrency": options.concurrency,
         "model_concurrency": options.model_concurrency,
+        "sample_concurrency": options.sample_concurrency,
         "timeout": options.timeout,
         "models": [spec.label for spec in options.models],
-        "judge": None,
+        "judge": None if options.judge is None else options.judge.label,
+        "votes": options.votes,
         "executor": "local",
     }
     cases = tuple(
@@ -134,7 +157,7 @@ def _new_run(suite: Suite, plan: SuitePlan, options: RunOptions) -> Run:
     return Run(id=options.run_id or str(uuid.uuid4()), suite=suite.name,
                suite_version=suite.version, agent=suite.agent_name,
                fingerprint=plan.fingerprint, status=RunStatus.RUNNING, started_at=_now(),
-               settings=settings, metadata=options.metadata, cases=cases)
+               settings=settings, metadata=options.metadata, cases=cases, links=options.links)
 
 
 def _explicit_baseline(store: Store, ref: str | None, suite: Suite,
@@ -182,14 +205,30 @@ class _Conclusion:
 
 
 def _conclude(store: Store, run_id: str, fresh: Run | None, explicit: Run | None,
-              tolerance: float) -> _Conclusion:
+              options: RunOptions) -> _Conclusion:
+    """Summarise, and work out what is stored with the completed run.
+
+    The comparison with the baseline is labelled against the latest control run's noise
+    floor; with two or more models their intervals are computed here, once.
+    """
     current = fresh or store.get_run(run_id)
     baseline = explicit or store.find_baseline(current)
     comparison = None
     if baseline is not None:
-        comparison = compare_runs(baseline, current, tolerance=tolerance).to_json()
-    return _Conclusion(summarise(current.samples), comparison,
+        policy = ComparisonPolicy(tolerance=options.tolerance,
+                                  drift_tolerance=options.drift_tolerance,
+                                  noise_floor=_noise_floor(store, current))
+        comparison = compare(baseline, current, policy)
+    models = None
+    if len({sample.model for sample in current.samples if sample.model is not None}) >= 2:
+        models = ModelComparison.of(current)
+    return _Conclusion(summarise(current.samples), stored_form(comparison, models),
                        None if baseline is None else baseline.id)
+
+
+def _noise_floor(store: Store, run: Run) -> NoiseFloor | None:
+    pair = store.find_control_pair(run)
+    return None if pair is None else NoiseFloor.measure(*pair)
 
 
 def _complete(store: Store, run_id: str, conclusion: _Conclusion) -> Run:
@@ -208,6 +247,10 @@ def _positive(value: Any, name: str) -> int:
     return value
 
 
+def _optional_positive(value: Any, name: str) -> int | None:
+    return None if value is None else _positive(value, name)
+
+
 def _timeout(value: Any) -> float | None:
     if value is None:
         return None
@@ -216,7 +259,17 @@ def _timeout(value: Any) -> float | None:
     return float(value)
 
 
-def _tolerance(value: Any) -> float:
+def _judge(value: Any) -> Judge | None:
+    if value is None:
+        return None
+    label = getattr(value, "label", None)
+    if not isinstance(label, str) or not label or not callable(getattr(value, "complete", None)):
+        raise ConfigurationError(f"{value!r} is not a judge: a judge has a label and "
+                                 "complete(instructions, prompt); see assay.judges")
+    return value  # type: ignore[no-any-return]
+
+
+def _tolerance(value: Any, name: str = "tolerance") -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise SpecError(f"{value!r} is not a tolerance in [0, 1]", field="tolerance")
+        raise SpecError(f"{value!r} is not a tolerance in [0, 1]", field=name)
     return float(value)

@@ -2,6 +2,7 @@
 
 from assay.spec._json import JSON, canonical_json, copy_json, digest, portable
 from assay.spec.case import Case, ExpectedAction
+from assay.spec.fixtures import ApiFixtures, api
 from assay.spec.metrics import JUDGE_CRITERIA, CheckDefinition, MetricKind, PlannedMetric
 from assay.spec.plan import ACTIONS_METRIC, CasePlan, SuitePlan
 from assay.spec.suite import Suite
@@ -10,6 +11,7 @@ __all__ = [
     "ACTIONS_METRIC",
     "JSON",
     "JUDGE_CRITERIA",
+    "ApiFixtures",
     "Case",
     "CasePlan",
     "CheckDefinition",
@@ -18,6 +20,7 @@ __all__ = [
     "PlannedMetric",
     "Suite",
     "SuitePlan",
+    "api",
     "canonical_json",
     "copy_json",
     "digest",

@@ -9,7 +9,17 @@ from typing import Any
 
 from assay.errors import SpecError
 from assay.spec._json import JSON, copy_json, portable
-from assay.spec.metrics import CheckDefinition
+from assay.spec.fixtures import ApiFixtures, PendingRequest
+from assay.spec.metrics import JUDGE_CRITERIA, CheckDefinition, metric_kind
+from assay.spec.observation import Channels, refuse_contradictions, validate_channels
+from assay.spec.parts import (
+    Reply,
+    validate_notes,
+    validate_params,
+    validate_reply,
+    validate_tags,
+)
+from assay.spec.provenance import resolve_parts, validate_provenance
 
 _ACTION_KEYS = frozenset({"name", "arguments", "group"})
 
@@ -43,8 +53,21 @@ class Case:
     minimum_scores: dict[str, float] | None = None
     metadata: dict[str, JSON] = field(default_factory=dict)
     checks: tuple[CheckDefinition, ...] = ()
+    criteria: tuple[str | CheckDefinition, ...] = ()
     setup: JSON = None
     group: str | None = None
+    api: ApiFixtures | None = None
+    provenance: dict[str, str] = field(default_factory=dict)
+    #: Observation channels asserted exactly, in order (absent channel: not asserted).
+    observation: Channels | None = None
+    #: Items that must not appear in a channel.
+    forbid: Channels | None = None
+    tags: tuple[str, ...] = ()
+    params: dict[str, JSON] = field(default_factory=dict)
+    notes: str | None = None
+    production_only: bool = False
+    #: Set when the turn answers a pending interaction; the input is then ``{"reply": ...}``.
+    reply: Reply | None = None
 
     def copy(self) -> Case:
         """A copy whose JSON parts are fresh, to hand to an agent that may mutate them."""
@@ -55,6 +78,9 @@ class Case:
             metadata=copy_json(self.metadata),  # type: ignore[arg-type]
             setup=copy_json(self.setup),
             minimum_scores=None if self.minimum_scores is None else dict(self.minimum_scores),
+            params=copy_json(self.params),  # type: ignore[arg-type]
+            observation=copy_json(self.observation),  # type: ignore[arg-type]
+            forbid=copy_json(self.forbid),  # type: ignore[arg-type]
         )
 
     def definition(self) -> dict[str, JSON]:
@@ -74,6 +100,13 @@ class Case:
             "metadata": dict(self.metadata) or None,
             "setup": self.setup,
             "group": self.group,
+            "api": None if self.api is None else self.api.definition(),
+            "observation": copy_json(self.observation),  # type: ignore[arg-type]
+            "forbid": copy_json(self.forbid),  # type: ignore[arg-type]
+            "tags": list(self.tags) or None,
+            "params": dict(self.params) or None,
+            "notes": self.notes,
+            "production_only": True if self.production_only else None,
         }
         described.update({key: value for key, value in optional.items() if value is not None})
         return described
@@ -88,13 +121,24 @@ def build_case(
     minimum_scores: Mapping[str, float] | None = None,
     metadata: Mapping[str, Any] | None = None,
     checks: Sequence[Any] | None = None,
+    criteria: Sequence[Any] | None = None,
     setup: Any = None,
     name: str | None = None,
     id: str | None = None,
     group: str | None = None,
+    api: Any = None,
+    provenance: Mapping[str, Any] | None = None,
+    observation: Mapping[str, Any] | None = None,
+    forbid: Mapping[str, Any] | None = None,
+    tags: Sequence[str] | None = None,
+    params: Mapping[str, Any] | None = None,
+    notes: str | None = None,
+    production_only: bool = False,
+    reply: Any = None,
 ) -> Case:
     """Validate the parts of a case and return it; raise :class:`SpecError` naming the field."""
-    case_input = _validate_input(input)
+    case_reply = validate_reply(reply)
+    case_input = _validate_input(input) if case_reply is None else _reply_input(input, case_reply)
     case_name = name if name is not None else _default_name(case_input, position)
     case_id = id if id is not None else case_name
     if not isinstance(case_name, str) or not case_name.strip():
@@ -102,7 +146,7 @@ def build_case(
     if not isinstance(case_id, str) or not case_id.strip():
         raise SpecError("must be a non-empty string", field="id")
     try:
-        return Case(
+        case = Case(
             id=case_id,
             name=case_name,
             input=case_input,
@@ -111,11 +155,43 @@ def build_case(
             minimum_scores=_minimum_scores(minimum_scores),
             metadata=_metadata(metadata),
             checks=_checks(checks),
+            criteria=validate_criteria(criteria, "criteria"),
             setup=portable(setup, "setup"),
             group=group,
+            api=_api(api),
+            reply=case_reply,
+            **_described(observation, forbid, tags, params, notes, production_only),
         )
+        return _provenance(case, provenance)
     except SpecError as error:
         raise SpecError(error.detail, case=case_id, field=error.field) from None
+
+
+def _provenance(case: Case, value: Mapping[str, Any] | None) -> Case:
+    # Checked against the definition: declaring a part the case does not have is an error.
+    declared = resolve_parts(validate_provenance(value), case.definition())
+    return replace(case, provenance=declared) if declared else case
+
+
+def _reply_input(value: Any, reply: Reply) -> JSON:
+    if value is not None:
+        raise SpecError("a turn is either an input or a reply to a pending interaction, "
+                        "not both", field="reply")
+    return {"reply": reply.to_json()}
+
+
+def _described(observation: Mapping[str, Any] | None, forbid: Mapping[str, Any] | None,
+               tags: Sequence[str] | None, params: Mapping[str, Any] | None, notes: Any,
+               production_only: Any) -> dict[str, Any]:
+    """The optional parts file suites use: channel expectations, labels, selection flags."""
+    expected = validate_channels(observation, "observation")
+    banned = validate_channels(forbid, "forbid")
+    refuse_contradictions(expected, banned)
+    if not isinstance(production_only, bool):
+        raise SpecError("must be true or false", field="production_only")
+    return {"observation": expected, "forbid": banned, "tags": validate_tags(tags),
+            "params": validate_params(params), "notes": validate_notes(notes),
+            "production_only": production_only}
 
 
 def _validate_input(value: Any) -> JSON:
@@ -197,6 +273,25 @@ def validate_threshold(value: Any, field_path: str) -> float:
     return float(value)
 
 
+def validate_criteria(values: Sequence[Any] | None,
+                      field_path: str) -> tuple[str | CheckDefinition, ...]:
+    """Judge criteria: built-in names or criterion objects (``assay.criterion``)."""
+    if values is None:
+        return ()
+    if isinstance(values, str | bytes) or not isinstance(values, Sequence):
+        raise SpecError("must be a list of criteria", field=field_path)
+    for index, value in enumerate(values):
+        if isinstance(value, str):
+            if value not in JUDGE_CRITERIA:
+                raise SpecError(f"unknown judge criterion {value!r} (built-in: "
+                                f"{', '.join(sorted(JUDGE_CRITERIA))}; or use assay.criterion)",
+                                field=f"{field_path}[{index}]")
+        elif not (isinstance(value, CheckDefinition) and metric_kind(value) == "judge"):
+            raise SpecError(f"{value!r} is not a judge criterion (use assay.criterion)",
+                            field=f"{field_path}[{index}]")
+    return tuple(values)
+
+
 def _checks(values: Sequence[Any] | None) -> tuple[CheckDefinition, ...]:
     if values is None:
         return ()
@@ -207,3 +302,12 @@ def _checks(values: Sequence[Any] | None) -> tuple[CheckDefinition, ...]:
             raise SpecError(f"{value!r} is not a check (use assay.checks)",
                             field=f"checks[{index}]")
     return tuple(values)
+
+
+def _api(value: Any) -> ApiFixtures | None:
+    if value is None or isinstance(value, ApiFixtures):
+        return value
+    if isinstance(value, PendingRequest):
+        raise SpecError("the last expect_request(...) has no response; finish it with "
+                        ".respond_with(...)", field="api")
+    raise SpecError(f"{value!r} is not API fixtures (use assay.api(...))", field="api")

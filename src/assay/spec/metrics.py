@@ -14,24 +14,27 @@ from assay.spec._json import JSON
 
 MetricKind = Literal["check", "judge"]
 
-#: Judge criteria a case may name in ``minimum_scores``. They are calculated only when the
-#: suite has a judge; without one nothing stands in for them.
-JUDGE_CRITERIA: frozenset[str] = frozenset(
-    {
-        "semantic_accuracy",
-        "answer_relevancy",
-        "task_completion",
-        "language_quality",
-        "answer_completeness",
-        "tone",
-        "operational_claim_integrity",
-    }
-)
+#: The built-in judge criteria and their default thresholds (0–1 scale). They are
+#: calculated only when the suite has a judge; without one nothing stands in for them.
+JUDGE_THRESHOLDS: dict[str, float] = {
+    "semantic_accuracy": 0.9,
+    "answer_relevancy": 0.9,
+    "task_completion": 0.7,
+    "language_quality": 0.5,
+    "answer_completeness": 0.5,
+    "tone": 0.5,
+    "operational_claim_integrity": 0.5,
+}
+JUDGE_CRITERIA: frozenset[str] = frozenset(JUDGE_THRESHOLDS)
 
 
 @runtime_checkable
 class CheckDefinition(Protocol):
-    """A deterministic check as the spec sees it: a name, a category, a threshold, settings."""
+    """A metric definition as the spec sees it: a name, a category, a threshold, settings.
+
+    Deterministic checks and judge criteria both meet it; a definition whose ``kind``
+    attribute is ``"judge"`` is a judge criterion (see :func:`metric_kind`).
+    """
 
     @property
     def name(self) -> str:
@@ -55,6 +58,11 @@ class CheckDefinition(Protocol):
     def with_threshold(self, threshold: float) -> Self:
         """The same check with another threshold."""
         ...
+
+
+def metric_kind(definition: CheckDefinition) -> MetricKind:
+    """``"judge"`` for a judge criterion, ``"check"`` for everything else."""
+    return "judge" if getattr(definition, "kind", "check") == "judge" else "check"
 
 
 @dataclass(frozen=True, slots=True)

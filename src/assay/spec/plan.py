@@ -12,7 +12,17 @@ from dataclasses import dataclass
 from assay.errors import SpecError
 from assay.spec._json import JSON, digest
 from assay.spec.case import Case
-from assay.spec.metrics import JUDGE_CRITERIA, CheckDefinition, PlannedMetric
+from assay.spec.metrics import (
+    JUDGE_CRITERIA,
+    JUDGE_THRESHOLDS,
+    CheckDefinition,
+    PlannedMetric,
+    metric_kind,
+)
+from assay.spec.observation import channel_metrics
+
+#: A judge criterion as a case or suite declares it: a built-in name or a definition.
+Criterion = str | CheckDefinition
 
 #: The metric implied by ``expected_actions`` on a case.
 ACTIONS_METRIC = "actions"
@@ -33,6 +43,10 @@ class CasePlan:
         """The definition this run used, stored so later reports never read today's suite."""
         described = self.case.definition()
         described["metrics"] = [metric.definition() for metric in self.metrics]
+        if self.case.provenance:
+            # Stored for comparisons, but not fingerprinted: declaring where a part came from
+            # does not change what the case asks, so it never breaks a baseline.
+            described["provenance"] = dict(self.case.provenance)
         return described
 
 
@@ -61,11 +75,12 @@ def plan_suite(
     default_checks: Sequence[CheckDefinition],
     *,
     judged: bool,
+    default_criteria: Sequence[Criterion] = (),
 ) -> SuitePlan:
     """Plan every case and hash the suite definition (cases sorted by id: order is not meaning)."""
+    defaults = _Defaults(tuple(default_checks), tuple(default_criteria))
     planned = tuple(
-        plan_case(case, position, default_checks, judged=judged)
-        for position, case in enumerate(cases)
+        plan_case(case, position, defaults, judged=judged) for position, case in enumerate(cases)
     )
     items = sorted((plan.case.id, plan.fingerprint) for plan in planned)
     identity: JSON = {
@@ -76,62 +91,75 @@ def plan_suite(
     return SuitePlan(name, version, judged, planned, digest(identity))
 
 
-def plan_case(
-    case: Case, position: int, default_checks: Sequence[CheckDefinition], *, judged: bool
-) -> CasePlan:
+@dataclass(frozen=True, slots=True)
+class _Defaults:
+    checks: tuple[CheckDefinition, ...]
+    criteria: tuple[Criterion, ...]
+
+
+def plan_case(case: Case, position: int, defaults: _Defaults, *, judged: bool) -> CasePlan:
     """Decide the metrics of one case (see :func:`select_metrics`) and fingerprint it."""
-    metrics = select_metrics(case, default_checks, judged=judged)
+    metrics = select_metrics(case, defaults, judged=judged)
     definition = case.definition()
     definition["metrics"] = [metric.definition() for metric in metrics]
     return CasePlan(case, position, metrics, digest(definition))
 
 
-def select_metrics(
-    case: Case, default_checks: Sequence[CheckDefinition], *, judged: bool
-) -> tuple[PlannedMetric, ...]:
-    """The metrics of a case, in a stable order.
+def select_metrics(case: Case, defaults: _Defaults, *, judged: bool) -> tuple[PlannedMetric, ...]:
+    """The metrics of a case, in a stable order: checks first, then judge criteria.
 
-    - the case's own checks always run, and so does the ordered-actions check that
-      ``expected_actions`` implies;
-    - suite default checks run for a case without ``minimum_scores``, or when it names them;
-    - judge criteria run only with a judge: those named in ``minimum_scores``, or, without
-      ``minimum_scores``, semantic accuracy and answer relevancy at 0.9 when the case has a
-      reference;
+    - the case's own checks and criteria always run (criteria only with a judge), and so does
+      the ordered-actions check that ``expected_actions`` implies;
+    - suite default checks and criteria run for a case without ``minimum_scores``, or when it
+      names them;
+    - with a judge, a case without ``minimum_scores`` and without suite default criteria gets
+      semantic accuracy and answer relevancy at 0.9 when it has a reference, and task
+      completion at 0.7 when it has none; a case with ``minimum_scores`` gets the built-in
+      criteria those name;
     - ``minimum_scores`` overrides thresholds; a name that matches nothing is a spec error.
     """
     minimum = case.minimum_scores
-    chosen: list[PlannedMetric] = [_from_check(check) for check in case.checks]
-    names = {metric.name for metric in chosen}
-    if case.expected_actions is not None and ACTIONS_METRIC not in names:
+    chosen = [_planned(item) for item in (*case.checks, *case.criteria)]
+    if case.expected_actions is not None and ACTIONS_METRIC not in _names(chosen):
         chosen.append(PlannedMetric(ACTIONS_METRIC, "check", "actions", 1.0))
-        names.add(ACTIONS_METRIC)
-    for check in default_checks:
-        if check.name not in names and (minimum is None or check.name in minimum):
-            chosen.append(_from_check(check))
-            names.add(check.name)
-    chosen.extend(_judge_metrics(case, names, judged=judged))
+    # Observation channels and forbid lists, like expected_actions, always run when declared.
+    chosen.extend(channel_metrics(case.observation, case.forbid))
+    for item in (*defaults.checks, *defaults.criteria):
+        planned = _planned(item)
+        if planned.name not in _names(chosen) and (minimum is None or planned.name in minimum):
+            chosen.append(planned)
+    chosen.extend(_implicit_criteria(case, _names(chosen), bool(defaults.criteria)))
     _refuse_duplicates(case, chosen)
     if minimum is not None:
-        chosen = _apply_minimum_scores(case, chosen, minimum, judged=judged)
-    return tuple(chosen)
-
-
-def _from_check(check: CheckDefinition) -> PlannedMetric:
-    return PlannedMetric(check.name, "check", check.category, check.threshold, check)
-
-
-def _judge_metrics(case: Case, taken: set[str], *, judged: bool) -> list[PlannedMetric]:
+        chosen = _apply_minimum_scores(case, chosen, minimum)
     if not judged:
-        return []
+        # Without a judge, judge criteria are not calculated and nothing stands in for them.
+        chosen = [metric for metric in chosen if metric.kind == "check"]
+    return tuple(sorted(chosen, key=lambda metric: metric.kind != "check"))
+
+
+def _names(metrics: Sequence[PlannedMetric]) -> set[str]:
+    return {metric.name for metric in metrics}
+
+
+def _planned(item: Criterion) -> PlannedMetric:
+    if isinstance(item, str):
+        return PlannedMetric(item, "judge", "judge", JUDGE_THRESHOLDS[item])
+    return PlannedMetric(item.name, metric_kind(item), item.category, item.threshold, item)
+
+
+def _implicit_criteria(case: Case, taken: set[str], has_defaults: bool) -> list[PlannedMetric]:
     if case.minimum_scores is None:
-        wanted = DEFAULT_JUDGE_THRESHOLDS if case.reference is not None else {}
+        # Every answer is graded by default: against the reference when there is one,
+        # otherwise on whether it completed the task.
+        fallback = DEFAULT_JUDGE_THRESHOLDS if case.reference is not None else {
+            "task_completion": JUDGE_THRESHOLDS["task_completion"]}
+        wanted = {} if has_defaults else fallback
     else:
-        wanted = {
-            name: threshold
-            for name, threshold in case.minimum_scores.items()
-            if name in JUDGE_CRITERIA and name not in taken
-        }
-    return [PlannedMetric(name, "judge", "judge", threshold) for name, threshold in wanted.items()]
+        wanted = {name: JUDGE_THRESHOLDS[name] for name in case.minimum_scores
+                  if name in JUDGE_CRITERIA}
+    return [PlannedMetric(name, "judge", "judge", threshold)
+            for name, threshold in wanted.items() if name not in taken]
 
 
 def _refuse_duplicates(case: Case, metrics: Sequence[PlannedMetric]) -> None:
@@ -144,11 +172,7 @@ def _refuse_duplicates(case: Case, metrics: Sequence[PlannedMetric]) -> None:
 
 
 def _apply_minimum_scores(
-    case: Case,
-    metrics: list[PlannedMetric],
-    minimum: dict[str, float],
-    *,
-    judged: bool,
+    case: Case, metrics: list[PlannedMetric], minimum: dict[str, float]
 ) -> list[PlannedMetric]:
     by_name = {metric.name: metric for metric in metrics}
     for name in minimum:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from assay.errors import SpecError
-from assay.spec.case import Case, build_case
+from assay.spec.case import Case, build_case, validate_criteria
+from assay.spec.gate import Gate
 from assay.spec.metrics import CheckDefinition
 from assay.spec.plan import SuitePlan, plan_suite
+from assay.spec.provenance import validate_provenance, with_default
 
 
 class Suite:
@@ -32,9 +36,14 @@ class Suite:
         version: str | None = None,
         agent_name: str | None = None,
         checks: Sequence[CheckDefinition] | None = None,
+        criteria: Sequence[Any] | None = None,
         samples: int = 1,
         concurrency: int | None = None,
         description: str | None = None,
+        provenance: Mapping[str, Any] | None = None,
+        sample_concurrency: int | None = None,
+        votes: int | None = None,
+        gate: Gate | None = None,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise SpecError("a suite needs a non-empty name", field="name")
@@ -49,7 +58,23 @@ class Suite:
         self.samples = _positive(samples, "samples", name)
         self.concurrency = None if concurrency is None else _positive(
             concurrency, "concurrency", name)
+        # Samples of one case (and model) in flight at once; None leaves only `concurrency`.
+        self.sample_concurrency = None if sample_concurrency is None else _positive(
+            sample_concurrency, "sample_concurrency", name)
+        self.votes = None if votes is None else _positive(votes, "votes", name)
+        if gate is not None and not isinstance(gate, Gate):
+            raise SpecError(f"{gate!r} is not an assay.Gate", location=name, field="gate")
+        self.gate = gate
         self.checks: tuple[CheckDefinition, ...] = _default_checks(checks, name)
+        try:
+            self.criteria = validate_criteria(criteria, "criteria")
+        except SpecError as error:
+            raise error.at(name) from None
+        try:
+            # The suite-wide default, under each case's own declaration (see add).
+            self.provenance = validate_provenance(provenance)
+        except SpecError as error:
+            raise error.at(name) from None
         self._cases: list[Case] = []
         self._ids: set[str] = set()
 
@@ -67,42 +92,87 @@ class Suite:
         minimum_scores: Mapping[str, float] | None = None,
         metadata: Mapping[str, Any] | None = None,
         checks: Sequence[Any] | None = None,
+        criteria: Sequence[Any] | None = None,
         setup: Any = None,
         name: str | None = None,
         id: str | None = None,
         group: str | None = None,
+        api: Any = None,
+        provenance: Mapping[str, Any] | None = None,
+        observation: Mapping[str, Any] | None = None,
+        forbid: Mapping[str, Any] | None = None,
+        tags: Sequence[str] | None = None,
+        params: Mapping[str, Any] | None = None,
+        notes: str | None = None,
+        production_only: bool = False,
+        reply: Any = None,
     ) -> Case:
         """Add a case and return it; invalid data fails here, not halfway through a run.
 
         ``expected`` is the reference answer; ``expected_actions`` the tool calls that must
-        happen, in order (it implies the ``actions`` check); ``minimum_scores`` maps metric
-        names to inclusive thresholds and selects the metrics of this case.
+        happen, in order (it implies the ``actions`` check); ``criteria`` adds judge criteria
+        (built-in names or :func:`assay.criterion`), graded only when the suite has a judge;
+        ``minimum_scores`` maps metric names to inclusive thresholds and selects the metrics
+        of this case. ``api`` declares the HTTP requests the agent must make and their
+        canned responses (:func:`assay.api`); they are replayed for this case only.
+        ``provenance`` says who wrote each part (``{"setup": "derived"}``; see
+        :mod:`assay.spec.provenance`), which decides how comparisons treat a changed part.
+        ``observation`` asserts channels the agent's harness reports, exactly and in order
+        (``{"commands": ["trip.set_name"]}``; ``[]`` asserts none), and ``forbid`` lists items
+        that must not appear in a channel. ``reply`` makes the turn an answer to the pending
+        interaction of a named case (``{"case": "trip-1", "option": "confirm"}``) instead of
+        an input. ``tags``, ``params``, ``notes`` and ``production_only`` describe the case
+        and drive selection (:meth:`subset`).
         """
         try:
             case = build_case(
                 input, position=len(self._cases), expected=expected,
                 expected_actions=expected_actions, minimum_scores=minimum_scores,
-                metadata=metadata, checks=checks, setup=setup, name=name, id=id, group=group,
+                metadata=metadata, checks=checks, criteria=criteria, setup=setup, name=name,
+                id=id, group=group,
+                api=api, provenance=provenance, observation=observation, forbid=forbid,
+                tags=tags, params=params, notes=notes, production_only=production_only,
+                reply=reply,
             )
         except SpecError as error:
             raise error.at(self.name) from None
-        self.add(case)
-        return case
+        return self.add(case)
 
-    def add(self, case: Case) -> None:
-        """Add an already-built case (file loaders use this); ids must stay unique."""
+    def add(self, case: Case) -> Case:
+        """Add an already-built case (file loaders use this) and return it as stored.
+
+        Ids must stay unique. The suite's default provenance applies to the parts the case
+        has and did not declare itself.
+        """
+        if self.provenance:
+            merged = with_default(case.provenance, self.provenance, case.definition())
+            case = replace(case, provenance=merged)
         if case.id in self._ids:
             raise SpecError("duplicate case id; give each case a unique id=",
                             location=self.name, case=case.id, field="id")
         # Plan it now so a bad minimum_scores name fails at definition time.
-        plan_suite(self.name, self.version, [case], self.checks, judged=True)
+        plan_suite(self.name, self.version, [case], self.checks, judged=True,
+                   default_criteria=self.criteria)
         self._cases.append(case)
         self._ids.add(case.id)
+        return case
+
+    def subset(self, keep: Callable[[Case], bool]) -> Suite:
+        """The same suite (name, agent, settings) holding only the cases ``keep`` accepts.
+
+        Selection by group, id or production flag uses this; the fingerprint follows the
+        cases kept, so a selection is compared only with runs of the same selection.
+        """
+        chosen = copy.copy(self)
+        chosen._cases = [case for case in self._cases if keep(case)]
+        chosen._ids = {case.id for case in chosen._cases}
+        return chosen
 
     def plan(self, *, judged: bool | None = None) -> SuitePlan:
         """Fix the metrics of every case; ``judged`` defaults to whether a judge is set."""
         with_judge = self.judge is not None if judged is None else judged
-        return plan_suite(self.name, self.version, self._cases, self.checks, judged=with_judge)
+        return plan_suite(self.name, self.version, self._cases, self.checks, judged=with_judge,
+                          default_criteria=self.criteria)
 
     def fingerprint(self) -> str:
         """The definition fingerprint that compatible baselines share."""

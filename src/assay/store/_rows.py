@@ -40,7 +40,7 @@ def run_row(run: Run, status: RunStatus) -> Row:
         "summary": None if run.summary is None else run.summary.to_json(),
         "comparison": run.comparison,
         "baseline_id": run.baseline_id,
-        "links": {},
+        "links": dict(run.links),
     }
 
 
@@ -87,7 +87,7 @@ def _sample_row(sequence: int, sample_id: str, sample: SampleResult,
         "metadata": dict(sample.metadata),
         "fault": None,
         "recommendation": None,
-        "judge_usage": None,
+        "judge_usage": sample.judge_usage,
         "created_at": created_at,
     }
 
@@ -130,6 +130,7 @@ def run_from(row: RowMapping, cases: Sequence[CaseSnapshot] = (),
         summary=None if summary is None else RunSummary.from_json(summary),
         comparison=row["comparison"],
         baseline_id=row["baseline_id"],
+        links=dict(row["links"] or {}),
     )
 
 
@@ -155,6 +156,7 @@ def sample_from(row: RowMapping, metrics: Sequence[MetricResult]) -> SampleResul
         error=row["error"],
         metadata=dict(row["metadata"]),
         metrics=tuple(metrics),
+        judge_usage=row["judge_usage"],
     )
 
 

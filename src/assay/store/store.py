@@ -187,6 +187,32 @@ class Store:
             row = connection.execute(query).mappings().first()
             return None if row is None else _reads.full_run(connection, row)
 
+    def find_control_pair(self, run: Run) -> tuple[Run, Run] | None:
+        """Return the latest completed control pair with the run's suite, agent and fingerprint.
+
+        A control run (``assay control``) executes a suite twice against the same code; both
+        runs carry ``links["control"] = {"pair": [first, second], "role": ...}``. The pair is
+        found by its second run, which completes last; ``None`` when there is none.
+        """
+        role = runs.c.links[("control", "role")].as_string()
+        query = (select(runs)
+                 .where(runs.c.suite == run.suite, runs.c.agent == run.agent,
+                        runs.c.fingerprint == run.fingerprint, runs.c.id != run.id,
+                        runs.c.status == RunStatus.COMPLETED.value, role == "second")
+                 .order_by(runs.c.sequence.desc()).limit(1))
+        with self._read(f"control pair of run {run.id}") as connection:
+            row = connection.execute(query).mappings().first()
+            if row is None:
+                return None
+            pair = (row["links"].get("control") or {}).get("pair") or [None]
+            first = connection.execute(
+                select(runs).where(runs.c.id == pair[0],
+                                   runs.c.status == RunStatus.COMPLETED.value)
+            ).mappings().first()
+            if first is None:
+                return None  # the first run of the pair is gone or never completed
+            return _reads.full_run(connection, first), _reads.full_run(connection, row)
+
     def sample_keys(self, run_id: str) -> set[tuple[str, str | None, int]]:
         """Return the (case, model, sample) keys already stored for a run: resuming skips them."""
         with self._read(f"run {run_id}: sample keys") as connection:

@@ -1,0 +1,1 @@
+"""Agent adapters: chat loops on real clients, and conversations turned into outcomes."""

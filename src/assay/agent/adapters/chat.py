@@ -1,0 +1,188 @@
+"""A tool-calling chat agent over an OpenAI-style completion call.
+
+The ``openai`` client or LiteLLM: a fresh conversation per sample, every tool call recorded
+as an action, in order.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import json
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from assay.agent.adapters.tools import call_tool, schema
+from assay.agent.context import AgentContext
+from assay.agent.model import ModelSpec
+from assay.agent.outcome import Action, Outcome, Usage
+
+Completion = Callable[..., Any]
+
+
+@dataclass(kw_only=True)
+class ChatAgent:
+    """The loop: ask the model, run the tools it calls, hand back their results, repeat.
+
+    The model comes from ``ctx.model`` unless ``model`` fixes it. Usage is summed over every
+    turn. A group is recorded only when ``action_groups`` names one: never invented.
+    """
+
+    model: str | None = None
+    tools: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    action_groups: Mapping[str, str] = field(default_factory=dict)
+    instructions: str | None = None
+    max_turns: int = 10
+    options: dict[str, Any] = field(default_factory=dict)
+
+    async def __call__(self, value: Any, ctx: AgentContext) -> Outcome:
+        """Run one conversation for one sample, with a client of its own."""
+        async with self.session():
+            return await self._converse(value, ctx)
+
+    def session(self) -> contextlib.AbstractAsyncContextManager[Any]:
+        """Resources one conversation holds (a client); none by default."""
+        return contextlib.nullcontext()
+
+    async def _converse(self, value: Any, ctx: AgentContext) -> Outcome:
+        model = self.model or (self.model_name(ctx.model) if ctx.model is not None else None)
+        if not model:
+            raise ValueError("no model: pass model= or run with --model")
+        messages = self._opening(value)
+        specs = [schema(name, function) for name, function in self.tools.items()]
+        actions: list[Action] = []
+        usage = _Usage()
+        for turn in range(1, self.max_turns + 1):
+            response = await self.create(model=model, messages=messages, tools=specs or None)
+            usage.add(response)
+            message = response.choices[0].message
+            calls = list(getattr(message, "tool_calls", None) or [])
+            if not calls:
+                return Outcome(answer=message.content, actions=tuple(actions),
+                               usage=usage.total(),
+                               metadata={"model": model, "turns": turn})
+            messages.append(_assistant(message, calls))
+            for call in calls:
+                name = call.function.name
+                ran = await call_tool(name, call.function.arguments, self.tools,
+                                      self.action_groups.get(name))
+                actions.append(ran.action)
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": ran.content})
+        return Outcome(actions=tuple(actions), usage=usage.total(),
+                       error=f"no answer after {self.max_turns} turns (the model kept calling "
+                             "tools)", metadata={"model": model, "turns": self.max_turns})
+
+    async def create(self, *, model: str, messages: list[dict[str, Any]],
+                     tools: list[dict[str, Any]] | None) -> Any:
+        """One completion call; adapters implement it."""
+        raise NotImplementedError
+
+    def model_name(self, spec: ModelSpec) -> str:
+        """How this client names the model of a spec (the bare model by default)."""
+        return spec.model
+
+    def _opening(self, value: Any) -> list[dict[str, Any]]:
+        messages: list[dict[str, Any]] = []
+        if self.instructions:
+            messages.append({"role": "system", "content": self.instructions})
+        if isinstance(value, str):
+            messages.append({"role": "user", "content": value})
+        elif isinstance(value, list):
+            messages.extend(dict(message) for message in value)
+        elif isinstance(value, dict) and "role" in value:
+            messages.append(dict(value))
+        else:
+            messages.append({"role": "user", "content": json.dumps(value)})
+        return messages
+
+
+def _assistant(message: Any, calls: list[Any]) -> dict[str, Any]:
+    return {
+        "role": "assistant", "content": message.content,
+        "tool_calls": [{"id": call.id, "type": "function",
+                        "function": {"name": call.function.name,
+                                     "arguments": call.function.arguments}} for call in calls],
+    }
+
+
+@dataclass
+class _Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float | None = 0.0
+    seen: bool = False
+    turns: int = 0
+
+    def add(self, response: Any) -> None:
+        self.turns += 1
+        usage = getattr(response, "usage", None)
+        if usage is not None:
+            self.seen = True
+            self.input_tokens += getattr(usage, "prompt_tokens", 0) or 0
+            self.output_tokens += getattr(usage, "completion_tokens", 0) or 0
+        cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
+        # A reported cost only counts when every turn reported one.
+        self.cost = None if self.cost is None or not isinstance(cost, int | float) \
+            else self.cost + float(cost)
+
+    def total(self) -> Usage | None:
+        if not self.seen:
+            return None
+        return Usage(self.input_tokens, self.output_tokens, self.cost if self.turns else None)
+
+
+@dataclass(kw_only=True)
+class OpenAIChatAgent(ChatAgent):
+    """:class:`ChatAgent` on the official ``openai`` client (any OpenAI-compatible endpoint)."""
+
+    base_url: str | None = None
+    api_key: str | None = None
+    # The client of the conversation in progress, per task: samples run concurrently.
+    _client: contextvars.ContextVar[Any] = field(
+        default_factory=lambda: contextvars.ContextVar("assay_openai_chat_client"),
+        init=False, repr=False)
+
+    @contextlib.asynccontextmanager
+    async def session(self) -> AsyncIterator[Any]:
+        """An ``AsyncOpenAI`` client for one conversation, closed with it."""
+        import os
+
+        from openai import AsyncOpenAI
+
+        key = self.api_key or os.environ.get("OPENAI_API_KEY") or "not-set"
+        async with AsyncOpenAI(base_url=self.base_url, api_key=key, max_retries=2) as client:
+            token = self._client.set(client)
+            try:
+                yield client
+            finally:
+                self._client.reset(token)
+
+    async def create(self, *, model: str, messages: list[dict[str, Any]],
+                     tools: list[dict[str, Any]] | None) -> Any:
+        """Call ``chat.completions.create``."""
+        extra = dict(self.options)
+        if tools:
+            extra["tools"] = tools
+        return await self._client.get().chat.completions.create(model=model, messages=messages,
+                                                                **extra)
+
+
+@dataclass(kw_only=True)
+class LiteLLMChatAgent(ChatAgent):
+    """:class:`ChatAgent` through ``litellm.acompletion`` (reported costs when LiteLLM has them)."""
+
+    def model_name(self, spec: ModelSpec) -> str:
+        """LiteLLM names models ``provider/model``."""
+        return f"{spec.provider}/{spec.model}"
+
+    async def create(self, *, model: str, messages: list[dict[str, Any]],
+                     tools: list[dict[str, Any]] | None) -> Any:
+        """Call ``litellm.acompletion``."""
+        from assay.agent.adapters._litellm import import_litellm
+
+        litellm = import_litellm()
+        extra = dict(self.options)
+        if tools:
+            extra["tools"] = tools
+        return await litellm.acompletion(model=model, messages=messages, **extra)

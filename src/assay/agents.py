@@ -1,0 +1,49 @@
+"""Agent adapters: tool-calling chat agents on real clients, and conversations as outcomes.
+
+>>> from assay import agents
+>>> agent = agents.openai_chat(tools={"lookup_order": lookup_order},      # doctest: +SKIP
+...                            action_groups={"lookup_order": "orders"})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from assay.agent.adapters.chat import ChatAgent, LiteLLMChatAgent, OpenAIChatAgent
+from assay.agent.adapters.messages import from_messages, tool_error
+
+__all__ = ["ChatAgent", "from_messages", "litellm_chat", "openai_chat", "tool_error"]
+
+
+def openai_chat(model: str | None = None, *, tools: Mapping[str, Callable[..., Any]] | None = None,
+                action_groups: Mapping[str, str] | None = None, instructions: str | None = None,
+                base_url: str | None = None, api_key: str | None = None, max_turns: int = 10,
+                **options: Any) -> OpenAIChatAgent:
+    """A tool-calling agent on the official ``openai`` client (``pip install 'assay[openai]'``).
+
+    Each sample is a fresh conversation. Tools are plain functions (sync or async); their
+    schemas come from their signatures and docstrings. Every call is recorded as an action
+    with its arguments, result, size in bytes and error; ``action_groups`` names the group
+    of each tool (a tool it does not name has none). The model is ``ctx.model`` unless fixed
+    here; ``options`` go to ``chat.completions.create`` (e.g. ``temperature=0``).
+    """
+    return OpenAIChatAgent(model=model, tools=dict(tools or {}),
+                           action_groups=dict(action_groups or {}), instructions=instructions,
+                           max_turns=max_turns, options=options, base_url=base_url,
+                           api_key=api_key)
+
+
+def litellm_chat(model: str | None = None, *,
+                 tools: Mapping[str, Callable[..., Any]] | None = None,
+                 action_groups: Mapping[str, str] | None = None,
+                 instructions: str | None = None, max_turns: int = 10,
+                 **options: Any) -> LiteLLMChatAgent:
+    """The same agent through LiteLLM (``pip install 'assay[litellm]'``).
+
+    Models are named ``provider/model``; ``options`` go to ``litellm.acompletion`` (e.g.
+    ``api_base=``).
+    """
+    return LiteLLMChatAgent(model=model, tools=dict(tools or {}),
+                            action_groups=dict(action_groups or {}),
+                            instructions=instructions, max_turns=max_turns, options=options)

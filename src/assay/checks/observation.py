@@ -1,0 +1,105 @@
+"""Assertions over what the system recorded: observation channels and forbid lists.
+
+The observation is read from the application's own storage by its harness (commands,
+events, ...), never from the agent's prose. Rules (see :mod:`assay.spec.observation`):
+
+* a channel the case asserts must equal the observed list exactly, in order;
+* a forbid list fails when any named item appears;
+* a truncated observation fails every assertion that reads it with
+  ``truncated_observation``: nothing is ever passed over the part nobody read;
+* an observation that was never reported, or lacks an asserted channel, is an error, not a
+  pass: absent is not the same as empty.
+
+>>> from assay.spec.observation import ChannelAssertion
+>>> check_for(ChannelAssertion("commands")).category
+'side_effects'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from assay.checks.base import Check, CheckContext, CheckError, Verdict
+from assay.spec import JSON, canonical_json
+from assay.spec.observation import SIDE_EFFECTS, ChannelAssertion, render_items
+
+#: The reason every assertion over a truncated observation fails with.
+TRUNCATED = "truncated_observation"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChannelCheck(Check):
+    """One channel of the case's ``observation`` (``exact``) or ``forbid`` (``forbid``)."""
+
+    category: ClassVar[str] = SIDE_EFFECTS
+    channel: str
+    mode: Literal["exact", "forbid"] = "exact"
+
+    def evaluate(self, ctx: CheckContext) -> Verdict:
+        """Read the channel from the observation and hold it to the case's expectation."""
+        declared = ctx.case.observation if self.mode == "exact" else ctx.case.forbid
+        if declared is None or self.channel not in declared:
+            raise CheckError(f"the case declares no {self.mode} expectation for "
+                             f"{self.channel!r}")
+        observed = read_channel(ctx, self.channel)
+        if isinstance(observed, Verdict):
+            return observed
+        if self.mode == "exact":
+            return exact(declared[self.channel], observed)
+        return forbidden(declared[self.channel], observed)
+
+
+def check_for(assertion: ChannelAssertion) -> ChannelCheck:
+    """The check that evaluates a planned channel assertion."""
+    return ChannelCheck(name=assertion.name, threshold=assertion.threshold,
+                        channel=assertion.channel, mode=assertion.mode)
+
+
+def read_channel(ctx: CheckContext, channel: str) -> list[JSON] | Verdict:
+    """The observed items, a failing verdict when truncated, or an error when unobserved."""
+    observation = ctx.outcome.observation
+    if observation is None:
+        raise CheckError("no observation was reported (a harness reports one after the turn; "
+                         "see assay.Harness)")
+    if observation.truncated:
+        # Never pass over what nobody read: a forbidden item may hide past the ceiling.
+        return Verdict(0.0, f"{TRUNCATED}: the observation stopped at a ceiling, so {channel} "
+                            "cannot be asserted")
+    if channel not in observation.channels:
+        reported = ", ".join(sorted(observation.channels)) or "none"
+        raise CheckError(f"the observation has no {channel!r} channel (reported: {reported})")
+    return list(observation.channels[channel])
+
+
+def exact(expected: list[JSON], observed: list[JSON]) -> Verdict:
+    """Pass only when the observed list equals the expected one, item for item, in order."""
+    if _keys(expected) == _keys(observed):
+        return Verdict(1.0, f"{render_items(observed)} as expected")
+    want, got = render_items(expected), render_items(observed)
+    if want == got:
+        # Same text, different types ("1" and 1): show both as JSON.
+        want, got = f"[{', '.join(_keys(expected))}]", f"[{', '.join(_keys(observed))}]"
+    return Verdict(0.0, f"expected {want}, got {got}")
+
+
+def forbidden(banned: list[JSON], observed: list[JSON]) -> Verdict:
+    """Fail when any banned item appears; name what appeared and everything observed."""
+    names = set(_keys(banned))
+    hits = [item for item in observed if canonical_json(item) in names]
+    if hits:
+        return Verdict(0.0, f"forbidden {render_items(_unique(hits))} appeared; got "
+                            f"{render_items(observed)}")
+    return Verdict(1.0, f"none of {render_items(banned)} appeared")
+
+
+def _keys(items: list[JSON]) -> list[str]:
+    # Typed comparison: the string "1" is not the number 1.
+    return [canonical_json(item) for item in items]
+
+
+def _unique(items: list[JSON]) -> list[JSON]:
+    seen: dict[str, JSON] = {}
+    for item in items:
+        seen.setdefault(canonical_json(item), item)
+    return list(seen.values())

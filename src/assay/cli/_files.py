@@ -1,0 +1,146 @@
+"""What ``run`` and ``validate`` share for file suites.
+
+The selection of cases, the agent entry points given on the command line, the gate, and
+the reliability lines printed after a run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from assay.errors import SpecError
+from assay.spec import Suite
+from assay.spec.gate import Gate
+
+_GATE_KEYS = {"min_pass_rate": float, "max_side_effect_failures": int, "min_judge_score": float}
+
+# Options shared by the commands that read file suites.
+ProductOption = Annotated[str | None, typer.Option(help="Catalog product to run.")]
+SetOption = Annotated[str | None, typer.Option("--set", help="Catalog set to run.")]
+GroupOption = Annotated[list[str] | None, typer.Option(
+    "--group", help="Only cases of this group (repeatable).")]
+CaseOption = Annotated[list[str] | None, typer.Option(
+    "--case", help="Only this case id (repeatable).")]
+ProductionOption = Annotated[bool, typer.Option(
+    "--include-production-only", help="Also run cases that need production data.")]
+AgentOption = Annotated[str | None, typer.Option(
+    help="Agent for a file suite, as module:attribute (overrides the file's).")]
+HarnessOption = Annotated[str | None, typer.Option(
+    help="Harness for a file suite, as module:attribute (overrides the file's).")]
+GateOption = Annotated[list[str] | None, typer.Option(
+    "--gate", help="Gate threshold KEY=VALUE (repeatable): min_pass_rate, "
+                   "max_side_effect_failures, min_judge_score. Overrides suite.toml's [gate].")]
+SampleConcurrencyOption = Annotated[int | None, typer.Option(
+    min=1, help="Samples of one case in flight at once (results are the same either way).")]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Selection:
+    """Command-line choices about which suite and which of its cases."""
+
+    suite: str | None = None
+    product: str | None = None
+    set: str | None = None
+    groups: Sequence[str] = ()
+    cases: Sequence[str] = ()
+    include_production_only: bool = False
+    agent: str | None = None
+    harness: str | None = None
+
+
+def chosen_suite(spec: Path, selection: Selection,
+                 judge_for: Callable[[str], Any] | None = None) -> Suite:
+    """Load ``spec`` in whatever format it is, pick the suite and select its cases."""
+    from assay.cli._load import load_suites, pick_suite
+    from assay.load import Source, select
+
+    agent, agent_name = _entry_agent(selection)
+    python = spec.suffix == ".py"
+    if python and agent is not None:
+        raise SpecError("a Python spec defines its own agent; --agent and --harness are for "
+                        "file suites", location=str(spec))
+    source = Source(product=selection.product, set=selection.set, agent=agent,
+                    agent_name=agent_name, groups=selection.groups or None,
+                    cases=selection.cases or None,
+                    include_production_only=selection.include_production_only,
+                    judge_for=judge_for)
+    chosen = pick_suite(load_suites(spec, source), selection.suite, spec)
+    if python:
+        if selection.product or selection.set:
+            raise SpecError("--product and --set choose from a catalog", location=str(spec))
+        chosen = select(chosen, groups=source.groups, cases=source.cases,
+                        include_production_only=selection.include_production_only)
+    return chosen
+
+
+def require_agent(suite: Suite) -> None:
+    """Refuse to run a file suite that names no agent, before anything is stored."""
+    from assay.load.entry import MissingAgent
+
+    if isinstance(suite.agent, MissingAgent):
+        raise SpecError(f"has no agent to run: {suite.agent.source}; or pass --agent "
+                        "module:attribute / --harness module:attribute", location=suite.name)
+
+
+def resolve_gate(suite: Suite, options: Sequence[str]) -> Gate | None:
+    """The suite's gate with ``--gate KEY=VALUE`` overrides; ``None`` when neither is set."""
+    if not options:
+        return suite.gate
+    values: dict[str, Any] = {}
+    for option in options:
+        key, equals, text = option.partition("=")
+        key = key.strip()
+        if not equals or key not in _GATE_KEYS:
+            raise SpecError(f"--gate {option!r}: use KEY=VALUE with KEY one of "
+                            f"{', '.join(_GATE_KEYS)}", field="gate")
+        try:
+            values[key] = _GATE_KEYS[key](text.strip())
+        except ValueError:
+            raise SpecError(f"--gate {option!r}: {text!r} is not a number",
+                            field=f"gate.{key}") from None
+    return (suite.gate or Gate()).updated(**values)
+
+
+def reliability_lines(run: Any) -> list[str]:
+    """Failing samples per category, the rates, and the flaky cases, for the terminal."""
+    from assay.report.format import percent
+    from assay.results import item_rates
+
+    summary = run.summary
+    if summary is None or not summary.failing_by_category:
+        return []
+    labels = {"side_effects": "side effects", "budget": "budgets"}
+    failing = " · ".join(f"{labels.get(name, name)} {count}"
+                         for name, count in summary.failing_by_category.items())
+    lines = [f"Reliability (failing samples): {failing}",
+             f"Deterministic pass rate {percent(summary.check_pass_rate)} · agent errors "
+             f"{percent(summary.agent_error_rate)} · provider failures "
+             f"{percent(summary.provider_failure_rate)} · not evaluated "
+             f"{percent(summary.not_evaluated_rate)}"]
+    for item in item_rates(run.samples):
+        if item.flaky:
+            model = f" on {item.model}" if item.model else ""
+            lines.append(f"Flaky: {item.case_id}{model} passed {item.passed} of "
+                         f"{item.samples} samples")
+    return lines
+
+
+def _entry_agent(selection: Selection) -> tuple[Any, str | None]:
+    from assay.agent.harness import harness_agent
+    from assay.load.entry import instantiate, resolve
+
+    if selection.agent and selection.harness:
+        raise SpecError("give --agent or --harness, not both")
+    if selection.harness:
+        found = resolve(selection.harness, Path.cwd(), location="--harness", field="harness")
+        return harness_agent(instantiate(found)), selection.harness
+    if selection.agent:
+        found = resolve(selection.agent, Path.cwd(), location="--agent", field="agent")
+        return found, selection.agent
+    return None, None
+

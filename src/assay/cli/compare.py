@@ -1,0 +1,78 @@
+"""``assay compare``: any two stored runs, paired honestly, labelled against the noise floor."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from assay.cli._common import EXIT_FAILED, EXIT_OK, DbOption, open_store, user_errors
+
+_FORMATS = ("text", "markdown", "json")
+
+
+def compare_command(
+    baseline: Annotated[str, typer.Argument(help="The earlier run: id or a unique prefix.")],
+    current: Annotated[str, typer.Argument(help="The later run: id or a unique prefix.")],
+    format: Annotated[str, typer.Option(
+        "--format", "-f", help="text, markdown or json.")] = "text",
+    fail_on_regression: Annotated[bool, typer.Option(
+        "--fail-on-regression", help="Exit 1 when there are signal regressions (beyond the "
+                                     "latest control run's noise floor, or unmeasured).")]
+    = False,
+    max_excluded_share: Annotated[float, typer.Option(
+        min=0.0, max=1.0, help="Withhold the headline past this share of the paired corpus "
+                               "excluded.")] = 0.10,
+    tolerance: Annotated[float, typer.Option(
+        min=0.0, max=1.0, help="Score decrease allowed before it counts as a regression.")]
+    = 0.0,
+    drift_tolerance: Annotated[float, typer.Option(
+        min=0.0, max=1.0, help="Judge-score movement (0–1 scale) below which it is not drift; "
+                               "independent of --tolerance.")] = 0.025,
+    flaky_share: Annotated[float, typer.Option(
+        min=0.0, max=1.0, help="A noise floor above this is reported as a corpus too flaky "
+                               "to measure.")] = 0.3,
+    db: DbOption = None,
+) -> None:
+    """Compare two runs item by item: pairing first, defects, headline, changes by kind.
+
+    Items pair by id where their definitions match. The latest control run (assay control)
+    of the current run's definition supplies the noise floor.
+    """
+    from assay.compare import NoiseFloor, compare_runs
+
+    chosen = format.lower()
+    with user_errors():
+        if chosen not in _FORMATS:
+            from assay.errors import ConfigurationError
+
+            raise ConfigurationError(f"unknown format {format!r}; use text, markdown or json")
+        with open_store(db) as store:
+            before, after = store.get_run(baseline), store.get_run(current)
+            pair = store.find_control_pair(after)
+        floor = None if pair is None else NoiseFloor.measure(*pair)
+        comparison = compare_runs(before, after, tolerance=tolerance,
+                                  drift_tolerance=drift_tolerance,
+                                  max_excluded_share=max_excluded_share,
+                                  flaky_share=flaky_share, noise_floor=floor)
+    print(_render(comparison, chosen), end="")
+    gated = fail_on_regression and bool(comparison.signal_regressions)
+    if gated:
+        print(f"regression gate: failed (--fail-on-regression): "
+              f"{len(comparison.signal_regressions)} signal regression(s)", file=sys.stderr)
+    raise typer.Exit(EXIT_FAILED if gated else EXIT_OK)
+
+
+def _render(comparison: object, chosen: str) -> str:
+    from assay.compare import Comparison
+    from assay.report.markdown import render_comparison_markdown
+    from assay.report.text import render_comparison_text
+
+    assert isinstance(comparison, Comparison)
+    if chosen == "json":
+        return json.dumps(comparison.to_json(), indent=2, ensure_ascii=False) + "\n"
+    if chosen == "markdown":
+        return render_comparison_markdown(comparison)
+    return render_comparison_text(comparison)

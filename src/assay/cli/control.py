@@ -1,0 +1,93 @@
+"""``assay control``: run a suite twice against the same code and report its noise floor."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from assay.cli._common import EXIT_INTERRUPTED, DbOption, database_url, fail, user_errors
+
+
+def control_command(
+    spec: Annotated[Path, typer.Argument(help="A Python file defining one or more assay.Suite.")],
+    suite: Annotated[str | None, typer.Option(help="Which suite, when the file has several.")]
+    = None,
+    db: DbOption = None,
+    samples: Annotated[int | None, typer.Option(min=1, help="Samples per case and model.")]
+    = None,
+    concurrency: Annotated[int | None, typer.Option(
+        min=1, help="Samples in flight at once (default 8).")] = None,
+    model: Annotated[list[str] | None, typer.Option(
+        "--model", help="Run every case on this model (repeatable).")] = None,
+    timeout: Annotated[float | None, typer.Option(help="Seconds before an agent call is an "
+                                                       "error.")] = None,
+    metadata: Annotated[str | None, typer.Option(
+        help="Run metadata as a JSON object, stored with both runs.")] = None,
+    judge: Annotated[str | None, typer.Option(
+        help="Grade judge criteria with this model (as for assay run).")] = None,
+    judge_base_url: Annotated[str | None, typer.Option(
+        help="OpenAI-compatible endpoint for --judge.")] = None,
+    votes: Annotated[int | None, typer.Option(
+        min=1, help="Judge votes per sample and criterion.")] = None,
+    flaky_share: Annotated[float, typer.Option(
+        min=0.0, max=1.0, help="A floor above this is reported as a corpus too flaky to "
+                               "measure.")] = 0.3,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run a suite twice with nothing changed, store the pair, and print its noise floor.
+
+    Later comparisons of the same definition (assay run, assay compare) label every change
+    within or beyond this floor. Failed samples do not fail a control run: it measures.
+    """
+    from assay.cli._load import load_suites, pick_suite
+    from assay.cli.run import _judge
+
+    with user_errors():
+        chosen = pick_suite(load_suites(spec), suite, spec)
+        options: dict[str, Any] = {
+            "metadata": _metadata(metadata), "samples": samples, "concurrency": concurrency,
+            "models": model or None, "timeout": timeout, "votes": votes,
+            "judge": _judge(judge, judge_base_url),
+        }
+        first, second = _execute(chosen, options, database_url(db), quiet)
+    _report(first, second, flaky_share)
+
+
+def _execute(suite: Any, options: dict[str, Any], url: str | None, quiet: bool) -> Any:
+    from assay.runner.control import run_control_async
+    from assay.runner.progress import default_progress
+
+    try:
+        return asyncio.run(run_control_async(suite, db=url, progress=default_progress(quiet),
+                                             **options))
+    except KeyboardInterrupt:
+        print("interrupted: the control pair is incomplete and will not be used")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+def _report(first: Any, second: Any, flaky_share: float) -> None:
+    from assay.compare import NoiseFloor
+    from assay.compare.comparison import too_flaky_line
+
+    floor = NoiseFloor.measure(first, second)
+    print(f"control pair of {first.suite} · {first.agent} (fingerprint "
+          f"{first.fingerprint[:12]}): runs {first.id} and {second.id}")
+    if floor.too_flaky(flaky_share):
+        print(too_flaky_line(floor, flaky_share))
+    print(floor.summary())
+
+
+def _metadata(text: str | None) -> dict[str, Any]:
+    if text is None:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError as error:
+        fail(f"--metadata is not valid JSON: {error}")
+    if not isinstance(value, dict):
+        fail("--metadata must be a JSON object")
+    return value

@@ -1,0 +1,91 @@
+"""``assay validate``: load a suite in any format and report it, running nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from assay.cli._common import user_errors
+from assay.cli._files import (
+    AgentOption,
+    CaseOption,
+    GroupOption,
+    HarnessOption,
+    ProductionOption,
+    ProductOption,
+    SetOption,
+)
+
+
+def validate_command(
+    path: Annotated[Path, typer.Argument(
+        help="A Python spec, a YAML suite or catalog, a directory of item files, or a text "
+             "file of pasted scenarios.")],
+    suite: Annotated[str | None, typer.Option(help="Which suite, when a Python file has "
+                                                   "several.")] = None,
+    product: ProductOption = None,
+    set_: SetOption = None,
+    group: GroupOption = None,
+    case: CaseOption = None,
+    include_production_only: ProductionOption = False,
+    agent: AgentOption = None,
+    harness: HarnessOption = None,
+) -> None:
+    """Load a suite strictly and list what would run; exit 2 naming the file and field."""
+    from assay.cli._files import Selection, chosen_suite
+
+    with user_errors():
+        if _whole_catalog(path, product, set_):
+            print("\n".join(_catalog_lines(path)))
+            return
+        selection = Selection(suite=suite, product=product, set=set_, groups=group or (),
+                              cases=case or (), include_production_only=include_production_only,
+                              agent=agent, harness=harness)
+        print("\n".join(_suite_lines(path, chosen_suite(path, selection))))
+
+
+def _whole_catalog(path: Path, product: str | None, set_: str | None) -> bool:
+    from assay.load.paths import kind_of
+
+    if product is not None or set_ is not None or path.suffix == ".py" or not path.exists():
+        return False
+    return kind_of(path) == "catalog"
+
+
+def _catalog_lines(path: Path) -> list[str]:
+    from assay.load.paths import load_catalog_path
+
+    catalog = load_catalog_path(path)
+    lines = [f"ok: {path}: catalog {catalog.key!r} · digest {catalog.digest()[:12]}"]
+    for product in catalog.products:
+        for item in product.sets:
+            # Building each set's suite checks every scenario as a case, agents aside.
+            made = catalog.suite_for(product.key, item.key, agent=_no_agent)
+            lines.append(f"  {product.key}/{item.key}: {len(made.cases)} case(s)")
+    return lines
+
+
+def _suite_lines(path: Path, suite: Any) -> list[str]:
+    from assay.load.entry import MissingAgent
+
+    plan = suite.plan(judged=True)
+    agent = "none named" if isinstance(suite.agent, MissingAgent) else suite.agent_name
+    settings = [f"samples {suite.samples}", f"agent {agent}"]
+    if suite.gate is not None:
+        gate = suite.gate
+        settings.append(f"gate min_pass_rate={gate.min_pass_rate} max_side_effect_failures="
+                        f"{gate.max_side_effect_failures} min_judge_score={gate.min_judge_score}")
+    lines = [f"ok: {path}: suite {suite.name!r}"
+             + (f" version {suite.version}" if suite.version else "")
+             + f" · {len(plan.cases)} case(s) · " + " · ".join(settings),
+             f"fingerprint {suite.fingerprint()[:12]}"]
+    for planned in plan.cases:
+        metrics = ", ".join(metric.name for metric in planned.metrics) or "no metric"
+        lines.append(f"  {planned.case.id}: {metrics}")
+    return lines
+
+
+def _no_agent(value: Any, ctx: Any) -> Any:
+    raise AssertionError("validate never runs an agent")

@@ -1,0 +1,92 @@
+"""Grading one answer on one criterion: fresh calls, strict verdicts, votes, usage."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from assay.judging.criteria import Criterion
+from assay.judging.input import JudgeInput
+from assay.judging.judge import Judge, JudgeReply, ask
+from assay.judging.prompt import instructions, prompt
+from assay.judging.verdict import JudgeVerdict, VerdictError, parse_verdict
+from assay.judging.votes import majority
+from assay.results import MetricResult, errored
+from assay.spec import JSON
+
+_KEPT_REPLY = 2_000
+
+
+@dataclass(slots=True)
+class JudgeUsage:
+    """What judging one sample cost: the evaluation's overhead, never the agent's."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    by_kind: dict[str, int] = field(default_factory=dict)
+
+    def add(self, reply: JudgeReply | None, kind: str = "score") -> None:
+        """Count one call (``reply`` is None when the call itself failed)."""
+        self.calls += 1
+        self.by_kind[kind] = self.by_kind.get(kind, 0) + 1
+        if reply is None:
+            return
+        self.input_tokens += reply.input_tokens or 0
+        self.output_tokens += reply.output_tokens or 0
+        if reply.cost_usd is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + reply.cost_usd
+
+    def to_json(self) -> dict[str, JSON]:
+        """The portable form stored with the sample."""
+        return {"calls": self.calls, "input_tokens": self.input_tokens,
+                "output_tokens": self.output_tokens, "cost_usd": self.cost_usd,
+                "by_kind": dict(self.by_kind)}
+
+
+async def assess(judge: Judge, criterion: Criterion, data: JudgeInput, *, votes: int,
+                 usage: JudgeUsage) -> MetricResult:
+    """Ask ``votes`` fresh times and keep the majority; a vote that fails is recorded.
+
+    All votes failing is a metric error that keeps the raw replies; never a pass.
+    """
+    system, user = instructions(criterion), prompt(criterion, data)
+    outcomes = await asyncio.gather(*(_vote(judge, system, user, criterion, usage)
+                                      for _ in range(votes)))
+    verdicts = [verdict for verdict, _ in outcomes if verdict is not None]
+    records = [record for _, record in outcomes]
+    if not verdicts:
+        first = records[0].get("error", "no verdict")
+        failure = errored(criterion.name, "judge", criterion.category, criterion.threshold,
+                          f"no vote returned a verdict ({len(records)} of {votes} failed; "
+                          f"first: {first})")
+        return _with_votes(failure, records)
+    standing = majority(verdicts)
+    verdict = standing.verdict
+    return MetricResult(criterion.name, "judge", criterion.category, criterion.threshold,
+                        verdict.score, verdict.score >= criterion.threshold, verdict.reason,
+                        None, records)  # type: ignore[arg-type]
+
+
+async def _vote(judge: Judge, system: str, user: str, criterion: Criterion,
+                usage: JudgeUsage) -> tuple[JudgeVerdict | None, dict[str, JSON]]:
+    reply: JudgeReply | None = None
+    try:
+        reply = await ask(judge, system, user)
+        verdict = parse_verdict(reply.text, criterion)
+    except VerdictError as error:
+        usage.add(reply)
+        assert reply is not None
+        return None, {"error": f"invalid verdict: {error}", "reply": reply.text[:_KEPT_REPLY]}
+    except Exception as error:
+        usage.add(reply)
+        return None, {"error": f"{type(error).__name__}: {error}"}
+    usage.add(reply)
+    return verdict, {"score": verdict.score, "raw": verdict.raw, "reason": verdict.reason}
+
+
+def _with_votes(metric: MetricResult, records: list[dict[str, JSON]]) -> MetricResult:
+    return MetricResult(metric.name, metric.kind, metric.category, metric.threshold,
+                        metric.score, False, metric.reason, metric.error,
+                        records)  # type: ignore[arg-type]

@@ -1,0 +1,53 @@
+"""A judge through LiteLLM, for providers the ``openai`` client does not speak to directly."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from assay.judging.judge import JudgeReply
+from assay.judging.retry import RetryPolicy, with_retries
+
+
+@dataclass(kw_only=True)
+class LiteLLMJudge:
+    """``litellm.acompletion`` at ``temperature``, retried on transient failures."""
+
+    model: str
+    label: str
+    temperature: float = 0.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    async def complete(self, instructions: str, prompt: str) -> JudgeReply:
+        """Ask once (with retries on transient failures)."""
+        from assay.agent.adapters._litellm import import_litellm
+
+        litellm = import_litellm()
+
+        async def call() -> Any:
+            return await litellm.acompletion(
+                model=self.model, temperature=self.temperature, num_retries=0,
+                messages=[{"role": "system", "content": instructions},
+                          {"role": "user", "content": prompt}], **self.extra)
+
+        response = await with_retries(call, _transient, self.retry, self.label)
+        content = response.choices[0].message.content
+        if not isinstance(content, str):
+            raise ValueError("the judge's response has no message content")
+        usage = getattr(response, "usage", None)
+        cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
+        return JudgeReply(content, getattr(usage, "prompt_tokens", None),
+                          getattr(usage, "completion_tokens", None),
+                          float(cost) if isinstance(cost, int | float) else None)
+
+
+def _transient(error: BaseException) -> Mapping[str, str] | None:
+    status = getattr(error, "status_code", None)
+    name = type(error).__name__
+    if status == 429 or (isinstance(status, int) and status >= 500) or "Timeout" in name \
+            or "Connection" in name:
+        response = getattr(error, "response", None)
+        return dict(getattr(response, "headers", {}) or {})
+    return None

@@ -1,0 +1,92 @@
+"""A judge on the official ``openai`` client: any OpenAI-compatible endpoint."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from assay.judging.judge import JudgeReply
+from assay.judging.retry import RetryPolicy, with_retries
+from assay.results.pricing import estimate_cost
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+
+@dataclass(kw_only=True)
+class OpenAIJudge:
+    """Chat completions at ``temperature`` (0 by default), one fresh conversation per call.
+
+    Transient failures (429, 5xx, timeouts, dropped connections) are retried with bounded
+    exponential backoff that honours Retry-After; the client's own retries are off so the
+    waits are ours to show.
+    """
+
+    model: str
+    label: str
+    provider: str = "openai"
+    base_url: str | None = None
+    api_key: str | None = None
+    temperature: float = 0.0
+    timeout: float = 60.0
+    json_mode: bool = True
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    async def complete(self, instructions: str, prompt: str) -> JudgeReply:
+        """Ask once (with retries on transient failures)."""
+        # A client per call: it belongs to the running event loop and is closed with the
+        # call, so a judge can serve several runs (and loops) without leaking connections.
+        async with self._connect() as client:
+            return await self._ask(client, instructions, prompt)
+
+    async def _ask(self, client: AsyncOpenAI, instructions: str, prompt: str) -> JudgeReply:
+        async def call() -> Any:
+            options: dict[str, Any] = dict(self.extra)
+            if self.json_mode:
+                options["response_format"] = {"type": "json_object"}
+            return await client.chat.completions.create(
+                model=self.model, temperature=self.temperature,
+                messages=[{"role": "system", "content": instructions},
+                          {"role": "user", "content": prompt}], **options)
+
+        response = await with_retries(call, transient_headers, self.retry, self.label)
+        return _reply(response, self.provider, self.model)
+
+    def _connect(self) -> AsyncOpenAI:
+        from openai import AsyncOpenAI
+
+        return AsyncOpenAI(base_url=self.base_url, api_key=self.api_key or _key(),
+                           timeout=self.timeout, max_retries=0)
+
+
+def _key() -> str:
+    import os
+
+    return os.environ.get("OPENAI_API_KEY") or "not-set"
+
+
+def transient_headers(error: BaseException) -> Mapping[str, str] | None:
+    """The response headers of a retryable ``openai`` error, or None when it is final."""
+    import openai
+
+    if isinstance(error, openai.APITimeoutError | openai.APIConnectionError):
+        return {}
+    if isinstance(error, openai.APIStatusError) and (
+            error.status_code == 429 or error.status_code >= 500):
+        return dict(error.response.headers)
+    return None
+
+
+def _reply(response: Any, provider: str, model: str) -> JudgeReply:
+    choices = getattr(response, "choices", None) or []
+    content = choices[0].message.content if choices else None
+    if not isinstance(content, str):
+        raise ValueError("the judge's response has no message content")
+    usage = getattr(response, "usage", None)
+    input_tokens = getattr(usage, "prompt_tokens", None)
+    output_tokens = getattr(usage, "completion_tokens", None)
+    estimate = estimate_cost(provider, model, input_tokens, output_tokens)
+    return JudgeReply(content, input_tokens, output_tokens,
+                      None if estimate is None else estimate.cost_usd)

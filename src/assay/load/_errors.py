@@ -1,0 +1,159 @@
+"""Turning pydantic's validation errors into spec errors a person can act on.
+
+Every message names the file, the path of the offending field and, for a misspelt name, the
+near one: ``trip/set_name.toml: expect.forbidd: unknown field (did you mean 'forbid'?)``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import types
+import typing
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, JsonValue, ValidationError
+
+from assay.errors import SpecError
+
+M = TypeVar("M", bound=BaseModel)
+Loc = tuple[int | str, ...]
+
+# Tags pydantic adds to the location inside a JsonValue (which member of the union failed).
+_JSON_TAGS = frozenset({"dict", "list", "str", "int", "float", "bool", "none"})
+
+
+def validate(model: type[M], data: Any, location: str, *, prefix: str = "",
+             extra_names: Mapping[str, Iterable[str]] | None = None) -> M:
+    """Validate ``data`` against ``model`` or raise a :class:`SpecError` for the first problem.
+
+    ``prefix`` is the path of ``data`` inside its document; ``extra_names`` adds names that
+    are valid at a path although the model does not declare them (observation channels).
+    """
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        raise spec_error(error, model, location, prefix, extra_names or {}) from None
+    except RecursionError:
+        raise SpecError("is nested too deeply (a recursive YAML alias?)", location=location,
+                        field=prefix or None) from None
+
+
+def suggestion(name: object, candidates: Iterable[str]) -> str:
+    """`` (did you mean 'forbid'?)`` when a candidate is close to ``name``, else ``""``."""
+    if not isinstance(name, str):
+        return ""
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def join_path(prefix: str, part: int | str) -> str:
+    """``expect`` + ``forbid`` → ``expect.forbid``; ``groups`` + 0 → ``groups[0]``."""
+    if isinstance(part, int):
+        return f"{prefix}[{part}]"
+    return f"{prefix}.{part}" if prefix else str(part)
+
+
+def render(loc: Loc, prefix: str = "") -> str:
+    """A location as a field path: ``expect.actions[0].name``."""
+    path = prefix
+    for part in loc:
+        path = join_path(path, part)
+    return path
+
+
+def spec_error(error: ValidationError, model: type[BaseModel], location: str, prefix: str,
+               extra_names: Mapping[str, Iterable[str]]) -> SpecError:
+    """The first error, located and explained; the count of any others is appended."""
+    # A misspelt name shows up as an unknown field and a missing one: the first says more.
+    problems = sorted(error.errors(include_url=False),
+                      key=lambda problem: problem["type"] != "extra_forbidden")
+    first = problems[0]
+    loc = _without_tags(model, tuple(first["loc"]))
+    detail = _detail(first, model, loc, extra_names)
+    if len(problems) > 1:
+        detail += f" (and {len(problems) - 1} more problem(s) in this file)"
+    return SpecError(detail, location=location, field=render(loc, prefix) or None)
+
+
+def _detail(problem: Mapping[str, Any], model: type[BaseModel], loc: Loc,
+            extra_names: Mapping[str, Iterable[str]]) -> str:
+    kind = problem["type"]
+    if kind == "extra_forbidden":
+        names = [*_field_names(model, loc[:-1]), *extra_names.get(render(loc[:-1]), ())]
+        return "unknown field" + suggestion(loc[-1] if loc else None, names)
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "literal_error":
+        expected = problem.get("ctx", {}).get("expected", "")
+        choices = [part.strip(" '") for part in expected.replace(" or ", ", ").split(",")]
+        return f"{_shown(problem['input'])} is not allowed; expected {expected}" + suggestion(
+            problem["input"], choices)
+    if kind in {"model_type", "dict_type"}:
+        return f"must be a table (mapping), not {_kind(problem['input'])}"
+    if kind == "invalid-json-value":
+        return "is not a JSON value (quote dates and times)"
+    return f"{problem['msg']} (got {_shown(problem['input'])})"
+
+
+def _without_tags(model: type[BaseModel], loc: Loc) -> Loc:
+    """Drop the member tags pydantic puts in locations inside a JsonValue."""
+    kept: list[int | str] = []
+    current: Any = model
+    expect_tag = True
+    for part in loc:
+        if current is JsonValue:
+            if expect_tag and isinstance(part, str) and part in _JSON_TAGS:
+                expect_tag = False
+                continue
+            expect_tag = True
+        kept.append(part)
+        current = _step(current, part)
+    return tuple(kept)
+
+
+def _field_names(model: type[BaseModel], loc: Loc) -> list[str]:
+    current: Any = model
+    for part in loc:
+        current = _step(current, part)
+    current = _unwrap(current)
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return list(current.model_fields)
+    return []
+
+
+def _step(annotation: Any, part: int | str) -> Any:
+    current = _unwrap(annotation)
+    if current is JsonValue or current is Any:
+        return JsonValue
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        field = current.model_fields.get(str(part))
+        return None if field is None else field.annotation
+    origin = typing.get_origin(current)
+    args = typing.get_args(current)
+    if origin in (list, tuple, Sequence) and isinstance(part, int) and args:
+        return args[0]
+    if origin in (dict, Mapping) and isinstance(part, str) and len(args) == 2:
+        return args[1]
+    return None
+
+
+def _unwrap(annotation: Any) -> Any:
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _unwrap(typing.get_args(annotation)[0])
+    if origin in (typing.Union, types.UnionType):
+        members = [arg for arg in typing.get_args(annotation) if arg is not type(None)]
+        return _unwrap(members[0]) if len(members) == 1 else annotation
+    return annotation
+
+
+def _kind(value: Any) -> str:
+    names = {list: "a list", str: "a string", int: "a number", float: "a number",
+             bool: "a boolean", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

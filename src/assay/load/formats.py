@@ -1,0 +1,232 @@
+"""The file formats, as pydantic models: what each document may hold, and nothing else.
+
+Every structure refuses unknown fields (``extra="forbid"``) and coercion (``strict``), except
+the catalog, product and set levels of a catalog, whose unknown keys are kept as metadata.
+The JSON Schemas ``assay schema`` prints are generated from these models.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, StringConstraints
+
+from assay.spec.metrics import JUDGE_CRITERIA
+
+Text = Annotated[str, StringConstraints(min_length=1)]
+Count = Annotated[int, Field(ge=1)]
+Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
+Provenance = Literal["authored", "derived", "recorded"]
+if TYPE_CHECKING:
+    Criterion = str
+else:  # an enum in the JSON Schema, so editors complete the built-in criteria
+    Criterion = Literal[tuple(sorted(JUDGE_CRITERIA))]
+#: ``module:attribute`` or ``path/to/file.py:attribute``.
+EntryPoint = Annotated[str, StringConstraints(pattern=r"^[^:]+:[A-Za-z_][\w.]*$")]
+
+
+class Strict(BaseModel):
+    """Base of the strict structures."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class Open(BaseModel):
+    """Base of the catalog levels that keep unknown keys as metadata."""
+
+    model_config = ConfigDict(extra="allow", strict=True, frozen=True)
+
+
+# --- item files (TOML or JSON), one scenario each -------------------------------------------
+
+class ReplyModel(Strict):
+    """A reply to the pending interaction of a named case."""
+
+    case: Text = Field(description="The case whose pending interaction this turn answers.")
+    option: Text = Field(description="The option chosen, e.g. confirm.")
+    workflow: Text | None = None
+
+
+class InputModel(Strict):
+    """The turn a person takes: a text, or a reply to a pending interaction (not both)."""
+
+    text: Text | None = None
+    reply: ReplyModel | None = None
+
+
+class ActionModel(Strict):
+    """One expected tool call; group, name and arguments must match exactly."""
+
+    name: Text
+    group: Text | None = None
+    arguments: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class ExpectModel(Strict):
+    """What must be true afterwards.
+
+    Observation channels declared in ``suite.toml`` are also allowed here: absent is not
+    asserted, a list is asserted exactly and in order, ``[]`` asserts none.
+    """
+
+    answer: str | None = Field(None, description="The reference answer (graded by a judge).")
+    contains: list[Text] | None = None
+    not_contains: list[Text] | None = None
+    tools: list[Text] | None = Field(None, description="Tools that must each be called.")
+    actions: list[ActionModel] | None = Field(None, description="The exact tool calls, "
+                                                                 "in order.")
+    forbid: dict[str, list[JsonValue]] | None = Field(
+        None, description="Per channel, items that must not appear.")
+
+
+class ItemModel(Strict):
+    """One item file: a named scenario, its starting state, its turn and its expectations."""
+
+    id: Text
+    name: Text | None = None
+    group: Text | None = None
+    tags: list[Text] = Field(default_factory=list)
+    judge: list[Criterion] = Field(default_factory=list, description="Judge criteria.")
+    notes: str | None = None
+    params: dict[str, JsonValue] | None = None
+    production_only: bool = False
+    input: InputModel
+    expect: ExpectModel | None = None
+    setup: JsonValue = Field(None, description="Opaque JSON the harness seeds state from.")
+    provenance: dict[str, Provenance] | None = Field(
+        None, description="Who wrote each part: input, expect, setup, api, params.")
+    api: JsonValue = Field(None, description="HTTP replay fixtures: a list of interactions, "
+                                             "or allow_hosts and interactions.")
+
+
+class GateModel(Strict):
+    """Gate thresholds."""
+
+    min_pass_rate: Fraction | None = None
+    max_side_effect_failures: Annotated[int, Field(ge=0)] = 0
+    min_judge_score: Fraction | None = None
+
+
+class SettingsModel(Strict):
+    """``suite.toml``: the settings of a directory of items."""
+
+    name: Text | None = None
+    version: str | None = None
+    description: str | None = None
+    agent: EntryPoint | None = None
+    harness: EntryPoint | None = None
+    agent_name: Text | None = None
+    samples: Count | None = None
+    votes: Count | None = None
+    concurrency: Count | None = None
+    sample_concurrency: Count | None = None
+    max_observed: Count | None = None
+    channels: list[Text] = Field(default_factory=list,
+                                 description="Observation channels the harness reports.")
+    criteria: list[Criterion] | None = None
+    gate: GateModel | None = None
+    provenance: dict[str, Provenance] | None = None
+
+
+# --- YAML suites and catalogs ----------------------------------------------------------------
+
+class ScenarioExpectModel(Strict):
+    """A scenario's expectations."""
+
+    tools: list[Text] | None = None
+    contains: list[Text] | None = None
+    not_contains: list[Text] | None = None
+    answer: str | None = None
+
+
+class ScenarioModel(Strict):
+    """One scenario of a YAML suite or catalog set."""
+
+    key: Text
+    prompt: Text
+    expect: ScenarioExpectModel | None = None
+    notes: str | None = None
+    production_only: bool = False
+    tags: list[Text] | None = None
+    params: dict[str, JsonValue] | None = None
+    api: JsonValue = None
+
+
+class PastedScenarioModel(ScenarioModel):
+    """A scenario in a pasted document, whose key may be left for the parser to make."""
+
+    key: Text | None = None  # type: ignore[assignment]
+
+
+class GroupModel(Strict):
+    """A group of a YAML suite."""
+
+    key: Text
+    name: str | None = None
+    scenarios: list[ScenarioModel] = Field(default_factory=list)
+
+
+class PastedGroupModel(GroupModel):
+    """A group in a pasted document."""
+
+    key: Text | None = None  # type: ignore[assignment]
+    scenarios: list[PastedScenarioModel] = Field(default_factory=list)  # type: ignore[assignment]
+
+
+class SuiteDocModel(Strict):
+    """A YAML suite: groups of scenarios. ``agent`` and ``version`` are Assay's additions."""
+
+    suite: Text
+    description: str | None = None
+    version: str | None = None
+    agent: EntryPoint | None = None
+    groups: list[GroupModel] = Field(default_factory=list)
+
+
+class PastedDocModel(Strict):
+    """A pasted YAML or JSON document: a suite, or just its groups."""
+
+    suite: Text | None = None
+    description: str | None = None
+    groups: list[PastedGroupModel] = Field(default_factory=list)
+
+
+class SetJudgeModel(Strict):
+    """The judge a set names."""
+
+    kind: Text
+    model: Text | None = None
+
+
+class SetModel(Open):
+    """A set of scenarios one product must answer."""
+
+    key: Text
+    name: str | None = None
+    judge: SetJudgeModel | None = None
+    criteria: list[Criterion] | None = None
+    scenarios: list[ScenarioModel] = Field(default_factory=list)
+
+
+class ProductModel(Open):
+    """One agent a team ships, and its sets."""
+
+    key: Text
+    name: str | None = None
+    agent: str | None = None
+    description: str | None = None
+    sets: list[SetModel] = Field(default_factory=list)
+
+
+class CatalogModel(Open):
+    """Every agent a team ships: products, each with its sets of scenarios."""
+
+    catalog: Text
+    name: str | None = None
+    description: str | None = None
+    products: list[ProductModel] = Field(default_factory=list)
+
+
+def extras(model: BaseModel) -> dict[str, Any]:
+    """The unknown keys an open structure kept, in document order."""
+    return dict(model.model_extra or {})

@@ -1,0 +1,198 @@
+"""A directory of item files (TOML or JSON) is a suite; ``suite.toml`` holds its settings.
+
+Each item is one scenario: a starting state (``[setup]``, opaque JSON for the harness), the
+turn a person takes (``[input]``: text, or a reply to a pending interaction), and what must be
+true afterwards (``[expect]``, ``[expect.forbid]``). The loader is strict: unknown fields and
+combinations that parse but mean nothing are refused, naming the file and the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from assay.errors import SpecError
+from assay.load._documents import parse_json, parse_toml, read_text
+from assay.load._errors import suggestion, validate
+from assay.load.formats import ItemModel
+from assay.load.scenario import Expectations, api_fixtures
+from assay.load.settings import SUITE_FILE, SuiteSettings, expand_provenance, read_settings
+from assay.spec import JSON, Case, Suite
+from assay.spec.case import build_case
+
+ITEM_SUFFIXES = (".toml", ".json")
+
+# Where a case field lives in an item file, for errors raised while building the case.
+_ITEM_FIELDS = (("expected_actions", "expect.actions"), ("expected", "expect.answer"),
+                ("observation", "expect"), ("forbid", "expect.forbid"), ("criteria", "judge"),
+                ("reply", "input.reply"), ("input", "input.text"), ("checks", "expect"))
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One validated item file: its model and the observation channels it asserts."""
+
+    path: Path
+    model: ItemModel
+    channels: dict[str, list[JSON]]
+
+    @property
+    def location(self) -> str:
+        """How errors name the file."""
+        return str(self.path)
+
+
+def load_items(directory: str | Path, *, agent: Any = None,
+               agent_name: str | None = None) -> Suite:
+    """Load a directory of item files as a suite (settings from its ``suite.toml``)."""
+    folder = Path(directory)
+    if not folder.is_dir():
+        raise SpecError("is not a directory of item files", location=str(folder))
+    settings = read_settings(folder)
+    paths = item_paths(folder)
+    suite = settings.suite(agent=agent, agent_name=agent_name)
+    seen: dict[str, str] = {}
+    for position, path in enumerate(paths):
+        item = read_item(path, settings)
+        if item.model.id in seen:
+            raise SpecError(f"duplicate id {item.model.id!r} (also in {seen[item.model.id]})",
+                            location=item.location, field="id")
+        seen[item.model.id] = path.name
+        _add(suite, item_case(item, position), item.location)
+    return suite
+
+
+def item_paths(folder: Path) -> list[Path]:
+    """The item files of a folder (not its subfolders), in name order."""
+    paths = sorted(path for path in folder.iterdir()
+                   if path.is_file() and path.suffix in ITEM_SUFFIXES and path.name != SUITE_FILE)
+    if not paths:
+        raise SpecError("holds no item files (*.toml or *.json)", location=str(folder))
+    return paths
+
+
+def read_item(path: Path, settings: SuiteSettings) -> Item:
+    """Parse and validate one item file strictly."""
+    location = str(path)
+    text = read_text(path)
+    raw = parse_toml(text, location) if path.suffix == ".toml" else parse_json(text, location)
+    raw, channels = _split_channels(raw, settings.channels)
+    model = validate(ItemModel, raw, location, extra_names={"expect": settings.channels})
+    item = Item(path, model, _channel_lists(channels, location))
+    _check(item, settings)
+    return item
+
+
+def item_case(item: Item, position: int) -> Case:
+    """The case an item becomes."""
+    model, expect = item.model, item.model.expect
+    reply = model.input.reply
+    try:
+        return build_case(
+            model.input.text, position=position, id=model.id, name=model.name or model.id,
+            reply=None if reply is None else reply.model_dump(exclude_none=True),
+            expected=None if expect is None else expect.answer,
+            expected_actions=None if expect is None or expect.actions is None
+            else [action.model_dump() for action in expect.actions],
+            checks=_checks(item) or None, criteria=model.judge or None, setup=model.setup,
+            group=model.group, tags=model.tags, params=model.params, notes=model.notes,
+            production_only=model.production_only,
+            observation=item.channels or None,
+            forbid=None if expect is None else expect.forbid,
+            api=None if model.api is None else api_fixtures(model.api, item.path.parent),
+            provenance=_provenance(item),
+        )
+    except SpecError as error:
+        raise SpecError(error.detail, location=item.location,
+                        field=_item_field(error.field)) from None
+
+
+def _add(suite: Suite, case: Case, location: str) -> None:
+    try:
+        suite.add(case)
+    except SpecError as error:
+        raise SpecError(error.detail, location=location, field=_item_field(error.field)) \
+            from None
+
+
+def _split_channels(raw: Any, channels: Sequence[str]) -> tuple[Any, dict[str, Any]]:
+    """Take the declared channels out of ``[expect]``; the model validates the rest."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("expect"), dict):
+        return raw, {}
+    expect = dict(raw["expect"])
+    taken = {name: expect.pop(name) for name in list(expect) if name in channels}
+    return {**raw, "expect": expect}, taken
+
+
+def _channel_lists(channels: Mapping[str, Any], location: str) -> dict[str, list[JSON]]:
+    for name, items in channels.items():
+        if not isinstance(items, list):
+            raise SpecError("must be a list ([] asserts that nothing was recorded)",
+                            location=location, field=f"expect.{name}")
+    return dict(channels)
+
+
+def _check(item: Item, settings: SuiteSettings) -> None:
+    """Refuse combinations that parse but mean nothing."""
+    model, where = item.model, item.location
+    if (model.input.text is None) == (model.input.reply is None):
+        detail = ("needs text or a reply to a pending interaction" if model.input.text is None
+                  else "has both text and a reply; a turn is one or the other")
+        raise SpecError(detail, location=where, field="input")
+    forbid = {} if model.expect is None else model.expect.forbid or {}
+    for channel, banned in forbid.items():
+        if channel not in settings.channels:
+            hint = suggestion(channel, settings.channels) or (
+                " (declare the harness's channels in suite.toml: channels = [...])")
+            raise SpecError("unknown channel" + hint, location=where,
+                            field=f"expect.forbid.{channel}")
+        if not banned:
+            raise SpecError("an empty forbid list forbids nothing", location=where,
+                            field=f"expect.forbid.{channel}")
+
+
+def _checks(item: Item) -> list[Any]:
+    expect = item.model.expect
+    if expect is None:
+        return []
+    return Expectations(tuple(expect.tools or ()), tuple(expect.contains or ()),
+                        tuple(expect.not_contains or ())).checks()
+
+
+def _provenance(item: Item) -> dict[str, str] | None:
+    declared = item.model.provenance
+    if not declared:
+        return None
+    expanded = expand_provenance(declared, item.location, "provenance")
+    present = _present_parts(item)
+    for part in declared:
+        if not any(covered in present for covered in expand_provenance(
+                {part: "authored"}, item.location, "provenance")):
+            raise SpecError(f"declares the provenance of {part}, which this item does not "
+                            "have", location=item.location, field=f"provenance.{part}")
+    return {part: value for part, value in expanded.items() if part in present}
+
+
+def _present_parts(item: Item) -> set[str]:
+    model, expect = item.model, item.model.expect
+    present = {"input"}
+    if expect is not None:
+        present |= {part for part, value in (("reference", expect.answer),
+                                             ("expected_actions", expect.actions),
+                                             ("forbid", expect.forbid)) if value is not None}
+    if item.channels:
+        present.add("observation")
+    present |= {part for part, value in (("setup", model.setup), ("api", model.api),
+                                         ("params", model.params or None)) if value is not None}
+    return present
+
+
+def _item_field(field: str | None) -> str | None:
+    if field is None:
+        return None
+    for case_name, item_name in _ITEM_FIELDS:
+        if field == case_name or field.startswith((case_name + ".", case_name + "[")):
+            return item_name + field[len(case_name):]
+    return field

@@ -1,0 +1,108 @@
+"""One entry for every file format: which loader a path needs, and the selection after it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from assay.errors import SpecError
+from assay.load.catalog import Catalog, catalog_document
+from assay.load.items import load_items
+from assay.load.pasted import PASTED_SUFFIXES, load_pasted
+from assay.load.selection import select
+from assay.load.suites import YAML_SUFFIXES, read_mapping, suite_document
+from assay.spec import Suite
+
+
+@dataclass(frozen=True, kw_only=True)
+class Source:
+    """How to load and select from a path.
+
+    The catalog's product and set, an agent that overrides the files' own, and which cases
+    to keep. ``judge_for(model)`` makes the judge a catalog set names, when the caller chose
+    none.
+    """
+
+    product: str | None = None
+    set: str | None = None
+    agent: Any = None
+    agent_name: str | None = None
+    groups: Sequence[str] | None = None
+    cases: Sequence[str] | None = None
+    include_production_only: bool = True
+    judge_for: Callable[[str], Any] | None = None
+
+
+def kind_of(path: Path) -> str:
+    """``items``, ``pasted``, ``catalog`` or ``suite``, from the path and, for YAML, its top key."""
+    if path.is_dir():
+        return "items"
+    if path.suffix in PASTED_SUFFIXES:
+        return "pasted"
+    if path.suffix in (*YAML_SUFFIXES, ".json"):
+        raw = read_mapping(path)
+        return "catalog" if isinstance(raw, dict) and "catalog" in raw else "suite"
+    raise SpecError("is not a suite: give a Python file, a YAML suite or catalog, a directory "
+                    "of item files or a text file of pasted scenarios", location=str(path))
+
+
+def load_path(path: str | Path, source: Source | None = None) -> Suite:
+    """Load any supported suite file (not Python) and apply the selection."""
+    given = source or Source()
+    file = Path(path)
+    if not file.exists():
+        raise SpecError("no such file or directory", location=str(file))
+    kind = kind_of(file)
+    if kind != "catalog" and (given.product or given.set):
+        raise SpecError("--product and --set choose from a catalog; this is not one",
+                        location=str(file))
+    suite = _load(file, kind, given)
+    return select(suite, groups=given.groups, cases=given.cases,
+                  include_production_only=given.include_production_only)
+
+
+def load_catalog_path(path: Path) -> Catalog:
+    """A catalog document (or a suite document as a catalog of one product)."""
+    return catalog_document(read_mapping(path), str(path))
+
+
+def _load(file: Path, kind: str, given: Source) -> Suite:
+    if kind == "items":
+        return load_items(file, agent=given.agent, agent_name=given.agent_name)
+    if kind == "pasted":
+        return load_pasted(file, agent=given.agent, agent_name=given.agent_name)
+    if kind == "suite":
+        document = suite_document(read_mapping(file), str(file))
+        return document.suite(agent=given.agent, agent_name=given.agent_name,
+                              location=str(file))
+    catalog = load_catalog_path(file)
+    product, chosen = _pick(catalog, given)
+    named = catalog.set(product, chosen).judge or {}
+    model = named.get("model")
+    judge = None
+    if given.judge_for is not None and isinstance(model, str) and named.get("kind") != "rules":
+        judge = given.judge_for(model)
+    return catalog.suite_for(product, chosen, agent=given.agent, agent_name=given.agent_name,
+                             judge=judge)
+
+
+def _pick(catalog: Catalog, given: Source) -> tuple[str, str]:
+    """The product and set to run: as named, or the only one there is."""
+    product = given.product
+    if product is None:
+        if len(catalog.products) != 1:
+            raise SpecError("holds several products; choose one with --product (products: "
+                            f"{', '.join(p.key for p in catalog.products)})",
+                            location=catalog.key, field="product")
+        product = catalog.products[0].key
+    sets = catalog.product(product).sets
+    chosen = given.set
+    if chosen is None:
+        if len(sets) != 1:
+            raise SpecError(f"product {product!r} has several sets; choose one with --set "
+                            f"(sets: {', '.join(s.key for s in sets)})", location=catalog.key,
+                            field="set")
+        chosen = sets[0].key
+    return product, chosen

@@ -1,0 +1,160 @@
+"""A scenario of a YAML suite, a catalog set or a paste, and how it becomes a case."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assay import checks
+from assay.errors import SpecError
+from assay.load.formats import ScenarioModel
+from assay.spec import JSON, Case, portable
+from assay.spec.case import build_case
+from assay.spec.fixtures import ApiFixtures
+
+
+@dataclass(frozen=True, slots=True)
+class Expectations:
+    """What a scenario expects: tools called, content present or absent, a reference answer."""
+
+    tools: tuple[str, ...] = ()
+    contains: tuple[str, ...] = ()
+    not_contains: tuple[str, ...] = ()
+    answer: str | None = None
+
+    def to_json(self) -> dict[str, JSON]:
+        """The canonical form: fixed key order, empty values dropped."""
+        described: dict[str, JSON] = {"tools": list(self.tools),
+                                      "contains": list(self.contains),
+                                      "not_contains": list(self.not_contains),
+                                      "answer": self.answer}
+        return {key: value for key, value in described.items() if value not in (None, [])}
+
+    def checks(self) -> list[Any]:
+        """The deterministic checks these expectations mean."""
+        made: list[Any] = []
+        if self.tools:
+            made.append(checks.tools_called(self.tools))
+        made += numbered(checks.contains, "contains", self.contains)
+        made += numbered(checks.not_contains, "not_contains", self.not_contains)
+        return made
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    """One task: a key, a prompt, its group, expectations, notes, flags, tags and params."""
+
+    key: str
+    prompt: str
+    group: str | None = None
+    expect: Expectations = field(default_factory=Expectations)
+    notes: str | None = None
+    production_only: bool = False
+    tags: tuple[str, ...] = ()
+    params: dict[str, JSON] = field(default_factory=dict)
+    api: JSON = None
+    #: Where it was declared (file, field path), for errors and relative ``body_file`` paths.
+    origin: Origin | None = field(default=None, compare=False)
+
+    def to_json(self) -> dict[str, JSON]:
+        """The canonical form: keys in a fixed order, empty values dropped."""
+        described: dict[str, JSON] = {
+            "key": self.key, "prompt": self.prompt, "expect": self.expect.to_json(),
+            "notes": self.notes, "production_only": self.production_only or None,
+            "tags": list(self.tags), "params": sorted_json(self.params), "api": self.api,
+        }
+        return {key: value for key, value in described.items()
+                if value not in (None, [], {}, "")}
+
+    def case(self, position: int) -> Case:
+        """The case this scenario becomes (id = key, group = its group or set)."""
+        origin = self.origin or Origin("<memory>", "")
+        try:
+            fixtures = None if self.api is None else api_fixtures(self.api, origin.folder)
+            return build_case(
+                self.prompt, position=position, id=self.key, group=self.group,
+                expected=self.expect.answer, checks=self.expect.checks() or None, api=fixtures,
+                notes=self.notes, production_only=self.production_only, tags=self.tags,
+                params=self.params,
+            )
+        except SpecError as error:
+            raise origin.error(error) from None
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """A file and the path of a structure inside it."""
+
+    location: str
+    path: str
+
+    @property
+    def folder(self) -> Path | None:
+        """The declaring file's folder, or ``None`` for text that came from no file."""
+        path = Path(self.location)
+        return path.parent if path.suffix else None
+
+    def error(self, error: SpecError) -> SpecError:
+        """The error located at this origin."""
+        inner = error.field or ""
+        field = f"{self.path}.{inner}" if self.path and inner and not inner.startswith("[") \
+            else f"{self.path}{inner}"
+        return SpecError(error.detail, location=self.location, field=field or None)
+
+
+def scenario_from(model: ScenarioModel, group: str | None, origin: Origin,
+                  key: str | None = None) -> Scenario:
+    """A scenario from its validated model (``key`` overrides one the parser generated)."""
+    expect = model.expect
+    try:
+        params = portable(model.params or {}, "params")
+        api = portable(model.api, "api")
+    except SpecError as error:
+        raise origin.error(error) from None
+    assert isinstance(params, dict)
+    return Scenario(
+        key=key or model.key,
+        prompt=model.prompt,
+        group=group,
+        expect=Expectations() if expect is None else Expectations(
+            tuple(expect.tools or ()), tuple(expect.contains or ()),
+            tuple(expect.not_contains or ()), expect.answer),
+        notes=model.notes,
+        production_only=model.production_only,
+        tags=tuple(model.tags or ()),
+        params=params,
+        api=api,
+        origin=origin,
+    )
+
+
+def numbered(factory: Callable[..., Any], name: str, texts: Sequence[str]) -> list[Any]:
+    """One check per text; numbered names when there are several, so each is its own metric."""
+    if len(texts) == 1:
+        return [factory(texts[0], name=name)]
+    return [factory(text, name=f"{name}[{index}]") for index, text in enumerate(texts)]
+
+
+def api_fixtures(value: Any, base_dir: Path | None) -> ApiFixtures:
+    """Replay fixtures from a file: a list of interactions, or allow_hosts and interactions.
+
+    Built by :meth:`assay.spec.fixtures.ApiFixtures.from_mapping`, the plain-data constructor
+    the replay layer provides for file formats; ``body_file`` paths resolve against the
+    declaring file's folder.
+    """
+    data = {"interactions": value} if isinstance(value, list) else value
+    if not isinstance(data, dict):
+        raise SpecError("must be a list of interactions, or a table with allow_hosts and "
+                        "interactions", field="api")
+    return ApiFixtures.from_mapping(data, base_dir=base_dir)
+
+
+def sorted_json(value: JSON) -> JSON:
+    """Free-form JSON with every mapping's keys sorted, for a canonical document."""
+    if isinstance(value, dict):
+        return {key: sorted_json(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [sorted_json(item) for item in value]
+    return value

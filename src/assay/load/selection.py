@@ -1,0 +1,48 @@
+"""Choosing the cases of a suite to run: by group, by id, and production-only or not."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from assay.errors import SpecError
+from assay.load._errors import suggestion
+from assay.spec import Case, Suite
+
+
+def select(suite: Suite, *, groups: Iterable[str] | None = None,
+           cases: Iterable[str] | None = None,
+           include_production_only: bool = True) -> Suite:
+    """The suite with only the chosen cases; naming an unknown group or case is an error.
+
+    ``groups`` keeps cases of those groups, ``cases`` keeps those ids (both may be given:
+    a case must satisfy both), and ``include_production_only=False`` drops cases that need
+    production data. A selection that keeps nothing is an error, never an empty run.
+    """
+    wanted_groups = _known(groups, {c.group for c in suite.cases if c.group}, "group",
+                           suite.name)
+    wanted_cases = _known(cases, {c.id for c in suite.cases}, "case", suite.name)
+    if wanted_groups is None and wanted_cases is None and include_production_only:
+        return suite
+
+    def keep(case: Case) -> bool:
+        return ((wanted_groups is None or case.group in wanted_groups)
+                and (wanted_cases is None or case.id in wanted_cases)
+                and (include_production_only or not case.production_only))
+
+    chosen = suite.subset(keep)
+    if not chosen.cases:
+        raise SpecError("the selection holds no case (check --group, --case and "
+                        "--include-production-only)", location=suite.name)
+    return chosen
+
+
+def _known(names: Iterable[str] | None, available: set[str], kind: str,
+           suite: str) -> set[str] | None:
+    if names is None:
+        return None
+    wanted = set(names)
+    for name in sorted(wanted - available):
+        listed = ", ".join(sorted(available)) or "none"
+        raise SpecError(f"no {kind} {name!r}{suggestion(name, available)} (available: "
+                        f"{listed})", location=suite, field=kind)
+    return wanted or None

@@ -1,0 +1,125 @@
+"""``suite.toml``: the settings of a directory of item files, and the agent it names."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assay.agent.harness import harness_agent
+from assay.errors import SpecError
+from assay.load._documents import parse_toml, read_text
+from assay.load._errors import suggestion, validate
+from assay.load.entry import MissingAgent, instantiate, resolve
+from assay.load.formats import ExpectModel, SettingsModel
+from assay.spec import Suite
+from assay.spec.gate import Gate
+from assay.spec.metrics import JUDGE_CRITERIA
+
+SUITE_FILE = "suite.toml"
+
+#: The parts of an item a provenance is declared for, and the case parts each one covers.
+ITEM_PARTS: dict[str, tuple[str, ...]] = {
+    "input": ("input",),
+    "expect": ("reference", "expected_actions", "observation", "forbid"),
+    "setup": ("setup",),
+    "api": ("api",),
+    "params": ("params",),
+}
+
+# Names a channel cannot take: fields of [expect] and metric names they would collide with.
+_RESERVED = frozenset({*ExpectModel.model_fields, "tools_called", *JUDGE_CRITERIA})
+
+
+@dataclass(frozen=True, kw_only=True)
+class SuiteSettings:
+    """What ``suite.toml`` says (every field optional), resolved against its folder."""
+
+    folder: Path
+    location: str
+    model: SettingsModel = field(default_factory=SettingsModel)
+    provenance: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def channels(self) -> tuple[str, ...]:
+        """The observation channels items may assert."""
+        return tuple(self.model.channels)
+
+    def suite(self, *, agent: Any = None, agent_name: str | None = None) -> Suite:
+        """An empty suite with these settings; ``agent`` (a callable) overrides the file's."""
+        model = self.model
+        runner, named = (agent, agent_name) if agent is not None else self._agent()
+        gate = None if model.gate is None else Gate(**model.gate.model_dump())
+        try:
+            return Suite(
+                model.name or self.folder.resolve().name, agent=runner,
+                agent_name=model.agent_name or named, version=model.version,
+                description=model.description, samples=model.samples or 1,
+                concurrency=model.concurrency, sample_concurrency=model.sample_concurrency,
+                votes=model.votes, criteria=model.criteria, provenance=self.provenance,
+                gate=gate,
+            )
+        except SpecError as error:
+            raise SpecError(error.detail, location=self.location, field=error.field) from None
+
+    def _agent(self) -> tuple[Any, str | None]:
+        model = self.model
+        if model.harness is not None:
+            harness = instantiate(resolve(model.harness, self.folder, location=self.location,
+                                          field="harness"))
+            try:
+                return harness_agent(harness, max_observed=model.max_observed), model.harness
+            except SpecError as error:
+                raise SpecError(error.detail, location=self.location, field="harness") from None
+        if model.agent is not None:
+            agent = resolve(model.agent, self.folder, location=self.location, field="agent")
+            return agent, model.agent
+        return MissingAgent(f"{self.location} (set agent or harness)"), "unspecified"
+
+
+def read_settings(folder: Path) -> SuiteSettings:
+    """The folder's ``suite.toml``, or default settings when it has none."""
+    path = folder / SUITE_FILE
+    location = str(path)
+    if not path.is_file():
+        return SuiteSettings(folder=folder, location=str(folder))
+    raw = parse_toml(read_text(path), location)
+    model = validate(SettingsModel, raw, location)
+    _check(model, location)
+    provenance = expand_provenance(model.provenance or {}, location, "provenance")
+    return SuiteSettings(folder=folder, location=location, model=model, provenance=provenance)
+
+
+def expand_provenance(declared: Mapping[str, str], location: str, path: str) -> dict[str, str]:
+    """Item part names (``expect``) to the case parts they cover, each with its provenance."""
+    expanded: dict[str, str] = {}
+    for part, value in declared.items():
+        if part not in ITEM_PARTS:
+            raise SpecError("unknown part" + suggestion(part, ITEM_PARTS) + "; a provenance "
+                            f"is declared for {', '.join(ITEM_PARTS)}", location=location,
+                            field=f"{path}.{part}")
+        expanded.update(dict.fromkeys(ITEM_PARTS[part], value))
+    return expanded
+
+
+def _check(model: SettingsModel, location: str) -> None:
+    if model.agent is not None and model.harness is not None:
+        raise SpecError("names both an agent and a harness; a suite runs one",
+                        location=location, field="harness")
+    if model.max_observed is not None and model.harness is None:
+        raise SpecError("is a ceiling on what a harness reads; it needs harness = ...",
+                        location=location, field="max_observed")
+    _check_channels(model.channels, location)
+
+
+def _check_channels(channels: Sequence[str], location: str) -> None:
+    seen: set[str] = set()
+    for index, name in enumerate(channels):
+        if name in _RESERVED:
+            raise SpecError(f"{name!r} is a field of [expect] or a metric name, not a "
+                            "channel", location=location, field=f"channels[{index}]")
+        if name in seen:
+            raise SpecError(f"{name!r} is listed twice", location=location,
+                            field=f"channels[{index}]")
+        seen.add(name)

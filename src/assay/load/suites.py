@@ -1,0 +1,149 @@
+"""YAML suites: groups of scenarios; later documents layer over earlier ones by key.
+
+.. code-block:: yaml
+
+    suite: support_bot
+    groups:
+      - key: orders
+        name: Orders
+        scenarios:
+          - key: orders_1
+            prompt: Where is my order?
+            expect: {tools: [lookup_order]}
+
+A deployment narrows or extends a team's suite with a later file: a scenario whose key is
+already there is replaced (wherever it moves), a new one is appended, a group keeps its place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from assay.errors import SpecError
+from assay.load._documents import parse_json, parse_yaml, read_text
+from assay.load._errors import validate
+from assay.load.entry import MissingAgent, resolve
+from assay.load.formats import SuiteDocModel
+from assay.load.scenario import Origin, Scenario, scenario_from
+from assay.spec import Suite
+
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteDocument:
+    """A YAML suite after layering: its identity, its groups and its scenarios by key."""
+
+    name: str
+    description: str | None = None
+    version: str | None = None
+    agent: str | None = None
+    agent_folder: Path | None = None
+    groups: dict[str, str | None] = field(default_factory=dict)
+    scenarios: dict[str, Scenario] = field(default_factory=dict)
+
+    def layered(self, later: SuiteDocument) -> SuiteDocument:
+        """The document with ``later`` over it, key by key."""
+        groups = dict(self.groups)
+        for key, name in later.groups.items():
+            groups[key] = name if name is not None else groups.get(key)
+        scenarios = dict(self.scenarios)
+        scenarios.update(later.scenarios)
+        agent = later.agent or self.agent
+        return SuiteDocument(
+            name=later.name, description=later.description or self.description,
+            version=later.version or self.version, agent=agent,
+            agent_folder=later.agent_folder if later.agent else self.agent_folder,
+            groups=groups, scenarios=scenarios,
+        )
+
+    def suite(self, *, agent: Any = None, agent_name: str | None = None,
+              location: str = "") -> Suite:
+        """The suite these scenarios make; ``agent`` overrides the document's entry point."""
+        if agent is None and self.agent is not None:
+            agent = resolve(self.agent, self.agent_folder, location=location, field="agent")
+            agent_name = agent_name or self.agent
+        runner = agent if agent is not None else MissingAgent(
+            f"{location} (set agent: module:attribute, or pass --agent)")
+        suite = Suite(self.name, agent=runner, agent_name=agent_name or (
+            "unspecified" if agent is None else None), description=self.description,
+            version=self.version)
+        for position, scenario in enumerate(self.scenarios.values()):
+            suite.add(scenario.case(position))
+        return suite
+
+
+def load_suite(path: str | Path, *more: str | Path, agent: Any = None,
+               groups: Iterable[str] | None = None,
+               include_production_only: bool = True) -> Suite:
+    """Load a suite from files: YAML suites (layered), a directory of items, or pasted text.
+
+    Later YAML files layer over earlier ones by key. ``groups`` keeps only those groups and
+    ``include_production_only=False`` drops scenarios that need production data. ``agent``
+    (a callable) overrides the agent the files name.
+    """
+    from assay.load.pasted import PASTED_SUFFIXES, load_pasted
+    from assay.load.selection import select
+
+    first = Path(path)
+    if first.is_dir() or first.suffix in PASTED_SUFFIXES:
+        if more:
+            raise SpecError("only YAML suites are layered; load one directory or paste at a "
+                            "time", location=str(first))
+        from assay.load.items import load_items
+
+        loaded = load_items(first, agent=agent) if first.is_dir() else load_pasted(
+            first, agent=agent)
+    else:
+        document = read_suite_documents([first, *map(Path, more)])
+        loaded = document.suite(agent=agent, location=str(first))
+    return select(loaded, groups=groups, include_production_only=include_production_only)
+
+
+def read_suite_documents(paths: Iterable[Path]) -> SuiteDocument:
+    """Parse and layer YAML suite files, earliest first."""
+    documents = [suite_document(read_mapping(path), str(path)) for path in paths]
+    layered = documents[0]
+    for later in documents[1:]:
+        layered = layered.layered(later)
+    return layered
+
+
+def read_mapping(path: Path) -> Any:
+    """A YAML (or JSON) document's data."""
+    location = str(path)
+    if path.suffix not in (*YAML_SUFFIXES, ".json"):
+        raise SpecError("is not a YAML suite or catalog (.yaml, .yml or .json)",
+                        location=location)
+    text = read_text(path)
+    return parse_json(text, location) if path.suffix == ".json" else parse_yaml(text, location)
+
+
+def suite_document(raw: Any, location: str, prefix: str = "") -> SuiteDocument:
+    """A validated suite document, with duplicate keys refused."""
+    model = validate(SuiteDocModel, raw, location, prefix=prefix)
+    groups: dict[str, str | None] = {}
+    scenarios: dict[str, Scenario] = {}
+    for g_index, group in enumerate(model.groups):
+        group_path = f"{prefix}{'.' if prefix else ''}groups[{g_index}]"
+        if group.key in groups:
+            raise SpecError(f"duplicate group key {group.key!r}", location=location,
+                            field=f"{group_path}.key")
+        groups[group.key] = group.name
+        for s_index, item in enumerate(group.scenarios):
+            origin = Origin(location, f"{group_path}.scenarios[{s_index}]")
+            if item.key in scenarios:
+                raise SpecError(f"duplicate scenario key {item.key!r}", location=location,
+                                field=f"{origin.path}.key")
+            scenarios[item.key] = scenario_from(item, group.key, origin)
+    folder = Path(location).parent if model.agent else None
+    return SuiteDocument(model.suite, model.description, model.version, model.agent, folder,
+                         groups, scenarios)
+
+
+def with_group(scenario: Scenario, group: str | None) -> Scenario:
+    """The same scenario filed under another group (or set)."""
+    return replace(scenario, group=group)

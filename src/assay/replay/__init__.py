@@ -1,0 +1,34 @@
+"""Strict HTTP replay of the agent's own API calls, scoped to one sample.
+
+A case declares its fixtures with :func:`assay.api`; the runner opens a
+:class:`ReplaySession` around the agent call only (checks and judges never run inside it).
+``httpx`` (sync and async), its fork ``httpx2`` (used by the ``openai`` client) and
+``requests`` are intercepted at their transports while any session is active; a context
+variable decides which session, if any, a request belongs to, so concurrent samples never
+see each other's fixtures and requests outside every sample go to the network untouched.
+
+Outside the runner, for a unit test of your own agent::
+
+    session = ReplaySession(assay.api().expect_request(...).respond_with(json={...}))
+    with session.active():
+        my_agent(...)
+    assert session.evidence().passed
+
+This package is imported only when a case has fixtures, so ``import assay`` stays light.
+"""
+
+from assay.replay.evidence import EVIDENCE_KEY, ReplayEvidence, RequestRecord, RequestStatus
+from assay.replay.matching import ObservedRequest, json_equal
+from assay.replay.redact import REDACTED
+from assay.replay.session import ReplaySession
+
+__all__ = [
+    "EVIDENCE_KEY",
+    "REDACTED",
+    "ObservedRequest",
+    "ReplayEvidence",
+    "ReplaySession",
+    "RequestRecord",
+    "RequestStatus",
+    "json_equal",
+]

@@ -1,0 +1,87 @@
+"""Interception for httpx and its fork httpx2 (which the ``openai`` client uses).
+
+The default transports' ``handle_request`` / ``handle_async_request`` are replaced on the
+class, so every client using them is covered, including clients created before the sample
+started. Custom transports (``MockTransport``, aiohttp-based ones) are not intercepted.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import replace
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from assay.errors import ReplayError
+from assay.replay.matching import ObservedRequest
+
+if TYPE_CHECKING:
+    from assay.replay.session import ReplaySession
+
+Current = Callable[[], "ReplaySession | None"]
+
+
+def install(module_name: str, current: Current) -> Callable[[], None] | None:
+    """Patch the module's default transports; return the function that restores them."""
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        return None
+    sync_cls, async_cls = module.HTTPTransport, module.AsyncHTTPTransport
+    sync_original = sync_cls.__dict__["handle_request"]
+    async_original = async_cls.__dict__["handle_async_request"]
+    refused = _error_type(module)
+
+    def handle_request(self: Any, request: Any) -> Any:
+        session = current()
+        if session is None:
+            return sync_original(self, request)
+        observed = _observe(request)
+        if session.passes_through(observed):
+            return sync_original(self, request)
+        return _serve(module, session, replace(observed, body=request.read()), request, refused)
+
+    async def handle_async_request(self: Any, request: Any) -> Any:
+        session = current()
+        if session is None:
+            return await async_original(self, request)
+        observed = _observe(request)
+        if session.passes_through(observed):
+            return await async_original(self, request)
+        body = await request.aread()
+        return _serve(module, session, replace(observed, body=body), request, refused)
+
+    sync_cls.handle_request = handle_request
+    async_cls.handle_async_request = handle_async_request
+
+    def restore() -> None:
+        # Put back only what is still ours: never clobber a patch someone applied later.
+        if sync_cls.__dict__.get("handle_request") is handle_request:
+            sync_cls.handle_request = sync_original
+        if async_cls.__dict__.get("handle_async_request") is handle_async_request:
+            async_cls.handle_async_request = async_original
+
+    return restore
+
+
+def _observe(request: Any) -> ObservedRequest:
+    return ObservedRequest.build(request.method, str(request.url),
+                                 request.headers.multi_items(), b"")
+
+
+def _serve(module: ModuleType, session: ReplaySession, observed: ObservedRequest,
+           request: Any, refused: Any) -> Any:
+    try:
+        canned = session.respond(observed)
+    except ReplayError as error:
+        raise refused(str(error), request=request) from None
+    return module.Response(status_code=canned.status, headers=list(canned.headers),
+                           content=canned.body, request=request)
+
+
+def _error_type(module: ModuleType) -> Any:
+    # Both a ReplayError and the client's own connection error, so agents that handle
+    # network failures the usual way handle this one too.
+    return type("ReplayConnectError", (ReplayError, module.ConnectError),
+                {"__module__": __name__})

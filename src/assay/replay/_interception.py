@@ -1,0 +1,105 @@
+"""Transport-level interception, scoped per sample by a context variable.
+
+The HTTP clients' transports are patched once, while at least one replay scope is open, by
+functions that look up the current context's :class:`ReplaySession`. Outside any scope (other
+samples without fixtures, the harness, unrelated application code) the original transport
+runs untouched; so many replayed samples can run concurrently, each seeing only its own
+declarations. When the last scope closes, every patched method is put back, failures
+included. Libraries that are not installed are not patched (nothing could use them).
+
+Context variables follow asyncio tasks and ``contextvars.copy_context().run`` (which the
+runner uses for sync agents and which ``asyncio.to_thread`` uses); a thread the agent starts
+itself with plain ``threading`` does not inherit them, so its requests are not replayed.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assay.replay.session import ReplaySession
+
+_CURRENT: ContextVar[ReplaySession | None] = ContextVar("assay_replay_session", default=None)
+_lock = threading.Lock()
+_open_scopes = 0
+_restorers: list[Callable[[], None]] = []
+
+
+def current() -> ReplaySession | None:
+    """The replay session of the running sample, or ``None`` outside any replay scope."""
+    return _CURRENT.get()
+
+
+def installed() -> bool:
+    """Whether the transports are patched right now (some replay scope is open)."""
+    with _lock:
+        return bool(_restorers)
+
+
+@contextmanager
+def scoped(session: ReplaySession) -> Iterator[None]:
+    """Make ``session`` current in this context, with the transports patched meanwhile."""
+    _acquire()
+    token = _CURRENT.set(session)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+        session.close()
+        _release()
+
+
+@contextmanager
+def held() -> Iterator[None]:
+    """Keep the transports patched while this block runs, even after its scope closed.
+
+    A sync agent's worker thread can outlive its sample (a timeout): while it runs, its
+    requests must still be refused, never sent to the network by restored transports.
+    """
+    _acquire()
+    try:
+        yield
+    finally:
+        _release()
+
+
+def _acquire() -> None:
+    global _open_scopes
+    with _lock:
+        if _open_scopes == 0:
+            _install()
+        _open_scopes += 1
+
+
+def _release() -> None:
+    global _open_scopes
+    with _lock:
+        _open_scopes -= 1
+        if _open_scopes == 0:
+            _uninstall()
+
+
+def _install() -> None:
+    # Imported here so that `import assay` never loads an HTTP client.
+    from assay.replay import _httpx_adapter, _requests_adapter
+
+    try:
+        for module_name in ("httpx", "httpx2"):
+            restore = _httpx_adapter.install(module_name, current)
+            if restore is not None:
+                _restorers.append(restore)
+        restore = _requests_adapter.install(current)
+        if restore is not None:
+            _restorers.append(restore)
+    except BaseException:
+        _uninstall()
+        raise
+
+
+def _uninstall() -> None:
+    while _restorers:
+        _restorers.pop()()

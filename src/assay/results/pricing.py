@@ -1,0 +1,58 @@
+"""Pricing tokens: a reported cost is used as is; otherwise tokens × catalogue rates.
+
+Rates come from ``genai-prices`` (a snapshot shipped with the package: no network). A figure
+computed here is *estimated* and carries the rate it used; a model the catalogue does not know
+stays unpriced rather than guessed.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from assay.spec import JSON
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """An estimated cost in USD and the per-million-token rates behind it."""
+
+    cost_usd: float
+    input_rate: float
+    output_rate: float
+
+    def rate(self) -> dict[str, JSON]:
+        """The working, as stored in sample metadata (``cost_rate``)."""
+        return {"input": self.input_rate, "output": self.output_rate, "source": "catalog"}
+
+
+def estimate_cost(provider: str | None, model: str, input_tokens: int | None,
+                  output_tokens: int | None) -> Estimate | None:
+    """Tokens × the catalogue's rates for ``model``; ``None`` when the model is unknown."""
+    if input_tokens is None and output_tokens is None:
+        return None
+    return _estimate(provider, model, input_tokens or 0, output_tokens or 0)
+
+
+@functools.lru_cache(maxsize=4096)
+def _estimate(provider: str | None, model: str, input_tokens: int,
+              output_tokens: int) -> Estimate | None:
+    try:
+        import genai_prices
+    except ImportError:  # pragma: no cover - an installation without the pricing catalogue
+        return None
+    usage = genai_prices.Usage(input_tokens=input_tokens, output_tokens=output_tokens)
+    try:
+        found = genai_prices.calc_price(usage, model_ref=model, provider_id=provider)
+    except LookupError:
+        return None
+    except Exception:
+        return None
+    # Effective rates from the prices actually charged (tiered prices have no single rate).
+    return Estimate(float(found.total_price),
+                    _per_million(float(found.input_price), input_tokens),
+                    _per_million(float(found.output_price), output_tokens))
+
+
+def _per_million(price: float, tokens: int) -> float:
+    return round(price / tokens * 1_000_000, 6) if tokens else 0.0

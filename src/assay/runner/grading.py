@@ -1,0 +1,62 @@
+"""After the agent: pricing its tokens, and asking the judge about its prose."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from assay.agent import ModelSpec, Outcome, Usage
+from assay.judging import Judge, JudgeUsage, assess, judge_input, resolve
+from assay.results import MetricResult, errored
+from assay.results.pricing import estimate_cost
+from assay.spec import JSON, CasePlan
+
+
+@dataclass(frozen=True, slots=True)
+class Judging:
+    """The judge a run grades prose with, and how many votes each grade takes."""
+
+    judge: Judge
+    votes: int = 1
+
+
+async def grade(plan: CasePlan, answer: str | None,
+                judging: Judging | None) -> tuple[tuple[MetricResult, ...], dict[str, JSON] | None]:
+    """Grade the answer on the case's judge criteria; the judge sees strings only."""
+    planned = [metric for metric in plan.metrics if metric.kind == "judge"]
+    if not planned or judging is None:
+        return (), None
+    usage = JudgeUsage()
+    results: list[MetricResult] = []
+    for metric in planned:
+        if answer is None:
+            results.append(errored(metric.name, "judge", metric.category, metric.threshold,
+                                   "the agent gave no answer to judge"))
+            continue
+        criterion = resolve(metric.name, metric.check, metric.threshold)
+        data = judge_input(plan.case, answer)
+        results.append(await assess(judging.judge, criterion, data, votes=judging.votes,
+                                    usage=usage))
+    return tuple(results), usage.to_json()
+
+
+def price(outcome: Outcome, model: ModelSpec | None) -> Outcome:
+    """Estimate the cost of reported tokens when the agent reported no cost.
+
+    The model is the sample's (``ctx.model``), else the one an adapter recorded in
+    ``metadata["model"]``. The estimate is marked ``estimated`` and its rate stored in the
+    sample's metadata (``cost_rate``); a model the catalogue does not know stays unpriced.
+    """
+    usage = outcome.usage
+    named = outcome.metadata.get("model")
+    if model is None and isinstance(named, str) and named:
+        model = ModelSpec.parse(named)  # an adapter with a fixed model records its name
+    if usage is None or usage.cost_usd is not None or model is None:
+        return outcome
+    estimate = estimate_cost(model.provider, model.model, usage.input_tokens,
+                             usage.output_tokens)
+    if estimate is None:
+        return outcome
+    priced = Usage(usage.input_tokens, usage.output_tokens, estimate.cost_usd, "estimated")
+    metadata = {**outcome.metadata, "cost_rate": estimate.rate()}
+    return dataclasses.replace(outcome, usage=priced, metadata=metadata)

@@ -1,0 +1,295 @@
+"""HTTP replay fixtures of a case: the requests the agent must make and what they get back.
+
+These are plain frozen values: the spec layer declares, validates and fingerprints them, and
+:mod:`assay.replay` enforces them while the agent runs. Build them with :func:`api`::
+
+    assay.api(allow_hosts=["api.openai.com"])
+        .expect_request("GET", "https://shipping.example/orders", query={"id": "42"})
+        .respond_with(json={"status": "ready"})
+
+or, from file formats, with :meth:`ApiFixtures.from_mapping`. Response bodies are snapshotted
+as bytes when declared, so a missing file or invalid JSON fails before any agent runs and
+later edits of the file do not leak into a suite already defined.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assay.errors import SpecError
+from assay.spec._fixture_parts import (
+    UNSET,
+    Unset,
+    base_url,
+    body_from_file,
+    body_from_json,
+    check_keys,
+    headers,
+    hosts,
+    is_sensitive_name,
+    method,
+    query_pairs,
+    request_json,
+    split_url,
+    status,
+)
+from assay.spec._json import JSON
+
+__all__ = [
+    "UNSET",
+    "ApiFixtures",
+    "CannedResponse",
+    "ExpectedRequest",
+    "Interaction",
+    "PendingRequest",
+    "Unset",
+    "api",
+    "base_url",
+    "is_sensitive_name",
+    "split_url",
+]
+
+_REQUEST_KEYS = frozenset({"method", "url", "query", "json", "headers", "response"})
+_RESPONSE_KEYS = frozenset({"status", "headers", "json", "body_file"})
+_FIXTURE_KEYS = frozenset({"allow_hosts", "interactions"})
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedRequest:
+    """One request the agent must make.
+
+    ``url`` is normalised without its query (``scheme://host[:port]/path``); ``query`` holds
+    sorted (name, value) pairs, so order is insignificant and repeats keep their multiplicity.
+    ``json`` is :data:`UNSET` when the request must have an empty body. ``headers`` holds only
+    the asserted headers, names lower-cased.
+    """
+
+    method: str
+    url: str
+    query: tuple[tuple[str, str], ...] = ()
+    json: JSON | Unset = UNSET
+    headers: tuple[tuple[str, str], ...] = ()
+
+    def definition(self) -> dict[str, JSON]:
+        """Portable form for fingerprints; asserted credentials appear only as hashes."""
+        described: dict[str, JSON] = {
+            "method": self.method,
+            "url": self.url,
+            "query": [[name, value] for name, value in self.query],
+            "headers": {name: _hidden(name, value) for name, value in self.headers},
+        }
+        if not isinstance(self.json, Unset):
+            described["json"] = self.json
+        return described
+
+    def endpoint(self) -> tuple[str, str]:
+        """(method, url without query): what routes a request to this declaration."""
+        return (self.method, self.url)
+
+
+@dataclass(frozen=True, slots=True)
+class CannedResponse:
+    """The response served for one declared request: status, headers and exact body bytes.
+
+    ``source`` says where the bytes came from (``"json"`` or the declared ``body_file``); it is
+    for evidence only and is not part of the fingerprint, which hashes the bytes themselves.
+    """
+
+    status: int
+    headers: tuple[tuple[str, str], ...]
+    body: bytes = field(repr=False)
+    source: str = "json"
+    sha256: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sha256", hashlib.sha256(self.body).hexdigest())
+
+    def definition(self) -> dict[str, JSON]:
+        """Portable form for fingerprints: status, headers and the hash and size of the body."""
+        return {
+            "status": self.status,
+            "headers": {name.lower(): _hidden(name, value) for name, value in self.headers},
+            "body_sha256": self.sha256,
+            "body_bytes": len(self.body),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Interaction:
+    """A declared request and the response it gets."""
+
+    request: ExpectedRequest
+    response: CannedResponse
+
+    def definition(self) -> dict[str, JSON]:
+        """Portable form for fingerprints."""
+        return {"request": self.request.definition(), "response": self.response.definition()}
+
+
+@dataclass(frozen=True, slots=True)
+class ApiFixtures:
+    """The HTTP interactions of one case, consumed once each and in declared order.
+
+    Replay is strict: a request that is not the next declared one fails the sample, unless its
+    host is listed in ``allow_hosts`` (exact host names) and no declaration targets its
+    endpoint. An empty declaration asserts that the agent makes no HTTP request at all.
+    """
+
+    allow_hosts: tuple[str, ...] = ()
+    interactions: tuple[Interaction, ...] = ()
+
+    def expect_request(
+        self,
+        method: str,
+        url: str,
+        *,
+        query: Mapping[str, str | Sequence[str]] | None = None,
+        json: Any = UNSET,
+        headers: Mapping[str, str] | None = None,
+    ) -> PendingRequest:
+        """Declare the next request; finish it with :meth:`PendingRequest.respond_with`.
+
+        ``query`` values are strings (a list repeats a name); ``json`` asserts the typed JSON
+        body (``"1"`` is not ``1``, ``None`` is JSON null) and, when omitted, an empty body;
+        ``headers`` are the only headers asserted (names are case-insensitive).
+        """
+        return PendingRequest(self, _request(method, url, query, json, headers,
+                                             f"api[{len(self.interactions)}]"))
+
+    def definition(self) -> dict[str, JSON]:
+        """Portable form: allowed hosts, request assertions, response status, headers, hashes."""
+        return {
+            "allow_hosts": list(self.allow_hosts),
+            "interactions": [interaction.definition() for interaction in self.interactions],
+        }
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], *, base_dir: str | Path | None) -> ApiFixtures:
+        """Build fixtures from plain data, as file loaders read it.
+
+        ``data`` has ``interactions`` (a list) and optionally ``allow_hosts``. Each interaction
+        is a mapping of ``method``, ``url``, ``query``, ``json``, ``headers`` and a ``response``
+        mapping of ``status``, ``headers`` and exactly one of ``json`` or ``body_file``.
+        Relative ``body_file`` paths resolve against ``base_dir`` (the declaring file's folder).
+        """
+        if not isinstance(data, Mapping):
+            raise SpecError("must be a mapping with interactions and allow_hosts", field="api")
+        check_keys(data, _FIXTURE_KEYS, "api")
+        items = data.get("interactions", [])
+        if isinstance(items, str | bytes) or not isinstance(items, Sequence):
+            raise SpecError("must be a list of interactions", field="api.interactions")
+        fixtures = cls(allow_hosts=hosts(data.get("allow_hosts"), "api.allow_hosts"))
+        for index, item in enumerate(items):
+            fixtures = fixtures._with(_interaction(item, f"api[{index}]", base_dir))
+        return fixtures
+
+    def _with(self, interaction: Interaction) -> ApiFixtures:
+        return ApiFixtures(self.allow_hosts, (*self.interactions, interaction))
+
+
+@dataclass(frozen=True, slots=True)
+class PendingRequest:
+    """A declared request still waiting for its response; not usable as fixtures by itself."""
+
+    fixtures: ApiFixtures
+    request: ExpectedRequest
+
+    def respond_with(
+        self,
+        *,
+        status: int = 200,
+        headers: Mapping[str, str] | None = None,
+        json: Any = UNSET,
+        body_file: str | Path | None = None,
+    ) -> ApiFixtures:
+        """Give the declared request its response and return the extended fixtures.
+
+        Exactly one body source: inline ``json`` (``json=None`` serves JSON null) or
+        ``body_file``, read now as exact bytes; a relative path resolves against the folder
+        of the file that calls this method, never the working directory.
+        """
+        path = f"api[{len(self.fixtures.interactions)}].response"
+        base_dir = _caller_dir() if body_file is not None else None
+        response = _response(status, headers, json, body_file, base_dir, path)
+        return self.fixtures._with(Interaction(self.request, response))
+
+
+def api(*, allow_hosts: Sequence[str] | None = None) -> ApiFixtures:
+    """Start the HTTP replay fixtures of a case; pass the result as ``suite.case(api=...)``.
+
+    ``allow_hosts`` lets requests to those exact hosts through to the network (no suffixes,
+    no wildcards); it never bypasses a declared request.
+    """
+    return ApiFixtures(allow_hosts=hosts(allow_hosts, "api.allow_hosts"))
+
+
+def _request(method_name: Any, url: Any, query: Any, json: Any, asserted: Any,
+             path: str) -> ExpectedRequest:
+    base, url_query = split_url(url, f"{path}.url")
+    pairs = sorted(url_query + query_pairs(query, f"{path}.query"))
+    return ExpectedRequest(
+        method=method(method_name, f"{path}.method"),
+        url=base,
+        query=tuple(pairs),
+        json=request_json(json, f"{path}.json"),
+        headers=tuple(sorted((name.lower(), value)
+                             for name, value in headers(asserted, f"{path}.headers"))),
+    )
+
+
+def _response(status_code: Any, declared: Any, json: Any, body_file: Any,
+              base_dir: Path | None, path: str) -> CannedResponse:
+    given = [name for name, value in (("json", json), ("body_file", body_file))
+             if not isinstance(value, Unset) and not (name == "body_file" and value is None)]
+    if len(given) != 1:
+        raise SpecError("needs exactly one body source: json=... or body_file=...", field=path)
+    pairs = headers(declared, f"{path}.headers")
+    if not any(name.lower() == "content-type" for name, _ in pairs):
+        pairs.append(("Content-Type", "application/json"))
+    if given[0] == "json":
+        body, source = body_from_json(json, f"{path}.json"), "json"
+    else:
+        body = body_from_file(body_file, base_dir, f"{path}.body_file")
+        source = str(body_file)
+    return CannedResponse(status(status_code, f"{path}.status"), tuple(pairs), body, source)
+
+
+def _interaction(item: Any, path: str, base_dir: str | Path | None) -> Interaction:
+    if not isinstance(item, Mapping):
+        raise SpecError("must be a mapping (method, url, ..., response)", field=path)
+    check_keys(item, _REQUEST_KEYS, path)
+    if "method" not in item or "url" not in item:
+        raise SpecError("needs a method and a url", field=path)
+    request = _request(item["method"], item["url"], item.get("query"),
+                       item.get("json", UNSET), item.get("headers"), path)
+    response = item.get("response")
+    if not isinstance(response, Mapping):
+        raise SpecError("needs a response mapping (status, headers, json or body_file)",
+                        field=f"{path}.response")
+    check_keys(response, _RESPONSE_KEYS, f"{path}.response")
+    folder = None if base_dir is None else Path(base_dir)
+    canned = _response(response.get("status", 200), response.get("headers"),
+                       response.get("json", UNSET), response.get("body_file"), folder,
+                       f"{path}.response")
+    return Interaction(request, canned)
+
+
+def _hidden(name: str, value: str) -> JSON:
+    # Snapshots are shown in reports: an asserted credential is fingerprinted by its hash only.
+    if is_sensitive_name(name):
+        return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()
+    return value
+
+
+def _caller_dir() -> Path | None:
+    # Frame 0 is this helper, 1 is respond_with, 2 is the code that declared the response.
+    frame = sys._getframe(2)
+    filename = frame.f_code.co_filename
+    if not Path(filename).is_file():
+        filename = frame.f_globals.get("__file__") or ""
+    return Path(filename).resolve().parent if filename and Path(filename).is_file() else None

@@ -1,0 +1,153 @@
+"""Gate thresholds: what a run must reach for a pipeline to go on.
+
+>>> gate = Gate(min_pass_rate=0.9)
+>>> gate.max_side_effect_failures
+0
+
+The deterministic thresholds and the judge threshold are kept apart on purpose: a failing
+side effect fails the gate whatever the pass rate or the judge said, and a judge score is
+reported as its own verdict, never folded into the deterministic one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any, Protocol
+
+from assay.errors import SpecError
+
+_SIDE_EFFECTS = "side_effects"
+
+
+class _Criterion(Protocol):
+    @property
+    def mean(self) -> float | None: ...
+
+
+class GateReading(Protocol):
+    """What a gate reads from a run summary (:class:`assay.results.RunSummary` meets it)."""
+
+    @property
+    def check_pass_rate(self) -> float | None:
+        """Samples whose deterministic checks all passed, over evaluated samples."""
+        ...
+
+    @property
+    def failing_by_category(self) -> Mapping[str, int]:
+        """Failing samples per reliability category."""
+        ...
+
+    @property
+    def judge(self) -> Mapping[str, _Criterion]:
+        """Each judge criterion's summary (its mean)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class GateResult:
+    """The gate's verdict: deterministic violations and judge violations, listed apart."""
+
+    violations: tuple[str, ...] = ()
+    judge_violations: tuple[str, ...] = ()
+
+    @property
+    def passed(self) -> bool:
+        """Whether no threshold was violated."""
+        return not self.violations and not self.judge_violations
+
+    def lines(self) -> list[str]:
+        """One line for the verdict, then one per violation (judge ones marked as such)."""
+        if self.passed:
+            return ["gate: passed"]
+        return ["gate: failed", *(f"  {line}" for line in self.violations),
+                *(f"  judge: {line}" for line in self.judge_violations)]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Gate:
+    """Thresholds a run must meet.
+
+    ``min_pass_rate`` is the minimum deterministic pass rate (samples whose checks all passed,
+    over evaluated samples; judge criteria set aside). ``max_side_effect_failures`` is the
+    number of samples allowed to fail a ``side_effects`` assertion, 0 by default, so any such
+    failure fails the gate whatever the pass rate. ``min_judge_score`` (optional) is the
+    minimum mean of every judge criterion, reported separately.
+    """
+
+    min_pass_rate: float | None = None
+    max_side_effect_failures: int = 0
+    min_judge_score: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("min_pass_rate", "min_judge_score"):
+            value = getattr(self, name)
+            if value is not None:
+                _fraction(value, f"gate.{name}")
+        count = self.max_side_effect_failures
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise SpecError(f"{count!r} is not a whole number of samples ≥ 0",
+                            field="gate.max_side_effect_failures")
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], field: str = "gate") -> Gate:
+        """A gate from plain data (``suite.toml``'s ``[gate]``, ``--gate KEY=VALUE``)."""
+        known = {f.name for f in fields(cls)}
+        unknown = [key for key in data if key not in known]
+        if unknown:
+            raise SpecError(f"unknown threshold {unknown[0]!r}; a gate has "
+                            f"{', '.join(sorted(known))}", field=f"{field}.{unknown[0]}")
+        return cls(**dict(data))
+
+    def updated(self, **values: Any) -> Gate:
+        """The same gate with some thresholds replaced (command-line overrides)."""
+        return Gate.from_mapping({**{f.name: getattr(self, f.name) for f in fields(self)},
+                                  **values})
+
+    def evaluate(self, reading: GateReading | Any) -> GateResult:
+        """Judge a run (or its summary) against the thresholds."""
+        summary = getattr(reading, "summary", reading)
+        if summary is None:
+            return GateResult(("the run has no summary (it did not complete)",))
+        violations = self._deterministic(summary)
+        return GateResult(tuple(violations), tuple(self._judged(summary)))
+
+    def _deterministic(self, summary: GateReading) -> list[str]:
+        found: list[str] = []
+        rate = summary.check_pass_rate
+        if self.min_pass_rate is not None:
+            if rate is None:
+                found.append("deterministic pass rate: no sample was evaluated")
+            elif rate < self.min_pass_rate:
+                found.append(f"deterministic pass rate {_percent(rate)} is below the minimum "
+                             f"{_percent(self.min_pass_rate)}")
+        failures = int(summary.failing_by_category.get(_SIDE_EFFECTS, 0))
+        if failures > self.max_side_effect_failures:
+            found.append(f"{failures} sample(s) failed a side-effect assertion (at most "
+                         f"{self.max_side_effect_failures} allowed)")
+        return found
+
+    def _judged(self, summary: GateReading) -> list[str]:
+        if self.min_judge_score is None:
+            return []
+        if not summary.judge:
+            return ["no judge criterion was graded (is a judge set?)"]
+        found = []
+        for name, criterion in summary.judge.items():
+            mean = criterion.mean
+            if mean is None or mean < self.min_judge_score:
+                shown = "no score" if mean is None else f"mean {mean:.3f}"
+                found.append(f"{name}: {shown} is below the minimum {self.min_judge_score:g}")
+        return found
+
+
+def _fraction(value: Any, field: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(
+            value) or not 0.0 <= value <= 1.0:
+        raise SpecError(f"{value!r} is not a number in [0, 1]", field=field)
+    return float(value)
+
+
+def _percent(value: float) -> str:
+    return f"{value * 100:.1f}%"

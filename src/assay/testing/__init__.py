@@ -1,0 +1,25 @@
+"""Offline test doubles that use real transports: a scripted OpenAI-compatible server."""
+
+from assay.testing.server import (
+    Response,
+    ScriptedServer,
+    completion,
+    failure,
+    malformed,
+    reply,
+    slow,
+    tool_calls,
+    verdict,
+)
+
+__all__ = [
+    "Response",
+    "ScriptedServer",
+    "completion",
+    "failure",
+    "malformed",
+    "reply",
+    "slow",
+    "tool_calls",
+    "verdict",
+]

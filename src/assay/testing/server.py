@@ -1,0 +1,176 @@
+"""A scripted OpenAI-compatible chat server on a real local socket, for tests and demos.
+
+It proves transport and orchestration (the real ``openai`` client, tool-calling loops, retries,
+judges), not model reasoning: every reply is written by the script.
+
+>>> with ScriptedServer([reply("Hello")]) as server:            # doctest: +SKIP
+...     client = openai.OpenAI(base_url=server.base_url, api_key="test")
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Response:
+    """One scripted HTTP response: status, headers, body bytes, and an optional delay."""
+
+    status: int = 200
+    body: bytes = b""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+
+
+Script = Callable[[dict[str, Any]], Response]
+
+
+def completion(message: dict[str, Any], *, input_tokens: int = 10, output_tokens: int = 5,
+               model: str = "scripted", finish_reason: str = "stop") -> Response:
+    """A chat completion whose choice holds ``message``."""
+    body = {
+        "id": "chatcmpl-scripted", "object": "chat.completion", "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "finish_reason": finish_reason, "message": message}],
+        "usage": {"prompt_tokens": input_tokens, "completion_tokens": output_tokens,
+                  "total_tokens": input_tokens + output_tokens},
+    }
+    return Response(200, json.dumps(body).encode(), {"content-type": "application/json"})
+
+
+def reply(content: str, **usage: Any) -> Response:
+    """The assistant answers with ``content``."""
+    return completion({"role": "assistant", "content": content}, **usage)
+
+
+def tool_calls(*calls: tuple[str, Mapping[str, Any]], **usage: Any) -> Response:
+    """The assistant calls tools: ``("name", {arguments})`` in order."""
+    message = {
+        "role": "assistant", "content": None,
+        "tool_calls": [
+            {"id": f"call_{index}", "type": "function",
+             "function": {"name": name, "arguments": json.dumps(dict(arguments))}}
+            for index, (name, arguments) in enumerate(calls)
+        ],
+    }
+    return completion(message, finish_reason="tool_calls", **usage)
+
+
+def verdict(score: float, reason: str) -> Response:
+    """A judge's verdict, as strict JSON content."""
+    return reply(json.dumps({"score": score, "reason": reason}))
+
+
+def failure(status: int, *, retry_after: float | None = None, message: str = "scripted error",
+            delay: float = 0.0) -> Response:
+    """An HTTP error, optionally with Retry-After (seconds)."""
+    headers = {"content-type": "application/json"}
+    if retry_after is not None:
+        headers["retry-after"] = f"{retry_after:g}"
+    body = json.dumps({"error": {"message": message, "type": "scripted", "code": status}})
+    return Response(status, body.encode(), headers, delay)
+
+
+def malformed(body: bytes = b"{not json") -> Response:
+    """A 200 response whose body is not a completion."""
+    return Response(200, body, {"content-type": "application/json"})
+
+
+def slow(response: Response, seconds: float) -> Response:
+    """The same response after ``seconds`` (to provoke client timeouts)."""
+    return Response(response.status, response.body, response.headers, seconds)
+
+
+class ScriptedServer:
+    """Serves ``POST .../chat/completions`` on 127.0.0.1 from a script.
+
+    The script is a list of responses consumed in order (an exhausted list answers 500 and
+    says so), or a function of the request body. ``requests`` keeps every body received.
+    """
+
+    def __init__(self, script: Iterable[Response] | Script) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        if callable(script):
+            self._script: Script = script
+        else:
+            queue = list(script)
+            self._script = lambda body: self._next(queue)
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-style base URL (ends in ``/v1``)."""
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    def start(self) -> ScriptedServer:
+        """Start serving in a background thread."""
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> ScriptedServer:
+        return self.start()
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+    def _next(self, queue: list[Response]) -> Response:
+        with self._lock:
+            if queue:
+                return queue.pop(0)
+        return failure(500, message="the script has no more responses")
+
+    def _respond(self, body: dict[str, Any]) -> Response:
+        with self._lock:
+            self.requests.append(body)
+        return self._script(body)
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                try:
+                    body = json.loads(self.rfile.read(length) or b"{}")
+                except ValueError:
+                    body = {}
+                if not self.path.rstrip("/").endswith("chat/completions"):
+                    self._send(failure(404, message=f"no route {self.path}"))
+                    return
+                self._send(server._respond(body))
+
+            def _send(self, response: Response) -> None:
+                if response.delay:
+                    time.sleep(response.delay)
+                self.send_response(response.status)
+                for name, value in response.headers.items():
+                    self.send_header(name, value)
+                self.send_header("content-length", str(len(response.body)))
+                self.end_headers()
+                # The client may have given up (a timeout test); nothing to tell it then.
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.wfile.write(response.body)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                """Stay quiet: tests read the script's requests, not access logs."""
+
+        return Handler

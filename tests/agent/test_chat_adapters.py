@@ -1,0 +1,118 @@
+"""Chat adapters over real HTTP: the openai client and LiteLLM against a scripted server."""
+
+import asyncio
+
+import pytest
+
+import assay
+from assay import agents, checks
+from assay.agent.adapters._litellm import import_litellm
+from assay.testing import ScriptedServer, reply, tool_calls
+
+ORDERS = {42: {"status": "shipped"}}
+
+
+def lookup_order(order_id: int) -> dict:
+    """Find an order by its number."""
+    if order_id not in ORDERS:
+        raise KeyError(f"no order {order_id}")
+    return ORDERS[order_id]
+
+
+async def refund(order_id: int, amount: float = 0.0) -> dict:
+    """Refund an order."""
+    return {"refunded": order_id, "amount": amount}
+
+
+def context(model=None):
+    suite = assay.Suite("S", agent=lambda t, c: "")
+    case = suite.case("q")
+    spec = None if model is None else assay.ModelSpec.parse(model)
+    return assay.AgentContext(case=case, model=spec, sample=0, setup=None)
+
+
+def conversation():
+    return [
+        tool_calls(("lookup_order", {"order_id": 42}), input_tokens=100, output_tokens=10),
+        tool_calls(("lookup_order", {"order_id": 7}), ("refund", {"order_id": 42}),
+                   input_tokens=150, output_tokens=12),
+        reply("Order 42 has shipped.", input_tokens=200, output_tokens=8),
+    ]
+
+
+def test_openai_chat_records_every_tool_call_in_order():
+    agent = agents.openai_chat(tools={"lookup_order": lookup_order, "refund": refund},
+                               action_groups={"lookup_order": "orders"},
+                               instructions="Be brief.", api_key="test")
+    with ScriptedServer(conversation()) as server:
+        agent.base_url = server.base_url
+        outcome = asyncio.run(agent("Where is order 42?", context("openai/gpt-4.1-mini")))
+        requests = server.requests
+    assert outcome.answer == "Order 42 has shipped."
+    assert [(a.group, a.name, a.arguments) for a in outcome.actions] == [
+        ("orders", "lookup_order", {"order_id": 42}),
+        ("orders", "lookup_order", {"order_id": 7}),
+        (None, "refund", {"order_id": 42}),  # no group given: none invented
+    ]
+    assert outcome.actions[0].result == {"status": "shipped"} and not outcome.actions[0].error
+    assert "KeyError" in outcome.actions[1].error
+    assert outcome.actions[0].result_bytes == len('{"status": "shipped"}')
+    assert (outcome.usage.input_tokens, outcome.usage.output_tokens) == (450, 30)
+    assert requests[0]["model"] == "gpt-4.1-mini"
+    assert requests[0]["messages"][0] == {"role": "system", "content": "Be brief."}
+    schema = requests[0]["tools"][0]["function"]
+    assert schema["name"] == "lookup_order"
+    assert schema["description"] == "Find an order by its number."
+    assert schema["parameters"]["properties"]["order_id"]["type"] == "integer"
+    tool_messages = [m for m in requests[2]["messages"] if m["role"] == "tool"]
+    assert len(tool_messages) == 3 and "no order 7" in tool_messages[1]["content"]
+
+
+def test_each_sample_is_a_fresh_conversation_and_turns_are_bounded():
+    agent = agents.openai_chat("fixed-model", tools={"lookup_order": lookup_order},
+                               api_key="test", max_turns=2)
+    with ScriptedServer([tool_calls(("lookup_order", {"order_id": 42}))] * 2
+                        + [reply("first"), reply("second")]) as server:
+        agent.base_url = server.base_url
+        looping = asyncio.run(agent("q", context()))
+        first = asyncio.run(agent("q1", context()))
+        second = asyncio.run(agent("q2", context()))
+        requests = server.requests
+    assert looping.error and "2 turns" in looping.error and len(looping.actions) == 2
+    assert (first.answer, second.answer) == ("first", "second")
+    assert [m["content"] for m in requests[3]["messages"]] == ["q2"]
+    assert first.metadata["model"] == "fixed-model"
+
+
+def test_litellm_chat_runs_the_same_loop():
+    import_litellm()  # the dev extra installs it; imported offline
+    with ScriptedServer(conversation()) as server:
+        agent = agents.litellm_chat("openai/scripted", tools={"lookup_order": lookup_order,
+                                                              "refund": refund},
+                                    api_base=server.base_url, api_key="test")
+        outcome = asyncio.run(agent("Where is order 42?", context()))
+    assert outcome.answer == "Order 42 has shipped."
+    assert [a.name for a in outcome.actions] == ["lookup_order", "lookup_order", "refund"]
+    assert outcome.usage.input_tokens == 450
+
+
+def test_a_model_matrix_run_through_the_adapter_prices_tokens(store):
+    def script(body):
+        return reply(f"answered by {body['model']}", input_tokens=1000, output_tokens=100)
+
+    with ScriptedServer(script) as server:
+        agent = agents.openai_chat(base_url=server.base_url, api_key="test")
+        suite = assay.Suite("Matrix", agent=agent, checks=[checks.contains("answered")])
+        suite.case("Hello?")
+        run = assay.run(suite, db=store, models=["gpt-4.1-mini", "ollama/qwen3:8b"],
+                        progress=False)
+    by_model = {s.model: s for s in run.samples}
+    assert by_model["gpt-4.1-mini"].answer == "answered by gpt-4.1-mini"
+    assert by_model["ollama/qwen3:8b"].answer == "answered by qwen3:8b"
+    priced = by_model["gpt-4.1-mini"].usage
+    assert priced.cost_source == "estimated" and priced.cost_usd == pytest.approx(0.00056)
+    assert by_model["gpt-4.1-mini"].metadata["cost_rate"]["input"] == 0.4
+    assert by_model["ollama/qwen3:8b"].usage.cost_usd is None  # unknown to the catalogue
+    summary = run.summary.by_model["gpt-4.1-mini"]
+    assert summary.estimated == 1 and summary.cost_per_1000_usd == pytest.approx(0.56)
+    assert run.summary.by_model["ollama/qwen3:8b"].priced == 0

@@ -1,0 +1,83 @@
+import json
+
+import pytest
+
+from assay.agents import from_messages, tool_error
+
+
+def call(call_id, name, arguments):
+    return {"id": call_id, "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)}}
+
+
+CONVERSATION = [
+    {"role": "system", "content": "Be helpful."},
+    {"role": "user", "content": "Refund order 42"},
+    {"role": "assistant", "content": None, "tool_calls": [call("a", "lookup_order", {"id": 42})],
+     "usage": {"prompt_tokens": 100, "completion_tokens": 10, "cache_read_tokens": 50},
+     "cost": 0.001},
+    {"role": "tool", "tool_call_id": "a", "content": '{"status": "shipped"}'},
+    {"role": "assistant", "content": None, "tool_calls": [call("b", "refund", {"id": 42})],
+     "usage": {"prompt_tokens": 200, "completion_tokens": 10, "cache_creation_tokens": 5},
+     "cost": 0.002},
+    {"role": "tool", "tool_call_id": "b", "content": '{"error": "refund window closed"}'},
+    {"role": "assistant", "content": "I could not refund it.",
+     "usage": {"prompt_tokens": 300, "completion_tokens": 20}, "cost": 0.003},
+]
+
+
+def test_answer_actions_usage_and_cost():
+    outcome = from_messages(CONVERSATION, action_groups={"refund": "billing"})
+    assert outcome.answer == "I could not refund it." and outcome.error is None
+    assert [(a.group, a.name, a.arguments) for a in outcome.actions] == [
+        (None, "lookup_order", {"id": 42}), ("billing", "refund", {"id": 42})]
+    assert outcome.actions[0].error is None and outcome.actions[0].result == {"status": "shipped"}
+    assert outcome.actions[1].error == "refund window closed"
+    assert outcome.usage.input_tokens == 100 + 50 + 200 + 5 + 300
+    assert outcome.usage.output_tokens == 40
+    assert outcome.usage.cost_usd == pytest.approx(0.006)
+
+
+def test_cost_is_none_when_any_message_is_unpriced():
+    messages = [dict(m) for m in CONVERSATION]
+    del messages[4]["cost"]
+    assert from_messages(messages).usage.cost_usd is None
+
+
+@pytest.mark.parametrize(("cut", "where"), [
+    (3, "at a tool call (lookup_order)"),
+    (4, "at the result of tool 'lookup_order'"),
+    (2, "on the user's message"),
+])
+def test_a_conversation_that_stopped_says_where(cut, where):
+    outcome = from_messages(CONVERSATION[:cut])
+    assert outcome.answer is None and where in outcome.error
+
+
+def test_overrides():
+    outcome = from_messages(CONVERSATION[:3], answer="halted", error=None, cost=0.5,
+                            duration_ms=12.0, metadata={"chat_id": 7})
+    assert (outcome.answer, outcome.error, outcome.usage.cost_usd) == ("halted", None, 0.5)
+    assert outcome.duration_ms == 12.0 and outcome.metadata == {"chat_id": 7}
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    ('{"error": "boom"}', "boom"),
+    ('{"error": {"code": 3}}', '{"code": 3}'),
+    ('{"error": ["a"]}', '["a"]'),
+    ('{"error": true, "detail": "x"}', '{"error": true, "detail": "x"}'),
+    ('{"isError": true, "content": [{"type": "text", "text": "bad"}]}',
+     '[{"type": "text", "text": "bad"}]'),
+    ('{"error": ""}', None),
+    ('{"error": false}', None),
+    ('{"error": null}', None),
+    ("ERROR: this log line mentions an error", None),
+    ('def f():\n    raise Error("x")', None),
+])
+def test_top_level_tool_error_rules(content, expected):
+    assert tool_error(content) == expected
+
+
+def test_error_detail_is_cut_to_1200_bytes_on_a_character_boundary():
+    detail = tool_error(json.dumps({"error": "é" * 1000}))
+    assert len(detail.encode("utf-8")) <= 1200 and detail == "é" * 600

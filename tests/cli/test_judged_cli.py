@@ -1,0 +1,48 @@
+"""Judges from the command line: --judge/--judge-base-url/--votes, and the judged example."""
+
+from pathlib import Path
+
+from assay.testing import ScriptedServer, verdict
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "judged_eval.py"
+
+
+def test_judge_flag_grades_the_support_suite_over_http(cli, support_spec):
+    with ScriptedServer(lambda body: verdict(0.95, "Same facts.")) as server:
+        done = cli("run", support_spec, "--judge", "openai/judge-model", "--judge-base-url",
+                   server.base_url, "--votes", "2", env={"OPENAI_API_KEY": "test"})
+        calls = len(server.requests)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Judge: answer_relevancy 0.950" in done.stdout
+    assert calls == 3 * 2 * 2  # cases × criteria × votes
+    report = cli.json_report()
+    assert report["settings"]["judge"] == "openai/judge-model"
+    metrics = {m["name"]: m for m in report["samples"][0]["metrics"]}
+    assert metrics["semantic_accuracy"]["kind"] == "judge"
+    assert len(metrics["semantic_accuracy"]["votes"]) == 2
+    assert report["summary"]["judge_calls"] == 12
+
+
+def test_a_judged_run_does_not_take_an_unjudged_baseline(cli, support_spec):
+    assert cli("run", support_spec).returncode == 0
+    with ScriptedServer(lambda body: verdict(1, "ok")) as server:
+        done = cli("run", support_spec, "--judge", "judge-model", "--judge-base-url",
+                   server.base_url)
+    assert done.returncode == 0 and "No compatible baseline" in done.stdout
+
+
+def test_judge_base_url_without_judge_is_refused(cli, support_spec):
+    done = cli("run", support_spec, "--judge-base-url", "http://127.0.0.1:9/v1")
+    assert done.returncode == 2 and "--judge" in done.stderr
+
+
+def test_the_judged_example_runs_offline(cli):
+    done = cli("run", EXAMPLE, "--votes", "3")
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = cli.json_report()
+    sample = report["samples"][0]
+    assert [a["name"] for a in sample["actions"]] == ["lookup_policy"]
+    assert sample["actions"][0]["group"] == "policies"
+    assert {m["name"] for m in sample["metrics"]} == {
+        "contains", "actions", "semantic_accuracy", "answer_relevancy"}
+    assert report["summary"]["judge"]["semantic_accuracy"]["mean"] == 1.0
