@@ -162,18 +162,41 @@ def criterion_rows(tally: Tally, frac: Fraction) -> list[list[str]]:
              str(c.errors)] for name, c in tally.judge.items()]
 
 
-MODEL_HEADERS = ["model", "samples", "pass rate", "check score", "cases", "cost", "priced",
+MODEL_HEADERS = ["model", "samples", "pass rate", "checks pass", "check score", "cases",
                  "avg", "p50", "p95"]
 
 
 def model_rows(run: Run, summary: RunSummary, frac: Fraction) -> list[list[str]]:
-    """One row per model: the deterministic figures, cost and latency side by side."""
-    return [[label, str(t.samples), frac(t.passed, t.evaluated), fmt.score(t.check_score),
-             f"{t.cases_passed} of {t.cases}",
-             fmt.money(t.cost_usd, estimated=estimated(run.samples, label)),
-             f"{t.priced}/{t.samples}",
+    """One row per model: the deterministic figures and latency side by side."""
+    return [[label, str(t.samples), frac(t.passed, t.evaluated), fmt.percent(t.check_pass_rate),
+             fmt.score(t.check_score), f"{t.cases_passed} of {t.cases}",
              fmt.duration_ms(t.latency_avg_ms), fmt.duration_ms(t.latency_p50_ms),
              fmt.duration_ms(t.latency_p95_ms)] for label, t in summary.by_model.items()]
+
+
+MODEL_COST_HEADERS = ["model", "tokens in/out", "cost", "per 1,000", "priced (rep/est)",
+                      "judge calls/cost"]
+
+
+def model_cost_rows(run: Run, summary: RunSummary) -> list[list[str]]:
+    """One row per model: what it cost, on one denominator; the judge's cost apart."""
+    rows = []
+    for label, t in summary.by_model.items():
+        guessed = estimated(run.samples, label)
+        rows.append([label, f"{t.input_tokens:,} / {t.output_tokens:,}",
+                     fmt.money(t.cost_usd, estimated=guessed),
+                     fmt.money(t.cost_per_1000_usd, estimated=guessed),
+                     f"{t.priced}/{t.samples} ({t.reported}/{t.estimated})",
+                     f"{t.judge_calls} / {fmt.money(t.judge_cost_usd)}"])
+    return rows
+
+
+def model_judge_table(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
+    """Each judge criterion's mean per model (empty when nothing was judged)."""
+    names = sorted({name for t in summary.by_model.values() for name in t.judge})
+    rows = [[label, *(fmt.score(t.judge[name].mean) if name in t.judge else "—"
+                      for name in names)] for label, t in summary.by_model.items()]
+    return ["model", *names], (rows if names else [])
 
 
 # -- comparison -----------------------------------------------------------------------------

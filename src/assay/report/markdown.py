@@ -63,7 +63,12 @@ def _summary(run: Run) -> str:
     parts += [_labelled([(label, cell(value)) for label, value in rows]), _judge(summary)]
     if summary.by_model:
         model_rows = reading.model_rows(run, summary, fmt.fraction_md)
-        parts += ["### By model", table(reading.MODEL_HEADERS, model_rows)]
+        parts += ["### By model", table(reading.MODEL_HEADERS, model_rows),
+                  "### By model: cost (the judge's apart, never in a ranking)",
+                  table(reading.MODEL_COST_HEADERS, reading.model_cost_rows(run, summary))]
+        judge_headers, judge_rows = reading.model_judge_table(summary)
+        if judge_rows:
+            parts += ["### By model: judge criteria (means)", table(judge_headers, judge_rows)]
     return "\n\n".join(part for part in parts if part)
 
 

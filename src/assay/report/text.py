@@ -104,7 +104,13 @@ def _model_table(run: Run, summary: RunSummary) -> list[str]:
     skip = reading.MODEL_HEADERS.index("avg")
     rows = [row[:skip] + row[skip + 1:] for row in reading.model_rows(run, summary, fmt.fraction)]
     headers = [h for h in reading.MODEL_HEADERS if h != "avg"]
-    return table(rows, headers)
+    lines = table(rows, headers)
+    lines += ["", "By model, cost (the judge's apart, never in a ranking):"]
+    lines += table(reading.model_cost_rows(run, summary), reading.MODEL_COST_HEADERS)
+    judge_headers, judge_rows = reading.model_judge_table(summary)
+    if judge_rows:
+        lines += ["", "By model, judge criteria (means):", *table(judge_rows, judge_headers)]
+    return lines
 
 
 def _judge(tally: Tally) -> list[str]:
