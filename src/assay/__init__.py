@@ -34,8 +34,8 @@ from assay.spec.parts import Reply
 
 if TYPE_CHECKING:
     from assay import agents, judges
-    from assay.judging.criteria import Criterion, criterion
     from assay.compare import Comparison, ModelComparison, NoiseFloor
+    from assay.judging.criteria import Criterion, criterion
     from assay.load import Catalog, ScenarioParser, load_suite
     from assay.report import Report
     from assay.runner import run, run_async

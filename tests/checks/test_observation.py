@@ -3,9 +3,9 @@ import asyncio
 import pytest
 
 import assay
+from assay.checks import CheckContext, CheckError
 from assay.checks.observation import TRUNCATED, ChannelCheck
 from assay.runner import Execution, MemorySink, Runner
-from assay.checks import CheckContext, CheckError
 
 
 def run_one(observation=None, forbid=None, observed=None, truncated=False):

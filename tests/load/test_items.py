@@ -199,7 +199,7 @@ def test_duplicate_ids_name_both_files(folder):
 
 def test_json_items_refuse_duplicate_keys(folder):
     root = folder({"a.json": '{"id": "a", "id": "b", "input": {"text": "x"}}'})
-    with pytest.raises(assay.SpecError, match="a.json: invalid JSON: duplicate key 'id'"):
+    with pytest.raises(assay.SpecError, match=r"a\.json: invalid JSON: duplicate key 'id'"):
         load_items(root)
 
 

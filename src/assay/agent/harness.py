@@ -19,7 +19,6 @@ answer differently per sample and exercise variance with no network at all.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -109,6 +108,8 @@ def harness_agent(harness: Any, *, max_observed: int | None = None) -> HarnessAg
 def _settle(value: Any) -> Any:
     """The value itself, or the result of awaiting it on a loop of this thread's own."""
     if inspect.isawaitable(value):
+        import asyncio  # only async harnesses need it; `import assay` stays light
+
         return asyncio.run(_wait(value))
     return value
 

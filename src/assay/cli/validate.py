@@ -82,8 +82,11 @@ def _suite_lines(path: Path, suite: Any) -> list[str]:
              + f" · {len(plan.cases)} case(s) · " + " · ".join(settings),
              f"fingerprint {suite.fingerprint()[:12]}"]
     for planned in plan.cases:
-        metrics = ", ".join(metric.name for metric in planned.metrics) or "no metric"
-        lines.append(f"  {planned.case.id}: {metrics}")
+        checks = [m.name for m in planned.metrics if m.kind == "check"]
+        judged = [m.name for m in planned.metrics if m.kind == "judge"]
+        line = f"  {planned.case.id}: {', '.join(checks) or 'no check'}"
+        # Judge criteria are graded only when the run has a judge.
+        lines.append(line + (f" · judge: {', '.join(judged)}" if judged else ""))
     return lines
 
 

@@ -18,7 +18,13 @@ from assay.load._documents import parse_json, parse_toml, read_text
 from assay.load._errors import suggestion, validate
 from assay.load.formats import ItemModel
 from assay.load.scenario import Expectations, api_fixtures
-from assay.load.settings import SUITE_FILE, SuiteSettings, expand_provenance, read_settings
+from assay.load.settings import (
+    ITEM_PARTS,
+    SUITE_FILE,
+    SuiteSettings,
+    expand_provenance,
+    read_settings,
+)
 from assay.spec import JSON, Case, Suite
 from assay.spec.case import build_case
 
@@ -168,8 +174,7 @@ def _provenance(item: Item) -> dict[str, str] | None:
     expanded = expand_provenance(declared, item.location, "provenance")
     present = _present_parts(item)
     for part in declared:
-        if not any(covered in present for covered in expand_provenance(
-                {part: "authored"}, item.location, "provenance")):
+        if not present.intersection(ITEM_PARTS[part]):
             raise SpecError(f"declares the provenance of {part}, which this item does not "
                             "have", location=item.location, field=f"provenance.{part}")
     return {part: value for part, value in expanded.items() if part in present}

@@ -24,6 +24,7 @@ from typing import Any
 from assay.errors import SpecError
 from assay.load._documents import parse_json, parse_yaml, read_text
 from assay.load._errors import suggestion, validate
+from assay.load.entry import MissingAgent
 from assay.load.formats import PastedDocModel
 from assay.load.scenario import Expectations, Origin, Scenario, scenario_from
 from assay.spec import JSON, Suite
@@ -82,8 +83,6 @@ def _group(draft: _Draft) -> dict[str, JSON]:
 def load_pasted(path: str | Path, *, agent: Any = None, agent_name: str | None = None,
                 key_prefix: str | None = None) -> Suite:
     """A suite (named after the file) from a text file of pasted scenarios."""
-    from assay.load.entry import MissingAgent
-
     file = Path(path)
     location = str(file)
     scenarios = ScenarioParser.scenarios(read_text(file), key_prefix=key_prefix,

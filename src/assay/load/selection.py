@@ -42,7 +42,10 @@ def _known(names: Iterable[str] | None, available: set[str], kind: str,
         return None
     wanted = set(names)
     for name in sorted(wanted - available):
-        listed = ", ".join(sorted(available)) or "none"
+        shown = sorted(available)
+        # A suite may hold thousands of cases: name a few, and the near one.
+        listed = ", ".join(shown[:10]) + (f", … ({len(shown)} in all)" if len(shown) > 10
+                                          else "") if shown else "none"
         raise SpecError(f"no {kind} {name!r}{suggestion(name, available)} (available: "
                         f"{listed})", location=suite, field=kind)
     return wanted or None

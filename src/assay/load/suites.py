@@ -18,7 +18,7 @@ already there is replaced (wherever it moves), a new one is appended, a group ke
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -66,11 +66,11 @@ class SuiteDocument:
         if agent is None and self.agent is not None:
             agent = resolve(self.agent, self.agent_folder, location=location, field="agent")
             agent_name = agent_name or self.agent
-        runner = agent if agent is not None else MissingAgent(
-            f"{location} (set agent: module:attribute, or pass --agent)")
-        suite = Suite(self.name, agent=runner, agent_name=agent_name or (
-            "unspecified" if agent is None else None), description=self.description,
-            version=self.version)
+        if agent is None:
+            agent = MissingAgent(f"{location} (set agent: module:attribute, or pass --agent)")
+            agent_name = "unspecified"
+        suite = Suite(self.name, agent=agent, agent_name=agent_name,
+                      description=self.description, version=self.version)
         for position, scenario in enumerate(self.scenarios.values()):
             suite.add(scenario.case(position))
         return suite
@@ -142,8 +142,3 @@ def suite_document(raw: Any, location: str, prefix: str = "") -> SuiteDocument:
     folder = Path(location).parent if model.agent else None
     return SuiteDocument(model.suite, model.description, model.version, model.agent, folder,
                          groups, scenarios)
-
-
-def with_group(scenario: Scenario, group: str | None) -> Scenario:
-    """The same scenario filed under another group (or set)."""
-    return replace(scenario, group=group)

@@ -1,0 +1,180 @@
+"""File suites from the command line: every format, the selection, validate, schema, gates."""
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+TRIP = REPO / "examples" / "trip" / "items"
+
+SUPPORT = """\
+suite: support_bot
+groups:
+  - key: orders
+    name: Orders
+    scenarios:
+      - key: orders_1
+        prompt: Where is my order?
+        expect:
+          tools: [lookup_order]
+      - key: orders_2
+        prompt: Cancel my subscription
+        expect:
+          not_contains: ["I cannot"]
+        production_only: true
+  - key: billing
+    scenarios:
+      - key: billing_1
+        prompt: Send me my invoice
+        expect:
+          contains: [invoice]
+"""
+
+AGENT = """\
+import assay
+
+
+def agent(text, ctx):
+    tools = [assay.Action("lookup_order")] if "order" in text else []
+    return assay.Outcome(answer=f"Here is your invoice for: {text}", actions=tools)
+"""
+
+
+@pytest.fixture
+def support(cli):
+    (cli.cwd / "support_agent.py").write_text(AGENT)
+    path = cli.cwd / "support.yml"
+    path.write_text(SUPPORT)
+    return path
+
+
+def sample_ids(cli):
+    return sorted(sample["case_id"] for sample in cli.json_report()["samples"])
+
+
+def test_the_trip_items_fail_their_gate_listing_the_violations(cli):
+    done = cli("run", TRIP, "--quiet")
+    assert done.returncode == 1, done.stderr
+    out = done.stdout
+    assert "commands: expected [trip.set_travel_date], got" in out  # the table wraps the rest
+    assert "forbid.commands: forbidden [trip.rebook]" in out
+    assert "Reliability (failing samples): side effects 6 · content 0" in out
+    assert "Flaky: trip.set_travel_date passed 2 of 4 samples" in out
+    assert "gate: failed\n  6 sample(s) failed a side-effect assertion (at most 0 allowed)" \
+        in out
+    report = cli.json_report()
+    assert report["summary"]["failing_by_category"]["side_effects"] == 6
+    assert report["summary"]["check_pass_rate"] == 10 / 16
+    reasons = {f"{m['name']}: {m['reason']}" for s in report["samples"] for m in s["metrics"]
+               if not m["passed"]}
+    assert "commands: expected [trip.set_travel_date], got [trip.set_name]" in reasons
+
+
+def test_selection_by_case_and_gate_overrides(cli):
+    chosen = cli("run", TRIP, "-q", "--case", "trip.set_name", "--case",
+                 "trip.confirm_rebooking")
+    assert chosen.returncode == 0, chosen.stdout + chosen.stderr
+    assert "gate: passed" in chosen.stdout
+    assert sample_ids(cli) == ["trip.confirm_rebooking"] * 4 + ["trip.set_name"] * 4
+    tolerant = cli("run", TRIP, "-q", "--gate", "max_side_effect_failures=6")
+    assert tolerant.returncode == 0 and "gate: passed" in tolerant.stdout
+    strict = cli("run", TRIP, "-q", "--gate", "max_side_effect_failures=6", "--gate",
+                 "min_pass_rate=0.9")
+    assert strict.returncode == 1
+    assert "deterministic pass rate 62.5% is below the minimum 90.0%" in strict.stdout
+    unknown = cli("run", TRIP, "--case", "trip.set_nmae")
+    assert unknown.returncode == 2
+    assert "no case 'trip.set_nmae' (did you mean 'trip.set_name'?)" in unknown.stderr
+    bad_gate = cli("run", TRIP, "--gate", "pass=1")
+    assert bad_gate.returncode == 2 and "KEY=VALUE" in bad_gate.stderr
+
+
+def test_validate_reports_without_running_and_names_bad_fields(cli, tmp_path):
+    done = cli("validate", TRIP)
+    assert done.returncode == 0, done.stderr
+    assert "suite 'trip' version 1 · 4 case(s) · samples 4 · agent TripAssistant" in done.stdout
+    assert "trip.confirm_rebooking: acts, commands, events, interaction_status, " \
+           "forbid.commands" in done.stdout
+    assert not (cli.cwd / ".assay").exists()  # nothing ran, nothing was stored
+    broken = tmp_path / "trip"
+    broken.mkdir()
+    (broken / "suite.toml").write_text('channels = ["commands"]\n')
+    (broken / "set_name.toml").write_text(textwrap.dedent("""\
+        id = "trip.set_name"
+        [input]
+        text = "Set the name"
+        [expect.forbidd]
+        commands = ["trip.rebook"]
+        """))
+    bad = cli("validate", broken)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().endswith(
+        "trip/set_name.toml: expect.forbidd: unknown field (did you mean 'forbid'?)")
+
+
+def test_schema_prints_each_format(cli):
+    done = cli("schema", "item")
+    assert done.returncode == 0
+    schema = json.loads(done.stdout)
+    assert schema["title"].startswith("Assay item") and "expect" in schema["properties"]
+    written = cli("schema", "catalog", "--output", "catalog.schema.json")
+    assert written.returncode == 0 and (cli.cwd / "catalog.schema.json").is_file()
+    unknown = cli("schema", "items")
+    assert unknown.returncode == 2 and "did you mean 'item'" in unknown.stderr
+
+
+def test_a_yaml_suite_with_an_agent_entry_point_groups_and_production_flags(cli, support):
+    done = cli("run", support, "-q", "--agent", "support_agent:agent", "--group", "orders")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sample_ids(cli) == ["orders_1"]  # production-only left out by default
+    more = cli("run", support, "-q", "--agent", "support_agent:agent",
+               "--include-production-only")
+    assert more.returncode == 0, more.stdout
+    assert sample_ids(cli) == ["billing_1", "orders_1", "orders_2"]
+    missing = cli("run", support)
+    assert missing.returncode == 2 and "has no agent to run" in missing.stderr
+
+
+def test_a_catalog_runs_a_product_and_a_set(cli, support):
+    (cli.cwd / "desk.yml").write_text(textwrap.dedent("""\
+        catalog: desk
+        owner_team: support
+        products:
+          - key: triage
+            agent: support_agent:agent
+            sets:
+              - key: smoke
+                scenarios:
+                  - key: order
+                    prompt: Where is my order?
+                    expect: {tools: [lookup_order]}
+              - key: invoices
+                scenarios:
+                  - key: invoice
+                    prompt: My invoice please
+                    expect: {contains: [invoice]}
+        """))
+    done = cli("run", "desk.yml", "-q", "--product", "triage", "--set", "invoices")
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = cli.json_report()
+    assert report["suite"] == "desk/triage/invoices" and sample_ids(cli) == ["invoice"]
+    unchosen = cli("run", "desk.yml")
+    assert unchosen.returncode == 2 and "choose one with --set" in unchosen.stderr
+    listed = cli("validate", "desk.yml")
+    assert listed.returncode == 0 and "triage/smoke: 1 case(s)" in listed.stdout
+    assert "digest" in listed.stdout
+
+
+def test_pasted_scenarios_and_a_python_spec_with_selection(cli, support, support_spec):
+    (cli.cwd / "pasted.txt").write_text("# Orders\nWhere is my order? | tools: lookup_order\n"
+                                        "`My invoice` please | contains: invoice\n")
+    done = cli("run", "pasted.txt", "-q", "--agent", "support_agent:agent")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sample_ids(cli) == ["orders_1", "orders_2"]
+    python = cli("run", support_spec, "-q", "--case", "returns")
+    assert python.returncode == 0 and sample_ids(cli) == ["returns"]
+    refused = cli("run", support_spec, "--agent", "support_agent:agent")
+    assert refused.returncode == 2 and "defines its own agent" in refused.stderr

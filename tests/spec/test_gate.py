@@ -1,0 +1,79 @@
+from dataclasses import dataclass, field
+
+import pytest
+
+import assay
+
+
+@dataclass
+class Criterion:
+    mean: float | None
+
+
+@dataclass
+class Summary:
+    check_pass_rate: float | None = 1.0
+    failing_by_category: dict = field(default_factory=dict)
+    judge: dict = field(default_factory=dict)
+
+
+def test_any_side_effect_failure_fails_the_default_gate_whatever_the_pass_rate():
+    verdict = assay.Gate().evaluate(Summary(0.99, {"side_effects": 1}))
+    assert not verdict.passed
+    assert verdict.violations == (
+        "1 sample(s) failed a side-effect assertion (at most 0 allowed)",)
+    assert assay.Gate(max_side_effect_failures=1).evaluate(
+        Summary(0.99, {"side_effects": 1})).passed
+
+
+def test_minimum_deterministic_pass_rate():
+    gate = assay.Gate(min_pass_rate=0.5)
+    assert gate.evaluate(Summary(0.5)).passed  # inclusive
+    low = gate.evaluate(Summary(0.25))
+    assert low.violations == ("deterministic pass rate 25.0% is below the minimum 50.0%",)
+    assert gate.evaluate(Summary(None)).violations == (
+        "deterministic pass rate: no sample was evaluated",)
+
+
+def test_the_judge_threshold_is_optional_and_reported_apart():
+    gate = assay.Gate(min_judge_score=0.6)
+    verdict = gate.evaluate(Summary(1.0, judge={"tone": Criterion(0.5),
+                                                "language_quality": Criterion(0.9)}))
+    assert verdict.violations == () and not verdict.passed
+    assert verdict.judge_violations == ("tone: mean 0.500 is below the minimum 0.6",)
+    assert verdict.lines() == ["gate: failed", "  judge: tone: mean 0.500 is below the "
+                                               "minimum 0.6"]
+    assert gate.evaluate(Summary()).judge_violations == (
+        "no judge criterion was graded (is a judge set?)",)
+    assert assay.Gate().evaluate(Summary(judge={"tone": Criterion(0.0)})).passed
+
+
+def test_a_run_without_a_summary_fails_the_gate():
+    @dataclass
+    class Run:
+        summary: None = None
+
+    assert not assay.Gate().evaluate(Run()).passed
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"min_pass_rate": 1.5}, "gate.min_pass_rate"),
+        ({"min_judge_score": -0.1}, "gate.min_judge_score"),
+        ({"max_side_effect_failures": -1}, "gate.max_side_effect_failures"),
+        ({"max_side_effect_failures": True}, "gate.max_side_effect_failures"),
+        ({"min_pass": 0.5}, "unknown threshold 'min_pass'"),
+    ],
+)
+def test_thresholds_are_validated(values, message):
+    with pytest.raises(assay.SpecError, match=message):
+        assay.Gate.from_mapping(values)
+
+
+def test_overrides_keep_the_other_thresholds():
+    gate = assay.Gate(min_pass_rate=0.9, max_side_effect_failures=2)
+    assert gate.updated(min_pass_rate=0.5) == assay.Gate(min_pass_rate=0.5,
+                                                         max_side_effect_failures=2)
+    with pytest.raises(assay.SpecError):
+        assay.Suite("S", agent=lambda text, ctx: "", gate={"min_pass_rate": 1})
