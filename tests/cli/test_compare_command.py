@@ -76,6 +76,8 @@ def test_a_control_floor_of_a_quarter_excuses_exactly_a_quarter(cli, specs):
     measured = cli("compare", before, after, "--fail-on-regression")
     assert measured.returncode == 0, measured.stdout
     assert "(−25 points, within noise)" in measured.stdout
+    reported = cli("report", after, "--baseline", before)
+    assert reported.returncode == 0 and "(−25 points, within noise)" in reported.stdout
     assert "within noise" in measured.stdout.split("Deterministic regressions (1):")[1]
     again = cli("run", spec, "-q", "--fail-on-regression", env={"CALL_OFFSET": "4"})
     # Samples failed (exit 1 regardless), but the gate found nothing beyond the noise.

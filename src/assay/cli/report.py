@@ -22,10 +22,18 @@ def report_command(
     = None,
     tolerance: Annotated[float, typer.Option(min=0.0, max=1.0, help="With --baseline: score "
                                              "decrease allowed.")] = 0.0,
+    drift_tolerance: Annotated[float, typer.Option(
+        min=0.0, max=1.0, help="With --baseline: judge-score movement taken as drift.")]
+    = 0.025,
     db: DbOption = None,
 ) -> None:
-    """Render a run and its comparison with the baseline."""
-    from assay.report import Report, format_for, format_named, render
+    """Render a run and its comparison with the baseline.
+
+    Without ``--baseline`` the comparison stored when the run completed is shown; with it,
+    the comparison is made now, against the latest control run's noise floor if there is one.
+    """
+    from assay.compare import NoiseFloor
+    from assay.report import Report, format_for, format_named
 
     with user_errors():
         if output is not None:
@@ -37,11 +45,14 @@ def report_command(
             if run is None:
                 fail("the store holds no run yet")
             base = store.get_run(baseline) if baseline else None
+            pair = store.find_control_pair(run) if base is not None else None
         _require_comparable(run, base)
+        made = Report(run, baseline=base, tolerance=tolerance, drift_tolerance=drift_tolerance,
+                      noise_floor=None if pair is None else NoiseFloor.measure(*pair))
         if output is None:
-            print(render(run, chosen, baseline=base, tolerance=tolerance), end="")
+            print(made.render(chosen), end="")
             return
-        path = Report(run, baseline=base, tolerance=tolerance).export(output, chosen)
+        path = made.export(output, chosen)
     print(f"report written to {path}")
 
 
