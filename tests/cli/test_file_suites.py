@@ -61,7 +61,7 @@ def test_the_trip_items_fail_their_gate_listing_the_violations(cli):
     out = done.stdout
     assert "commands: expected [trip.set_travel_date], got" in out  # the table wraps the rest
     assert "forbid.commands: forbidden [trip.rebook]" in out
-    assert "Reliability (failing samples): side effects 6 · content 0" in out
+    assert "Failing: side effects 6 · content 0" in out
     assert "Flaky: trip.set_travel_date passed 2 of 4 samples" in out
     assert "gate: failed\n  6 sample(s) failed a side-effect assertion (at most 0 allowed)" \
         in out

@@ -108,20 +108,13 @@ def resolve_gate(suite: Suite, options: Sequence[str]) -> Gate | None:
 
 def reliability_lines(run: Any) -> list[str]:
     """Failing samples per category, the rates, and the flaky cases, for the terminal."""
-    from assay.report.format import percent
+    from assay.report._reading import reliability_rows
     from assay.results import item_rates
 
     summary = run.summary
-    if summary is None or not summary.failing_by_category:
+    if summary is None:
         return []
-    labels = {"side_effects": "side effects", "budget": "budgets"}
-    failing = " · ".join(f"{labels.get(name, name)} {count}"
-                         for name, count in summary.failing_by_category.items())
-    lines = [f"Reliability (failing samples): {failing}",
-             f"Deterministic pass rate {percent(summary.check_pass_rate)} · agent errors "
-             f"{percent(summary.agent_error_rate)} · provider failures "
-             f"{percent(summary.provider_failure_rate)} · not evaluated "
-             f"{percent(summary.not_evaluated_rate)}"]
+    lines = [f"{label}: {value}" for label, value in reliability_rows(summary)]
     for item in item_rates(run.samples):
         if item.flaky:
             model = f" on {item.model}" if item.model else ""

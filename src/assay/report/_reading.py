@@ -129,7 +129,24 @@ def summary_rows(tally: Tally, estimated: bool, frac: Fraction) -> Rows:
         ("Latency", f"avg {fmt.duration_ms(tally.latency_avg_ms)} · "
                     f"p50 {fmt.duration_ms(tally.latency_p50_ms)} · "
                     f"p95 {fmt.duration_ms(tally.latency_p95_ms)}"),
+        *reliability_rows(tally),
     ]
+
+
+_CATEGORY_LABELS = {"side_effects": "side effects", "budget": "budgets"}
+
+
+def reliability_rows(tally: Tally) -> Rows:
+    """Failing samples per reliability category, and the rates kept apart from failures."""
+    if not tally.failing_by_category:
+        return []
+    failing = " · ".join(f"{_CATEGORY_LABELS.get(name, name)} {count}"
+                         for name, count in tally.failing_by_category.items())
+    rates = (f"deterministic pass {fmt.percent(tally.check_pass_rate)} · agent errors "
+             f"{fmt.percent(tally.agent_error_rate)} · provider failures "
+             f"{fmt.percent(tally.provider_failure_rate)} · not evaluated "
+             f"{fmt.percent(tally.not_evaluated_rate)}")
+    return [("Failing", failing), ("Rates", rates)]
 
 
 def plural(count: int, noun: str) -> str:
