@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -58,3 +59,31 @@ def open_store(option: str | None, *, migrate: bool = False) -> Iterator[Store]:
         yield store
     finally:
         store.close()
+
+
+def judge_option(name: str | None, base_url: str | None) -> Any:
+    """A judge from ``--judge``: the openai client for OpenAI-compatible endpoints, else LiteLLM."""
+    if name is None:
+        if base_url is not None:
+            fail("--judge-base-url needs --judge")
+        return None
+    from assay import judges
+    from assay.agent import ModelSpec
+
+    spec = ModelSpec.parse(name)
+    if base_url is not None or spec.provider in {"openai", "azure", "local"}:
+        return judges.openai(name, base_url=base_url)
+    return judges.litellm(f"{spec.provider}/{spec.model}", label=name)
+
+
+def metadata_option(text: str | None) -> dict[str, Any]:
+    """``--metadata``: a JSON object, or exit 2 saying what is wrong with it."""
+    if text is None:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError as error:
+        fail(f"--metadata is not valid JSON: {error}")
+    if not isinstance(value, dict):
+        fail("--metadata must be a JSON object")
+    return value

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from assay.cli._common import EXIT_INTERRUPTED, DbOption, database_url, fail, user_errors
+from assay.cli._common import (
+    EXIT_INTERRUPTED,
+    DbOption,
+    database_url,
+    judge_option,
+    metadata_option,
+    user_errors,
+)
 
 
 def control_command(
@@ -44,14 +50,13 @@ def control_command(
     within or beyond this floor. Failed samples do not fail a control run: it measures.
     """
     from assay.cli._load import load_suites, pick_suite
-    from assay.cli.run import _judge
 
     with user_errors():
         chosen = pick_suite(load_suites(spec), suite, spec)
         options: dict[str, Any] = {
-            "metadata": _metadata(metadata), "samples": samples, "concurrency": concurrency,
+            "metadata": metadata_option(metadata), "samples": samples, "concurrency": concurrency,
             "models": model or None, "timeout": timeout, "votes": votes,
-            "judge": _judge(judge, judge_base_url),
+            "judge": judge_option(judge, judge_base_url),
         }
         first, second = _execute(chosen, options, database_url(db), quiet)
     _report(first, second, flaky_share)
@@ -79,15 +84,3 @@ def _report(first: Any, second: Any, flaky_share: float) -> None:
     if floor.too_flaky(flaky_share):
         print(too_flaky_line(floor, flaky_share))
     print(floor.summary())
-
-
-def _metadata(text: str | None) -> dict[str, Any]:
-    if text is None:
-        return {}
-    try:
-        value = json.loads(text)
-    except ValueError as error:
-        fail(f"--metadata is not valid JSON: {error}")
-    if not isinstance(value, dict):
-        fail("--metadata must be a JSON object")
-    return value

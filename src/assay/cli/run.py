@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import uuid
 from pathlib import Path
 from typing import Annotated, Any
@@ -16,7 +15,8 @@ from assay.cli._common import (
     EXIT_OK,
     DbOption,
     database_url,
-    fail,
+    judge_option,
+    metadata_option,
     user_errors,
 )
 from assay.cli._files import (
@@ -100,11 +100,11 @@ def run_command(
         _check_report_path(report)
         run_id = resume or str(uuid.uuid4())
         options: dict[str, Any] = {
-            "metadata": _metadata(metadata), "samples": samples, "concurrency": concurrency,
+            "metadata": metadata_option(metadata), "samples": samples, "concurrency": concurrency,
             "models": model or None, "timeout": timeout, "baseline": baseline,
             "tolerance": tolerance, "drift_tolerance": drift_tolerance, "resume": resume,
             "votes": votes,
-            "judge": _judge(judge, judge_base_url),
+            "judge": judge_option(judge, judge_base_url),
             "sample_concurrency": sample_concurrency,
         }
         finished = _execute(chosen, options, database_url(db), quiet, run_id, spec)
@@ -154,34 +154,9 @@ def _finish(run: Any, report: Path | None, fail_on_regression: bool, gate: Any =
 
 def _set_judge(model: str) -> Any:
     """The judge a catalog set names, when no --judge was given."""
-    return _judge(model, None)
+    return judge_option(model, None)
 
 
-def _judge(name: str | None, base_url: str | None) -> Any:
-    """A judge from ``--judge``: the openai client for OpenAI-compatible endpoints, else LiteLLM."""
-    if name is None:
-        if base_url is not None:
-            fail("--judge-base-url needs --judge")
-        return None
-    from assay import judges
-    from assay.agent import ModelSpec
-
-    spec = ModelSpec.parse(name)
-    if base_url is not None or spec.provider in {"openai", "azure", "local"}:
-        return judges.openai(name, base_url=base_url)
-    return judges.litellm(f"{spec.provider}/{spec.model}", label=name)
-
-
-def _metadata(text: str | None) -> dict[str, Any]:
-    if text is None:
-        return {}
-    try:
-        value = json.loads(text)
-    except ValueError as error:
-        fail(f"--metadata is not valid JSON: {error}")
-    if not isinstance(value, dict):
-        fail("--metadata must be a JSON object")
-    return value
 
 
 def _check_report_path(path: Path | None) -> None:
