@@ -116,3 +116,14 @@ def test_a_model_matrix_run_through_the_adapter_prices_tokens(store):
     summary = run.summary.by_model["gpt-4.1-mini"]
     assert summary.estimated == 1 and summary.cost_per_1000_usd == pytest.approx(0.56)
     assert run.summary.by_model["ollama/qwen3:8b"].priced == 0
+
+
+def test_a_fixed_model_is_priced_as_itself_not_as_the_sample_label(store):
+    with ScriptedServer(lambda body: reply("ok", input_tokens=1000, output_tokens=100)) as server:
+        agent = agents.openai_chat("gpt-4.1-mini", base_url=server.base_url, api_key="test")
+        suite = assay.Suite("Fixed", agent=agent, checks=[checks.contains("ok")])
+        suite.case("Hello?")
+        run = assay.run(suite, db=store, models=["gpt-4o"], progress=False)
+        sent = server.requests[0]["model"]
+    assert sent == "gpt-4.1-mini"
+    assert run.samples[0].usage.cost_usd == pytest.approx(0.00056)  # gpt-4.1-mini's rates

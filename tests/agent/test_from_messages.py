@@ -81,3 +81,32 @@ def test_top_level_tool_error_rules(content, expected):
 def test_error_detail_is_cut_to_1200_bytes_on_a_character_boundary():
     detail = tool_error(json.dumps({"error": "é" * 1000}))
     assert len(detail.encode("utf-8")) <= 1200 and detail == "é" * 600
+
+
+def test_text_before_later_tool_work_is_not_the_answer():
+    messages = [
+        {"role": "user", "content": "Refund order 42"},
+        {"role": "assistant", "content": "Let me check."},
+        {"role": "assistant", "content": None, "tool_calls": [call("a", "refund", {"id": 42})]},
+        {"role": "tool", "tool_call_id": "a", "content": '{"ok": true}'},
+    ]
+    outcome = from_messages(messages)
+    assert outcome.answer is None and "result of tool 'refund'" in outcome.error
+
+
+def test_an_answer_given_for_a_halted_conversation_clears_the_stop():
+    outcome = from_messages(CONVERSATION[:4], answer="Refunded.")
+    assert outcome.answer == "Refunded." and outcome.error is None
+
+
+def test_input_tokens_count_anthropic_cache_fields_and_never_double_count():
+    messages = [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": "a", "usage": {
+            "input_tokens": 10, "output_tokens": 2, "cache_read_input_tokens": 100,
+            "cache_creation_input_tokens": 5}},
+    ]
+    assert from_messages(messages).usage.input_tokens == 115
+    both = [messages[0], {"role": "assistant", "content": "a",
+                          "usage": {"prompt_tokens": 10, "input_tokens": 10}}]
+    assert from_messages(both).usage.input_tokens == 10

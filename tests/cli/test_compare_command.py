@@ -113,3 +113,11 @@ def test_bad_input_exits_2(cli, specs):
     assert cli("compare", known, known, "--format", "html").returncode == 2
     assert cli("compare", known, known, "--max-excluded-share", "2").returncode == 2
     assert cli("control", specs / "no_suite.py").returncode == 2
+
+
+def test_control_refuses_a_file_suite_without_an_agent(cli):
+    pasted = cli.cwd / "pasted.txt"
+    pasted.write_text("Where is my order?\n", encoding="utf-8")
+    done = cli("control", pasted)
+    assert done.returncode == 2 and "names no agent to run" in done.stderr
+    assert cli("history").stdout.strip() == "No runs yet."

@@ -135,7 +135,7 @@ def test_a_yaml_suite_with_an_agent_entry_point_groups_and_production_flags(cli,
     assert more.returncode == 0, more.stdout
     assert sample_ids(cli) == ["billing_1", "orders_1", "orders_2"]
     missing = cli("run", support)
-    assert missing.returncode == 2 and "has no agent to run" in missing.stderr
+    assert missing.returncode == 2 and "names no agent to run" in missing.stderr
 
 
 def test_a_catalog_runs_a_product_and_a_set(cli, support):
@@ -178,3 +178,9 @@ def test_pasted_scenarios_and_a_python_spec_with_selection(cli, support, support
     assert python.returncode == 0 and sample_ids(cli) == ["returns"]
     refused = cli("run", support_spec, "--agent", "support_agent:agent")
     assert refused.returncode == 2 and "defines its own agent" in refused.stderr
+
+
+def test_a_gate_never_turns_errored_samples_into_a_pass(cli, specs):
+    done = cli("run", specs / "gated_errors.py")
+    assert "gate: passed" in done.stdout
+    assert done.returncode == 1

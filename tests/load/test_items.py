@@ -62,7 +62,7 @@ def test_an_item_becomes_a_case_with_every_part(folder):
     assert case.setup == {"cases": [{"case_id": "trip-1", "revision": 3}]}
     assert case.provenance == {"setup": "derived", "reference": "recorded",
                                "expected_actions": "recorded", "observation": "recorded",
-                               "forbid": "recorded"}
+                               "forbid": "recorded", "checks": "recorded"}
     metrics = suite.plan(judged=True).case(case.id).metrics
     assert [m.name for m in metrics if m.kind == "check"] == [
         "tools_called", "contains", "not_contains[0]", "not_contains[1]", "actions",

@@ -84,3 +84,23 @@ def test_where_the_bytes_came_from_does_not_count(tmp_path):
     file = tmp_path / "order.json"
     file.write_bytes(b'{"status":"ready"}')  # the same bytes the inline JSON serves
     assert fingerprint(declared(body_file=file)) == fingerprint(BASE)
+
+
+def test_credentials_asserted_in_query_or_json_never_reach_the_snapshot():
+    import assay
+
+    suite = assay.Suite("Creds", agent=lambda text, ctx: "ok")
+    case = suite.case("q", api=assay.api().expect_request(
+        "POST", "https://api.example/v1/login", query={"key": "AIzaSy-secret-1"},
+        json={"user": "ana", "password": "hunter2", "nested": {"api_key": "sk-live-2"}},
+    ).respond_with(json={"ok": True}))
+    snapshot = str(suite.plan().cases[0].snapshot())
+    for secret in ("AIzaSy-secret-1", "hunter2", "sk-live-2"):
+        assert secret not in snapshot
+    assert "ana" in snapshot and "sha256:" in snapshot
+    other = assay.Suite("Creds", agent=lambda text, ctx: "ok")
+    other.case("q", api=assay.api().expect_request(
+        "POST", "https://api.example/v1/login", query={"key": "AIzaSy-secret-1"},
+        json={"user": "ana", "password": "changed", "nested": {"api_key": "sk-live-2"}},
+    ).respond_with(json={"ok": True}))
+    assert other.fingerprint() != suite.fingerprint() and case.id == "q"

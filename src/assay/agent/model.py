@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from assay.errors import SpecError
 
-_PROVIDERS = frozenset({"openai", "anthropic", "ollama", "openrouter", "azure", "gemini",
-                        "google", "mistral", "groq", "bedrock", "vertex", "deepseek", "xai",
-                        "litellm", "local"})
+# Prefixes that name a route rather than a vendor: "google/gemma-3" is an OpenRouter model
+# id, while "anthropic/claude-haiku-4-5" pins Anthropic itself.
+_PROVIDERS = frozenset({"openai", "anthropic", "ollama", "openrouter", "azure"})
 _OPENAI_REASONING = re.compile(r"^o[134](-|$)")
 
 

@@ -83,8 +83,8 @@ def require_agent(suite: Suite) -> None:
     from assay.load.entry import MissingAgent
 
     if isinstance(suite.agent, MissingAgent):
-        raise SpecError(f"has no agent to run: {suite.agent.source}; or pass --agent "
-                        "module:attribute / --harness module:attribute", location=suite.name)
+        raise SpecError(f"names no agent to run: {suite.agent.source} (--agent or --harness "
+                        "take module:attribute)", location=suite.name)
 
 
 def resolve_gate(suite: Suite, options: Sequence[str]) -> Gate | None:

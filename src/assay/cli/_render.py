@@ -98,7 +98,8 @@ def _judged(console: Console, summary: Tally) -> None:
         + ("" if item.mean_vote_spread is None else f" (vote spread {item.mean_vote_spread:g})")
         for name, item in summary.judge.items())
     console.print(f"Judge: {escape(criteria)} · {summary.judge_calls} call(s), "
-                  f"cost {money(summary.judge_cost_usd)} (not the agent's)", highlight=False)
+                  f"cost {money(summary.judge_cost_usd, estimated=summary.judge_cost_estimated)} "
+                  "(not the agent's)", highlight=False)
 
 
 def _models(console: Console, summary: RunSummary) -> None:

@@ -16,10 +16,21 @@ from assay.cli._common import (
     metadata_option,
     user_errors,
 )
+from assay.cli._files import (
+    AgentOption,
+    CaseOption,
+    GroupOption,
+    HarnessOption,
+    ProductionOption,
+    ProductOption,
+    SetOption,
+)
 
 
 def control_command(
-    spec: Annotated[Path, typer.Argument(help="A Python file defining one or more assay.Suite.")],
+    spec: Annotated[Path, typer.Argument(
+        help="Any suite assay run accepts: a Python file, a YAML suite or catalog, a directory "
+             "of item files, or pasted scenarios.")],
     suite: Annotated[str | None, typer.Option(help="Which suite, when the file has several.")]
     = None,
     db: DbOption = None,
@@ -43,16 +54,28 @@ def control_command(
         min=0.0, max=1.0, help="A floor above this is reported as a corpus too flaky to "
                                "measure.")] = 0.3,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    product: ProductOption = None,
+    set_: SetOption = None,
+    group: GroupOption = None,
+    case: CaseOption = None,
+    include_production_only: ProductionOption = False,
+    agent: AgentOption = None,
+    harness: HarnessOption = None,
 ) -> None:
     """Run a suite twice with nothing changed, store the pair, and print its noise floor.
 
     Later comparisons of the same definition (assay run, assay compare) label every change
     within or beyond this floor. Failed samples do not fail a control run: it measures.
     """
-    from assay.cli._load import load_suites, pick_suite
+    from assay.cli._files import Selection, chosen_suite, require_agent
 
     with user_errors():
-        chosen = pick_suite(load_suites(spec), suite, spec)
+        # The same selection as assay run, so the pair has the fingerprint later runs have.
+        selection = Selection(suite=suite, product=product, set=set_, groups=group or (),
+                              cases=case or (), include_production_only=include_production_only,
+                              agent=agent, harness=harness)
+        chosen = chosen_suite(spec, selection)
+        require_agent(chosen)
         options: dict[str, Any] = {
             "metadata": metadata_option(metadata), "samples": samples, "concurrency": concurrency,
             "models": model or None, "timeout": timeout, "votes": votes,

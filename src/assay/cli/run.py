@@ -139,10 +139,12 @@ def _finish(run: Any, report: Path | None, fail_on_regression: bool, gate: Any =
     summary = run.summary
     failed = summary is not None and (summary.failed or summary.errors)
     if gate is not None:
-        # A gate decides instead: a flaky case above its minimum pass rate is a result.
+        # A gate decides about failures (a flaky case above its minimum pass rate is a
+        # result), never about errors: an errored sample always fails the run.
         verdict = gate.evaluate(run)
         print("\n".join(verdict.lines()))
-        failed = not verdict.passed
+        errored = summary is not None and summary.errors > 0
+        failed = not verdict.passed or errored
     # The gate reads signal regressions: beyond the latest control run's noise floor, or
     # unmeasured when there is none.
     regressed = fail_on_regression and made.comparison is not None \

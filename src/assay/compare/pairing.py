@@ -20,6 +20,8 @@ from assay.results import CaseSnapshot, Run
 
 #: Keys of a case snapshot that describe the definition rather than being part of it.
 _NOT_PARTS = frozenset({"id", "provenance"})
+# Snapshot keys whose provenance is declared under another name.
+_PART_OF = {"metrics": "checks"}
 
 
 class Pairing(StrEnum):
@@ -125,8 +127,9 @@ def _changed(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[Change
     changed: list[ChangedPart] = []
     for name in dict.fromkeys(names):
         if before.get(name) != after.get(name):
-            old = declared_before.get(name, "authored")
-            new = declared_after.get(name, "authored")
+            part = _PART_OF.get(name, name)
+            old = declared_before.get(part, "authored")
+            new = declared_after.get(part, "authored")
             changed.append(ChangedPart(name, effective_provenance(old, new), old, new))
     return changed
 

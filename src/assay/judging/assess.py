@@ -25,6 +25,7 @@ class JudgeUsage:
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float | None = None
+    estimated: bool = False
     by_kind: dict[str, int] = field(default_factory=dict)
 
     def add(self, reply: JudgeReply | None, kind: str = "score") -> None:
@@ -37,12 +38,13 @@ class JudgeUsage:
         self.output_tokens += reply.output_tokens or 0
         if reply.cost_usd is not None:
             self.cost_usd = (self.cost_usd or 0.0) + reply.cost_usd
+            self.estimated = self.estimated or reply.cost_estimated
 
     def to_json(self) -> dict[str, JSON]:
         """The portable form stored with the sample."""
         return {"calls": self.calls, "input_tokens": self.input_tokens,
                 "output_tokens": self.output_tokens, "cost_usd": self.cost_usd,
-                "by_kind": dict(self.by_kind)}
+                "cost_estimated": self.estimated, "by_kind": dict(self.by_kind)}
 
 
 async def assess(judge: Judge, criterion: Criterion, data: JudgeInput, *, votes: int,

@@ -17,6 +17,7 @@ class JudgeReply:
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost_usd: float | None = None
+    cost_estimated: bool = False
 
 
 @runtime_checkable

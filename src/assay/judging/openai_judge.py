@@ -89,4 +89,5 @@ def _reply(response: Any, provider: str, model: str) -> JudgeReply:
     output_tokens = getattr(usage, "completion_tokens", None)
     estimate = estimate_cost(provider, model, input_tokens, output_tokens)
     return JudgeReply(content, input_tokens, output_tokens,
-                      None if estimate is None else estimate.cost_usd)
+                      None if estimate is None else estimate.cost_usd,
+                      cost_estimated=estimate is not None)

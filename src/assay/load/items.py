@@ -177,12 +177,16 @@ def _provenance(item: Item) -> dict[str, str] | None:
         if not present.intersection(ITEM_PARTS[part]):
             raise SpecError(f"declares the provenance of {part}, which this item does not "
                             "have", location=item.location, field=f"provenance.{part}")
-    return {part: value for part, value in expanded.items() if part in present}
+    # Every part the declaration names is kept, present or not, so that an expectation a later
+    # run adds under the same declaration is covered by it.
+    return expanded
 
 
 def _present_parts(item: Item) -> set[str]:
     model, expect = item.model, item.model.expect
     present = {"input"}
+    if expect is not None and (expect.contains or expect.not_contains or expect.tools):
+        present.add("checks")
     if expect is not None:
         present |= {part for part, value in (("reference", expect.answer),
                                              ("expected_actions", expect.actions),

@@ -22,7 +22,7 @@ SUITE_FILE = "suite.toml"
 #: The parts of an item a provenance is declared for, and the case parts each one covers.
 ITEM_PARTS: dict[str, tuple[str, ...]] = {
     "input": ("input",),
-    "expect": ("reference", "expected_actions", "observation", "forbid"),
+    "expect": ("reference", "expected_actions", "observation", "forbid", "checks"),
     "setup": ("setup",),
     "api": ("api",),
     "params": ("params",),

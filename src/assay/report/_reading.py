@@ -204,7 +204,8 @@ def model_cost_rows(run: Run, summary: RunSummary) -> list[list[str]]:
                      fmt.money(t.cost_usd, estimated=guessed),
                      fmt.money(t.cost_per_1000_usd, estimated=guessed),
                      f"{t.priced}/{t.samples} ({t.reported}/{t.estimated})",
-                     f"{t.judge_calls} / {fmt.money(t.judge_cost_usd)}"])
+                     f"{t.judge_calls} / "
+                     f"{fmt.money(t.judge_cost_usd, estimated=t.judge_cost_estimated)}"])
     return rows
 
 
@@ -396,8 +397,24 @@ def metric_row(metric: MetricResult) -> list[str]:
     """Name, kind, score, threshold, result and the reason (or the error) of one metric."""
     result = "error" if metric.error is not None else "passed" if metric.passed else "failed"
     why = metric.error if metric.error is not None else metric.reason
+    if metric.votes and len(metric.votes) > 1:
+        why = f"{why or ''} {_votes(metric)}".strip()
     return [metric.name, metric.kind, fmt.score(metric.score), f"≥ {fmt.score(metric.threshold)}",
             result, fmt.MISSING if not why else one_line(why)]
+
+
+def _vote(vote: object) -> str:
+    if not isinstance(vote, dict) or vote.get("score") is None:
+        return "failed"
+    return f"{vote['raw'] if vote.get('raw') is not None else vote['score']:g}"
+
+
+def _votes(metric: MetricResult) -> str:
+    """The votes on their own scale and their spread: how sure the judge was."""
+    raws = [_vote(v) for v in metric.votes or ()]
+    spread = metric.vote_spread
+    tail = "" if spread is None else f"; spread {spread:g}"
+    return f"(votes {', '.join(raws)}{tail})"
 
 
 def action_lines(actions: Sequence[Action] | None) -> list[str]:

@@ -29,6 +29,20 @@ class MetricResult:
     votes: list[JSON] | None = None
 
     @property
+    def vote_spread(self) -> float | None:
+        """Max − min of the votes that returned a verdict, on the criterion's own scale.
+
+        ``None`` with fewer than two such votes. It measures the judge, not the agent.
+        """
+        raws: list[float] = []
+        for vote in self.votes or ():
+            score = vote.get("score") if isinstance(vote, dict) else None
+            if isinstance(score, int | float):
+                raw = vote.get("raw")  # type: ignore[union-attr]
+                raws.append(float(raw if isinstance(raw, int | float) else score))
+        return max(raws) - min(raws) if len(raws) > 1 else None
+
+    @property
     def effective_score(self) -> float:
         """The score that enters averages: an errored metric contributes zero."""
         return 0.0 if self.error is not None or self.score is None else self.score

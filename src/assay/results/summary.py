@@ -70,6 +70,7 @@ class Tally:
     judge_input_tokens: int = 0
     judge_output_tokens: int = 0
     judge_cost_usd: float | None = None
+    judge_cost_estimated: bool = False
     #: Failing samples per reliability category (side_effects, content, actions, budget,
     #: judge, then any other category); rates over all samples, ``None`` without samples.
     failing_by_category: dict[str, int] = field(default_factory=dict)
@@ -166,6 +167,7 @@ def tally(samples: Sequence[SampleResult]) -> Tally:
         judge_input_tokens=int(judged["input_tokens"] or 0),
         judge_output_tokens=int(judged["output_tokens"] or 0),
         judge_cost_usd=judged["cost_usd"],
+        judge_cost_estimated=bool(judged["estimated"]),
         failing_by_category=failing_by_category(samples),
         agent_error_rate=shares["agent_error_rate"],
         provider_failure_rate=shares["provider_failure_rate"],
@@ -188,11 +190,12 @@ def _check_pass_rate(evaluated: Sequence[SampleResult]) -> float | None:
 
 def _judge_totals(samples: Iterable[SampleResult]) -> dict[str, Any]:
     totals: dict[str, Any] = {"calls": 0, "input_tokens": 0, "output_tokens": 0,
-                              "cost_usd": None}
+                              "cost_usd": None, "estimated": False}
     for sample in samples:
         usage: dict[str, Any] = dict(sample.judge_usage or {})
         for key in ("calls", "input_tokens", "output_tokens"):
             totals[key] += int(usage.get(key) or 0)
+        totals["estimated"] = totals["estimated"] or bool(usage.get("cost_estimated"))
         cost = usage.get("cost_usd")
         if isinstance(cost, int | float):
             totals["cost_usd"] = (totals["cost_usd"] or 0.0) + cost

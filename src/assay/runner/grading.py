@@ -43,14 +43,17 @@ async def grade(plan: CasePlan, answer: str | None,
 def price(outcome: Outcome, model: ModelSpec | None) -> Outcome:
     """Estimate the cost of reported tokens when the agent reported no cost.
 
-    The model is the sample's (``ctx.model``), else the one an adapter recorded in
-    ``metadata["model"]``. The estimate is marked ``estimated`` and its rate stored in the
-    sample's metadata (``cost_rate``); a model the catalogue does not know stays unpriced.
+    The model is the one an adapter recorded in ``metadata["model"]`` (the model actually
+    called), else the sample's (``ctx.model``). The estimate is marked ``estimated`` and its
+    rate stored in the sample's metadata (``cost_rate``); a model the catalogue does not know
+    stays unpriced.
     """
     usage = outcome.usage
     named = outcome.metadata.get("model")
-    if model is None and isinstance(named, str) and named:
-        model = ModelSpec.parse(named)  # an adapter with a fixed model records its name
+    if isinstance(named, str) and named:
+        # The model an adapter actually called wins over the sample's label: an adapter
+        # with a fixed model answers with that model whatever --model said.
+        model = ModelSpec.parse(named)
     if usage is None or usage.cost_usd is not None or model is None:
         return outcome
     estimate = estimate_cost(model.provider, model.model, usage.input_tokens,

@@ -87,7 +87,7 @@ def resolve_options(
         tolerance=_tolerance(tolerance),
         drift_tolerance=_tolerance(drift_tolerance, "drift_tolerance"),
         run_id=run_id,
-        judge=_judge(judge if judge is not None else suite.judge),
+        judge=_judge(judge if judge is not None else suite.judge, votes),
         votes=_positive(votes if votes is not None else suite.votes or 1, "votes"),
         sample_concurrency=_optional_positive(
             sample_concurrency if sample_concurrency is not None else suite.sample_concurrency,
@@ -259,8 +259,11 @@ def _timeout(value: Any) -> float | None:
     return float(value)
 
 
-def _judge(value: Any) -> Judge | None:
+def _judge(value: Any, votes: int | None = None) -> Judge | None:
     if value is None:
+        if votes is not None:
+            raise ConfigurationError("votes were asked for but there is no judge: give the "
+                                     "suite a judge= or run with --judge")
         return None
     label = getattr(value, "label", None)
     if not isinstance(label, str) or not label or not callable(getattr(value, "complete", None)):

@@ -32,7 +32,8 @@ _HOST = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9
 # Names whose values are credentials, compared without separators or case.
 _SENSITIVE_NAMES = frozenset({
     "auth", "authorization", "proxyauthorization", "cookie", "setcookie", "session",
-    "sessionid", "apikey", "xapikey", "password", "passwd", "secret", "token",
+    "sessionid", "apikey", "xapikey", "password", "passwd", "secret", "token", "key",
+    "accesstoken", "clientsecret", "sig",
 })
 _SENSITIVE_SUFFIXES = ("token", "secret", "apikey", "password", "credential", "credentials",
                        "signature", "cookie", "sessionid", "privatekey", "accesskey")

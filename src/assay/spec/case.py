@@ -167,9 +167,17 @@ def build_case(
         raise SpecError(error.detail, case=case_id, field=error.field) from None
 
 
+def present_parts(case: Case) -> set[str]:
+    """The parts a case has, as provenance names them (its own checks are ``checks``)."""
+    present = set(case.definition())
+    if case.checks or case.criteria:
+        present.add("checks")
+    return present
+
+
 def _provenance(case: Case, value: Mapping[str, Any] | None) -> Case:
     # Checked against the definition: declaring a part the case does not have is an error.
-    declared = resolve_parts(validate_provenance(value), case.definition())
+    declared = resolve_parts(validate_provenance(value), present_parts(case))
     return replace(case, provenance=declared) if declared else case
 
 

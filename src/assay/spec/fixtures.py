@@ -38,7 +38,7 @@ from assay.spec._fixture_parts import (
     split_url,
     status,
 )
-from assay.spec._json import JSON
+from assay.spec._json import JSON, canonical_json
 
 __all__ = [
     "UNSET",
@@ -80,11 +80,11 @@ class ExpectedRequest:
         described: dict[str, JSON] = {
             "method": self.method,
             "url": self.url,
-            "query": [[name, value] for name, value in self.query],
+            "query": [[name, _hidden(name, value)] for name, value in self.query],
             "headers": {name: _hidden(name, value) for name, value in self.headers},
         }
         if not isinstance(self.json, Unset):
-            described["json"] = self.json
+            described["json"] = _hidden_json(self.json)
         return described
 
     def endpoint(self) -> tuple[str, str]:
@@ -283,6 +283,16 @@ def _hidden(name: str, value: str) -> JSON:
     # Snapshots are shown in reports: an asserted credential is fingerprinted by its hash only.
     if is_sensitive_name(name):
         return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()
+    return value
+
+
+def _hidden_json(value: JSON) -> JSON:
+    # Credentials asserted inside a JSON body are kept out of snapshots the same way.
+    if isinstance(value, dict):
+        return {key: (_hidden(key, canonical_json(item)) if is_sensitive_name(key)
+                      else _hidden_json(item)) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_hidden_json(item) for item in value]
     return value
 
 

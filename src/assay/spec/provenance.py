@@ -20,11 +20,13 @@ Provenance = Literal["authored", "derived", "recorded"]
 PROVENANCES: tuple[str, ...] = ("authored", "derived", "recorded")
 
 #: The parts of a case a provenance can be declared for (as named in its definition).
+#: ``checks`` are the metrics the case is held to (a run stores them as its ``metrics``).
 PROVENANCE_PARTS: tuple[str, ...] = ("input", "reference", "expected_actions", "observation",
-                                     "forbid", "setup", "metadata", "api")
+                                     "forbid", "checks", "setup", "metadata", "api")
 
 #: A name for several parts at once: ``expect`` is every expectation the case declares.
-GROUPS: dict[str, tuple[str, ...]] = {"expect": ("expected_actions", "observation", "forbid")}
+GROUPS: dict[str, tuple[str, ...]] = {
+    "expect": ("expected_actions", "observation", "forbid", "checks")}
 
 # ``expected`` is what Suite.case calls the reference; accept the name the user typed.
 _ALIASES = {"expected": "reference"}
@@ -51,13 +53,16 @@ def validate_provenance(value: Mapping[str, Any] | None, field: str = "provenanc
 
 
 def resolve_parts(declared: Mapping[str, str], present: Iterable[str]) -> dict[str, str]:
-    """Expand groups to the parts the case has; refuse naming a part the case does not have."""
+    """Expand groups; refuse naming a part (or a group none of whose parts) the case has.
+
+    A group keeps every member, present or not: a later run that adds an expectation under
+    the same declaration is covered by it.
+    """
     have = set(present)
     resolved: dict[str, str] = {}
     for part, provenance in declared.items():
-        members = [m for m in GROUPS[part] if m in have] if part in GROUPS else (
-            [part] if part in have else [])
-        if not members:
+        members = list(GROUPS.get(part, (part,)))
+        if not have.intersection(members):
             raise SpecError(f"declares the provenance of {part!r}, which this case does not "
                             "have", field=f"provenance.{part}")
         resolved.update(dict.fromkeys(members, provenance))

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from assay.errors import SpecError
-from assay.spec.case import Case, build_case, validate_criteria
+from assay.spec.case import Case, build_case, present_parts, validate_criteria
 from assay.spec.gate import Gate
 from assay.spec.metrics import CheckDefinition
 from assay.spec.plan import SuitePlan, plan_suite
@@ -145,7 +145,7 @@ class Suite:
         has and did not declare itself.
         """
         if self.provenance:
-            merged = with_default(case.provenance, self.provenance, case.definition())
+            merged = with_default(case.provenance, self.provenance, present_parts(case))
             case = replace(case, provenance=merged)
         if case.id in self._ids:
             raise SpecError("duplicate case id; give each case a unique id=",

@@ -34,12 +34,14 @@ def from_messages(messages: Sequence[Mapping[str, Any]], *, answer: Any = _UNSET
         usage = Usage(usage.input_tokens, usage.output_tokens, cost, "reported")
     elif cost is not _UNSET:
         usage = Usage(cost_usd=cost, cost_source="reported")
+    final = found_answer if answer is _UNSET else answer
+    # Where the conversation stopped matters only when nothing, found or given, answers it.
     return Outcome(
-        answer=found_answer if answer is _UNSET else answer,
+        answer=final,
         actions=tuple(_actions(messages, action_groups or {})),
         usage=usage,
         duration_ms=duration_ms,
-        error=(stopped if found_answer is None else None) if error is _UNSET else error,
+        error=(stopped if final is None else None) if error is _UNSET else error,
         metadata=dict(metadata or {}),
     )
 
@@ -47,10 +49,12 @@ def from_messages(messages: Sequence[Mapping[str, Any]], *, answer: Any = _UNSET
 def _answer(messages: Sequence[Mapping[str, Any]]) -> tuple[str | None, str | None]:
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
     after = list(messages[last_user + 1:])
-    for message in reversed(after):
-        if message.get("role") == "assistant" and _text(message.get("content")) \
-                and not message.get("tool_calls"):
-            return _text(message.get("content")), None
+    # Only the final message can answer: text before later tool work was a step, not the
+    # answer ("Let me check." followed by a call that never came back).
+    final = after[-1] if after else None
+    if final is not None and final.get("role") == "assistant" \
+            and _text(final.get("content")) and not final.get("tool_calls"):
+        return _text(final.get("content")), None
     return None, _where_it_stopped(messages, after)
 
 
@@ -132,11 +136,17 @@ def _usage(messages: Sequence[Mapping[str, Any]]) -> Usage | None:
                  total, "reported" if total is not None else "unpriced")
 
 
+_CACHE_PARTS = ("cache_read_tokens", "cache_creation_tokens", "cache_write_tokens",
+                "cache_read_input_tokens", "cache_creation_input_tokens")
+
+
 def _input_tokens(usage: Mapping[str, Any]) -> int:
-    # The whole prompt: providers count cache reads and writes apart from the input.
-    parts = ("prompt_tokens", "input_tokens", "cache_read_tokens", "cache_creation_tokens",
-             "cache_write_tokens")
-    return sum(int(usage.get(part) or 0) for part in parts)
+    # The whole prompt: the input (``prompt_tokens``, else ``input_tokens``; never both) plus
+    # the cache reads and writes that RubyLLM- and Anthropic-style usage counts apart.
+    base = usage.get("prompt_tokens")
+    if base is None:
+        base = usage.get("input_tokens")
+    return int(base or 0) + sum(int(usage.get(part) or 0) for part in _CACHE_PARTS)
 
 
 def _arguments(raw: Any) -> dict[str, JSON]:

@@ -54,9 +54,14 @@ async def call_tool(name: str, raw_arguments: str, tools: Mapping[str, Callable[
     if function is None:
         return _failed(name, arguments, group, f"no tool named {name!r}")
     try:
-        result = function(**arguments)
-        if inspect.isawaitable(result):
-            result = await result
+        if inspect.iscoroutinefunction(function):
+            result = await function(**arguments)
+        else:
+            # Off the event loop, so a slow tool does not stall the other samples; the
+            # sample's context (its replay scope) travels with it.
+            result = await asyncio.to_thread(function, **arguments)
+            if inspect.isawaitable(result):
+                result = await result
     except Exception as error:
         return _failed(name, arguments, group, f"{type(error).__name__}: {error}")
     value = _portable(result)
@@ -84,8 +89,3 @@ def _portable(value: Any) -> JSON:
 def _portable_arguments(arguments: dict[str, Any]) -> dict[str, JSON]:
     converted = _portable(arguments)
     return converted if isinstance(converted, dict) else {"_raw": str(arguments)}
-
-
-async def run_in_thread(function: Callable[..., Any], **arguments: Any) -> Any:
-    """Run a sync tool off the event loop."""
-    return await asyncio.to_thread(function, **arguments)
