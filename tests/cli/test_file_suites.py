@@ -184,3 +184,14 @@ def test_a_gate_never_turns_errored_samples_into_a_pass(cli, specs):
     done = cli("run", specs / "gated_errors.py")
     assert "gate: passed" in done.stdout
     assert done.returncode == 1
+
+
+def test_validate_refuses_a_case_selection_across_a_whole_catalog(cli):
+    catalog = cli.cwd / "catalog.yaml"
+    catalog.write_text(
+        "catalog: desk\nproducts:\n  - key: triage\n    sets:\n      - key: smoke\n"
+        "        scenarios:\n          - key: refund\n            prompt: Refund order 1042\n",
+        encoding="utf-8")
+    assert cli("validate", catalog).returncode == 0
+    selected = cli("validate", catalog, "--case", "nosuch")
+    assert selected.returncode == 2 and "--product" in selected.stderr

@@ -94,3 +94,12 @@ def test_a_text_file_is_a_suite_named_after_it(tmp_path):
     suite = load_pasted(path, agent=lambda text, ctx: "ok")
     assert suite.name == "support_questions" and len(suite.cases) == 5
     assert suite.cases[1].checks[0].names == ("lookup_order", "track_parcel")
+
+
+def test_a_prompt_that_begins_like_a_yaml_key_is_still_a_prompt():
+    from assay.load import ScenarioParser
+
+    scenarios = ScenarioParser.scenarios("Where is my order?\nsuite: which plan am I on?\n"
+                                         "groups: can I add one?")
+    assert [s.prompt for s in scenarios] == [
+        "Where is my order?", "suite: which plan am I on?", "groups: can I add one?"]

@@ -38,6 +38,11 @@ def validate_command(
 
     with user_errors():
         if _whole_catalog(path, product, set_):
+            if group or case:
+                from assay.errors import SpecError
+
+                raise SpecError("--group and --case select within one set: add --product "
+                                "and --set", location=str(path))
             print("\n".join(_catalog_lines(path)))
             return
         selection = Selection(suite=suite, product=product, set=set_, groups=group or (),
@@ -86,7 +91,7 @@ def _suite_lines(path: Path, suite: Any) -> list[str]:
         judged = [m.name for m in planned.metrics if m.kind == "judge"]
         line = f"  {planned.case.id}: {', '.join(checks) or 'no check'}"
         # Judge criteria are graded only when the run has a judge.
-        lines.append(line + (f" · judge: {', '.join(judged)}" if judged else ""))
+        lines.append(line + (f" · with a judge: {', '.join(judged)}" if judged else ""))
     return lines
 
 

@@ -121,7 +121,20 @@ def _drafts(text: str, location: str) -> list[_Draft]:
 
 def _is_document(text: str) -> bool:
     stripped = text.lstrip()
-    return stripped.startswith(("{", "[")) or bool(_DOCUMENT.search(text))
+    if stripped.startswith(("{", "[")):
+        return True
+    # A grouped YAML document has its keys at the top level, unindented, and is a mapping:
+    # a prompt that merely begins "suite:" in a list of prompts is not one.
+    return bool(_DOCUMENT.search(text)) and _parses_as_mapping(text)
+
+
+def _parses_as_mapping(text: str) -> bool:
+    import yaml
+
+    try:
+        return isinstance(yaml.safe_load(text), dict)
+    except yaml.YAMLError:
+        return False
 
 
 def _line(line: str, group: tuple[str, str] | None, location: str, number: int) -> _Draft:
