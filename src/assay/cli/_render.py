@@ -155,7 +155,9 @@ def _changes(console: Console, name: str, changes: Sequence[Change]) -> None:
     for change in changes:
         style = "green" if not change.is_regression else "red" if change.is_signal else "dim"
         item, metric, category, moved, noise, detail = reading.change_row(change)
-        console.print(f"  [{style}]{escape(item)} · {escape(metric)} ({escape(category)}) · "
+        # The agent's own pseudo-metric needs no category beside it.
+        what = metric if category in {"agent", metric} else f"{metric} ({category})"
+        console.print(f"  [{style}]{escape(item)} · {escape(what)} · "
                       f"{moved} · {noise}[/]: {escape(detail)}", highlight=False)
 
 

@@ -15,4 +15,6 @@ def import_litellm() -> ModuleType:
         import litellm
     except ImportError:
         raise ConfigurationError("LiteLLM support needs: pip install 'assay[litellm]'") from None
+    # Its "Give Feedback / Get Help" banner on every failed call would bury the progress bar.
+    litellm.suppress_debug_info = True
     return litellm
