@@ -26,6 +26,28 @@ DbOption = Annotated[
 ]
 
 
+# Options that assay run and assay control share, declared once.
+SuiteOption = Annotated[str | None, typer.Option(
+    help="Which suite, when the file has several.")]
+MetadataOption = Annotated[str | None, typer.Option(
+    help='Run metadata as a JSON object, e.g. \'{"revision": "abc123"}\'.')]
+SamplesOption = Annotated[int | None, typer.Option(min=1, help="Samples per case and model.")]
+ConcurrencyOption = Annotated[int | None, typer.Option(
+    min=1, help="Samples in flight at once (default 8).")]
+ModelOption = Annotated[list[str] | None, typer.Option(
+    "--model", help="Run every case on this model (repeatable), e.g. openai/gpt-4.1-mini.")]
+TimeoutOption = Annotated[float | None, typer.Option(
+    help="Seconds before an agent call is an error.")]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+JudgeOption = Annotated[str | None, typer.Option(
+    help="Grade judge criteria with this model, e.g. openai/gpt-4.1-mini (overrides the "
+         "suite's judge).")]
+JudgeBaseUrlOption = Annotated[str | None, typer.Option(
+    help="OpenAI-compatible endpoint for --judge (Azure, OpenRouter, Ollama, vLLM).")]
+VotesOption = Annotated[int | None, typer.Option(
+    min=1, help="Judge votes per sample and criterion (majority, ties to the lower).")]
+
+
 def database_url(option: str | None) -> str | None:
     """The database URL: the option, then ``ASSAY_DATABASE_URL``, then the embedded default."""
     return option or os.environ.get("ASSAY_DATABASE_URL") or None

@@ -10,7 +10,17 @@ import typer
 
 from assay.cli._common import (
     EXIT_INTERRUPTED,
+    ConcurrencyOption,
     DbOption,
+    JudgeBaseUrlOption,
+    JudgeOption,
+    MetadataOption,
+    ModelOption,
+    QuietOption,
+    SamplesOption,
+    SuiteOption,
+    TimeoutOption,
+    VotesOption,
     database_url,
     judge_option,
     metadata_option,
@@ -31,29 +41,20 @@ def control_command(
     spec: Annotated[Path, typer.Argument(
         help="Any suite assay run accepts: a Python file, a YAML suite or catalog, a directory "
              "of item files, or pasted scenarios.")],
-    suite: Annotated[str | None, typer.Option(help="Which suite, when the file has several.")]
-    = None,
+    suite: SuiteOption = None,
     db: DbOption = None,
-    samples: Annotated[int | None, typer.Option(min=1, help="Samples per case and model.")]
-    = None,
-    concurrency: Annotated[int | None, typer.Option(
-        min=1, help="Samples in flight at once (default 8).")] = None,
-    model: Annotated[list[str] | None, typer.Option(
-        "--model", help="Run every case on this model (repeatable).")] = None,
-    timeout: Annotated[float | None, typer.Option(help="Seconds before an agent call is an "
-                                                       "error.")] = None,
-    metadata: Annotated[str | None, typer.Option(
-        help="Run metadata as a JSON object, stored with both runs.")] = None,
-    judge: Annotated[str | None, typer.Option(
-        help="Grade judge criteria with this model (as for assay run).")] = None,
-    judge_base_url: Annotated[str | None, typer.Option(
-        help="OpenAI-compatible endpoint for --judge.")] = None,
-    votes: Annotated[int | None, typer.Option(
-        min=1, help="Judge votes per sample and criterion.")] = None,
+    samples: SamplesOption = None,
+    concurrency: ConcurrencyOption = None,
+    model: ModelOption = None,
+    timeout: TimeoutOption = None,
+    metadata: MetadataOption = None,
+    judge: JudgeOption = None,
+    judge_base_url: JudgeBaseUrlOption = None,
+    votes: VotesOption = None,
     flaky_share: Annotated[float, typer.Option(
         min=0.0, max=1.0, help="A floor above this is reported as a corpus too flaky to "
                                "measure.")] = 0.3,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    quiet: QuietOption = False,
     product: ProductOption = None,
     set_: SetOption = None,
     group: GroupOption = None,

@@ -13,7 +13,17 @@ from assay.cli._common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    ConcurrencyOption,
     DbOption,
+    JudgeBaseUrlOption,
+    JudgeOption,
+    MetadataOption,
+    ModelOption,
+    QuietOption,
+    SamplesOption,
+    SuiteOption,
+    TimeoutOption,
+    VotesOption,
     database_url,
     judge_option,
     metadata_option,
@@ -36,20 +46,13 @@ def run_command(
     spec: Annotated[Path, typer.Argument(
         help="A Python file defining assay.Suite(s), a YAML suite or catalog, a directory of "
              "TOML/JSON item files, or a text file of pasted scenarios.")],
-    suite: Annotated[str | None, typer.Option(help="Which suite, when the file has several.")]
-    = None,
+    suite: SuiteOption = None,
     db: DbOption = None,
-    metadata: Annotated[str | None, typer.Option(
-        help='Run metadata as a JSON object, e.g. \'{"revision": "abc123"}\'.')] = None,
-    samples: Annotated[int | None, typer.Option(min=1, help="Samples per case and model.")]
-    = None,
-    concurrency: Annotated[int | None, typer.Option(
-        min=1, help="Samples in flight at once (default 8).")] = None,
-    model: Annotated[list[str] | None, typer.Option(
-        "--model", help="Run every case on this model (repeatable), e.g. openai/gpt-4.1-mini.")]
-    = None,
-    timeout: Annotated[float | None, typer.Option(help="Seconds before an agent call is an "
-                                                       "error.")] = None,
+    metadata: MetadataOption = None,
+    samples: SamplesOption = None,
+    concurrency: ConcurrencyOption = None,
+    model: ModelOption = None,
+    timeout: TimeoutOption = None,
     baseline: Annotated[str | None, typer.Option(
         help="Compare with this run (it must be completed and compatible).")] = None,
     fail_on_regression: Annotated[bool, typer.Option(
@@ -67,16 +70,10 @@ def run_command(
         help="Finish an interrupted run: execute only its missing samples.")] = None,
     report: Annotated[Path | None, typer.Option(
         help="Also write a report here (.txt, .md or .json).")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    judge: Annotated[str | None, typer.Option(
-        help="Grade judge criteria with this model, e.g. openai/gpt-4.1-mini (overrides the "
-             "suite's judge).")] = None,
-    judge_base_url: Annotated[str | None, typer.Option(
-        help="OpenAI-compatible endpoint for --judge (Azure, OpenRouter, Ollama, vLLM).")]
-    = None,
-    votes: Annotated[int | None, typer.Option(
-        min=1, help="Judge votes per sample and criterion (majority, ties to the lower).")]
-    = None,
+    quiet: QuietOption = False,
+    judge: JudgeOption = None,
+    judge_base_url: JudgeBaseUrlOption = None,
+    votes: VotesOption = None,
     product: ProductOption = None,
     set_: SetOption = None,
     group: GroupOption = None,
