@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from assay.agent import Action
-from assay.checks.base import Check, CheckContext, CheckError, Verdict
+from assay.checks.base import Check, CheckContext, CheckError, Verdict, observed_actions
 from assay.spec import ExpectedAction, canonical_json
 
 _Call = tuple[str | None, str, str]
@@ -31,11 +31,7 @@ class OrderedActions(Check):
         expected = ctx.case.expected_actions
         if expected is None:
             raise CheckError("the case declares no expected_actions")
-        observed = ctx.outcome.actions
-        if observed is None:
-            raise CheckError("actions were not instrumented (actions=None); "
-                             "return the calls the agent made, or [] for none")
-        return score_trace(expected, observed)
+        return score_trace(expected, observed_actions(ctx))
 
 
 def score_trace(expected: Sequence[ExpectedAction], observed: Sequence[Action]) -> Verdict:
@@ -98,9 +94,7 @@ class ForbidActions(Check):
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Look for any forbidden call in the observed trace."""
-        observed = ctx.outcome.actions
-        if observed is None:
-            raise CheckError("actions were not instrumented (actions=None)")
+        observed = observed_actions(ctx)
         hits = [action.name for action in observed if action.name in self.names]
         if hits:
             return Verdict(0.0, f"forbidden call(s) made: {', '.join(hits)}")
@@ -116,9 +110,7 @@ class ToolsCalled(Check):
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Look for each expected tool in the observed trace."""
-        observed = ctx.outcome.actions
-        if observed is None:
-            raise CheckError("actions were not instrumented (actions=None)")
+        observed = observed_actions(ctx)
         called = {action.name for action in observed}
         missing = [name for name in self.names if name not in called]
         if missing:

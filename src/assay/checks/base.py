@@ -6,7 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
-from assay.agent import ModelSpec, Outcome
+from assay.agent import Action, ModelSpec, Outcome
 from assay.spec import JSON, Case, portable
 from assay.spec.case import validate_threshold
 
@@ -87,6 +87,10 @@ class Check:
         raise NotImplementedError
 
 
-def require_answer(ctx: CheckContext) -> str | None:
-    """The answer, or ``None`` when the agent gave none (content checks then fail)."""
-    return ctx.outcome.answer
+def observed_actions(ctx: CheckContext) -> tuple[Action, ...]:
+    """The calls the agent made; uninstrumented actions (``None``) cannot be checked."""
+    actions = ctx.outcome.actions
+    if actions is None:
+        raise CheckError("actions were not instrumented (actions=None); return the calls the "
+                         "agent made, or [] for none")
+    return actions

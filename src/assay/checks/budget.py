@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from assay.checks.base import Check, CheckContext, CheckError, Verdict
+from assay.checks.base import Check, CheckContext, CheckError, Verdict, observed_actions
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,9 +49,7 @@ class ToolResultBytes(Check):
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Find the largest tool result and compare it with the budget."""
-        actions = ctx.outcome.actions
-        if actions is None:
-            raise CheckError("actions were not instrumented (actions=None)")
+        actions = observed_actions(ctx)
         if not actions:
             return Verdict(1.0, "no tool results")
         largest = max(actions, key=lambda action: action.result_bytes or 0)

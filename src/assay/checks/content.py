@@ -63,20 +63,15 @@ class Contains(Check):
 
 
 @dataclass(frozen=True, kw_only=True)
-class NotContains(Check):
-    """The answer does not contain ``text``."""
-
-    category: ClassVar[str] = "content"
-    text: str
-    ignore_case: bool = False
+class NotContains(Contains):
+    """The answer does not contain ``text``: the same search, the opposite verdict."""
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Search the answer for the forbidden text."""
+        found = super().evaluate(ctx)
         if ctx.answer is None:
-            return _NO_ANSWER
-        found = _contains(ctx.answer, self.text, self.ignore_case)
-        return Verdict.of(not found, f"{'contains' if found else 'does not contain'} "
-                                     f"{_quote(self.text)}")
+            return found  # no answer fails both: it is not evidence of avoiding anything
+        return Verdict(1.0 - found.score, found.reason)
 
 
 @dataclass(frozen=True, kw_only=True)
