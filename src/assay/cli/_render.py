@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from assay.compare import Change, Comparison, ModelComparison
-from assay.report import _reading as reading
+from assay.report import _comparing as comparing
 from assay.report.format import duration_ms, fraction, money, percent, score
 from assay.results import Run, RunSummary, SampleResult, SampleStatus, Tally
 
@@ -124,16 +124,16 @@ def render_models(console: Console, models: ModelComparison | None) -> None:
     """Print each model's pass rate with its interval, the pairs, and the conclusion."""
     if models is None:
         return
-    console.print(_table("Model comparison", reading.model_interval_headers(models),
-                         reading.model_interval_rows(models)))
+    console.print(_table("Model comparison", comparing.model_interval_headers(models),
+                         comparing.model_interval_rows(models)))
     if models.pairs:
-        console.print(_table(None, reading.pair_headers(models), reading.pair_rows(models)))
+        console.print(_table(None, comparing.pair_headers(models), comparing.pair_rows(models)))
     console.print(escape(models.conclusion), highlight=False)
 
 
 def render_comparison(console: Console, comparison: Comparison) -> None:
     """Print the pairing first, defects before any figure, then each kind of change apart."""
-    intro = reading.comparison_intro(comparison, fraction)
+    intro = comparing.comparison_intro(comparison, fraction)
     loud = 1 + len(comparison.defect_lines())
     for index, line in enumerate(intro):
         style = "bold red" if 0 < index < loud else "bold" if index <= loud else ""
@@ -141,10 +141,10 @@ def render_comparison(console: Console, comparison: Comparison) -> None:
     for label, items in (("Excluded", comparison.excluded),
                          ("Intended change", comparison.intended_changes)):
         for item in items:
-            row = reading.pairing_row(item)
+            row = comparing.pairing_row(item)
             console.print(f"  [yellow]{label}[/] {escape(row[0])} · {escape(row[1])}: "
                           f"{escape(row[2])}", highlight=False)
-    for kind, name in reading.CHANGE_SECTIONS:
+    for kind, name in comparing.CHANGE_SECTIONS:
         _changes(console, name, comparison.of_kind(kind))
 
 
@@ -154,7 +154,7 @@ def _changes(console: Console, name: str, changes: Sequence[Change]) -> None:
     console.print(f"{name} ({len(changes)}):", highlight=False)
     for change in changes:
         style = "green" if not change.is_regression else "red" if change.is_signal else "dim"
-        item, metric, category, moved, noise, detail = reading.change_row(change)
+        item, metric, category, moved, noise, detail = comparing.change_row(change)
         # The agent's own pseudo-metric needs no category beside it.
         what = metric if category in {"agent", metric} else f"{metric} ({category})"
         console.print(f"  [{style}]{escape(item)} · {escape(what)} · "

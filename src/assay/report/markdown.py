@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from assay.compare import Comparison, ModelComparison
+from assay.report import _comparing as comparing
 from assay.report import _reading as reading
 from assay.report import format as fmt
 from assay.results import Run, SampleResult, Tally
@@ -84,9 +85,9 @@ def _models(models: ModelComparison | None) -> str:
     if models is None:
         return ""
     parts = ["## Model comparison",
-             table(reading.model_interval_headers(models), reading.model_interval_rows(models))]
+             table(comparing.model_interval_headers(models), comparing.model_interval_rows(models))]
     if models.pairs:
-        parts.append(table(reading.pair_headers(models), reading.pair_rows(models)))
+        parts.append(table(comparing.pair_headers(models), comparing.pair_rows(models)))
     parts += [f"**{cell(models.conclusion)}**", f"_Method: {cell(models.method())}._"]
     return "\n\n".join(parts)
 
@@ -100,7 +101,7 @@ def render_comparison_markdown(comparison: Comparison) -> str:
 
 def _comparison(comparison: Comparison | None) -> str:
     if comparison is None:
-        return f"## Comparison\n\n{reading.NO_BASELINE}"
+        return f"## Comparison\n\n{comparing.NO_BASELINE}"
     return f"## Comparison\n\n{comparison_body(comparison)}"
 
 
@@ -110,23 +111,23 @@ def comparison_body(comparison: Comparison) -> str:
     # are what a reader must not miss.
     parts = [f"**{cell(line)}**" for line in (comparison.pairing_line(),
                                                *comparison.defect_lines(),
-                                               reading.headline_line(comparison,
+                                               comparing.headline_line(comparison,
                                                                      fmt.fraction_md))]
     baseline = comparison.baseline_id
-    parts += [cell(reading.counts_line(comparison)).replace(baseline, f"`{baseline}`", 1),
-              cell(reading.rules_line(comparison))]
+    parts += [cell(comparing.counts_line(comparison)).replace(baseline, f"`{baseline}`", 1),
+              cell(comparing.rules_line(comparison))]
     for name, items in (("Excluded", comparison.excluded),
                         ("Intended changes", comparison.intended_changes)):
         if items:
-            rows = [reading.pairing_row(item) for item in items]
-            parts += [f"### {name} ({len(items)})", table(reading.PAIRING_HEADERS, rows)]
+            rows = [comparing.pairing_row(item) for item in items]
+            parts += [f"### {name} ({len(items)})", table(comparing.PAIRING_HEADERS, rows)]
     if not comparison.changes:
         parts.append("No metric moved beyond the tolerance.")
-    for kind, name in reading.CHANGE_SECTIONS:
+    for kind, name in comparing.CHANGE_SECTIONS:
         changes = comparison.of_kind(kind)
         if changes:
-            rows = [reading.change_row(change) for change in changes]
-            parts += [f"### {name} ({len(changes)})", table(reading.CHANGE_HEADERS, rows)]
+            rows = [comparing.change_row(change) for change in changes]
+            parts += [f"### {name} ({len(changes)})", table(comparing.CHANGE_HEADERS, rows)]
     return "\n\n".join(parts)
 
 

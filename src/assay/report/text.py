@@ -10,6 +10,7 @@ import textwrap
 from collections.abc import Sequence
 
 from assay.compare import Comparison, ModelComparison
+from assay.report import _comparing as comparing
 from assay.report import _reading as reading
 from assay.report import format as fmt
 from assay.results import Run, RunSummary, SampleResult, Tally
@@ -125,9 +126,9 @@ def _models(models: ModelComparison | None) -> list[str]:
     if models is None:
         return []
     lines = _section("Model comparison")
-    lines += table(reading.model_interval_rows(models), reading.model_interval_headers(models))
+    lines += table(comparing.model_interval_rows(models), comparing.model_interval_headers(models))
     if models.pairs:
-        lines += ["", *table(reading.pair_rows(models), reading.pair_headers(models))]
+        lines += ["", *table(comparing.pair_rows(models), comparing.pair_headers(models))]
     lines += ["", *textwrap.wrap(models.conclusion, WIDTH)]
     lines += textwrap.wrap(f"Method: {models.method()}.", WIDTH)
     return lines
@@ -141,29 +142,29 @@ def render_comparison_text(comparison: Comparison) -> str:
 def _comparison(comparison: Comparison | None) -> list[str]:
     lines = _section("Comparison")
     if comparison is None:
-        return [*lines, reading.NO_BASELINE]
+        return [*lines, comparing.NO_BASELINE]
     return [*lines, *comparison_lines(comparison)]
 
 
 def comparison_lines(comparison: Comparison) -> list[str]:
     """Pairing, defects, headline and rules, then excluded items and each kind of change."""
     lines: list[str] = []
-    for line in reading.comparison_intro(comparison, fmt.fraction):
+    for line in comparing.comparison_intro(comparison, fmt.fraction):
         lines += textwrap.wrap(line, WIDTH, subsequent_indent="  ")
     for name, items in (("Excluded", comparison.excluded),
                         ("Intended changes", comparison.intended_changes)):
         if items:
-            rows = [reading.pairing_row(item) for item in items]
+            rows = [comparing.pairing_row(item) for item in items]
             lines += ["", f"{name} ({len(items)}):",
-                      *table(rows, reading.PAIRING_HEADERS, prose=True)]
+                      *table(rows, comparing.PAIRING_HEADERS, prose=True)]
     if not comparison.changes:
         return [*lines, "", "No metric moved beyond the tolerance."]
-    for kind, name in reading.CHANGE_SECTIONS:
+    for kind, name in comparing.CHANGE_SECTIONS:
         changes = comparison.of_kind(kind)
         if changes:
-            rows = [reading.change_row(change) for change in changes]
+            rows = [comparing.change_row(change) for change in changes]
             lines += ["", f"{name} ({len(changes)}):",
-                      *table(rows, reading.CHANGE_HEADERS, prose=True)]
+                      *table(rows, comparing.CHANGE_HEADERS, prose=True)]
     return lines
 
 
