@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from assay.agent.adapters._optional import require
 from assay.agent.adapters.chat import ChatAgent, LiteLLMChatAgent, OpenAIChatAgent
 from assay.agent.adapters.messages import from_messages, tool_error
 
@@ -28,6 +29,7 @@ def openai_chat(model: str | None = None, *, tools: Mapping[str, Callable[..., A
     of each tool (a tool it does not name has none). The model is ``ctx.model`` unless fixed
     here; ``options`` go to ``chat.completions.create`` (e.g. ``temperature=0``).
     """
+    require("openai", "openai")
     return OpenAIChatAgent(model=model, tools=dict(tools or {}),
                            action_groups=dict(action_groups or {}), instructions=instructions,
                            max_turns=max_turns, options=options, base_url=base_url,
@@ -44,6 +46,7 @@ def litellm_chat(model: str | None = None, *,
     Models are named ``provider/model``; ``options`` go to ``litellm.acompletion`` (e.g.
     ``api_base=``).
     """
+    require("litellm", "litellm")
     return LiteLLMChatAgent(model=model, tools=dict(tools or {}),
                             action_groups=dict(action_groups or {}),
                             instructions=instructions, max_turns=max_turns, options=options)

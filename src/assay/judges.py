@@ -30,7 +30,9 @@ def openai(model: str, *, base_url: str | None = None, api_key: str | None = Non
     (``pip install 'assay[openai]'``).
     """
     from assay.agent import ModelSpec
+    from assay.agent.adapters._optional import require
 
+    require("openai", "openai")
     spec = ModelSpec.parse(model)
     # "ollama/qwen3:8b" is sent as "qwen3:8b"; an OpenRouter id keeps its vendor prefix.
     return OpenAIJudge(model=spec.model, label=label or model, provider=spec.provider,
@@ -42,8 +44,10 @@ def openai(model: str, *, base_url: str | None = None, api_key: str | None = Non
 def litellm(model: str, *, temperature: float = 0.0, label: str | None = None,
             retry: RetryPolicy | None = None, **extra: Any) -> Judge:
     """A judge through LiteLLM (``pip install 'assay[litellm]'``); ``model`` as LiteLLM names it."""
+    from assay.agent.adapters._optional import require
     from assay.judging.litellm_judge import LiteLLMJudge
 
+    require("litellm", "litellm")
     return LiteLLMJudge(model=model, label=label or model, temperature=temperature,
                         retry=retry or RetryPolicy(), extra=extra)
 

@@ -6,7 +6,7 @@ import pytest
 
 import assay
 from assay import agents, checks
-from assay.agent.adapters._litellm import import_litellm
+from assay.agent.adapters._optional import import_litellm
 from assay.testing import ScriptedServer, reply, tool_calls
 
 ORDERS = {42: {"status": "shipped"}}
@@ -127,3 +127,15 @@ def test_a_fixed_model_is_priced_as_itself_not_as_the_sample_label(store):
         sent = server.requests[0]["model"]
     assert sent == "gpt-4.1-mini"
     assert run.samples[0].usage.cost_usd == pytest.approx(0.00056)  # gpt-4.1-mini's rates
+
+
+def test_a_missing_client_package_is_refused_with_the_install_command(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "openai" else real(name, *a))
+    with pytest.raises(assay.ConfigurationError, match=r"pip install 'assay\[openai\]'"):
+        agents.openai_chat("gpt-4.1-mini")
+    with pytest.raises(assay.ConfigurationError, match=r"assay\[openai\]"):
+        assay.judges.openai("gpt-4.1-mini")

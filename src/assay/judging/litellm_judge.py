@@ -22,7 +22,7 @@ class LiteLLMJudge:
 
     async def complete(self, instructions: str, prompt: str) -> JudgeReply:
         """Ask once (with retries on transient failures)."""
-        from assay.agent.adapters._litellm import import_litellm
+        from assay.agent.adapters._optional import import_litellm
 
         litellm = import_litellm()
 

@@ -179,7 +179,7 @@ class LiteLLMChatAgent(ChatAgent):
     async def create(self, *, model: str, messages: list[dict[str, Any]],
                      tools: list[dict[str, Any]] | None) -> Any:
         """Call ``litellm.acompletion``."""
-        from assay.agent.adapters._litellm import import_litellm
+        from assay.agent.adapters._optional import import_litellm
 
         litellm = import_litellm()
         extra = dict(self.options)

@@ -1,4 +1,4 @@
-"""Importing LiteLLM without it reaching for the network."""
+"""Optional client packages: importing LiteLLM offline, and refusing early when one is missing."""
 
 from __future__ import annotations
 
@@ -18,3 +18,11 @@ def import_litellm() -> ModuleType:
     # Its "Give Feedback / Get Help" banner on every failed call would bury the progress bar.
     litellm.suppress_debug_info = True
     return litellm
+
+
+def require(module: str, extra: str) -> None:
+    """Refuse early, with the install command, when an optional client is missing."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        raise ConfigurationError(f"this needs the {module} package: pip install 'assay[{extra}]'")
