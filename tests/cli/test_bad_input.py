@@ -93,7 +93,8 @@ def test_interrupted_run_is_kept_and_resumed(cli, marker_env, specs, assay_execu
     process.send_signal(signal.SIGINT)
     stdout, _ = process.communicate(timeout=30)
     assert process.returncode == 130, stdout
-    assert "--resume" in stdout
+    hint = stdout.strip().splitlines()[-1].strip()
+    assert hint.startswith("assay run ") and hint.endswith(f"--resume {cli.json_report()['id']}")
     interrupted = cli.json_report()
     assert interrupted["status"] == "interrupted"
     done_before = {s["case_id"] for s in interrupted["samples"]}

@@ -121,3 +121,39 @@ def test_control_refuses_a_file_suite_without_an_agent(cli):
     done = cli("control", pasted)
     assert done.returncode == 2 and "names no agent to run" in done.stderr
     assert cli("history").stdout.strip() == "No runs yet."
+
+
+class _StopAfterOne:
+    def start(self, total, description):
+        pass
+
+    def advance(self, result):
+        raise RuntimeError("stop here")
+
+    def note(self, message):
+        pass
+
+    def stop(self):
+        pass
+
+
+def test_compare_refuses_an_unfinished_run(cli, support_spec):
+    import pytest
+
+    import assay
+    from assay import checks
+
+    assert cli("run", support_spec).returncode == 0
+    done = cli.json_report()["id"]
+    suite = assay.Suite("Unfinished", agent=lambda text, ctx: "ok",
+                        checks=[checks.contains("ok")])
+    suite.case("a")
+    suite.case("b")
+    with assay.Store.open(f"sqlite:///{cli.cwd}/.assay/assay.db") as store:
+        with pytest.raises(RuntimeError):
+            assay.run(suite, db=store, concurrency=1, progress=_StopAfterOne())
+        unfinished = store.latest_run().id
+    refused = cli("compare", done, unfinished)
+    assert refused.returncode == 2 and "not completed" in refused.stderr
+    report = cli("report", done, "--baseline", unfinished)
+    assert report.returncode == 2 and "not completed" in report.stderr

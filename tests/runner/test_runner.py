@@ -160,3 +160,17 @@ def test_duration_is_measured_when_the_agent_does_not_report_it():
     suite.case("q", checks=[checks.max_latency_ms(10_000)])
     results, _ = execute(suite)
     assert results[0].duration_ms >= 20
+
+
+def test_an_agent_that_swallows_its_cancellation_still_times_out():
+    async def agent(text, ctx):
+        try:
+            await asyncio.sleep(5)
+        except asyncio.CancelledError:
+            await asyncio.sleep(0.3)  # refuses to stop on time
+        return "done"
+
+    suite = assay.Suite("S", agent=agent)
+    suite.case("stubborn", checks=[checks.contains("done")])
+    results, _ = execute(suite, timeout=0.1)
+    assert results[0].status is SampleStatus.ERROR and "timed out" in results[0].error

@@ -88,3 +88,10 @@ def test_suite_rejects_non_callable_agent_and_bad_samples():
 def test_agent_name_defaults_to_the_callable_name():
     assert assay.Suite("S", agent=agent).agent_name == "agent"
     assert assay.Suite("S", agent=agent, agent_name="Support").agent_name == "Support"
+
+
+def test_ids_are_one_printable_line():
+    suite = assay.Suite("S", agent=agent)
+    assert suite.case("first line\nsecond  line").id == "first line second line"
+    with pytest.raises(SpecError, match="control characters"):
+        suite.case("q", id="esc\x1b[31mred")

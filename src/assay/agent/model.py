@@ -31,8 +31,9 @@ class ModelSpec:
         ``name:tag`` is Ollama and ``vendor/model`` is OpenRouter.
         """
         name = text.strip() if isinstance(text, str) else ""
-        if not name:
-            raise SpecError("a model needs a name", field="models")
+        if not name or name.startswith("/") or name.endswith("/"):
+            raise SpecError(f"{text!r} is not a model: use provider/model or a model name",
+                            field="models")
         provider, model = _split(name, default_provider)
         return cls(provider=provider, model=model, label=label or name)
 

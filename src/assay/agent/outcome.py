@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from assay.errors import SpecError
 from assay.spec import JSON, canonical_json, portable
+from assay.spec._json import storable_text
 
 CostSource = Literal["reported", "estimated", "unpriced"]
 
@@ -157,6 +159,8 @@ def _normalise(outcome: Outcome) -> Outcome:
     answer = outcome.answer
     if answer is not None and not isinstance(answer, str):
         raise SpecError(f"answer must be a string, not {type(answer).__name__}", field="answer")
+    if answer is not None:
+        storable_text(answer, "answer")
     metadata = portable(outcome.metadata or {}, "metadata")
     assert isinstance(metadata, dict)
     return Outcome(
@@ -165,7 +169,7 @@ def _normalise(outcome: Outcome) -> Outcome:
         observation=_observation(outcome.observation),
         usage=_usage(outcome.usage),
         duration_ms=_optional_number(outcome.duration_ms, "duration_ms"),
-        error=None if outcome.error is None else str(outcome.error),
+        error=None if outcome.error is None else storable_text(str(outcome.error), "error"),
         metadata=metadata,
     )
 
@@ -242,4 +246,6 @@ def _optional_number(value: Any, path: str) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise SpecError("must be a number", field=path)
+    if not math.isfinite(value) or value < 0:
+        raise SpecError(f"{value!r} is not a finite, non-negative number", field=path)
     return float(value)

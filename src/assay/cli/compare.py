@@ -8,7 +8,14 @@ from typing import Annotated
 
 import typer
 
-from assay.cli._common import EXIT_FAILED, EXIT_OK, DbOption, open_store, user_errors
+from assay.cli._common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    DbOption,
+    open_store,
+    require_completed,
+    user_errors,
+)
 
 _FORMATS = ("text", "markdown", "json")
 
@@ -51,6 +58,7 @@ def compare_command(
             raise ConfigurationError(f"unknown format {format!r}; use text, markdown or json")
         with open_store(db) as store:
             before, after = store.get_run(baseline), store.get_run(current)
+            require_completed(before, after)
             pair = store.find_control_pair(after)
         floor = None if pair is None else NoiseFloor.measure(*pair)
         comparison = compare_runs(before, after, tolerance=tolerance,

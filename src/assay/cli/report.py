@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from assay.cli._common import DbOption, fail, open_store, user_errors
+from assay.cli._common import DbOption, fail, open_store, require_completed, user_errors
 
 
 def report_command(
@@ -45,6 +45,8 @@ def report_command(
             if run is None:
                 fail("the store holds no run yet")
             base = store.get_run(baseline) if baseline else None
+            if base is not None:
+                require_completed(base)
             pair = store.find_control_pair(run) if base is not None else None
         _require_comparable(run, base)
         made = Report(run, baseline=base, tolerance=tolerance, drift_tolerance=drift_tolerance,

@@ -118,7 +118,7 @@ def _execute(suite: Any, options: dict[str, Any], url: str | None, quiet: bool, 
                                      run_id=run_id, **options))
     except KeyboardInterrupt:
         print(f"interrupted: run {run_id} was saved as far as it got; finish it with\n"
-              f"  assay run {spec} --resume {run_id}")
+              f"  {_resume_command(run_id)}")
         raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
@@ -131,7 +131,9 @@ def _finish(run: Any, report: Path | None, fail_on_regression: bool, gate: Any =
     render_run(make_console(), run, made.comparison, made.model_comparison)
     print("\n".join(reliability_lines(run)))
     if report is not None:
-        made.export(report)
+        # The run is stored whatever happens to its report file.
+        with user_errors():
+            made.export(report)
         print(f"report written to {report}")
     summary = run.summary
     failed = summary is not None and (summary.failed or summary.errors)
@@ -141,6 +143,8 @@ def _finish(run: Any, report: Path | None, fail_on_regression: bool, gate: Any =
         verdict = gate.evaluate(run)
         print("\n".join(verdict.lines()))
         errored = summary is not None and summary.errors > 0
+        if errored and verdict.passed:
+            print(f"{summary.errors} errored sample(s) fail the run whatever the gate allows")
         failed = not verdict.passed or errored
     # The gate reads signal regressions: beyond the latest control run's noise floor, or
     # unmeasured when there is none.
@@ -149,6 +153,17 @@ def _finish(run: Any, report: Path | None, fail_on_regression: bool, gate: Any =
     if regressed:
         print("regression gate: failed (--fail-on-regression)")
     return EXIT_FAILED if failed or regressed else EXIT_OK
+
+
+def _resume_command(run_id: str) -> str:
+    """The command as typed (selection, database and all) with ``--resume`` for this run."""
+    import shlex
+    import sys
+
+    words = list(sys.argv[1:])
+    if "--resume" in words:  # an interrupted resume names the same run already
+        return "assay " + shlex.join(words)
+    return "assay " + shlex.join([*words, "--resume", run_id])
 
 
 def _set_judge(model: str) -> Any:

@@ -23,6 +23,7 @@ def schema_command(
         text = json.dumps(schema(format), indent=2, ensure_ascii=False)
     if output is None:
         print(text)
-    else:
+        return
+    with user_errors():
         output.write_text(text + "\n", encoding="utf-8")
-        print(f"schema written to {output}")
+    print(f"schema written to {output}")

@@ -235,7 +235,8 @@ def _power(diffs: list[float], difference: float, confidence: float,
     normal = NormalDist()
     z = normal.inv_cdf(1 - (1 - confidence) / 2) + normal.inv_cdf(power)
     detectable = z * spread / math.sqrt(len(diffs))
-    needed = None if difference == 0 else math.ceil((z * spread / abs(difference)) ** 2)
+    # No difference (up to float noise) is one no number of cases can detect.
+    needed = None if abs(difference) < 1e-9 else math.ceil((z * spread / abs(difference)) ** 2)
     return detectable, needed
 
 

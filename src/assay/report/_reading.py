@@ -16,6 +16,7 @@ from typing import Any
 from assay.agent import Action
 from assay.report import format as fmt
 from assay.results import MetricResult, Run, RunStatus, RunSummary, SampleResult, Tally, summarise
+from assay.results.reliability import CATEGORIES
 
 Fraction = Callable[[int, int], str]
 Rows = list[tuple[str, str]]
@@ -26,9 +27,16 @@ ANSWER_PREVIEW = 300
 _LINE_BREAKS = re.compile(r"[ \t]*(?:\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029])+[ \t]*")
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+
+
 def one_line(text: str) -> str:
-    """Fold each run of line breaks (CRLF, LF, CR, ...) and the blanks around it to one space."""
-    return _LINE_BREAKS.sub(" ", text)
+    """Fold each run of line breaks (CRLF, LF, CR, ...) and the blanks around it to one space.
+
+    Other control characters (an ESC that would recolour a terminal, say) are shown as
+    escapes such as ``x1b`` behind a backslash, rather than sent to whoever reads the report.
+    """
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", _LINE_BREAKS.sub(" ", text))
 
 
 def compact_json(value: Any) -> str:
@@ -131,8 +139,12 @@ def reliability_rows(tally: Tally) -> Rows:
     """Failing samples per reliability category, and the rates kept apart from failures."""
     if not tally.failing_by_category:
         return []
+    # Reading order is fixed here: a JSONB column does not keep the order it was given.
+    order = {name: index for index, name in enumerate(CATEGORIES)}
+    ordered = sorted(tally.failing_by_category.items(),
+                     key=lambda item: (order.get(item[0], len(order)), item[0]))
     failing = " · ".join(f"{_CATEGORY_LABELS.get(name, name)} {count}"
-                         for name, count in tally.failing_by_category.items())
+                         for name, count in ordered)
     rates = (f"deterministic pass {fmt.percent(tally.check_pass_rate)} · agent errors "
              f"{fmt.percent(tally.agent_error_rate)} · provider failures "
              f"{fmt.percent(tally.provider_failure_rate)} · not evaluated "

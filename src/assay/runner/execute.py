@@ -103,7 +103,12 @@ async def _call_agent(agent: Callable[..., Any], value: Any, context: AgentConte
             return await _call_agent(replay.bind(agent), value, context, timeout, executor)
     if inspect.iscoroutinefunction(agent) or inspect.iscoroutinefunction(
             getattr(agent, "__call__", None)):  # noqa: B004 - async callable objects
-        return await asyncio.wait_for(agent(value, context), timeout)
+        started = time.monotonic()
+        result = await asyncio.wait_for(agent(value, context), timeout)
+        if timeout is not None and time.monotonic() - started > timeout:
+            # The agent swallowed its cancellation and answered late: still a timeout.
+            raise TimeoutError
+        return result
     loop = asyncio.get_running_loop()
     # Context variables travel into the worker thread (per-sample replay relies on them).
     call = functools.partial(contextvars.copy_context().run, agent, value, context)

@@ -37,6 +37,7 @@ class RunOptions:
 
     metadata: dict[str, JSON] = field(default_factory=dict)
     samples: int = 1
+    samples_given: bool = False
     concurrency: int = DEFAULT_CONCURRENCY
     model_concurrency: int | None = None
     sample_concurrency: int | None = None
@@ -76,6 +77,7 @@ def resolve_options(
     return RunOptions(
         metadata=converted,
         samples=_positive(samples if samples is not None else suite.samples, "samples"),
+        samples_given=samples is not None,
         concurrency=_positive(concurrency or suite.concurrency or DEFAULT_CONCURRENCY,
                               "concurrency"),
         model_concurrency=None if model_concurrency is None else _positive(
@@ -131,7 +133,7 @@ def _begin(store: Store, suite: Suite, plan: SuitePlan,
            options: RunOptions) -> tuple[Run, set[tuple[str, str | None, int]],
                                          tuple[ModelSpec, ...]]:
     if options.resume is not None:
-        run = _resumable(store, options.resume, suite, plan)
+        run = _resumable(store, options.resume, suite, plan, options)
         models = parse_models(run.settings.get("models") or ())  # type: ignore[arg-type]
         return store.reopen(run.id), store.sample_keys(run.id), models
     run = store.create_run(_new_run(suite, plan, options))
@@ -174,12 +176,28 @@ def _explicit_baseline(store: Store, ref: str | None, suite: Suite,
     return baseline
 
 
-def _resumable(store: Store, ref: str, suite: Suite, plan: SuitePlan) -> Run:
+def _resumable(store: Store, ref: str, suite: Suite, plan: SuitePlan,
+               options: RunOptions) -> Run:
     run = store.get_run(ref)
     if run.status is RunStatus.COMPLETED:
         raise ConfigurationError(f"run {run.id} is completed and read-only; nothing to resume")
+    if run.status is RunStatus.RUNNING:
+        raise ConfigurationError(f"run {run.id} is still running (another process holds it); "
+                                 "only an interrupted run can be resumed")
     _require_compatible(run, suite, plan, "run to resume")
+    _require_same_matrix(run, options)
     return run
+
+
+def _require_same_matrix(run: Run, options: RunOptions) -> None:
+    # A resumed run keeps its own models and samples: asking for others is a contradiction.
+    asked = [spec.label for spec in options.models]
+    if asked and asked != run.settings.get("models"):
+        raise ConfigurationError(f"run {run.id} runs models {run.settings.get('models')}; "
+                                 f"a resume cannot change them to {asked}")
+    if options.samples_given and options.samples != run.settings.get("samples"):
+        raise ConfigurationError(f"run {run.id} runs {run.settings.get('samples')} sample(s) "
+                                 f"per case; a resume cannot change that to {options.samples}")
 
 
 def _require_compatible(run: Run, suite: Suite, plan: SuitePlan, role: str) -> None:
@@ -241,9 +259,15 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+#: A bound on samples per case: a plan that large is a typo, not an evaluation.
+MAX_SAMPLES = 10_000
+
+
 def _positive(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise SpecError(f"{value!r} is not a positive whole number", field=name)
+    if name == "samples" and value > MAX_SAMPLES:
+        raise SpecError(f"{value} is more than {MAX_SAMPLES:,} samples per case", field=name)
     return value
 
 
@@ -254,8 +278,10 @@ def _optional_positive(value: Any, name: str) -> int | None:
 def _timeout(value: Any) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise SpecError(f"{value!r} is not a positive number of seconds", field="timeout")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not (
+            0 < value < float("inf")):
+        raise SpecError(f"{value!r} is not a positive, finite number of seconds",
+                        field="timeout")
     return float(value)
 
 

@@ -19,7 +19,9 @@ def portable(value: Any, field: str) -> JSON:
     Tuples become lists; mappings must have string keys; floats must be finite. Anything else
     (sets, bytes, objects) is refused when the case is defined, not halfway through a run.
     """
-    if value is None or isinstance(value, bool | int | str):
+    if isinstance(value, str):
+        return storable_text(value, field)
+    if value is None or isinstance(value, bool | int):
         return value
     if isinstance(value, float):
         if not math.isfinite(value):
@@ -34,11 +36,27 @@ def portable(value: Any, field: str) -> JSON:
                     field=field)
 
 
+def storable_text(text: str, field: str) -> str:
+    """Text every backend can store, or a :class:`SpecError` naming ``field``.
+
+    No NUL character (PostgreSQL refuses it) and no lone surrogate (not valid UTF-8).
+    """
+    if "\x00" in text:
+        raise SpecError("contains a NUL character, which cannot be stored", field=field)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise SpecError("contains a lone surrogate, which is not valid UTF-8 text",
+                        field=field) from None
+    return text
+
+
 def _portable_mapping(value: Mapping[Any, Any], field: str) -> dict[str, JSON]:
     result: dict[str, JSON] = {}
     for key, item in value.items():
         if not isinstance(key, str):
             raise SpecError(f"key {key!r} is not a string", field=field)
+        storable_text(key, field)
         result[key] = portable(item, f"{field}.{key}")
     return result
 

@@ -140,11 +140,16 @@ def build_case(
     case_reply = validate_reply(reply)
     case_input = _validate_input(input) if case_reply is None else _reply_input(input, case_reply)
     case_name = name if name is not None else _default_name(case_input, position)
-    case_id = id if id is not None else case_name
+    # A default id is the name on one line: ids appear in tables, URLs and file names.
+    case_id = id if id is not None else "".join(
+        char for char in " ".join(str(case_name).split()) if char.isprintable())
     if not isinstance(case_name, str) or not case_name.strip():
         raise SpecError("must be a non-empty string", field="name")
     if not isinstance(case_id, str) or not case_id.strip():
         raise SpecError("must be a non-empty string", field="id")
+    if any(ord(char) < 32 or 127 <= ord(char) < 160 for char in case_id):
+        raise SpecError("must not contain control characters (line breaks, escapes)",
+                        field="id")
     try:
         case = Case(
             id=case_id,
@@ -203,9 +208,11 @@ def _described(observation: Mapping[str, Any] | None, forbid: Mapping[str, Any] 
 
 
 def _validate_input(value: Any) -> JSON:
-    if value is None:
-        raise SpecError("a case needs an input (a message, a list of messages or a mapping)",
-                        field="input")
+    if value is None or isinstance(value, bool | int | float) or (
+            isinstance(value, str | list | tuple | dict) and not (
+                value.strip() if isinstance(value, str) else value)):
+        raise SpecError("a case needs an input: a non-empty message, a list of messages or "
+                        "a mapping", field="input")
     return portable(value, "input")
 
 

@@ -45,6 +45,7 @@ class Store:
         otherwise :class:`~assay.errors.ConfigurationError` says which command to run.
         """
         target = normalise(DEFAULT_URL if url is None else url)
+        _refuse_unusable(target)
         default = target == DEFAULT_URL
         _prepare_sqlite_file(target, create=default or migrate)
         engine = connect(target)
@@ -131,17 +132,25 @@ class Store:
         self._transition(run_id, RunStatus.INTERRUPTED, finished_at=finished_at)
 
     def reopen(self, run_id: str) -> Run:
-        """Set an interrupted (or stale running) run running again, to resume it."""
-        self._transition(run_id, RunStatus.RUNNING, finished_at=None)
+        """Claim an interrupted run to resume it; it is ``running`` again.
+
+        Only an interrupted run can be claimed, in one conditional update: a run another
+        process is still executing, or that a concurrent resume claimed first, is refused.
+        """
+        self._transition(run_id, RunStatus.RUNNING, finished_at=None,
+                         expected=(RunStatus.INTERRUPTED.value,))
         return self.get_run(run_id)
 
-    def _transition(self, run_id: str, status: RunStatus, **values: Any) -> None:
+    def _transition(self, run_id: str, status: RunStatus, *,
+                    expected: tuple[str, ...] = _OPEN, **values: Any) -> None:
         # One conditional UPDATE: the check and the change cannot be split by another writer.
-        query = (update(runs).where(runs.c.id == run_id, runs.c.status.in_(_OPEN))
+        query = (update(runs).where(runs.c.id == run_id, runs.c.status.in_(expected))
                  .values(status=status.value, **values))
         with self._write(f"run {run_id}: mark {status.value}") as connection:
             if connection.execute(query).rowcount == 0:
                 _open_sequence(connection, run_id)  # raises the precise reason
+                raise StoreError(f"run {run_id} is still running (another process holds it); "
+                                 "only an interrupted run can be resumed")
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -273,6 +282,22 @@ def _open_sequence(connection: Connection, run_id: str) -> int:
     if row["status"] == RunStatus.COMPLETED.value:
         raise ReadOnlyRunError(f"run {run_id} is completed; completed runs never change")
     return int(row["sequence"])
+
+
+def _refuse_unusable(url: str) -> None:
+    """A URL that is not one, or an in-memory database that would keep nothing."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise ConfigurationError(f"{redact(url)!r} is not a database URL; use e.g. "
+                                 "sqlite:///path/to/assay.db or "
+                                 "postgresql://user@host/dbname") from None
+    if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
+        raise ConfigurationError("an in-memory SQLite database keeps no history; give a file, "
+                                 "e.g. sqlite:///assay.db")
 
 
 def _prepare_sqlite_file(url: str, *, create: bool) -> None:
