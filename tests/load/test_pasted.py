@@ -103,3 +103,11 @@ def test_a_prompt_that_begins_like_a_yaml_key_is_still_a_prompt():
                                          "groups: can I add one?")
     assert [s.prompt for s in scenarios] == [
         "Where is my order?", "suite: which plan am I on?", "groups: can I add one?"]
+
+
+def test_a_backticked_prompt_may_contain_a_pipe():
+    from assay.load import ScenarioParser
+
+    scenario = ScenarioParser.scenarios("`what is 2 | 3?` bitwise or | contains: 3")[0]
+    assert scenario.prompt == "what is 2 | 3?" and scenario.notes == "bitwise or"
+    assert scenario.expect.contains == ("3",)

@@ -13,4 +13,4 @@ db_app = typer.Typer(help="Manage the history database.", no_args_is_help=True)
 def migrate_command(db: DbOption = None) -> None:
     """Create or upgrade the database schema (needed once for any non-default database)."""
     with open_store(db, migrate=True) as store:
-        print(f"database {store.display_url} is up to date")
+        print(f"database {store.display_url} is at the current schema")

@@ -139,7 +139,7 @@ def _parses_as_mapping(text: str) -> bool:
 
 def _line(line: str, group: tuple[str, str] | None, location: str, number: int) -> _Draft:
     where = f"line {number}"
-    head, *options = line.split("|")
+    head, *options = _split_options(line)
     prompt, notes = _prompt(head.strip(), location, where)
     values: dict[str, list[str]] = {}
     for option in options:
@@ -152,6 +152,17 @@ def _line(line: str, group: tuple[str, str] | None, location: str, number: int) 
                         notes, tags=tuple(values.get("tags", ())),
                         origin=Origin(location, where))
     return _Draft(scenario, None if group is None else group[1])
+
+
+def _split_options(line: str) -> list[str]:
+    """Split ``prompt | option | option``; a backticked prompt may contain ``|`` itself."""
+    stripped = line.lstrip()
+    if stripped.startswith("`"):
+        closing = stripped.find("`", 1)
+        if closing > 0:
+            head, *options = stripped[closing + 1:].split("|")
+            return [stripped[:closing + 1] + head, *options]
+    return line.split("|")
 
 
 def _prompt(head: str, location: str, where: str) -> tuple[str, str | None]:
