@@ -95,3 +95,11 @@ def test_ids_are_one_printable_line():
     assert suite.case("first line\nsecond  line").id == "first line second line"
     with pytest.raises(SpecError, match="control characters"):
         suite.case("q", id="esc\x1b[31mred")
+
+
+def test_exact_match_on_a_case_without_an_expected_answer_fails_at_definition():
+    suite = assay.Suite("S", agent=agent, checks=[checks.exact_match()])
+    with pytest.raises(SpecError, match="give this case expected=") as raised:
+        suite.case("q")
+    assert raised.value.field == "expected"
+    suite.case("q", expected="a")

@@ -19,6 +19,7 @@ class ExactMatch(Check):
     """The answer equals the case's expected answer after the chosen normalisation."""
 
     category: ClassVar[str] = "content"
+    needs_reference: ClassVar[bool] = True
     strip: bool = True
     ignore_case: bool = False
     collapse_whitespace: bool = False

@@ -130,6 +130,7 @@ def select_metrics(case: Case, defaults: _Defaults, *, judged: bool) -> tuple[Pl
             chosen.append(planned)
     chosen.extend(_implicit_criteria(case, _names(chosen), bool(defaults.criteria)))
     _refuse_duplicates(case, chosen)
+    _refuse_missing_reference(case, chosen)
     if minimum is not None:
         chosen = _apply_minimum_scores(case, chosen, minimum)
     if not judged:
@@ -160,6 +161,16 @@ def _implicit_criteria(case: Case, taken: set[str], has_defaults: bool) -> list[
                   if name in JUDGE_CRITERIA}
     return [PlannedMetric(name, "judge", "judge", threshold)
             for name, threshold in wanted.items() if name not in taken]
+
+
+def _refuse_missing_reference(case: Case, metrics: Sequence[PlannedMetric]) -> None:
+    # A check that compares with the expected answer cannot run on a case without one.
+    if case.reference is not None:
+        return
+    for metric in metrics:
+        if getattr(metric.check, "needs_reference", False):
+            raise SpecError(f"{metric.name} compares the answer with the expected answer; "
+                            "give this case expected=", case=case.id, field="expected")
 
 
 def _refuse_duplicates(case: Case, metrics: Sequence[PlannedMetric]) -> None:
