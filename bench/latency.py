@@ -26,7 +26,7 @@ from assay import checks
 CASES = 1_000
 CONCURRENCY = 50
 DELAY = 0.05
-ROUNDS = 3
+ROUNDS = 5
 
 
 def client(base_url: str) -> AsyncOpenAI:
