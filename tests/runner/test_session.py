@@ -65,6 +65,8 @@ def test_samples_and_models_multiply_the_work(store):
     assert run.settings["models"] == ["gpt-4.1-mini", "ollama/qwen3:8b"]
     keys = [(s.case_id, s.model, s.sample) for s in run.samples]
     assert keys[:3] == [("returns", "gpt-4.1-mini", k) for k in range(3)]
+    # The run handed back (not read back) is exactly what the store holds.
+    assert store.get_run(run.id).snapshot() == run.snapshot()
 
 
 def test_samples_are_persisted_as_they_land(store):

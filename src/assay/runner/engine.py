@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 from collections.abc import Callable, Collection, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -69,10 +70,14 @@ class Runner:
         self.progress.start(len(tasks), plan.suite)
         # A judge waiting out a rate limit says so on the progress display.
         wait_listener.set(self.progress.note)
+        # The suite, its plan and the store's machinery live for the whole run: keep the
+        # garbage collector from rescanning them on every collection while samples churn.
+        gc.freeze()
         try:
             with self._executor() as executor:
                 results = await self._gather(tasks, models, executor)
         finally:
+            gc.unfreeze()
             self.progress.stop()
         return results
 

@@ -8,7 +8,7 @@ import functools
 import inspect
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from assay.replay import ReplaySession
 
 
-async def run_sample(
+def run_sample(
     agent: Callable[..., Any],
     plan: CasePlan,
     model: ModelSpec | None,
@@ -34,7 +34,7 @@ async def run_sample(
     timeout: float | None,
     executor: Executor | None,
     judging: Judging | None = None,
-) -> SampleResult:
+) -> Coroutine[Any, Any, SampleResult]:
     """Execute one sample; whatever the agent does, a result comes back (never an exception).
 
     A case with API fixtures gets a replay session of its own around the agent call; its
@@ -42,10 +42,27 @@ async def run_sample(
     agent error, even when the agent caught the exception or answered correctly.
     """
     if plan.case.api is None:
-        return await _execute_sample(agent, plan, model, index, timeout=timeout,
-                                     executor=executor, judging=judging)
+        # Returned, not awaited here: every coroutine layer is paid again on each of the
+        # agent's own suspensions, and the common path needs none.
+        return _execute_sample(agent, plan, model, index, timeout=timeout,
+                               executor=executor, judging=judging)
+    return _replayed_sample(agent, plan, model, index, timeout=timeout, executor=executor,
+                            judging=judging)
+
+
+async def _replayed_sample(
+    agent: Callable[..., Any],
+    plan: CasePlan,
+    model: ModelSpec | None,
+    index: int,
+    *,
+    timeout: float | None,
+    executor: Executor | None,
+    judging: Judging | None,
+) -> SampleResult:
     from assay.replay import ReplaySession  # loaded only by suites that declare fixtures
 
+    assert plan.case.api is not None
     replay = ReplaySession(plan.case.api)
     result = await _execute_sample(agent, plan, model, index, timeout=timeout,
                                    executor=executor, judging=judging, replay=replay)
@@ -103,6 +120,8 @@ async def _call_agent(agent: Callable[..., Any], value: Any, context: AgentConte
             return await _call_agent(replay.bind(agent), value, context, timeout, executor)
     if inspect.iscoroutinefunction(agent) or inspect.iscoroutinefunction(
             getattr(agent, "__call__", None)):  # noqa: B004 - async callable objects
+        if timeout is None:
+            return await agent(value, context)
         started = time.monotonic()
         result = await asyncio.wait_for(agent(value, context), timeout)
         if timeout is not None and time.monotonic() - started > timeout:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -121,12 +122,12 @@ async def execute_suite(suite: Suite, options: RunOptions, store: Store,
     except BaseException:
         await asyncio.to_thread(store.mark_interrupted, run.id, finished_at=_now())
         raise
-    # A resumed run's earlier samples are in the store; a fresh run's are all in hand.
+    # A resumed run's earlier samples are in the store; a fresh run's are all in hand, so it
+    # is completed without being read back (one copy of a large run in memory, no re-read).
     fresh = None if skip else run.with_samples(tuple(results))
     del results
     conclusion = await asyncio.to_thread(_conclude, store, run.id, fresh, explicit, options)
-    del fresh  # only one copy of a large run in memory while the completed run is read back
-    return await asyncio.to_thread(_complete, store, run.id, conclusion)
+    return await asyncio.to_thread(_complete, store, run.id, conclusion, fresh)
 
 
 def _begin(store: Store, suite: Suite, plan: SuitePlan,
@@ -249,10 +250,17 @@ def _noise_floor(store: Store, run: Run) -> NoiseFloor | None:
     return None if pair is None else NoiseFloor.measure(*pair)
 
 
-def _complete(store: Store, run_id: str, conclusion: _Conclusion) -> Run:
-    return store.complete_run(run_id, summary=conclusion.summary, finished_at=_now(),
-                              comparison=conclusion.comparison,
-                              baseline_id=conclusion.baseline_id)
+def _complete(store: Store, run_id: str, conclusion: _Conclusion, fresh: Run | None) -> Run:
+    finished = _now()
+    stored = store.complete_run(run_id, summary=conclusion.summary, finished_at=finished,
+                                comparison=conclusion.comparison,
+                                baseline_id=conclusion.baseline_id, reload=fresh is None)
+    if stored is not None:
+        return stored
+    assert fresh is not None
+    return dataclasses.replace(fresh, status=RunStatus.COMPLETED, finished_at=finished,
+                               summary=conclusion.summary, comparison=conclusion.comparison,
+                               baseline_id=conclusion.baseline_id)
 
 
 def _now() -> datetime:

@@ -120,12 +120,16 @@ class Store:
 
     def complete_run(self, run_id: str, *, summary: RunSummary, finished_at: datetime,
                      comparison: dict[str, Any] | None = None,
-                     baseline_id: str | None = None) -> Run:
-        """Mark a running or interrupted run completed, with its summary and comparison."""
+                     baseline_id: str | None = None, reload: bool = True) -> Run | None:
+        """Mark a running or interrupted run completed, with its summary and comparison.
+
+        Returns the completed run as stored; ``reload=False`` skips reading it back (the
+        caller holds every sample already) and returns ``None``.
+        """
         self._transition(run_id, RunStatus.COMPLETED, finished_at=finished_at,
                          summary=summary.to_json(), comparison=comparison,
                          baseline_id=baseline_id)
-        return self.get_run(run_id)
+        return self.get_run(run_id) if reload else None
 
     def mark_interrupted(self, run_id: str, *, finished_at: datetime) -> None:
         """Mark a running run interrupted (resumable); a completed one refuses."""
