@@ -127,3 +127,30 @@ def store(store_url: str) -> Iterator[Store]:
         yield opened
     finally:
         opened.close()
+
+
+class CrashAfter:
+    """A progress display that crashes the harness once ``count`` samples have landed."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    def start(self, total: int, description: str) -> None:
+        pass
+
+    def advance(self, result: object) -> None:
+        self.count -= 1
+        if self.count == 0:
+            raise RuntimeError("harness crashed")
+
+    def note(self, message: str) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+
+@pytest.fixture
+def crash_after() -> type[CrashAfter]:
+    """Interrupt a run part-way, as a crash of the harness itself would."""
+    return CrashAfter

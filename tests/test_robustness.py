@@ -46,31 +46,17 @@ def test_case_data_with_a_nul_is_refused_at_definition():
     assert raised.value.field == "setup.note"
 
 
-class Interrupt:
-    def start(self, total, description):
-        pass
-
-    def advance(self, result):
-        raise RuntimeError("stop here")
-
-    def note(self, message):
-        pass
-
-    def stop(self):
-        pass
-
-
-def interrupted_run(store, **options):
+def interrupted_run(store, crash_after, **options):
     suite = assay.Suite("Resumable", agent=agent, checks=[checks.contains("ok")])
     for index in range(3):
         suite.case(f"q{index}", id=f"q{index}")
     with pytest.raises(RuntimeError):
-        assay.run(suite, db=store, concurrency=1, progress=Interrupt(), **options)
+        assay.run(suite, db=store, concurrency=1, progress=crash_after(1), **options)
     return suite, store.latest_run()
 
 
-def test_a_resume_cannot_change_the_models_or_the_samples(store):
-    suite, run = interrupted_run(store, models=["gpt-4o"], samples=2)
+def test_a_resume_cannot_change_the_models_or_the_samples(store, crash_after):
+    suite, run = interrupted_run(store, crash_after, models=["gpt-4o"], samples=2)
     with pytest.raises(assay.ConfigurationError, match="cannot change them"):
         assay.run(suite, db=store, resume=run.id, models=["gpt-4.1"], progress=False)
     with pytest.raises(assay.ConfigurationError, match="cannot change that to 3"):
@@ -79,8 +65,8 @@ def test_a_resume_cannot_change_the_models_or_the_samples(store):
     assert done.status is RunStatus.COMPLETED and len(done.samples) == 6
 
 
-def test_a_running_run_cannot_be_claimed_by_a_resume(store):
-    suite, run = interrupted_run(store)
+def test_a_running_run_cannot_be_claimed_by_a_resume(store, crash_after):
+    suite, run = interrupted_run(store, crash_after)
     store.reopen(run.id)  # another process resumed it first
     with pytest.raises(assay.ConfigurationError, match="still running"):
         assay.run(suite, db=store, resume=run.id, progress=False)

@@ -123,21 +123,7 @@ def test_control_refuses_a_file_suite_without_an_agent(cli):
     assert cli("history").stdout.strip() == "No runs yet."
 
 
-class _StopAfterOne:
-    def start(self, total, description):
-        pass
-
-    def advance(self, result):
-        raise RuntimeError("stop here")
-
-    def note(self, message):
-        pass
-
-    def stop(self):
-        pass
-
-
-def test_compare_refuses_an_unfinished_run(cli, support_spec):
+def test_compare_refuses_an_unfinished_run(cli, support_spec, crash_after):
     import pytest
 
     import assay
@@ -151,7 +137,7 @@ def test_compare_refuses_an_unfinished_run(cli, support_spec):
     suite.case("b")
     with assay.Store.open(f"sqlite:///{cli.cwd}/.assay/assay.db") as store:
         with pytest.raises(RuntimeError):
-            assay.run(suite, db=store, concurrency=1, progress=_StopAfterOne())
+            assay.run(suite, db=store, concurrency=1, progress=crash_after(1))
         unfinished = store.latest_run().id
     refused = cli("compare", done, unfinished)
     assert refused.returncode == 2 and "not completed" in refused.stderr

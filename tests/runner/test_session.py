@@ -94,27 +94,6 @@ def test_samples_are_persisted_as_they_land(store):
     assert seen == {"stored": ["a", "b", "c"], "status": RunStatus.RUNNING}
 
 
-class CrashAfter:
-    """A progress display that crashes the harness after ``count`` samples landed."""
-
-    def __init__(self, count):
-        self.count = count
-
-    def start(self, total, description):
-        pass
-
-    def advance(self, result):
-        self.count -= 1
-        if self.count == 0:
-            raise RuntimeError("harness crashed")
-
-    def note(self, message):
-        pass
-
-    def stop(self):
-        pass
-
-
 def crashy_suite(calls, version=None):
     async def agent(text, ctx):
         calls.append(ctx.case.id)
@@ -127,11 +106,11 @@ def crashy_suite(calls, version=None):
     return suite
 
 
-def test_a_crash_marks_the_run_interrupted_and_resume_completes_it(store):
+def test_a_crash_marks_the_run_interrupted_and_resume_completes_it(store, crash_after):
     calls = []
     suite = crashy_suite(calls)
     with pytest.raises(RuntimeError, match="harness crashed"):
-        assay.run(suite, db=store, concurrency=1, progress=CrashAfter(3))
+        assay.run(suite, db=store, concurrency=1, progress=crash_after(3))
     interrupted = store.latest_run()
     assert interrupted.status is RunStatus.INTERRUPTED
     assert [s.case_id for s in interrupted.samples] == ["c0", "c1", "c2"]
@@ -147,9 +126,9 @@ def test_a_crash_marks_the_run_interrupted_and_resume_completes_it(store):
         assay.run(suite, db=store, resume=resumed.id, progress=False)
 
 
-def test_resume_refuses_a_changed_suite(store):
+def test_resume_refuses_a_changed_suite(store, crash_after):
     with pytest.raises(RuntimeError):
-        assay.run(crashy_suite([]), db=store, concurrency=1, progress=CrashAfter(1))
+        assay.run(crashy_suite([]), db=store, concurrency=1, progress=crash_after(1))
     changed = crashy_suite([], version="2")
     with pytest.raises(assay.BaselineError, match="fingerprint"):
         assay.run(changed, db=store, resume=store.latest_run().id, progress=False)
