@@ -23,7 +23,7 @@ from .conftest import current_samples, make_run
     ("a\n\n\r\nb", "a b"),        # a run of breaks is one space
     ("a  \n  b", "a b"),          # with the blanks around it
     ("one|two\r\nthree|", "one\\|two three\\|"),
-    ("~$0.02 and ~$0.01", "\\~$0.02 and \\~$0.01"),
+    ("~$0.02 and ~$0.01", "\\~\\$0.02 and \\~\\$0.01"),
     ("plain", "plain"),
     ("", ""),
 ])
@@ -69,7 +69,7 @@ def test_answer_is_quoted_in_full(current_run: Run) -> None:
     samples = current_samples()
     samples[0] = replace(samples[0], answer="line one | with pipe\n\n" + "x" * 500)
     markdown = Report(make_run(samples, run_id="r", sequence=2)).to_markdown()
-    assert "> line one | with pipe\n>\n> " + "x" * 500 + "\n" in markdown
+    assert "> line one \\| with pipe\n>\n> " + "x" * 500 + "\n" in markdown
 
 
 def test_actions_error_and_metadata(current_run: Run) -> None:

@@ -1,4 +1,9 @@
-"""Terminal rendering of a finished run: a per-case table, a summary, the regressions."""
+"""Terminal rendering of a finished run: a per-case table, a summary, the regressions.
+
+Every string that came from a user, an agent, a judge or a remote endpoint goes through
+:func:`shown`: control and bidirectional characters become visible escapes (they would
+otherwise retitle the window or clear the screen), and Rich markup in it is escaped.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from assay._text import visible
 from assay.compare import Change, Comparison, ModelComparison
 from assay.report import _comparing as comparing
 from assay.report.format import duration_ms, fraction, money, percent, score
@@ -19,6 +25,11 @@ _STYLE = {
     SampleStatus.ERROR: "yellow",
     SampleStatus.NOT_EVALUATED: "dim",
 }
+
+
+def shown(text: str, *, lines: bool = False) -> str:
+    """Untrusted text as the terminal may print it: controls visible, Rich markup escaped."""
+    return escape(visible(text, lines=lines))
 
 
 def make_console() -> Console:
@@ -43,14 +54,14 @@ def render_run(console: Console, run: Run, comparison: Comparison | None,
 
 
 def _case_table(run: Run) -> Table:
-    table = Table(title=escape(f"{run.suite} · {run.agent}"), title_justify="left", expand=False)
+    table = Table(title=shown(f"{run.suite} · {run.agent}"), title_justify="left", expand=False)
     for column in ("case", "model", "sample", "status", "checks", "why"):
         table.add_column(column, overflow="fold")
     for sample in run.samples:
         table.add_row(
-            escape(sample.case_id), escape(sample.model or "—"), str(sample.sample),
+            shown(sample.case_id), shown(sample.model or "—"), str(sample.sample),
             f"[{_STYLE[sample.status]}]{sample.status.value}[/]",
-            score(sample.check_score), escape(_why(sample)),
+            score(sample.check_score), shown(_why(sample), lines=True),
         )
     return table
 
@@ -97,7 +108,7 @@ def _judged(console: Console, summary: Tally) -> None:
         f"{name} {score(item.mean)}"
         + ("" if item.mean_vote_spread is None else f" (vote spread {item.mean_vote_spread:g})")
         for name, item in summary.judge.items())
-    console.print(f"Judge: {escape(criteria)} · {summary.judge_calls} call(s), "
+    console.print(f"Judge: {shown(criteria)} · {summary.judge_calls} call(s), "
                   f"cost {money(summary.judge_cost_usd, estimated=summary.judge_cost_estimated)} "
                   "(not the agent's)", highlight=False)
 
@@ -110,7 +121,7 @@ def _models(console: Console, summary: RunSummary) -> None:
                    "cost / 1,000", "judge calls"):
         table.add_column(column, no_wrap=True)
     for label, tally in summary.by_model.items():
-        table.add_row(escape(label), fraction(tally.passed, tally.evaluated),
+        table.add_row(shown(label), fraction(tally.passed, tally.evaluated),
                       percent(tally.check_pass_rate), duration_ms(tally.latency_p50_ms),
                       duration_ms(tally.latency_p95_ms),
                       f"{tally.input_tokens + tally.output_tokens:,}",
@@ -128,7 +139,7 @@ def render_models(console: Console, models: ModelComparison | None) -> None:
                          comparing.model_interval_rows(models)))
     if models.pairs:
         console.print(_table(None, comparing.pair_headers(models), comparing.pair_rows(models)))
-    console.print(escape(models.conclusion), highlight=False)
+    console.print(shown(models.conclusion), highlight=False)
 
 
 def render_comparison(console: Console, comparison: Comparison) -> None:
@@ -137,13 +148,13 @@ def render_comparison(console: Console, comparison: Comparison) -> None:
     loud = 1 + len(comparison.defect_lines())
     for index, line in enumerate(intro):
         style = "bold red" if 0 < index < loud else "bold" if index <= loud else ""
-        console.print(f"[{style}]{escape(line)}[/]" if style else escape(line), highlight=False)
+        console.print(f"[{style}]{shown(line)}[/]" if style else shown(line), highlight=False)
     for label, items in (("Excluded", comparison.excluded),
                          ("Intended change", comparison.intended_changes)):
         for item in items:
             row = comparing.pairing_row(item)
-            console.print(f"  [yellow]{label}[/] {escape(row[0])} · {escape(row[1])}: "
-                          f"{escape(row[2])}", highlight=False)
+            console.print(f"  [yellow]{label}[/] {shown(row[0])} · {shown(row[1])}: "
+                          f"{shown(row[2])}", highlight=False)
     for kind, name in comparing.CHANGE_SECTIONS:
         _changes(console, name, comparison.of_kind(kind))
 
@@ -157,15 +168,15 @@ def _changes(console: Console, name: str, changes: Sequence[Change]) -> None:
         item, metric, category, moved, noise, detail = comparing.change_row(change)
         # The agent's own pseudo-metric needs no category beside it.
         what = metric if category in {"agent", metric} else f"{metric} ({category})"
-        console.print(f"  [{style}]{escape(item)} · {escape(what)} · "
-                      f"{moved} · {noise}[/]: {escape(detail)}", highlight=False)
+        console.print(f"  [{style}]{shown(item)} · {shown(what)} · "
+                      f"{moved} · {noise}[/]: {shown(detail)}", highlight=False)
 
 
 def _table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[str]]) -> Table:
-    table = Table(title=None if title is None else escape(title), title_justify="left",
+    table = Table(title=None if title is None else shown(title), title_justify="left",
                   expand=False)
     for header in headers:
-        table.add_column(escape(header), overflow="fold")
+        table.add_column(shown(header), overflow="fold")
     for row in rows:
-        table.add_row(*(escape(cell) for cell in row))
+        table.add_row(*(shown(cell) for cell in row))
     return table

@@ -80,7 +80,9 @@ def _render(comparison: object, chosen: str) -> str:
 
     assert isinstance(comparison, Comparison)
     if chosen == "json":
-        return json.dumps(comparison.to_json(), indent=2, ensure_ascii=False) + "\n"
+        from assay._text import json_visible
+
+        return json_visible(json.dumps(comparison.to_json(), indent=2, ensure_ascii=False)) + "\n"
     if chosen == "markdown":
         return render_comparison_markdown(comparison)
     return render_comparison_text(comparison)

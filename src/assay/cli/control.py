@@ -99,12 +99,13 @@ def _execute(suite: Any, options: dict[str, Any], url: str | None, quiet: bool) 
 
 
 def _report(first: Any, second: Any, flaky_share: float) -> None:
+    from assay._text import visible
     from assay.compare import NoiseFloor
     from assay.compare.comparison import too_flaky_line
 
     floor = NoiseFloor.measure(first, second)
-    print(f"control pair of {first.suite} · {first.agent} (fingerprint "
-          f"{first.fingerprint[:12]}): runs {first.id} and {second.id}")
+    print(visible(f"control pair of {first.suite} · {first.agent} (fingerprint "
+                  f"{first.fingerprint[:12]}): runs {first.id} and {second.id}"))
     if floor.too_flaky(flaky_share):
         print(too_flaky_line(floor, flaky_share))
     print(floor.summary())

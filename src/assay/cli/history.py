@@ -16,10 +16,9 @@ def history_command(
     db: DbOption = None,
 ) -> None:
     """List recent runs with their status and pass rate."""
-    from rich.markup import escape
     from rich.table import Table
 
-    from assay.cli._render import make_console
+    from assay.cli._render import make_console, shown
     from assay.report.format import fraction, score
 
     with open_store(db) as store:
@@ -36,7 +35,7 @@ def history_command(
         table.add_row(
             # An 8-character prefix is enough for `assay report` and `--baseline`.
             str(run.sequence), run.id[:8], run.started_at.strftime("%Y-%m-%d %H:%M:%S"),
-            escape(run.suite), escape(run.agent), run.status.value,
+            shown(run.suite), shown(run.agent), run.status.value,
             "—" if summary is None else fraction(summary.passed, summary.evaluated),
             "—" if summary is None else score(summary.check_score), run.fingerprint[:8],
         )

@@ -32,6 +32,7 @@ def report_command(
     Without ``--baseline`` the comparison stored when the run completed is shown; with it,
     the comparison is made now, against the latest control run's noise floor if there is one.
     """
+    from assay._text import visible
     from assay.compare import NoiseFloor
     from assay.report import Report, format_for, format_named
 
@@ -55,7 +56,7 @@ def report_command(
             print(made.render(chosen), end="")
             return
         path = made.export(output, chosen)
-    print(f"report written to {path}")
+    print(f"report written to {visible(str(path))}")
 
 
 def _require_comparable(run: object, baseline: object) -> None:

@@ -34,6 +34,7 @@ def validate_command(
     harness: HarnessOption = None,
 ) -> None:
     """Load a suite strictly and list what would run; exit 2 naming the file and field."""
+    from assay._text import visible
     from assay.cli._files import Selection, chosen_suite
 
     with user_errors():
@@ -43,12 +44,13 @@ def validate_command(
 
                 raise SpecError("--group and --case select within one set: add --product "
                                 "and --set", location=str(path))
-            print("\n".join(_catalog_lines(path)))
+            # Names and keys come from the suite file: shown, never sent to the terminal.
+            print(visible("\n".join(_catalog_lines(path)), lines=True))
             return
         selection = Selection(suite=suite, product=product, set=set_, groups=group or (),
                               cases=case or (), include_production_only=include_production_only,
                               agent=agent, harness=harness)
-        print("\n".join(_suite_lines(path, chosen_suite(path, selection))))
+        print(visible("\n".join(_suite_lines(path, chosen_suite(path, selection))), lines=True))
 
 
 def _whole_catalog(path: Path, product: str | None, set_: str | None) -> bool:

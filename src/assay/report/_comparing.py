@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from assay._text import one_line
 from assay.compare import (
     Change,
     ChangeKind,
@@ -12,7 +13,7 @@ from assay.compare import (
     WithheldHeadline,
 )
 from assay.report import format as fmt
-from assay.report._reading import Fraction, one_line
+from assay.report._reading import Fraction
 
 NO_BASELINE = "No compatible baseline."
 CHANGE_HEADERS = ["item", "metric", "category", "before → after", "noise", "detail"]

@@ -1,18 +1,20 @@
 """The reading every report format shares: which figures, labelled how, in which order.
 
 Text and Markdown differ only in layout; deciding what a reader sees once, here, keeps the
-formats from drifting apart (and gives the HTML report the same reading later).
+formats from drifting apart (and gives the HTML report the same reading later). Strings come
+out as they were stored, one-line ones folded by :func:`one_line`: each format escapes them
+for its own medium on the way out.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from assay._text import one_line
 from assay.agent import Action
 from assay.report import format as fmt
 from assay.results import MetricResult, Run, RunStatus, RunSummary, SampleResult, Tally, summarise
@@ -23,20 +25,6 @@ Rows = list[tuple[str, str]]
 
 #: Characters shown of an answer where space is short (the text report).
 ANSWER_PREVIEW = 300
-
-_LINE_BREAKS = re.compile(r"[ \t]*(?:\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029])+[ \t]*")
-
-
-_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
-
-
-def one_line(text: str) -> str:
-    """Fold each run of line breaks (CRLF, LF, CR, ...) and the blanks around it to one space.
-
-    Other control characters (an ESC that would recolour a terminal, say) are shown as
-    escapes such as ``x1b`` behind a backslash, rather than sent to whoever reads the report.
-    """
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", _LINE_BREAKS.sub(" ", text))
 
 
 def compact_json(value: Any) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from assay._text import json_visible
 from assay.compare import Comparison, ModelComparison
 from assay.results import Run
 
@@ -26,5 +27,9 @@ def report_dict(run: Run, comparison: Comparison | None,
 
 def render_json(run: Run, comparison: Comparison | None,
                 models: ModelComparison | None = None) -> str:
-    """Render the JSON report as indented text, non-ASCII characters kept as they are."""
-    return json.dumps(report_dict(run, comparison, models), indent=2, ensure_ascii=False)
+    r"""Render the JSON report as indented text, non-ASCII characters kept as they are.
+
+    Controls a terminal would act on are ``\u`` escapes, as JSON escapes C0 controls.
+    """
+    text = json.dumps(report_dict(run, comparison, models), indent=2, ensure_ascii=False)
+    return json_visible(text)

@@ -1,7 +1,9 @@
 """The Markdown report: GitHub-flavoured, for pull-request comments, job summaries and wikis.
 
-Everything a user or an agent wrote (answers, reasons, errors) reaches a table only through
-:func:`cell`, so a ``|`` or a line break in it cannot break the table.
+Everything a user, an agent or a remote endpoint wrote (names, answers, reasons, errors)
+reaches the Markdown only through :mod:`assay.report._escaping`: as escaped text (:func:`cell`,
+a quote) or in a code fence it cannot close. Nothing in it renders as HTML, a link, an image
+or a heading, and a ``|`` or a line break cannot break a table.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from assay.compare import Comparison, ModelComparison
 from assay.report import _comparing as comparing
 from assay.report import _reading as reading
 from assay.report import format as fmt
+from assay.report._escaping import md_cell, md_code, md_fence, md_quote
 from assay.results import Run, SampleResult, Tally
 
 
@@ -26,11 +29,12 @@ def render_markdown(run: Run, comparison: Comparison | None,
 
 
 def cell(text: str) -> str:
-    """Make text safe for one table cell: ``|`` escaped, line breaks folded to a space.
+    """Make text safe for one table cell: escaped as text, line breaks folded to a space.
 
-    ``~`` is escaped too: GitHub reads two of them (``~$0.02 … ~$0.01``) as strikethrough.
+    ``|`` is escaped, and so are ``~`` (GitHub reads two of them, ``~$0.02 … ~$0.01``, as
+    strikethrough), ``$`` (math), HTML and link syntax: see :func:`md_cell`.
     """
-    return reading.one_line(text).replace("|", "\\|").replace("~", "\\~").strip()
+    return md_cell(text)
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -50,7 +54,7 @@ def _labelled(rows: reading.Rows) -> str:
 
 
 def _header(run: Run) -> str:
-    rows = [(label, f"`{value}`" if label == "Fingerprint" else cell(value))
+    rows = [(label, md_code(value) if label == "Fingerprint" else cell(value))
             for label, value in reading.header_rows(run)]
     return f"# Assay report: {cell(reading.title(run))}\n\n{_labelled(rows)}"
 
@@ -94,8 +98,8 @@ def _models(models: ModelComparison | None) -> str:
 
 def render_comparison_markdown(comparison: Comparison) -> str:
     """The comparison on its own (``assay compare``), for a pull-request comment."""
-    title = (f"# Assay comparison: `{comparison.baseline_id}` → "
-             f"`{comparison.current_id}`")
+    title = (f"# Assay comparison: {md_code(comparison.baseline_id)} → "
+             f"{md_code(comparison.current_id)}")
     return f"{title}\n\n{comparison_body(comparison)}\n"
 
 
@@ -114,7 +118,8 @@ def comparison_body(comparison: Comparison) -> str:
                                                comparing.headline_line(comparison,
                                                                      fmt.fraction_md))]
     baseline = comparison.baseline_id
-    parts += [cell(comparing.counts_line(comparison)).replace(baseline, f"`{baseline}`", 1),
+    counts = cell(comparing.counts_line(comparison))
+    parts += [counts.replace(cell(baseline), md_code(baseline), 1),
               cell(comparing.rules_line(comparison))]
     for name, items in (("Excluded", comparison.excluded),
                         ("Intended changes", comparison.intended_changes)):
@@ -151,10 +156,10 @@ def _sample(sample: SampleResult) -> str:
         parts.append("_No metric calculated._")
     parts += [_answer(sample.answer), _actions(sample)]
     if sample.error is not None:
-        parts.append(f"**Agent error:**\n\n{_fence(sample.error)}")
+        parts.append(f"**Agent error:**\n\n{md_fence(sample.error)}")
     if sample.metadata:
         parts.append(_details("Sample metadata",
-                              _fence(reading.compact_json(sample.metadata), "json")))
+                              md_fence(reading.compact_json(sample.metadata), "json")))
     return "\n\n".join(parts)
 
 
@@ -163,28 +168,13 @@ def _answer(answer: str | None) -> str:
         return "**Answer:** _none_"
     if not answer.strip():
         return "**Answer:** _empty_"
-    quoted = "\n".join(f"> {line}".rstrip() for line in answer.splitlines())
-    return f"**Answer:**\n\n{quoted}"
+    return f"**Answer:**\n\n{md_quote(answer)}"
 
 
 def _actions(sample: SampleResult) -> str:
     if not sample.actions:
         return f"**Actions:** _{reading.action_lines(sample.actions)[0]}_"
-    return f"**Actions:**\n\n{_fence(chr(10).join(reading.action_lines(sample.actions)))}"
-
-
-def _fence(text: str, language: str = "") -> str:
-    # A fence longer than any backtick run inside the text cannot be closed by it.
-    ticks = "`" * max(3, _longest_backticks(text) + 1)
-    return f"{ticks}{language}\n{text}\n{ticks}"
-
-
-def _longest_backticks(text: str) -> int:
-    longest = current = 0
-    for char in text:
-        current = current + 1 if char == "`" else 0
-        longest = max(longest, current)
-    return longest
+    return f"**Actions:**\n\n{md_fence(chr(10).join(reading.action_lines(sample.actions)))}"
 
 
 def _details(summary: str, body: str) -> str:

@@ -1,5 +1,8 @@
 """The plain-text report: aligned columns, no colour codes, readable in a CI log.
 
+Control and bidirectional characters in anything a user, an agent or a remote endpoint wrote
+are shown as escapes (:func:`assay._text.visible`), never written raw.
+
 Lines stay within :data:`WIDTH` columns where they can: the last column of a table (a reason,
 a detail) wraps under itself instead of running on.
 """
@@ -9,6 +12,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
+from assay._text import visible
 from assay.compare import Comparison, ModelComparison
 from assay.report import _comparing as comparing
 from assay.report import _reading as reading
@@ -30,7 +34,8 @@ def render_text(run: Run, comparison: Comparison | None,
              *_cases(run)]
     if reading.estimated(run.samples):
         lines += ["", fmt.ESTIMATED_LEGEND]
-    return "\n".join(lines) + "\n"
+    # The last gate: whatever a section forgot, no control character leaves the report.
+    return visible("\n".join(lines), lines=True) + "\n"
 
 
 def table(rows: Sequence[Sequence[str]], headers: Sequence[str] | None = None,
@@ -136,7 +141,7 @@ def _models(models: ModelComparison | None) -> list[str]:
 
 def render_comparison_text(comparison: Comparison) -> str:
     """The comparison on its own (``assay compare``): the pairing is the first line."""
-    return "\n".join(comparison_lines(comparison)) + "\n"
+    return visible("\n".join(comparison_lines(comparison)), lines=True) + "\n"
 
 
 def _comparison(comparison: Comparison | None) -> list[str]:
@@ -205,5 +210,6 @@ def _block(label: str, values: list[str], indent: int = 5) -> list[str]:
     # A label column wide enough for "metadata:" keeps the values of one sample aligned.
     lead = " " * indent + f"{label}:".ljust(10)
     room = max(WIDTH - len(lead), _MIN_LAST_COLUMN)
-    wrapped = [part for value in values for part in (_wrap(value, room) or [""])]
+    # Escaped before wrapping, so an escape is never cut and lines keep to the width.
+    wrapped = [part for value in values for part in (_wrap(visible(value), room) or [""])]
     return [(lead if i == 0 else " " * len(lead)) + part for i, part in enumerate(wrapped)]
