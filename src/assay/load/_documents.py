@@ -1,21 +1,45 @@
 """Reading TOML, JSON and YAML documents strictly: duplicate keys, NaN and dates refused.
 
+Suite files may come from people the reader does not trust, so every document is bounded:
+it may nest at most :data:`MAX_DEPTH` tables and lists deep, and YAML aliases may add at
+most :data:`MAX_ALIAS_NODES` nodes to it once expanded (a few hundred bytes of nested
+aliases otherwise expand to billions of nodes). Both are checked before anything walks the
+data recursively, and a document past either is a spec error naming the file.
+
 The parsers are imported here, on first use, so ``import assay`` stays light.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import stat
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from assay.errors import SpecError
 
+#: The deepest a document may nest tables (mappings) and lists inside each other.
+MAX_DEPTH = 100
+#: How many nodes YAML aliases may add to a document, counted as if each were written out.
+MAX_ALIAS_NODES = 100_000
+
+_SATURATED = 2**62
+_TOO_DEEP = f"is nested more than {MAX_DEPTH} levels deep"
+
+
+class _Refused(Exception):
+    """A document past a bound; the parser turns it into a spec error naming the file."""
+
 
 def read_text(path: Path) -> str:
-    """The file's UTF-8 text, or a spec error naming the file."""
+    """The file's UTF-8 text, or a spec error naming the file.
+
+    Only regular files are read: a FIFO or a device would block or never end.
+    """
     try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise SpecError("is not a regular file", location=str(path))
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise SpecError("no such file", location=str(path)) from None
@@ -28,29 +52,145 @@ def parse_toml(text: str, location: str) -> Any:
     import tomllib
 
     try:
-        return tomllib.loads(text)
+        return _bounded(tomllib.loads(text), location)
     except tomllib.TOMLDecodeError as error:
         raise SpecError(f"invalid TOML: {error}", location=location) from None
+    except RecursionError:
+        raise SpecError(_TOO_DEEP, location=location) from None
 
 
 def parse_json(text: str, location: str) -> Any:
     """A JSON document; duplicate keys and NaN or Infinity are refused."""
     try:
-        return json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_no_constant)
+        data = json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_no_constant)
     except ValueError as error:
         raise SpecError(f"invalid JSON: {error}", location=location) from None
+    except RecursionError:
+        # The decoder recurses per level, so thousands of brackets end here.
+        raise SpecError(_TOO_DEEP, location=location) from None
+    return _bounded(data, location)
 
 
 def parse_yaml(text: str, location: str) -> Any:
-    """A YAML document, read safely; duplicate keys are refused and dates stay strings."""
+    """A YAML document, read safely; duplicate keys are refused and dates stay strings.
+
+    The composed node graph is measured before it is constructed, so an alias bomb or a
+    recursive alias is refused without being expanded.
+    """
     import yaml
 
     try:
-        return yaml.load(text, Loader=_strict_loader())
-    except yaml.YAMLError as error:
+        return _construct(_strict_loader()(text), yaml)
+    except _Refused as error:
+        raise SpecError(str(error), location=location) from None
+    except (yaml.YAMLError, ValueError) as error:
         raise SpecError(f"invalid YAML: {error}", location=location) from None
-    except ValueError as error:
-        raise SpecError(f"invalid YAML: {error}", location=location) from None
+
+
+def composes_as_mapping(text: str) -> bool:
+    """Whether ``text`` is one YAML mapping, told without constructing (expanding) it.
+
+    A document past the nesting bound counts as one, so that parsing it says why it is refused.
+    """
+    import yaml
+
+    loader = _strict_loader()
+    try:
+        return isinstance(yaml.compose(text, Loader=loader), yaml.MappingNode)
+    except _Refused:
+        return True
+    except yaml.YAMLError:
+        return False
+
+
+def _construct(loader: Any, yaml: Any) -> Any:
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _measure(node, yaml)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def depth(value: Any) -> int:
+    """How deep ``value`` nests lists and mappings (a scalar is 0), walked without recursion."""
+    deepest = 0
+    pending: list[tuple[Any, int]] = [(value, 0)]
+    while pending:
+        current, level = pending.pop()
+        children = _children(current)
+        if children is None:
+            continue
+        deepest = max(deepest, level + 1)
+        if deepest > MAX_DEPTH:
+            return deepest
+        pending.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def _children(value: Any) -> Iterator[Any] | None:
+    if isinstance(value, dict):
+        return iter(value.values())
+    if isinstance(value, list):
+        return iter(value)
+    return None
+
+
+def _bounded(data: Any, location: str) -> Any:
+    if depth(data) > MAX_DEPTH:
+        raise SpecError(_TOO_DEEP, location=location)
+    return data
+
+
+def _measure(root: Any, yaml: Any) -> None:
+    """Refuse a node graph nested too deeply, recursive, or that aliases expand too far.
+
+    A post-order walk with memo: each node's expanded size and depth are computed once, so
+    the walk is linear in the nodes written, however far their aliases would expand.
+    """
+    sizes: dict[int, tuple[int, int]] = {}
+    on_path: set[int] = set()
+    # (node, None) is a node to enter; (node, children) one whose children are measured.
+    stack: list[tuple[Any, list[Any] | None]] = [(root, None)]
+    while stack:
+        node, kids = stack.pop()
+        if kids is not None:
+            on_path.discard(id(node))
+            sizes[id(node)] = _sized(node, kids, sizes, yaml)
+        elif id(node) not in sizes:
+            if id(node) in on_path:
+                raise _Refused("has an alias inside the node it refers to (a recursive "
+                               "alias)")
+            on_path.add(id(node))
+            kids = _node_children(node, yaml)
+            stack.append((node, kids))
+            stack.extend((kid, None) for kid in kids if id(kid) not in sizes)
+    expanded, level = sizes[id(root)]
+    if level > MAX_DEPTH:
+        raise _Refused(_TOO_DEEP)
+    if expanded - len(sizes) > MAX_ALIAS_NODES:
+        raise _Refused(f"expands its aliases past {MAX_ALIAS_NODES:,} nodes more than it "
+                       "writes (an alias bomb?)")
+
+
+def _sized(node: Any, kids: list[Any], sizes: dict[int, tuple[int, int]],
+           yaml: Any) -> tuple[int, int]:
+    """A node's expanded size (saturated, so a bomb's stays machine-sized) and depth."""
+    measured = [sizes[id(kid)] for kid in kids]
+    size = min(1 + sum(size for size, _ in measured), _SATURATED)
+    if not isinstance(node, yaml.CollectionNode):
+        return size, 0
+    return size, 1 + max((level for _, level in measured), default=0)
+
+
+def _node_children(node: Any, yaml: Any) -> list[Any]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
 
 
 def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -85,6 +225,7 @@ def _strict_loader() -> type:
     }
     StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
                                  _mapping_constructor(yaml))
+    StrictLoader.compose_node = _bounded_compose(yaml.SafeLoader.compose_node)  # type: ignore[method-assign]
     _LOADER.append(StrictLoader)
     return StrictLoader
 
@@ -105,3 +246,18 @@ def _mapping_constructor(yaml: Any) -> Callable[[Any, Any], dict[Any, Any]]:
         return result
 
     return construct
+
+
+def _bounded_compose(compose: Callable[..., Any]) -> Callable[..., Any]:
+    # The composer recurses once per level: stop it at the bound, before Python's own limit.
+    def compose_node(loader: Any, parent: Any, index: Any) -> Any:
+        level = getattr(loader, "assay_level", 0)
+        if level > MAX_DEPTH:
+            raise _Refused(_TOO_DEEP)
+        loader.assay_level = level + 1
+        try:
+            return compose(loader, parent, index)
+        finally:
+            loader.assay_level = level
+
+    return compose_node

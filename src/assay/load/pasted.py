@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import SpecError
-from assay.load._documents import parse_json, parse_yaml, read_text
+from assay.load._documents import composes_as_mapping, parse_json, parse_yaml, read_text
 from assay.load._errors import suggestion, validate
 from assay.load.entry import MissingAgent
 from assay.load.formats import PastedDocModel
@@ -125,16 +125,7 @@ def _is_document(text: str) -> bool:
         return True
     # A grouped YAML document has its keys at the top level, unindented, and is a mapping:
     # a prompt that merely begins "suite:" in a list of prompts is not one.
-    return bool(_DOCUMENT.search(text)) and _parses_as_mapping(text)
-
-
-def _parses_as_mapping(text: str) -> bool:
-    import yaml
-
-    try:
-        return isinstance(yaml.safe_load(text), dict)
-    except yaml.YAMLError:
-        return False
+    return bool(_DOCUMENT.search(text)) and composes_as_mapping(text)
 
 
 def _line(line: str, group: tuple[str, str] | None, location: str, number: int) -> _Draft:
