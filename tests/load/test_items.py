@@ -1,4 +1,7 @@
 import json
+import os
+import socket
+import time
 
 import pytest
 
@@ -243,3 +246,71 @@ def test_a_directory_without_items_or_settings(folder, tmp_path):
                   name="plain")
     suite = load_items(root)
     assert suite.name == "plain" and suite.agent_name == "unspecified"
+
+
+def test_a_link_to_a_file_outside_the_folder_is_refused(folder, tmp_path):
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"id": "stolen", "input": {"text": "x"}}')
+    root = folder({"a.toml": ITEM})
+    (root / "b.json").symlink_to(secret)
+    with pytest.raises(assay.SpecError) as caught:
+        load_items(root)
+    assert caught.value.location == str(root / "b.json")
+    assert f"is a symbolic link to {secret}, outside the folder" in str(caught.value)
+
+
+def test_a_link_to_a_file_inside_the_folder_loads(folder):
+    root = folder({})
+    (root / "shared").mkdir()
+    (root / "shared" / "item.toml").write_text(ITEM)
+    (root / "a.toml").symlink_to(root / "shared" / "item.toml")
+    assert [case.id for case in load_items(root).cases] == ["trip.set_name"]
+
+
+def test_entries_named_like_items_that_are_no_files_are_each_named(folder):
+    root = folder({"a.toml": ITEM})
+    (root / "dangling.json").symlink_to(root / "gone.json")
+    (root / "loop1.json").symlink_to(root / "loop2.json")
+    (root / "loop2.json").symlink_to(root / "loop1.json")
+    (root / "folder.json").mkdir()
+    os.mkfifo(root / "pipe.toml")
+    (root / "notes.md").symlink_to("/nowhere")  # not named like an item: not read
+    started = time.monotonic()
+    with pytest.raises(assay.SpecError) as caught:
+        load_items(root)
+    assert time.monotonic() - started < 5  # the FIFO was never opened
+    message = str(caught.value)
+    assert caught.value.location == str(root)
+    for part in ("dangling.json is a symbolic link to nothing (dangling)",
+                 "folder.json is a directory, not a file",
+                 "loop1.json is a symbolic link loop", "loop2.json is a symbolic link loop",
+                 "pipe.toml is a FIFO, not a file"):
+        assert part in message
+    assert "notes.md" not in message
+
+
+def test_a_socket_named_like_an_item_is_refused(folder):
+    root = folder({"a.toml": ITEM})
+    path = root / "sock.json"
+    if len(str(path)) > 100:
+        pytest.skip("the temporary path is too long for a Unix socket")
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        with pytest.raises(assay.SpecError, match=r"sock\.json: is a socket, not a file"):
+            load_items(root)
+
+
+@pytest.mark.parametrize("kind", ["outside", "fifo", "dangling"])
+def test_suite_toml_must_be_a_file_of_the_folder(folder, tmp_path, kind):
+    root = folder({"a.toml": ITEM}, settings=None)
+    settings = root / "suite.toml"
+    if kind == "outside":
+        (tmp_path / "elsewhere.toml").write_text('name = "x"\n')
+        settings.symlink_to(tmp_path / "elsewhere.toml")
+    elif kind == "fifo":
+        os.mkfifo(settings)
+    else:
+        settings.symlink_to(root / "missing.toml")
+    with pytest.raises(assay.SpecError) as caught:
+        load_items(root)
+    assert caught.value.location == str(settings)

@@ -22,6 +22,7 @@ from assay.load.settings import (
     ITEM_PARTS,
     SUITE_FILE,
     SuiteSettings,
+    entry_problem,
     expand_provenance,
     read_settings,
 )
@@ -71,9 +72,21 @@ def load_items(directory: str | Path, *, agent: Any = None,
 
 
 def item_paths(folder: Path) -> list[Path]:
-    """The item files of a folder (not its subfolders), in name order."""
+    """The item files of a folder (not its subfolders), in name order.
+
+    Whatever is named like an item file must be one: each that is not (see
+    :func:`entry_problem`) is named in one error, rather than skipped.
+    """
     paths = sorted(path for path in folder.iterdir()
-                   if path.is_file() and path.suffix in ITEM_SUFFIXES and path.name != SUITE_FILE)
+                   if path.suffix in ITEM_SUFFIXES and path.name != SUITE_FILE)
+    root = folder.resolve()
+    problems = [(path, problem) for path in paths
+                if (problem := entry_problem(path, root)) is not None]
+    if len(problems) == 1:
+        raise SpecError(problems[0][1], location=str(problems[0][0]))
+    if problems:
+        raise SpecError("holds entries named like item files that are not: " + "; ".join(
+            f"{path.name} {problem}" for path, problem in problems), location=str(folder))
     if not paths:
         raise SpecError("holds no item files (*.toml or *.json)", location=str(folder))
     return paths

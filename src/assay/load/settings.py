@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,13 +83,45 @@ def read_settings(folder: Path) -> SuiteSettings:
     """The folder's ``suite.toml``, or default settings when it has none."""
     path = folder / SUITE_FILE
     location = str(path)
-    if not path.is_file():
+    if not path.is_symlink() and not path.exists():
         return SuiteSettings(folder=folder, location=str(folder))
+    problem = entry_problem(path, folder.resolve())
+    if problem is not None:
+        raise SpecError(problem, location=location)
     raw = parse_toml(read_text(path), location)
     model = validate(SettingsModel, raw, location)
     _check(model, location)
     provenance = expand_provenance(model.provenance or {}, location, "provenance")
     return SuiteSettings(folder=folder, location=location, model=model, provenance=provenance)
+
+
+def entry_problem(path: Path, root: Path) -> str | None:
+    """Why ``path`` cannot be read as a file of the folder ``root``, or ``None`` when it can.
+
+    A symbolic link must resolve to a file inside the folder, so that a suite never reads
+    what its author could not see (``~/.ssh/id_rsa``); links that dangle or loop, and
+    directories, FIFOs (which would block the read), sockets and devices are no files.
+    """
+    if path.is_symlink():
+        try:
+            target = path.resolve(strict=True)
+        except FileNotFoundError:
+            return "is a symbolic link to nothing (dangling)"
+        except (RuntimeError, OSError):
+            return "is a symbolic link loop"
+        if not target.is_relative_to(root):
+            return f"is a symbolic link to {target}, outside the folder"
+    try:
+        mode = path.stat().st_mode
+    except OSError as error:
+        return f"cannot be read: {error}"
+    return None if stat.S_ISREG(mode) else f"is {_kind(mode)}, not a file"
+
+
+def _kind(mode: int) -> str:
+    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+             (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+    return next((name for test, name in kinds if test(mode)), "a special file")
 
 
 def expand_provenance(declared: Mapping[str, str], location: str, path: str) -> dict[str, str]:
