@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from assay.replay.redact import redact_headers, redact_json, redact_url
+from assay.replay.redact import Redactor
 from assay.results import SampleResult, decide_status
 from assay.spec import JSON
 from assay.spec.fixtures import ApiFixtures, Interaction, Unset
@@ -83,8 +83,9 @@ class ReplayEvidence:
         """Every failure, one readable line each, in the order they happened."""
         lines = [record.problem(number) for number, record in enumerate(self.requests, 1)
                  if record.failed]
-        lines += [f"{describe(index, self.fixtures.interactions[index])} was never requested"
-                  for index in self.missing]
+        redactor = Redactor.of(self.fixtures)
+        lines += [f"{describe(index, self.fixtures.interactions[index], redactor)} was never "
+                  "requested" for index in self.missing]
         return lines
 
     def message(self) -> str | None:
@@ -97,14 +98,16 @@ class ReplayEvidence:
     def to_json(self) -> dict[str, JSON]:
         """Portable, redacted form stored as ``metadata["api_replay"]``."""
         interactions = self.fixtures.interactions
+        redactor = Redactor.of(self.fixtures)
         return {
             "passed": self.passed,
             "allow_hosts": list(self.fixtures.allow_hosts),
-            "expected": [_expected(index, item) for index, item in enumerate(interactions)],
+            "expected": [_expected(index, item, redactor)
+                         for index, item in enumerate(interactions)],
             "requests": [record.to_json() for record in self.requests],
             "missing": [
                 {"declaration": index, "method": interactions[index].request.method,
-                 "url": _declared_url(interactions[index])}
+                 "url": _declared_url(interactions[index], redactor)}
                 for index in self.missing
             ],
             "problems": list(self.problems()),
@@ -133,28 +136,28 @@ def _agent_part(error: str) -> str:
     return f"agent error: {error}"
 
 
-def describe(index: int, interaction: Interaction) -> str:
+def describe(index: int, interaction: Interaction, redactor: Redactor | None = None) -> str:
     """``api[0] GET https://host/path?query``: a declaration as messages name it."""
-    return f"api[{index}] {interaction.request.method} {_declared_url(interaction)}"
+    return f"api[{index}] {interaction.request.method} {_declared_url(interaction, redactor)}"
 
 
-def _declared_url(interaction: Interaction) -> str:
-    return redact_url(interaction.request.url, interaction.request.query)
+def _declared_url(interaction: Interaction, redactor: Redactor | None) -> str:
+    return (redactor or Redactor()).url(interaction.request.url, interaction.request.query)
 
 
-def _expected(index: int, interaction: Interaction) -> dict[str, JSON]:
+def _expected(index: int, interaction: Interaction, redactor: Redactor) -> dict[str, JSON]:
     request, response = interaction.request, interaction.response
     described: dict[str, JSON] = {
         "declaration": index,
         "method": request.method,
-        "url": _declared_url(interaction),
-        "headers": redact_headers(request.headers),
+        "url": _declared_url(interaction, redactor),
+        "headers": redactor.headers(request.headers),
     }
     if not isinstance(request.json, Unset):
-        described["json"] = redact_json(request.json)
+        described["json"] = redactor.json(request.json)
     described["response"] = {
         "status": response.status,
-        "headers": redact_headers(response.headers),
+        "headers": redactor.headers(response.headers),
         "body_bytes": len(response.body),
         "body_sha256": response.sha256,
         "source": response.source,

@@ -17,6 +17,7 @@ from assay.replay.matching import (
     differences,
     endpoint_of,
 )
+from assay.replay.redact import Redactor
 from assay.spec.fixtures import ApiFixtures, CannedResponse
 
 
@@ -37,6 +38,7 @@ class ReplaySession:
         self._declared = frozenset(
             declared_endpoint(item.request) for item in fixtures.interactions)
         self._allowed = frozenset(fixtures.allow_hosts)
+        self._redactor = Redactor.of(fixtures)
         self._cursor = 0
         self._records: list[RequestRecord] = []
         self._lock = threading.Lock()
@@ -75,7 +77,8 @@ class ReplaySession:
         with self._lock:
             if self._closed:
                 return False
-            self._records.append(RequestRecord(request.method, request.shown_url(), "allowed",
+            shown = request.shown_url(self._redactor)
+            self._records.append(RequestRecord(request.method, shown, "allowed",
                                                request_bytes=len(request.body)))
         return True
 
@@ -83,8 +86,8 @@ class ReplaySession:
         """The canned response for a request, or raise :class:`ReplayError` saying why not."""
         with self._lock:
             if self._closed:
-                raise ReplayError(f"{request.method} {request.shown_url()}: the sample this "
-                                  "request belongs to has already finished")
+                raise ReplayError(f"{request.method} {request.shown_url(self._redactor)}: the "
+                                  "sample this request belongs to has already finished")
             record, response = self._decide(request)
             self._records.append(record)
             number = len(self._records)
@@ -104,7 +107,7 @@ class ReplaySession:
             return ReplayEvidence(self.fixtures, tuple(self._records), missing)
 
     def _decide(self, request: ObservedRequest) -> tuple[RequestRecord, CannedResponse | None]:
-        shown, size = request.shown_url(), len(request.body)
+        shown, size = request.shown_url(self._redactor), len(request.body)
         declared = endpoint_of(request) in self._declared
         interactions = self.fixtures.interactions
         if self._cursor >= len(interactions) or not declared:
@@ -113,7 +116,7 @@ class ReplaySession:
                                  request_bytes=size), None
         index = self._cursor
         self._cursor += 1
-        found = differences(interactions[index].request, request)
+        found = differences(interactions[index].request, request, self._redactor)
         if found:
             return RequestRecord(request.method, shown, "mismatch", index, tuple(found),
                                  size), None
@@ -127,6 +130,6 @@ class ReplaySession:
                                  "(declare a repeated call twice)")
         interactions = self.fixtures.interactions
         if self._cursor < len(interactions):
-            upcoming = describe(self._cursor, interactions[self._cursor])
+            upcoming = describe(self._cursor, interactions[self._cursor], self._redactor)
             return "unexpected", f"not declared (next declared: {upcoming})"
         return "unexpected", "not declared"

@@ -45,6 +45,26 @@ def is_sensitive_name(name: str) -> bool:
     return folded in _SENSITIVE_NAMES or folded.endswith(_SENSITIVE_SUFFIXES)
 
 
+def redactions(value: Any, path: str) -> tuple[str, ...]:
+    """Regular expressions a suite wants hidden in evidence; each must compile and be non-empty."""
+    if value is None:
+        return ()
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+        raise SpecError("must be a list of regular expressions", field=path)
+    for index, pattern in enumerate(value):
+        try:
+            compiled = re.compile(pattern) if isinstance(pattern, str) else None
+        except re.error as error:
+            raise SpecError(f"{pattern!r} is not a regular expression: {error}",
+                            field=f"{path}[{index}]") from None
+        # A pattern that matches nothing at all would hide an empty string between every
+        # character, and a reader could no longer read the evidence.
+        if compiled is None or compiled.fullmatch(""):
+            raise SpecError(f"{pattern!r} must be a regular expression that matches some text",
+                            field=f"{path}[{index}]")
+    return tuple(value)
+
+
 def check_keys(data: Mapping[str, Any], allowed: frozenset[str], path: str) -> None:
     """Refuse keys a fixture mapping does not have."""
     unknown = sorted(str(key) for key in data if key not in allowed)

@@ -34,6 +34,7 @@ from assay.spec._fixture_parts import (
     is_sensitive_name,
     method,
     query_pairs,
+    redactions,
     request_json,
     split_url,
     status,
@@ -56,7 +57,7 @@ __all__ = [
 
 _REQUEST_KEYS = frozenset({"method", "url", "query", "json", "headers", "response"})
 _RESPONSE_KEYS = frozenset({"status", "headers", "json", "body_file"})
-_FIXTURE_KEYS = frozenset({"allow_hosts", "interactions"})
+_FIXTURE_KEYS = frozenset({"allow_hosts", "interactions", "redact"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,10 +139,14 @@ class ApiFixtures:
     Replay is strict: a request that is not the next declared one fails the sample, unless its
     host is listed in ``allow_hosts`` (exact host names) and no declaration targets its
     endpoint. An empty declaration asserts that the agent makes no HTTP request at all.
+    ``redact`` holds regular expressions whose matches evidence hides, besides the
+    credential names and shapes it always hides; they change what is shown, not what is
+    matched, so they are not part of the fingerprint.
     """
 
     allow_hosts: tuple[str, ...] = ()
     interactions: tuple[Interaction, ...] = ()
+    redact: tuple[str, ...] = ()
 
     def expect_request(
         self,
@@ -172,7 +177,8 @@ class ApiFixtures:
     def from_mapping(cls, data: Mapping[str, Any], *, base_dir: str | Path | None) -> ApiFixtures:
         """Build fixtures from plain data, as file loaders read it.
 
-        ``data`` has ``interactions`` (a list) and optionally ``allow_hosts``. Each interaction
+        ``data`` has ``interactions`` (a list) and optionally ``allow_hosts`` and ``redact``
+        (regular expressions whose matches evidence hides). Each interaction
         is a mapping of ``method``, ``url``, ``query``, ``json``, ``headers`` and a ``response``
         mapping of ``status``, ``headers`` and exactly one of ``json`` or ``body_file``.
         Relative ``body_file`` paths resolve against ``base_dir`` (the declaring file's folder).
@@ -183,13 +189,14 @@ class ApiFixtures:
         items = data.get("interactions", [])
         if isinstance(items, str | bytes) or not isinstance(items, Sequence):
             raise SpecError("must be a list of interactions", field="api.interactions")
-        fixtures = cls(allow_hosts=hosts(data.get("allow_hosts"), "api.allow_hosts"))
+        fixtures = cls(allow_hosts=hosts(data.get("allow_hosts"), "api.allow_hosts"),
+                       redact=redactions(data.get("redact"), "api.redact"))
         for index, item in enumerate(items):
             fixtures = fixtures._with(_interaction(item, f"api[{index}]", base_dir))
         return fixtures
 
     def _with(self, interaction: Interaction) -> ApiFixtures:
-        return ApiFixtures(self.allow_hosts, (*self.interactions, interaction))
+        return ApiFixtures(self.allow_hosts, (*self.interactions, interaction), self.redact)
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,13 +226,18 @@ class PendingRequest:
         return self.fixtures._with(Interaction(self.request, response))
 
 
-def api(*, allow_hosts: Sequence[str] | None = None) -> ApiFixtures:
-    """Start the HTTP replay fixtures of a case; pass the result as ``suite.case(api=...)``.
+def api(*, allow_hosts: Sequence[str] | None = None,
+        redact: Sequence[str] | None = None) -> ApiFixtures:
+    r"""Start the HTTP replay fixtures of a case; pass the result as ``suite.case(api=...)``.
 
     ``allow_hosts`` lets requests to those exact hosts through to the network (no suffixes,
-    no wildcards); it never bypasses a declared request.
+    no wildcards); it never bypasses a declared request. ``redact`` adds regular expressions
+    whose matches the evidence hides (``[r"acct-\d{6}"]``), on top of the credential names
+    and shapes always hidden. Declare them once and start each case from the result to
+    apply them suite-wide.
     """
-    return ApiFixtures(allow_hosts=hosts(allow_hosts, "api.allow_hosts"))
+    return ApiFixtures(allow_hosts=hosts(allow_hosts, "api.allow_hosts"),
+                       redact=redactions(redact, "api.redact"))
 
 
 def _request(method_name: Any, url: Any, query: Any, json: Any, asserted: Any,
