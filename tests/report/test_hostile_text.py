@@ -1,0 +1,81 @@
+"""Hostile strings in every field a report shows: nothing raw, nothing live, the data exact."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from assay.agent import Action
+from assay.report import Report
+from assay.results import CaseSnapshot, Run, errored, scored
+from hostile import CONTROLS, EVERYTHING, MARKUP, live_markup, outside_code, raw_controls
+
+from .conftest import current_samples, make_run
+
+
+def hostile_run(text: str, *, run_id: str = "run-h", sequence: int = 5) -> Run:
+    """A run whose user-supplied strings (names, answers, reasons, errors, ...) all hold text."""
+    samples = current_samples()
+    samples[0] = replace(
+        samples[0], case_id=f"case {text}", model=f"model {text}", answer=f"answer {text}",
+        metrics=(scored("exact_match", "check", "content", 1.0, 0.0, f"reason {text}"),
+                 scored(f"custom {text}", "check", f"category {text}", 1.0, 0.0, None),
+                 replace(scored("tone", "judge", "quality", 0.5, 0.2, f"judge {text}"),
+                         votes=[{"score": 0.2, "reason": text}])),
+        actions=(Action(name=f"tool {text}", group=f"group {text}", arguments={"q": text},
+                        error=f"tool error {text}"),),
+        metadata={"note": text})
+    samples[2] = replace(samples[2], error=f"agent error {text}",
+                         metrics=(errored("contains", "check", "content", 1.0,
+                                          f"metric error {text}"),))
+    run = make_run(samples, run_id=run_id, sequence=sequence)
+    cases = (CaseSnapshot(f"case {text}", f"name {text}", 0, "f" * 64, {"input": text}),
+             *run.cases[1:])
+    return replace(run, suite=f"suite {text}", agent=f"agent {text}", cases=cases,
+                   metadata={"revision": text}, suite_version=text)
+
+
+CORPUS = {**CONTROLS, **MARKUP, "everything": EVERYTHING}
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_the_text_report_shows_no_control_character(name: str) -> None:
+    run = hostile_run(CORPUS[name])
+    report = Report(run, baseline=hostile_run(CORPUS[name], run_id="run-b", sequence=4))
+    assert raw_controls(report.to_text()) == []
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_the_markdown_report_renders_user_text_as_text(name: str) -> None:
+    run = hostile_run(CORPUS[name])
+    markdown = Report(run, baseline=hostile_run(CORPUS[name], run_id="run-b",
+                                                sequence=4)).to_markdown()
+    assert raw_controls(markdown) == []
+    assert live_markup(markdown) == []
+
+
+def test_the_markdown_report_keeps_every_table_row_whole() -> None:
+    markdown = Report(hostile_run(EVERYTHING)).to_markdown()
+    for line in outside_code(markdown).splitlines():
+        if line.startswith("| "):
+            assert line.endswith(" |"), line
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_the_json_report_escapes_controls_and_keeps_the_data(name: str) -> None:
+    run = hostile_run(CORPUS[name])
+    text = Report(run).to_json()
+    assert raw_controls(text) == []
+    data = json.loads(text)
+    assert data["suite"] == run.suite
+    assert data["samples"][0]["answer"] == run.samples[0].answer
+    assert data["samples"][0]["metrics"][0]["reason"] == run.samples[0].metrics[0].reason
+
+
+def test_what_was_there_is_still_shown() -> None:
+    """Escaping shows a control, it does not drop it: the reader learns it was sent."""
+    text = Report(hostile_run(CONTROLS["osc_title"] + CONTROLS["rlo"])).to_text()
+    assert "\\x1b]0;pwned\\x07" in text
+    assert "\\u202e" in text
