@@ -195,3 +195,72 @@ def test_validate_refuses_a_case_selection_across_a_whole_catalog(cli):
     assert cli("validate", catalog).returncode == 0
     selected = cli("validate", catalog, "--case", "nosuch")
     assert selected.returncode == 2 and "--product" in selected.stderr
+
+
+EVIL = """\
+import pathlib
+
+pathlib.Path(__file__).with_name("imported").write_text("ran")
+
+
+def agent(text, ctx):
+    return "ok"
+
+
+class Harness:
+    def start(self, case, sample):
+        return agent
+
+    def observe(self, agent):
+        return {}
+"""
+
+
+@pytest.fixture
+def evil(tmp_path):
+    """A module outside the suite's folder that leaves a file behind when imported."""
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    (folder / "evil.py").write_text(EVIL)
+    return folder
+
+
+def suites_naming(cli, evil):
+    items = cli.cwd / "items"
+    items.mkdir(exist_ok=True)
+    (items / "suite.toml").write_text('harness = "../elsewhere/evil.py:Harness"\n')
+    (items / "a.toml").write_text('id = "a"\n[input]\ntext = "hi"\n')
+    (cli.cwd / "suite.yml").write_text(
+        "suite: s\nagent: elsewhere/evil.py:agent\ngroups:\n  - key: g\n    scenarios:\n"
+        "      - {key: a, prompt: hi}\n")
+    (cli.cwd / "catalog.yml").write_text(
+        "catalog: c\nproducts:\n  - key: p\n    agent: elsewhere/evil.py:agent\n    sets:\n"
+        "      - key: s\n        scenarios:\n          - {key: a, prompt: hi}\n")
+    return [("items",), ("suite.yml",), ("catalog.yml",), ("catalog.yml", "--product", "p"),
+            ("suite.yml", "--agent", "elsewhere.evil:agent"),
+            ("items", "--harness", "elsewhere.evil:Harness")]
+
+
+def test_validate_imports_nothing_a_suite_names_unless_asked(cli, evil):
+    marker = evil / "imported"
+    for args in suites_naming(cli, evil):
+        done = cli("validate", *args)
+        assert done.returncode == 0, (args, done.stdout + done.stderr)
+        assert not marker.exists(), args
+        if args != ("catalog.yml",):  # a whole catalog lists its sets, not their agents
+            assert "(not imported; --import checks it)" in done.stdout, args
+    for args in suites_naming(cli, evil)[:3]:
+        marker.unlink(missing_ok=True)
+        checked = cli("validate", *args, "--import")
+        assert checked.returncode == 0, (args, checked.stderr)
+        assert marker.read_text() == "ran" and "not imported" not in checked.stdout
+
+
+@pytest.mark.parametrize("args", [("suite.yml",), ("catalog.yml",), ("items",)])
+def test_validate_import_refuses_a_name_that_does_not_resolve(cli, evil, args):
+    suites_naming(cli, evil)
+    (cli.cwd / "elsewhere" / "evil.py").write_text("x = 1\n")
+    assert cli("validate", *args).returncode == 0
+    done = cli("validate", *args, "--import")
+    assert done.returncode == 2
+    assert "has no attribute" in done.stderr

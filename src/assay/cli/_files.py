@@ -51,6 +51,7 @@ class Selection:
     include_production_only: bool = False
     agent: str | None = None
     harness: str | None = None
+    imports: bool = True
 
 
 def chosen_suite(spec: Path, selection: Selection,
@@ -68,7 +69,7 @@ def chosen_suite(spec: Path, selection: Selection,
                     agent_name=agent_name, groups=selection.groups or None,
                     cases=selection.cases or None,
                     include_production_only=selection.include_production_only,
-                    judge_for=judge_for)
+                    judge_for=judge_for, imports=selection.imports)
     chosen = pick_suite(load_suites(spec, source), selection.suite, spec)
     if python:
         if selection.product or selection.set:
@@ -125,10 +126,15 @@ def reliability_lines(run: Any) -> list[str]:
 
 def _entry_agent(selection: Selection) -> tuple[Any, str | None]:
     from assay.agent.harness import harness_agent
-    from assay.load.entry import instantiate, resolve
+    from assay.load.entry import entry_agent, instantiate, resolve
 
     if selection.agent and selection.harness:
         raise SpecError("give --agent or --harness, not both")
+    named = selection.harness or selection.agent
+    if named and not selection.imports:
+        option = "harness" if selection.harness else "agent"
+        return entry_agent(named, None, location=f"--{option}", field=option,
+                           imports=False), named
     if selection.harness:
         found = resolve(selection.harness, Path.cwd(), location="--harness", field="harness")
         return harness_agent(instantiate(found)), selection.harness

@@ -1,4 +1,9 @@
-"""``assay validate``: load a suite in any format and report it, running nothing."""
+"""``assay validate``: load a suite in any format and report it, running nothing.
+
+Validating a file suite executes no code of the user's: the agent or harness a file names
+(``module:attribute``) is shown, not imported, unless ``--import`` asks to check that it
+resolves. A Python spec is code, so validating one imports it.
+"""
 
 from __future__ import annotations
 
@@ -32,8 +37,14 @@ def validate_command(
     include_production_only: ProductionOption = False,
     agent: AgentOption = None,
     harness: HarnessOption = None,
+    import_: Annotated[bool, typer.Option(
+        "--import", help="Also import the agent or harness a file suite names, to check that "
+                         "it resolves (this runs the module's code).")] = False,
 ) -> None:
-    """Load a suite strictly and list what would run; exit 2 naming the file and field."""
+    """Load a suite strictly and list what would run; exit 2 naming the file and field.
+
+    The agent or harness a file suite names is not imported unless ``--import`` is given.
+    """
     from assay._text import visible
     from assay.cli._files import Selection, chosen_suite
 
@@ -45,11 +56,11 @@ def validate_command(
                 raise SpecError("--group and --case select within one set: add --product "
                                 "and --set", location=str(path))
             # Names and keys come from the suite file: shown, never sent to the terminal.
-            print(visible("\n".join(_catalog_lines(path)), lines=True))
+            print(visible("\n".join(_catalog_lines(path, import_)), lines=True))
             return
         selection = Selection(suite=suite, product=product, set=set_, groups=group or (),
                               cases=case or (), include_production_only=include_production_only,
-                              agent=agent, harness=harness)
+                              agent=agent, harness=harness, imports=import_)
         print(visible("\n".join(_suite_lines(path, chosen_suite(path, selection))), lines=True))
 
 
@@ -61,24 +72,27 @@ def _whole_catalog(path: Path, product: str | None, set_: str | None) -> bool:
     return kind_of(path) == "catalog"
 
 
-def _catalog_lines(path: Path) -> list[str]:
+def _catalog_lines(path: Path, imports: bool) -> list[str]:
     from assay.load.paths import load_catalog_path
 
     catalog = load_catalog_path(path)
     lines = [f"ok: {path}: catalog {catalog.key!r} · digest {catalog.digest()[:12]}"]
     for product in catalog.products:
         for item in product.sets:
-            # Building each set's suite checks every scenario as a case, agents aside.
-            made = catalog.suite_for(product.key, item.key, agent=_no_agent)
+            # Building each set's suite checks every scenario as a case, and with --import
+            # that the product's agent resolves.
+            made = catalog.suite_for(product.key, item.key, imports=imports)
             lines.append(f"  {product.key}/{item.key}: {len(made.cases)} case(s)")
     return lines
 
 
 def _suite_lines(path: Path, suite: Any) -> list[str]:
-    from assay.load.entry import MissingAgent
+    from assay.load.entry import MissingAgent, UnimportedAgent
 
     plan = suite.plan(judged=True)
     agent = "none named" if isinstance(suite.agent, MissingAgent) else suite.agent_name
+    if isinstance(suite.agent, UnimportedAgent):
+        agent = f"{agent} (not imported; --import checks it)"
     settings = [f"samples {suite.samples}", f"agent {agent}"]
     if suite.gate is not None:
         gate = suite.gate
@@ -96,6 +110,3 @@ def _suite_lines(path: Path, suite: Any) -> list[str]:
         lines.append(line + (f" · with a judge: {', '.join(judged)}" if judged else ""))
     return lines
 
-
-def _no_agent(value: Any, ctx: Any) -> Any:
-    raise AssertionError("validate never runs an agent")

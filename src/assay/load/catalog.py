@@ -20,7 +20,7 @@ from typing import Any
 
 from assay.errors import SpecError
 from assay.load._errors import suggestion, validate
-from assay.load.entry import MissingAgent, resolve
+from assay.load.entry import MissingAgent, entry_agent
 from assay.load.formats import CatalogModel, ProductModel, SetModel, extras
 from assay.load.scenario import Origin, Scenario, scenario_from, sorted_json
 from assay.load.suites import SuiteDocument, read_mapping, suite_document
@@ -147,15 +147,18 @@ class Catalog:
         return [s for s in found if include_production_only or not s.production_only]
 
     def suite_for(self, product: str, set: str, *, agent: Any = None,
-                  agent_name: str | None = None, judge: Any = None) -> Suite:
+                  agent_name: str | None = None, judge: Any = None,
+                  imports: bool = True) -> Suite:
         """The suite ``catalog/product/set``.
 
         The set's scenarios run against the product's agent (``agent`` overrides its entry
-        point) with the set's criteria and ``judge``.
+        point) with the set's criteria and ``judge``. Without ``imports`` the entry point is
+        not imported.
         """
         chosen, owner = self.set(product, set), self.product(product)
         if agent is None and owner.agent is not None and ":" in owner.agent:
-            agent = resolve(owner.agent, owner.agent_folder, location=self.key, field="agent")
+            agent = entry_agent(owner.agent, owner.agent_folder, location=self.key,
+                                field="agent", imports=imports)
             agent_name = agent_name or owner.agent
         name = f"{self.key}/{owner.key}/{chosen.key}"
         suite = Suite(name, agent=agent if agent is not None else MissingAgent(

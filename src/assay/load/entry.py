@@ -3,6 +3,10 @@
 ``module`` is an importable module, or a path to a Python file (``../harness.py``)
 resolved against the folder of the file that names it. A file next to the suite is loaded
 by path under a name of its own, so two suites with a ``harness.py`` each never collide.
+
+Resolving an entry point imports the module, which runs its code. A suite loaded with
+``imports=False`` (``assay validate`` without ``--import``) gets an :class:`UnimportedAgent`
+instead, which only names it.
 """
 
 from __future__ import annotations
@@ -34,12 +38,33 @@ class MissingAgent:
         raise ConfigurationError(f"{self.source} names no agent; give it one")
 
 
+@dataclass(frozen=True, slots=True)
+class UnimportedAgent:
+    """Stands in for the agent or harness a file names, when loading imports no code.
+
+    ``entry`` is the ``module:attribute`` the file gives, shown and never executed.
+    """
+
+    entry: str
+
+    def __call__(self, value: Any, ctx: Any) -> Any:
+        """Refuse to run: the entry point was never imported."""
+        raise ConfigurationError(f"{self.entry} was not imported; load the suite with "
+                                 "imports to run it")
+
+
+def entry_agent(entry: str, base: Path | None, *, location: str, field: str,
+                imports: bool = True) -> Any:
+    """What :func:`resolve` returns, or, without ``imports``, an :class:`UnimportedAgent`."""
+    if not imports:
+        _split(entry, location, field)
+        return UnimportedAgent(entry)
+    return resolve(entry, base, location=location, field=field)
+
+
 def resolve(entry: str, base: Path | None, *, location: str, field: str) -> Any:
     """The object ``module:attribute`` names (``attribute`` may be dotted)."""
-    module_name, _, attribute = entry.rpartition(":")
-    if not module_name or not attribute:
-        raise SpecError(f"{entry!r} is not an entry point (module:attribute)",
-                        location=location, field=field)
+    module_name, attribute = _split(entry, location, field)
     module = _module(module_name, base, location, field)
     value: Any = module
     for part in attribute.split("."):
@@ -49,6 +74,14 @@ def resolve(entry: str, base: Path | None, *, location: str, field: str) -> Any:
             raise SpecError(f"{entry!r}: {module_name} has no attribute {attribute!r}",
                             location=location, field=field) from None
     return value
+
+
+def _split(entry: str, location: str, field: str) -> tuple[str, str]:
+    module_name, _, attribute = entry.rpartition(":")
+    if not module_name or not attribute:
+        raise SpecError(f"{entry!r} is not an entry point (module:attribute)",
+                        location=location, field=field)
+    return module_name, attribute
 
 
 def instantiate(value: Any) -> Any:

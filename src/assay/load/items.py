@@ -51,15 +51,18 @@ class Item:
         return str(self.path)
 
 
-def load_items(directory: str | Path, *, agent: Any = None,
-               agent_name: str | None = None) -> Suite:
-    """Load a directory of item files as a suite (settings from its ``suite.toml``)."""
+def load_items(directory: str | Path, *, agent: Any = None, agent_name: str | None = None,
+               imports: bool = True) -> Suite:
+    """Load a directory of item files as a suite (settings from its ``suite.toml``).
+
+    Without ``imports`` the agent or harness ``suite.toml`` names is not imported.
+    """
     folder = Path(directory)
     if not folder.is_dir():
         raise SpecError("is not a directory of item files", location=str(folder))
     settings = read_settings(folder)
     paths = item_paths(folder)
-    suite = settings.suite(agent=agent, agent_name=agent_name)
+    suite = settings.suite(agent=agent, agent_name=agent_name, imports=imports)
     seen: dict[str, str] = {}
     for position, path in enumerate(paths):
         item = read_item(path, settings)

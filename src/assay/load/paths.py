@@ -22,7 +22,7 @@ class Source:
 
     The catalog's product and set, an agent that overrides the files' own, and which cases
     to keep. ``judge_for(model)`` makes the judge a catalog set names, when the caller chose
-    none.
+    none. With ``imports=False`` no agent or harness the files name is imported.
     """
 
     product: str | None = None
@@ -33,6 +33,7 @@ class Source:
     cases: Sequence[str] | None = None
     include_production_only: bool = True
     judge_for: Callable[[str], Any] | None = None
+    imports: bool = True
 
 
 def kind_of(path: Path) -> str:
@@ -70,13 +71,14 @@ def load_catalog_path(path: Path) -> Catalog:
 
 def _load(file: Path, kind: str, given: Source) -> Suite:
     if kind == "items":
-        return load_items(file, agent=given.agent, agent_name=given.agent_name)
+        return load_items(file, agent=given.agent, agent_name=given.agent_name,
+                          imports=given.imports)
     if kind == "pasted":
         return load_pasted(file, agent=given.agent, agent_name=given.agent_name)
     if kind == "suite":
         document = suite_document(read_mapping(file), str(file))
         return document.suite(agent=given.agent, agent_name=given.agent_name,
-                              location=str(file))
+                              location=str(file), imports=given.imports)
     catalog = load_catalog_path(file)
     product, chosen = _pick(catalog, given)
     named = catalog.set(product, chosen).judge or {}
@@ -85,7 +87,7 @@ def _load(file: Path, kind: str, given: Source) -> Suite:
     if given.judge_for is not None and isinstance(model, str) and named.get("kind") != "rules":
         judge = given.judge_for(model)
     return catalog.suite_for(product, chosen, agent=given.agent, agent_name=given.agent_name,
-                             judge=judge)
+                             judge=judge, imports=given.imports)
 
 
 def _pick(catalog: Catalog, given: Source) -> tuple[str, str]:

@@ -12,7 +12,7 @@ from assay.agent.harness import harness_agent
 from assay.errors import SpecError
 from assay.load._documents import parse_toml, read_text
 from assay.load._errors import suggestion, validate
-from assay.load.entry import MissingAgent, instantiate, resolve
+from assay.load.entry import MissingAgent, UnimportedAgent, entry_agent, instantiate, resolve
 from assay.load.formats import ExpectModel, SettingsModel
 from assay.spec import Suite
 from assay.spec.gate import Gate
@@ -47,10 +47,14 @@ class SuiteSettings:
         """The observation channels items may assert."""
         return tuple(self.model.channels)
 
-    def suite(self, *, agent: Any = None, agent_name: str | None = None) -> Suite:
-        """An empty suite with these settings; ``agent`` (a callable) overrides the file's."""
+    def suite(self, *, agent: Any = None, agent_name: str | None = None,
+              imports: bool = True) -> Suite:
+        """An empty suite with these settings; ``agent`` (a callable) overrides the file's.
+
+        Without ``imports`` the agent or harness the file names is not imported.
+        """
         model = self.model
-        runner, named = (agent, agent_name) if agent is not None else self._agent()
+        runner, named = (agent, agent_name) if agent is not None else self._agent(imports)
         gate = None if model.gate is None else Gate(**model.gate.model_dump())
         try:
             return Suite(
@@ -64,8 +68,10 @@ class SuiteSettings:
         except SpecError as error:
             raise SpecError(error.detail, location=self.location, field=error.field) from None
 
-    def _agent(self) -> tuple[Any, str | None]:
+    def _agent(self, imports: bool) -> tuple[Any, str | None]:
         model = self.model
+        if model.harness is not None and not imports:
+            return UnimportedAgent(model.harness), model.harness
         if model.harness is not None:
             harness = instantiate(resolve(model.harness, self.folder, location=self.location,
                                           field="harness"))
@@ -74,7 +80,8 @@ class SuiteSettings:
             except SpecError as error:
                 raise SpecError(error.detail, location=self.location, field="harness") from None
         if model.agent is not None:
-            agent = resolve(model.agent, self.folder, location=self.location, field="agent")
+            agent = entry_agent(model.agent, self.folder, location=self.location,
+                                field="agent", imports=imports)
             return agent, model.agent
         return MissingAgent(f"{self.location} (set agent or harness)"), "unspecified"
 

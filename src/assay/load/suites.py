@@ -25,7 +25,7 @@ from typing import Any
 from assay.errors import SpecError
 from assay.load._documents import parse_json, parse_yaml, read_text
 from assay.load._errors import validate
-from assay.load.entry import MissingAgent, resolve
+from assay.load.entry import MissingAgent, entry_agent
 from assay.load.formats import SuiteDocModel
 from assay.load.scenario import Origin, Scenario, scenario_from
 from assay.spec import Suite
@@ -61,10 +61,14 @@ class SuiteDocument:
         )
 
     def suite(self, *, agent: Any = None, agent_name: str | None = None,
-              location: str = "") -> Suite:
-        """The suite these scenarios make; ``agent`` overrides the document's entry point."""
+              location: str = "", imports: bool = True) -> Suite:
+        """The suite these scenarios make; ``agent`` overrides the document's entry point.
+
+        Without ``imports`` the entry point is not imported.
+        """
         if agent is None and self.agent is not None:
-            agent = resolve(self.agent, self.agent_folder, location=location, field="agent")
+            agent = entry_agent(self.agent, self.agent_folder, location=location,
+                                field="agent", imports=imports)
             agent_name = agent_name or self.agent
         if agent is None:
             agent = MissingAgent(f"{location} (set agent: module:attribute, or pass --agent)")
@@ -78,12 +82,13 @@ class SuiteDocument:
 
 def load_suite(path: str | Path, *more: str | Path, agent: Any = None,
                groups: Iterable[str] | None = None,
-               include_production_only: bool = True) -> Suite:
+               include_production_only: bool = True, imports: bool = True) -> Suite:
     """Load a suite from files: YAML suites (layered), a directory of items, or pasted text.
 
     Later YAML files layer over earlier ones by key. ``groups`` keeps only those groups and
     ``include_production_only=False`` drops scenarios that need production data. ``agent``
-    (a callable) overrides the agent the files name.
+    (a callable) overrides the agent the files name; ``imports=False`` leaves the module it
+    names unimported.
     """
     from assay.load.pasted import PASTED_SUFFIXES, load_pasted
     from assay.load.selection import select
@@ -95,11 +100,11 @@ def load_suite(path: str | Path, *more: str | Path, agent: Any = None,
                             "time", location=str(first))
         from assay.load.items import load_items
 
-        loaded = load_items(first, agent=agent) if first.is_dir() else load_pasted(
-            first, agent=agent)
+        loaded = load_items(first, agent=agent, imports=imports) if first.is_dir() \
+            else load_pasted(first, agent=agent)
     else:
         document = read_suite_documents([first, *map(Path, more)])
-        loaded = document.suite(agent=agent, location=str(first))
+        loaded = document.suite(agent=agent, location=str(first), imports=imports)
     return select(loaded, groups=groups, include_production_only=include_production_only)
 
 
