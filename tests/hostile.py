@@ -69,7 +69,7 @@ CREDENTIALS = {
     "stripe_webhook": _token("wh" + "sec_", 32),
     "openai": _token("sk" + "-proj-", 40),
     "bearer": "Bearer " + _R,
-    "telegram_bot": "123456789:" + "AA" + _R[:33],
+    "telegram_bot": _token("123456789:" + "AA", 33),
 }
 
 #: Everything above in one string: the worst a single field can hold.

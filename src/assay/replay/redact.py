@@ -50,6 +50,7 @@ _SHAPES = "|".join((
     r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}",           # Stripe keys
     r"\bwhsec_[A-Za-z0-9]{16,}",                                # Stripe webhook secrets
     r"(?<=/bot)[0-9]{5,}:[A-Za-z0-9_-]{20,}",                   # bot tokens in URL paths
+    r"\b[0-9]{8,10}:AA[A-Za-z0-9_-]{33}\b",                     # Telegram bot tokens
 ))
 _CREDENTIAL = re.compile(f"{_SCHEMED}|{_SHAPES}")
 _HASH_KEY = secrets.token_bytes(32)
@@ -126,8 +127,10 @@ class Redactor:
 
     def _segment(self, segment: str) -> str:
         bot = _BOT_SEGMENT.fullmatch(segment)
-        if bot is not None and looks_random(bot.group(2), minimum=16):
-            return bot.group(1) + self.hidden(bot.group(2))
+        if bot is not None:
+            token = bot.group(2)
+            if looks_random(token, minimum=16) or self.text(token) != token:
+                return bot.group(1) + self.hidden(token)
         if looks_random(segment):
             return self.hidden(segment)
         return self.text(segment)
