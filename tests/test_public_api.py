@@ -12,6 +12,8 @@ PUBLIC = {
     "StoreError", "Suite", "Usage", "__version__", "checks", "run", "run_async",
     "ApiFixtures", "ReplayError", "api",
     "Catalog", "Gate", "Harness", "Reply", "ScenarioParser", "harness_agent", "load_suite",
+    "evaluate", "evaluate_async", "Evaluation", "EvaluationOptions", "ExitCode", "Verdict",
+    "IncompleteRunError", "StoreUnavailableError", "Terminated",
 }
 
 
@@ -33,9 +35,27 @@ def test_importing_assay_does_not_load_the_store_or_the_cli():
     assert loaded == ""
 
 
-def test_run_stays_the_function_after_the_runner_package_is_imported():
+def test_run_stays_the_function_after_the_runner_and_evaluation_packages_are_imported():
+    import importlib
     import inspect
+    import pkgutil
 
-    import assay.runner.session
+    import assay.evaluation
+    import assay.runner
+
+    # Importing every submodule must not shadow the lazily exported functions.
+    for package in (assay.runner, assay.evaluation):
+        for module in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
+            importlib.import_module(module.name)
 
     assert inspect.isfunction(assay.run) and inspect.iscoroutinefunction(assay.run_async)
+    assert inspect.isfunction(assay.evaluate)
+    assert inspect.iscoroutinefunction(assay.evaluate_async)
+    assert assay.run is assay.evaluation.run and assay.run_async is assay.evaluation.run_async
+
+
+def test_the_runner_is_the_engine_only():
+    import assay.runner
+
+    for moved in ("run", "run_async", "BatchingSink", "session"):
+        assert not hasattr(assay.runner, moved), moved
