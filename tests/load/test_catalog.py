@@ -175,3 +175,69 @@ def test_bad_catalogs(tmp_path, text, message):
     with pytest.raises(assay.SpecError) as caught:
         Catalog.load(write(tmp_path, "bad.yml", text))
     assert message in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "near"),
+    [
+        (CATALOG.replace("        scenarios:\n          - key: invoice_copy",
+                         "        scenario:\n          - key: invoice_copy"),
+         "products[1].sets[0].scenario", "scenarios"),
+        (CATALOG.replace("    agent: TriageAgent", "    agnet: TriageAgent"),
+         "products[0].agnet", "agent"),
+        (CATALOG.replace("products:", "Products:"), "Products", "products"),
+        (CATALOG.replace("        criteria: [tone]", "        criterias: [tone]"),
+         "products[0].sets[0].criterias", "criteria"),
+        (CATALOG.replace("        name: Smoke", "        nmae: Smoke"),
+         "products[0].sets[0].nmae", "name"),
+    ],
+)
+def test_a_key_near_a_defined_one_is_a_misspelling_not_metadata(tmp_path, text, field, near):
+    with pytest.raises(assay.SpecError) as caught:
+        Catalog.load(write(tmp_path, "typo.yml", text))
+    assert caught.value.field == field
+    assert f"unknown field (did you mean {near!r}?)" in str(caught.value)
+
+
+def test_metadata_keys_far_from_defined_ones_are_kept(tmp_path):
+    text = CATALOG.replace("owner_team: support-platform", "owner_team: support-platform\n"
+                           "budget: 10\ntags: [x]\nteam: y\nnotes: z")
+    assert Catalog.load(write(tmp_path, "meta.yml", text)).metadata == {
+        "owner_team": "support-platform", "budget": 10, "tags": ["x"], "team": "y",
+        "notes": "z"}
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "message"),
+    [
+        (CATALOG.replace("        scenarios:\n          - key: invoice_copy\n            "
+                         "prompt: Send me a copy of my last invoice.\n            expect:\n"
+                         "              tools: [send_invoice]\n", "        cadence: nightly\n"),
+         "products[1].sets[0].scenarios", "set 'smoke' of product 'billing' has no scenarios"),
+        (CATALOG.replace("    sets:\n      - key: smoke\n        scenarios:\n          - key: "
+                         "invoice_copy", "    owner: x\n    other:\n      - key: smoke\n"
+                         "        scenarios:\n          - key: invoice_copy"),
+         "products[1].sets", "product 'billing' has no sets"),
+    ],
+)
+def test_a_set_or_product_without_scenarios_is_an_error(tmp_path, text, field, message):
+    with pytest.raises(assay.SpecError) as caught:
+        Catalog.load(write(tmp_path, "empty.yml", text))
+    assert caught.value.field == field and message in str(caught.value)
+
+
+def test_a_layer_may_leave_scenarios_to_the_catalog_under_it(tmp_path):
+    local = """\
+    catalog: support_desk
+    products:
+      - key: billing
+        owner_team: billing-team
+        sets:
+          - key: smoke
+            cadence: weekly
+    """
+    merged = Catalog.load(write(tmp_path, "a.yml", CATALOG), write(tmp_path, "b.yml", local))
+    assert merged.set("billing", "smoke").metadata == {"cadence": "weekly"}
+    assert len(merged.set("billing", "smoke").scenarios) == 1
+    with pytest.raises(assay.SpecError, match=r"b\.yml: products\[0\]\.sets\[0\]\.scenarios"):
+        Catalog.load(write(tmp_path, "b.yml", local))

@@ -47,6 +47,33 @@ def suggestion(name: object, candidates: Iterable[str]) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+def near_miss(name: str, candidates: Iterable[str]) -> str | None:
+    """The candidate ``name`` is most likely a misspelling of, or ``None``.
+
+    Near means one edit (an insertion, deletion, substitution or swap of neighbours) from a
+    name of up to five letters and two from a longer one, ignoring case: ``scenario`` for
+    ``scenarios`` and ``agnet`` for ``agent``, but not ``owner_team`` for ``name``.
+    """
+    near = [(edits, known) for known in candidates
+            if known != name and (edits := _edits(name, known)) <= (1 if len(known) <= 5 else 2)]
+    return min(near)[1] if near else None
+
+
+def _edits(first: str, second: str) -> int:
+    """Optimal string alignment distance between two names, case ignored."""
+    a, b = first.casefold(), second.casefold()
+    rows = [list(range(len(b) + 1))]
+    for i in range(1, len(a) + 1):
+        row = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1,
+                         rows[-1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                row[j] = min(row[j], rows[-2][j - 2] + 1)
+        rows.append(row)
+    return rows[-1][-1]
+
+
 def join_path(prefix: str, part: int | str) -> str:
     """``expect`` + ``forbid`` → ``expect.forbid``; ``groups`` + 0 → ``groups[0]``."""
     if isinstance(part, int):

@@ -2,9 +2,11 @@
 
 A catalog lives in the repository next to the agents it tests, so the prompts are versioned
 with the code. Keys the format does not define (``owner_team``, ``repository``, ...) are
-kept as metadata on the catalog, product or set they sit on. Several documents layer by key,
-and a suite document (``suite:`` and ``groups:``) is a catalog of one product whose sets are
-its groups.
+kept as metadata on the catalog, product or set they sit on, except a key one or two edits
+from a defined one (``scenario:`` for ``scenarios:``), which is refused as a misspelling.
+Several documents layer by key, and a suite document (``suite:`` and ``groups:``) is a
+catalog of one product whose sets are its groups. Once layered, every product needs a set
+and every set a scenario.
 
 >>> catalog = Catalog.load("evals/support_desk.yml")             # doctest: +SKIP
 >>> suite = catalog.suite_for("triage", "smoke", agent=triage)   # doctest: +SKIP
@@ -19,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import SpecError
-from assay.load._errors import suggestion, validate
+from assay.load._errors import near_miss, suggestion, validate
 from assay.load.entry import MissingAgent, entry_agent
 from assay.load.formats import CatalogModel, ProductModel, SetModel, extras
 from assay.load.scenario import Origin, Scenario, scenario_from, sorted_json
@@ -102,7 +104,9 @@ class Catalog:
         if not paths:
             raise SpecError("Catalog.load needs at least one path")
         catalogs = [catalog_document(read_mapping(Path(path)), str(path)) for path in paths]
-        return cls.layer(catalogs)
+        layered = cls.layer(catalogs)
+        _require_scenarios(layered, " + ".join(map(str, paths)))
+        return layered
 
     @classmethod
     def layer(cls, catalogs: Iterable[Catalog]) -> Catalog:
@@ -239,12 +243,31 @@ def _from_suite(document: SuiteDocument) -> Catalog:
 
 
 def _metadata(model: Any, location: str, path: str) -> dict[str, JSON]:
+    for key in extras(model):
+        near = near_miss(key, type(model).model_fields)
+        if near is not None:
+            raise SpecError(f"unknown field (did you mean {near!r}?); a key this close to "
+                            "one the format defines is refused rather than kept as metadata",
+                            location=location, field=f"{path}.{key}" if path else key)
     try:
         converted = portable(extras(model), path or "metadata")
     except SpecError as error:
         raise SpecError(error.detail, location=location, field=error.field) from None
     assert isinstance(converted, dict)
     return converted
+
+
+def _require_scenarios(catalog: Catalog, location: str) -> None:
+    """Refuse a product without sets and a set without scenarios: they would test nothing."""
+    for index, product in enumerate(catalog.products):
+        if not product.sets:
+            raise SpecError(f"product {product.key!r} has no sets", location=location,
+                            field=f"products[{index}].sets")
+        for number, item in enumerate(product.sets):
+            if not item.scenarios:
+                raise SpecError(f"set {item.key!r} of product {product.key!r} has no "
+                                "scenarios", location=location,
+                                field=f"products[{index}].sets[{number}].scenarios")
 
 
 def _unique_keys(keys: list[str], location: str, path: str) -> None:

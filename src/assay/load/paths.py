@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import SpecError
-from assay.load.catalog import Catalog, catalog_document
+from assay.load.catalog import Catalog
 from assay.load.items import load_items
 from assay.load.pasted import PASTED_SUFFIXES, load_pasted
 from assay.load.selection import select
@@ -66,7 +66,7 @@ def load_path(path: str | Path, source: Source | None = None) -> Suite:
 
 def load_catalog_path(path: Path) -> Catalog:
     """A catalog document (or a suite document as a catalog of one product)."""
-    return catalog_document(read_mapping(path), str(path))
+    return Catalog.load(path)
 
 
 def _load(file: Path, kind: str, given: Source) -> Suite:
