@@ -15,7 +15,9 @@ from assay.results import (
     RunStatus,
     SampleResult,
     SampleStatus,
+    summarise,
 )
+from assay.store import Store
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
 CASES = (
@@ -33,6 +35,12 @@ def make_run(**changes: Any) -> Run:
               settings={"samples": 2, "models": ["gpt-4o", "claude"], "judge": None},
               metadata={"branch": "main", "commit": "abc123"}, cases=CASES)
     return replace(run, **changes)
+
+
+def make_single_run(**changes: Any) -> Run:
+    """A running run whose plan is exactly one sample: ``sample()`` (refund, gpt-4o, 0)."""
+    return make_run(**{"settings": {"samples": 1, "models": ["gpt-4o"], "judge": None},
+                       "cases": CASES[:1], **changes})
 
 
 def metric(name: str = "contains", *, kind: str = "check", score: float | None = 1.0,
@@ -80,3 +88,36 @@ def varied_samples() -> list[SampleResult]:
 def later(minutes: int) -> datetime:
     """A timestamp ``minutes`` after T0."""
     return T0 + timedelta(minutes=minutes)
+
+
+def planned_keys(run: Run) -> list[tuple[str, str | None, int]]:
+    """Every (case, model, sample) key the run plans, in report order.
+
+    The plan is the run's own: its cases × its models (or no model) × ``settings["samples"]``.
+    """
+    models: list[str | None] = [str(label) for label in run.settings.get("models") or []]
+    per_case = int(run.settings.get("samples") or 1)  # type: ignore[arg-type]
+    return [(case.case_id, model, index)
+            for case in sorted(run.cases, key=lambda case: case.position)
+            for model in models or [None] for index in range(per_case)]
+
+
+def planned(run: Run, given: list[SampleResult] | tuple[SampleResult, ...] = ()
+            ) -> list[SampleResult]:
+    """The run's whole plan in report order: ``given`` where it has the key, passed elsewhere."""
+    by_key = {value.key: value for value in given}
+    return [by_key.get(key) or sample(*key) for key in planned_keys(run)]
+
+
+def complete_plan(store: Store, run_id: str, *, finished_at: datetime | None = None,
+                  **changes: Any) -> Run:
+    """Store the planned samples the run lacks, then complete it with a summary of them all."""
+    stored = store.get_run(run_id)
+    missing = [value for value in planned(stored) if value.key not in
+               {kept.key for kept in stored.samples}]
+    store.save_samples(run_id, missing)
+    done = store.complete_run(run_id, summary=summarise([*stored.samples, *missing]),
+                              finished_at=later(1) if finished_at is None else finished_at,
+                              **changes)
+    assert done is not None
+    return done

