@@ -1,10 +1,14 @@
 """Odd and hostile input: clear errors (exit 2) and nothing stored or changed."""
 
+import os
+import socket
+
 import pytest
 
 import assay
 from assay import checks
 from assay.results import RunStatus
+from assay.results.run import Lease
 
 
 def agent(text, ctx):
@@ -50,7 +54,7 @@ def interrupted_run(store, crash_after, **options):
     suite = assay.Suite("Resumable", agent=agent, checks=[checks.contains("ok")])
     for index in range(3):
         suite.case(f"q{index}", id=f"q{index}")
-    with pytest.raises(RuntimeError):
+    with pytest.raises(assay.IncompleteRunError):
         assay.run(suite, db=store, concurrency=1, progress=crash_after(1), **options)
     return suite, store.latest_run()
 
@@ -65,13 +69,15 @@ def test_a_resume_cannot_change_the_models_or_the_samples(store, crash_after):
     assert done.status is RunStatus.COMPLETED and len(done.samples) == 6
 
 
-def test_a_running_run_cannot_be_claimed_by_a_resume(store, crash_after):
+def test_a_run_held_by_a_live_owner_cannot_be_claimed_by_a_resume(store, crash_after):
     suite, run = interrupted_run(store, crash_after)
-    store.reopen(run.id)  # another process resumed it first
-    with pytest.raises(assay.ConfigurationError, match="still running"):
+    # Another live process (this one, under another token) resumed it first.
+    other = Lease(host=socket.gethostname(), pid=os.getpid(), token="other")
+    store.claim(run.id, other, lease_timeout=60, owner_alive=lambda lease: True)
+    with pytest.raises(assay.StoreError, match="is running on"):
         assay.run(suite, db=store, resume=run.id, progress=False)
-    with pytest.raises(assay.StoreError, match="still running"):
-        store.reopen(run.id)
+    with pytest.raises(assay.StoreError, match="is running on"):
+        store.claim(run.id, other, lease_timeout=60, owner_alive=lambda lease: True)
 
 
 @pytest.mark.parametrize("options", [{"timeout": float("nan")}, {"timeout": float("inf")},

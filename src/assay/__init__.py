@@ -22,10 +22,13 @@ from assay.errors import (
     AssayError,
     BaselineError,
     ConfigurationError,
+    IncompleteRunError,
     ReadOnlyRunError,
     ReplayError,
     SpecError,
     StoreError,
+    StoreUnavailableError,
+    Terminated,
 )
 from assay.results import MetricResult, Run, RunStatus, SampleResult, SampleStatus
 from assay.spec import ApiFixtures, Case, Suite, api
@@ -35,10 +38,19 @@ from assay.spec.parts import Reply
 if TYPE_CHECKING:
     from assay import agents, judges
     from assay.compare import Comparison, ModelComparison, NoiseFloor
+    from assay.evaluation import (
+        Evaluation,
+        EvaluationOptions,
+        ExitCode,
+        Verdict,
+        evaluate,
+        evaluate_async,
+        run,
+        run_async,
+    )
     from assay.judging.criteria import Criterion, criterion
     from assay.load import Catalog, ScenarioParser, load_suite
     from assay.report import Report
-    from assay.runner import run, run_async
     from assay.store import Store
 
 __version__ = "0.1.0"
@@ -55,8 +67,14 @@ _LAZY = {
     "ModelComparison": "assay.compare",
     "NoiseFloor": "assay.compare",
     "Store": "assay.store",
-    "run": "assay.runner",
-    "run_async": "assay.runner",
+    "run": "assay.evaluation",
+    "run_async": "assay.evaluation",
+    "evaluate": "assay.evaluation",
+    "evaluate_async": "assay.evaluation",
+    "Evaluation": "assay.evaluation",
+    "EvaluationOptions": "assay.evaluation",
+    "ExitCode": "assay.evaluation",
+    "Verdict": "assay.evaluation",
     # File loaders pull in pydantic (and PyYAML when a YAML file is read).
     "Catalog": "assay.load",
     "ScenarioParser": "assay.load",
@@ -74,8 +92,12 @@ __all__ = [
     "Comparison",
     "ConfigurationError",
     "Criterion",
+    "Evaluation",
+    "EvaluationOptions",
+    "ExitCode",
     "Gate",
     "Harness",
+    "IncompleteRunError",
     "MetricResult",
     "ModelComparison",
     "ModelSpec",
@@ -94,13 +116,18 @@ __all__ = [
     "SpecError",
     "Store",
     "StoreError",
+    "StoreUnavailableError",
     "Suite",
+    "Terminated",
     "Usage",
+    "Verdict",
     "__version__",
     "agents",
     "api",
     "checks",
     "criterion",
+    "evaluate",
+    "evaluate_async",
     "harness_agent",
     "judges",
     "load_suite",

@@ -7,8 +7,13 @@
     ├── ConfigurationError   settings, databases, baselines that cannot be used (exit 2)
     │   └── BaselineError    a missing or incompatible baseline (exit 2)
     ├── StoreError           the history store refused or failed an operation
-    │   └── ReadOnlyRunError a completed run cannot change
-    └── ReplayError          a request the HTTP replay of a sample refused
+    │   ├── ReadOnlyRunError a completed run cannot change
+    │   ├── LeaseError       a run that another live process holds
+    │   └── StoreUnavailableError  the store stayed down past the retry deadline (exit 3)
+    ├── ReplayError          a request the HTTP replay of a sample refused
+    └── IncompleteRunError   a created run could not be completed; kept resumable (exit 3)
+
+    Terminated (a BaseException, like KeyboardInterrupt): SIGTERM or SIGHUP stopped a run
 
 Per-sample failures (an agent that raised, a check that errored) are stored results, never
 raised out of the runner.
@@ -64,7 +69,23 @@ class BaselineError(ConfigurationError):
 
 
 class StoreError(AssayError):
-    """The history store refused or failed an operation."""
+    """The history store refused or failed an operation.
+
+    ``transient`` is true when trying again later may succeed (a lost connection, a locked
+    or full database); false when the database refused what it was given.
+    """
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
+
+
+class LeaseError(StoreError):
+    """A run is held by another owner whose lease is still alive, or this owner lost it."""
+
+
+class StoreUnavailableError(StoreError):
+    """The store stayed unavailable past the retry deadline; the run is kept resumable."""
 
 
 class ReadOnlyRunError(StoreError):
@@ -77,3 +98,33 @@ class ReplayError(AssayError):
     The agent sees it raised from its HTTP client (as that client's own connection error type
     as well); whether or not the agent catches it, the sample is recorded as an agent error.
     """
+
+
+class IncompleteRunError(AssayError):
+    """A run that exists could not be completed (exit 3); it is kept interrupted, resumable.
+
+    ``run_id`` names the run; the original failure is the ``__cause__``.
+    """
+
+    def __init__(self, run_id: str, reason: str) -> None:
+        super().__init__(f"run {run_id} could not be completed: {reason}")
+        self.run_id = run_id
+        self.reason = reason
+
+
+class Terminated(BaseException):
+    """The process was asked to stop by a signal (SIGTERM, SIGHUP) while a run executed.
+
+    Like :class:`KeyboardInterrupt`, it is not an :class:`Exception`: code that catches
+    errors must not swallow a request to stop. The run was kept interrupted and resumable.
+    """
+
+    def __init__(self, signal_number: int, name: str) -> None:
+        super().__init__(f"terminated by {name}")
+        self.signal_number = signal_number
+        self.name = name
+
+    @property
+    def exit_code(self) -> int:
+        """The conventional exit code: 128 + the signal's number."""
+        return 128 + self.signal_number

@@ -136,7 +136,7 @@ def test_compare_refuses_an_unfinished_run(cli, support_spec, crash_after):
     suite.case("a")
     suite.case("b")
     with assay.Store.open(f"sqlite:///{cli.cwd}/.assay/assay.db") as store:
-        with pytest.raises(RuntimeError):
+        with pytest.raises(assay.IncompleteRunError):
             assay.run(suite, db=store, concurrency=1, progress=crash_after(1))
         unfinished = store.latest_run().id
     refused = cli("compare", done, unfinished)

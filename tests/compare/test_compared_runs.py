@@ -21,7 +21,7 @@ from assay.compare import (
     compare_runs,
     read_stored,
 )
-from assay.runner.control import run_control_async
+from assay.evaluation import run_control_async
 
 QUIET = {"progress": False}
 

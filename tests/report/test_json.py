@@ -10,7 +10,7 @@ from assay.report import Report
 from assay.results import Run
 
 TOP_LEVEL = {"id", "sequence", "suite", "suite_version", "agent", "fingerprint", "status",
-             "started_at", "finished_at", "settings", "metadata", "baseline_id", "summary",
+             "started_at", "finished_at", "settings", "metadata", "baseline_id", "error", "summary",
              "cases", "samples", "comparison", "model_comparison"}
 
 

@@ -109,10 +109,12 @@ def crashy_suite(calls, version=None):
 def test_a_crash_marks_the_run_interrupted_and_resume_completes_it(store, crash_after):
     calls = []
     suite = crashy_suite(calls)
-    with pytest.raises(RuntimeError, match="harness crashed"):
+    with pytest.raises(assay.IncompleteRunError, match="harness crashed") as raised:
         assay.run(suite, db=store, concurrency=1, progress=crash_after(3))
+    assert isinstance(raised.value.__cause__, RuntimeError)
     interrupted = store.latest_run()
     assert interrupted.status is RunStatus.INTERRUPTED
+    assert interrupted.error == "RuntimeError: harness crashed"
     assert [s.case_id for s in interrupted.samples] == ["c0", "c1", "c2"]
 
     assert calls == ["c0", "c1", "c2", "c3"]  # c3 was cut short by the crash
@@ -127,7 +129,7 @@ def test_a_crash_marks_the_run_interrupted_and_resume_completes_it(store, crash_
 
 
 def test_resume_refuses_a_changed_suite(store, crash_after):
-    with pytest.raises(RuntimeError):
+    with pytest.raises(assay.IncompleteRunError):
         assay.run(crashy_suite([]), db=store, concurrency=1, progress=crash_after(1))
     changed = crashy_suite([], version="2")
     with pytest.raises(assay.BaselineError, match="fingerprint"):

@@ -14,9 +14,12 @@ import typer
 if TYPE_CHECKING:
     from assay.store import Store
 
+# The same numbers as assay.evaluation.ExitCode, kept here so that commands which never run
+# a suite do not import the evaluation layer.
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_INVALID = 2
+EXIT_INCOMPLETE = 3
 EXIT_INTERRUPTED = 130
 
 DbOption = Annotated[
@@ -53,9 +56,51 @@ def database_url(option: str | None) -> str | None:
     return option or os.environ.get("ASSAY_DATABASE_URL") or None
 
 
+def resume_command(run_id: str) -> str:
+    """The command as typed, with ``--resume`` for this run, safe to print and to paste.
+
+    The program is named as it was invoked (``.venv/bin/assay`` when the environment is not
+    activated). A database URL typed on the command line has its password masked; one that
+    came from ``ASSAY_DATABASE_URL`` is not repeated, since the environment supplies it.
+    """
+    import shlex
+
+    words = _masked_words(sys.argv[1:])
+    if "--resume" not in words:  # an interrupted resume names the same run already
+        words += ["--resume", run_id]
+    return shlex.join([_program(), *words])
+
+
+def _program() -> str:
+    import shutil
+
+    invoked = sys.argv[0] if sys.argv and sys.argv[0] else "assay"
+    name = os.path.basename(invoked)
+    on_path = shutil.which(name)
+    if on_path and os.path.realpath(on_path) == os.path.realpath(invoked):
+        return name
+    return invoked
+
+
+def _masked_words(words: list[str]) -> list[str]:
+    from assay.store import redact
+
+    masked: list[str] = []
+    for index, word in enumerate(words):
+        if index and words[index - 1] == "--db":
+            masked.append(redact(word))
+        elif word.startswith("--db="):
+            masked.append("--db=" + redact(word[len("--db="):]))
+        else:
+            masked.append(word)
+    return masked
+
+
 def fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
     """Print ``error: message`` on standard error and exit with ``code``."""
-    print(f"error: {message}", file=sys.stderr)
+    from assay._text import visible
+
+    print(f"error: {visible(message, lines=True)}", file=sys.stderr)
     raise typer.Exit(code)
 
 

@@ -87,7 +87,7 @@ def control_command(
 
 
 def _execute(suite: Any, options: dict[str, Any], url: str | None, quiet: bool) -> Any:
-    from assay.runner.control import run_control_async
+    from assay.evaluation import run_control_async
     from assay.runner.progress import default_progress
 
     try:

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from assay.errors import AssayError, ConfigurationError
+from assay.evaluation.verdict import ExitCode
+
+if TYPE_CHECKING:
+    from assay.evaluation import Evaluation, EvaluationArgs
+
+from assay._text import visible
 from assay.cli._common import (
-    EXIT_FAILED,
-    EXIT_INTERRUPTED,
-    EXIT_OK,
     ConcurrencyOption,
     DbOption,
     JudgeBaseUrlOption,
@@ -27,6 +32,7 @@ from assay.cli._common import (
     database_url,
     judge_option,
     metadata_option,
+    resume_command,
     user_errors,
 )
 from assay.cli._files import (
@@ -83,8 +89,19 @@ def run_command(
     harness: HarnessOption = None,
     gate: GateOption = None,
     sample_concurrency: SampleConcurrencyOption = None,
+    store_retry: Annotated[float | None, typer.Option(
+        min=0.001, help="Seconds to keep retrying a failing store before the run stops as "
+                        "interrupted (exit 3).", show_default="60")] = None,
+    lease_timeout: Annotated[float | None, typer.Option(
+        min=0.001, help="With --resume: take over a running run whose heartbeat is older than "
+                        "this many seconds.", show_default="60")] = None,
 ) -> None:
-    """Run a suite, persist every sample, and compare with the latest compatible run."""
+    """Run a suite, persist every sample, and compare with the latest compatible run.
+
+    Exit codes: 0 nothing failed, 1 failed or errored samples or a gated regression, 2 bad
+    input, 3 the run could not be completed (kept interrupted; resume it), 130/143/129
+    interrupted by Ctrl-C, SIGTERM or SIGHUP (resumable).
+    """
     from assay.cli._files import Selection, chosen_suite, require_agent, resolve_gate
 
     with user_errors():
@@ -96,74 +113,69 @@ def run_command(
         chosen_gate = resolve_gate(chosen, gate or ())
         _check_report_path(report)
         run_id = resume or str(uuid.uuid4())
-        options: dict[str, Any] = {
+        options: EvaluationArgs = {
             "metadata": metadata_option(metadata), "samples": samples, "concurrency": concurrency,
             "models": model or None, "timeout": timeout, "baseline": baseline,
             "tolerance": tolerance, "drift_tolerance": drift_tolerance, "resume": resume,
-            "votes": votes,
-            "judge": judge_option(judge, judge_base_url),
-            "sample_concurrency": sample_concurrency,
+            "votes": votes, "judge": judge_option(judge, judge_base_url),
+            "sample_concurrency": sample_concurrency, "gate": chosen_gate,
+            "fail_on_regression": fail_on_regression, "store_retry": store_retry,
+            "lease_timeout": lease_timeout, "run_id": run_id,
         }
-        finished = _execute(chosen, options, database_url(db), quiet, run_id, spec)
-    raise typer.Exit(_finish(finished, report, fail_on_regression, chosen_gate))
+        evaluation = _execute(chosen, options, database_url(db), quiet, run_id)
+    raise typer.Exit(_finish(evaluation, report))
 
 
-def _execute(suite: Any, options: dict[str, Any], url: str | None, quiet: bool, run_id: str,
-             spec: Path) -> Any:
-    from assay.runner.api import run_async
+def _execute(suite: Any, options: EvaluationArgs, url: str | None, quiet: bool,
+             run_id: str) -> Evaluation:
+    from assay.errors import IncompleteRunError, Terminated
+    from assay.evaluation import evaluate_async
     from assay.runner.progress import default_progress
 
     try:
-        return asyncio.run(run_async(suite, db=url, progress=default_progress(quiet),
-                                     run_id=run_id, **options))
+        return asyncio.run(evaluate_async(suite, db=url, progress=default_progress(quiet),
+                                          **options))
     except KeyboardInterrupt:
-        print(f"interrupted: run {run_id} was saved as far as it got; finish it with\n"
-              f"  {_resume_command(run_id)}")
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        _stopped(f"interrupted: run {run_id} was saved as far as it got", run_id)
+        raise typer.Exit(ExitCode.INTERRUPTED) from None
+    except Terminated as stop:
+        _stopped(f"{stop}: run {run_id} was saved as far as it got", run_id)
+        raise typer.Exit(stop.exit_code) from None
+    except IncompleteRunError as error:
+        _stopped(f"error: {visible(str(error))}", run_id)
+        raise typer.Exit(ExitCode.INCOMPLETE) from None
 
 
-def _finish(run: Any, report: Path | None, fail_on_regression: bool, gate: Any = None) -> int:
+def _stopped(message: str, run_id: str) -> None:
+    import sys
+
+    print(f"{message}; finish it with\n  {resume_command(run_id)}", file=sys.stderr)
+
+
+def _finish(evaluation: Evaluation, report: Path | None) -> int:
     from assay.cli._files import reliability_lines
     from assay.cli._render import make_console, render_run
     from assay.report import Report
 
+    run = evaluation.run
     made = Report(run)
-    render_run(make_console(), run, made.comparison, made.model_comparison)
-    print("\n".join(reliability_lines(run)))
+    render_run(make_console(), run, evaluation.comparison, evaluation.model_comparison)
+    print(visible("\n".join(reliability_lines(run)), lines=True))
     if report is not None:
-        # The run is stored whatever happens to its report file.
-        with user_errors():
+        # The run is stored whatever happens to its report file: a failure is reported and
+        # the run's own exit code stands.
+        try:
             made.export(report)
-        print(f"report written to {report}")
-    summary = run.summary
-    failed = summary is not None and (summary.failed or summary.errors)
-    if gate is not None:
-        # A gate decides about failures (a flaky case above its minimum pass rate is a
-        # result), never about errors: an errored sample always fails the run.
-        verdict = gate.evaluate(run)
-        print("\n".join(verdict.lines()))
-        errored = summary is not None and summary.errors > 0
-        if errored and verdict.passed:
-            print(f"{summary.errors} errored sample(s) fail the run whatever the gate allows")
-        failed = not verdict.passed or errored
-    # The gate reads signal regressions: beyond the latest control run's noise floor, or
-    # unmeasured when there is none.
-    regressed = fail_on_regression and made.comparison is not None \
-        and bool(made.comparison.signal_regressions)
-    if regressed:
-        print("regression gate: failed (--fail-on-regression)")
-    return EXIT_FAILED if failed or regressed else EXIT_OK
+            print(f"report written to {report}")
+        except (OSError, AssayError) as error:
+            import sys
 
-
-def _resume_command(run_id: str) -> str:
-    """The command as typed (selection, database and all) with ``--resume`` for this run."""
-    import shlex
-    import sys
-
-    words = list(sys.argv[1:])
-    if "--resume" in words:  # an interrupted resume names the same run already
-        return "assay " + shlex.join(words)
-    return "assay " + shlex.join([*words, "--resume", run_id])
+            print(f"error: the report could not be written to {visible(str(report))}: "
+                  f"{visible(str(getattr(error, 'strerror', None) or error))}", file=sys.stderr)
+    verdict = evaluation.verdict
+    if verdict.lines:
+        print(visible("\n".join(verdict.lines), lines=True))
+    return int(verdict.exit_code)
 
 
 def _set_judge(model: str) -> Any:
@@ -174,7 +186,16 @@ def _set_judge(model: str) -> Any:
 
 
 def _check_report_path(path: Path | None) -> None:
+    """Refuse, before anything runs, a report path whose format or folder is unusable."""
     from assay.report import format_for
 
-    if path is not None:
-        format_for(path)
+    if path is None:
+        return
+    format_for(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise ConfigurationError(f"--report {path} is a directory")
+    if not folder.is_dir():
+        raise ConfigurationError(f"--report {path}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ConfigurationError(f"--report {path} cannot be written")

@@ -1,79 +1,88 @@
-"""The public entry points: :func:`run` and its coroutine twin :func:`run_async`."""
+"""The public entry points: :func:`evaluate` and :func:`run`, each with a coroutine twin."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Unpack
 
-from assay.agent import ModelSpec
-from assay.compare import DEFAULT_DRIFT_TOLERANCE
+from assay.errors import ConfigurationError
+from assay.evaluation.lifecycle import Evaluation, evaluate_with
+from assay.evaluation.options import EvaluationArgs, EvaluationOptions
 from assay.results import Run
 from assay.runner.progress import Progress, default_progress
-from assay.runner.session import execute_suite, resolve_options
 from assay.spec import Suite
 
 if TYPE_CHECKING:
     from assay.store import Store
 
 
-async def run_async(
-    suite: Suite,
-    *,
-    db: str | Store | None = None,
-    metadata: Mapping[str, Any] | None = None,
-    samples: int | None = None,
-    concurrency: int | None = None,
-    model_concurrency: int | None = None,
-    timeout: float | None = None,
-    models: Iterable[str | ModelSpec] | None = None,
-    baseline: str | None = None,
-    resume: str | None = None,
-    tolerance: float = 0.0,
-    progress: Progress | bool | None = None,
-    run_id: str | None = None,
-    judge: Any = None,
-    votes: int | None = None,
-    drift_tolerance: float = DEFAULT_DRIFT_TOLERANCE,
-    sample_concurrency: int | None = None,
-) -> Run:
-    """Run ``suite`` and return the completed, persisted :class:`~assay.results.Run`.
+async def evaluate_async(suite: Suite, *, db: str | Store | None = None,
+                         progress: Progress | bool | None = None,
+                         **options: Unpack[EvaluationArgs]) -> Evaluation:
+    """Run ``suite``, persist every sample, compare, and decide; return the :class:`Evaluation`.
 
     ``db`` is a database URL or an open :class:`~assay.store.Store` (default: the embedded
     SQLite file ``.assay/assay.db``). ``models`` runs every case on every model; ``samples``
     runs each case that many times. ``baseline`` names an explicit compatible baseline (by
     default the latest earlier compatible run is used); ``resume`` continues an interrupted
-    run. ``judge`` (default: the suite's) grades the judge criteria, each with ``votes``
-    fresh calls (default 1). ``run_id`` fixes the new run's id (a uuid4 by default).
-    ``progress`` is a :class:`Progress`, ``True``/``False``, or ``None`` for a bar when
-    standard error is a terminal. ``tolerance`` excuses a score movement against the
-    baseline; a judge score must also move beyond ``drift_tolerance`` (0.025 on the 0–1
-    scale) to count.
-    ``sample_concurrency`` caps the samples of one case in flight at once (default: the
-    suite's, else only ``concurrency``); results are the same whatever it is.
+    run, or takes over a running one whose owner died (``lease_timeout`` seconds without a
+    heartbeat, 60 by default, or its process gone). ``judge`` (default: the suite's) grades
+    the judge criteria, each with ``votes`` fresh calls (default 1). ``run_id`` fixes the
+    new run's id. ``progress`` is a :class:`Progress`, ``True``/``False``, or ``None`` for a
+    bar when standard error is a terminal. ``tolerance`` excuses a score movement against
+    the baseline; a judge score must also move beyond ``drift_tolerance`` (0.025) to count.
+    ``sample_concurrency`` caps the samples of one case in flight at once. ``gate`` and
+    ``fail_on_regression`` decide the verdict. A store that fails is retried for
+    ``store_retry`` seconds (60) before the run stops as interrupted with
+    :class:`~assay.errors.StoreUnavailableError`.
     """
     from assay.store import Store
 
-    options = resolve_options(
-        suite, metadata=metadata, samples=samples, concurrency=concurrency,
-        model_concurrency=model_concurrency, timeout=timeout, models=models,
-        baseline=baseline, resume=resume, tolerance=tolerance, run_id=run_id,
-        judge=judge, votes=votes, drift_tolerance=drift_tolerance,
-        sample_concurrency=sample_concurrency,
-    )
+    resolved = EvaluationOptions.build(suite, **options)
     display = _progress(progress)
     if isinstance(db, Store):
-        return await execute_suite(suite, options, db, display)
+        return await evaluate_with(suite, resolved, db, display)
     store = await asyncio.to_thread(Store.open, db)
     try:
-        return await execute_suite(suite, options, store, display)
+        return await evaluate_with(suite, resolved, store, display)
     finally:
         store.close()
 
 
-def run(suite: Suite, **options: Any) -> Run:
-    """Run ``suite`` synchronously; see :func:`run_async` for the options."""
-    return asyncio.run(run_async(suite, **options))
+def evaluate(suite: Suite, *, db: str | Store | None = None,
+             progress: Progress | bool | None = None,
+             **options: Unpack[EvaluationArgs]) -> Evaluation:
+    """Run ``suite`` synchronously; see :func:`evaluate_async` for the options."""
+    _refuse_running_loop("evaluate")
+    return asyncio.run(evaluate_async(suite, db=db, progress=progress, **options))
+
+
+async def run_async(suite: Suite, *, db: str | Store | None = None,
+                    progress: Progress | bool | None = None,
+                    **options: Unpack[EvaluationArgs]) -> Run:
+    """Run ``suite`` and return the completed, persisted :class:`~assay.results.Run`.
+
+    The options are those of :func:`evaluate_async`, which also returns the comparisons and
+    the verdict.
+    """
+    evaluation = await evaluate_async(suite, db=db, progress=progress, **options)
+    return evaluation.run
+
+
+def run(suite: Suite, *, db: str | Store | None = None, progress: Progress | bool | None = None,
+        **options: Unpack[EvaluationArgs]) -> Run:
+    """Run ``suite`` synchronously; see :func:`evaluate_async` for the options."""
+    _refuse_running_loop("run")
+    return asyncio.run(run_async(suite, db=db, progress=progress, **options))
+
+
+def _refuse_running_loop(name: str) -> None:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise ConfigurationError(f"assay.{name}() cannot start inside a running event loop "
+                             f"(Jupyter, an async app): use `await assay.{name}_async(...)`")
 
 
 def _progress(progress: Progress | bool | None) -> Progress:

@@ -8,6 +8,7 @@ stays unpriced rather than guessed.
 from __future__ import annotations
 
 import functools
+import threading
 from dataclasses import dataclass
 
 from assay.spec import JSON
@@ -24,6 +25,26 @@ class Estimate:
     def rate(self) -> dict[str, JSON]:
         """The working, as stored in sample metadata (``cost_rate``)."""
         return {"input": self.input_rate, "output": self.output_rate, "source": "catalog"}
+
+
+_loading = threading.Lock()
+_loaded = False
+
+
+def catalogue_loaded() -> bool:
+    """Whether the price catalogue is in memory (estimates are then cheap)."""
+    return _loaded
+
+
+def load_catalogue() -> None:
+    """Import and read the price catalogue once; safe to call from several threads."""
+    global _loaded
+    with _loading:
+        if _loaded:
+            return
+        # One estimate reads the whole snapshot; its figure is discarded.
+        _estimate("openai", "gpt-4o", 1, 1)
+        _loaded = True
 
 
 def estimate_cost(provider: str | None, model: str, input_tokens: int | None,

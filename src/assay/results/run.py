@@ -26,6 +26,33 @@ class RunStatus(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Lease:
+    """Who executes a running run, and when it last said it was alive.
+
+    A process refreshes ``heartbeat_at`` every few seconds while it runs; a run whose
+    heartbeat is older than the lease timeout, or whose owner process is gone, may be taken
+    over by ``--resume``. ``token`` is random per process, so an owner that lost its lease
+    can tell.
+    """
+
+    host: str
+    pid: int
+    token: str
+    heartbeat_at: datetime | None = None
+
+    def age(self, now: datetime) -> float | None:
+        """Seconds since the last heartbeat (``None`` when there never was one)."""
+        if self.heartbeat_at is None:
+            return None
+        return (now - self.heartbeat_at).total_seconds()
+
+    def expired(self, now: datetime, timeout: float) -> bool:
+        """Whether the heartbeat is older than ``timeout`` seconds (or missing)."""
+        age = self.age(now)
+        return age is None or age > timeout
+
+
+@dataclass(frozen=True, slots=True)
 class CaseSnapshot:
     """A case as the run defined it: reports read this, never today's suite."""
 
@@ -63,6 +90,10 @@ class Run:
     baseline_id: str | None = None
     #: Relations to other runs, e.g. ``{"control": {"pair": [first_id, second_id]}}``.
     links: dict[str, JSON] = field(default_factory=dict)
+    #: The owner of a run while it is running (and of the last attempt, once it stopped).
+    lease: Lease | None = None
+    #: Why an interrupted run stopped, when that was recorded.
+    error: str | None = None
 
     def case(self, case_id: str) -> CaseSnapshot | None:
         """The snapshot of one case, by id."""
@@ -87,6 +118,7 @@ class Run:
             "settings": dict(self.settings),
             "metadata": dict(self.metadata),
             "baseline_id": self.baseline_id,
+            "error": self.error,
             "summary": None if self.summary is None else self.summary.to_json(),
             "cases": [case.to_json() for case in self.cases],
             "samples": [sample.to_json() for sample in self.samples],

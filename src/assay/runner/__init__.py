@@ -1,14 +1,15 @@
-"""Running suites: the async runner, result sinks, progress, and the public entry points."""
+"""The engine: cases × models × samples under concurrency limits, streamed to a result sink.
 
-from assay.runner.api import run, run_async
+Pure of storage and comparison: :mod:`assay.evaluation` owns a run's lifecycle around it.
+"""
+
 from assay.runner.engine import DEFAULT_CONCURRENCY, Execution, Runner
 from assay.runner.progress import BarProgress, Progress, QuietProgress, default_progress
-from assay.runner.sink import BatchingSink, MemorySink, ResultSink
+from assay.runner.sink import MemorySink, ResultSink
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
     "BarProgress",
-    "BatchingSink",
     "Execution",
     "MemorySink",
     "Progress",
@@ -16,6 +17,4 @@ __all__ = [
     "ResultSink",
     "Runner",
     "default_progress",
-    "run",
-    "run_async",
 ]

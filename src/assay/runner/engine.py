@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import gc
 from collections.abc import Callable, Collection, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,17 +68,13 @@ class Runner:
         tasks = [task for task in self._tasks(plan, models) if task.key not in skip]
         self.progress.start(len(tasks), plan.suite)
         # A judge waiting out a rate limit says so on the progress display.
-        wait_listener.set(self.progress.note)
-        # The suite, its plan and the store's machinery live for the whole run: keep the
-        # garbage collector from rescanning them on every collection while samples churn.
-        gc.freeze()
+        listening = wait_listener.set(self.progress.note)
         try:
-            with self._executor() as executor:
-                results = await self._gather(tasks, models, executor)
+            with _frozen_heap():
+                return await self._gather(tasks, models)
         finally:
-            gc.unfreeze()
+            wait_listener.reset(listening)
             self.progress.stop()
-        return results
 
     def _tasks(self, plan: SuitePlan, models: Sequence[ModelSpec]) -> Iterator[_Task]:
         selection: Sequence[ModelSpec | None] = list(models) or [None]
@@ -88,18 +83,8 @@ class Runner:
                 for index in range(self.execution.samples):
                     yield _Task(case_plan, model, index)
 
-    @contextlib.contextmanager
-    def _executor(self) -> Iterator[ThreadPoolExecutor]:
-        # Sized to the concurrency limit: the default pool (cores + 4) would throttle sync agents.
-        pool = ThreadPoolExecutor(max_workers=self.execution.concurrency,
-                                  thread_name_prefix="assay-agent")
-        try:
-            yield pool
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)
-
-    async def _gather(self, tasks: Sequence[_Task], models: Sequence[ModelSpec],
-                      executor: ThreadPoolExecutor) -> list[SampleResult]:
+    async def _gather(self, tasks: Sequence[_Task],
+                      models: Sequence[ModelSpec]) -> list[SampleResult]:
         limit = asyncio.Semaphore(self.execution.concurrency)
         per_model = {
             model.label: asyncio.Semaphore(self.execution.model_concurrency)
@@ -115,7 +100,7 @@ class Runner:
             # semaphore wakes waiters in order, so with 1 the samples run in index order.
             async with item_limit, model_limit, limit:
                 result = await run_sample(self.agent, task.plan, task.model, task.index,
-                                          timeout=self.execution.timeout, executor=executor,
+                                          timeout=self.execution.timeout,
                                           judging=self.execution.judging)
             results[task.key] = result
             await self.sink.put(result)
@@ -132,6 +117,23 @@ class Runner:
         finally:
             await asyncio.shield(self.sink.close())
         return [results[task.key] for task in tasks]
+
+
+@contextlib.contextmanager
+def _frozen_heap() -> Iterator[None]:
+    """Keep the collector from rescanning the run's long-lived objects while samples churn.
+
+    Only when the caller has frozen nothing: unfreezing afterwards must give back exactly the
+    collector state the caller had.
+    """
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _item_limits(tasks: Sequence[_Task],

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
-import functools
+import dataclasses
 import inspect
 import math
-import time
 from collections.abc import Callable, Coroutine
-from concurrent.futures import Executor
 from typing import TYPE_CHECKING, Any
 
-from assay.agent import AgentContext, ModelSpec, Outcome, coerce_outcome
+from assay.agent import AgentContext, ModelSpec, coerce_outcome
 from assay.checks import CheckContext, CheckError, Verdict, actions
 from assay.checks.observation import check_for
 from assay.errors import SpecError
 from assay.results import MetricResult, SampleResult, decide_status, errored, scored
+from assay.results.storable import storable
+from assay.runner._calling import Timed, call_timed
 from assay.runner.grading import Judging, grade, price
 from assay.spec import ACTIONS_METRIC, CasePlan, PlannedMetric
 from assay.spec.observation import ChannelAssertion
@@ -32,22 +30,20 @@ def run_sample(
     index: int,
     *,
     timeout: float | None,
-    executor: Executor | None,
     judging: Judging | None = None,
 ) -> Coroutine[Any, Any, SampleResult]:
     """Execute one sample; whatever the agent does, a result comes back (never an exception).
 
     A case with API fixtures gets a replay session of its own around the agent call; its
     evidence goes into the sample's metadata, and any replay failure makes the sample an
-    agent error, even when the agent caught the exception or answered correctly.
+    agent error, even when the agent caught the exception or answered correctly. A value in
+    the result that no store can hold makes the sample an error naming the field.
     """
     if plan.case.api is None:
         # Returned, not awaited here: every coroutine layer is paid again on each of the
         # agent's own suspensions, and the common path needs none.
-        return _execute_sample(agent, plan, model, index, timeout=timeout,
-                               executor=executor, judging=judging)
-    return _replayed_sample(agent, plan, model, index, timeout=timeout, executor=executor,
-                            judging=judging)
+        return _execute_sample(agent, plan, model, index, timeout=timeout, judging=judging)
+    return _replayed_sample(agent, plan, model, index, timeout=timeout, judging=judging)
 
 
 async def _replayed_sample(
@@ -57,7 +53,6 @@ async def _replayed_sample(
     index: int,
     *,
     timeout: float | None,
-    executor: Executor | None,
     judging: Judging | None,
 ) -> SampleResult:
     from assay.replay import ReplaySession  # loaded only by suites that declare fixtures
@@ -65,8 +60,8 @@ async def _replayed_sample(
     assert plan.case.api is not None
     replay = ReplaySession(plan.case.api)
     result = await _execute_sample(agent, plan, model, index, timeout=timeout,
-                                   executor=executor, judging=judging, replay=replay)
-    return replay.evidence().apply(result)
+                                   judging=judging, replay=replay)
+    return storable(replay.evidence().apply(result))
 
 
 async def _execute_sample(
@@ -76,80 +71,61 @@ async def _execute_sample(
     index: int,
     *,
     timeout: float | None,
-    executor: Executor | None,
     judging: Judging | None = None,
     replay: ReplaySession | None = None,
 ) -> SampleResult:
     # The agent gets copies, so nothing it does can alter the suite or a later sample.
     case = plan.case.copy()
     context = AgentContext(case=case, model=model, sample=index, setup=case.setup)
-    started = time.perf_counter()
-    try:
-        raw = await _call_agent(agent, case.input, context, timeout, executor, replay)
-        outcome = coerce_outcome(raw)
-    except TimeoutError:
+    timed = await _call_agent(agent, case.input, context, timeout, replay)
+    if timed.timed_out:
         return _agent_error(plan, model, index, f"the agent timed out after {timeout:g} s",
-                            started)
+                            timed.elapsed_ms)
+    if timed.error is not None:
+        return _agent_error(plan, model, index, _describe(timed.error), timed.elapsed_ms)
+    try:
+        outcome = coerce_outcome(timed.value)
     except SpecError as error:
-        return _agent_error(plan, model, index, f"invalid outcome: {error}", started)
-    except Exception as error:
-        return _agent_error(plan, model, index, f"{type(error).__name__}: {error}", started)
+        return _agent_error(plan, model, index, f"invalid outcome: {error}", timed.elapsed_ms)
     if outcome.duration_ms is None:
-        outcome = _with_duration(outcome, started)
-    outcome = price(outcome, model)
+        outcome = dataclasses.replace(outcome, duration_ms=timed.elapsed_ms)
+    outcome = await price(outcome, model)
     ctx = CheckContext(plan.case, outcome, model, index)
     checks = await _calculate(plan, ctx)
     graded, usage = await grade(plan, outcome.answer, judging)
     metrics = checks + graded
-    return SampleResult(
+    return storable(SampleResult(
         case_id=plan.case.id, model=None if model is None else model.label, sample=index,
         status=decide_status(outcome.error, metrics), answer=outcome.answer,
         actions=outcome.actions, observation=outcome.observation, usage=outcome.usage,
         duration_ms=outcome.duration_ms, error=outcome.error, metadata=outcome.metadata,
         metrics=metrics, judge_usage=usage,
-    )
+    ))
 
 
 async def _call_agent(agent: Callable[..., Any], value: Any, context: AgentContext,
-                      timeout: float | None, executor: Executor | None,
-                      replay: ReplaySession | None = None) -> Any:
-    if replay is not None:
-        # Only the agent call is replayed: checks and judges run outside the session. A
-        # bound sync agent keeps interception installed until its thread really stops.
-        with replay.active():
-            return await _call_agent(replay.bind(agent), value, context, timeout, executor)
-    if inspect.iscoroutinefunction(agent) or inspect.iscoroutinefunction(
-            getattr(agent, "__call__", None)):  # noqa: B004 - async callable objects
-        if timeout is None:
-            return await agent(value, context)
-        started = time.monotonic()
-        result = await asyncio.wait_for(agent(value, context), timeout)
-        if timeout is not None and time.monotonic() - started > timeout:
-            # The agent swallowed its cancellation and answered late: still a timeout.
-            raise TimeoutError
-        return result
-    loop = asyncio.get_running_loop()
-    # Context variables travel into the worker thread (per-sample replay relies on them).
-    call = functools.partial(contextvars.copy_context().run, agent, value, context)
-    result = await asyncio.wait_for(loop.run_in_executor(executor, call), timeout)
-    if inspect.isawaitable(result):
-        result = await asyncio.wait_for(result, timeout)
-    return result
+                      timeout: float | None, replay: ReplaySession | None = None) -> Timed:
+    if replay is None:
+        return await call_timed(agent, value, context, timeout)
+    # Only the agent call is replayed: checks and judges run outside the session. A bound
+    # sync agent keeps interception installed until its thread really stops.
+    with replay.active():
+        return await call_timed(replay.bind(agent), value, context, timeout)
 
 
-def _with_duration(outcome: Outcome, started: float) -> Outcome:
-    elapsed = (time.perf_counter() - started) * 1000
-    return Outcome(outcome.answer, outcome.actions, outcome.observation, outcome.usage, elapsed,
-                   outcome.error, outcome.metadata)
+def _describe(error: BaseException) -> str:
+    if isinstance(error, SystemExit):
+        # An agent calling sys.exit() ends its own sample, never the whole run.
+        return f"the agent called sys.exit({error.code!r})"
+    return f"{type(error).__name__}: {error}"
 
 
 def _agent_error(plan: CasePlan, model: ModelSpec | None, index: int, message: str,
-                 started: float) -> SampleResult:
-    return SampleResult(
+                 elapsed_ms: float) -> SampleResult:
+    return storable(SampleResult(
         case_id=plan.case.id, model=None if model is None else model.label, sample=index,
-        status=decide_status(message, ()), duration_ms=(time.perf_counter() - started) * 1000,
-        error=message,
-    )
+        status=decide_status(message, ()), duration_ms=elapsed_ms, error=message,
+    ))
 
 
 async def _calculate(plan: CasePlan, ctx: CheckContext) -> tuple[MetricResult, ...]:

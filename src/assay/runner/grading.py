@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from dataclasses import dataclass
 
 from assay.agent import ModelSpec, Outcome, Usage
 from assay.judging import Judge, JudgeUsage, assess, judge_input, resolve
 from assay.results import MetricResult, errored
-from assay.results.pricing import estimate_cost
+from assay.results.pricing import catalogue_loaded, estimate_cost, load_catalogue
 from assay.spec import JSON, CasePlan
 
 
@@ -40,7 +41,7 @@ async def grade(plan: CasePlan, answer: str | None,
     return tuple(results), usage.to_json()
 
 
-def price(outcome: Outcome, model: ModelSpec | None) -> Outcome:
+async def price(outcome: Outcome, model: ModelSpec | None) -> Outcome:
     """Estimate the cost of reported tokens when the agent reported no cost.
 
     The model is the one an adapter recorded in ``metadata["model"]`` (the model actually
@@ -56,6 +57,10 @@ def price(outcome: Outcome, model: ModelSpec | None) -> Outcome:
         model = ModelSpec.parse(named)
     if usage is None or usage.cost_usd is not None or model is None:
         return outcome
+    if not catalogue_loaded():
+        # Loading the price tables takes a while: never on the event loop, where it would
+        # stop every other sample's clock.
+        await asyncio.to_thread(load_catalogue)
     estimate = estimate_cost(model.provider, model.model, usage.input_tokens,
                              usage.output_tokens)
     if estimate is None:

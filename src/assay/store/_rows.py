@@ -20,6 +20,7 @@ from assay.results import (
     SampleStatus,
 )
 from assay.spec import JSON, MetricKind
+from assay.store._lease import lease_from
 
 Row = dict[str, Any]
 
@@ -41,6 +42,11 @@ def run_row(run: Run, status: RunStatus) -> Row:
         "comparison": run.comparison,
         "baseline_id": run.baseline_id,
         "links": dict(run.links),
+        "owner_host": None if run.lease is None else run.lease.host,
+        "owner_pid": None if run.lease is None else run.lease.pid,
+        "owner_token": None if run.lease is None else run.lease.token,
+        "heartbeat_at": None if run.lease is None else run.lease.heartbeat_at,
+        "error": run.error,
     }
 
 
@@ -131,6 +137,8 @@ def run_from(row: RowMapping, cases: Sequence[CaseSnapshot] = (),
         comparison=row["comparison"],
         baseline_id=row["baseline_id"],
         links=dict(row["links"] or {}),
+        lease=lease_from(row),
+        error=row["error"],
     )
 
 

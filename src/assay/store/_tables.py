@@ -94,6 +94,13 @@ runs = Table(
     Column("comparison", JSONValue),
     Column("baseline_id", String()),
     Column("links", JSONValue, nullable=False),
+    # The lease of a running run: who executes it and when it last said it is alive.
+    Column("owner_host", String()),
+    Column("owner_pid", Integer),
+    Column("owner_token", String(64)),
+    Column("heartbeat_at", UTCDateTime()),
+    # Why an interrupted run stopped, when Assay saw it stop.
+    Column("error", Text),
     CheckConstraint(_one_of("status", RUN_STATUSES), name="ck_runs_status"),
     Index("ix_runs_identity", "suite", "agent", "fingerprint", "sequence"),
     Index("ix_runs_suite_sequence", "suite", "sequence"),

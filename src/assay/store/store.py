@@ -2,19 +2,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any, Self, final
 
-from sqlalchemy import Connection, Engine, insert, select, update
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy import Connection, Engine, insert, select, tuple_, update
+from sqlalchemy.exc import (
+    DisconnectionError,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    SQLAlchemyError,
+)
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
-from assay.errors import AssayError, ConfigurationError, ReadOnlyRunError, StoreError
+from assay.errors import (
+    AssayError,
+    ConfigurationError,
+    LeaseError,
+    ReadOnlyRunError,
+    StoreError,
+)
 from assay.results import Run, RunStatus, RunSummary, SampleResult
-from assay.store import _migrate, _reads, _rows
+from assay.results.run import Lease
+from assay.store import _lease, _migrate, _reads, _rows
 from assay.store._engine import WRITE, connect
 from assay.store._tables import metrics, run_cases, runs, samples
 from assay.store._urls import DEFAULT_URL, normalise, redact, sqlite_path
@@ -90,8 +104,11 @@ class Store:
         """Insert a run and its case snapshots; return it with its database ``sequence``.
 
         Samples already on ``run`` are stored too. A run given as completed is written open
-        and completed in the same transaction, so its rows pass the append-only guard.
+        and completed in the same transaction, so its rows pass the append-only guard. A
+        running run's ``lease`` (its owner) is stored with a first heartbeat.
         """
+        if run.lease is not None:
+            run = replace(run, lease=replace(run.lease, heartbeat_at=_now()))
         with self._write(f"create run {run.id}") as connection:
             initial = RunStatus.RUNNING if run.status is RunStatus.COMPLETED else run.status
             result = connection.execute(insert(runs).values(_rows.run_row(run, initial)))
@@ -106,55 +123,99 @@ class Store:
                                    .values(status=run.status.value))
         return replace(run, sequence=sequence)
 
-    def save_samples(self, run_id: str, samples: Sequence[SampleResult]) -> None:
+    def save_samples(self, run_id: str, samples: Sequence[SampleResult], *,
+                     token: str | None = None, skip_stored: bool = False) -> None:
         """Store a batch of samples with their metrics in one short transaction.
 
-        A completed run refuses (:class:`ReadOnlyRunError`); a (case, model, sample) key that
-        is already stored raises :class:`StoreError` and stores nothing of the batch.
+        A completed run refuses (:class:`ReadOnlyRunError`); with ``token``, a run no longer
+        held by that owner refuses (:class:`LeaseError`). A (case, model, sample) key that is
+        already stored raises :class:`StoreError` and stores nothing of the batch, unless
+        ``skip_stored`` (a retry after a commit whose acknowledgement was lost) leaves out the
+        samples stored already.
         """
         if not samples:
             return
         with self._write(f"run {run_id}: save samples") as connection:
-            sequence = _open_sequence(connection, run_id)
+            sequence = _open_sequence(connection, run_id, token)
+            if skip_stored:
+                samples = _unstored(connection, sequence, samples)
             _insert_samples(connection, sequence, samples)
 
     def complete_run(self, run_id: str, *, summary: RunSummary, finished_at: datetime,
                      comparison: dict[str, Any] | None = None,
-                     baseline_id: str | None = None, reload: bool = True) -> Run | None:
+                     baseline_id: str | None = None, token: str | None = None,
+                     reload: bool = True) -> Run | None:
         """Mark a running or interrupted run completed, with its summary and comparison.
 
-        Returns the completed run as stored; ``reload=False`` skips reading it back (the
-        caller holds every sample already) and returns ``None``.
+        In the same transaction, every planned sample (cases × models × samples, from the
+        run's own snapshot) must be stored exactly once and the summary's counts must match
+        the stored statuses; otherwise :class:`StoreError` and the run stays open. Returns the
+        completed run as stored; ``reload=False`` skips reading it back and returns ``None``.
         """
-        self._transition(run_id, RunStatus.COMPLETED, finished_at=finished_at,
-                         summary=summary.to_json(), comparison=comparison,
-                         baseline_id=baseline_id)
+        with self._write(f"run {run_id}: complete") as connection:
+            row = _reads.resolve_exact(connection, run_id, lock=True)
+            _require_holder(row, token)
+            _lease.verify_complete(connection, row, summary)
+            self._update_open(connection, run_id, RunStatus.COMPLETED, finished_at=finished_at,
+                              summary=summary.to_json(), comparison=comparison,
+                              baseline_id=baseline_id, heartbeat_at=None, error=None)
         return self.get_run(run_id) if reload else None
 
-    def mark_interrupted(self, run_id: str, *, finished_at: datetime) -> None:
-        """Mark a running run interrupted (resumable); a completed one refuses."""
-        self._transition(run_id, RunStatus.INTERRUPTED, finished_at=finished_at)
+    def mark_interrupted(self, run_id: str, *, finished_at: datetime, error: str | None = None,
+                         token: str | None = None) -> None:
+        """Mark an open run interrupted (resumable), recording why; a completed one refuses.
 
-    def reopen(self, run_id: str) -> Run:
-        """Claim an interrupted run to resume it; it is ``running`` again.
-
-        Only an interrupted run can be claimed, in one conditional update: a run another
-        process is still executing, or that a concurrent resume claimed first, is refused.
+        With ``token``, only while that owner still holds it (a run taken over by another
+        process is theirs to finish).
         """
-        self._transition(run_id, RunStatus.RUNNING, finished_at=None,
-                         expected=(RunStatus.INTERRUPTED.value,))
-        return self.get_run(run_id)
+        with self._write(f"run {run_id}: mark interrupted") as connection:
+            row = _reads.resolve_exact(connection, run_id, lock=True)
+            _require_holder(row, token)
+            self._update_open(connection, run_id, RunStatus.INTERRUPTED, finished_at=finished_at,
+                              error=error)
 
-    def _transition(self, run_id: str, status: RunStatus, *,
-                    expected: tuple[str, ...] = _OPEN, **values: Any) -> None:
-        # One conditional UPDATE: the check and the change cannot be split by another writer.
-        query = (update(runs).where(runs.c.id == run_id, runs.c.status.in_(expected))
+    def claim(self, run_id: str, owner: Lease, *, lease_timeout: float,
+              owner_alive: Callable[[Lease], bool | None]) -> Run:
+        """Take an open run over for ``owner`` so that it can be resumed; it is ``running``.
+
+        An interrupted run can always be claimed; a running one only when its lease has
+        expired (no heartbeat for ``lease_timeout`` seconds) or ``owner_alive`` says its
+        owner process is gone. The claim is one conditional update on the state that was
+        read, so of two concurrent resumers exactly one wins; the other gets
+        :class:`LeaseError`, as does a run whose owner is alive.
+        """
+        with self._write(f"run {run_id}: claim") as connection:
+            row = _reads.resolve(connection, run_id)
+            if row["status"] == RunStatus.COMPLETED.value:
+                raise ReadOnlyRunError(f"run {row['id']} is completed and read-only; "
+                                       "nothing to resume")
+            claimable = _lease.claimable(row, _now(), lease_timeout, owner_alive)
+            query = (update(runs)
+                     .where(runs.c.id == row["id"], runs.c.status == row["status"],
+                            _lease.same_owner(row))
+                     .values(status=RunStatus.RUNNING.value, finished_at=None,
+                             **_lease.owner_values(owner, _now())))
+            if not claimable or connection.execute(query).rowcount == 0:
+                raise LeaseError(_lease.held_message(row, _now(), lease_timeout))
+            return _reads.full_run(connection, _reads.resolve_exact(connection, row["id"]))
+
+    def heartbeat(self, run_id: str, token: str) -> bool:
+        """Say that ``token``'s owner is alive; ``False`` when it no longer holds the run."""
+        query = (update(runs)
+                 .where(runs.c.id == run_id, runs.c.owner_token == token,
+                        runs.c.status == RunStatus.RUNNING.value)
+                 .values(heartbeat_at=_now()))
+        with self._write(f"run {run_id}: heartbeat") as connection:
+            return bool(connection.execute(query).rowcount)
+
+    def _update_open(self, connection: Connection, run_id: str, status: RunStatus,
+                     **values: Any) -> None:
+        # Conditional on the run still being open: a completed run never changes.
+        query = (update(runs).where(runs.c.id == run_id, runs.c.status.in_(_OPEN))
                  .values(status=status.value, **values))
-        with self._write(f"run {run_id}: mark {status.value}") as connection:
-            if connection.execute(query).rowcount == 0:
-                _open_sequence(connection, run_id)  # raises the precise reason
-                raise StoreError(f"run {run_id} is still running (another process holds it); "
-                                 "only an interrupted run can be resumed")
+        if connection.execute(query).rowcount == 0:
+            _open_sequence(connection, run_id)  # raises the precise reason
+            raise StoreError(f"run {run_id} could not be marked {status.value}")
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -252,19 +313,61 @@ class Store:
 
     @contextmanager
     def _errors(self, action: str) -> Iterator[None]:
-        """Turn database failures into :class:`StoreError` that say what was being done."""
+        """Turn database failures into :class:`StoreError` that say what was being done.
+
+        Lost connections, locks and a full disk are ``transient`` (worth retrying); a value
+        or a row the database refuses is not.
+        """
         try:
             yield
         except AssayError:
             raise
         except IntegrityError as error:
-            reason = str(error.orig).strip()
+            reason = _one_line(error.orig)
             if _TRIGGER_MARK in reason:
                 raise ReadOnlyRunError(f"{action}: refused, {reason}") from error
             raise StoreError(f"{action}: {reason}") from error
+        except _TRANSIENT as error:
+            reason = _one_line(getattr(error, "orig", None) or error)
+            raise StoreError(f"{action} failed on {self.display_url}: {reason}",
+                             transient=True) from error
         except SQLAlchemyError as error:
-            reason = str(getattr(error, "orig", None) or error).strip()
+            reason = _one_line(getattr(error, "orig", None) or error)
             raise StoreError(f"{action} failed on {self.display_url}: {reason}") from error
+        except (ValueError, OverflowError) as error:
+            # A driver refusing a value before it reaches the database (an integer too
+            # large for SQLite, a NUL byte for libpq): this write's data, not the store.
+            raise StoreError(f"{action}: {_one_line(error)}") from error
+
+
+_TRANSIENT = (OperationalError, InterfaceError, DisconnectionError, PoolTimeoutError)
+
+
+def _one_line(error: object) -> str:
+    # Driver messages span lines (libpq adds hints); one line reads better in a message.
+    return " ".join(str(error).split())
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _require_holder(row: Any, token: str | None) -> None:
+    if token is not None and row["status"] != RunStatus.COMPLETED.value \
+            and row["owner_token"] != token:
+        raise LeaseError(f"run {row['id']} was taken over by another process "
+                         f"({row['owner_host']}, pid {row['owner_pid']}); it is theirs to finish")
+
+
+def _unstored(connection: Connection, sequence: int,
+              batch: Sequence[SampleResult]) -> list[SampleResult]:
+    keys = [(sample.case_id, _rows.model_column(sample.model), sample.sample)
+            for sample in batch]
+    query = (select(samples.c.case_id, samples.c.model, samples.c.sample)
+             .where(samples.c.run == sequence,
+                    tuple_(samples.c.case_id, samples.c.model, samples.c.sample).in_(keys)))
+    stored = {tuple(row) for row in connection.execute(query)}
+    return [sample for sample, key in zip(batch, keys, strict=True) if key not in stored]
 
 
 def _insert_samples(connection: Connection, sequence: int,
@@ -278,13 +381,14 @@ def _insert_samples(connection: Connection, sequence: int,
         connection.execute(insert(metrics), metric_values)
 
 
-def _open_sequence(connection: Connection, run_id: str) -> int:
+def _open_sequence(connection: Connection, run_id: str, token: str | None = None) -> int:
     """Return the sequence of a run that may still change, or raise why it may not."""
     # FOR SHARE (PostgreSQL): a concurrent completion waits for this transaction, or wins
     # and is seen here. SQLite writers are already serialised by BEGIN IMMEDIATE.
     row = _reads.resolve_exact(connection, run_id, lock=True)
     if row["status"] == RunStatus.COMPLETED.value:
         raise ReadOnlyRunError(f"run {run_id} is completed; completed runs never change")
+    _require_holder(row, token)
     return int(row["sequence"])
 
 

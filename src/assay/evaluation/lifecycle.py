@@ -1,0 +1,319 @@
+"""One run's lifecycle in one guarded scope: plan, create, execute, flush, compare, complete.
+
+Whatever fails once the run row exists leaves the run ``interrupted`` with the error
+recorded (resumable), never ``running``; a failure Assay cannot see (SIGKILL, a power cut)
+leaves a lease that expires, so a resume can take the run over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from assay.agent import ModelSpec, parse_models
+from assay.compare import (
+    Comparison,
+    ComparisonPolicy,
+    ModelComparison,
+    NoiseFloor,
+    compare,
+    stored_form,
+)
+from assay.errors import (
+    BaselineError,
+    ConfigurationError,
+    IncompleteRunError,
+    LeaseError,
+    StoreError,
+    Terminated,
+)
+from assay.evaluation._signals import terminations
+from assay.evaluation.lease import Heartbeat, owner_alive, this_process
+from assay.evaluation.options import EvaluationOptions
+from assay.evaluation.ports import RunStore
+from assay.evaluation.verdict import Verdict, decide
+from assay.evaluation.writer import DurableSink
+from assay.results import CaseSnapshot, Run, RunStatus, RunSummary, SampleResult, summarise
+from assay.results.run import Lease
+from assay.runner.engine import Execution, Runner
+from assay.runner.grading import Judging
+from assay.runner.progress import Progress
+from assay.spec import JSON, Suite, SuitePlan
+
+SampleKey = tuple[str, str | None, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """What one evaluation produced: the stored run, what it was compared with, the verdict.
+
+    ``run`` is completed and persisted; ``comparison`` is against its baseline (``None``
+    without one); ``model_comparison`` compares its models (two or more); ``verdict`` is the
+    decision a CLI maps to its exit code.
+    """
+
+    run: Run
+    comparison: Comparison | None
+    model_comparison: ModelComparison | None
+    verdict: Verdict
+
+
+async def evaluate_with(suite: Suite, options: EvaluationOptions, store: RunStore,
+                        progress: Progress) -> Evaluation:
+    """Run ``suite`` with ``options`` against ``store``; see :func:`assay.evaluate_async`."""
+    plan = suite.plan(judged=options.judge is not None)
+    explicit = await asyncio.to_thread(_explicit_baseline, store, options.baseline, suite, plan)
+    await _prepare(suite, options)
+    owner = this_process()
+    run, skip, models = await asyncio.to_thread(_begin, store, suite, plan, options, owner)
+    with terminations(asyncio.current_task()) as termination:
+        try:
+            return await _guarded(suite, plan, options, store, progress, run, skip, models,
+                                  owner, explicit)
+        except BaseException as error:
+            signalled = termination.received
+            reason = f"terminated by {signalled.name}" if signalled else _reason(error)
+            await _keep_interrupted(store, run.id, owner, reason, error, progress.note)
+            if signalled is not None and isinstance(error, asyncio.CancelledError):
+                raise Terminated(int(signalled), signalled.name) from None
+            if isinstance(error, Exception):
+                raise IncompleteRunError(run.id, reason) from error
+            raise
+
+
+async def _guarded(suite: Suite, plan: SuitePlan, options: EvaluationOptions, store: RunStore,
+                   progress: Progress, run: Run, skip: set[SampleKey],
+                   models: tuple[ModelSpec, ...], owner: Lease,
+                   explicit: Run | None) -> Evaluation:
+    sink = DurableSink(store, run.id, token=owner.token, note=progress.note,
+                       retry_for=options.store_retry, interval=options.flush_interval)
+    heartbeat = Heartbeat(store, run.id, owner.token, options.heartbeat_interval, progress.note)
+    execution = Execution(samples=int(run.settings["samples"]),  # type: ignore[arg-type]
+                          concurrency=options.concurrency,
+                          model_concurrency=options.model_concurrency, timeout=options.timeout,
+                          sample_concurrency=options.sample_concurrency,
+                          judging=None if options.judge is None
+                          else Judging(options.judge, options.votes))
+    runner = Runner(suite.agent, execution=execution, sink=sink, progress=progress)
+    results = await _supervised(runner.execute(plan, models, skip=skip), sink, heartbeat)
+    # A resumed run's earlier samples are in the store; a fresh run's are all in hand (with
+    # any the store refused replaced by what was stored), so it is not read back.
+    fresh = None if skip else run.with_samples(
+        tuple(sink.replaced.get(result.key, result) for result in results))
+    del results
+    current = fresh if fresh is not None else await asyncio.to_thread(store.get_run, run.id)
+    comparison, model_comparison, baseline = await asyncio.to_thread(
+        _compare, store, current, explicit, options)
+    summary = summarise(current.samples)
+    completed = await asyncio.to_thread(_complete, store, current, summary, comparison,
+                                        model_comparison, baseline, owner)
+    verdict = decide(completed, comparison, gate=options.gate,
+                     fail_on_regression=options.fail_on_regression)
+    return Evaluation(completed, comparison, model_comparison, verdict)
+
+
+async def _supervised(execution: Coroutine[Any, Any, list[SampleResult]], sink: DurableSink,
+                      heartbeat: Heartbeat) -> list[SampleResult]:
+    """Execute while the lease is held and the store keeps up; stop at once otherwise."""
+    work = asyncio.ensure_future(execution)
+    beat = asyncio.ensure_future(heartbeat.beat())
+    broken = asyncio.ensure_future(sink.failed())
+    try:
+        done, _ = await asyncio.wait({work, beat, broken}, return_when=asyncio.FIRST_COMPLETED)
+        if work in done:
+            return work.result()
+        if broken in done:
+            raise broken.result()
+        raise beat.exception() or LeaseError("the heartbeat stopped")
+    finally:
+        for watcher in (beat, broken):
+            watcher.cancel()
+        if not work.done():
+            work.cancel()
+            # The runner closes its sink on the way out: samples that landed are written.
+            await asyncio.wait({work})
+        await asyncio.gather(beat, broken, return_exceptions=True)
+
+
+async def _prepare(suite: Suite, options: EvaluationOptions) -> None:
+    """Set-up that must happen before any clock starts, and off the event loop.
+
+    Provider SDK imports, judge clients and the price tables take hundreds of milliseconds
+    the first time; done lazily on the loop, they would be charged to whichever agents'
+    clocks were running.
+    """
+    from assay.results.pricing import load_catalogue
+
+    steps: list[Callable[[], object]] = []
+    for part in (options.judge, suite.agent):
+        prepare = getattr(part, "prepare", None)
+        if callable(prepare):
+            steps.append(prepare)
+    if options.judge is not None or options.models:
+        steps.append(load_catalogue)
+    if steps:
+        await asyncio.to_thread(lambda: [step() for step in steps])
+
+
+def _begin(store: RunStore, suite: Suite, plan: SuitePlan, options: EvaluationOptions,
+           owner: Lease) -> tuple[Run, set[SampleKey], tuple[ModelSpec, ...]]:
+    if options.resume is not None:
+        return _resume(store, suite, plan, options, owner)
+    run = store.create_run(_new_run(suite, plan, options, owner))
+    return run, set(), options.models
+
+
+def _resume(store: RunStore, suite: Suite, plan: SuitePlan, options: EvaluationOptions,
+            owner: Lease) -> tuple[Run, set[SampleKey], tuple[ModelSpec, ...]]:
+    found = store.get_run(options.resume or "")
+    if found.status is RunStatus.COMPLETED:
+        raise ConfigurationError(f"run {found.id} is completed and read-only; nothing to resume")
+    _require_compatible(found, suite, plan, "run to resume")
+    _require_same_matrix(found, options)
+    # Claimed atomically: of two resumers exactly one wins; a live owner keeps its run.
+    run = store.claim(found.id, owner, lease_timeout=options.lease_timeout,
+                      owner_alive=owner_alive)
+    models = parse_models(run.settings.get("models") or ())  # type: ignore[arg-type]
+    return run, store.sample_keys(run.id), models
+
+
+def _new_run(suite: Suite, plan: SuitePlan, options: EvaluationOptions, owner: Lease) -> Run:
+    settings: dict[str, JSON] = {
+        "samples": options.samples,
+        "concurrency": options.concurrency,
+        "model_concurrency": options.model_concurrency,
+        "sample_concurrency": options.sample_concurrency,
+        "timeout": options.timeout,
+        "models": [spec.label for spec in options.models],
+        "judge": None if options.judge is None else judge_identity(options.judge),
+        "votes": options.votes,
+        "executor": "local",
+    }
+    cases = tuple(
+        CaseSnapshot(p.case.id, p.case.name, p.position, p.fingerprint, p.snapshot())
+        for p in plan.cases
+    )
+    return Run(id=options.run_id or str(uuid.uuid4()), suite=suite.name,
+               suite_version=suite.version, agent=suite.agent_name,
+               fingerprint=plan.fingerprint, status=RunStatus.RUNNING, started_at=_now(),
+               settings=settings, metadata=options.metadata, cases=cases, links=options.links,
+               lease=owner)
+
+
+def judge_identity(judge: object) -> str:
+    """The judge's label, with the host of its endpoint when it has one of its own.
+
+    Runs graded by one model behind different endpoints are not comparable for judge
+    metrics, so the endpoint is part of the identity stored on the run.
+    """
+    label = str(getattr(judge, "label", ""))
+    endpoint = getattr(judge, "endpoint", None)
+    host = endpoint() if callable(endpoint) else None
+    return f"{label} @ {host}" if host else label
+
+
+def _explicit_baseline(store: RunStore, ref: str | None, suite: Suite,
+                       plan: SuitePlan) -> Run | None:
+    if ref is None:
+        return None
+    try:
+        baseline = store.get_run(ref)
+    except StoreError as error:
+        raise BaselineError(f"baseline {ref!r}: {error}") from None
+    if baseline.status is not RunStatus.COMPLETED:
+        raise BaselineError(f"baseline {baseline.id} is {baseline.status.value}, not completed")
+    _require_compatible(baseline, suite, plan, "baseline")
+    return baseline
+
+
+def _require_same_matrix(run: Run, options: EvaluationOptions) -> None:
+    # A resumed run keeps its own models and samples: asking for others is a contradiction.
+    asked = [spec.label for spec in options.models]
+    if asked and asked != run.settings.get("models"):
+        raise ConfigurationError(f"run {run.id} runs models {run.settings.get('models')}; "
+                                 f"a resume cannot change them to {asked}")
+    if options.samples_given and options.samples != run.settings.get("samples"):
+        raise ConfigurationError(f"run {run.id} runs {run.settings.get('samples')} sample(s) "
+                                 f"per case; a resume cannot change that to {options.samples}")
+
+
+def _require_compatible(run: Run, suite: Suite, plan: SuitePlan, role: str) -> None:
+    mismatches = [
+        f"{label} {theirs!r} ≠ {ours!r}"
+        for label, theirs, ours in (
+            ("suite", run.suite, suite.name),
+            ("agent", run.agent, suite.agent_name),
+            ("fingerprint", run.fingerprint[:12], plan.fingerprint[:12]),
+        )
+        if theirs != ours
+    ]
+    if mismatches:
+        raise BaselineError(f"{role} {run.id} is not compatible with this suite: "
+                            + "; ".join(mismatches))
+
+
+def _compare(store: RunStore, current: Run, explicit: Run | None, options: EvaluationOptions,
+             ) -> tuple[Comparison | None, ModelComparison | None, Run | None]:
+    """Compare with the baseline, and the models with each other: computed here, once.
+
+    The baseline comparison is labelled against the latest control run's noise floor; the
+    model comparison (two or more models) carries their intervals.
+    """
+    baseline = explicit or store.find_baseline(current)
+    comparison = None
+    if baseline is not None:
+        pair = store.find_control_pair(current)
+        policy = ComparisonPolicy(tolerance=options.tolerance,
+                                  drift_tolerance=options.drift_tolerance,
+                                  noise_floor=None if pair is None else NoiseFloor.measure(*pair))
+        comparison = compare(baseline, current, policy)
+    models = None
+    if len({sample.model for sample in current.samples if sample.model is not None}) >= 2:
+        models = ModelComparison.of(current)
+    return comparison, models, baseline
+
+
+def _complete(store: RunStore, current: Run, summary: RunSummary,
+              comparison: Comparison | None, models: ModelComparison | None,
+              baseline: Run | None, owner: Lease) -> Run:
+    finished = _now()
+    stored_comparison = stored_form(comparison, models)
+    baseline_id = None if baseline is None else baseline.id
+    # Verified in the completing transaction: every planned sample stored, as summarised.
+    store.complete_run(current.id, summary=summary, finished_at=finished,
+                       comparison=stored_comparison, baseline_id=baseline_id,
+                       token=owner.token, reload=False)
+    return replace(current, status=RunStatus.COMPLETED, finished_at=finished, summary=summary,
+                   comparison=stored_comparison, baseline_id=baseline_id, error=None)
+
+
+async def _keep_interrupted(store: RunStore, run_id: str, owner: Lease, reason: str,
+                            error: BaseException, note: Callable[[str], None]) -> None:
+    """Mark the run interrupted with ``reason``; shielded, so a second Ctrl-C cannot skip it."""
+    if isinstance(error, LeaseError):
+        return  # another process holds the run now: it is theirs to finish
+    marking = asyncio.ensure_future(asyncio.to_thread(
+        store.mark_interrupted, run_id, finished_at=_now(), error=reason, token=owner.token))
+    try:
+        await asyncio.shield(marking)
+    except asyncio.CancelledError:
+        await asyncio.wait({marking})
+    except StoreError as failure:
+        # The store is down: the lease expires instead, and this process is about to exit.
+        note(f"run {run_id} could not be marked interrupted ({failure}); it can be resumed "
+             "as soon as this process has exited")
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, KeyboardInterrupt | asyncio.CancelledError):
+        return "interrupted (Ctrl-C or cancelled)"
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)

@@ -1,0 +1,79 @@
+"""The decision about one run, as a value: what a CLI prints and the exit code it uses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+from assay.compare import Comparison
+from assay.results import Run
+from assay.spec.gate import Gate, GateResult
+
+
+class ExitCode(IntEnum):
+    """What ``assay run`` exits with; a library user reads the same from :class:`Verdict`.
+
+    ``INCOMPLETE`` means the evaluation itself could not be completed (the store stayed
+    unavailable): the run is kept interrupted and resumable. A signal gives 128 + its number.
+    """
+
+    OK = 0
+    FAILED = 1
+    INVALID = 2
+    INCOMPLETE = 3
+    HANGUP = 129
+    INTERRUPTED = 130
+    TERMINATED = 143
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Passed, failed or regressed, with each gate's outcome and the exit code that follows.
+
+    ``failed`` is true when a sample failed or errored (or the gate, when one is set, did
+    not pass; an errored sample fails the run whatever the gate allows); ``regressed`` when
+    ``fail_on_regression`` was asked and the comparison found signal regressions.
+    """
+
+    failed: bool
+    regressed: bool
+    errors: int = 0
+    gate: GateResult | None = None
+    regressions: int = 0
+    lines: tuple[str, ...] = field(default=())
+
+    @property
+    def passed(self) -> bool:
+        """Whether nothing failed, errored or regressed past the gates."""
+        return not self.failed and not self.regressed
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """0 when passed, 1 when failed or regressed."""
+        return ExitCode.OK if self.passed else ExitCode.FAILED
+
+
+def decide(run: Run, comparison: Comparison | None, *, gate: Gate | None,
+           fail_on_regression: bool) -> Verdict:
+    """Apply the run's gates to what was stored."""
+    summary = run.summary
+    errors = 0 if summary is None else summary.errors
+    failed = summary is None or bool(summary.failed or summary.errors)
+    lines: list[str] = []
+    outcome = None
+    if gate is not None:
+        # A gate decides about failures (a flaky case above its minimum pass rate is a
+        # result), never about errors: an errored sample always fails the run.
+        outcome = gate.evaluate(run)
+        lines.extend(outcome.lines())
+        if errors and outcome.passed:
+            lines.append(f"{errors} errored sample(s) fail the run whatever the gate allows")
+        failed = not outcome.passed or errors > 0
+    # The regression gate reads signal regressions: beyond the latest control run's noise
+    # floor, or unmeasured when there is none.
+    regressions = 0 if comparison is None else len(comparison.signal_regressions)
+    regressed = fail_on_regression and regressions > 0
+    if regressed:
+        lines.append("regression gate: failed (--fail-on-regression)")
+    return Verdict(failed=failed, regressed=regressed, errors=errors, gate=outcome,
+                   regressions=regressions, lines=tuple(lines))

@@ -1,0 +1,152 @@
+"""Durable writes: every landed sample reaches the store, or the run stops saying why.
+
+Samples are written in short batches, at most ``interval`` seconds apart. A write that fails
+keeps its batch and is retried with backoff, visibly, for ``retry_for`` seconds; past that
+the writer gives up with :class:`StoreUnavailableError` and the run stops as interrupted.
+A batch the database refuses for its content (not its availability) is written one sample
+at a time, so one bad value costs only its own sample, which is stored as an error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable, Sequence
+
+from assay.errors import LeaseError, ReadOnlyRunError, StoreError, StoreUnavailableError
+from assay.evaluation.ports import RunStore
+from assay.results import SampleResult
+from assay.results.storable import with_store_refusal
+
+#: Backoff between attempts: doubling from the first, capped.
+FIRST_WAIT = 0.2
+LONGEST_WAIT = 5.0
+
+
+class DurableSink:
+    """A :class:`assay.runner.ResultSink` that writes to a store and never drops a batch."""
+
+    def __init__(self, store: RunStore, run_id: str, *, token: str | None,
+                 note: Callable[[str], None], retry_for: float = 60.0,
+                 batch_size: int = 500, interval: float = 0.5) -> None:
+        self._store = store
+        self._run_id = run_id
+        self._token = token
+        self._note = note
+        self._retry_for = retry_for
+        self._batch_size = batch_size
+        self._interval = interval
+        self._pending: list[SampleResult] = []
+        self._timer: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()
+        #: Set when the store gave up: the run must stop (see :meth:`failed`).
+        self._failure: StoreError | None = None
+        self._failed = asyncio.Event()
+        #: Samples stored in place of the ones the database refused, by key.
+        self.replaced: dict[tuple[str, str | None, int], SampleResult] = {}
+
+    async def put(self, result: SampleResult) -> None:
+        """Buffer the result; write the buffer when it is full, or soon."""
+        self._raise_failure()
+        self._pending.append(result)
+        if len(self._pending) >= self._batch_size:
+            await self.flush()
+        elif self._timer is None:
+            self._timer = asyncio.create_task(self._flush_later())
+
+    async def flush(self) -> None:
+        """Write everything buffered; raise when the store stays unavailable."""
+        async with self._lock:
+            self._raise_failure()
+            batch, self._pending = self._pending, []
+            if not batch:
+                return
+            try:
+                await self._write(batch)
+            except StoreError as error:
+                # Kept, so nothing is silently lost; a resume re-runs what never landed.
+                self._pending[:0] = batch
+                self._fail(error)
+                raise
+
+    async def close(self) -> None:
+        """Stop the timer and write what is left (unless the store already gave up)."""
+        timer, self._timer = self._timer, None
+        if timer is not None and timer is not asyncio.current_task():
+            timer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await timer
+        await self.flush()
+
+    async def failed(self) -> StoreError:
+        """Wait until the store gives up, and return why (for a supervisor)."""
+        await self._failed.wait()
+        assert self._failure is not None
+        return self._failure
+
+    @property
+    def unwritten(self) -> int:
+        """Samples that landed but are not stored."""
+        return len(self._pending)
+
+    def _raise_failure(self) -> None:
+        if self._failure is not None:
+            raise self._failure
+
+    def _fail(self, error: StoreError) -> None:
+        if self._failure is None:
+            self._failure = error
+            self._failed.set()
+
+    async def _flush_later(self) -> None:
+        await asyncio.sleep(self._interval)
+        self._timer = None
+        # A failure is kept and raised to the run by put(), close() and failed(): never an
+        # exception left unretrieved in a timer task.
+        with contextlib.suppress(StoreError):
+            await self.flush()
+
+    async def _write(self, batch: Sequence[SampleResult], *, single: bool = False) -> None:
+        deadline = time.monotonic() + self._retry_for
+        # One at a time, a sample may already be stored (a commit whose acknowledgement was
+        # lost): skipping stored keys keeps "exactly once".
+        wait, retried = FIRST_WAIT, single
+        while True:
+            try:
+                await asyncio.to_thread(self._store.save_samples, self._run_id, batch,
+                                        token=self._token, skip_stored=retried)
+                if retried:
+                    self._note(f"store available again: {len(batch)} sample(s) written")
+                return
+            except (LeaseError, ReadOnlyRunError):
+                raise
+            except StoreError as error:
+                if not error.transient:
+                    await self._write_each(batch, error, single=single)
+                    return
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise StoreUnavailableError(
+                        f"the store stayed unavailable for {self._retry_for:g} s: {error}"
+                    ) from error
+                pause = min(wait, left)
+                self._note(f"store unavailable ({error}); retrying in {pause:.1f} s, "
+                           f"{len(batch)} sample(s) kept")
+                await asyncio.sleep(pause)
+                wait, retried = min(wait * 2, LONGEST_WAIT), True
+
+    async def _write_each(self, batch: Sequence[SampleResult], refused: StoreError, *,
+                          single: bool) -> None:
+        if len(batch) > 1:
+            for sample in batch:
+                await self._write([sample], single=True)
+            return
+        sample = batch[0]
+        if sample.key in self.replaced:
+            raise refused  # even the bare error record was refused: not the sample's fault
+        replacement = with_store_refusal(sample, str(refused))
+        self.replaced[sample.key] = replacement
+        self._note(f"sample {sample.case_id} #{sample.sample} stored as an error: "
+                   "the store refused a value in it")
+        await self._write([replacement], single=True)

@@ -1,0 +1,113 @@
+"""Calling the agent and timing only the agent: from the moment it is invoked to its return.
+
+A sync agent runs on a thread of its own, started when its sample's turn comes: its clock
+and its timeout start when the thread does, never while it waits for a worker. A timed-out
+sync agent cannot be killed; its daemon thread is left to finish on its own and never keeps
+the process alive or holds up a later sample.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import inspect
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Timed:
+    """What the agent returned (or raised) and how long it ran, in milliseconds."""
+
+    value: Any
+    error: BaseException | None
+    elapsed_ms: float
+    timed_out: bool = False
+
+
+def is_async(agent: Callable[..., Any]) -> bool:
+    """Whether calling ``agent`` gives a coroutine (a coroutine function or such an object)."""
+    return inspect.iscoroutinefunction(agent) or inspect.iscoroutinefunction(
+        getattr(agent, "__call__", None))  # noqa: B004 - async callable objects
+
+
+async def call_timed(agent: Callable[..., Any], value: Any, context: Any,
+                     timeout: float | None) -> Timed:
+    """Call ``agent(value, context)``; whatever happens, a :class:`Timed` comes back."""
+    if is_async(agent):
+        return await _call_async(agent(value, context), timeout)
+    timed = await _call_sync(agent, value, context, timeout)
+    if timed.error is None and not timed.timed_out and inspect.isawaitable(timed.value):
+        # A sync callable that hands back an awaitable: its time goes on while it runs.
+        rest = await _call_async(timed.value, None if timeout is None
+                                 else max(timeout - timed.elapsed_ms / 1000, 0.0))
+        return Timed(rest.value, rest.error, timed.elapsed_ms + rest.elapsed_ms,
+                     rest.timed_out)
+    return timed
+
+
+async def _call_async(awaitable: Any, timeout: float | None) -> Timed:
+    # asyncio.timeout, not wait_for: the agent runs in this very task, so a SystemExit it
+    # raises is caught here rather than escaping the event loop from a task of its own.
+    scope = asyncio.timeout(timeout)
+    started = time.perf_counter()
+    try:
+        async with scope:
+            result = await awaitable
+    except TimeoutError as error:
+        # Ours when the scope expired; otherwise the agent raised a TimeoutError itself.
+        if scope.expired():
+            return Timed(None, None, _since(started), timed_out=True)
+        return Timed(None, error, _since(started))
+    except (Exception, SystemExit) as error:
+        return Timed(None, error, _since(started))
+    elapsed = _since(started)
+    if timeout is not None and elapsed / 1000 > timeout:
+        # The agent swallowed its cancellation and answered late: still a timeout.
+        return Timed(None, None, elapsed, timed_out=True)
+    return Timed(result, None, elapsed)
+
+
+async def _call_sync(agent: Callable[..., Any], value: Any, context: Any,
+                     timeout: float | None) -> Timed:
+    loop = asyncio.get_running_loop()
+    started: asyncio.Future[float] = loop.create_future()
+    finished: asyncio.Future[Timed] = loop.create_future()
+    # Context variables travel into the thread (per-sample replay relies on them).
+    call = contextvars.copy_context().run
+
+    def work() -> None:
+        begun = time.perf_counter()
+        _resolve(loop, started, begun)
+        try:
+            outcome = Timed(call(agent, value, context), None, _since(begun))
+        except BaseException as error:  # SystemExit too: it is this sample's error
+            outcome = Timed(None, error, _since(begun))
+        _resolve(loop, finished, outcome)
+
+    threading.Thread(target=work, name="assay-agent", daemon=True).start()
+    begun = await started
+    remaining = None if timeout is None else max(timeout - (time.perf_counter() - begun), 0.0)
+    try:
+        async with asyncio.timeout(remaining):
+            return await asyncio.shield(finished)
+    except TimeoutError:
+        return Timed(None, None, _since(begun), timed_out=True)
+
+
+def _resolve(loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], value: Any) -> None:
+    def settle() -> None:
+        if not future.done():
+            future.set_result(value)
+
+    # RuntimeError: the loop closed while an abandoned agent was still running.
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(settle)
+
+
+def _since(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
