@@ -100,3 +100,54 @@ def test_a_save_racing_a_completion_waits_and_is_refused(store: Store,
         with pytest.raises(ReadOnlyRunError):
             saving.result(timeout=30)
     assert store.sample_keys(run.id) == set()
+
+
+# statement: a table it empties
+TRUNCATES = {"TRUNCATE samples CASCADE": "samples", "TRUNCATE metrics": "metrics",
+             "TRUNCATE run_cases": "run_cases", "TRUNCATE runs CASCADE": "runs",
+             "TRUNCATE runs, run_cases, samples, metrics": "runs"}
+
+
+@pytest.fixture
+def postgres_store(postgres_url: str) -> Iterator[Store]:
+    with Store.open(postgres_url, migrate=True) as opened:
+        yield opened
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("statement", TRUNCATES)
+def test_truncate_is_refused_while_a_completed_run_exists(postgres_store: Store,
+                                                          statement: str) -> None:
+    done = postgres_store.create_run(make_single_run())
+    postgres_store.save_samples(done.id, [sample()])
+    completed = postgres_store.complete_run(done.id, summary=summarise([sample()]),
+                                            finished_at=later(1))
+    running = postgres_store.create_run(make_run())
+    postgres_store.save_samples(running.id, [sample()])
+    engine = create_engine(postgres_store.url)
+    try:
+        with pytest.raises(DBAPIError, match=r"read-only \(TRUNCATE"), \
+                engine.begin() as connection:
+            connection.execute(text(statement))
+    finally:
+        engine.dispose()
+    assert postgres_store.get_run(done.id) == completed
+    assert [s.key for s in postgres_store.get_run(running.id).samples] == [sample().key]
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize(("statement", "emptied"), TRUNCATES.items(), ids=TRUNCATES.keys())
+def test_truncate_is_allowed_without_a_completed_run(postgres_store: Store,
+                                                     statement: str, emptied: str) -> None:
+    running = postgres_store.create_run(make_run())
+    postgres_store.save_samples(running.id, [sample()])
+    postgres_store.mark_interrupted(postgres_store.create_run(make_run()).id,
+                                    finished_at=later(1))
+    engine = create_engine(postgres_store.url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(text(statement))
+            left = connection.execute(text(f"SELECT count(*) FROM {emptied}")).scalar_one()
+    finally:
+        engine.dispose()
+    assert left == 0
