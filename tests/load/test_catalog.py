@@ -168,7 +168,8 @@ def test_a_suite_document_loads_as_a_catalog_of_one_product(tmp_path):
         (CATALOG.replace("key: billing", "key: triage"), "products[1].key: duplicate key"),
         (CATALOG.replace("criteria: [tone]", "criteria: [tones]"),
          "products[0].sets[0].criteria[0]: 'tones' is not allowed"),
-        ("products: []\n", "is neither a catalog"),
+        ("products: []\n", "bad.yml: catalog: required field is missing"),
+        ("owner: x\n", "is neither a catalog"),
     ],
 )
 def test_bad_catalogs(tmp_path, text, message):

@@ -203,6 +203,9 @@ def catalog_document(raw: Any, location: str) -> Catalog:
     """A catalog from one validated document; a suite document is a catalog of one product."""
     if isinstance(raw, dict) and "suite" in raw and "catalog" not in raw:
         return _from_suite(suite_document(raw, location))
+    if isinstance(raw, dict) and "products" in raw and "catalog" not in raw:
+        raise SpecError("required field is missing (a catalog's key: catalog: ...)",
+                        location=location, field="catalog")
     if not isinstance(raw, dict) or "catalog" not in raw:
         raise SpecError("is neither a catalog (catalog: ...) nor a suite (suite: ...)",
                         location=location)

@@ -44,7 +44,9 @@ def kind_of(path: Path) -> str:
         return "pasted"
     if path.suffix in (*YAML_SUFFIXES, ".json"):
         raw = read_mapping(path)
-        return "catalog" if isinstance(raw, dict) and "catalog" in raw else "suite"
+        # Products make a catalog, even one that forgot its key (the error says so).
+        marked = isinstance(raw, dict) and ("catalog" in raw or "products" in raw)
+        return "catalog" if marked and "suite" not in raw else "suite"
     raise SpecError("is not a suite: give a Python file, a YAML suite or catalog, a directory "
                     "of item files or a text file of pasted scenarios", location=str(path))
 
