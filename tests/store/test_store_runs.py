@@ -125,7 +125,7 @@ def test_completed_run_refuses_every_change(store: Store) -> None:
     assert store.sample_keys(run.id) == {("refund", "gpt-4o", 0)}
 
 
-@pytest.mark.xfail(strict=True, reason=(
+@pytest.mark.xfail(strict=True, raises=StoreError, reason=(
     "Store.complete_run verifies the plan and the summary before checking that the run is "
     "still open: completing a completed run with other counts raises a plain StoreError "
     "('cannot be completed: its summary counts ...') instead of ReadOnlyRunError"))
