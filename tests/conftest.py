@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
@@ -57,12 +58,37 @@ def _unavailable(reason: str) -> None:
     pytest.skip(f"PostgreSQL unavailable: {reason} (set ASSAY_TEST_DATABASE_URL)")
 
 
+@dataclass
+class PostgresServer:
+    """A server the tests may stop and start (None control when it is not ours)."""
+
+    url: str
+    pg_ctl: str | None = None
+    data: Path | None = None
+    log: Path | None = None
+    options: str = ""
+
+    @property
+    def controllable(self) -> bool:
+        return self.pg_ctl is not None
+
+    def stop(self) -> None:
+        """Stop at once, as a crash or a failover would (no clean shutdown)."""
+        assert self.pg_ctl is not None and self.data is not None
+        _run(_as_postgres([self.pg_ctl, "-D", str(self.data), "stop", "-m", "immediate"]))
+
+    def start(self) -> None:
+        assert self.pg_ctl is not None and self.data is not None
+        _run(_as_postgres([self.pg_ctl, "-D", str(self.data), "-l", str(self.log),
+                           "-o", self.options, "-w", "start"]))
+
+
 @pytest.fixture(scope="session")
-def postgres_server_url() -> Iterator[str]:
-    """URL of a PostgreSQL server's ``postgres`` database: ASSAY_TEST_DATABASE_URL or our own."""
+def postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL server: ASSAY_TEST_DATABASE_URL, or a throwaway cluster of our own."""
     configured = os.environ.get("ASSAY_TEST_DATABASE_URL")
     if configured:
-        yield configured
+        yield PostgresServer(configured)
         return
     initdb, pg_ctl = _pg_binary("initdb"), _pg_binary("pg_ctl")
     if initdb is None or pg_ctl is None:
@@ -73,21 +99,28 @@ def postgres_server_url() -> Iterator[str]:
     if os.geteuid() == 0:
         shutil.chown(base, user="postgres", group="postgres")
     port = _free_port()
+    options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off"
+    server = PostgresServer(f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres",
+                            pg_ctl, data, base / "server.log", options)
     try:
         _run(_as_postgres([initdb, "-D", str(data), "-A", "trust", "-U", "postgres"]))
-        options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off"
-        _run(_as_postgres([pg_ctl, "-D", str(data), "-l", str(base / "server.log"),
-                           "-o", options, "-w", "start"]))
+        server.start()
     except (OSError, RuntimeError) as error:
         shutil.rmtree(base, ignore_errors=True)
         _unavailable(str(error))
         return
     try:
-        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
+        yield server
     finally:
         subprocess.run(_as_postgres([pg_ctl, "-D", str(data), "stop", "-m", "immediate"]),
                        capture_output=True, check=False)
         shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server_url(postgres_server: PostgresServer) -> str:
+    """URL of a PostgreSQL server's ``postgres`` database."""
+    return postgres_server.url
 
 
 def _libpq(url: str) -> str:

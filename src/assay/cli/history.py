@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from assay._text import visible
 from assay.cli._common import DbOption, open_store
+
+if TYPE_CHECKING:
+    from assay.results import Run
 
 
 def history_command(
@@ -30,13 +35,47 @@ def history_command(
     for column in ("#", "run", "started", "suite", "agent", "status", "passed", "checks",
                    "fingerprint"):
         table.add_column(column, no_wrap=True)
+    now = datetime.now(UTC)
     for run in runs:
         summary = run.summary
         table.add_row(
             # An 8-character prefix is enough for `assay report` and `--baseline`.
             str(run.sequence), run.id[:8], run.started_at.strftime("%Y-%m-%d %H:%M:%S"),
-            shown(run.suite), shown(run.agent), run.status.value,
+            shown(run.suite), shown(run.agent), run_state(run, now),
             "—" if summary is None else fraction(summary.passed, summary.evaluated),
             "—" if summary is None else score(summary.check_score), run.fingerprint[:8],
         )
-    make_console().print(table)
+    console = make_console()
+    console.print(table)
+    for line in _resumable_lines(runs, now):
+        console.print(line, markup=False, highlight=False)
+
+
+def run_state(run: Run, now: datetime) -> str:
+    """``running``, ``stale`` (its owner died or stopped beating), or the stored status."""
+    from assay.results import RunStatus
+
+    if run.status is not RunStatus.RUNNING:
+        return run.status.value
+    return "stale" if _stale(run, now) else "running"
+
+
+def _stale(run: Run, now: datetime) -> bool:
+    from assay.evaluation.lease import owner_alive
+    from assay.evaluation.options import DEFAULT_LEASE_TIMEOUT
+
+    if run.lease is None:
+        return (now - run.started_at).total_seconds() > DEFAULT_LEASE_TIMEOUT
+    return run.lease.expired(now, DEFAULT_LEASE_TIMEOUT) or owner_alive(run.lease) is False
+
+
+def _resumable_lines(runs: list[Run], now: datetime) -> list[str]:
+    lines = []
+    for run in runs:
+        state = run_state(run, now)
+        if state in ("stale", "interrupted"):
+            why = f" ({visible(run.error)})" if run.error else ""
+            owner = "" if state == "interrupted" else " (its owner stopped)"
+            lines.append(f"run {run.id[:8]} is {state}{owner}{why}: finish it with "
+                         f"assay run SUITE --resume {run.id[:8]}")
+    return lines

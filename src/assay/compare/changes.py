@@ -20,6 +20,7 @@ from typing import Any
 
 from assay.compare._pooling import EPSILON, Pooled, PooledItem, movement
 from assay.compare.noise import NoiseFloor, NoiseLabel
+from assay.spec._json import known_fields
 
 
 class ChangeKind(StrEnum):
@@ -78,7 +79,7 @@ class Change:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Change:
         """Rebuild a change from its stored form."""
-        return cls(**{**data, "kind": ChangeKind(data["kind"]),
+        return cls(**{**known_fields(cls, data), "kind": ChangeKind(data["kind"]),
                       "noise": NoiseLabel(data.get("noise", NoiseLabel.UNMEASURED.value))})
 
 

@@ -21,6 +21,7 @@ from assay.compare.noise import DEFAULT_FLAKY_SHARE, NoiseFloor, NoiseLabel
 from assay.compare.pairing import PairedItem, Pairing, pair_items
 from assay.errors import ConfigurationError
 from assay.results import Run
+from assay.spec._json import known_fields
 
 #: Past this share of the paired corpus excluded, the headline is withheld.
 DEFAULT_MAX_EXCLUDED_SHARE = 0.10
@@ -273,7 +274,8 @@ class Comparison:
         """Rebuild a comparison from its stored form."""
         floor = data.get("noise_floor")
         measured = None if floor is None else NoiseFloor.from_json(floor)
-        policy = ComparisonPolicy(**data["policy"], noise_floor=measured)
+        policy = ComparisonPolicy(**known_fields(ComparisonPolicy, data["policy"]),
+                                  noise_floor=measured)
         pairing = data["pairing"]
         pairings = [*data["corpus_defects"], *data["excluded"], *data["intended_changes"]]
         unique = {(p["case_id"], p.get("model")): p for p in pairings}

@@ -17,6 +17,7 @@ from typing import Any
 
 from assay.compare._pooling import Item
 from assay.results import CaseSnapshot, Run
+from assay.spec._json import known_fields
 
 #: Keys of a case snapshot that describe the definition rather than being part of it.
 _NOT_PARTS = frozenset({"id", "provenance"})
@@ -79,7 +80,8 @@ class PairedItem:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> PairedItem:
         """Rebuild a paired item from its portable form."""
-        parts = tuple(ChangedPart(**part) for part in data.get("parts") or ())
+        parts = tuple(ChangedPart(**known_fields(ChangedPart, part))
+                      for part in data.get("parts") or ())
         return cls(data["case_id"], data.get("model"), Pairing(data["pairing"]), parts)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from assay.compare.comparison import Comparison
 from assay.compare.models import ModelComparison
+from assay.spec._json import SCHEMA_KEY, SCHEMA_VERSION
 
 
 def stored_form(comparison: Comparison | None,
@@ -18,7 +19,8 @@ def stored_form(comparison: Comparison | None,
     """``{"baseline": ..., "models": ...}``, or ``None`` when there is neither."""
     if comparison is None and models is None:
         return None
-    return {"baseline": None if comparison is None else comparison.to_json(),
+    return {SCHEMA_KEY: SCHEMA_VERSION,
+            "baseline": None if comparison is None else comparison.to_json(),
             "models": None if models is None else models.to_json()}
 
 

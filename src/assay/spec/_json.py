@@ -83,3 +83,18 @@ def canonical_json(value: JSON) -> str:
 def digest(value: JSON) -> str:
     """SHA-256 (hex) of the canonical JSON of ``value``."""
     return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
+
+#: The version of the JSON Assay stores (summaries, comparisons). A reader accepts a newer
+#: version's extra keys and ignores them; a key it needs and cannot find is an error.
+SCHEMA_VERSION = 2
+SCHEMA_KEY = "schema_version"
+
+
+def known_fields(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The entries of ``data`` that are fields of the dataclass ``cls``; the rest is dropped.
+
+    Stored JSON written by a newer Assay may carry keys this one does not know.
+    """
+    names = getattr(cls, "__dataclass_fields__", {})
+    return {key: value for key, value in data.items() if key in names}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
@@ -14,6 +15,8 @@ from assay.store._urls import redact, scrub
 
 #: Execution option that asks for a write transaction (``BEGIN IMMEDIATE`` on SQLite).
 WRITE = "assay_write"
+#: How long SQLite waits for another process's lock before a write fails (and is retried by
+#: the run's writer); ``ASSAY_SQLITE_BUSY_TIMEOUT_MS`` overrides it.
 BUSY_TIMEOUT_MS = 30_000
 
 # Strict JSON on every backend: PostgreSQL would refuse NaN, so SQLite must refuse it too.
@@ -22,8 +25,10 @@ _dumps = functools.partial(json.dumps, allow_nan=False, ensure_ascii=False)
 
 def connect(url: str) -> Engine:
     """Return an engine that has proved it can connect, or raise ConfigurationError."""
+    # A PostgreSQL server that restarted leaves dead pooled connections: test before use.
+    options: dict[str, Any] = {} if url.startswith("sqlite") else {"pool_pre_ping": True}
     try:
-        engine = create_engine(url, json_serializer=_dumps)
+        engine = create_engine(url, json_serializer=_dumps, **options)
     except (ArgumentError, NoSuchModuleError, ImportError) as error:
         raise ConfigurationError(f"cannot use database {redact(url)}: {error}") from None
     if engine.dialect.name == "sqlite":
@@ -53,9 +58,14 @@ def _on_sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
         # WAL lets the dashboard read while a run writes; foreign keys are off by default.
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.execute(f"PRAGMA busy_timeout={_busy_timeout_ms()}")
     finally:
         cursor.close()
+
+
+def _busy_timeout_ms() -> int:
+    configured = os.environ.get("ASSAY_SQLITE_BUSY_TIMEOUT_MS", "")
+    return int(configured) if configured.isdigit() else BUSY_TIMEOUT_MS
 
 
 def _on_sqlite_begin(connection: Connection) -> None:

@@ -1,0 +1,260 @@
+"""Real faults against a real `assay run`: signals, a stopped server, a locked file, a full disk.
+
+Each test proves the lifecycle's guarantees as a user meets them: the run is never left
+claiming to be complete with samples missing, never stranded as running, and a resume
+finishes it with every planned sample stored exactly once.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from assay.results import RunStatus
+from assay.store import Store
+
+ASSAY = str(Path(sys.executable).parent / "assay")
+SPEC = Path(__file__).parent / "cli" / "specs" / "fault_agent.py"
+
+
+class Scene:
+    """A scratch folder, the agent's call log, and the database the runs use."""
+
+    def __init__(self, folder: Path, url: str | None) -> None:
+        self.folder = folder
+        self.url = url
+        self.log = folder / "calls.log"
+
+    def env(self, **extra: str) -> dict[str, str]:
+        base = {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}
+        return {**base, "MARKER_DIR": str(self.folder), **extra}
+
+    def args(self, *extra: str) -> list[str]:
+        db = [] if self.url is None else ["--db", self.url]
+        return [ASSAY, "run", str(SPEC), "--quiet", *db, *extra]
+
+    def start(self, *extra: str, **env: str) -> subprocess.Popen[str]:
+        return subprocess.Popen(self.args(*extra), cwd=self.folder, env=self.env(**env),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def run(self, *extra: str, **env: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(self.args(*extra), cwd=self.folder, env=self.env(**env),
+                              capture_output=True, text=True, timeout=120)
+
+    def calls(self) -> list[str]:
+        return self.log.read_text().split() if self.log.exists() else []
+
+    def wait_for_calls(self, count: int, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while len(self.calls()) < count:
+            assert time.monotonic() < deadline, f"the agent was called {self.calls()}"
+            time.sleep(0.02)
+
+    def store(self) -> Store:
+        return Store.open(self.url or f"sqlite:///{self.folder}/.assay/assay.db")
+
+    def latest(self):  # noqa: ANN201 - a Run
+        with self.store() as store:
+            found = store.latest_run()
+            assert found is not None
+            return store.get_run(found.id)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def scene(request: pytest.FixtureRequest, tmp_path: Path) -> Scene:
+    if request.param == "sqlite":
+        return Scene(tmp_path, None)
+    url = str(request.getfixturevalue("postgres_url"))
+    Store.open(url, migrate=True).close()
+    return Scene(tmp_path, url)
+
+
+def assert_complete_once(scene: Scene, run_id: str, cases: int = 8) -> None:
+    run = scene.latest()
+    assert run.id == run_id and run.status is RunStatus.COMPLETED
+    keys = [sample.key for sample in run.samples]
+    assert sorted(keys) == sorted({(f"t{i}", None, 0) for i in range(cases)})
+    assert run.summary is not None and run.summary.passed == cases
+
+
+def resume_and_check(scene: Scene, run_id: str, stored_before: set[str]) -> None:
+    calls_before = len(scene.calls())
+    resumed = scene.run("--resume", run_id)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert_complete_once(scene, run_id)
+    rerun = scene.calls()[calls_before:]
+    # The resume ran exactly what was not stored: nothing stored is run again.
+    assert not stored_before & set(rerun)
+    assert sorted(rerun + sorted(stored_before)) == [f"t{i}" for i in range(8)]
+
+
+def test_sigterm_keeps_the_run_interrupted_and_a_resume_finishes_it(scene: Scene) -> None:
+    process = scene.start()
+    scene.wait_for_calls(3)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 143, stderr
+    assert "terminated by SIGTERM" in stderr and "--resume" in stderr
+    run = scene.latest()
+    assert run.status is RunStatus.INTERRUPTED and run.error == "terminated by SIGTERM"
+    resume_and_check(scene, run.id, {sample.case_id for sample in run.samples})
+
+
+def test_sighup_is_handled_like_sigterm(scene: Scene) -> None:
+    process = scene.start()
+    scene.wait_for_calls(2)
+    process.send_signal(signal.SIGHUP)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 129, stderr
+    assert scene.latest().status is RunStatus.INTERRUPTED
+
+
+def test_after_sigkill_the_dead_owner_releases_its_run(scene: Scene) -> None:
+    process = scene.start(SLOW_SECONDS="1.0")
+    scene.wait_for_calls(4)
+    time.sleep(0.7)  # past a flush interval: the samples that landed are written
+    process.kill()
+    process.communicate(timeout=30)
+    run = scene.latest()
+    assert run.status is RunStatus.RUNNING  # nothing could say otherwise: the lease must
+    assert run.lease is not None and run.lease.pid == process.pid
+    stored_before = {sample.case_id for sample in run.samples}
+    assert len(stored_before) >= 2
+    history = subprocess.run([ASSAY, "history", *([] if scene.url is None else
+                                                   ["--db", scene.url])],
+                             cwd=scene.folder, env=scene.env(), capture_output=True, text=True)
+    assert "stale" in history.stdout and f"--resume {run.id[:8]}" in history.stdout
+    resume_and_check(scene, run.id, stored_before)
+
+
+def test_a_live_owner_keeps_its_run_from_a_second_resumer(scene: Scene) -> None:
+    process = scene.start(SLOW_SECONDS="0.5")
+    scene.wait_for_calls(1)
+    run_id = scene.latest().id
+    refused = scene.run("--resume", run_id)
+    assert refused.returncode == 2 and "is running on" in refused.stderr
+    process.send_signal(signal.SIGTERM)
+    process.communicate(timeout=30)
+
+
+@pytest.mark.postgres
+def test_postgres_restarting_mid_run_loses_nothing(tmp_path: Path, postgres_url: str,
+                                                   postgres_server) -> None:  # noqa: ANN001
+    if not postgres_server.controllable:
+        pytest.skip("the server comes from ASSAY_TEST_DATABASE_URL; it is not ours to stop")
+    Store.open(postgres_url, migrate=True).close()
+    scene = Scene(tmp_path, postgres_url)
+    process = scene.start("--store-retry", "60")
+    scene.wait_for_calls(2)
+    postgres_server.stop()
+    time.sleep(1.5)  # samples land meanwhile; their writes fail and are kept
+    postgres_server.start()
+    _, stderr = process.communicate(timeout=90)
+    assert process.returncode == 0, stderr
+    assert "store unavailable" in stderr and "store available again" in stderr
+    assert_complete_once(scene, scene.latest().id)
+
+
+@pytest.mark.postgres
+def test_postgres_staying_down_stops_the_run_with_exit_3_and_resume_finishes_it(
+        tmp_path: Path, postgres_url: str, postgres_server) -> None:  # noqa: ANN001
+    if not postgres_server.controllable:
+        pytest.skip("the server comes from ASSAY_TEST_DATABASE_URL; it is not ours to stop")
+    Store.open(postgres_url, migrate=True).close()
+    scene = Scene(tmp_path, postgres_url)
+    process = scene.start("--store-retry", "1.5")
+    scene.wait_for_calls(3)
+    postgres_server.stop()
+    try:
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        postgres_server.start()
+    assert process.returncode == 3, stderr
+    assert "could not be completed" in stderr and "--resume" in stderr
+    assert "***" not in stderr or "postgres@" in stderr  # a URL, when shown, is masked
+    run = scene.latest()
+    assert run.status in (RunStatus.RUNNING, RunStatus.INTERRUPTED)
+    resume_and_check(scene, run.id, {sample.case_id for sample in run.samples})
+
+
+def _lock_sqlite(path: Path, seconds: float) -> subprocess.Popen[str]:
+    """Another process holding the write lock (BEGIN IMMEDIATE) for ``seconds``."""
+    code = ("import sqlite3, sys, time\n"
+            "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+            "c.execute('BEGIN IMMEDIATE'); print('locked', flush=True)\n"
+            "time.sleep(float(sys.argv[2])); c.execute('COMMIT')\n")
+    holder = subprocess.Popen([sys.executable, "-c", code, str(path), str(seconds)],
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+    holder.stdout.close()
+    return holder
+
+
+def test_sqlite_locked_past_the_busy_timeout_is_waited_out(tmp_path: Path) -> None:
+    scene = Scene(tmp_path, None)
+    assert scene.run(CASES="1").returncode == 0  # creates the database
+    process = scene.start("--store-retry", "60", ASSAY_SQLITE_BUSY_TIMEOUT_MS="200",
+                          SLOW_SECONDS="0.4")
+    scene.wait_for_calls(3)
+    holder = _lock_sqlite(tmp_path / ".assay" / "assay.db", 2.0)
+    _, stderr = process.communicate(timeout=60)
+    holder.wait(timeout=10)
+    assert process.returncode == 0, stderr
+    assert "store unavailable" in stderr and "locked" in stderr
+    assert_complete_once(scene, scene.latest().id)
+
+
+def test_sqlite_locked_for_good_stops_with_exit_3_then_resumes(tmp_path: Path) -> None:
+    scene = Scene(tmp_path, None)
+    assert scene.run(CASES="1").returncode == 0
+    process = scene.start("--store-retry", "1", ASSAY_SQLITE_BUSY_TIMEOUT_MS="100")
+    scene.wait_for_calls(2)
+    holder = _lock_sqlite(tmp_path / ".assay" / "assay.db", 6.0)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 3, stderr
+    assert "database is locked" in stderr and "--resume" in stderr
+    holder.wait(timeout=10)
+    run = scene.latest()
+    assert run.status is not RunStatus.COMPLETED
+    resume_and_check(scene, run.id, {sample.case_id for sample in run.samples})
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path):  # noqa: ANN201
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", str(mount)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"cannot mount a small tmpfs in CI: {done.stderr}")
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def test_a_full_disk_stops_the_run_with_exit_3_and_a_resume_finishes_it(
+        small_disk: Path) -> None:
+    scene = Scene(small_disk, None)
+    padded = {"ANSWER_BYTES": "120000", "SLOW_SECONDS": "0.05"}
+    process = scene.start("--store-retry", "1", **padded)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 3, stderr
+    assert "full" in stderr and "--resume" in stderr
+    run = scene.latest()
+    assert run.status is not RunStatus.COMPLETED and len(run.samples) < 8
+    stored_before = {sample.case_id for sample in run.samples}
+    subprocess.run(["mount", "-o", "remount,size=20m", str(small_disk)], check=True)
+    calls_before = len(scene.calls())
+    resumed = scene.run("--resume", run.id, **padded)
+    assert resumed.returncode == 0, resumed.stderr
+    assert_complete_once(scene, run.id)
+    assert not stored_before & set(scene.calls()[calls_before:])
