@@ -59,7 +59,7 @@ class Scene:
     def store(self) -> Store:
         return Store.open(self.url or f"sqlite:///{self.folder}/.assay/assay.db")
 
-    def latest(self):  # noqa: ANN201 - a Run
+    def latest(self):
         with self.store() as store:
             found = store.latest_run()
             assert found is not None
@@ -145,7 +145,7 @@ def test_a_live_owner_keeps_its_run_from_a_second_resumer(scene: Scene) -> None:
 
 @pytest.mark.postgres
 def test_postgres_restarting_mid_run_loses_nothing(tmp_path: Path, postgres_url: str,
-                                                   postgres_server) -> None:  # noqa: ANN001
+                                                   postgres_server) -> None:
     if not postgres_server.controllable:
         pytest.skip("the server comes from ASSAY_TEST_DATABASE_URL; it is not ours to stop")
     Store.open(postgres_url, migrate=True).close()
@@ -163,7 +163,7 @@ def test_postgres_restarting_mid_run_loses_nothing(tmp_path: Path, postgres_url:
 
 @pytest.mark.postgres
 def test_postgres_staying_down_stops_the_run_with_exit_3_and_resume_finishes_it(
-        tmp_path: Path, postgres_url: str, postgres_server) -> None:  # noqa: ANN001
+        tmp_path: Path, postgres_url: str, postgres_server) -> None:
     if not postgres_server.controllable:
         pytest.skip("the server comes from ASSAY_TEST_DATABASE_URL; it is not ours to stop")
     Store.open(postgres_url, migrate=True).close()
@@ -226,7 +226,7 @@ def test_sqlite_locked_for_good_stops_with_exit_3_then_resumes(tmp_path: Path) -
 
 
 @pytest.fixture
-def small_disk(tmp_path: Path):  # noqa: ANN201
+def small_disk(tmp_path: Path):
     mount = tmp_path / "disk"
     mount.mkdir()
     done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", str(mount)],

@@ -350,12 +350,6 @@ def test_skip_stored_still_refuses_a_completed_run(store: Store) -> None:
 
 
 @pytest.mark.postgres
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "Store.complete_run reads the run FOR SHARE, which a concurrent sample insert also "
-    "holds (its append-only trigger), so the completion counts the samples, then waits at "
-    "its UPDATE for the insert to commit and completes without counting again: the "
-    "completed run holds a sample outside its plan and a summary that disagrees with it. "
-    "Locking the run FOR UPDATE before counting would serialise the two"))
 def test_a_sample_insert_in_flight_while_completing_is_counted(postgres_url: str) -> None:
     with Store.open(postgres_url, migrate=True) as store:
         run = store.create_run(make_single_run())

@@ -125,10 +125,6 @@ def test_completed_run_refuses_every_change(store: Store) -> None:
     assert store.sample_keys(run.id) == {("refund", "gpt-4o", 0)}
 
 
-@pytest.mark.xfail(strict=True, raises=StoreError, reason=(
-    "Store.complete_run verifies the plan and the summary before checking that the run is "
-    "still open: completing a completed run with other counts raises a plain StoreError "
-    "('cannot be completed: its summary counts ...') instead of ReadOnlyRunError"))
 def test_completing_a_completed_run_again_is_read_only_whatever_the_summary(
         store: Store) -> None:
     run = store.create_run(make_single_run())

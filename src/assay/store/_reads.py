@@ -18,13 +18,17 @@ MIN_PREFIX = 4
 _MAX_CANDIDATES = 10
 
 
-def resolve_exact(connection: Connection, run_id: str, *, lock: bool = False) -> RowMapping:
+def resolve_exact(connection: Connection, run_id: str, *, lock: bool = False,
+                  exclusive: bool = False) -> RowMapping:
     """Return the ``runs`` row of a full id; raise :class:`StoreError` when there is none.
 
-    ``lock`` takes a shared row lock (where the database has row locks) until commit.
+    ``lock`` takes a shared row lock (where the database has row locks) until commit;
+    ``exclusive`` an exclusive one, which waits for every writer holding a shared lock.
     """
     query = select(runs).where(runs.c.id == run_id)
-    if lock:
+    if exclusive:
+        query = query.with_for_update()
+    elif lock:
         query = query.with_for_update(read=True)
     row = connection.execute(query).mappings().first()
     if row is None:

@@ -153,7 +153,11 @@ class Store:
         completed run as stored; ``reload=False`` skips reading it back and returns ``None``.
         """
         with self._write(f"run {run_id}: complete") as connection:
-            row = _reads.resolve_exact(connection, run_id, lock=True)
+            # Exclusive: a sample insert in flight (holding a shared lock) commits first and
+            # is counted, or waits and then finds the run completed.
+            row = _reads.resolve_exact(connection, run_id, exclusive=True)
+            if row["status"] == RunStatus.COMPLETED.value:
+                raise ReadOnlyRunError(f"run {run_id} is completed; completed runs never change")
             _require_holder(row, token)
             _lease.verify_complete(connection, row, summary)
             self._update_open(connection, run_id, RunStatus.COMPLETED, finished_at=finished_at,
