@@ -19,6 +19,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+class _Server(ThreadingHTTPServer):
+    # The default backlog of 5 refuses connections when a run asks 50 questions at once.
+    request_queue_size = 256
+    daemon_threads = True
+
+
 @dataclass(frozen=True)
 class Response:
     """One scripted HTTP response: status, headers, body bytes, and an optional delay."""
@@ -103,7 +109,7 @@ class ScriptedServer:
         else:
             queue = list(script)
             self._script = lambda body: self._next(queue)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = _Server(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
