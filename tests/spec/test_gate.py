@@ -15,6 +15,7 @@ class Summary:
     check_pass_rate: float | None = 1.0
     failing_by_category: dict = field(default_factory=dict)
     judge: dict = field(default_factory=dict)
+    pass_rate: float | None = 1.0
 
 
 def test_any_side_effect_failure_fails_the_default_gate_whatever_the_pass_rate():
@@ -31,8 +32,16 @@ def test_minimum_deterministic_pass_rate():
     assert gate.evaluate(Summary(0.5)).passed  # inclusive
     low = gate.evaluate(Summary(0.25))
     assert low.violations == ("deterministic pass rate 25.0% is below the minimum 50.0%",)
-    assert gate.evaluate(Summary(None)).violations == (
+    assert gate.evaluate(Summary(None, pass_rate=None)).violations == (
         "deterministic pass rate: no sample was evaluated",)
+
+
+def test_a_run_without_deterministic_checks_is_not_measured_not_failed():
+    verdict = assay.Gate(min_pass_rate=0.9).evaluate(Summary(None, pass_rate=1.0))
+    assert verdict.passed and verdict.violations == ()
+    assert verdict.lines() == ["gate: passed", "  deterministic pass rate: not measured (no "
+                                               "sample had a deterministic check)"]
+    assert assay.Gate().evaluate(Summary(None, pass_rate=1.0)).lines() == ["gate: passed"]
 
 
 def test_the_judge_threshold_is_optional_and_reported_apart():

@@ -14,8 +14,8 @@ class MetricResult:
     """One metric on one sample: its score against an inclusive threshold, and why.
 
     A metric that could not be calculated (a check that raised, a judge reply that was not a
-    verdict, an expectation about actions that were never instrumented) carries ``error`` and
-    never passes.
+    verdict, an expectation about actions that were never instrumented) carries ``error``,
+    stores no ``score`` and never passes.
     """
 
     name: str
@@ -85,5 +85,5 @@ def scored(name: str, kind: MetricKind, category: str, threshold: float, score: 
 
 def errored(name: str, kind: MetricKind, category: str, threshold: float,
             error: str) -> MetricResult:
-    """A metric that could not be calculated: score zero, never passed."""
-    return MetricResult(name, kind, category, threshold, 0.0, False, None, error)
+    """A metric that could not be calculated: no score (averages count it as zero), never passed."""
+    return MetricResult(name, kind, category, threshold, None, False, None, error)

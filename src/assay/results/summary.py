@@ -1,7 +1,9 @@
 """Aggregates over sample results: pass rates, deterministic scores, usage and latency.
 
 Rules: pass rates and scores exclude not-evaluated samples and are ``None`` when no sample
-was evaluated; judge criteria are summarised per criterion and never averaged with checks.
+was evaluated; the deterministic pass rate is also ``None`` when no sample had a
+deterministic check (it was not measured, which is not 0%); judge criteria are summarised per
+criterion and never averaged with checks.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from assay.results.reliability import failing_by_category, rates
 from assay.results.sample import SampleResult, SampleStatus
+from assay.spec._json import SCHEMA_KEY, SCHEMA_VERSION, known_fields
 
 
 def nearest_rank(values: Sequence[float], percentile: float) -> float | None:
@@ -31,13 +34,23 @@ def _mean(values: Sequence[float]) -> float | None:
 
 @dataclass(frozen=True, slots=True)
 class CriterionSummary:
-    """A judge criterion over the samples that calculated it."""
+    """A judge criterion over the samples that asked for it.
+
+    ``samples`` asked, ``errors`` of them errored (so ``samples - errors`` were scored);
+    ``mean`` is over the scored ones. ``mean_vote_spread`` is ``None`` when no sample had two
+    verdicts to compare (one vote has no spread).
+    """
 
     mean: float | None
     samples: int
     passed: int
     errors: int
     mean_vote_spread: float | None = None
+
+    @property
+    def scored(self) -> int:
+        """Samples on which the criterion was calculated."""
+        return self.samples - self.errors
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +79,9 @@ class Tally:
     reported: int = 0
     estimated: int = 0
     cost_per_1000_usd: float | None = None
+    #: Judge calls (one per vote) and the HTTP attempts they took, retries included.
     judge_calls: int = 0
+    judge_attempts: int = 0
     judge_input_tokens: int = 0
     judge_output_tokens: int = 0
     judge_cost_usd: float | None = None
@@ -92,25 +107,27 @@ class RunSummary(Tally):
 
     def to_json(self) -> dict[str, Any]:
         """The portable form stored with the completed run and written by reports."""
-        return asdict(self)
+        return {SCHEMA_KEY: SCHEMA_VERSION, **asdict(self)}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> RunSummary:
-        """Rebuild a summary from its stored form."""
-        values = dict(data)
-        by_model = {label: _tally_from(item) for label, item in values.pop("by_model").items()}
-        judge = _criteria_from(values.pop("judge", {}))
+        """Rebuild a summary from its stored form (keys a newer version added are ignored)."""
+        values = known_fields(cls, data)
+        by_model = {label: _tally_from(item)
+                    for label, item in (values.pop("by_model", None) or {}).items()}
+        judge = _criteria_from(values.pop("judge", None) or {})
         return cls(**values, judge=judge, by_model=by_model)
 
 
 def _tally_from(data: Mapping[str, Any]) -> Tally:
-    values = dict(data)
-    judge = _criteria_from(values.pop("judge", {}))
+    values = known_fields(Tally, data)
+    judge = _criteria_from(values.pop("judge", None) or {})
     return Tally(**values, judge=judge)
 
 
 def _criteria_from(data: Mapping[str, Any]) -> dict[str, CriterionSummary]:
-    return {name: CriterionSummary(**item) for name, item in data.items()}
+    return {name: CriterionSummary(**known_fields(CriterionSummary, item))
+            for name, item in data.items()}
 
 
 def summarise(samples: Sequence[SampleResult]) -> RunSummary:
@@ -164,6 +181,7 @@ def tally(samples: Sequence[SampleResult]) -> Tally:
         # One denominator for every model: what 1,000 samples cost at the mean priced sample.
         cost_per_1000_usd=1000 * sum(costs) / len(costs) if costs else None,
         judge_calls=int(judged["calls"] or 0),
+        judge_attempts=int(judged["attempts"] or 0),
         judge_input_tokens=int(judged["input_tokens"] or 0),
         judge_output_tokens=int(judged["output_tokens"] or 0),
         judge_cost_usd=judged["cost_usd"],
@@ -176,25 +194,34 @@ def tally(samples: Sequence[SampleResult]) -> Tally:
 
 
 def _check_pass_rate(evaluated: Sequence[SampleResult]) -> float | None:
-    """Samples whose deterministic checks all passed (judge criteria set aside)."""
-    if not evaluated:
+    """Samples whose deterministic checks all passed (judge criteria set aside).
+
+    Over the evaluated samples that had a deterministic check, an agent error counting as a
+    failure; ``None`` when no sample had one: a judge-only run measured nothing deterministic.
+    """
+    checked = [s for s in evaluated if _has_check(s)]
+    if not checked:
         return None
-    passing = sum(
-        1 for sample in evaluated
-        if sample.error is None and all(
-            m.passed for m in sample.metrics if m.kind == "check")
-        and any(m.kind == "check" for m in sample.metrics)
-    )
-    return passing / len(evaluated)
+    # An agent that failed before any check ran failed them all.
+    counted = len(checked) + sum(1 for s in evaluated if s.error is not None and not _has_check(s))
+    passing = sum(1 for s in checked
+                  if s.error is None and all(m.passed for m in s.metrics if m.kind == "check"))
+    return passing / counted
+
+
+def _has_check(sample: SampleResult) -> bool:
+    return any(m.kind == "check" for m in sample.metrics)
 
 
 def _judge_totals(samples: Iterable[SampleResult]) -> dict[str, Any]:
-    totals: dict[str, Any] = {"calls": 0, "input_tokens": 0, "output_tokens": 0,
-                              "cost_usd": None, "estimated": False}
+    totals: dict[str, Any] = {"calls": 0, "attempts": 0, "input_tokens": 0,
+                              "output_tokens": 0, "cost_usd": None, "estimated": False}
     for sample in samples:
         usage: dict[str, Any] = dict(sample.judge_usage or {})
         for key in ("calls", "input_tokens", "output_tokens"):
             totals[key] += int(usage.get(key) or 0)
+        # Usage stored before attempts were counted made at least one attempt per call.
+        totals["attempts"] += int(usage.get("attempts") or usage.get("calls") or 0)
         totals["estimated"] = totals["estimated"] or bool(usage.get("cost_estimated"))
         cost = usage.get("cost_usd")
         if isinstance(cost, int | float):
@@ -224,6 +251,7 @@ def _judge_criteria(samples: Iterable[SampleResult]) -> dict[str, CriterionSumma
 def _criterion(metrics: Sequence[Any]) -> CriterionSummary:
     scores = [m.score for m in metrics if m.error is None and m.score is not None]
     spreads = [s for s in (_spread(m.votes) for m in metrics if m.votes) if s is not None]
+    # One verdict has nothing to spread against: None, never a spread of 0.
     return CriterionSummary(
         mean=_mean(scores),
         samples=len(metrics),
@@ -237,4 +265,4 @@ def _spread(votes: Sequence[Any]) -> float | None:
     # On the criterion's own scale (5/5/2 on 1–5 spreads 3), the raw score when recorded.
     scores: list[float] = [float(v["raw"] if v.get("raw") is not None else v["score"])
                            for v in votes if isinstance(v, dict) and v.get("score") is not None]
-    return max(scores) - min(scores) if scores else None
+    return max(scores) - min(scores) if len(scores) > 1 else None

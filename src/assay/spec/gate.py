@@ -31,7 +31,15 @@ class GateReading(Protocol):
 
     @property
     def check_pass_rate(self) -> float | None:
-        """Samples whose deterministic checks all passed, over evaluated samples."""
+        """Samples whose deterministic checks all passed, over those that had one.
+
+        ``None`` when nothing was evaluated or no sample had a deterministic check.
+        """
+        ...
+
+    @property
+    def pass_rate(self) -> float | None:
+        """Passed over evaluated samples; ``None`` when no sample was evaluated."""
         ...
 
     @property
@@ -51,6 +59,8 @@ class GateResult:
 
     violations: tuple[str, ...] = ()
     judge_violations: tuple[str, ...] = ()
+    #: Thresholds that had nothing to measure (not violations): shown with the verdict.
+    unmeasured: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -58,11 +68,15 @@ class GateResult:
         return not self.violations and not self.judge_violations
 
     def lines(self) -> list[str]:
-        """One line for the verdict, then one per violation (judge ones marked as such)."""
+        """One line for the verdict, then one per violation (judge ones marked as such).
+
+        A threshold that measured nothing follows, as ``not measured``.
+        """
+        notes = [f"  {line}" for line in self.unmeasured]
         if self.passed:
-            return ["gate: passed"]
+            return ["gate: passed", *notes]
         return ["gate: failed", *(f"  {line}" for line in self.violations),
-                *(f"  judge: {line}" for line in self.judge_violations)]
+                *(f"  judge: {line}" for line in self.judge_violations), *notes]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -70,10 +84,13 @@ class Gate:
     """Thresholds a run must meet.
 
     ``min_pass_rate`` is the minimum deterministic pass rate (samples whose checks all passed,
-    over evaluated samples; judge criteria set aside). ``max_side_effect_failures`` is the
-    number of samples allowed to fail a ``side_effects`` assertion, 0 by default, so any such
-    failure fails the gate whatever the pass rate. ``min_judge_score`` (optional) is the
-    minimum mean of every judge criterion, reported separately.
+    over evaluated samples that had one; judge criteria set aside). A run in which no sample
+    had a deterministic check has no such rate: the threshold is reported as not measured,
+    never as a violation; a run in which no sample was evaluated at all violates it.
+    ``max_side_effect_failures`` is the number of samples allowed to fail a ``side_effects``
+    assertion, 0 by default, so any such failure fails the gate whatever the pass rate.
+    ``min_judge_score`` (optional) is the minimum mean of every judge criterion, reported
+    separately.
     """
 
     min_pass_rate: float | None = None
@@ -111,15 +128,20 @@ class Gate:
         if summary is None:
             return GateResult(("the run has no summary (it did not complete)",))
         violations = self._deterministic(summary)
-        return GateResult(tuple(violations), tuple(self._judged(summary)))
+        unmeasured: tuple[str, ...] = ()
+        if self.min_pass_rate is not None and summary.check_pass_rate is None \
+                and summary.pass_rate is not None:
+            unmeasured = ("deterministic pass rate: not measured (no sample had a deterministic "
+                          "check)",)
+        return GateResult(tuple(violations), tuple(self._judged(summary)), unmeasured)
 
     def _deterministic(self, summary: GateReading) -> list[str]:
         found: list[str] = []
         rate = summary.check_pass_rate
         if self.min_pass_rate is not None:
-            if rate is None:
+            if rate is None and summary.pass_rate is None:
                 found.append("deterministic pass rate: no sample was evaluated")
-            elif rate < self.min_pass_rate:
+            elif rate is not None and rate < self.min_pass_rate:
                 found.append(f"deterministic pass rate {_percent(rate)} is below the minimum "
                              f"{_percent(self.min_pass_rate)}")
         failures = int(summary.failing_by_category.get(_SIDE_EFFECTS, 0))
