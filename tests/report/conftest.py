@@ -74,7 +74,10 @@ def _order_status() -> SampleResult:
         replace(scored("semantic_accuracy", "judge", "quality", 0.7, 0.9, "states the status"),
                 votes=votes),  # type: ignore[arg-type]
     ), answer="Order 42 has shipped.", actions=(LOOKUP,), duration_ms=820.0,
-        usage=Usage(120, 18, 0.000243, "reported"), metadata={"trace_id": "trace-0001"})
+        usage=Usage(120, 18, 0.000243, "reported"), metadata={"trace_id": "trace-0001"},
+        # Two votes, one of them retried once after a 429.
+        judge_usage={"calls": 2, "attempts": 3, "input_tokens": 400, "output_tokens": 60,
+                     "cost_usd": 0.0002, "cost_estimated": False, "by_kind": {"score": 2}})
 
 
 def current_samples() -> list[SampleResult]:

@@ -16,6 +16,7 @@ from rich.table import Table
 from assay._text import visible
 from assay.compare import Change, Comparison, ModelComparison
 from assay.report import _comparing as comparing
+from assay.report._reading import judge_calls
 from assay.report.format import duration_ms, fraction, money, percent, score
 from assay.results import Run, RunSummary, SampleResult, SampleStatus, Tally
 
@@ -105,10 +106,11 @@ def _judged(console: Console, summary: Tally) -> None:
     if not summary.judge:
         return
     criteria = " · ".join(
-        f"{name} {score(item.mean)}"
-        + ("" if item.mean_vote_spread is None else f" (vote spread {item.mean_vote_spread:g})")
-        for name, item in summary.judge.items())
-    console.print(f"Judge: {shown(criteria)} · {summary.judge_calls} call(s), "
+        f"{name} {score(item.mean)} (scored {item.scored} of {item.samples}, "
+        f"{item.errors} errored"
+        + ("" if item.mean_vote_spread is None else f", vote spread {item.mean_vote_spread:g}")
+        + ")" for name, item in summary.judge.items())
+    console.print(f"Judge: {shown(criteria)} · {judge_calls(summary)}, "
                   f"cost {money(summary.judge_cost_usd, estimated=summary.judge_cost_estimated)} "
                   "(not the agent's)", highlight=False)
 
@@ -127,7 +129,7 @@ def _models(console: Console, summary: RunSummary) -> None:
                       f"{tally.input_tokens + tally.output_tokens:,}",
                       money(tally.cost_usd, estimated=tally.estimated > 0),
                       money(tally.cost_per_1000_usd, estimated=tally.estimated > 0),
-                      str(tally.judge_calls))
+                      judge_calls(tally, noun=False))
     console.print(table)
 
 

@@ -133,11 +133,18 @@ def reliability_rows(tally: Tally) -> Rows:
                      key=lambda item: (order.get(item[0], len(order)), item[0]))
     failing = " · ".join(f"{_CATEGORY_LABELS.get(name, name)} {count}"
                          for name, count in ordered)
-    rates = (f"deterministic pass {fmt.percent(tally.check_pass_rate)} · agent errors "
+    rates = (f"deterministic pass {deterministic_rate(tally)} · agent errors "
              f"{fmt.percent(tally.agent_error_rate)} · provider failures "
              f"{fmt.percent(tally.provider_failure_rate)} · not evaluated "
              f"{fmt.percent(tally.not_evaluated_rate)}")
     return [("Failing", failing), ("Rates", rates)]
+
+
+def deterministic_rate(tally: Tally) -> str:
+    """The deterministic pass rate, or ``not measured`` when no sample had a check."""
+    if tally.check_pass_rate is None and tally.evaluated > 0:
+        return "not measured"
+    return fmt.percent(tally.check_pass_rate)
 
 
 def plural(count: int, noun: str) -> str:
@@ -161,13 +168,34 @@ def estimated(samples: Iterable[SampleResult], model: str | None = None) -> bool
                for s in samples if model is None or s.model == model)
 
 
-CRITERION_HEADERS = ["criterion", "mean", "vote spread", "passed", "errors"]
+def criterion_table(tally: Tally, frac: Fraction) -> tuple[list[str], list[list[str]]]:
+    """One row per judge criterion: mean, samples scored and errored, passes, vote spread.
+
+    The spread column appears only when some criterion had two verdicts to compare: with one
+    vote there is no spread, and none is shown.
+    """
+    spread = any(c.mean_vote_spread is not None for c in tally.judge.values())
+    headers = ["criterion", "mean", "scored", "errored", "passed"] + ["vote spread"] * spread
+    rows = [[name, fmt.score(c.mean), f"{c.scored} of {c.samples}", str(c.errors),
+             frac(c.passed, c.samples)] + [fmt.score(c.mean_vote_spread)] * spread
+            for name, c in tally.judge.items()]
+    return headers, rows
 
 
-def criterion_rows(tally: Tally, frac: Fraction) -> list[list[str]]:
-    """One row per judge criterion: mean score, mean vote spread, passes, errors."""
-    return [[name, fmt.score(c.mean), fmt.score(c.mean_vote_spread), frac(c.passed, c.samples),
-             str(c.errors)] for name, c in tally.judge.items()]
+def judge_calls(tally: Tally, *, noun: bool = True) -> str:
+    """``7 calls (10 attempts)``: the HTTP attempts are named when retries made them differ."""
+    calls = plural(tally.judge_calls, "call") if noun else str(tally.judge_calls)
+    if tally.judge_attempts > tally.judge_calls:
+        calls += f" ({plural(tally.judge_attempts, 'attempt')})"
+    return calls
+
+
+def judge_usage(tally: Tally) -> str:
+    """What the judge cost the evaluation: calls and attempts, tokens, money."""
+    return (f"{judge_calls(tally)} · {fmt.tokens(tally.judge_input_tokens)} tokens in / "
+            f"{fmt.tokens(tally.judge_output_tokens)} out · "
+            f"{fmt.money(tally.judge_cost_usd, estimated=tally.judge_cost_estimated)} "
+            "(not the agent's)")
 
 
 MODEL_HEADERS = ["model", "samples", "pass rate", "checks pass", "check score", "cases",

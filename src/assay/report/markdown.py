@@ -80,9 +80,11 @@ def _summary(run: Run) -> str:
 def _judge(tally: Tally) -> str:
     if not tally.judge:
         return ""
-    rows = reading.criterion_rows(tally, fmt.fraction_md)
+    headers, rows = reading.criterion_table(tally, fmt.fraction_md)
     return ("### Judge criteria\n\nJudged prose, reported apart from the deterministic checks "
-            f"and never averaged with them.\n\n{table(reading.CRITERION_HEADERS, rows)}")
+            f"and never averaged with them.\n\n{table(headers, rows)}"
+            + (f"\n\nJudge usage: {cell(reading.judge_usage(tally))}" if tally.judge_calls
+               else ""))
 
 
 def _models(models: ModelComparison | None) -> str:

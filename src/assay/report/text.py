@@ -122,9 +122,15 @@ def _model_table(run: Run, summary: RunSummary) -> list[str]:
 def _judge(tally: Tally) -> list[str]:
     if not tally.judge:
         return []
-    rows = reading.criterion_rows(tally, fmt.fraction)
+    headers, rows = reading.criterion_table(tally, fmt.fraction)
     return ["", "Judge criteria (reported apart from the checks, never averaged with them):",
-            *table(rows, reading.CRITERION_HEADERS)]
+            *table(rows, headers), *_usage(tally)]
+
+
+def _usage(tally: Tally) -> list[str]:
+    if not tally.judge_calls:
+        return []
+    return ["", f"Judge usage: {reading.judge_usage(tally)}"]
 
 
 def _models(models: ModelComparison | None) -> list[str]:
