@@ -15,18 +15,21 @@ from typing import Any
 
 from assay.judging.judge import FunctionJudge, Judge, JudgeReply
 from assay.judging.openai_judge import OpenAIJudge
-from assay.judging.retry import RetryPolicy
+from assay.judging.retry import DEFAULT_JUDGE_TIMEOUT, RetryPolicy
 
-__all__ = ["Judge", "JudgeReply", "RetryPolicy", "function", "litellm", "openai"]
+__all__ = ["DEFAULT_JUDGE_TIMEOUT", "Judge", "JudgeReply", "RetryPolicy", "function", "litellm",
+           "openai", "with_judge_timeout"]
 
 
 def openai(model: str, *, base_url: str | None = None, api_key: str | None = None,
            temperature: float = 0.0, label: str | None = None, timeout: float = 60.0,
-           json_mode: bool = True, retry: RetryPolicy | None = None,
-           **extra: Any) -> OpenAIJudge:
+           judge_timeout: float | None = DEFAULT_JUDGE_TIMEOUT, json_mode: bool = True,
+           retry: RetryPolicy | None = None, **extra: Any) -> OpenAIJudge:
     """A judge on the official ``openai`` client (OpenAI, Azure, OpenRouter, Ollama, vLLM, ...).
 
-    ``api_key`` defaults to ``OPENAI_API_KEY``. Needs the ``openai`` package
+    ``api_key`` defaults to ``OPENAI_API_KEY``. ``timeout`` bounds one HTTP request;
+    ``judge_timeout`` (120 s by default, None for none) bounds one judge call with all its
+    retries and waits, after which the vote is an error. Needs the ``openai`` package
     (``pip install 'assay[openai]'``).
     """
     from assay.agent import ModelSpec
@@ -37,19 +40,43 @@ def openai(model: str, *, base_url: str | None = None, api_key: str | None = Non
     # "ollama/qwen3:8b" is sent as "qwen3:8b"; an OpenRouter id keeps its vendor prefix.
     return OpenAIJudge(model=spec.model, label=label or model, provider=spec.provider,
                        base_url=base_url, api_key=api_key, temperature=temperature,
-                       timeout=timeout, json_mode=json_mode, retry=retry or RetryPolicy(),
-                       extra=extra)
+                       timeout=timeout, judge_timeout=_positive(judge_timeout),
+                       json_mode=json_mode, retry=retry or RetryPolicy(), extra=extra)
 
 
 def litellm(model: str, *, temperature: float = 0.0, label: str | None = None,
+            judge_timeout: float | None = DEFAULT_JUDGE_TIMEOUT,
             retry: RetryPolicy | None = None, **extra: Any) -> Judge:
-    """A judge through LiteLLM (``pip install 'assay[litellm]'``); ``model`` as LiteLLM names it."""
+    """A judge through LiteLLM (``pip install 'assay[litellm]'``); ``model`` as LiteLLM names it.
+
+    ``judge_timeout`` bounds one judge call with its retries, as for :func:`openai`.
+    """
     from assay.agent.adapters._optional import require
     from assay.judging.litellm_judge import LiteLLMJudge
 
     require("litellm", "litellm")
     return LiteLLMJudge(model=model, label=label or model, temperature=temperature,
-                        retry=retry or RetryPolicy(), extra=extra)
+                        judge_timeout=_positive(judge_timeout), retry=retry or RetryPolicy(),
+                        extra=extra)
+
+
+def with_judge_timeout(judge: Any, seconds: float) -> Any:
+    """The same judge with another overall deadline, when it has one (``--judge-timeout``)."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(judge) and not isinstance(judge, type) and any(
+            f.name == "judge_timeout" for f in dataclasses.fields(judge)):
+        return dataclasses.replace(judge, judge_timeout=_positive(seconds))
+    return judge
+
+
+def _positive(seconds: float | None) -> float | None:
+    from assay.errors import ConfigurationError
+
+    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int | float)
+                                or not seconds > 0 or seconds == float("inf")):
+        raise ConfigurationError(f"judge_timeout {seconds!r} is not a number of seconds > 0")
+    return seconds
 
 
 def function(label: str, complete: Callable[[str, str], str | JudgeReply

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from assay.judging.criteria import Criterion
 from assay.judging.input import JudgeInput
-from assay.judging.judge import Judge, JudgeReply, ask
+from assay.judging.judge import Judge, JudgeReply, ask, counting_attempts
 from assay.judging.prompt import instructions, prompt
 from assay.judging.verdict import JudgeVerdict, VerdictError, parse_verdict
 from assay.judging.votes import majority
@@ -19,18 +19,24 @@ _KEPT_REPLY = 2_000
 
 @dataclass(slots=True)
 class JudgeUsage:
-    """What judging one sample cost: the evaluation's overhead, never the agent's."""
+    """What judging one sample cost: the evaluation's overhead, never the agent's.
+
+    ``calls`` counts judge calls (one per vote); ``attempts`` counts the HTTP requests they
+    took, retries included, so a rate-limited judge shows as 7 calls in 10 attempts.
+    """
 
     calls: int = 0
+    attempts: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float | None = None
     estimated: bool = False
     by_kind: dict[str, int] = field(default_factory=dict)
 
-    def add(self, reply: JudgeReply | None, kind: str = "score") -> None:
-        """Count one call (``reply`` is None when the call itself failed)."""
+    def add(self, reply: JudgeReply | None, kind: str = "score", attempts: int = 1) -> None:
+        """Count one call and its attempts (``reply`` is None when the call itself failed)."""
         self.calls += 1
+        self.attempts += max(1, attempts)
         self.by_kind[kind] = self.by_kind.get(kind, 0) + 1
         if reply is None:
             return
@@ -42,7 +48,7 @@ class JudgeUsage:
 
     def to_json(self) -> dict[str, JSON]:
         """The portable form stored with the sample."""
-        return {"calls": self.calls, "input_tokens": self.input_tokens,
+        return {"calls": self.calls, "attempts": self.attempts, "input_tokens": self.input_tokens,
                 "output_tokens": self.output_tokens, "cost_usd": self.cost_usd,
                 "cost_estimated": self.estimated, "by_kind": dict(self.by_kind)}
 
@@ -73,18 +79,17 @@ async def assess(judge: Judge, criterion: Criterion, data: JudgeInput, *, votes:
 
 async def _vote(judge: Judge, system: str, user: str, criterion: Criterion,
                 usage: JudgeUsage) -> tuple[JudgeVerdict | None, dict[str, JSON]]:
-    reply: JudgeReply | None = None
+    with counting_attempts() as attempts:
+        try:
+            reply = await ask(judge, system, user)
+        except Exception as error:
+            usage.add(None, attempts=attempts.made)
+            return None, {"error": f"{type(error).__name__}: {error}"}
+    usage.add(reply, attempts=attempts.made)
     try:
-        reply = await ask(judge, system, user)
         verdict = parse_verdict(reply.text, criterion)
     except VerdictError as error:
-        usage.add(reply)
-        assert reply is not None
         return None, {"error": f"invalid verdict: {error}", "reply": reply.text[:_KEPT_REPLY]}
-    except Exception as error:
-        usage.add(reply)
-        return None, {"error": f"{type(error).__name__}: {error}"}
-    usage.add(reply)
     return verdict, {"score": verdict.score, "raw": verdict.raw, "reason": verdict.reason}
 
 

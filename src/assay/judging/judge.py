@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -69,3 +70,35 @@ def report_wait(message: str) -> None:
     listener = wait_listener.get()
     if listener is not None:
         listener(message)
+
+
+@dataclass(slots=True)
+class AttemptCount:
+    """HTTP attempts made for one judge call: retries included, never fewer than recorded."""
+
+    made: int = 0
+
+
+_attempts: contextvars.ContextVar[AttemptCount | None] = contextvars.ContextVar(
+    "assay_judge_attempts", default=None)
+
+
+@contextlib.contextmanager
+def counting_attempts() -> Iterator[AttemptCount]:
+    """Count the attempts a judge makes while answering one call (see :func:`count_attempt`).
+
+    The count is a mutable object, so attempts made in tasks the judge starts are counted too.
+    """
+    count = AttemptCount()
+    token = _attempts.set(count)
+    try:
+        yield count
+    finally:
+        _attempts.reset(token)
+
+
+def count_attempt() -> None:
+    """Record one HTTP attempt of the judge call in progress (retrying judges call this)."""
+    count = _attempts.get()
+    if count is not None:
+        count.made += 1

@@ -7,18 +7,34 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.judging.judge import JudgeReply
-from assay.judging.retry import RetryPolicy, with_retries
+from assay.judging.openai_judge import endpoint_host
+from assay.judging.retry import DEFAULT_JUDGE_TIMEOUT, RetryPolicy, with_retries
 
 
 @dataclass(kw_only=True)
 class LiteLLMJudge:
-    """``litellm.acompletion`` at ``temperature``, retried on transient failures."""
+    """``litellm.acompletion`` at ``temperature``, retried on transient failures.
+
+    ``judge_timeout`` bounds the whole call, its retries and waits included.
+    """
 
     model: str
     label: str
     temperature: float = 0.0
+    judge_timeout: float | None = DEFAULT_JUDGE_TIMEOUT
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def endpoint(self) -> str | None:
+        """The host of ``api_base`` (or ``base_url``) when one was given, else None."""
+        url = self.extra.get("api_base") or self.extra.get("base_url")
+        return endpoint_host(url) if isinstance(url, str) else None
+
+    def prepare(self) -> None:
+        """Import LiteLLM ahead of time, off the event loop (the run calls this first)."""
+        from assay.agent.adapters._optional import import_litellm
+
+        import_litellm()
 
     async def complete(self, instructions: str, prompt: str) -> JudgeReply:
         """Ask once (with retries on transient failures)."""
@@ -32,7 +48,8 @@ class LiteLLMJudge:
                 messages=[{"role": "system", "content": instructions},
                           {"role": "user", "content": prompt}], **self.extra)
 
-        response = await with_retries(call, _transient, self.retry, self.label)
+        response = await with_retries(call, _transient, self.retry, self.label,
+                                      deadline=self.judge_timeout)
         content = response.choices[0].message.content
         if not isinstance(content, str):
             raise ValueError("the judge's response has no message content")

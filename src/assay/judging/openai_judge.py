@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from assay.judging.judge import JudgeReply
-from assay.judging.retry import RetryPolicy, with_retries
+from assay.judging.retry import DEFAULT_JUDGE_TIMEOUT, RetryPolicy, with_retries
 from assay.results.pricing import estimate_cost
 
 if TYPE_CHECKING:
@@ -20,7 +20,8 @@ class OpenAIJudge:
 
     Transient failures (429, 5xx, timeouts, dropped connections) are retried with bounded
     exponential backoff that honours Retry-After; the client's own retries are off so the
-    waits are ours to show.
+    waits are ours to show and every attempt is counted. ``timeout`` bounds one HTTP request;
+    ``judge_timeout`` bounds the whole call, its retries and waits included.
     """
 
     model: str
@@ -30,9 +31,18 @@ class OpenAIJudge:
     api_key: str | None = None
     temperature: float = 0.0
     timeout: float = 60.0
+    judge_timeout: float | None = DEFAULT_JUDGE_TIMEOUT
     json_mode: bool = True
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def endpoint(self) -> str | None:
+        """The host of ``base_url`` (part of the judge's identity), None for the default."""
+        return endpoint_host(self.base_url)
+
+    def prepare(self) -> None:
+        """Import the client ahead of time, off the event loop (the run calls this first)."""
+        import openai  # noqa: F401
 
     async def complete(self, instructions: str, prompt: str) -> JudgeReply:
         """Ask once (with retries on transient failures)."""
@@ -51,7 +61,8 @@ class OpenAIJudge:
                 messages=[{"role": "system", "content": instructions},
                           {"role": "user", "content": prompt}], **options)
 
-        response = await with_retries(call, transient_headers, self.retry, self.label)
+        response = await with_retries(call, transient_headers, self.retry, self.label,
+                                      deadline=self.judge_timeout)
         return _reply(response, self.provider, self.model)
 
     def _connect(self) -> AsyncOpenAI:
@@ -59,6 +70,18 @@ class OpenAIJudge:
 
         return AsyncOpenAI(base_url=self.base_url, api_key=self.api_key or _key(),
                            timeout=self.timeout, max_retries=0)
+
+
+def endpoint_host(url: str | None) -> str | None:
+    """The host of an endpoint URL (``api.openai.com``), None without one."""
+    if not url:
+        return None
+    from urllib.parse import urlsplit
+
+    try:
+        return urlsplit(url).hostname or None
+    except ValueError:
+        return None
 
 
 def _key() -> str:

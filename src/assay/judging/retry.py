@@ -1,17 +1,34 @@
-"""Retrying transient provider failures: bounded exponential backoff honouring Retry-After."""
+"""Retrying transient provider failures: bounded backoff honouring Retry-After, one deadline.
+
+Every HTTP attempt is counted (:func:`assay.judging.judge.count_attempt`), every wait is
+reported (:func:`assay.judging.judge.report_wait`), and one overall deadline bounds the
+attempts and the waits together, so a hanging endpoint costs a sample at most the deadline.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import email.utils
+import math
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from datetime import UTC
 from typing import TypeVar
 
-from assay.judging.judge import report_wait
+from assay.judging.judge import count_attempt, report_wait
 
 T = TypeVar("T")
+
+#: The overall deadline of one judge call, retries and waits included (``--judge-timeout``).
+DEFAULT_JUDGE_TIMEOUT = 120.0
+
+
+class JudgeTimeout(TimeoutError):
+    """A judge call, retries and waits included, outlasted its deadline (``judge_timeout``).
+
+    The vote records it as an error: a deadline is never a pass.
+    """
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,20 +43,61 @@ class RetryPolicy:
     ceiling: float = 30.0
 
 
+@dataclass(frozen=True, slots=True)
+class _Deadline:
+    seconds: float
+    ends: float  # on the event loop's clock
+
+    def left(self) -> float:
+        return self.ends - asyncio.get_running_loop().time()
+
+    def reached(self) -> JudgeTimeout:
+        return JudgeTimeout(f"no answer within the judge timeout of {self.seconds:g} s, "
+                            "retries included (--judge-timeout)")
+
+    def too_far(self, error: BaseException, wait: float) -> JudgeTimeout:
+        return JudgeTimeout(f"{_describe(error)}; retrying in {wait:.1f} s would pass the "
+                            f"judge timeout of {self.seconds:g} s (--judge-timeout)")
+
+
 async def with_retries(call: Callable[[], Awaitable[T]],
                        transient: Callable[[BaseException], Mapping[str, str] | None],
-                       policy: RetryPolicy, label: str) -> T:
-    """Run ``call``; when ``transient`` says an error is (giving its headers), wait and retry."""
-    for attempt in range(1, policy.attempts + 1):
+                       policy: RetryPolicy, label: str, *, deadline: float | None = None) -> T:
+    """Run ``call``; when ``transient`` says an error is (giving its headers), wait and retry.
+
+    ``deadline`` (seconds) bounds the attempts and the waits together: reaching it raises
+    :class:`JudgeTimeout`, and a wait that would outlast it gives up at once.
+    """
+    if deadline is None:
+        return await _attempts(call, transient, policy, label, None)
+    bound = _Deadline(deadline, asyncio.get_running_loop().time() + deadline)
+    scope = asyncio.timeout_at(bound.ends)
+    try:
+        async with scope:
+            return await _attempts(call, transient, policy, label, bound)
+    except TimeoutError:
+        if scope.expired():
+            raise bound.reached() from None
+        raise
+
+
+async def _attempts(call: Callable[[], Awaitable[T]],
+                    transient: Callable[[BaseException], Mapping[str, str] | None],
+                    policy: RetryPolicy, label: str, deadline: _Deadline | None) -> T:
+    attempts = max(1, policy.attempts)
+    for attempt in range(1, attempts + 1):
+        count_attempt()
         try:
             return await call()
         except Exception as error:
             headers = transient(error)
-            if headers is None or attempt == policy.attempts:
+            if headers is None or attempt == attempts:
                 raise
             wait = _wait(headers, attempt, policy)
+            if deadline is not None and wait >= deadline.left():
+                raise deadline.too_far(error, wait) from error
             report_wait(f"judge {label}: {_describe(error)}; retrying in {wait:.1f} s "
-                        f"(attempt {attempt + 1} of {policy.attempts})")
+                        f"(attempt {attempt + 1} of {attempts})")
             await asyncio.sleep(wait)
     raise AssertionError("unreachable")  # pragma: no cover
 
@@ -47,25 +105,45 @@ async def with_retries(call: Callable[[], Awaitable[T]],
 def _wait(headers: Mapping[str, str], attempt: int, policy: RetryPolicy) -> float:
     told = retry_after(headers)
     computed = policy.base * 2 ** (attempt - 1)
-    return min(policy.ceiling, told if told is not None else computed)
+    return max(0.0, min(policy.ceiling, told if told is not None else computed))
 
 
 def retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds a server asked to wait: ``retry-after-ms``, or ``retry-after`` (seconds/date)."""
-    lowered = {key.lower(): value for key, value in headers.items()}
-    if "retry-after-ms" in lowered:
-        try:
-            return max(0.0, float(lowered["retry-after-ms"]) / 1000)
-        except ValueError:
-            pass
+    """Seconds a server asked to wait: ``retry-after-ms``, or ``retry-after`` (seconds/date).
+
+    Never raises: a value of no usable shape (empty, garbage, NaN) is ``None``, as if not
+    sent; a negative wait or a date in the past is 0; a huge one is returned as it is, for
+    the policy's ceiling (and the judge's deadline) to bound.
+    """
+    lowered = {str(key).lower(): str(value).strip() for key, value in headers.items()}
+    milliseconds = _number(lowered.get("retry-after-ms"))
+    if milliseconds is not None:
+        return milliseconds / 1000
     value = lowered.get("retry-after")
-    if value is None:
+    if not value:
+        return None
+    seconds = _number(value)
+    return seconds if seconds is not None else _until(value)
+
+
+def _number(text: str | None) -> float | None:
+    if not text:
         return None
     try:
-        return max(0.0, float(value))
+        value = float(text)
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        return None if parsed is None else max(0.0, parsed.timestamp() - time.time())
+        return None
+    return None if math.isnan(value) else max(0.0, value)
+
+
+def _until(text: str) -> float | None:
+    try:
+        moment = email.utils.parsedate_to_datetime(text)
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return max(0.0, moment.timestamp() - time.time())
+    except (TypeError, ValueError, OverflowError, IndexError, OSError):
+        return None
 
 
 def _describe(error: BaseException) -> str:

@@ -8,6 +8,10 @@ from dataclasses import dataclass
 
 from assay.judging.criteria import Criterion
 
+#: The longest reason a verdict may give, in characters. A longer one is refused as an invalid
+#: verdict: a reason is one or two sentences, and nothing unbounded is stored twice.
+MAX_REASON = 2_000
+
 
 class VerdictError(ValueError):
     """The reply was not a verdict; the metric records this, never a pass."""
@@ -23,10 +27,16 @@ class JudgeVerdict:
 
 
 def parse_verdict(reply: str, criterion: Criterion) -> JudgeVerdict:
-    """Parse ``{"score": number, "reason": string}`` and nothing else."""
+    """Parse ``{"score": number, "reason": string}`` and nothing else.
+
+    A key given twice is refused (which one a parser keeps is not the judge's verdict), and
+    so is a reason longer than :data:`MAX_REASON` characters.
+    """
     try:
-        value = json.loads(reply)
-    except (TypeError, ValueError):
+        value = json.loads(reply, object_pairs_hook=_unique)
+    except _DuplicateKey as error:
+        raise VerdictError(f"the reply gives {error.key[:40]!r} more than once") from None
+    except (TypeError, ValueError, RecursionError):
         raise VerdictError("the reply is not JSON") from None
     if not isinstance(value, dict):
         raise VerdictError("the reply is not a JSON object")
@@ -40,4 +50,22 @@ def parse_verdict(reply: str, criterion: Criterion) -> JudgeVerdict:
         raise VerdictError(f"score {score!r} is outside {low}–{high}")
     if not isinstance(reason, str) or not reason.strip():
         raise VerdictError("the reason is empty")
+    if len(reason.strip()) > MAX_REASON:
+        raise VerdictError(f"the reason has {len(reason.strip()):,} characters, more than the "
+                           f"{MAX_REASON:,} allowed")
     return JudgeVerdict(float(score), criterion.normalise(float(score)), reason.strip())
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    found: dict[str, object] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _DuplicateKey(key)
+        found[key] = value
+    return found

@@ -41,6 +41,15 @@ class ChatAgent:
         async with self.session():
             return await self._converse(value, ctx)
 
+    def prepare(self) -> None:
+        """Import what the conversations need, ahead of time and off the event loop.
+
+        A run calls this in a worker thread before any sample's clock starts, so a slow
+        first import is never charged to an agent's latency.
+        """
+        if self.tools:
+            import pydantic  # noqa: F401  (tool schemas are built with it)
+
     def session(self) -> contextlib.AbstractAsyncContextManager[Any]:
         """Resources one conversation holds (a client); none by default."""
         return contextlib.nullcontext()
@@ -143,6 +152,11 @@ class OpenAIChatAgent(ChatAgent):
         default_factory=lambda: contextvars.ContextVar("assay_openai_chat_client"),
         init=False, repr=False)
 
+    def prepare(self) -> None:
+        """Import the ``openai`` client ahead of time (see :meth:`ChatAgent.prepare`)."""
+        super().prepare()
+        import openai  # noqa: F401
+
     @contextlib.asynccontextmanager
     async def session(self) -> AsyncIterator[Any]:
         """An ``AsyncOpenAI`` client for one conversation, closed with it."""
@@ -171,6 +185,13 @@ class OpenAIChatAgent(ChatAgent):
 @dataclass(kw_only=True)
 class LiteLLMChatAgent(ChatAgent):
     """:class:`ChatAgent` through ``litellm.acompletion`` (reported costs when LiteLLM has them)."""
+
+    def prepare(self) -> None:
+        """Import LiteLLM ahead of time (see :meth:`ChatAgent.prepare`)."""
+        from assay.agent.adapters._optional import import_litellm
+
+        super().prepare()
+        import_litellm()
 
     def model_name(self, spec: ModelSpec) -> str:
         """LiteLLM names models ``provider/model``."""
