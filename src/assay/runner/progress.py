@@ -1,4 +1,4 @@
-"""Progress display: a Rich bar on a terminal, silence elsewhere."""
+"""Progress display: a Rich bar on a terminal; elsewhere only notes, one line each."""
 
 from __future__ import annotations
 
@@ -33,7 +33,10 @@ class Progress(Protocol):
 
 
 class QuietProgress:
-    """Shows nothing (not a terminal, ``--quiet``, or CI)."""
+    """No bar (not a terminal, ``--quiet``, or CI); each note is one line on standard error.
+
+    A CI log then shows every wait a judge sat out, where a bar would have shown it in place.
+    """
 
     def start(self, total: int, description: str) -> None:
         """Do nothing."""
@@ -42,7 +45,10 @@ class QuietProgress:
         """Do nothing."""
 
     def note(self, message: str) -> None:
-        """Do nothing."""
+        """Write the note as one line on standard error, control characters escaped."""
+        from assay._text import one_line
+
+        print(one_line(message), file=sys.stderr, flush=True)
 
     def stop(self) -> None:
         """Do nothing."""
