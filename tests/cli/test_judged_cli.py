@@ -1,8 +1,9 @@
 """Judges from the command line: --judge/--judge-base-url/--votes, and the judged example."""
 
+import time
 from pathlib import Path
 
-from assay.testing import ScriptedServer, verdict
+from assay.testing import ScriptedServer, failure, slow, verdict
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "judged_eval.py"
 
@@ -16,11 +17,41 @@ def test_judge_flag_grades_the_support_suite_over_http(cli, support_spec):
     assert "Judge: answer_relevancy 0.950" in done.stdout
     assert calls == 3 * 2 * 2  # cases × criteria × votes
     report = cli.json_report()
-    assert report["settings"]["judge"] == "openai/judge-model"
+    assert report["settings"]["judge"] == "openai/judge-model @ 127.0.0.1"
     metrics = {m["name"]: m for m in report["samples"][0]["metrics"]}
     assert metrics["semantic_accuracy"]["kind"] == "judge"
     assert len(metrics["semantic_accuracy"]["votes"]) == 2
     assert report["summary"]["judge_calls"] == 12
+
+
+def test_judge_retries_are_log_lines_and_attempts_are_counted(cli, support_spec):
+    answered = []
+
+    def script(body):
+        answered.append(body)
+        return failure(429, retry_after=0) if len(answered) == 1 else verdict(1, "ok")
+
+    with ScriptedServer(script) as server:
+        done = cli("run", support_spec, "--judge", "openai/judge-model", "--judge-base-url",
+                   server.base_url, "--concurrency", "1", env={"OPENAI_API_KEY": "test"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    waits = [line for line in done.stderr.splitlines() if "retrying in" in line]
+    assert len(waits) == 1 and "HTTP 429" in waits[0]
+    assert "6 calls (7 attempts)" in done.stdout
+    assert cli.json_report()["summary"]["judge_attempts"] == 7
+
+
+def test_judge_timeout_bounds_a_hanging_judge(cli, support_spec):
+    with ScriptedServer(lambda body: slow(verdict(1, "too late"), 5.0)) as server:
+        started = time.monotonic()
+        done = cli("run", support_spec, "--judge", "openai/judge-model", "--judge-base-url",
+                   server.base_url, "--judge-timeout", "1", env={"OPENAI_API_KEY": "test"})
+        elapsed = time.monotonic() - started
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert elapsed < 15
+    metric = cli.json_report()["samples"][0]["metrics"][-1]
+    assert metric["kind"] == "judge" and metric["score"] is None
+    assert "judge timeout of 1 s" in metric["error"] and "--judge-timeout" in metric["error"]
 
 
 def test_a_judged_run_does_not_take_an_unjudged_baseline(cli, support_spec):
@@ -46,3 +77,14 @@ def test_the_judged_example_runs_offline(cli):
     assert {m["name"] for m in sample["metrics"]} == {
         "contains", "actions", "semantic_accuracy", "answer_relevancy"}
     assert report["summary"]["judge"]["semantic_accuracy"]["mean"] == 1.0
+
+
+def test_judge_timeout_applies_to_the_suites_own_judge_without_judge_flag():
+    from assay import judges
+    from assay.cli._common import judge_option
+
+    own = judges.openai("judge-model", base_url="http://127.0.0.1:9/v1")
+    assert judge_option(None, None, 5.0, own).judge_timeout == 5.0
+    assert judge_option(None, None, None, own) is None  # the suite's judge stands as it is
+    assert judge_option("openai/judge-model", None, 2.0).judge_timeout == 2.0
+    assert judge_option("openai/judge-model", None).judge_timeout == judges.DEFAULT_JUDGE_TIMEOUT

@@ -47,6 +47,9 @@ JudgeOption = Annotated[str | None, typer.Option(
          "suite's judge).")]
 JudgeBaseUrlOption = Annotated[str | None, typer.Option(
     help="OpenAI-compatible endpoint for --judge (Azure, OpenRouter, Ollama, vLLM).")]
+JudgeTimeoutOption = Annotated[float | None, typer.Option(
+    min=0.001, help="Seconds one judge call may take, its retries and waits included, before "
+                    "the vote is an error.", show_default="120")]
 VotesOption = Annotated[int | None, typer.Option(
     min=1, help="Judge votes per sample and criterion (majority, ties to the lower).")]
 
@@ -131,19 +134,27 @@ def open_store(option: str | None, *, migrate: bool = False) -> Iterator[Store]:
         store.close()
 
 
-def judge_option(name: str | None, base_url: str | None) -> Any:
-    """A judge from ``--judge``: the openai client for OpenAI-compatible endpoints, else LiteLLM."""
+def judge_option(name: str | None, base_url: str | None, timeout: float | None = None,
+                 default: Any = None) -> Any:
+    """A judge from ``--judge``: the openai client for OpenAI-compatible endpoints, else LiteLLM.
+
+    ``--judge-timeout`` applies to it or, without ``--judge``, to ``default`` (the suite's
+    judge) when that judge has a deadline to set.
+    """
+    from assay import judges
+
     if name is None:
         if base_url is not None:
             fail("--judge-base-url needs --judge")
-        return None
-    from assay import judges
+        return None if timeout is None or default is None else judges.with_judge_timeout(
+            default, timeout)
     from assay.agent import ModelSpec
 
     spec = ModelSpec.parse(name)
+    seconds = judges.DEFAULT_JUDGE_TIMEOUT if timeout is None else timeout
     if base_url is not None or spec.provider in {"openai", "azure", "local"}:
-        return judges.openai(name, base_url=base_url)
-    return judges.litellm(f"{spec.provider}/{spec.model}", label=name)
+        return judges.openai(name, base_url=base_url, judge_timeout=seconds)
+    return judges.litellm(f"{spec.provider}/{spec.model}", label=name, judge_timeout=seconds)
 
 
 def metadata_option(text: str | None) -> dict[str, Any]:

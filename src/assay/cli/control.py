@@ -14,6 +14,7 @@ from assay.cli._common import (
     DbOption,
     JudgeBaseUrlOption,
     JudgeOption,
+    JudgeTimeoutOption,
     MetadataOption,
     ModelOption,
     QuietOption,
@@ -50,6 +51,7 @@ def control_command(
     metadata: MetadataOption = None,
     judge: JudgeOption = None,
     judge_base_url: JudgeBaseUrlOption = None,
+    judge_timeout: JudgeTimeoutOption = None,
     votes: VotesOption = None,
     flaky_share: Annotated[float, typer.Option(
         min=0.0, max=1.0, help="A floor above this is reported as a corpus too flaky to "
@@ -80,7 +82,7 @@ def control_command(
         options: dict[str, Any] = {
             "metadata": metadata_option(metadata), "samples": samples, "concurrency": concurrency,
             "models": model or None, "timeout": timeout, "votes": votes,
-            "judge": judge_option(judge, judge_base_url),
+            "judge": judge_option(judge, judge_base_url, judge_timeout, chosen.judge),
         }
         first, second = _execute(chosen, options, database_url(db), quiet)
     _report(first, second, flaky_share)
