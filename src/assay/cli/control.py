@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from assay._text import visible
 from assay.cli._common import (
+    EXIT_INCOMPLETE,
     EXIT_INTERRUPTED,
     ConcurrencyOption,
     DbOption,
@@ -89,15 +92,23 @@ def control_command(
 
 
 def _execute(suite: Any, options: dict[str, Any], url: str | None, quiet: bool) -> Any:
+    from assay.errors import IncompleteRunError, Terminated
     from assay.evaluation import run_control_async
     from assay.runner.progress import default_progress
 
+    incomplete = "the control pair is incomplete and will not be used"
     try:
         return asyncio.run(run_control_async(suite, db=url, progress=default_progress(quiet),
                                              **options))
     except KeyboardInterrupt:
-        print("interrupted: the control pair is incomplete and will not be used")
+        print(f"interrupted: {incomplete}", file=sys.stderr)
         raise typer.Exit(EXIT_INTERRUPTED) from None
+    except Terminated as stop:
+        print(f"{stop}: {incomplete}", file=sys.stderr)
+        raise typer.Exit(stop.exit_code) from None
+    except IncompleteRunError as error:
+        print(f"error: {visible(str(error))}; {incomplete}", file=sys.stderr)
+        raise typer.Exit(EXIT_INCOMPLETE) from None
 
 
 def _report(first: Any, second: Any, flaky_share: float) -> None:
