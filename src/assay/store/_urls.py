@@ -12,7 +12,6 @@ from sqlalchemy.exc import ArgumentError
 DEFAULT_URL = "sqlite:///.assay/assay.db"
 
 _MASK = "***"
-_USERINFO = re.compile(r"(://[^:/@]*:)[^@]*@")
 _QUERY_PASSWORD = re.compile(r"([?&]password=)[^&]*", re.IGNORECASE)
 _POSTGRES_SCHEMES = ("postgres://", "postgresql://")
 
@@ -28,16 +27,32 @@ def normalise(url: str) -> str:
 def redact(url: str) -> str:
     """Hide the URL's password, so it can be printed in messages and logs.
 
+    Read without a URL parser, so that a malformed URL (an unescaped ``@`` or ``:`` in the
+    password) hides all of its password too: the user information ends at the last ``@``
+    before the query, and everything after its first ``:`` is masked.
+
     >>> redact("postgresql://ann:secret@db/assay")
     'postgresql://ann:***@db/assay'
+    >>> redact("postgresql://ann:p@ss:w@rd@db/assay")
+    'postgresql://ann:***@db/assay'
     """
-    try:
-        parsed = make_url(url)
-    except ArgumentError:
-        # Unparsable URLs still reach error messages; mask anything shaped like a password.
-        return _QUERY_PASSWORD.sub(rf"\g<1>{_MASK}", _USERINFO.sub(rf"\g<1>{_MASK}@", url))
-    # libpq also accepts ?password=...; SQLAlchemy only hides the userinfo one.
-    return _QUERY_PASSWORD.sub(rf"\g<1>{_MASK}", parsed.render_as_string(hide_password=True))
+    # libpq also accepts ?password=...
+    return _QUERY_PASSWORD.sub(rf"\g<1>{_MASK}", _mask_userinfo(url))
+
+
+def _mask_userinfo(url: str) -> str:
+    start = url.find("://")
+    if start < 0:
+        return url
+    start += 3
+    query = url.find("?", start)
+    end = url.rfind("@", start, query if query >= 0 else len(url))
+    if end < 0:
+        return url
+    user, colon, _password = url[start:end].partition(":")
+    if not colon:
+        return url
+    return f"{url[:start]}{user}:{_MASK}{url[end:]}"
 
 
 def scrub(text: str, url: str) -> str:
@@ -49,7 +64,7 @@ def scrub(text: str, url: str) -> str:
 def _password(url: str) -> str | None:
     try:
         parsed: URL = make_url(url)
-    except ArgumentError:
+    except (ArgumentError, ValueError):
         return None
     value = parsed.password or parsed.query.get("password")
     return value if isinstance(value, str) and value else None

@@ -403,7 +403,7 @@ def _refuse_unusable(url: str) -> None:
 
     try:
         parsed = make_url(url)
-    except ArgumentError:
+    except (ArgumentError, ValueError):
         raise ConfigurationError(f"{redact(url)!r} is not a database URL; use e.g. "
                                  "sqlite:///path/to/assay.db or "
                                  "postgresql://user@host/dbname") from None
