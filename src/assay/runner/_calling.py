@@ -111,3 +111,39 @@ def _resolve(loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], value
 
 def _since(started: float) -> float:
     return (time.perf_counter() - started) * 1000
+
+
+def accepting_context(agent: Callable[..., Any]) -> Callable[..., Any]:
+    """``agent`` as a ``(input, ctx)`` callable: one that takes the input alone gets only it.
+
+    ``def agent(question)`` is a natural first agent; it is called with the input, not
+    refused with a ``TypeError`` on every sample. Any other signature is used as it is.
+    """
+    if _positional_arity(agent) != 1:
+        return agent
+    if is_async(agent):
+        async def input_only_async(value: Any, context: Any) -> Any:
+            return await agent(value)
+
+        return input_only_async
+
+    def input_only(value: Any, context: Any) -> Any:
+        return agent(value)
+
+    return input_only
+
+
+def _positional_arity(agent: Callable[..., Any]) -> int | None:
+    """How many positional arguments ``agent`` takes, or ``None`` when it takes any number."""
+    try:
+        parameters = inspect.signature(agent).parameters.values()
+    except (TypeError, ValueError):  # a builtin or an extension without a signature
+        return None
+    positional = 0
+    for parameter in parameters:
+        if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
+            return None
+        if parameter.kind in (inspect.Parameter.POSITIONAL_ONLY,
+                              inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            positional += 1
+    return positional

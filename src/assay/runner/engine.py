@@ -12,6 +12,8 @@ from typing import Any
 from assay.agent import ModelSpec
 from assay.judging.judge import wait_listener
 from assay.results import SampleResult
+from assay.runner._calling import accepting_context
+from assay.runner.diagnosing import DIAGNOSED, Diagnosing, conclude
 from assay.runner.execute import run_sample
 from assay.runner.grading import Judging
 from assay.runner.progress import Progress, QuietProgress
@@ -34,6 +36,8 @@ class Execution:
     #: Samples of one case on one model in flight at once (None: only ``concurrency``).
     #: It changes the execution order only; results come back in index order regardless.
     sample_concurrency: int | None = None
+    #: The roster diagnosis reads and the run-wide limit on judge refinements.
+    diagnosing: Diagnosing | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +61,7 @@ class Runner:
 
     def __init__(self, agent: Callable[..., Any], *, execution: Execution | None = None,
                  sink: ResultSink | None = None, progress: Progress | None = None) -> None:
-        self.agent = agent
+        self.agent = accepting_context(agent)
         self.execution = execution or Execution()
         self.sink: ResultSink = sink or MemorySink()
         self.progress: Progress = progress or QuietProgress()
@@ -102,6 +106,10 @@ class Runner:
                 result = await run_sample(self.agent, task.plan, task.model, task.index,
                                           timeout=self.execution.timeout,
                                           judging=self.execution.judging)
+                if result.status in DIAGNOSED:
+                    # Diagnosed (and refined) before the sink: stored samples never change.
+                    result = await conclude(result, task.plan, self.execution.diagnosing,
+                                            self.execution.judging)
             results[task.key] = result
             await self.sink.put(result)
             self.progress.advance(result)

@@ -14,7 +14,9 @@ from assay.checks.observation import check_for
 from assay.errors import SpecError
 from assay.results import MetricResult, SampleResult, decide_status, errored, scored
 from assay.results.storable import storable
+from assay.results.tracebacks import TRACEBACK_KEY
 from assay.runner._calling import Timed, call_timed
+from assay.runner._traceback import user_traceback
 from assay.runner.grading import Judging, grade, price
 from assay.spec import ACTIONS_METRIC, CasePlan, PlannedMetric
 from assay.spec.observation import ChannelAssertion
@@ -82,7 +84,8 @@ async def _execute_sample(
         return _agent_error(plan, model, index, f"the agent timed out after {timeout:g} s",
                             timed.elapsed_ms)
     if timed.error is not None:
-        return _agent_error(plan, model, index, _describe(timed.error), timed.elapsed_ms)
+        return _agent_error(plan, model, index, _describe(timed.error), timed.elapsed_ms,
+                            user_traceback(timed.error))
     try:
         outcome = coerce_outcome(timed.value)
     except SpecError as error:
@@ -121,10 +124,12 @@ def _describe(error: BaseException) -> str:
 
 
 def _agent_error(plan: CasePlan, model: ModelSpec | None, index: int, message: str,
-                 elapsed_ms: float) -> SampleResult:
+                 elapsed_ms: float, trace: str | None = None) -> SampleResult:
+    # The traceback goes through the same storable rule as everything the agent produced.
     return storable(SampleResult(
         case_id=plan.case.id, model=None if model is None else model.label, sample=index,
         status=decide_status(message, ()), duration_ms=elapsed_ms, error=message,
+        metadata={} if trace is None else {TRACEBACK_KEY: trace},
     ))
 
 
