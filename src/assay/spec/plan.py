@@ -132,7 +132,8 @@ def select_metrics(case: Case, defaults: _Defaults, *, judged: bool) -> tuple[Pl
     _refuse_duplicates(case, chosen)
     _refuse_missing_reference(case, chosen)
     if minimum is not None:
-        chosen = _apply_minimum_scores(case, chosen, minimum)
+        defaulted = {_planned(item).name for item in (*defaults.checks, *defaults.criteria)}
+        chosen = _apply_minimum_scores(case, chosen, minimum, defaulted)
     if not judged:
         # Without a judge, judge criteria are not calculated and nothing stands in for them.
         chosen = [metric for metric in chosen if metric.kind == "check"]
@@ -183,19 +184,26 @@ def _refuse_duplicates(case: Case, metrics: Sequence[PlannedMetric]) -> None:
 
 
 def _apply_minimum_scores(
-    case: Case, metrics: list[PlannedMetric], minimum: dict[str, float]
+    case: Case, metrics: list[PlannedMetric], minimum: dict[str, float],
+    defaulted: set[str],
 ) -> list[PlannedMetric]:
     by_name = {metric.name: metric for metric in metrics}
     for name in minimum:
         if name not in by_name and name not in JUDGE_CRITERIA:
-            available = sorted(by_name) or ["none"]
-            raise SpecError(
-                f"names no metric of this case (available: {', '.join(available)}; "
-                f"judge criteria: {', '.join(sorted(JUDGE_CRITERIA))})",
-                case=case.id,
-                field=f"minimum_scores.{name}",
-            )
+            raise SpecError(_unknown_metric(name, set(by_name) | defaulted), case=case.id,
+                            field=f"minimum_scores.{name}")
     return [_with_threshold(metric, minimum.get(metric.name)) for metric in metrics]
+
+
+def _unknown_metric(name: str, available: set[str]) -> str:
+    """What a ``minimum_scores`` name that matches nothing could have been."""
+    import difflib
+
+    near = difflib.get_close_matches(name, [*available, *JUDGE_CRITERIA], n=1, cutoff=0.6)
+    hint = f"did you mean {near[0]!r}? " if near else ""
+    checks = ", ".join(sorted(available)) or "no check (give the case or the suite checks=)"
+    return (f"names no metric of this case ({hint}available: {checks}; "
+            f"judge criteria: {', '.join(sorted(JUDGE_CRITERIA))})")
 
 
 def _with_threshold(metric: PlannedMetric, threshold: float | None) -> PlannedMetric:
