@@ -8,8 +8,8 @@ from assay.errors import SpecError
 def test_an_unknown_minimum_score_lists_the_suite_defaults_and_the_near_name():
     suite = assay.Suite("S", agent=lambda text, ctx: "a",
                         checks=[checks.exact_match(), checks.contains("a")])
-    suite.case("q", expected="a", minimum_scores={"exact_mach": 1.0})
     with pytest.raises(SpecError) as caught:
+        suite.case("q", expected="a", minimum_scores={"exact_mach": 1.0})
         suite.plan(judged=False)
     message = str(caught.value)
     assert "minimum_scores.exact_mach" in message and "did you mean 'exact_match'?" in message
@@ -18,6 +18,6 @@ def test_an_unknown_minimum_score_lists_the_suite_defaults_and_the_near_name():
 
 def test_a_case_with_no_check_at_all_says_so():
     suite = assay.Suite("S", agent=lambda text, ctx: "a")
-    suite.case("q", minimum_scores={"speed": 1.0})
     with pytest.raises(SpecError, match=r"available: no check \(give the case or the suite"):
+        suite.case("q", minimum_scores={"speed": 1.0})
         suite.plan(judged=False)
