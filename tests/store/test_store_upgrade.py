@@ -80,7 +80,8 @@ OLD_METRICS = table(
 TABLES = ("runs", "run_cases", "samples", "metrics")
 ORDER = {"runs": "sequence", "run_cases": "run, case_id", "samples": "id",
          "metrics": "sample, position"}
-NEW_RUN_COLUMNS = {"owner_host", "owner_pid", "owner_token", "heartbeat_at", "error"}
+NEW_RUN_COLUMNS = {"owner_host", "owner_pid", "owner_token", "heartbeat_at", "error", "verdict",
+                   "judge_usage"}
 SETTINGS: dict[str, Any] = {"samples": 1, "models": ["gpt-4o", "claude"], "judge": "j-1",
                             "concurrency": 4}
 

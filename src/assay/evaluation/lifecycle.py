@@ -32,6 +32,7 @@ from assay.errors import (
     Terminated,
 )
 from assay.evaluation._signals import terminations
+from assay.evaluation.diagnosis import diagnosing_for, with_model_verdict
 from assay.evaluation.lease import Heartbeat, owner_alive, this_process
 from assay.evaluation.options import EvaluationOptions
 from assay.evaluation.ports import RunStore
@@ -97,7 +98,8 @@ async def _guarded(suite: Suite, plan: SuitePlan, options: EvaluationOptions, st
                           model_concurrency=options.model_concurrency, timeout=options.timeout,
                           sample_concurrency=options.sample_concurrency,
                           judging=None if options.judge is None
-                          else Judging(options.judge, options.votes))
+                          else Judging(options.judge, options.votes),
+                          diagnosing=diagnosing_for(suite, options))
     runner = Runner(suite.agent, execution=execution, sink=sink, progress=progress)
     results = await _supervised(runner.execute(plan, models, skip=skip), sink, heartbeat)
     # A resumed run's earlier samples are in the store; a fresh run's are all in hand (with
@@ -109,6 +111,7 @@ async def _guarded(suite: Suite, plan: SuitePlan, options: EvaluationOptions, st
     comparison, model_comparison, baseline = await asyncio.to_thread(
         _compare, store, current, explicit, options)
     summary = summarise(current.samples)
+    current = await with_model_verdict(current, summary, options.judge)
     completed = await asyncio.to_thread(_complete, store, current, summary, comparison,
                                         model_comparison, baseline, owner)
     verdict = decide(completed, comparison, gate=options.gate,
@@ -286,7 +289,8 @@ def _complete(store: RunStore, current: Run, summary: RunSummary,
     # Verified in the completing transaction: every planned sample stored, as summarised.
     store.complete_run(current.id, summary=summary, finished_at=finished,
                        comparison=stored_comparison, baseline_id=baseline_id,
-                       token=owner.token, reload=False)
+                       token=owner.token, reload=False, verdict=current.verdict,
+                       judge_usage=current.judge_usage)
     return replace(current, status=RunStatus.COMPLETED, finished_at=finished, summary=summary,
                    comparison=stored_comparison, baseline_id=baseline_id, error=None)
 

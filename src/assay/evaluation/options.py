@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypedDict, Unpack
 
@@ -11,6 +11,7 @@ from assay.agent import ModelSpec, parse_models
 from assay.compare import DEFAULT_DRIFT_TOLERANCE
 from assay.errors import ConfigurationError, SpecError
 from assay.judging import Judge
+from assay.runner.diagnosing import DEFAULT_JUDGE_LIMIT
 from assay.runner.engine import DEFAULT_CONCURRENCY
 from assay.spec import JSON, Suite, portable
 from assay.spec.gate import Gate
@@ -46,6 +47,8 @@ class EvaluationArgs(TypedDict, total=False):
     fail_on_regression: bool
     store_retry: float | None
     lease_timeout: float | None
+    judge_limit: int | None
+    refine_gate: Callable[..., Any] | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -77,6 +80,10 @@ class EvaluationOptions:
     heartbeat_interval: float = HEARTBEAT_INTERVAL
     #: Seconds between batched writes of landed samples.
     flush_interval: float = 0.5
+    #: Judge calls that refine recommendations, at most, per run.
+    judge_limit: int = DEFAULT_JUDGE_LIMIT
+    #: Asked before each refinement call, ``gate(case_id, model, fault) -> bool``.
+    refine_gate: Callable[..., Any] | None = None
 
     @classmethod
     def build(cls, suite: Suite, **args: Unpack[EvaluationArgs]) -> EvaluationOptions:
@@ -105,6 +112,8 @@ def _resolve(
     fail_on_regression: bool = False,
     store_retry: float | None = None,
     lease_timeout: float | None = None,
+    judge_limit: int | None = None,
+    refine_gate: Callable[..., Any] | None = None,
 ) -> EvaluationOptions:
     converted = portable(dict(metadata or {}), "metadata")
     assert isinstance(converted, dict)
@@ -131,6 +140,9 @@ def _resolve(
         fail_on_regression=bool(fail_on_regression),
         store_retry=_seconds(store_retry, "store_retry") or DEFAULT_STORE_RETRY,
         lease_timeout=_seconds(lease_timeout, "lease_timeout") or DEFAULT_LEASE_TIMEOUT,
+        judge_limit=DEFAULT_JUDGE_LIMIT if judge_limit is None else _whole(judge_limit,
+                                                                           "judge_limit"),
+        refine_gate=_gate_callable(refine_gate),
     )
 
 
@@ -140,6 +152,18 @@ def _positive(value: Any, name: str) -> int:
     if name == "samples" and value > MAX_SAMPLES:
         raise SpecError(f"{value} is more than {MAX_SAMPLES:,} samples per case", field=name)
     return value
+
+
+def _whole(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise SpecError(f"{value!r} is not a whole number (0 or more)", field=name)
+    return value
+
+
+def _gate_callable(value: Any) -> Callable[..., Any] | None:
+    if value is not None and not callable(value):
+        raise ConfigurationError(f"refine_gate {value!r} is not callable")
+    return value  # type: ignore[no-any-return]
 
 
 def _optional_positive(value: Any, name: str) -> int | None:

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from assay.results import Run, RunSummary, SampleResult
-from assay.results.run import Lease
+from assay.results.run import Lease, ModelVerdict
 
 
 class RunStore(Protocol):
@@ -40,7 +40,8 @@ class RunStore(Protocol):
     def complete_run(self, run_id: str, *, summary: RunSummary, finished_at: datetime,
                      comparison: dict[str, Any] | None = None,
                      baseline_id: str | None = None, token: str | None = None,
-                     reload: bool = True) -> Run | None:
+                     reload: bool = True, verdict: ModelVerdict | None = None,
+                     judge_usage: dict[str, Any] | None = None) -> Run | None:
         """Complete a run after verifying that every planned sample is stored."""
         ...
 

@@ -56,6 +56,22 @@ def parse_verdict(reply: str, criterion: Criterion) -> JudgeVerdict:
     return JudgeVerdict(float(score), criterion.normalise(float(score)), reason.strip())
 
 
+def strict_object(reply: str, keys: set[str]) -> dict[str, object]:
+    """Parse a reply that must be one JSON object with exactly ``keys``, each given once."""
+    try:
+        value = json.loads(reply, object_pairs_hook=_unique)
+    except _DuplicateKey as error:
+        raise VerdictError(f"the reply gives {error.key[:40]!r} more than once") from None
+    except (TypeError, ValueError, RecursionError):
+        raise VerdictError("the reply is not JSON") from None
+    if not isinstance(value, dict):
+        raise VerdictError("the reply is not a JSON object")
+    if set(value) != keys:
+        raise VerdictError(f"the reply must have exactly {', '.join(sorted(keys))}, "
+                           f"not {sorted(value)}")
+    return value
+
+
 class _DuplicateKey(ValueError):
     def __init__(self, key: str) -> None:
         super().__init__(key)

@@ -7,7 +7,7 @@ its comparisons to text. HTML (and JUnit) join by adding a :class:`ReportFormat`
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,9 +17,12 @@ from assay.report.jsonreport import render_json
 from assay.report.markdown import render_markdown
 from assay.report.text import render_text
 from assay.results import Run
+from assay.results.fixes import FixItem
 
-#: Renders a run, its comparison with a baseline and its model comparison (either may be None).
-Renderer = Callable[[Run, Comparison | None, ModelComparison | None], str]
+#: Renders a run, its comparison with a baseline and its model comparison (either may be None),
+#: and the fix items to show (None: the run's own).
+Renderer = Callable[[Run, Comparison | None, ModelComparison | None,
+                     Sequence[FixItem] | None], str]
 
 
 @dataclass(frozen=True, slots=True)

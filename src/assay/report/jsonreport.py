@@ -9,27 +9,34 @@ pass-rate figure at all.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from assay._text import json_visible
 from assay.compare import Comparison, ModelComparison
 from assay.results import Run
+from assay.results.fixes import FixItem, fix_items
 
 
 def report_dict(run: Run, comparison: Comparison | None,
-                models: ModelComparison | None = None) -> dict[str, Any]:
-    """``run.snapshot()`` with ``"comparison"`` and ``"model_comparison"`` (``None`` if absent)."""
+                models: ModelComparison | None = None,
+                items: Sequence[FixItem] | None = None) -> dict[str, Any]:
+    """``run.snapshot()`` with ``"comparison"``, ``"model_comparison"`` and ``"fix_items"``."""
     data = run.snapshot()
     data["comparison"] = None if comparison is None else comparison.to_json()
     data["model_comparison"] = None if models is None else models.to_json()
+    shown = fix_items(run.samples) if items is None else items
+    data["fix_items"] = [item.to_json() for item in shown]
     return data
 
 
 def render_json(run: Run, comparison: Comparison | None,
-                models: ModelComparison | None = None) -> str:
+                models: ModelComparison | None = None,
+                items: Sequence[FixItem] | None = None) -> str:
     r"""Render the JSON report as indented text, non-ASCII characters kept as they are.
 
     Controls a terminal would act on are ``\u`` escapes, as JSON escapes C0 controls.
     """
-    text = json.dumps(report_dict(run, comparison, models), indent=2, ensure_ascii=False)
+    text = json.dumps(report_dict(run, comparison, models, items), indent=2,
+                      ensure_ascii=False)
     return json_visible(text)

@@ -12,17 +12,26 @@ from collections.abc import Sequence
 
 from assay.compare import Comparison, ModelComparison
 from assay.report import _comparing as comparing
+from assay.report import _markdown_fixes as fixes
 from assay.report import _reading as reading
 from assay.report import format as fmt
 from assay.report._escaping import md_cell, md_code, md_fence, md_quote
 from assay.results import Run, SampleResult, Tally
+from assay.results.fixes import FixItem, fix_items
 
 
 def render_markdown(run: Run, comparison: Comparison | None,
-                    models: ModelComparison | None = None) -> str:
-    """Render the whole report as GitHub-flavoured Markdown, ending with a newline."""
-    parts = [_header(run), _summary(run), _models(models), _comparison(comparison),
-             _cases(run)]
+                    models: ModelComparison | None = None,
+                    items: Sequence[FixItem] | None = None) -> str:
+    """Render the whole report as GitHub-flavoured Markdown, ending with a newline.
+
+    ``items`` are the fix items to show (by default, the run's own, with no servers or
+    routes resolved).
+    """
+    shown = fix_items(run.samples) if items is None else items
+    parts = [_header(run), _summary(run), verdict_markdown(run, models),
+             _comparison(comparison), fixes.matrix_markdown(run),
+             fixes.fix_items_markdown(shown), _cases(run)]
     if reading.estimated(run.samples):
         parts.append(f"_{cell(fmt.ESTIMATED_LEGEND)}_")
     return "\n\n".join(part for part in parts if part) + "\n"
@@ -87,6 +96,11 @@ def _judge(tally: Tally) -> str:
                else ""))
 
 
+def verdict_markdown(run: Run, models: ModelComparison | None) -> str:
+    """The verdict (the judge's pick and what it rests on) and the model comparison."""
+    return "\n\n".join(part for part in (fixes.verdict_section(run), _models(models)) if part)
+
+
 def _models(models: ModelComparison | None) -> str:
     if models is None:
         return ""
@@ -143,9 +157,21 @@ def _cases(run: Run) -> str:
     blocks = reading.case_blocks(run)
     if not blocks:
         parts.append("No cases.")
-    for number, block in enumerate(blocks, start=1):
-        parts.append(f"### {number}. {cell(block.heading)}")
-        parts += [_sample(sample) for sample in block.samples] or ["_No samples yet._"]
+    parts += [_case(number, block) for number, block in enumerate(blocks, start=1)]
+    return "\n\n".join(parts)
+
+
+def case_markdown(run: Run, case_id: str) -> str:
+    """One case with every model's result, as the whole report shows it."""
+    for number, block in enumerate(reading.case_blocks(run), start=1):
+        if block.case_id == case_id:
+            return _case(number, block)
+    raise KeyError(case_id)
+
+
+def _case(number: int, block: reading.CaseBlock) -> str:
+    parts = [f"### {number}. {cell(block.heading)}"]
+    parts += [_sample(sample) for sample in block.samples] or ["_No samples yet._"]
     return "\n\n".join(parts)
 
 
@@ -156,6 +182,8 @@ def _sample(sample: SampleResult) -> str:
         parts.append(table(reading.METRIC_HEADERS, rows))
     else:
         parts.append("_No metric calculated._")
+    if sample.fault is not None:
+        parts.append(fixes.sample_fault(sample))
     parts += [_answer(sample.answer), _actions(sample)]
     if sample.error is not None:
         parts.append(f"**Agent error:**\n\n{md_fence(sample.error)}")

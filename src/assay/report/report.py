@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, final
 
@@ -14,11 +15,14 @@ from assay.compare import (
     compare_runs,
     read_stored,
 )
+from assay.report._fixing import FixContext, ToolResolver, resolved_items
+from assay.report._markdown_fixes import fix_item_markdown, fix_items_markdown
 from assay.report.formats import format_for, format_named
 from assay.report.jsonreport import render_json, report_dict
-from assay.report.markdown import render_markdown
+from assay.report.markdown import case_markdown, render_markdown, verdict_markdown
 from assay.report.text import render_text
 from assay.results import Run
+from assay.results.fixes import FixItem
 
 
 @final
@@ -37,8 +41,11 @@ class Report:
     def __init__(self, run: Run, *, baseline: Run | None = None, tolerance: float = 0.0,
                  drift_tolerance: float = DEFAULT_DRIFT_TOLERANCE,
                  max_excluded_share: float = DEFAULT_MAX_EXCLUDED_SHARE,
-                 noise_floor: NoiseFloor | None = None) -> None:
+                 noise_floor: NoiseFloor | None = None,
+                 tool_resolver: ToolResolver | None = None, agent_name: str | None = None,
+                 links: Mapping[str, str] | None = None) -> None:
         self.run = run
+        self._fixing = FixContext(tool_resolver, agent_name or "the agent", dict(links or {}))
         stored, models = read_stored(run.comparison)
         if baseline is not None:
             stored = compare_runs(baseline, run, tolerance=tolerance,
@@ -47,17 +54,44 @@ class Report:
         self.comparison: Comparison | None = stored
         self.model_comparison: ModelComparison | None = models or _model_comparison(run)
 
+    @property
+    def fix_items(self) -> list[FixItem]:
+        """What to fix: one item per fault kind and per distinct instruction change.
+
+        In recommendation order; each names its cases and models, the count, the
+        recommendation, the quoted instruction change and the tools involved under a label
+        that says which, with the server behind each tool and an action when the report was
+        given ``tool_resolver`` and ``links``.
+        """
+        return resolved_items(self.run.samples, self._fixing)
+
+    def verdict_markdown(self) -> str:
+        """The verdict, the per-model table it rests on and the model comparison (Markdown)."""
+        return verdict_markdown(self.run, self.model_comparison)
+
+    def fix_items_markdown(self, model: str | None = None) -> str:
+        """``## What to fix`` in Markdown, for the whole run or one model's samples."""
+        return fix_items_markdown(resolved_items(self.run.samples, self._fixing, model))
+
+    def fix_item_markdown(self, item: FixItem) -> str:
+        """One fix item in Markdown, as the What to fix section shows it."""
+        return fix_item_markdown(item)
+
+    def case_markdown(self, case_id: str) -> str:
+        """One case with every model's result, in Markdown; ``KeyError`` for an unknown id."""
+        return case_markdown(self.run, case_id)
+
     def to_text(self) -> str:
         """Render the plain-text report, for terminals and CI logs."""
-        return render_text(self.run, self.comparison, self.model_comparison)
+        return render_text(self.run, self.comparison, self.model_comparison, self.fix_items)
 
     def to_markdown(self) -> str:
         """Render the GitHub-flavoured Markdown report."""
-        return render_markdown(self.run, self.comparison, self.model_comparison)
+        return render_markdown(self.run, self.comparison, self.model_comparison, self.fix_items)
 
     def to_json(self) -> str:
         """Render :meth:`to_dict` as indented JSON text (non-ASCII characters kept as they are)."""
-        return render_json(self.run, self.comparison, self.model_comparison)
+        return render_json(self.run, self.comparison, self.model_comparison, self.fix_items)
 
     def to_dict(self) -> dict[str, Any]:
         """Return the run snapshot at the top level (not wrapped), plus the comparisons.
@@ -94,16 +128,21 @@ class Report:
           ``signal_regressions`` (counts) and ``changes[]`` (``kind``, ``case_id``,
           ``model``, ``metric``, ``metric_kind``, ``category``, ``before``, ``after``,
           ``detail``, ``movement``, ``noise``).
+        * ``verdict`` (the judge's pick of the best model: ``model``, ``rationale``,
+          ``judge``; null without one), ``judge_usage`` (judge calls no sample owns), each
+          sample's ``fault``, ``recommendation`` and ``diagnosis`` (``tools``,
+          ``tools_label``, ``refinement``), and ``fix_items[]`` (see :attr:`fix_items`).
         * ``model_comparison``: null with fewer than two models; else ``resamples``,
           ``seed``, ``confidence``, ``power``, ``models[]`` (``model``, ``cases``,
           ``pass_rate``, ``interval``), ``pairs[]`` (``models``, ``cases``, ``difference``,
           ``interval``, ``decisive``, ``detectable``, ``cases_needed``) and ``conclusion``.
         """
-        return report_dict(self.run, self.comparison, self.model_comparison)
+        return report_dict(self.run, self.comparison, self.model_comparison, self.fix_items)
 
     def render(self, format: str) -> str:
         """Render the report in the format called ``format`` (see :data:`FORMATS`)."""
-        return format_named(format).render(self.run, self.comparison, self.model_comparison)
+        return format_named(format).render(self.run, self.comparison, self.model_comparison,
+                                           self.fix_items)
 
     def export(self, path: str | Path, format: str | None = None) -> Path:
         """Write the report to ``path`` and return it.
@@ -115,7 +154,7 @@ class Report:
         """
         target = Path(path)
         content = format_for(target, format).render(self.run, self.comparison,
-                                                    self.model_comparison)
+                                                    self.model_comparison, self.fix_items)
         target.parent.mkdir(parents=True, exist_ok=True)
         # Files end with a newline so they diff and concatenate cleanly; JSON text has none.
         target.write_text(content if content.endswith("\n") else content + "\n",

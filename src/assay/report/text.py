@@ -15,9 +15,11 @@ from collections.abc import Sequence
 from assay._text import visible
 from assay.compare import Comparison, ModelComparison
 from assay.report import _comparing as comparing
+from assay.report import _text_fixes as fixes
 from assay.report import _reading as reading
 from assay.report import format as fmt
 from assay.results import Run, RunSummary, SampleResult, Tally
+from assay.results.fixes import FixItem, fix_items
 
 #: The width the report keeps to where it can.
 WIDTH = 100
@@ -28,10 +30,12 @@ _BELOW_INDENT = 4
 
 
 def render_text(run: Run, comparison: Comparison | None,
-                models: ModelComparison | None = None) -> str:
+                models: ModelComparison | None = None,
+                items: Sequence[FixItem] | None = None) -> str:
     """Render the whole report as plain text, ending with a newline."""
-    lines = [*_header(run), *_summary(run), *_models(models), *_comparison(comparison),
-             *_cases(run)]
+    shown = fix_items(run.samples) if items is None else items
+    lines = [*_header(run), *_summary(run), *fixes.verdict_lines(run), *_models(models),
+             *_comparison(comparison), *fixes.fix_lines(shown), *_cases(run)]
     if reading.estimated(run.samples):
         lines += ["", fmt.ESTIMATED_LEGEND]
     # The last gate: whatever a section forgot, no control character leaves the report.
@@ -197,6 +201,7 @@ def _sample(sample: SampleResult) -> list[str]:
         lines += table(rows, reading.METRIC_HEADERS, indent=5, prose=True)
     else:
         lines.append("     no metric calculated")
+    lines += fixes.sample_fault_lines(sample)
     lines += _block("answer", _answer(sample.answer))
     lines += _block("actions", reading.action_lines(sample.actions))
     if sample.error is not None:

@@ -53,6 +53,29 @@ class Lease:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelVerdict:
+    """The judge's pick of the best model in a run, with its rationale."""
+
+    model: str
+    rationale: str
+    judge: str
+
+    def to_json(self) -> dict[str, JSON]:
+        """The portable form stored with the run."""
+        return {"model": self.model, "rationale": self.rationale, "judge": self.judge}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object] | None) -> ModelVerdict | None:
+        """Rebuild a stored verdict; ``None`` for none (or a form this version cannot read)."""
+        if not isinstance(data, Mapping):
+            return None
+        model, rationale, judge = data.get("model"), data.get("rationale"), data.get("judge")
+        if not all(isinstance(value, str) for value in (model, rationale, judge)):
+            return None
+        return cls(str(model), str(rationale), str(judge))
+
+
+@dataclass(frozen=True, slots=True)
 class CaseSnapshot:
     """A case as the run defined it: reports read this, never today's suite."""
 
@@ -94,6 +117,10 @@ class Run:
     lease: Lease | None = None
     #: Why an interrupted run stopped, when that was recorded.
     error: str | None = None
+    #: The judge's pick of the best model (two or more models and a judge), once completed.
+    verdict: ModelVerdict | None = None
+    #: Judge calls no sample owns (the verdict), accounted on the run.
+    judge_usage: dict[str, JSON] | None = None
 
     def case(self, case_id: str) -> CaseSnapshot | None:
         """The snapshot of one case, by id."""
@@ -119,6 +146,8 @@ class Run:
             "metadata": dict(self.metadata),
             "baseline_id": self.baseline_id,
             "error": self.error,
+            "verdict": None if self.verdict is None else self.verdict.to_json(),
+            "judge_usage": self.judge_usage,
             "summary": None if self.summary is None else self.summary.to_json(),
             "cases": [case.to_json() for case in self.cases],
             "samples": [sample.to_json() for sample in self.samples],

@@ -11,6 +11,10 @@ from assay.agent import Action, Observation, Usage
 from assay.results.metric import MetricResult
 from assay.spec import JSON
 
+#: Where a stored sample keeps the structured part of its diagnosis, inside its metadata
+#: (the fault and the recommendation have columns of their own).
+DIAGNOSIS_KEY = "assay.diagnosis"
+
 
 class SampleStatus(StrEnum):
     """How a sample ended.
@@ -54,6 +58,15 @@ class SampleResult:
     metadata: dict[str, JSON] = field(default_factory=dict)
     metrics: tuple[MetricResult, ...] = ()
     judge_usage: dict[str, JSON] | None = None
+    #: The diagnosed fault of a failing or errored sample (see :mod:`assay.results.diagnosis`).
+    fault: str | None = None
+    #: What to do about the fault, from the evidence (or the judge's refinement of it).
+    recommendation: str | None = None
+    #: The tools the fault involves, and what they are to it (``missing tools``, ...).
+    fault_tools: tuple[str, ...] = ()
+    fault_tools_label: str | None = None
+    #: A judge's refinement: the tool to add, the instruction to change (JSON form).
+    refinement: dict[str, JSON] | None = None
 
     @property
     def key(self) -> tuple[str, str | None, int]:
@@ -96,7 +109,17 @@ class SampleResult:
             "metadata": dict(self.metadata),
             "metrics": [metric.to_json() for metric in self.metrics],
             "judge_usage": self.judge_usage,
+            "fault": self.fault,
+            "recommendation": self.recommendation,
+            "diagnosis": self.diagnosis_json(),
         }
+
+    def diagnosis_json(self) -> dict[str, JSON] | None:
+        """The structured part of the diagnosis (tools involved, refinement), if any."""
+        if not self.fault_tools and self.refinement is None:
+            return None
+        return {"tools": list(self.fault_tools), "tools_label": self.fault_tools_label,
+                "refinement": self.refinement}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SampleResult:
@@ -120,4 +143,18 @@ class SampleResult:
             metadata=dict(data.get("metadata") or {}),
             metrics=tuple(MetricResult.from_json(m) for m in data.get("metrics") or ()),
             judge_usage=data.get("judge_usage"),
+            fault=data.get("fault"),
+            recommendation=data.get("recommendation"),
+            **diagnosis_fields(data.get("diagnosis")),
         )
+
+
+def diagnosis_fields(data: Any) -> dict[str, Any]:
+    """``fault_tools``, ``fault_tools_label`` and ``refinement`` from their stored form."""
+    if not isinstance(data, Mapping):
+        return {}
+    tools = data.get("tools") or ()
+    refinement = data.get("refinement")
+    return {"fault_tools": tuple(str(name) for name in tools if isinstance(name, str)),
+            "fault_tools_label": data.get("tools_label"),
+            "refinement": dict(refinement) if isinstance(refinement, Mapping) else None}

@@ -60,7 +60,9 @@ def storable(sample: SampleResult) -> SampleResult:
     kept = duration if duration is not None and math.isfinite(duration) else None
     return SampleResult(case_id=sample.case_id, model=sample.model, sample=sample.sample,
                         status=SampleStatus.ERROR, duration_ms=kept,
-                        error=f"a value could not be stored: {problem}")
+                        error=f"a value could not be stored: {problem}", fault="run_error",
+                        recommendation=f"The agent produced a value no database can hold "
+                                       f"({problem}): clean it before returning it.")
 
 
 def with_store_refusal(sample: SampleResult, reason: str) -> SampleResult:
@@ -68,7 +70,9 @@ def with_store_refusal(sample: SampleResult, reason: str) -> SampleResult:
     cleaned = "".join(char if problem_with(char) is None else "?" for char in reason)
     return replace(storable(sample), status=SampleStatus.ERROR, answer=None, actions=None,
                    observation=None, usage=None, metadata={}, metrics=(), judge_usage=None,
-                   error=f"the store refused this sample: {cleaned[:500]}")
+                   error=f"the store refused this sample: {cleaned[:500]}", fault="run_error",
+                   recommendation="The store refused what the agent produced: see the error.",
+                   fault_tools=(), fault_tools_label=None, refinement=None)
 
 
 def _fields(sample: SampleResult) -> Iterator[tuple[str, Any]]:
@@ -87,6 +91,8 @@ def _fields(sample: SampleResult) -> Iterator[tuple[str, Any]]:
     for index, metric in enumerate(sample.metrics):
         yield from _walk(f"metrics[{index}]", metric.to_json())
     yield from _walk("judge_usage", sample.judge_usage)
+    yield "recommendation", sample.recommendation
+    yield from _walk("diagnosis", sample.diagnosis_json())
 
 
 def _walk(path: str, value: Any) -> Iterator[tuple[str, Any]]:

@@ -92,6 +92,8 @@ class Tally:
     agent_error_rate: float | None = None
     provider_failure_rate: float | None = None
     not_evaluated_rate: float | None = None
+    #: Diagnosed faults (``run_error``, ``missing_content``, ...) and their sample counts.
+    faults: dict[str, int] = field(default_factory=dict)
 
     @property
     def evaluated(self) -> int:
@@ -190,7 +192,16 @@ def tally(samples: Sequence[SampleResult]) -> Tally:
         agent_error_rate=shares["agent_error_rate"],
         provider_failure_rate=shares["provider_failure_rate"],
         not_evaluated_rate=shares["not_evaluated_rate"],
+        faults=_fault_counts(samples),
     )
+
+
+def _fault_counts(samples: Iterable[SampleResult]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for sample in samples:
+        if sample.fault is not None:
+            counts[sample.fault] = counts.get(sample.fault, 0) + 1
+    return counts
 
 
 def _check_pass_rate(evaluated: Sequence[SampleResult]) -> float | None:

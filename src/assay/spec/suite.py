@@ -25,6 +25,10 @@ class Suite:
     keep it stable and record revisions in run metadata, because baselines match on it.
     Bump ``version`` when a check's implementation or a rubric changes: callable source is not
     hashed into the fingerprint.
+
+    ``available_tools`` (tool name → description) and ``instructions`` (the agent's system
+    prompt) describe what the agent was given; diagnosis and the judge read them to say which
+    tool is missing or which instruction to change. They are not fingerprinted.
     """
 
     def __init__(
@@ -44,6 +48,8 @@ class Suite:
         sample_concurrency: int | None = None,
         votes: int | None = None,
         gate: Gate | None = None,
+        available_tools: Mapping[str, str] | None = None,
+        instructions: str | None = None,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise SpecError("a suite needs a non-empty name", field="name")
@@ -65,6 +71,9 @@ class Suite:
         if gate is not None and not isinstance(gate, Gate):
             raise SpecError(f"{gate!r} is not an assay.Gate", location=name, field="gate")
         self.gate = gate
+        # The agent's roster, for diagnosis and the judge: not part of any fingerprint.
+        self.available_tools = _tool_roster(available_tools, name)
+        self.instructions = _instructions(instructions, name)
         self.checks: tuple[CheckDefinition, ...] = _default_checks(checks, name)
         try:
             self.criteria = validate_criteria(criteria, "criteria")
@@ -185,6 +194,24 @@ class Suite:
 def _callable_name(agent: Callable[..., Any]) -> str:
     name = getattr(agent, "__qualname__", None) or type(agent).__qualname__
     return str(name)
+
+
+def _tool_roster(tools: Mapping[str, str] | None, suite: str) -> dict[str, str] | None:
+    if tools is None:
+        return None
+    if not isinstance(tools, Mapping) or not all(
+            isinstance(key, str) and key and isinstance(value, str)
+            for key, value in tools.items()):
+        raise SpecError("must map tool names to their descriptions (strings)", location=suite,
+                        field="available_tools")
+    return dict(tools)
+
+
+def _instructions(text: str | None, suite: str) -> str | None:
+    if text is not None and not isinstance(text, str):
+        raise SpecError("must be the agent's instructions as a string", location=suite,
+                        field="instructions")
+    return text
 
 
 def _positive(value: Any, field: str, suite: str) -> int:

@@ -19,6 +19,8 @@ from assay.results import (
     SampleResult,
     SampleStatus,
 )
+from assay.results.run import ModelVerdict
+from assay.results.sample import DIAGNOSIS_KEY, diagnosis_fields
 from assay.spec import JSON, MetricKind
 from assay.store._lease import lease_from
 
@@ -47,6 +49,8 @@ def run_row(run: Run, status: RunStatus) -> Row:
         "owner_token": None if run.lease is None else run.lease.token,
         "heartbeat_at": None if run.lease is None else run.lease.heartbeat_at,
         "error": run.error,
+        "verdict": None if run.verdict is None else run.verdict.to_json(),
+        "judge_usage": run.judge_usage,
     }
 
 
@@ -90,12 +94,19 @@ def _sample_row(sequence: int, sample_id: str, sample: SampleResult,
         "cost_source": usage.cost_source,
         "duration_ms": sample.duration_ms,
         "error": sample.error,
-        "metadata": dict(sample.metadata),
-        "fault": None,
-        "recommendation": None,
+        "metadata": _metadata_with_diagnosis(sample),
+        "fault": sample.fault,
+        "recommendation": sample.recommendation,
         "judge_usage": sample.judge_usage,
         "created_at": created_at,
     }
+
+
+def _metadata_with_diagnosis(sample: SampleResult) -> dict[str, JSON]:
+    # The tools involved and a judge's refinement travel in the metadata, under one key.
+    diagnosis = sample.diagnosis_json()
+    return dict(sample.metadata) if diagnosis is None else {**sample.metadata,
+                                                            DIAGNOSIS_KEY: diagnosis}
 
 
 def _metric_row(sample_id: str, position: int, metric: MetricResult) -> Row:
@@ -139,6 +150,8 @@ def run_from(row: RowMapping, cases: Sequence[CaseSnapshot] = (),
         links=dict(row["links"] or {}),
         lease=lease_from(row),
         error=row["error"],
+        verdict=ModelVerdict.from_json(row["verdict"]),
+        judge_usage=row["judge_usage"],
     )
 
 
@@ -151,6 +164,7 @@ def case_from(row: RowMapping) -> CaseSnapshot:
 def sample_from(row: RowMapping, metrics: Sequence[MetricResult]) -> SampleResult:
     """Build a sample result from its row and its metrics (already in position order)."""
     actions = row["actions"]
+    metadata = dict(row["metadata"])
     return SampleResult(
         case_id=row["case_id"],
         model=model_value(row["model"]),
@@ -162,9 +176,12 @@ def sample_from(row: RowMapping, metrics: Sequence[MetricResult]) -> SampleResul
         usage=_usage_from(row),
         duration_ms=row["duration_ms"],
         error=row["error"],
-        metadata=dict(row["metadata"]),
+        metadata=metadata,
         metrics=tuple(metrics),
         judge_usage=row["judge_usage"],
+        fault=row["fault"],
+        recommendation=row["recommendation"],
+        **diagnosis_fields(metadata.pop(DIAGNOSIS_KEY, None)),
     )
 
 

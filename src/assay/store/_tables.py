@@ -101,6 +101,9 @@ runs = Table(
     Column("heartbeat_at", UTCDateTime()),
     # Why an interrupted run stopped, when Assay saw it stop.
     Column("error", Text),
+    # The judge's pick of the best model, and the judge usage no sample owns (0003).
+    Column("verdict", JSONValue),
+    Column("judge_usage", JSONValue),
     CheckConstraint(_one_of("status", RUN_STATUSES), name="ck_runs_status"),
     Index("ix_runs_identity", "suite", "agent", "fingerprint", "sequence"),
     Index("ix_runs_suite_sequence", "suite", "sequence"),

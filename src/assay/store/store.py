@@ -27,7 +27,7 @@ from assay.errors import (
     StoreError,
 )
 from assay.results import Run, RunStatus, RunSummary, SampleResult
-from assay.results.run import Lease
+from assay.results.run import Lease, ModelVerdict
 from assay.store import _lease, _migrate, _reads, _rows
 from assay.store._engine import WRITE, connect
 from assay.store._tables import metrics, run_cases, runs, samples
@@ -144,8 +144,12 @@ class Store:
     def complete_run(self, run_id: str, *, summary: RunSummary, finished_at: datetime,
                      comparison: dict[str, Any] | None = None,
                      baseline_id: str | None = None, token: str | None = None,
-                     reload: bool = True) -> Run | None:
+                     reload: bool = True, verdict: ModelVerdict | None = None,
+                     judge_usage: dict[str, Any] | None = None) -> Run | None:
         """Mark a running or interrupted run completed, with its summary and comparison.
+
+        ``verdict`` (the judge's pick of the best model) and ``judge_usage`` (judge calls no
+        sample owns) are stored with it.
 
         In the same transaction, every planned sample (cases × models × samples, from the
         run's own snapshot) must be stored exactly once and the summary's counts must match
@@ -162,7 +166,9 @@ class Store:
             _lease.verify_complete(connection, row, summary)
             self._update_open(connection, run_id, RunStatus.COMPLETED, finished_at=finished_at,
                               summary=summary.to_json(), comparison=comparison,
-                              baseline_id=baseline_id, heartbeat_at=None, error=None)
+                              baseline_id=baseline_id, heartbeat_at=None, error=None,
+                              verdict=None if verdict is None else verdict.to_json(),
+                              judge_usage=judge_usage)
         return self.get_run(run_id) if reload else None
 
     def mark_interrupted(self, run_id: str, *, finished_at: datetime, error: str | None = None,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import inspect
 import json
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
@@ -49,6 +50,14 @@ class ChatAgent:
         """
         if self.tools:
             import pydantic  # noqa: F401  (tool schemas are built with it)
+
+    def tool_descriptions(self) -> dict[str, str]:
+        """Each tool's name and the description the model is given (its docstring).
+
+        A run reads this, with :attr:`instructions`, as the agent's roster for diagnosis
+        when the suite declares none.
+        """
+        return {name: inspect.getdoc(function) or name for name, function in self.tools.items()}
 
     def session(self) -> contextlib.AbstractAsyncContextManager[Any]:
         """Resources one conversation holds (a client); none by default."""

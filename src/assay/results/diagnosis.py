@@ -1,0 +1,373 @@
+"""Diagnosis: one fault per failing or errored sample, with a recommendation from the evidence.
+
+Faults are assigned in a fixed order, the most mechanical cause first (:data:`FAULT_ORDER`):
+an agent that did not run to an answer, a tool that errored, a capability the agent says it
+lacks, an expected tool not called, an answer stating specifics nothing supplied, content,
+effects, and then the judge's quality criteria. Assay adds three kinds after those for the
+rest of what checks can find: a budget exceeded, another check failed, a metric that could
+not be calculated. Everything here reads values (the sample, the case's expectations as
+strings, the agent's tool roster); nothing calls a model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from assay.results.metric import MetricResult
+from assay.results.sample import SampleResult, SampleStatus
+from assay.spec import JSON
+
+
+class Fault(StrEnum):
+    """Why a sample fell short, in the order faults are assigned."""
+
+    RUN_ERROR = "run_error"
+    TOOL_ERROR = "tool_error"
+    MISSING_CAPABILITY = "missing_capability"
+    EXPECTED_TOOL_NOT_CALLED = "expected_tool_not_called"
+    UNGROUNDED_ANSWER = "ungrounded_answer"
+    FORBIDDEN_CONTENT = "forbidden_content"
+    MISSING_CONTENT = "missing_content"
+    FORBIDDEN_EFFECT = "forbidden_effect"
+    LOW_QUALITY = "low_quality"
+    OVER_BUDGET = "over_budget"
+    CHECK_FAILED = "check_failed"
+    METRIC_ERROR = "metric_error"
+
+
+#: Faults in precedence order: a sample gets the first that applies.
+FAULT_ORDER: tuple[Fault, ...] = tuple(Fault)
+#: Faults a judge may refine with the tool to add or the instruction to change.
+REFINABLE: frozenset[Fault] = frozenset({
+    Fault.MISSING_CAPABILITY, Fault.EXPECTED_TOOL_NOT_CALLED, Fault.UNGROUNDED_ANSWER,
+    Fault.MISSING_CONTENT, Fault.LOW_QUALITY})
+
+#: Labels for the tools a finding involves.
+MISSING_TOOLS = "missing tools"
+ERRORED_TOOLS = "tools that errored"
+EXPECTED_TOOLS = "expected tools"
+SUGGESTED_TOOLS = "tools the judge suggested"
+
+_QUOTE = 160
+
+
+@dataclass(frozen=True, slots=True)
+class Roster:
+    """What the agent was given: its tools (name → description) and its instructions."""
+
+    tools: Mapping[str, str] = field(default_factory=dict)
+    instructions: str | None = None
+
+    def describe(self, name: str) -> str | None:
+        """The description of a tool in the roster, or ``None`` when it is not there."""
+        return self.tools.get(name)
+
+
+@dataclass(frozen=True, slots=True)
+class CaseFacts:
+    """What a case expected, as values: the question, expected tools and calls, check settings.
+
+    ``settings`` maps each planned metric's name to its portable settings (``{"type":
+    "Contains", "text": "30 days"}``); ``reference`` is the expected answer as text.
+    """
+
+    question: str
+    expected_tools: tuple[str, ...] = ()
+    settings: Mapping[str, Mapping[str, JSON]] = field(default_factory=dict)
+    reference: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A sample's fault, the recommendation it calls for, and the tools involved."""
+
+    fault: Fault
+    recommendation: str
+    tools: tuple[str, ...] = ()
+    tools_label: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Refinement:
+    """A judge's refinement of a recommendation: what to do, the tool to add, the wording.
+
+    ``tool_name`` and ``tool_description`` name a tool to add; ``instruction`` quotes the
+    instruction to add or change. ``judge`` is the label of the judge that wrote it.
+    """
+
+    recommendation: str
+    tool_name: str | None = None
+    tool_description: str | None = None
+    instruction: str | None = None
+    judge: str | None = None
+
+    def to_json(self) -> dict[str, JSON]:
+        """The portable form stored with the sample."""
+        return {"recommendation": self.recommendation, "tool_name": self.tool_name,
+                "tool_description": self.tool_description, "instruction": self.instruction,
+                "judge": self.judge}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, JSON]) -> Refinement | None:
+        """Rebuild a refinement; ``None`` when the stored form has no recommendation."""
+        text = data.get("recommendation")
+        if not isinstance(text, str) or not text:
+            return None
+        return cls(text, *(_text_or_none(data.get(key)) for key in (
+            "tool_name", "tool_description", "instruction", "judge")))
+
+
+def _text_or_none(value: JSON) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def diagnose(sample: SampleResult, facts: CaseFacts,
+             roster: Roster | None = None) -> Finding | None:
+    """The first fault that applies to a failing or errored sample; ``None`` for the others."""
+    if sample.status not in (SampleStatus.FAILED, SampleStatus.ERROR):
+        return None
+    roster = roster or Roster()
+    for rule in _RULES:
+        finding = rule(sample, facts, roster)
+        if finding is not None:
+            return finding
+    return Finding(Fault.CHECK_FAILED, "Look at the failing sample's metrics: none of them "
+                                       "names what fell short.")
+
+
+# -- the rules, in precedence order -------------------------------------------------------
+
+
+def _run_error(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
+    if sample.error is not None:
+        return Finding(Fault.RUN_ERROR, run_error_advice(sample.error))
+    if sample.answer is None or not sample.answer.strip():
+        return Finding(Fault.RUN_ERROR, "The agent returned no answer: make sure it returns "
+                                        "its final message as the answer.")
+    return None
+
+
+def run_error_advice(error: str) -> str:
+    """A recommendation chosen from an agent error: timeout, context, rate limit, key, other."""
+    quoted = _quote(error.splitlines()[0] if error.strip() else error)
+    lowered = error.lower()
+    if "timed out" in lowered or "timeout" in lowered:
+        return (f"The agent did not finish in time ({quoted}): raise the timeout, or cap its "
+                "turns and the work each tool does.")
+    if _CONTEXT.search(error):
+        return (f"The conversation outgrew the model's context window ({quoted}): trim the "
+                "history and tool results the agent passes to the model.")
+    if _RATE.search(error):
+        return (f"The provider refused for rate ({quoted}): lower --concurrency or "
+                "--model-concurrency, or raise the account's limits.")
+    if error.startswith("KeyError"):
+        return (f"The agent looked up a key that was not there ({quoted}): a bug in the "
+                "agent's own code or data, not a credential.")
+    if _CREDENTIALS.search(error):
+        return (f"The agent could not authenticate with its provider ({quoted}): set the "
+                "provider's API key in the environment the run uses.")
+    if error.startswith(("ReplayError", "replay")) or "api_replay" in error:
+        return (f"The agent's HTTP requests did not match the case's declared API fixtures "
+                f"({quoted}): fix the request the agent makes, or the declaration.")
+    return f"The agent failed before answering ({quoted}): fix that error first."
+
+
+_CONTEXT = re.compile(r"(?i)context[_ ]length|context window|maximum context|too many tokens|"
+                      r"prompt is too long|token limit")
+_RATE = re.compile(r"(?i)rate[_ ]?limit|\b429\b|too many requests|quota")
+_CREDENTIALS = re.compile(r"(?i)api[_ ]?key|authenticat|unauthori[sz]ed|\b401\b|credential")
+
+
+def _tool_error(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
+    failed = [action for action in sample.actions or () if action.error is not None]
+    if not failed:
+        return None
+    names = tuple(dict.fromkeys(action.name for action in failed))
+    first = failed[0]
+    return Finding(Fault.TOOL_ERROR,
+                   f"Fix {first.name}: it returned an error ({_quote(first.error or '')}).",
+                   names, ERRORED_TOOLS)
+
+
+_MISSING_CAPABILITY = re.compile(
+    r"(?i)\b(?:(?:do(?:es)?n['’]?t|do(?:es)? not|don['’]t) have (?:a |an |any |the )?"
+    r"(?:tool|function|capabilit|access|way to)|no (?:tool|function|capability) "
+    r"(?:is |that |to |for |which |available)|(?:not|isn['’]t) (?:able|equipped) to "
+    r"(?:access|look|check|retrieve)|(?:can['’]?not|can['’]t|unable to) (?:access|look up|"
+    r"check|retrieve|perform)|outside (?:of )?my (?:capabilities|tools)|without (?:a|the) tool)")
+
+
+def _missing_capability(sample: SampleResult, facts: CaseFacts,
+                        roster: Roster) -> Finding | None:
+    answer = sample.answer or ""
+    said = _MISSING_CAPABILITY.search(answer)
+    if said is None:
+        return None
+    absent = tuple(name for name in facts.expected_tools if name not in roster.tools)
+    sentence = _sentence_around(answer, said.start())
+    if absent:
+        return Finding(Fault.MISSING_CAPABILITY,
+                       f"Give the agent {_names(absent)}: it said {_quote(sentence)}.",
+                       absent, MISSING_TOOLS)
+    if facts.expected_tools and roster.tools:
+        return Finding(Fault.MISSING_CAPABILITY,
+                       f"The agent has {_names(facts.expected_tools)} but said "
+                       f"{_quote(sentence)}: say in its instructions what they cover.",
+                       facts.expected_tools, EXPECTED_TOOLS)
+    return Finding(Fault.MISSING_CAPABILITY,
+                   f"Add a tool that covers {_quote(facts.question)}: the agent said "
+                   f"{_quote(sentence)}.")
+
+
+def _expected_tool(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
+    called = {action.name for action in sample.actions or ()}
+    missing = tuple(name for name in facts.expected_tools if name not in called)
+    if sample.actions is not None and missing:
+        return Finding(Fault.EXPECTED_TOOL_NOT_CALLED, _not_called_advice(missing, roster),
+                       missing, MISSING_TOOLS)
+    trace = next((m for m in sample.metrics if _failed(m) and m.category == "actions"
+                  and _kind(facts, m) != "ForbidActions"), None)
+    if trace is None:
+        return None
+    return Finding(Fault.EXPECTED_TOOL_NOT_CALLED,
+                   f"Make the calls the case expects: {trace.reason or 'the trace differs'}.",
+                   facts.expected_tools, EXPECTED_TOOLS)
+
+
+def _not_called_advice(missing: Sequence[str], roster: Roster) -> str:
+    if not roster.tools:
+        return f"Make sure the agent calls {_names(missing)} for this task."
+    absent = [name for name in missing if name not in roster.tools]
+    if absent:
+        return f"Give the agent {_names(absent)}: it is not among the agent's tools."
+    described = "; ".join(f"{name}: {_quote(roster.tools[name])}" for name in missing)
+    return (f"The agent has {_names(missing)} but did not call it ({described}): say in its "
+            "instructions when to use it.")
+
+
+# A count, an id, an amount or a date: digits are what an answer cannot make up honestly.
+_SPECIFIC = re.compile(r"[$€£]\s?\d[\d,.]*|#?\b[A-Za-z]*-?\d[\w-]*|\b\d{1,2}[:/.]\d{1,2}"
+                       r"(?:[:/.]\d{2,4})?\b")
+
+
+def _ungrounded(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
+    if not roster.tools or sample.actions != () or not sample.answer:
+        return None
+    supplied = f"{facts.question}\n{roster.instructions or ''}"
+    stated = [m.group() for m in _SPECIFIC.finditer(sample.answer)
+              if _digits(m.group()) and _digits(m.group()) not in _digits(supplied)]
+    if not stated:
+        return None
+    return Finding(Fault.UNGROUNDED_ANSWER,
+                   f"The agent stated {_quote(stated[0])} without calling any of its tools "
+                   f"({_names(sorted(roster.tools))}): instruct it to look such facts up, or "
+                   "to say it cannot.")
+
+
+def _digits(text: str) -> str:
+    return "".join(char for char in text if char.isdigit())
+
+
+def _content(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
+    failing = [m for m in sample.metrics if _failed(m) and m.category == "content"]
+    forbidden = [m for m in failing if _kind(facts, m) == "NotContains"]
+    if forbidden:
+        text = facts.settings.get(forbidden[0].name, {}).get("text")
+        return Finding(Fault.FORBIDDEN_CONTENT,
+                       f"The answer must not say {_quote(str(text))}: change the instructions "
+                       "or the tool result that leads to it.")
+    if failing:
+        return Finding(Fault.MISSING_CONTENT, _content_advice(failing[0], facts))
+    return None
+
+
+def _content_advice(metric: MetricResult, facts: CaseFacts) -> str:
+    settings = facts.settings.get(metric.name, {})
+    kind = settings.get("type")
+    if kind == "Contains":
+        return f"The answer must contain {_quote(str(settings.get('text')))}."
+    if kind == "ExactMatch" and facts.reference is not None:
+        return f"The answer must be {_quote(facts.reference)}: {metric.reason or 'it differs'}."
+    if kind == "Regex":
+        return f"The answer must match /{settings.get('pattern')}/."
+    return f"The answer fails {metric.name}: {metric.reason or 'see the metric'}."
+
+
+def _effect(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
+    failing = next((m for m in sample.metrics if _failed(m) and (
+        m.category == "side_effects" or _kind(facts, m) == "ForbidActions")), None)
+    if failing is None:
+        return None
+    return Finding(Fault.FORBIDDEN_EFFECT,
+                   f"The agent's effects broke {failing.name}: "
+                   f"{failing.reason or 'see the metric'}.")
+
+
+def _low_quality(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
+    failing = next((m for m in sample.metrics if _failed(m) and m.kind == "judge"), None)
+    if failing is None:
+        return None
+    score = "no score" if failing.score is None else f"{failing.score:.2f}"
+    return Finding(Fault.LOW_QUALITY,
+                   f"{failing.name} scored {score}, below {failing.threshold:.2f}: "
+                   f"{failing.reason or 'the judge gave no reason'}.")
+
+
+def _budget(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
+    failing = next((m for m in sample.metrics if _failed(m) and m.category == "budget"), None)
+    if failing is None:
+        return None
+    return Finding(Fault.OVER_BUDGET, f"Bring {failing.name} within budget: "
+                                      f"{failing.reason or 'over the limit'}.")
+
+
+def _check(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
+    failing = next((m for m in sample.metrics if _failed(m)), None)
+    if failing is None:
+        return None
+    return Finding(Fault.CHECK_FAILED, f"{failing.name} failed: "
+                                       f"{failing.reason or 'see the metric'}.")
+
+
+def _metric_error(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
+    broken = next((m for m in sample.metrics if m.error is not None), None)
+    if broken is None:
+        return None
+    return Finding(Fault.METRIC_ERROR, f"{broken.name} could not be calculated "
+                                       f"({_quote(broken.error or '')}): fix what it needs.")
+
+
+_RULES = (_run_error, _tool_error, _missing_capability, _expected_tool, _ungrounded, _content,
+          _effect, _low_quality, _budget, _check, _metric_error)
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+def _failed(metric: MetricResult) -> bool:
+    return metric.error is None and not metric.passed
+
+
+def _kind(facts: CaseFacts, metric: MetricResult) -> str | None:
+    kind = facts.settings.get(metric.name, {}).get("type")
+    return kind if isinstance(kind, str) else None
+
+
+def _names(names: Sequence[str]) -> str:
+    return ", ".join(names)
+
+
+def _quote(text: str) -> str:
+    shown = " ".join(text.split())
+    if len(shown) > _QUOTE:
+        shown = shown[:_QUOTE].rstrip() + "…"
+    return f"“{shown}”"
+
+
+def _sentence_around(text: str, index: int) -> str:
+    start = max(text.rfind(mark, 0, index) for mark in (".", "!", "?", "\n")) + 1
+    ends = [end for end in (text.find(mark, index) for mark in (".", "!", "?", "\n")) if end >= 0]
+    return text[start:(min(ends) + 1 if ends else len(text))].strip()

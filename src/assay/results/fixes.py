@@ -1,0 +1,146 @@
+"""What to fix: a run's faults grouped across cases and models into the fixes they call for.
+
+One item per fault kind, in the order faults are assigned, then one per distinct instruction
+change a judge proposed. Each names its cases and models, how many samples it speaks for,
+the recommendation, the quoted instruction change, and the tools involved under a label that
+says which (missing tools, tools that errored, tools the judge suggested).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from assay.results.diagnosis import FAULT_ORDER, SUGGESTED_TOOLS, Refinement
+from assay.results.sample import SampleResult
+from assay.spec import JSON
+
+
+@dataclass(frozen=True, slots=True)
+class FixTool:
+    """A tool an item involves: its name, a note (the judge's description) and its server."""
+
+    name: str
+    note: str | None = None
+    server: Mapping[str, JSON] | None = None
+
+    def to_json(self) -> dict[str, JSON]:
+        """The portable form."""
+        return {"name": self.name, "note": self.note,
+                "server": None if self.server is None else dict(self.server)}
+
+
+@dataclass(frozen=True, slots=True)
+class FixItem:
+    """One fix: what it is about, whom it speaks for, what to do, and with which tools.
+
+    ``kind`` is ``fault`` (one per fault kind) or ``instruction`` (one per distinct
+    instruction change). ``recommendation`` is the one most samples share; ``also`` lists
+    the other distinct recommendations with their cases. ``server``, ``note`` and ``action``
+    are filled in by a report that knows the tools' servers and its routes.
+    """
+
+    kind: str
+    fault: str
+    count: int
+    case_ids: tuple[str, ...]
+    models: tuple[str, ...]
+    recommendation: str
+    quote: str | None = None
+    tools_label: str | None = None
+    tools: tuple[FixTool, ...] = ()
+    also: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    server: Mapping[str, JSON] | None = None
+    note: str | None = None
+    action: Mapping[str, JSON] | None = field(default=None)
+
+    def to_json(self) -> dict[str, JSON]:
+        """The portable form (the JSON report's ``fix_items[]``)."""
+        return {
+            "kind": self.kind, "fault": self.fault, "count": self.count,
+            "case_ids": list(self.case_ids), "models": list(self.models),
+            "recommendation": self.recommendation, "quote": self.quote,
+            "tools_label": self.tools_label, "tools": [tool.to_json() for tool in self.tools],
+            "also": [{"recommendation": text, "case_ids": list(cases)}
+                     for text, cases in self.also],
+            "server": None if self.server is None else dict(self.server),
+            "note": self.note, "action": None if self.action is None else dict(self.action),
+        }
+
+
+def fix_items(samples: Iterable[SampleResult], model: str | None = None) -> list[FixItem]:
+    """The fix items of ``samples`` (only ``model``'s, when given), in recommendation order."""
+    chosen = [s for s in samples if s.fault is not None and (model is None or s.model == model)]
+    order = {fault.value: index for index, fault in enumerate(FAULT_ORDER)}
+    faults = sorted({s.fault for s in chosen if s.fault},
+                    key=lambda name: (order.get(name, len(order)), name))
+    items = [_fault_item(fault, [s for s in chosen if s.fault == fault]) for fault in faults]
+    return items + _instruction_items(chosen, order)
+
+
+def _fault_item(fault: str, samples: Sequence[SampleResult]) -> FixItem:
+    texts = _ranked(samples)
+    tools = tuple(FixTool(name) for name in _unique(n for s in samples for n in s.fault_tools))
+    labels = Counter(s.fault_tools_label for s in samples if s.fault_tools)
+    label = labels.most_common(1)[0][0] if labels else None
+    if not tools:
+        tools = _suggested(samples)
+        label = SUGGESTED_TOOLS if tools else None
+    return FixItem("fault", fault, len(samples), _cases(samples), _models(samples),
+                   texts[0][0], None, label, tools, tuple(texts[1:]))
+
+
+def _instruction_items(samples: Sequence[SampleResult],
+                       order: Mapping[str, int]) -> list[FixItem]:
+    grouped: dict[str, list[SampleResult]] = {}
+    for sample in samples:
+        refinement = _refinement(sample)
+        if refinement is not None and refinement.instruction:
+            grouped.setdefault(" ".join(refinement.instruction.split()), []).append(sample)
+    items = []
+    for quote, group in grouped.items():
+        texts = _ranked(group)
+        tools = _suggested(group)
+        items.append(FixItem("instruction", str(group[0].fault), len(group), _cases(group),
+                             _models(group), texts[0][0], quote,
+                             SUGGESTED_TOOLS if tools else None, tools, tuple(texts[1:])))
+    return sorted(items, key=lambda item: (order.get(item.fault, len(order)), -item.count))
+
+
+def _refinement(sample: SampleResult) -> Refinement | None:
+    return None if sample.refinement is None else Refinement.from_json(sample.refinement)
+
+
+def _suggested(samples: Sequence[SampleResult]) -> tuple[FixTool, ...]:
+    found: dict[str, str | None] = {}
+    for sample in samples:
+        refinement = _refinement(sample)
+        if refinement is not None and refinement.tool_name:
+            found.setdefault(refinement.tool_name, refinement.tool_description)
+    return tuple(FixTool(name, note) for name, note in found.items())
+
+
+def _ranked(samples: Sequence[SampleResult]) -> list[tuple[str, tuple[str, ...]]]:
+    """Distinct recommendations, the most shared first, each with its cases."""
+    cases: dict[str, list[str]] = {}
+    counts: Counter[str] = Counter()
+    for sample in samples:
+        text = sample.recommendation or "No recommendation was recorded."
+        counts[text] += 1
+        cases.setdefault(text, [])
+        if sample.case_id not in cases[text]:
+            cases[text].append(sample.case_id)
+    return [(text, tuple(cases[text])) for text, _ in counts.most_common()]
+
+
+def _cases(samples: Sequence[SampleResult]) -> tuple[str, ...]:
+    return _unique(s.case_id for s in samples)
+
+
+def _models(samples: Sequence[SampleResult]) -> tuple[str, ...]:
+    return _unique(s.model for s in samples if s.model is not None)
+
+
+def _unique(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(values))
