@@ -48,7 +48,10 @@ def test_two_of_three_items_edited_withholds_the_headline_until_the_ceiling_is_r
     before = assay.run(corpus(), db=store, **QUIET)
     after = assay.run(corpus(edited={"warranty", "shipping"}, agent=lambda t, c: "no idea"),
                       db=store, **QUIET)
-    assert after.baseline_id is None  # a changed definition is never an automatic baseline
+    # A changed definition is still the automatic baseline: the items pair by their own
+    # fingerprints, and the two edited ones are excluded loudly, withholding the headline.
+    assert after.baseline_id == before.id
+    assert after.comparison["baseline"]["pairing"]["excluded"] == 2
     stored_before, stored_after = store.get_run(before.id), store.get_run(after.id)
     comparison = compare_runs(stored_before, stored_after)
     assert comparison.summary().splitlines()[0] == (

@@ -40,21 +40,71 @@ def test_run_persists_and_compares_with_the_latest_compatible_run(store):
     assert stored.metadata == {} and store.get_run(first.id).metadata == {"revision": "a"}
 
 
-def test_a_changed_definition_is_not_a_baseline(store):
+def grown(answers, *, extra=True):
+    """The support suite, grown by one case; ``answers`` per case id (default "30 days")."""
+    def agent(text, ctx):
+        return {"answer": answers.get(ctx.case.id, "30 days"), "actions": [
+            {"name": "lookup", "group": "kb", "arguments": {"topic": "returns"}}]}
+
+    suite = build()
+    suite.agent = agent
+    if extra:
+        suite.case("Shipping?", id="shipping", expected="30 days")
+    return suite
+
+
+def test_a_grown_suite_keeps_its_gate_on_the_unchanged_cases(store):
     first = assay.run(build(), db=store, progress=False)
-    other = assay.run(build(version="2"), db=store, progress=False)
-    assert other.fingerprint != first.fingerprint and other.baseline_id is None
+    evaluation = assay.evaluate(grown({"warranty": "7 days"}), db=store, progress=False,
+                                fail_on_regression=True)
+    run, comparison = evaluation.run, evaluation.comparison
+    assert run.fingerprint != first.fingerprint and run.baseline_id == first.id
+    assert comparison is not None and comparison.added == (("shipping", None),)
+    assert [(c.case_id, c.metric) for c in comparison.signal_regressions] == [
+        ("warranty", "exact_match")]
+    assert evaluation.verdict.regressed and evaluation.verdict.exit_code == 1
+    assert comparison.baseline_line().startswith(
+        f"baseline {first.id[:8]} · 2 of 2 unchanged item(s) compared, 1 new (shipping)")
 
 
-def test_explicit_baseline_must_be_compatible_and_is_checked_before_the_agent(store):
-    unrelated = assay.run(build(version="2"), db=store, progress=False)
+def test_a_selection_is_compared_on_the_cases_it_ran(store):
+    first = assay.run(grown({}), db=store, progress=False)
+    only = grown({"returns": "7 days"}).subset(lambda case: case.id == "returns")
+    evaluation = assay.evaluate(only, db=store, progress=False)
+    comparison = evaluation.comparison
+    assert evaluation.run.baseline_id == first.id and evaluation.run.settings["selection"] == {
+        "cases": 1, "of": 3}
+    assert comparison is not None and comparison.removed == () and comparison.paired == 1
+    assert [c.case_id for c in comparison.signal_regressions] == ["returns"]
+
+
+def test_no_baseline_says_why_and_names_earlier_runs(store):
+    first = assay.evaluate(build(), db=store, progress=False)
+    assert first.baseline_note == "no baseline: this is the first run of suite 'Support'"
+    other = build()
+    other.agent_name = "OtherAgent"
+    second = assay.evaluate(other, db=store, progress=False)
+    assert second.comparison is None
+    assert "1 earlier run(s) of suite 'Support', but none by agent 'OtherAgent'" in (
+        second.baseline_note or "")
+    assert f"assay compare {first.run.id[:8]}" in (second.baseline_note or "")
+
+
+def test_an_explicit_baseline_is_any_completed_run_of_the_suite_checked_before_the_agent(
+        store):
+    older = assay.run(build(version="2"), db=store, progress=False)
+    taken = assay.run(build(), db=store, baseline=older.id, progress=False)
+    assert taken.baseline_id == older.id
     calls = []
-    with pytest.raises(assay.BaselineError, match="not compatible"):
-        assay.run(build(calls=calls), db=store, baseline=unrelated.id, progress=False)
+    stranger = assay.Suite("Billing", agent=lambda text, ctx: "x", checks=[checks.contains("x")])
+    stranger.case("q")
+    foreign = assay.run(stranger, db=store, progress=False)
+    with pytest.raises(assay.BaselineError, match="a run of suite 'Billing'"):
+        assay.run(build(calls=calls), db=store, baseline=foreign.id, progress=False)
     with pytest.raises(assay.BaselineError, match="nosuch"):
         assay.run(build(calls=calls), db=store, baseline="nosuch", progress=False)
     assert calls == []
-    assert [run.id for run in store.history()] == [unrelated.id]
+    assert [run.id for run in store.history()] == [foreign.id, taken.id, older.id]
 
 
 def test_samples_and_models_multiply_the_work(store):

@@ -63,10 +63,13 @@ def test_latest_run_is_the_highest_sequence_of_any_status(store: Store) -> None:
     assert store.latest_run(suite="nothing") is None
 
 
-def test_find_baseline_picks_the_latest_earlier_compatible_completed_run(store: Store) -> None:
-    _completed(store)  # older compatible: superseded by the next one
-    expected = _completed(store)
-    _completed(store, fingerprint="suite-fp-2")  # another definition
+def test_find_baseline_picks_the_latest_earlier_completed_run_of_suite_and_agent(
+        store: Store) -> None:
+    _completed(store)  # older: superseded by the next ones
+    _completed(store)
+    # Another definition of the same suite and agent is a baseline: items pair by their
+    # own fingerprints, so a grown suite keeps its gate.
+    expected = _completed(store, fingerprint="suite-fp-2")
     _completed(store, agent="other-bot")  # another agent
     _completed(store, suite="billing")  # another suite
     store.mark_interrupted(store.create_run(make_run()).id, finished_at=later(1))
@@ -81,10 +84,28 @@ def test_find_baseline_picks_the_latest_earlier_compatible_completed_run(store: 
     assert len(baseline.cases) == 2
 
 
-def test_find_baseline_is_none_without_a_compatible_run(store: Store) -> None:
-    _completed(store, fingerprint="other")
+def test_find_baseline_is_none_without_a_run_of_the_suite_and_agent(store: Store) -> None:
+    _completed(store, agent="other-bot")
+    _completed(store, suite="billing")
     current = store.create_run(make_run())
     assert store.find_baseline(current) is None
+
+
+JUDGED = {"samples": 2, "models": ["gpt-4o", "claude"]}
+
+
+def test_find_baseline_with_the_same_judge_skips_runs_graded_elsewhere(store: Store) -> None:
+    graded = _completed(store, settings={**JUDGED, "judge": "j @ a.example"})
+    _completed(store, settings={**JUDGED, "judge": "j @ b.example"})
+    _completed(store, settings={**JUDGED, "judge": None})
+    current = store.create_run(make_run(settings={"samples": 1, "models": [],
+                                                  "judge": "j @ a.example"}))
+    found = store.find_baseline(current, same_judge=True)
+    assert found is not None and found.id == graded.id
+    unjudged = store.create_run(make_run(settings={**JUDGED, "judge": None}))
+    found = store.find_baseline(unjudged, same_judge=True)
+    assert found is not None and found.settings["judge"] is None
+    assert store.find_baseline(current).id != graded.id  # without the rule: the latest
 
 
 def test_find_baseline_of_an_unsaved_run_looks_at_all_completed_runs(store: Store) -> None:

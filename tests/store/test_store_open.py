@@ -21,11 +21,26 @@ def test_default_url_creates_and_migrates_the_sqlite_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     with Store.open() as store:
-        assert store.url == DEFAULT_URL
+        assert store.url == f"sqlite:///{tmp_path.resolve()}/.assay/assay.db"
         run = store.create_run(make_run())
     assert (tmp_path / ".assay" / "assay.db").is_file()
     with Store.open(DEFAULT_URL) as again:
         assert again.get_run(run.id).id == run.id
+    # Deeper in the project, the same history is found upwards; nothing new is created.
+    deeper = tmp_path / "examples" / "nested"
+    deeper.mkdir(parents=True)
+    monkeypatch.chdir(deeper)
+    with Store.open(create=False) as found:
+        assert found.get_run(run.id).id == run.id
+    assert not (deeper / ".assay").exists()
+
+
+def test_a_reading_command_never_creates_a_history(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigurationError, match=r"no \.assay/ folder"):
+        Store.open(create=False)
+    assert not (tmp_path / ".assay").exists()
 
 
 def test_sqlite_uses_wal(tmp_path: Path) -> None:

@@ -26,6 +26,9 @@ def history_command(
     from assay.cli._render import make_console, shown
     from assay.report.format import fraction, score
 
+    if _no_history_here(db):
+        print("No runs yet: no .assay/ history in this folder or above.")
+        return
     with open_store(db) as store:
         runs = store.history(suite=suite, agent=agent, limit=limit)
     if not runs:
@@ -49,6 +52,15 @@ def history_command(
     console.print(table)
     for line in _resumable_lines(runs, now):
         console.print(line, markup=False, highlight=False)
+
+
+def _no_history_here(db: str | None) -> bool:
+    """No database named anywhere and no ``.assay/`` upwards: nothing to list, nothing made."""
+    from assay.cli._common import database_url, project_config
+    from assay.store._locate import discover
+
+    return (database_url(db) is None and project_config().database is None
+            and discover() is None)
 
 
 def run_state(run: Run, now: datetime) -> str:

@@ -25,6 +25,9 @@ def report_command(
     drift_tolerance: Annotated[float, typer.Option(
         min=0.0, max=1.0, help="With --baseline: judge-score movement taken as drift.")]
     = 0.025,
+    case: Annotated[str | None, typer.Option(
+        "--case", help="Show only this case, every sample in full (its traceback too).")]
+    = None,
     db: DbOption = None,
 ) -> None:
     """Render a run and its comparison with the baseline.
@@ -50,6 +53,9 @@ def report_command(
                 require_completed(base)
             pair = store.find_control_pair(run) if base is not None else None
         _require_comparable(run, base)
+        if case is not None:
+            _print_case(run, case, chosen, output)
+            return
         made = Report(run, baseline=base, tolerance=tolerance, drift_tolerance=drift_tolerance,
                       noise_floor=None if pair is None else NoiseFloor.measure(*pair))
         if output is None:
@@ -59,6 +65,28 @@ def report_command(
     print(f"report written to {visible(str(path))}")
 
 
+def _print_case(run: object, case_id: str, chosen: str, output: Path | None) -> None:
+    import json
+
+    from assay.report.text import render_case_text
+    from assay.results import Run
+
+    assert isinstance(run, Run)
+    if output is not None or chosen not in ("text", "json"):
+        fail("--case prints one case as text or json, to standard output")
+    if not any(sample.case_id == case_id for sample in run.samples) and run.case(case_id) is None:
+        from assay.load._errors import suggestion
+
+        known = {snapshot.case_id for snapshot in run.cases}
+        fail(f"run {run.id} has no case {case_id!r}{suggestion(case_id, known)}")
+    if chosen == "json":
+        samples = [s.to_json() for s in run.samples if s.case_id == case_id]
+        print(json.dumps({"run_id": run.id, "case_id": case_id, "samples": samples},
+                         indent=2, ensure_ascii=True))
+        return
+    print(render_case_text(run, case_id), end="")
+
+
 def _require_comparable(run: object, baseline: object) -> None:
     from assay.errors import BaselineError
     from assay.results import Run
@@ -66,7 +94,8 @@ def _require_comparable(run: object, baseline: object) -> None:
     if baseline is None:
         return
     assert isinstance(run, Run) and isinstance(baseline, Run)
-    if (baseline.suite, baseline.agent, baseline.fingerprint) != (
-            run.suite, run.agent, run.fingerprint):
-        raise BaselineError(f"baseline {baseline.id} is not compatible with run {run.id} "
-                            "(suite, agent or definition fingerprint differ)")
+    # Any completed run of the suite will do: items pair by their own fingerprints, and
+    # what changed is excluded loudly, never compared.
+    if baseline.suite != run.suite:
+        raise BaselineError(f"baseline {baseline.id} is a run of suite {baseline.suite!r}, "
+                            f"not of {run.suite!r} like run {run.id}")

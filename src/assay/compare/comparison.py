@@ -125,6 +125,10 @@ class Comparison:
     pairings: tuple[PairedItem, ...]
     headline: Headline
     changes: tuple[Change, ...]
+    #: The items only the current run holds (new cases, or cases on a new model).
+    added: tuple[Item, ...] = ()
+    #: The items only the baseline holds (removed cases, or a model no longer run).
+    removed: tuple[Item, ...] = ()
 
     # -- pairing ---------------------------------------------------------------------------
 
@@ -222,6 +226,21 @@ class Comparison:
                     if count]
         return line + (f"; {', '.join(unpaired)}" if unpaired else "")
 
+    def baseline_line(self) -> str:
+        """``baseline 428c1f0a · 3 of 3 unchanged item(s) compared, 1 new (c4)``."""
+        plain = not self.excluded and not self.intended_changes
+        kind = "unchanged" if plain else "paired"
+        parts = [f"{self.compared} of {self.paired} {kind} item(s) compared"]
+        if self.excluded:
+            parts.append(f"{len(self.excluded)} changed and excluded")
+        if self.intended_changes:
+            parts.append(f"{len(self.intended_changes)} with intended changes")
+        if self.added:
+            parts.append(f"{len(self.added)} new ({_names(self.added)})")
+        if self.removed:
+            parts.append(f"{len(self.removed)} removed ({_names(self.removed)})")
+        return f"baseline {self.baseline_id[:8]} · " + ", ".join(parts)
+
     def defect_lines(self) -> list[str]:
         """One line per corpus defect, and the too-flaky finding: they come before figures."""
         lines = [corpus_defect_line(item) for item in self.corpus_defects]
@@ -257,6 +276,8 @@ class Comparison:
                         "max_excluded_share": self.policy.max_excluded_share,
                         "only_in_baseline": self.only_in_baseline,
                         "only_in_current": self.only_in_current},
+            "added": [list(item) for item in self.added],
+            "removed": [list(item) for item in self.removed],
             "corpus_defects": [item.to_json() for item in self.corpus_defects],
             "headline": self.headline.to_json(),
             "excluded": [item.to_json() for item in self.excluded],
@@ -286,6 +307,8 @@ class Comparison:
             pairings=tuple(PairedItem.from_json(p) for p in unique.values()),
             headline=_headline_from(data["headline"]),
             changes=tuple(Change.from_json(change) for change in data["changes"]),
+            added=tuple((str(case), model) for case, model in data.get("added") or ()),
+            removed=tuple((str(case), model) for case, model in data.get("removed") or ()),
         )
 
 
@@ -323,6 +346,8 @@ def compare(baseline: Run, current: Run, policy: ComparisonPolicy) -> Comparison
         only_in_baseline=sum(1 for key in before if key not in keys),
         only_in_current=sum(1 for key in after if key not in keys),
         pairings=notable, headline=WithheldHeadline(""), changes=tuple(changes),
+        added=tuple(key for key in after if key not in keys),
+        removed=tuple(key for key in before if key not in keys),
     )
     # The headline needs the pairing counts, so it is decided on the comparison itself.
     headline = _headline(comparison, [before[k] for k in compared], [after[k] for k in compared])
@@ -389,6 +414,11 @@ def too_flaky_line(floor: NoiseFloor, share: float) -> str:
     return (f"TOO FLAKY TO MEASURE: the unchanged system moved by up to "
             f"{floor.largest:.3f} against itself (above {share:.3f}); raise the samples per "
             "case rather than the tolerance")
+
+
+def _names(items: tuple[Item, ...], shown: int = 5) -> str:
+    names = ", ".join(_label(item) for item in items[:shown])
+    return names + (f", … {len(items) - shown} more" if len(items) > shown else "")
 
 
 def _label(key: Item) -> str:

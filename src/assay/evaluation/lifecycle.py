@@ -61,6 +61,10 @@ class Evaluation:
     comparison: Comparison | None
     model_comparison: ModelComparison | None
     verdict: Verdict
+    #: The database the run is stored in, its password masked.
+    database: str = ""
+    #: Why there is no comparison, when there is none (no earlier run, none by this agent...).
+    baseline_note: str | None = None
 
 
 async def evaluate_with(suite: Suite, options: EvaluationOptions, store: RunStore,
@@ -108,15 +112,17 @@ async def _guarded(suite: Suite, plan: SuitePlan, options: EvaluationOptions, st
         tuple(sink.replaced.get(result.key, result) for result in results))
     del results
     current = fresh if fresh is not None else await asyncio.to_thread(store.get_run, run.id)
-    comparison, model_comparison, baseline = await asyncio.to_thread(
-        _compare, store, current, explicit, options)
+    judged = options.judge is not None and any(
+        metric.kind == "judge" for case in plan.cases for metric in case.metrics)
+    compared = await asyncio.to_thread(_compare, store, current, explicit, options, judged)
     summary = summarise(current.samples)
     current = await with_model_verdict(current, summary, options.judge)
-    completed = await asyncio.to_thread(_complete, store, current, summary, comparison,
-                                        model_comparison, baseline, owner)
-    verdict = decide(completed, comparison, gate=options.gate,
+    completed = await asyncio.to_thread(_complete, store, current, summary, compared.comparison,
+                                        compared.models, compared.baseline, owner)
+    verdict = decide(completed, compared.comparison, gate=options.gate,
                      fail_on_regression=options.fail_on_regression)
-    return Evaluation(completed, comparison, model_comparison, verdict)
+    return Evaluation(completed, compared.comparison, compared.models, verdict,
+                      database=store.display_url, baseline_note=compared.note)
 
 
 async def _supervised(execution: Coroutine[Any, Any, list[SampleResult]], sink: DurableSink,
@@ -196,6 +202,8 @@ def _new_run(suite: Suite, plan: SuitePlan, options: EvaluationOptions, owner: L
         "votes": options.votes,
         "executor": "local",
     }
+    if suite.selected_from is not None:
+        settings["selection"] = {"cases": len(plan.cases), "of": suite.selected_from}
     cases = tuple(
         CaseSnapshot(p.case.id, p.case.name, p.position, p.fingerprint, p.snapshot())
         for p in plan.cases
@@ -229,7 +237,10 @@ def _explicit_baseline(store: RunStore, ref: str | None, suite: Suite,
         raise BaselineError(f"baseline {ref!r}: {error}") from None
     if baseline.status is not RunStatus.COMPLETED:
         raise BaselineError(f"baseline {baseline.id} is {baseline.status.value}, not completed")
-    _require_compatible(baseline, suite, plan, "baseline")
+    if baseline.suite != suite.name:
+        # Any completed run of the suite will do: items pair by their own fingerprints.
+        raise BaselineError(f"baseline {baseline.id} is a run of suite {baseline.suite!r}, not "
+                            f"{suite.name!r}")
     return baseline
 
 
@@ -260,24 +271,67 @@ def _require_compatible(run: Run, suite: Suite, plan: SuitePlan, role: str) -> N
 
 
 def _compare(store: RunStore, current: Run, explicit: Run | None, options: EvaluationOptions,
-             ) -> tuple[Comparison | None, ModelComparison | None, Run | None]:
+             judged: bool) -> _Compared:
     """Compare with the baseline, and the models with each other: computed here, once.
 
-    The baseline comparison is labelled against the latest control run's noise floor; the
-    model comparison (two or more models) carries their intervals.
+    The baseline is the explicit one, else the latest earlier completed run of the suite by
+    the same agent (graded by the same judge when judge scores are compared); items pair by
+    their own fingerprints, so a grown or changed suite keeps its gate on what is unchanged.
+    The comparison is labelled against the latest control run's noise floor; the model
+    comparison (two or more models) carries their intervals.
     """
-    baseline = explicit or store.find_baseline(current)
+    baseline = explicit or store.find_baseline(current, same_judge=judged)
     comparison = None
     if baseline is not None:
         pair = store.find_control_pair(current)
         policy = ComparisonPolicy(tolerance=options.tolerance,
                                   drift_tolerance=options.drift_tolerance,
                                   noise_floor=None if pair is None else NoiseFloor.measure(*pair))
-        comparison = compare(baseline, current, policy)
+        comparison = compare(_on_cases_run(baseline, current), current, policy)
     models = None
     if len({sample.model for sample in current.samples if sample.model is not None}) >= 2:
         models = ModelComparison.of(current)
-    return comparison, models, baseline
+    note = None if baseline is not None else _no_baseline(store, current, judged)
+    return _Compared(comparison, models, baseline, note)
+
+
+@dataclass(frozen=True, slots=True)
+class _Compared:
+    comparison: Comparison | None
+    models: ModelComparison | None
+    baseline: Run | None
+    note: str | None
+
+
+def _on_cases_run(baseline: Run, current: Run) -> Run:
+    """A selection (``--case``, ``--group``) is compared on the cases it ran, nothing else."""
+    if not current.settings.get("selection"):
+        return baseline
+    ran = {case.case_id for case in current.cases}
+    return replace(baseline, cases=tuple(c for c in baseline.cases if c.case_id in ran),
+                   samples=tuple(s for s in baseline.samples if s.case_id in ran))
+
+
+def _no_baseline(store: RunStore, current: Run, judged: bool) -> str:
+    """Why no run could be the baseline, naming the earlier runs of the suite if any."""
+    earlier = [run for run in store.history(suite=current.suite, limit=100)
+               if run.id != current.id and (current.sequence is None or run.sequence is None
+                                            or run.sequence < current.sequence)]
+    if not earlier:
+        return f"no baseline: this is the first run of suite {current.suite!r}"
+    completed = [run for run in earlier if run.status is RunStatus.COMPLETED]
+    by_agent = [run for run in completed if run.agent == current.agent]
+    if not completed:
+        reason = "none of them completed (resume them with --resume)"
+    elif not by_agent:
+        agents = ", ".join(sorted({repr(run.agent) for run in completed})[:5])
+        reason = f"none by agent {current.agent!r} (theirs: {agents})"
+    else:
+        judge = current.settings.get("judge")
+        reason = f"none graded by judge {judge!r}" if judged else "none comparable"
+    return (f"no baseline: {len(earlier)} earlier run(s) of suite {current.suite!r}, but "
+            f"{reason}; compare with one explicitly: assay compare {earlier[0].id[:8]} "
+            f"{current.id[:8]}")
 
 
 def _complete(store: RunStore, current: Run, summary: RunSummary,

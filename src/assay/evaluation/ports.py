@@ -54,8 +54,13 @@ class RunStore(Protocol):
         """A run whole, by id or unique prefix."""
         ...
 
-    def find_baseline(self, run: Run) -> Run | None:
+    def find_baseline(self, run: Run, *, same_judge: bool = False) -> Run | None:
         """The automatic baseline of a run."""
+        ...
+
+    def history(self, *, suite: str | None = None, agent: str | None = None,
+                limit: int = 20) -> list[Run]:
+        """Runs newest first, without their samples."""
         ...
 
     def find_control_pair(self, run: Run) -> tuple[Run, Run] | None:

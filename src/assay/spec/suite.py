@@ -87,6 +87,10 @@ class Suite:
         self._cases: list[Case] = []
         self._ids: set[str] = set()
 
+    #: Set on a selection (:meth:`subset`): how many cases the whole suite has. A run of a
+    #: selection is compared with its baseline on the cases it ran.
+    selected_from: int | None = None
+
     @property
     def cases(self) -> tuple[Case, ...]:
         """The cases in definition order."""
@@ -175,6 +179,8 @@ class Suite:
         chosen = copy.copy(self)
         chosen._cases = [case for case in self._cases if keep(case)]
         chosen._ids = {case.id for case in chosen._cases}
+        if len(chosen._cases) < len(self._cases):
+            chosen.selected_from = self.selected_from or len(self._cases)
         return chosen
 
     def plan(self, *, judged: bool | None = None) -> SuitePlan:

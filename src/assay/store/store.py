@@ -30,8 +30,9 @@ from assay.results import Run, RunStatus, RunSummary, SampleResult
 from assay.results.run import Lease, ModelVerdict
 from assay.store import _lease, _migrate, _reads, _rows
 from assay.store._engine import WRITE, connect
+from assay.store._locate import embedded_url
 from assay.store._tables import metrics, run_cases, runs, samples
-from assay.store._urls import DEFAULT_URL, normalise, redact, sqlite_path
+from assay.store._urls import normalise, redact, sqlite_path
 
 _OPEN = (RunStatus.RUNNING.value, RunStatus.INTERRUPTED.value)
 # The database triggers' message (see migrations): how a refused write is recognised.
@@ -52,16 +53,22 @@ class Store:
         self._engine = engine
 
     @classmethod
-    def open(cls, url: str | None = None, *, migrate: bool = False) -> Self:
-        """Open the store at ``url`` (``None``: the default SQLite file, created on first use).
+    def open(cls, url: str | None = None, *, migrate: bool = False,
+             create: bool = True) -> Self:
+        """Open the store at ``url``; ``None`` is the project's own history.
 
-        Any other database must already be at the head revision unless ``migrate`` is true;
-        otherwise :class:`~assay.errors.ConfigurationError` says which command to run.
+        That is the project configuration's ``database`` when it sets one, else the SQLite
+        file of the nearest ``.assay/`` folder from the working directory upwards; with
+        ``create`` (a run), a new ``.assay/assay.db`` here when there is none. An embedded
+        (SQLite) history migrates itself. Any other database must already be at the head
+        revision unless ``migrate`` is true; otherwise
+        :class:`~assay.errors.ConfigurationError` says which command to run.
         """
-        target = normalise(DEFAULT_URL if url is None else url)
+        default = url is None
+        target = normalise(_project_url(create=create or migrate) if url is None else url)
         _refuse_unusable(target)
-        default = target == DEFAULT_URL
-        _prepare_sqlite_file(target, create=default or migrate)
+        default = default and target.startswith("sqlite")
+        _prepare_sqlite_file(target, create=(default and create) or migrate)
         engine = connect(target)
         store = cls(target, engine)
         try:
@@ -254,19 +261,25 @@ class Store:
         with self._read("history") as connection:
             return [_rows.run_from(row) for row in connection.execute(query).mappings()]
 
-    def find_baseline(self, run: Run) -> Run | None:
-        """Return the latest earlier completed run with the same suite, agent and fingerprint.
+    def find_baseline(self, run: Run, *, same_judge: bool = False) -> Run | None:
+        """Return the latest earlier completed run of the same suite and agent.
 
-        "Earlier" is by database sequence, so a baseline never comes from the future, even
-        when clocks tie or disagree. A run not stored yet (no sequence) may take any.
+        Its definition may differ: a comparison pairs the items both runs hold by their own
+        fingerprints. With ``same_judge``, only a run graded by the same judge identity
+        (model and endpoint) qualifies, since judge scores are compared. "Earlier" is by
+        database sequence, so a baseline never comes from the future, even when clocks tie
+        or disagree. A run not stored yet (no sequence) may take any.
         """
         query = (select(runs)
                  .where(runs.c.suite == run.suite, runs.c.agent == run.agent,
-                        runs.c.fingerprint == run.fingerprint, runs.c.id != run.id,
-                        runs.c.status == RunStatus.COMPLETED.value)
+                        runs.c.id != run.id, runs.c.status == RunStatus.COMPLETED.value)
                  .order_by(runs.c.sequence.desc()).limit(1))
         if run.sequence is not None:
             query = query.where(runs.c.sequence < run.sequence)
+        if same_judge:
+            judge = run.settings.get("judge")
+            graded_by = runs.c.settings["judge"].as_string()
+            query = query.where(graded_by.is_(None) if judge is None else graded_by == judge)
         with self._read(f"baseline of run {run.id}") as connection:
             row = connection.execute(query).mappings().first()
             return None if row is None else _reads.full_run(connection, row)
@@ -400,6 +413,13 @@ def _open_sequence(connection: Connection, run_id: str, token: str | None = None
         raise ReadOnlyRunError(f"run {run_id} is completed; completed runs never change")
     _require_holder(row, token)
     return int(row["sequence"])
+
+
+def _project_url(*, create: bool) -> str:
+    from assay.config import find_config
+
+    configured = find_config().database_url()
+    return configured if configured is not None else embedded_url(create=create)
 
 
 def _refuse_unusable(url: str) -> None:

@@ -1,0 +1,109 @@
+"""Project configuration: ``[tool.assay]`` in ``pyproject.toml``, or ``assay.toml``.
+
+Found the way git finds ``.git``: the nearest such file from the working directory upwards.
+It holds a project's defaults, which a command-line flag or an ``ASSAY_*`` environment
+variable overrides:
+
+.. code-block:: toml
+
+    [tool.assay]                 # in assay.toml: the same keys at the top level
+    database = "sqlite:///.assay/assay.db"   # relative paths are relative to this file
+    concurrency = 16
+    judge = "openai/gpt-4.1-mini"
+    gate = { min_pass_rate = 0.9 }
+
+A file that is not valid TOML, an unknown key or a value of the wrong type is an error that
+names the file and the key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assay.errors import SpecError
+
+#: The keys a project configuration may set, and their types.
+KEYS: dict[str, type | tuple[type, ...]] = {
+    "database": str, "concurrency": int, "judge": str, "gate": dict,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectConfig:
+    """A project's defaults and the file they came from (``None``: no file was found)."""
+
+    path: Path | None = None
+    database: str | None = None
+    concurrency: int | None = None
+    judge: str | None = None
+    gate: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def root(self) -> Path | None:
+        """The folder of the configuration file: the project's root."""
+        return None if self.path is None else self.path.parent
+
+    def database_url(self) -> str | None:
+        """The configured database, a relative SQLite path anchored at the project root."""
+        if self.database is None or self.root is None:
+            return self.database
+        prefix = "sqlite:///"
+        rest = self.database[len(prefix):] if self.database.startswith(prefix) else None
+        if rest is None or rest.startswith("/") or rest in ("", ":memory:"):
+            return self.database
+        return f"{prefix}{(self.root / rest).resolve()}"
+
+
+def find_config(start: Path | None = None) -> ProjectConfig:
+    """The nearest configuration from ``start`` (the working directory) upwards."""
+    folder = (start or Path.cwd()).resolve()
+    for candidate in (folder, *folder.parents):
+        found = _read_folder(candidate)
+        if found is not None:
+            return found
+    return ProjectConfig()
+
+
+def _read_folder(folder: Path) -> ProjectConfig | None:
+    own = folder / "assay.toml"
+    if own.is_file():
+        return _parse(own, _load(own))
+    project = folder / "pyproject.toml"
+    if project.is_file():
+        tool = _load(project).get("tool")
+        if isinstance(tool, Mapping) and "assay" in tool:
+            return _parse(project, tool["assay"], prefix="tool.assay.")
+    return None
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError, RecursionError) as error:
+        raise SpecError(f"not a readable TOML file: {error}", location=str(path)) from None
+
+
+def _parse(path: Path, data: Any, prefix: str = "") -> ProjectConfig:
+    if not isinstance(data, Mapping):
+        raise SpecError("must be a table of settings", location=str(path),
+                        field=prefix.rstrip(".") or None)
+    for key, value in data.items():
+        expected = KEYS.get(key)
+        if expected is None:
+            raise SpecError(f"unknown setting; known: {', '.join(sorted(KEYS))}",
+                            location=str(path), field=f"{prefix}{key}")
+        if isinstance(value, bool) or not isinstance(value, expected):
+            name = expected.__name__ if isinstance(expected, type) else "value"
+            raise SpecError(f"must be a {name.replace('dict', 'table').replace('str', 'string')}",
+                            location=str(path), field=f"{prefix}{key}")
+    concurrency = data.get("concurrency")
+    if concurrency is not None and concurrency < 1:
+        raise SpecError("must be a positive whole number", location=str(path),
+                        field=f"{prefix}concurrency")
+    return ProjectConfig(path=path, database=data.get("database"), concurrency=concurrency,
+                         judge=data.get("judge"), gate=dict(data.get("gate") or {}))
