@@ -4,7 +4,8 @@
     AGENT_REVISION=regressed assay run examples/support_eval.py --fail-on-regression
 
 The regressed revision looks up shipping instead of returns and answers "7 days": both the
-exact-match check and the ordered-actions check catch it. Exact match is not a semantic judge.
+exact-match check and the ordered-actions check catch it, and the report's "What to fix"
+names the expected call. Exact match is not a semantic judge.
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ suite = assay.Suite(
     agent=support_agent,
     agent_name="SupportAgent",
     checks=[checks.exact_match()],
+    # What the agent is given: diagnosis names these tools in what to fix.
+    available_tools={"lookup_policy": "Read one policy (returns, shipping, warranty)"},
+    instructions="Answer from the policy the question is about; look it up first.",
 )
 
 for question, topic in TOPICS.items():
