@@ -18,6 +18,7 @@ from assay.report import format as fmt
 from assay.report._escaping import md_cell, md_code, md_fence, md_quote
 from assay.results import Run, SampleResult, Tally
 from assay.results.fixes import FixItem, fix_items
+from assay.results.tracebacks import metadata_without_traceback, traceback_of
 
 
 def render_markdown(run: Run, comparison: Comparison | None,
@@ -187,9 +188,13 @@ def _sample(sample: SampleResult) -> str:
     parts += [_answer(sample.answer), _actions(sample)]
     if sample.error is not None:
         parts.append(f"**Agent error:**\n\n{md_fence(sample.error)}")
-    if sample.metadata:
+    trace = traceback_of(sample)
+    if trace is not None:
+        parts.append(_details("Traceback", md_fence(trace)))
+    metadata = metadata_without_traceback(sample)
+    if metadata:
         parts.append(_details("Sample metadata",
-                              md_fence(reading.compact_json(sample.metadata), "json")))
+                              md_fence(reading.compact_json(metadata), "json")))
     return "\n\n".join(parts)
 
 

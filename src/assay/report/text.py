@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from assay._text import visible
 from assay.compare import Comparison, ModelComparison
 from assay.report import _comparing as comparing
-from assay.report import _text_fixes as fixes
 from assay.report import _reading as reading
+from assay.report import _text_fixes as fixes
 from assay.report import format as fmt
 from assay.results import Run, RunSummary, SampleResult, Tally
 from assay.results.fixes import FixItem, fix_items
+from assay.results.tracebacks import metadata_without_traceback, traceback_of
 
 #: The width the report keeps to where it can.
 WIDTH = 100
@@ -39,6 +40,17 @@ def render_text(run: Run, comparison: Comparison | None,
     if reading.estimated(run.samples):
         lines += ["", fmt.ESTIMATED_LEGEND]
     # The last gate: whatever a section forgot, no control character leaves the report.
+    return visible("\n".join(lines), lines=True) + "\n"
+
+
+def render_case_text(run: Run, case_id: str) -> str:
+    """Every sample of one case in full: metrics, answer, actions, error and traceback."""
+    block = next((b for b in reading.case_blocks(run) if b.case_id == case_id), None)
+    if block is None:
+        raise KeyError(case_id)
+    lines = [f"{reading.title(run)} · run {run.id}", block.heading]
+    lines += [line for sample in block.samples for line in _sample(sample)] or [
+        "   no samples yet"]
     return visible("\n".join(lines), lines=True) + "\n"
 
 
@@ -206,8 +218,12 @@ def _sample(sample: SampleResult) -> list[str]:
     lines += _block("actions", reading.action_lines(sample.actions))
     if sample.error is not None:
         lines += _block("error", sample.error.splitlines() or [""])
-    if sample.metadata:
-        lines += _block("metadata", [reading.preview(reading.compact_json(sample.metadata))])
+    trace = traceback_of(sample)
+    if trace is not None:
+        lines += _block("trace", trace.splitlines())
+    metadata = metadata_without_traceback(sample)
+    if metadata:
+        lines += _block("metadata", [reading.preview(reading.compact_json(metadata))])
     return lines
 
 

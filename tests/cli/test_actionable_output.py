@@ -1,0 +1,84 @@
+"""Errors a user can act on, and terminal output that scales with the number of samples."""
+
+import subprocess
+import textwrap
+
+from conftest import ASSAY
+
+
+def _spec(tmp_path, body):
+    path = tmp_path / "spec.py"
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+MIXED = """
+    import assay
+    from assay import checks
+
+
+    def lookup(table):
+        return table["missing"]
+
+
+    def agent(question):
+        if question.startswith("bad"):
+            return lookup({})
+        return "b" if question == "q3" else "a"
+
+
+    suite = assay.Suite("Mixed", agent=agent, checks=[checks.exact_match()])
+    for number in range(300):
+        suite.case(f"q{number}", expected="a")
+    suite.case("bad1", expected="a")
+    suite.case("bad2", expected="a")
+"""
+
+
+def test_a_large_run_lists_what_did_not_pass_with_the_users_traceback(cli, tmp_path):
+    spec = _spec(tmp_path, MIXED)
+    done = cli("run", spec)
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) < 40  # 302 samples fit on one screen
+    assert any("failed q3 #0" in line and "expected 'a', got 'b'" in line for line in lines)
+    assert any("error bad1 #0" in line and "KeyError: 'missing'" in line for line in lines)
+    assert "299 passing sample(s) not listed" in done.stdout
+    # The user's frames, once; nothing of Assay's own.
+    assert 'spec.py", line 12, in agent' in done.stdout and "in lookup" in done.stdout
+    assert done.stdout.count("Traceback (most recent call last)") == 1
+    assert "(traceback as above)" in done.stdout and "assay/runner" not in done.stdout
+
+    verbose = cli("run", spec, "--verbose")
+    assert "passed q0 #0" in verbose.stdout and "passing sample(s) not listed" not in verbose.stdout
+
+    case = cli("report", "--case", "bad2")
+    assert case.returncode == 0, case.stderr
+    assert "KeyError: 'missing'" in case.stdout and "in lookup" in case.stdout
+    assert "q3" not in case.stdout
+    as_json = cli("report", "--case", "bad2", "--format", "json")
+    assert '"traceback": "Traceback' in as_json.stdout
+    near = cli("report", "--case", "bad")
+    assert near.returncode == 2 and "did you mean" in near.stderr
+
+    markdown = cli("report", "--format", "markdown")
+    assert "<summary>Traceback</summary>" in markdown.stdout and "in lookup" in markdown.stdout
+
+
+def test_a_reader_that_stops_early_leaves_the_exit_code_to_the_run(cli, tmp_path):
+    spec = _spec(tmp_path, """
+        import assay
+        from assay import checks
+
+        suite = assay.Suite("Many", agent=lambda text: "a", checks=[checks.contains("a")])
+        for number in range(3000):
+            suite.case(f"a question numbered {number} with some words", expected="a")
+    """)
+    report = tmp_path / "out.md"
+    command = f"{ASSAY} run {spec} --verbose --report {report} | head -1; " \
+              "echo ${PIPESTATUS[0]} >&2"
+    done = subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)
+    assert done.stderr.strip().splitlines()[-1] == "0", done.stderr
+    assert "Traceback" not in done.stderr and "Broken pipe" not in done.stderr
+    assert report.exists()
