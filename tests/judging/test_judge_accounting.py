@@ -164,7 +164,7 @@ def test_the_endpoint_host_is_the_judges_and_prepare_imports_the_client(monkeypa
 def test_the_chat_adapters_prepare_their_client(monkeypatch):
     from assay.agent.adapters.chat import LiteLLMChatAgent, OpenAIChatAgent
 
-    OpenAIChatAgent(model="m").prepare()
+    OpenAIChatAgent(model="m", api_key="k").prepare()
     imported = []
     monkeypatch.setattr("assay.agent.adapters._optional.import_litellm",
                         lambda: imported.append(True))

@@ -34,7 +34,16 @@ class LiteLLMJudge:
         """Import LiteLLM ahead of time, off the event loop (the run calls this first)."""
         from assay.agent.adapters._optional import import_litellm
 
-        import_litellm()
+        litellm = import_litellm()
+        if self.extra.get("api_key") or self.extra.get("api_base") or self.extra.get("base_url"):
+            return
+        # Refused before any sample runs, naming the variable the provider reads.
+        missing = litellm.validate_environment(self.model).get("missing_keys") or []
+        if missing:
+            from assay.errors import ConfigurationError
+
+            raise ConfigurationError(f"judge {self.label} needs {' and '.join(missing)} in the "
+                                     "environment")
 
     async def complete(self, instructions: str, prompt: str) -> JudgeReply:
         """Ask once (with retries on transient failures)."""

@@ -41,8 +41,16 @@ class OpenAIJudge:
         return endpoint_host(self.base_url)
 
     def prepare(self) -> None:
-        """Import the client ahead of time, off the event loop (the run calls this first)."""
+        """Import the client ahead of time, off the event loop (the run calls this first).
+
+        A judge of the OpenAI API itself without a key is refused here, before any sample
+        runs, naming the variable (rather than every vote retrying into "Connection error").
+        """
         import openai  # noqa: F401
+
+        from assay._keys import require_openai_key
+
+        require_openai_key(f"judge {self.label}", self.base_url, self.api_key)
 
     async def complete(self, instructions: str, prompt: str) -> JudgeReply:
         """Ask once (with retries on transient failures)."""

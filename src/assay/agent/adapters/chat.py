@@ -162,9 +162,16 @@ class OpenAIChatAgent(ChatAgent):
         init=False, repr=False)
 
     def prepare(self) -> None:
-        """Import the ``openai`` client ahead of time (see :meth:`ChatAgent.prepare`)."""
+        """Import the ``openai`` client ahead of time (see :meth:`ChatAgent.prepare`).
+
+        Without a key for the OpenAI API itself, the run is refused before it starts.
+        """
         super().prepare()
         import openai  # noqa: F401
+
+        from assay._keys import require_openai_key
+
+        require_openai_key("the chat agent", self.base_url, self.api_key)
 
     @contextlib.asynccontextmanager
     async def session(self) -> AsyncIterator[Any]:
