@@ -6,7 +6,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
@@ -21,6 +21,9 @@ EXIT_FAILED = 1
 EXIT_INVALID = 2
 EXIT_INCOMPLETE = 3
 EXIT_INTERRUPTED = 130
+#: A reader that closed the pipe early (``assay history | head``): what a shell reports for a
+#: process ended by SIGPIPE, never 1, which means that the agent failed.
+EXIT_CLOSED_PIPE = 141
 
 DbOption = Annotated[
     str | None,
@@ -116,9 +119,36 @@ def user_errors() -> Iterator[None]:
         yield
     except AssayError as error:
         fail(str(error))
+    except BrokenPipeError:
+        raise  # the reader went away: nothing to report, see pipe_safe
     except OSError as error:
         # A report or schema path that cannot be written: the user's to fix, not a crash.
         fail(f"{error.strerror or error}: {error.filename or ''}".rstrip(": "))
+
+
+def silence_stdout() -> None:
+    """After a broken pipe: later output, and the flush at exit, go nowhere, silently."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def pipe_safe(command: Callable[..., None]) -> Callable[..., None]:
+    """``command`` exiting quietly with :data:`EXIT_CLOSED_PIPE` when its reader goes away."""
+    import functools
+
+    @functools.wraps(command)
+    def guarded(*args: Any, **kwargs: Any) -> None:
+        try:
+            try:
+                command(*args, **kwargs)
+            finally:
+                sys.stdout.flush()  # buffered output would otherwise fail at exit
+        except BrokenPipeError:
+            silence_stdout()
+            raise typer.Exit(EXIT_CLOSED_PIPE) from None
+
+    return guarded
 
 
 @contextlib.contextmanager

@@ -19,6 +19,7 @@ from assay.report import _comparing as comparing
 from assay.report._reading import judge_calls
 from assay.report.format import duration_ms, fraction, money, percent, score
 from assay.results import Run, RunSummary, SampleResult, SampleStatus, Tally
+from assay.results.tracebacks import traceback_of
 
 _STYLE = {
     SampleStatus.PASSED: "green",
@@ -33,19 +34,33 @@ def shown(text: str, *, lines: bool = False) -> str:
     return escape(visible(text, lines=lines))
 
 
+class _Console(Console):
+    """Rich's console, except that a closed pipe is the command's to handle.
+
+    Rich exits 1 on a broken pipe, which to ``assay run`` means that the agent failed.
+    """
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def make_console() -> Console:
     """A console for standard output; in logs (not a terminal) lines are not hard-wrapped."""
     import sys
 
     if sys.stdout.isatty():
-        return Console(soft_wrap=True)
-    return Console(soft_wrap=True, width=120)
+        return _Console(soft_wrap=True)
+    return _Console(soft_wrap=True, width=120)
 
 
 def render_run(console: Console, run: Run, comparison: Comparison | None,
-               models: ModelComparison | None = None) -> None:
-    """Print the case table, the summary, the model comparison and the baseline comparison."""
-    console.print(_case_table(run))
+               models: ModelComparison | None = None, *, verbose: bool = False) -> None:
+    """Print the case table, the summary, the model comparison and the baseline comparison.
+
+    The case table lists the samples that did not pass (every sample with ``verbose``).
+    """
+    _samples(console, run, verbose=verbose)
     _summary(console, run)
     render_models(console, models)
     if comparison is None:
@@ -54,17 +69,52 @@ def render_run(console: Console, run: Run, comparison: Comparison | None,
     render_comparison(console, comparison)
 
 
-def _case_table(run: Run) -> Table:
-    table = Table(title=shown(f"{run.suite} · {run.agent}"), title_justify="left", expand=False)
-    for column in ("case", "model", "sample", "status", "checks", "why"):
-        table.add_column(column, overflow="fold")
-    for sample in run.samples:
-        table.add_row(
-            shown(sample.case_id), shown(sample.model or "—"), str(sample.sample),
-            f"[{_STYLE[sample.status]}]{sample.status.value}[/]",
-            score(sample.check_score), shown(_why(sample), lines=True),
-        )
-    return table
+#: Without ``--verbose``, at most this many samples that did not pass are listed.
+SHOWN_SAMPLES = 50
+_MARK = {SampleStatus.PASSED: "✓", SampleStatus.FAILED: "✗", SampleStatus.ERROR: "!",
+         SampleStatus.NOT_EVALUATED: "·"}
+
+
+def _samples(console: Console, run: Run, *, verbose: bool) -> None:
+    """One line per sample that did not pass (every sample with ``verbose``), then a count.
+
+    Printed as one block of text, not a table: laying out a table costs Rich about a
+    millisecond a row, which a run of thousands of samples would pay on every run.
+    """
+    lines = [f"[bold]{shown(f'{run.suite} · {run.agent}')}[/]"]
+    listed = [sample for sample in run.samples
+              if verbose or sample.status is not SampleStatus.PASSED]
+    shown_tracebacks: set[str] = set()
+    for sample in listed if verbose else listed[:SHOWN_SAMPLES]:
+        lines += _sample_lines(sample, shown_tracebacks)
+    hidden = len(listed) - SHOWN_SAMPLES if not verbose and len(listed) > SHOWN_SAMPLES else 0
+    passing = sum(sample.status is SampleStatus.PASSED for sample in run.samples)
+    if hidden:
+        lines.append(f"  … {hidden} more sample(s) that did not pass: --verbose, or "
+                     f"assay report {run.id[:8]}, shows them")
+    if passing and not verbose:
+        lines.append(f"  [green]{passing} passing sample(s)[/] not listed (--verbose lists "
+                     "every sample)")
+    console.print("\n".join(lines), highlight=False)
+
+
+def _sample_lines(sample: SampleResult, tracebacks: set[str]) -> list[str]:
+    where = sample.case_id + ("" if sample.model is None else f" · {sample.model}")
+    style = _STYLE[sample.status]
+    head = (f"  [{style}]{_MARK[sample.status]} {sample.status.value}[/] {shown(where)} "
+            f"#{sample.sample} · checks {score(sample.check_score)}")
+    why = _why(sample)
+    lines = [head + (f" · {shown(why.splitlines()[0])}" if why else "")]
+    lines += [f"      {shown(line)}" for line in why.splitlines()[1:]]
+    trace = traceback_of(sample)
+    if trace is not None:
+        # The same traceback (a bug hit by every sample) is shown once.
+        if trace in tracebacks:
+            lines.append("      (traceback as above)")
+        else:
+            tracebacks.add(trace)
+            lines += [f"      [dim]{shown(line)}[/]" for line in trace.splitlines()]
+    return lines
 
 
 def _why(sample: SampleResult) -> str:

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from assay.cli._common import pipe_safe
 from assay.cli.compare import compare_command
 from assay.cli.control import control_command
 from assay.cli.db import db_app
@@ -22,13 +23,14 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-app.command("run")(run_command)
-app.command("history")(history_command)
-app.command("report")(report_command)
-app.command("compare")(compare_command)
-app.command("control")(control_command)
-app.command("validate")(validate_command)
-app.command("schema")(schema_command)
+# A reader that stops early (`| head`) ends a command quietly, never with exit 1.
+app.command("run")(pipe_safe(run_command))
+app.command("history")(pipe_safe(history_command))
+app.command("report")(pipe_safe(report_command))
+app.command("compare")(pipe_safe(compare_command))
+app.command("control")(pipe_safe(control_command))
+app.command("validate")(pipe_safe(validate_command))
+app.command("schema")(pipe_safe(schema_command))
 app.add_typer(db_app, name="db")
 
 

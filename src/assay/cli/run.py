@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -78,6 +80,9 @@ def run_command(
     report: Annotated[Path | None, typer.Option(
         help="Also write a report here (.txt, .md or .json).")] = None,
     quiet: QuietOption = False,
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", "-v", help="List every sample, passing ones too (by default only those "
+                                "that did not pass, and a count of the rest).")] = False,
     judge: JudgeOption = None,
     judge_base_url: JudgeBaseUrlOption = None,
     judge_timeout: JudgeTimeoutOption = None,
@@ -126,7 +131,7 @@ def run_command(
             "lease_timeout": lease_timeout, "run_id": run_id,
         }
         evaluation = _execute(chosen, options, database_url(db), quiet, run_id)
-    raise typer.Exit(_finish(evaluation, report))
+    raise typer.Exit(_finish(evaluation, report, verbose=verbose))
 
 
 def _execute(suite: Any, options: EvaluationArgs, url: str | None, quiet: bool,
@@ -155,30 +160,51 @@ def _stopped(message: str, run_id: str) -> None:
     print(f"{message}; finish it with\n  {resume_command(run_id)}", file=sys.stderr)
 
 
-def _finish(evaluation: Evaluation, report: Path | None) -> int:
+def _finish(evaluation: Evaluation, report: Path | None, *, verbose: bool = False) -> int:
     from assay.cli._files import reliability_lines
     from assay.cli._render import make_console, render_run
     from assay.report import Report
 
     run = evaluation.run
     made = Report(run)
-    render_run(make_console(), run, evaluation.comparison, evaluation.model_comparison)
-    print(visible("\n".join(reliability_lines(run)), lines=True))
+    with _reader_may_leave():
+        render_run(make_console(), run, evaluation.comparison, evaluation.model_comparison,
+                   verbose=verbose)
+        print(visible("\n".join(reliability_lines(run)), lines=True))
     if report is not None:
         # The run is stored whatever happens to its report file: a failure is reported and
         # the run's own exit code stands.
         try:
             made.export(report)
-            print(f"report written to {report}")
+            with _reader_may_leave():
+                print(f"report written to {report}")
         except (OSError, AssayError) as error:
             import sys
 
             print(f"error: the report could not be written to {visible(str(report))}: "
                   f"{visible(str(getattr(error, 'strerror', None) or error))}", file=sys.stderr)
     verdict = evaluation.verdict
-    if verdict.lines:
-        print(visible("\n".join(verdict.lines), lines=True))
+    with _reader_may_leave():
+        if verdict.lines:
+            print(visible("\n".join(verdict.lines), lines=True))
     return int(verdict.exit_code)
+
+
+@contextlib.contextmanager
+def _reader_may_leave() -> Iterator[None]:
+    """A reader that closed the pipe (``| head``) changes nothing.
+
+    The run's own exit code stands and its report is still written.
+    """
+    import sys
+
+    from assay.cli._common import silence_stdout
+
+    try:
+        yield
+        sys.stdout.flush()
+    except BrokenPipeError:
+        silence_stdout()
 
 
 def _set_judge(model: str) -> Any:
