@@ -27,6 +27,7 @@ def connect(url: str) -> Engine:
     """Return an engine that has proved it can connect, or raise ConfigurationError."""
     # A PostgreSQL server that restarted leaves dead pooled connections: test before use.
     options: dict[str, Any] = {} if url.startswith("sqlite") else {"pool_pre_ping": True}
+    _require_supported(url)
     try:
         engine = create_engine(url, json_serializer=_dumps, **options)
     except (ArgumentError, NoSuchModuleError, ImportError) as error:
@@ -42,6 +43,29 @@ def connect(url: str) -> Engine:
         reason = scrub(" ".join(str(error.orig).split()), url)
         raise ConfigurationError(f"cannot reach database {redact(url)}: {reason}") from None
     return engine
+
+
+#: The backends Assay stores history in, by URL scheme, with the driver each needs.
+SUPPORTED_SCHEMES = {"sqlite": None, "sqlite+pysqlite": None,
+                     "postgresql": "psycopg", "postgresql+psycopg": "psycopg"}
+
+
+def _require_supported(url: str) -> None:
+    """Refuse a scheme Assay does not store in, and name the extra a missing driver is in."""
+    scheme = url.partition("://")[0].lower() if "://" in url else url.partition(":")[0].lower()
+    if scheme not in SUPPORTED_SCHEMES:
+        raise ConfigurationError(
+            f"cannot use database {redact(url)}: unsupported URL scheme {scheme!r}; Assay "
+            "stores history in SQLite (sqlite:///path/to/assay.db) or PostgreSQL "
+            "(postgresql://user@host/db, postgres:// and postgresql+psycopg:// too)")
+    driver = SUPPORTED_SCHEMES[scheme]
+    if driver is None:
+        return
+    import importlib.util
+
+    if importlib.util.find_spec(driver) is None:
+        raise ConfigurationError(f"cannot use database {redact(url)}: PostgreSQL needs its "
+                                 f"driver ({driver}): pip install 'assay[postgres]'")
 
 
 def _tune_sqlite(engine: Engine) -> None:
