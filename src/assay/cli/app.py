@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Any, get_args, get_origin
 
 import typer
 
@@ -50,6 +51,49 @@ def _root(
     """Evaluate LLM agents with evidence."""
 
 
+#: What help shows for a value of each type, as command-line tools write it.
+_PLACEHOLDERS = {str: "TEXT", int: "INTEGER", float: "FLOAT", Path: "PATH", bool: "BOOLEAN"}
+
+
+def with_placeholders(command: Any) -> Any:
+    """``command`` whose help names values ``TEXT``, ``INTEGER``, ``PATH``; flags take none.
+
+    Without this the help shows Python types (``<str>``, ``<list[str]>``, ``<bool>``).
+    """
+    for param in command.params:
+        if param.param_type_name == "argument" and param.metavar is None:
+            param.metavar = param.name.upper()  # `assay run [OPTIONS] SPEC`, not `{spec}`
+        label = _placeholder(param)
+        param.display_type_rich = lambda ctx, label=label: label
+    command.get_help_option = _flag_help(command.get_help_option)
+    for sub in getattr(command, "commands", {}).values():
+        with_placeholders(sub)
+    return command
+
+
+def _flag_help(made: Any) -> Any:
+    """``--help``, added when help is asked for, is a flag too: it takes no value."""
+    def get_help_option(ctx: Any) -> Any:
+        option = made(ctx)
+        if option is not None:
+            option.display_type_rich = lambda ctx: None
+        return option
+
+    return get_help_option
+
+
+def _placeholder(param: Any) -> str | None:
+    if getattr(param, "is_flag", False):
+        return None
+    descriptor = getattr(param, "type_descriptor", None)
+    annotation = getattr(descriptor, "annotation", None)
+    if get_origin(annotation) is list:
+        annotation = get_args(annotation)[0]
+    return _PLACEHOLDERS.get(annotation, "TEXT")  # type: ignore[arg-type]
+
+
 def main() -> None:
     """Entry point of the ``assay`` script."""
-    app()
+    import typer.main
+
+    with_placeholders(typer.main.get_command(app))()
