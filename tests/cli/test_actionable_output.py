@@ -82,3 +82,29 @@ def test_a_reader_that_stops_early_leaves_the_exit_code_to_the_run(cli, tmp_path
     assert done.stderr.strip().splitlines()[-1] == "0", done.stderr
     assert "Traceback" not in done.stderr and "Broken pipe" not in done.stderr
     assert report.exists()
+
+
+def test_a_suite_that_checks_nothing_is_warned_about_naming_why(cli, tmp_path):
+    spec = _spec(tmp_path, """
+        import assay
+        from assay import checks
+
+        suite = assay.Suite("Unchecked", agent=lambda text: "a")
+        suite.case("plain")
+        suite.case("judged", criteria=["tone"])
+    """)
+    validated = cli("validate", spec)
+    assert validated.returncode == 0, validated.stderr
+    assert "warning: every case checks nothing" in validated.stdout
+    assert "no check (plain)" in validated.stdout
+    assert "judge criteria but no judge (judged)" in validated.stdout
+    ran = cli("run", spec)
+    assert "warning: every case checks nothing" in ran.stderr and "--judge MODEL" in ran.stderr
+    checked = _spec(tmp_path, """
+        import assay
+        from assay import checks
+
+        suite = assay.Suite("Checked", agent=lambda text: "a", checks=[checks.contains("a")])
+        suite.case("plain")
+    """)
+    assert "warning" not in cli("validate", checked).stdout

@@ -130,6 +130,7 @@ def run_command(
             "fail_on_regression": fail_on_regression, "store_retry": store_retry,
             "lease_timeout": lease_timeout, "run_id": run_id,
         }
+        _warn_unchecked(chosen, options["judge"] is not None or chosen.judge is not None)
         evaluation = _execute(chosen, options, database_url(db), quiet, run_id)
     raise typer.Exit(_finish(evaluation, report, verbose=verbose))
 
@@ -205,6 +206,17 @@ def _reader_may_leave() -> Iterator[None]:
         sys.stdout.flush()
     except BrokenPipeError:
         silence_stdout()
+
+
+def _warn_unchecked(suite: Any, judged: bool) -> None:
+    """Before the run: cases whose samples could only be not_evaluated, and why."""
+    import sys
+
+    from assay.cli._warnings import unchecked_lines
+
+    lines = unchecked_lines(suite, judged=judged, judge_hint="give the run --judge MODEL")
+    if lines:
+        print(visible("\n".join(lines), lines=True), file=sys.stderr)
 
 
 def _set_judge(model: str) -> Any:

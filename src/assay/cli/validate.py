@@ -108,5 +108,9 @@ def _suite_lines(path: Path, suite: Any) -> list[str]:
         line = f"  {planned.case.id}: {', '.join(checks) or 'no check'}"
         # Judge criteria are graded only when the run has a judge.
         lines.append(line + (f" · with a judge: {', '.join(judged)}" if judged else ""))
-    return lines
+    from assay.cli._warnings import unchecked_lines
+
+    return lines + unchecked_lines(
+        suite, judged=suite.judge is not None,
+        judge_hint="give the suite a judge, or the run --judge MODEL")
 
