@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,9 +40,14 @@ class Scene:
         db = [] if self.url is None else ["--db", self.url]
         return [ASSAY, "run", str(SPEC), "--quiet", *db, *extra]
 
+    #: Every process a test started: whatever a failing test leaves running is ended.
+    started: list[subprocess.Popen[str]] = []
+
     def start(self, *extra: str, **env: str) -> subprocess.Popen[str]:
-        return subprocess.Popen(self.args(*extra), cwd=self.folder, env=self.env(**env),
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        process = subprocess.Popen(self.args(*extra), cwd=self.folder, env=self.env(**env),
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        Scene.started.append(process)
+        return process
 
     def run(self, *extra: str, **env: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(self.args(*extra), cwd=self.folder, env=self.env(**env),
@@ -64,6 +70,16 @@ class Scene:
             found = store.latest_run()
             assert found is not None
             return store.get_run(found.id)
+
+
+@pytest.fixture(autouse=True)
+def _no_process_left_behind() -> Iterator[None]:
+    yield
+    while Scene.started:
+        process = Scene.started.pop()
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=30)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -134,7 +150,7 @@ def test_after_sigkill_the_dead_owner_releases_its_run(scene: Scene) -> None:
 
 
 def test_a_live_owner_keeps_its_run_from_a_second_resumer(scene: Scene) -> None:
-    process = scene.start(SLOW_SECONDS="0.5")
+    process = scene.start(SLOW_SECONDS="3")  # still running however slow the machine
     scene.wait_for_calls(1)
     run_id = scene.latest().id
     refused = scene.run("--resume", run_id)
@@ -258,3 +274,36 @@ def test_a_full_disk_stops_the_run_with_exit_3_and_a_resume_finishes_it(
     assert resumed.returncode == 0, resumed.stderr
     assert_complete_once(scene, run.id)
     assert not stored_before & set(scene.calls()[calls_before:])
+
+
+def test_a_deleted_database_stops_the_run_instead_of_writing_nowhere(tmp_path: Path) -> None:
+    import shutil
+
+    scene = Scene(tmp_path, None)
+    process = scene.start(SLOW_SECONDS="0.3", CASES="12")
+    scene.wait_for_calls(3)
+    shutil.rmtree(tmp_path / ".assay")
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 3, stderr
+    assert "was removed or replaced" in stderr
+
+
+def test_a_displaced_owner_stops_and_leaves_the_run_to_its_new_owner(tmp_path: Path) -> None:
+    scene = Scene(tmp_path, None)
+    first = scene.start(SLOW_SECONDS="0.4")
+    scene.wait_for_calls(2)
+    run_id = scene.latest().id
+    first.send_signal(signal.SIGSTOP)  # alive, but silent: its heartbeat goes stale
+    try:
+        time.sleep(1.5)
+        taker = scene.start("--resume", run_id, "--lease-timeout", "1", SLOW_SECONDS="0.4")
+        time.sleep(1.0)
+    finally:
+        first.send_signal(signal.SIGCONT)
+    _, stderr = first.communicate(timeout=60)
+    _, taker_err = taker.communicate(timeout=60)
+    assert taker.returncode == 0, taker_err
+    assert first.returncode == 3, stderr
+    assert "another process took it over" in stderr and "--resume" not in stderr
+    assert "Traceback" not in stderr and "never retrieved" not in stderr
+    assert_complete_once(scene, run_id)

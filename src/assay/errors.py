@@ -106,10 +106,12 @@ class IncompleteRunError(AssayError):
     ``run_id`` names the run; the original failure is the ``__cause__``.
     """
 
-    def __init__(self, run_id: str, reason: str) -> None:
+    def __init__(self, run_id: str, reason: str, *, resumable: bool = True) -> None:
         super().__init__(f"run {run_id} could not be completed: {reason}")
         self.run_id = run_id
         self.reason = reason
+        #: False when another process took the run over: resuming it is not this one's job.
+        self.resumable = resumable
 
 
 class Terminated(BaseException):

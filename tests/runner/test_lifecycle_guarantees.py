@@ -206,3 +206,114 @@ def test_evaluate_returns_the_verdict_the_cli_prints(store: assay.Store) -> None
     strict = assay.evaluate(suite, db=store, progress=False)
     assert strict.verdict.failed and strict.verdict.exit_code == 1
     assert strict.comparison is not None and strict.run.baseline_id == evaluation.run.id
+
+
+class Exploding(dict):
+    def items(self):
+        raise RuntimeError("boom")
+
+
+def outlandish_agent(text: str, ctx: assay.AgentContext) -> object:
+    deep: object = "leaf"
+    for _ in range(3000):
+        deep = {"x": deep}
+    values = {
+        "deep": assay.Outcome(answer="ok", metadata={"d": deep}),
+        "huge int duration": assay.Outcome(answer="ok", duration_ms=10**400),
+        "exploding metadata": assay.Outcome(answer="ok", metadata=Exploding(a=1)),
+        "huge cost": assay.Outcome(answer="ok", usage=assay.Usage(1, 1, 1e308)),
+        "huge duration": assay.Outcome(answer="ok", duration_ms=1e308),
+    }
+    return values.get(text, "ok")
+
+
+def test_values_that_cannot_even_be_read_cost_only_their_sample(store: assay.Store) -> None:
+    suite = assay.Suite("Outlandish", agent=outlandish_agent, checks=[checks.contains("ok")])
+    texts = ("deep", "huge int duration", "exploding metadata", "huge cost", "huge duration",
+             "plain")
+    for text in texts:
+        suite.case(text, id=text.replace(" ", "-"))
+    evaluation = assay.evaluate(suite, db=store, progress=False)
+    run = store.get_run(evaluation.run.id)
+    assert run.status is RunStatus.COMPLETED and len(run.samples) == len(texts)
+    statuses = {sample.case_id: sample.status for sample in run.samples}
+    assert statuses.pop("plain") is SampleStatus.PASSED
+    assert set(statuses.values()) == {SampleStatus.ERROR}
+    by_case = {sample.case_id: sample.error or "" for sample in run.samples}
+    assert "usage.cost_usd" in by_case["huge-cost"]
+    assert "duration_ms" in by_case["huge-duration"]
+    assert run.summary is not None and run.summary.cost_usd is None
+
+
+def test_a_judge_value_that_cannot_be_stored_costs_only_that_metric(
+        store: assay.Store) -> None:
+    from assay import judges
+
+    reply = '{"score": 1, "reason": "a\\u0000b"}'
+    judge = judges.function("nul-judge", lambda system, prompt: reply)
+    suite = assay.Suite("Judged NUL", agent=lambda text, ctx: "30 days", judge=judge,
+                        checks=[checks.contains("30")])
+    suite.case("How long?", expected="30 days")
+    run = assay.run(suite, db=store, progress=False)
+    sample = store.get_run(run.id).samples[0]
+    assert sample.answer == "30 days" and sample.error is None
+    check = next(metric for metric in sample.metrics if metric.kind == "check")
+    judged = [metric for metric in sample.metrics if metric.kind == "judge"]
+    assert check.passed and judged
+    assert all(metric.error is not None and "cannot be stored" in metric.error
+               and metric.score is None for metric in judged)
+
+
+def test_an_async_agent_swallowing_its_cancellation_still_times_out(
+        store: assay.Store) -> None:
+    async def agent(text: str, ctx: assay.AgentContext) -> str:
+        if text == "hang":
+            while True:
+                try:  # noqa: SIM105 - swallowing the cancellation is the point
+                    await asyncio.sleep(3600)
+                except asyncio.CancelledError:
+                    pass
+        return "ok"
+
+    suite = assay.Suite("Swallower", agent=agent, checks=[checks.contains("ok")])
+    suite.case("hang")
+    suite.case("fine")
+    started = time.monotonic()
+    run = assay.run(suite, db=store, timeout=0.3, progress=False)
+    assert time.monotonic() - started < 10
+    errors = [sample.error for sample in run.samples if sample.status is SampleStatus.ERROR]
+    assert len(errors) == 1 and "timed out after 0.3 s" in (errors[0] or "")
+
+
+class FlakyCompletion:
+    """A real store whose completion fails twice as a lost connection would, then works."""
+
+    def __init__(self, store: assay.Store) -> None:
+        self._store = store
+        self.failures = 2
+
+    def __getattr__(self, name: str):
+        return getattr(self._store, name)
+
+    def complete_run(self, *args, **kwargs):
+        if self.failures:
+            self.failures -= 1
+            raise StoreError("connection lost", transient=True)
+        return self._store.complete_run(*args, **kwargs)
+
+
+def test_the_completing_write_is_retried_like_every_write(store: assay.Store) -> None:
+    from assay.evaluation import EvaluationOptions, evaluate_with
+    from assay.runner import QuietProgress
+
+    suite = assay.Suite("Flaky completion", agent=lambda text, ctx: "ok",
+                        checks=[checks.contains("ok")])
+    suite.case("q")
+    flaky = FlakyCompletion(store)
+    notes: list[str] = []
+    progress = QuietProgress()
+    progress.note = notes.append  # type: ignore[method-assign]
+    evaluation = asyncio.run(evaluate_with(suite, EvaluationOptions.build(suite), flaky,
+                                           progress))  # type: ignore[arg-type]
+    assert flaky.failures == 0 and store.get_run(evaluation.run.id).status is RunStatus.COMPLETED
+    assert sum("retrying to complete the run" in note for note in notes) == 2

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 
 if TYPE_CHECKING:
+    from assay.config import ProjectConfig
+    from assay.spec.gate import Gate
     from assay.store import Store
 
 # The same numbers as assay.evaluation.ExitCode, kept here so that commands which never run
@@ -58,8 +60,34 @@ VotesOption = Annotated[int | None, typer.Option(
 
 
 def database_url(option: str | None) -> str | None:
-    """The database URL: the option, then ``ASSAY_DATABASE_URL``, then the embedded default."""
+    """The database URL: the option, then ``ASSAY_DATABASE_URL``, then the project's own.
+
+    ``None`` leaves it to the store: the configuration's ``database``, else the nearest
+    ``.assay/`` history upwards.
+    """
     return option or os.environ.get("ASSAY_DATABASE_URL") or None
+
+
+def project_config() -> ProjectConfig:
+    """The nearest project configuration (``[tool.assay]`` or ``assay.toml``) upwards."""
+    from assay.config import find_config
+
+    return find_config()
+
+
+def config_gate(config: ProjectConfig) -> Gate | None:
+    """The gate a project configuration sets, if any."""
+    if not config.gate:
+        return None
+    from assay.errors import SpecError
+    from assay.spec.gate import Gate
+
+    field = "gate" if config.path is None or config.path.name == "assay.toml" else \
+        "tool.assay.gate"
+    try:
+        return Gate.from_mapping(config.gate, field=field)
+    except SpecError as error:
+        raise error.at(str(config.path)) from None
 
 
 def resume_command(run_id: str) -> str:
@@ -153,11 +181,14 @@ def pipe_safe(command: Callable[..., None]) -> Callable[..., None]:
 
 @contextlib.contextmanager
 def open_store(option: str | None, *, migrate: bool = False) -> Iterator[Store]:
-    """Open the store selected by ``--db`` or the environment, closing it afterwards."""
+    """Open the store selected by ``--db`` or the environment, closing it afterwards.
+
+    A reading command never creates a database: without one, it says where it looked.
+    """
     from assay.store import Store
 
     with user_errors():
-        store = Store.open(database_url(option), migrate=migrate)
+        store = Store.open(database_url(option), migrate=migrate, create=migrate)
     try:
         yield store
     finally:

@@ -55,17 +55,22 @@ def make_console() -> Console:
 
 
 def render_run(console: Console, run: Run, comparison: Comparison | None,
-               models: ModelComparison | None = None, *, verbose: bool = False) -> None:
+               models: ModelComparison | None = None, *,
+               baseline_note: str | None = None, verbose: bool = False) -> None:
     """Print the case table, the summary, the model comparison and the baseline comparison.
 
     The case table lists the samples that did not pass (every sample with ``verbose``).
+    The baseline is always named with what was paired; without one, ``baseline_note`` says
+    why.
     """
     _samples(console, run, verbose=verbose)
     _summary(console, run)
     render_models(console, models)
     if comparison is None:
-        console.print("No compatible baseline: this run is the first of its definition.")
+        note = baseline_note or "no baseline: this run is the first of its definition"
+        console.print(shown(note), highlight=False)
         return
+    console.print(f"[bold]{shown(comparison.baseline_line())}[/]", highlight=False)
     render_comparison(console, comparison)
 
 

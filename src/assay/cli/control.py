@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -94,11 +93,12 @@ def control_command(
 def _execute(suite: Any, options: dict[str, Any], url: str | None, quiet: bool) -> Any:
     from assay.errors import IncompleteRunError, Terminated
     from assay.evaluation import run_control_async
+    from assay.evaluation._loop import run_sync
     from assay.runner.progress import default_progress
 
     incomplete = "the control pair is incomplete and will not be used"
     try:
-        return asyncio.run(run_control_async(suite, db=url, progress=default_progress(quiet),
+        return run_sync(run_control_async(suite, db=url, progress=default_progress(quiet),
                                              **options))
     except KeyboardInterrupt:
         print(f"interrupted: {incomplete}", file=sys.stderr)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,9 +32,11 @@ from assay.cli._common import (
     SuiteOption,
     TimeoutOption,
     VotesOption,
+    config_gate,
     database_url,
     judge_option,
     metadata_option,
+    project_config,
     resume_command,
     user_errors,
 )
@@ -117,7 +119,11 @@ def run_command(
                               agent=agent, harness=harness)
         chosen = chosen_suite(spec, selection, judge_for=None if judge else _set_judge)
         require_agent(chosen)
-        chosen_gate = resolve_gate(chosen, gate or ())
+        # The project's configuration fills what neither a flag nor the suite sets.
+        config = project_config()
+        judge = judge or (None if chosen.judge is not None else config.judge)
+        concurrency = concurrency or (None if chosen.concurrency else config.concurrency)
+        chosen_gate = resolve_gate(chosen, gate or ()) or config_gate(config)
         _check_report_path(report)
         run_id = resume or str(uuid.uuid4())
         options: EvaluationArgs = {
@@ -137,12 +143,13 @@ def run_command(
 
 def _execute(suite: Any, options: EvaluationArgs, url: str | None, quiet: bool,
              run_id: str) -> Evaluation:
-    from assay.errors import IncompleteRunError, Terminated
+    from assay.errors import IncompleteRunError, StoreUnavailableError, Terminated
     from assay.evaluation import evaluate_async
+    from assay.evaluation._loop import run_sync
     from assay.runner.progress import default_progress
 
     try:
-        return asyncio.run(evaluate_async(suite, db=url, progress=default_progress(quiet),
+        return run_sync(evaluate_async(suite, db=url, progress=default_progress(quiet),
                                           **options))
     except KeyboardInterrupt:
         _stopped(f"interrupted: run {run_id} was saved as far as it got", run_id)
@@ -151,7 +158,14 @@ def _execute(suite: Any, options: EvaluationArgs, url: str | None, quiet: bool,
         _stopped(f"{stop}: run {run_id} was saved as far as it got", run_id)
         raise typer.Exit(stop.exit_code) from None
     except IncompleteRunError as error:
-        _stopped(f"error: {visible(str(error))}", run_id)
+        if error.resumable:
+            _stopped(f"error: {visible(str(error))}", run_id)
+        else:
+            print(f"error: {visible(str(error))}", file=sys.stderr)
+        raise typer.Exit(ExitCode.INCOMPLETE) from None
+    except StoreUnavailableError as error:
+        # Before the run existed: there is nothing to resume; run the command again.
+        print(f"error: {visible(str(error))}", file=sys.stderr)
         raise typer.Exit(ExitCode.INCOMPLETE) from None
 
 
@@ -163,14 +177,16 @@ def _stopped(message: str, run_id: str) -> None:
 
 def _finish(evaluation: Evaluation, report: Path | None, *, verbose: bool = False) -> int:
     from assay.cli._files import reliability_lines
-    from assay.cli._render import make_console, render_run
+    from assay.cli._render import make_console, render_run, shown
     from assay.report import Report
 
     run = evaluation.run
     made = Report(run)
+    console = make_console()
     with _reader_may_leave():
-        render_run(make_console(), run, evaluation.comparison, evaluation.model_comparison,
-                   verbose=verbose)
+        console.print(f"database: {shown(evaluation.database)}", highlight=False)
+        render_run(console, run, evaluation.comparison, evaluation.model_comparison,
+                   baseline_note=evaluation.baseline_note, verbose=verbose)
         print(visible("\n".join(reliability_lines(run)), lines=True))
     if report is not None:
         # The run is stored whatever happens to its report file: a failure is reported and

@@ -6,6 +6,7 @@ import asyncio
 from typing import TYPE_CHECKING, Unpack
 
 from assay.errors import ConfigurationError
+from assay.evaluation._loop import run_sync
 from assay.evaluation.lifecycle import Evaluation, evaluate_with
 from assay.evaluation.options import EvaluationArgs, EvaluationOptions
 from assay.results import Run
@@ -54,7 +55,7 @@ def evaluate(suite: Suite, *, db: str | Store | None = None,
              **options: Unpack[EvaluationArgs]) -> Evaluation:
     """Run ``suite`` synchronously; see :func:`evaluate_async` for the options."""
     _refuse_running_loop("evaluate")
-    return asyncio.run(evaluate_async(suite, db=db, progress=progress, **options))
+    return run_sync(evaluate_async(suite, db=db, progress=progress, **options))
 
 
 async def run_async(suite: Suite, *, db: str | Store | None = None,
@@ -73,7 +74,7 @@ def run(suite: Suite, *, db: str | Store | None = None, progress: Progress | boo
         **options: Unpack[EvaluationArgs]) -> Run:
     """Run ``suite`` synchronously; see :func:`evaluate_async` for the options."""
     _refuse_running_loop("run")
-    return asyncio.run(run_async(suite, db=db, progress=progress, **options))
+    return run_sync(run_async(suite, db=db, progress=progress, **options))
 
 
 def _refuse_running_loop(name: str) -> None:

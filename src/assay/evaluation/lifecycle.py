@@ -28,16 +28,18 @@ from assay.errors import (
     ConfigurationError,
     IncompleteRunError,
     LeaseError,
+    ReadOnlyRunError,
     StoreError,
     Terminated,
 )
+from assay.evaluation._loop import CANCEL_GRACE
 from assay.evaluation._signals import terminations
 from assay.evaluation.diagnosis import diagnosing_for, with_model_verdict
 from assay.evaluation.lease import Heartbeat, owner_alive, this_process
 from assay.evaluation.options import EvaluationOptions
 from assay.evaluation.ports import RunStore
 from assay.evaluation.verdict import Verdict, decide
-from assay.evaluation.writer import DurableSink
+from assay.evaluation.writer import DurableSink, with_store_retries
 from assay.results import CaseSnapshot, Run, RunStatus, RunSummary, SampleResult, summarise
 from assay.results.run import Lease
 from assay.runner.engine import Execution, Runner
@@ -74,7 +76,9 @@ async def evaluate_with(suite: Suite, options: EvaluationOptions, store: RunStor
     explicit = await asyncio.to_thread(_explicit_baseline, store, options.baseline, suite, plan)
     await _prepare(suite, options)
     owner = this_process()
-    run, skip, models = await asyncio.to_thread(_begin, store, suite, plan, options, owner)
+    run, skip, models = await with_store_retries(
+        lambda: _begin(store, suite, plan, options, owner), retry_for=options.store_retry,
+        note=progress.note, what="start the run")
     with terminations(asyncio.current_task()) as termination:
         try:
             return await _guarded(suite, plan, options, store, progress, run, skip, models,
@@ -85,6 +89,9 @@ async def evaluate_with(suite: Suite, options: EvaluationOptions, store: RunStor
             await _keep_interrupted(store, run.id, owner, reason, error, progress.note)
             if signalled is not None and isinstance(error, asyncio.CancelledError):
                 raise Terminated(int(signalled), signalled.name) from None
+            if isinstance(error, LeaseError | ReadOnlyRunError):
+                raise IncompleteRunError(run.id, "another process took it over; it is "
+                                         "theirs to finish", resumable=False) from error
             if isinstance(error, Exception):
                 raise IncompleteRunError(run.id, reason) from error
             raise
@@ -111,14 +118,20 @@ async def _guarded(suite: Suite, plan: SuitePlan, options: EvaluationOptions, st
     fresh = None if skip else run.with_samples(
         tuple(sink.replaced.get(result.key, result) for result in results))
     del results
-    current = fresh if fresh is not None else await asyncio.to_thread(store.get_run, run.id)
+    current = fresh if fresh is not None else await with_store_retries(
+        lambda: store.get_run(run.id), retry_for=options.store_retry, note=progress.note,
+        what="read the run back")
     judged = options.judge is not None and any(
         metric.kind == "judge" for case in plan.cases for metric in case.metrics)
-    compared = await asyncio.to_thread(_compare, store, current, explicit, options, judged)
+    compared = await with_store_retries(
+        lambda: _compare(store, current, explicit, options, judged),
+        retry_for=options.store_retry, note=progress.note, what="find the baseline")
     summary = summarise(current.samples)
     current = await with_model_verdict(current, summary, options.judge)
-    completed = await asyncio.to_thread(_complete, store, current, summary, compared.comparison,
-                                        compared.models, compared.baseline, owner)
+    completed = await with_store_retries(
+        lambda: _complete(store, current, summary, compared.comparison, compared.models,
+                          compared.baseline, owner),
+        retry_for=options.store_retry, note=progress.note, what="complete the run")
     verdict = decide(completed, compared.comparison, gate=options.gate,
                      fail_on_regression=options.fail_on_regression)
     return Evaluation(completed, compared.comparison, compared.models, verdict,
@@ -143,8 +156,11 @@ async def _supervised(execution: Coroutine[Any, Any, list[SampleResult]], sink: 
             watcher.cancel()
         if not work.done():
             work.cancel()
-            # The runner closes its sink on the way out: samples that landed are written.
-            await asyncio.wait({work})
+            # The runner closes its sink on the way out: samples that landed are written. An
+            # agent that swallows its cancellation is not waited for past the grace period.
+            await asyncio.wait({work}, timeout=CANCEL_GRACE)
+        if work.done() and not work.cancelled():
+            work.exception()  # the supervisor reported the cause: this one is only retrieved
         await asyncio.gather(beat, broken, return_exceptions=True)
 
 
@@ -352,15 +368,22 @@ def _complete(store: RunStore, current: Run, summary: RunSummary,
 async def _keep_interrupted(store: RunStore, run_id: str, owner: Lease, reason: str,
                             error: BaseException, note: Callable[[str], None]) -> None:
     """Mark the run interrupted with ``reason``; shielded, so a second Ctrl-C cannot skip it."""
-    if isinstance(error, LeaseError):
-        return  # another process holds the run now: it is theirs to finish
+    if isinstance(error, LeaseError | ReadOnlyRunError):
+        return  # another process took the run over (and maybe finished it): theirs now
     marking = asyncio.ensure_future(asyncio.to_thread(
         store.mark_interrupted, run_id, finished_at=_now(), error=reason, token=owner.token))
     try:
         await asyncio.shield(marking)
     except asyncio.CancelledError:
         await asyncio.wait({marking})
-    except StoreError as failure:
+    except Exception:  # read from the future just below
+        pass
+    if marking.cancelled():
+        return
+    failure = marking.exception()  # retrieved here: never "exception was never retrieved"
+    if isinstance(failure, LeaseError | ReadOnlyRunError):
+        return
+    if failure is not None:
         # The store is down: the lease expires instead, and this process is about to exit.
         note(f"run {run_id} could not be marked interrupted ({failure}); it can be resumed "
              "as soon as this process has exited")

@@ -13,15 +13,45 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from assay.errors import LeaseError, ReadOnlyRunError, StoreError, StoreUnavailableError
 from assay.evaluation.ports import RunStore
 from assay.results import SampleResult
 from assay.results.storable import with_store_refusal
 
+T = TypeVar("T")
+
 #: Backoff between attempts: doubling from the first, capped.
 FIRST_WAIT = 0.2
 LONGEST_WAIT = 5.0
+
+
+async def with_store_retries(call: Callable[[], T], *, retry_for: float,
+                             note: Callable[[str], None], what: str) -> T:
+    """Run the store ``call`` in a thread, retrying transient failures for ``retry_for`` s.
+
+    Past the deadline, :class:`StoreUnavailableError`; a refusal (not an outage) is raised
+    at once.
+    """
+    deadline = time.monotonic() + retry_for
+    wait = FIRST_WAIT
+    while True:
+        try:
+            return await asyncio.to_thread(call)
+        except (LeaseError, ReadOnlyRunError, StoreUnavailableError):
+            raise
+        except StoreError as error:
+            left = deadline - time.monotonic()
+            if not error.transient:
+                raise
+            if left <= 0:
+                raise StoreUnavailableError(f"the store stayed unavailable for {retry_for:g} s "
+                                            f"({what}): {error}") from error
+            pause = min(wait, left)
+            note(f"store unavailable ({error}); retrying to {what} in {pause:.1f} s")
+            await asyncio.sleep(pause)
+            wait = min(wait * 2, LONGEST_WAIT)
 
 
 class DurableSink:
@@ -104,8 +134,12 @@ class DurableSink:
         self._timer = None
         # A failure is kept and raised to the run by put(), close() and failed(): never an
         # exception left unretrieved in a timer task.
-        with contextlib.suppress(StoreError):
+        try:
             await self.flush()
+        except StoreError:
+            pass
+        except Exception as error:  # a bug, not the store: still the run's to report
+            self._fail(StoreError(f"writing samples failed: {type(error).__name__}: {error}"))
 
     async def _write(self, batch: Sequence[SampleResult], *, single: bool = False) -> None:
         deadline = time.monotonic() + self._retry_for
@@ -119,7 +153,7 @@ class DurableSink:
                 if retried:
                     self._note(f"store available again: {len(batch)} sample(s) written")
                 return
-            except (LeaseError, ReadOnlyRunError):
+            except (LeaseError, ReadOnlyRunError, StoreUnavailableError):
                 raise
             except StoreError as error:
                 if not error.transient:

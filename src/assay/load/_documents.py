@@ -12,6 +12,7 @@ The parsers are imported here, on first use, so ``import assay`` stays light.
 from __future__ import annotations
 
 import json
+import re
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -51,12 +52,29 @@ def parse_toml(text: str, location: str) -> Any:
     """A TOML document (TOML itself refuses duplicate keys)."""
     import tomllib
 
+    if _dotted_too_deep(text):
+        # Checked before parsing: the parser spends quadratic time on long dotted keys.
+        raise SpecError(_TOO_DEEP, location=location)
     try:
         return _bounded(tomllib.loads(text), location)
     except tomllib.TOMLDecodeError as error:
         raise SpecError(f"invalid TOML: {error}", location=location) from None
     except RecursionError:
         raise SpecError(_TOO_DEEP, location=location) from None
+
+
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'')
+
+
+def _dotted_too_deep(text: str) -> bool:
+    """Whether a key or a table header has more than :data:`MAX_DEPTH` dotted parts."""
+    for line in text.splitlines():
+        if line.count(".") <= MAX_DEPTH:
+            continue
+        key = _QUOTED.sub("", line.split("=", 1)[0] if "=" in line else line)
+        if key.count(".") >= MAX_DEPTH:
+            return True
+    return False
 
 
 def parse_json(text: str, location: str) -> Any:

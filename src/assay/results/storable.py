@@ -13,10 +13,16 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
-from assay.results.sample import SampleResult, SampleStatus
+from assay.results.metric import MetricResult, errored
+from assay.results.sample import SampleResult, SampleStatus, decide_status
+from assay.spec import JSON
 
 #: The widest integer a BIGINT column (and a portable JSON reader) holds.
 INT64_MAX = 2**63 - 1
+#: Bounds past which a finite figure is not a measurement: summing a few of them would
+#: overflow a summary (a cost per 1,000 samples, a mean latency) to infinity.
+MAX_COST_USD = 1e9
+MAX_DURATION_MS = 1e12
 
 
 def problem_with(value: Any) -> str | None:
@@ -43,26 +49,83 @@ def _text_problem(text: str) -> str | None:
 
 
 def first_problem(sample: SampleResult) -> str | None:
-    """The first field of ``sample`` that no store can hold, as ``field problem``."""
-    for path, value in _fields(sample):
-        problem = problem_with(value)
-        if problem is not None:
-            return f"{path} {problem}"
-    return None
+    """The first field the agent supplied that no store can hold, as ``field problem``."""
+    try:
+        for path, value in _agent_fields(sample):
+            problem = problem_with(value)
+            if problem is not None:
+                return f"{path} {problem}"
+        return _implausible(sample)
+    except RecursionError:
+        return "a value nests too deeply to be stored"
 
 
 def storable(sample: SampleResult) -> SampleResult:
-    """``sample`` itself, or an error sample naming the field that cannot be stored."""
+    """``sample`` itself, or a sample the store can hold, naming what could not be.
+
+    A value the agent supplied makes the sample an error naming the field. A value a judge
+    supplied (a reason, its usage) costs only that judge metric or that usage figure: the
+    agent's answer and its checks stand.
+    """
     problem = first_problem(sample)
-    if problem is None:
+    if problem is not None:
+        duration = sample.duration_ms
+        kept = duration if duration is not None and 0 <= duration <= MAX_DURATION_MS else None
+        return SampleResult(case_id=sample.case_id, model=sample.model, sample=sample.sample,
+                            status=SampleStatus.ERROR, duration_ms=kept,
+                            error=f"a value could not be stored: {problem}", fault="run_error",
+                            recommendation=f"The agent produced a value no database can hold "
+                                           f"({problem}): clean it before returning it.")
+    metrics = tuple(_storable_metric(metric) for metric in sample.metrics)
+    usage = _storable_usage(sample.judge_usage)
+    if metrics == sample.metrics and usage is sample.judge_usage:
         return sample
+    return replace(sample, metrics=metrics, judge_usage=usage,
+                   status=decide_status(sample.error, metrics))
+
+
+def _implausible(sample: SampleResult) -> str | None:
     duration = sample.duration_ms
-    kept = duration if duration is not None and math.isfinite(duration) else None
-    return SampleResult(case_id=sample.case_id, model=sample.model, sample=sample.sample,
-                        status=SampleStatus.ERROR, duration_ms=kept,
-                        error=f"a value could not be stored: {problem}", fault="run_error",
-                        recommendation=f"The agent produced a value no database can hold "
-                                       f"({problem}): clean it before returning it.")
+    if duration is not None and not 0 <= duration <= MAX_DURATION_MS:
+        return f"duration_ms is {duration:.3g}, outside 0–{MAX_DURATION_MS:.0e} ms"
+    cost = None if sample.usage is None else sample.usage.cost_usd
+    if cost is not None and not 0 <= cost <= MAX_COST_USD:
+        return (f"usage.cost_usd is {cost:.3g}, beyond any plausible cost "
+                f"({MAX_COST_USD:.0e} USD)")
+    return None
+
+
+def _storable_metric(metric: MetricResult) -> MetricResult:
+    try:
+        problem = next((f"{path.lstrip('.')} {found}" for path, value
+                        in _walk("", metric.to_json())
+                        if (found := problem_with(value)) is not None), None)
+    except RecursionError:
+        problem = "a value nests too deeply"
+    if problem is None:
+        return metric
+    return errored(metric.name, metric.kind, metric.category, metric.threshold,
+                   f"the {metric.kind} returned a value that cannot be stored: {problem}")
+
+
+def _storable_usage(usage: dict[str, JSON] | None) -> dict[str, JSON] | None:
+    """Judge usage without the figures no store can hold (they become null)."""
+    if usage is None:
+        return None
+    try:
+        kept: dict[str, JSON] = {
+            key: value if all(problem_with(item) is None for _, item in _walk("", value))
+            and _plausible(key, value) else None
+            for key, value in usage.items() if problem_with(key) is None}
+    except RecursionError:
+        return None
+    return usage if kept == usage else kept
+
+
+def _plausible(key: str, value: Any) -> bool:
+    if key == "cost_usd" and isinstance(value, int | float) and not isinstance(value, bool):
+        return 0 <= value <= MAX_COST_USD
+    return True
 
 
 def with_store_refusal(sample: SampleResult, reason: str) -> SampleResult:
@@ -75,7 +138,7 @@ def with_store_refusal(sample: SampleResult, reason: str) -> SampleResult:
                    fault_tools=(), fault_tools_label=None, refinement=None)
 
 
-def _fields(sample: SampleResult) -> Iterator[tuple[str, Any]]:
+def _agent_fields(sample: SampleResult) -> Iterator[tuple[str, Any]]:
     yield "answer", sample.answer
     yield "error", sample.error
     yield "duration_ms", sample.duration_ms
@@ -88,9 +151,6 @@ def _fields(sample: SampleResult) -> Iterator[tuple[str, Any]]:
             yield from _walk(f"actions[{index}]", action.to_json())
     if sample.observation is not None:
         yield from _walk("observation", sample.observation.to_json())
-    for index, metric in enumerate(sample.metrics):
-        yield from _walk(f"metrics[{index}]", metric.to_json())
-    yield from _walk("judge_usage", sample.judge_usage)
     yield "recommendation", sample.recommendation
     yield from _walk("diagnosis", sample.diagnosis_json())
 

@@ -51,25 +51,42 @@ async def call_timed(agent: Callable[..., Any], value: Any, context: Any,
 
 
 async def _call_async(awaitable: Any, timeout: float | None) -> Timed:
-    # asyncio.timeout, not wait_for: the agent runs in this very task, so a SystemExit it
-    # raises is caught here rather than escaping the event loop from a task of its own.
-    scope = asyncio.timeout(timeout)
+    if timeout is None:
+        # In this very task: no extra layer on the hot path.
+        return await _guarded(awaitable)
+    # In a task of its own, so that an agent which swallows its cancellation cannot hold
+    # the sample past its timeout: it is cancelled and left behind. _guarded catches what
+    # it raises (SystemExit too), so nothing escapes the event loop from that task.
+    started = time.perf_counter()
+    task = asyncio.ensure_future(_guarded(awaitable))
+    try:
+        done, _ = await asyncio.wait({task}, timeout=timeout)
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    if task in done:
+        timed = task.result()
+        if timed.elapsed_ms / 1000 <= timeout:
+            return timed
+    else:
+        task.cancel()
+        _ABANDONED.add(task)
+        task.add_done_callback(_ABANDONED.discard)
+    return Timed(None, None, _since(started), timed_out=True)
+
+
+#: Agent tasks cancelled at their timeout and still running: held so they are not
+#: garbage-collected mid-flight.
+_ABANDONED: set[asyncio.Future[Timed]] = set()
+
+
+async def _guarded(awaitable: Any) -> Timed:
     started = time.perf_counter()
     try:
-        async with scope:
-            result = await awaitable
-    except TimeoutError as error:
-        # Ours when the scope expired; otherwise the agent raised a TimeoutError itself.
-        if scope.expired():
-            return Timed(None, None, _since(started), timed_out=True)
-        return Timed(None, error, _since(started))
+        result = await awaitable
     except (Exception, SystemExit) as error:
         return Timed(None, error, _since(started))
-    elapsed = _since(started)
-    if timeout is not None and elapsed / 1000 > timeout:
-        # The agent swallowed its cancellation and answered late: still a timeout.
-        return Timed(None, None, elapsed, timed_out=True)
-    return Timed(result, None, elapsed)
+    return Timed(result, None, _since(started))
 
 
 async def _call_sync(agent: Callable[..., Any], value: Any, context: Any,

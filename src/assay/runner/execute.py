@@ -90,6 +90,12 @@ async def _execute_sample(
         outcome = coerce_outcome(timed.value)
     except SpecError as error:
         return _agent_error(plan, model, index, f"invalid outcome: {error}", timed.elapsed_ms)
+    except Exception as error:
+        # Whatever the returned object does when read (nesting past the recursion limit, a
+        # number too large for a float, a mapping whose iteration raises) costs this sample
+        # only: the run goes on.
+        return _agent_error(plan, model, index, f"invalid outcome: could not be read "
+                            f"({type(error).__name__})", timed.elapsed_ms)
     if outcome.duration_ms is None:
         outcome = dataclasses.replace(outcome, duration_ms=timed.elapsed_ms)
     outcome = await price(outcome, model)

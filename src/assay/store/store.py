@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, final
 
@@ -25,6 +27,7 @@ from assay.errors import (
     LeaseError,
     ReadOnlyRunError,
     StoreError,
+    StoreUnavailableError,
 )
 from assay.results import Run, RunStatus, RunSummary, SampleResult
 from assay.results.run import Lease, ModelVerdict
@@ -51,6 +54,8 @@ class Store:
         self.url = url
         self.display_url = redact(url)
         self._engine = engine
+        self._file = sqlite_path(url)
+        self._identity = _file_identity(self._file)
 
     @classmethod
     def open(cls, url: str | None = None, *, migrate: bool = False,
@@ -210,7 +215,7 @@ class Store:
             query = (update(runs)
                      .where(runs.c.id == row["id"], runs.c.status == row["status"],
                             _lease.same_owner(row))
-                     .values(status=RunStatus.RUNNING.value, finished_at=None,
+                     .values(status=RunStatus.RUNNING.value, finished_at=None, error=None,
                              **_lease.owner_values(owner, _now())))
             if not claimable or connection.execute(query).rowcount == 0:
                 raise LeaseError(_lease.held_message(row, _now(), lease_timeout))
@@ -329,10 +334,23 @@ class Store:
 
     @contextmanager
     def _write(self, action: str) -> Iterator[Connection]:
+        self._require_same_file(action)
         with self._errors(action), self._engine.connect() as connection:
             connection.execution_options(**{WRITE: True})
             with connection.begin():
                 yield connection
+
+    def _require_same_file(self, action: str) -> None:
+        """A SQLite file deleted or replaced under an open store would take writes nowhere."""
+        if self._file is None:
+            return
+        found = _file_identity(self._file)
+        if self._identity is None:  # created by this store's first connection
+            self._identity = found
+        if found == self._identity:
+            return
+        raise StoreUnavailableError(f"{action}: the database file {self._file} was removed or "
+                                    "replaced while it was open; nothing more is written to it")
 
     @contextmanager
     def _errors(self, action: str) -> Iterator[None]:
@@ -373,6 +391,16 @@ def _one_line(error: object) -> str:
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+def _file_identity(path: Path | None) -> tuple[int, int] | None:
+    if path is None:
+        return None
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino)
 
 
 def _require_holder(row: Any, token: str | None) -> None:
