@@ -1,5 +1,6 @@
 """Errors a user can act on, and terminal output that scales with the number of samples."""
 
+import json
 import subprocess
 import textwrap
 
@@ -108,3 +109,29 @@ def test_a_suite_that_checks_nothing_is_warned_about_naming_why(cli, tmp_path):
         suite.case("plain")
     """)
     assert "warning" not in cli("validate", checked).stdout
+
+
+def test_history_as_json_with_the_revision_and_a_filter_that_matches_nothing(cli, tmp_path):
+    spec = _spec(tmp_path, """
+        import assay
+        from assay import checks
+
+        suite = assay.Suite("A rather long suite name for the history table to keep whole",
+                            agent=lambda text: "a", checks=[checks.contains("a")],
+                            agent_name="AnAgentWithAQuiteLongNameAsWell")
+        suite.case("q")
+    """)
+    assert cli("run", spec, "--metadata", '{"revision": "abc1234"}').returncode == 0
+    table = cli("history")
+    assert "abc1234" in table.stdout and "revision" in table.stdout
+    # Piped, nothing is cut to fit 80 columns.
+    assert "A rather long suite name for the history table to keep whole" in table.stdout
+    assert "AnAgentWithAQuiteLongNameAsWell" in table.stdout
+    (run,) = json.loads(cli("history", "--format", "json").stdout)
+    assert run["revision"] == "abc1234" and run["status"] == "completed"
+    assert run["passed"] == 1 and run["metadata"] == {"revision": "abc1234"}
+    missing = cli("history", "--suite", "A rather long suite name")
+    assert missing.returncode == 0 and "No runs yet" not in missing.stdout
+    assert "no runs of suite 'A rather long suite name'; suites with runs: 'A rather" \
+        in missing.stdout
+    assert "did you mean" in cli("history", "--agent", "AnAgentWithAQuiteLongNameAsWel").stdout

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from assay._text import visible
-from assay.cli._common import DbOption, open_store
+from assay.cli._common import DbOption, fail, open_store
 
 if TYPE_CHECKING:
     from assay.results import Run
@@ -18,40 +19,99 @@ def history_command(
     suite: Annotated[str | None, typer.Option(help="Only runs of this suite.")] = None,
     agent: Annotated[str | None, typer.Option(help="Only runs of this agent.")] = None,
     limit: Annotated[int, typer.Option(min=1, help="How many runs to show.")] = 20,
+    format: Annotated[str, typer.Option(
+        "--format", "-f", help="text (a table) or json (one object per run).")] = "text",
     db: DbOption = None,
 ) -> None:
-    """List recent runs with their status and pass rate."""
+    """List recent runs with their status, pass rate and revision."""
+    import sys
+
     from rich.table import Table
 
     from assay.cli._render import make_console, shown
     from assay.report.format import fraction, score
 
+    if format not in ("text", "json"):
+        fail(f"--format {format!r}: use text or json")
     if _no_history_here(db):
-        print("No runs yet: no .assay/ history in this folder or above.")
+        print("[]" if format == "json" else
+              "No runs yet: no .assay/ history in this folder or above.")
         return
     with open_store(db) as store:
         runs = store.history(suite=suite, agent=agent, limit=limit)
+        missing = None if runs or (suite is None and agent is None) else _no_match(
+            store, suite, agent)
+    now = datetime.now(UTC)
+    if format == "json":
+        print(json.dumps([_run_json(run, now) for run in runs], indent=2, ensure_ascii=True))
+        return
     if not runs:
-        print("No runs yet.")
+        print(visible(missing or "No runs yet."))
         return
     table = Table(title="Run history", title_justify="left")
-    for column in ("#", "run", "started", "suite", "agent", "status", "passed", "checks",
-                   "fingerprint"):
+    for column in ("#", "run", "started", "suite", "agent", "revision", "status", "passed",
+                   "checks", "fingerprint"):
         table.add_column(column, no_wrap=True)
-    now = datetime.now(UTC)
     for run in runs:
         summary = run.summary
         table.add_row(
             # An 8-character prefix is enough for `assay report` and `--baseline`.
             str(run.sequence), run.id[:8], run.started_at.strftime("%Y-%m-%d %H:%M:%S"),
-            shown(run.suite), shown(run.agent), run_state(run, now),
+            shown(run.suite), shown(run.agent), shown(revision(run) or "—"),
+            run_state(run, now),
             "—" if summary is None else fraction(summary.passed, summary.evaluated),
             "—" if summary is None else score(summary.check_score), run.fingerprint[:8],
         )
     console = make_console()
+    if not sys.stdout.isatty():
+        console.width = 1_000  # piped or logged: never cut a column to fit 80 characters
     console.print(table)
     for line in _resumable_lines(runs, now):
         console.print(line, markup=False, highlight=False)
+
+
+#: Run metadata keys that name the code a run measured, in order of preference.
+REVISION_KEYS = ("revision", "git_sha", "commit", "sha", "version")
+
+
+def revision(run: Run) -> str | None:
+    """The revision the run's metadata names (``--metadata '{"revision": ...}'``), if any."""
+    for key in REVISION_KEYS:
+        value = run.metadata.get(key)
+        if isinstance(value, str | int) and not isinstance(value, bool) and str(value):
+            return str(value)
+    return None
+
+
+def _run_json(run: Run, now: datetime) -> dict[str, object]:
+    summary = run.summary
+    return {
+        "id": run.id, "sequence": run.sequence, "suite": run.suite,
+        "suite_version": run.suite_version, "agent": run.agent, "status": run_state(run, now),
+        "started_at": run.started_at.isoformat(),
+        "finished_at": None if run.finished_at is None else run.finished_at.isoformat(),
+        "revision": revision(run), "metadata": run.metadata, "fingerprint": run.fingerprint,
+        "baseline_id": run.baseline_id,
+        "samples": None if summary is None else summary.samples,
+        "passed": None if summary is None else summary.passed,
+        "pass_rate": None if summary is None else summary.pass_rate,
+        "check_score": None if summary is None else summary.check_score,
+    }
+
+
+def _no_match(store: Any, suite: str | None, agent: str | None) -> str:
+    """Why a filtered history is empty: name the filter, and the names that do have runs."""
+    from assay.load._errors import suggestion
+
+    known = store.history(limit=500)
+    parts = []
+    for label, wanted, names in (("suite", suite, {run.suite for run in known}),
+                                 ("agent", agent, {run.agent for run in known})):
+        if wanted is not None and wanted not in names:
+            listed = ", ".join(repr(name) for name in sorted(names)[:10]) or "none"
+            parts.append(f"no runs of {label} {wanted!r}{suggestion(wanted, names)}; "
+                         f"{label}s with runs: {listed}")
+    return "; ".join(parts) or f"no runs of suite {suite!r} with agent {agent!r}"
 
 
 def _no_history_here(db: str | None) -> bool:
