@@ -27,6 +27,7 @@ from assay.cli._common import (
     database_url,
     judge_option,
     metadata_option,
+    project_config,
     user_errors,
 )
 from assay.cli._files import (
@@ -80,6 +81,10 @@ def control_command(
                               cases=case or (), include_production_only=include_production_only,
                               agent=agent, harness=harness)
         chosen = chosen_suite(spec, selection)
+        # The same project defaults as assay run, so the pair measures what runs measure.
+        config = project_config()
+        judge = judge or (None if chosen.judge is not None else config.judge)
+        concurrency = concurrency or (None if chosen.concurrency else config.concurrency)
         require_agent(chosen)
         options: dict[str, Any] = {
             "metadata": metadata_option(metadata), "samples": samples, "concurrency": concurrency,

@@ -1,0 +1,82 @@
+"""One history per project: found upwards, configured once, started with `assay init`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from assay.cli.app import app
+from assay.config import find_config
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+
+def test_init_then_run_from_a_subfolder_keeps_one_history(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".gitignore").write_text("build/", encoding="utf-8")
+    made = invoke("init")
+    assert made.exit_code == 0, made.output
+    assert (tmp_path / "assay_suite.py").is_file() and (tmp_path / "assay.toml").is_file()
+    assert (tmp_path / ".gitignore").read_text(encoding="utf-8") == "build/\n.assay/\n"
+    first = invoke("run", "assay_suite.py", "--quiet")
+    assert first.exit_code == 0, first.output
+    assert f"database: sqlite:///{tmp_path.resolve()}/.assay/assay.db" in first.output
+    nested = tmp_path / "examples" / "deeper"
+    nested.mkdir(parents=True)
+    monkeypatch.chdir(nested)
+    second = invoke("run", str(tmp_path / "assay_suite.py"), "--quiet")
+    assert second.exit_code == 0, second.output
+    assert "baseline " in second.output and "2 of 2 unchanged item(s) compared" in second.output
+    assert not (nested / ".assay").exists()
+    again = invoke("init", str(tmp_path))
+    assert again.output.count("kept") == 3  # nothing is overwritten
+
+
+def test_init_adds_a_tool_table_to_an_existing_pyproject(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n', encoding="utf-8")
+    assert invoke("init").exit_code == 0
+    config = find_config()
+    assert config.path == tmp_path / "pyproject.toml" and config.concurrency == 8
+    assert not (tmp_path / "assay.toml").exists()
+
+
+def test_the_configuration_supplies_defaults_a_flag_overrides(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.assay]\ndatabase = "sqlite:///history/evals.db"\n'
+        'gate = { min_pass_rate = 1.0 }\n', encoding="utf-8")
+    suite = tmp_path / "s.py"
+    suite.write_text("import assay\nfrom assay import checks\n"
+                     "suite = assay.Suite('S', agent=lambda t, c: t, "
+                     "checks=[checks.contains('ok')])\n"
+                     "suite.case('ok')\nsuite.case('nope')\n", encoding="utf-8")
+    gated = invoke("run", "s.py", "--quiet")
+    assert gated.exit_code == 1 and "deterministic pass rate 50.0% is below" in gated.output
+    assert (tmp_path / "history" / "evals.db").is_file() and not (tmp_path / ".assay").exists()
+    loosened = invoke("run", "s.py", "--quiet", "--gate", "min_pass_rate=0.5")
+    assert "gate: passed" in loosened.output
+
+
+@pytest.mark.parametrize(("text", "field"), [
+    ('[tool.assay]\nconcurency = 4\n', "tool.assay.concurency"),
+    ('[tool.assay]\nconcurrency = "many"\n', "tool.assay.concurrency"),
+    ('[tool.assay]\nconcurrency = 0\n', "tool.assay.concurrency"),
+    ('[tool.assay\n', None),
+])
+def test_a_bad_configuration_exits_2_naming_the_file_and_key(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, field: str | None) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(text, encoding="utf-8")
+    (tmp_path / "s.py").write_text("import assay\nsuite = assay.Suite('S', agent=lambda t, c: t)"
+                                   "\nsuite.case('q')\n", encoding="utf-8")
+    done = invoke("run", "s.py", "--quiet")
+    assert done.exit_code == 2, done.output
+    assert "pyproject.toml" in done.output and (field is None or field in done.output)
