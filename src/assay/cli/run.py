@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from assay.errors import AssayError, ConfigurationError
-from assay.evaluation.verdict import ExitCode
 
 if TYPE_CHECKING:
     from assay.evaluation import Evaluation, EvaluationArgs
 
 from assay._text import visible
 from assay.cli._common import (
+    EXIT_INCOMPLETE,
+    EXIT_INTERRUPTED,
     ConcurrencyOption,
     DbOption,
     JudgeBaseUrlOption,
@@ -153,7 +154,7 @@ def _execute(suite: Any, options: EvaluationArgs, url: str | None, quiet: bool,
                                           **options))
     except KeyboardInterrupt:
         _stopped(f"interrupted: run {run_id} was saved as far as it got", run_id)
-        raise typer.Exit(ExitCode.INTERRUPTED) from None
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     except Terminated as stop:
         _stopped(f"{stop}: run {run_id} was saved as far as it got", run_id)
         raise typer.Exit(stop.exit_code) from None
@@ -162,11 +163,11 @@ def _execute(suite: Any, options: EvaluationArgs, url: str | None, quiet: bool,
             _stopped(f"error: {visible(str(error))}", run_id)
         else:
             print(f"error: {visible(str(error))}", file=sys.stderr)
-        raise typer.Exit(ExitCode.INCOMPLETE) from None
+        raise typer.Exit(EXIT_INCOMPLETE) from None
     except StoreUnavailableError as error:
         # Before the run existed: there is nothing to resume; run the command again.
         print(f"error: {visible(str(error))}", file=sys.stderr)
-        raise typer.Exit(ExitCode.INCOMPLETE) from None
+        raise typer.Exit(EXIT_INCOMPLETE) from None
 
 
 def _stopped(message: str, run_id: str) -> None:
