@@ -91,16 +91,22 @@ def render(loc: Loc, prefix: str = "") -> str:
 
 def spec_error(error: ValidationError, model: type[BaseModel], location: str, prefix: str,
                extra_names: Mapping[str, Iterable[str]]) -> SpecError:
-    """The first error, located and explained; the count of any others is appended."""
+    """Every problem, located and explained: the first in the error's field, one line each.
+
+    A file with three mistakes says all three, so that one round of fixes is enough.
+    """
     # A misspelt name shows up as an unknown field and a missing one: the first says more.
     problems = sorted(error.errors(include_url=False),
                       key=lambda problem: problem["type"] != "extra_forbidden")
-    first = problems[0]
-    loc = _without_tags(model, tuple(first["loc"]))
-    detail = _detail(first, model, loc, extra_names)
-    if len(problems) > 1:
-        detail += f" (and {len(problems) - 1} more problem(s) in this file)"
-    return SpecError(detail, location=location, field=render(loc, prefix) or None)
+    located = []
+    for problem in problems:
+        loc = _without_tags(model, tuple(problem["loc"]))
+        located.append((render(loc, prefix) or None, _detail(problem, model, loc, extra_names)))
+    field, detail = located[0]
+    if len(located) > 1:
+        detail += f"\n  and {len(located) - 1} more in this file:" + "".join(
+            f"\n  {other or '(top level)'}: {what}" for other, what in located[1:])
+    return SpecError(detail, location=location, field=field)
 
 
 def _detail(problem: Mapping[str, Any], model: type[BaseModel], loc: Loc,
