@@ -52,16 +52,18 @@ class Item:
 
 
 def load_items(directory: str | Path, *, agent: Any = None, agent_name: str | None = None,
-               imports: bool = True) -> Suite:
+               imports: bool = True, only: str | Path | None = None) -> Suite:
     """Load a directory of item files as a suite (settings from its ``suite.toml``).
 
-    Without ``imports`` the agent or harness ``suite.toml`` names is not imported.
+    Without ``imports`` the agent or harness ``suite.toml`` names is not imported. ``only``
+    (one item file of the folder) makes a suite of that item alone, with the folder's
+    settings.
     """
     folder = Path(directory)
     if not folder.is_dir():
         raise SpecError("is not a directory of item files", location=str(folder))
     settings = read_settings(folder)
-    paths = item_paths(folder)
+    paths = item_paths(folder) if only is None else _one_item(Path(only), folder)
     suite = settings.suite(agent=agent, agent_name=agent_name, imports=imports)
     seen: dict[str, str] = {}
     for position, path in enumerate(paths):
@@ -93,6 +95,15 @@ def item_paths(folder: Path) -> list[Path]:
     if not paths:
         raise SpecError("holds no item files (*.toml or *.json)", location=str(folder))
     return paths
+
+
+def _one_item(path: Path, folder: Path) -> list[Path]:
+    if path.suffix not in ITEM_SUFFIXES or path.name == SUITE_FILE:
+        raise SpecError("is not an item file (*.toml or *.json)", location=str(path))
+    problem = entry_problem(path, folder.resolve())
+    if problem is not None:
+        raise SpecError(problem, location=str(path))
+    return [path]
 
 
 def read_item(path: Path, settings: SuiteSettings) -> Item:

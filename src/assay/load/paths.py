@@ -12,6 +12,7 @@ from assay.load.catalog import Catalog
 from assay.load.items import load_items
 from assay.load.pasted import PASTED_SUFFIXES, load_pasted
 from assay.load.selection import select
+from assay.load.settings import SUITE_FILE
 from assay.load.suites import YAML_SUFFIXES, read_mapping, suite_document
 from assay.spec import Suite
 
@@ -37,13 +38,22 @@ class Source:
 
 
 def kind_of(path: Path) -> str:
-    """``items``, ``pasted``, ``catalog`` or ``suite``, from the path and, for YAML, its top key."""
-    if path.is_dir():
+    """``items``, ``item``, ``pasted``, ``catalog`` or ``suite``, from the path and its top keys.
+
+    A ``.toml`` file other than ``suite.toml``, or a JSON document with an ``input`` and no
+    suite or catalog keys, is one item file: it runs alone, with its folder's settings.
+    """
+    if path.is_dir() or path.name == SUITE_FILE:
         return "items"
     if path.suffix in PASTED_SUFFIXES:
         return "pasted"
+    if path.suffix == ".toml":
+        return "item"  # one item file, run with its folder's suite.toml
     if path.suffix in (*YAML_SUFFIXES, ".json"):
         raw = read_mapping(path)
+        if path.suffix == ".json" and isinstance(raw, dict) and "input" in raw and not (
+                {"suite", "catalog", "products", "groups"} & raw.keys()):
+            return "item"
         # Products make a catalog, even one that forgot its key (the error says so).
         marked = isinstance(raw, dict) and ("catalog" in raw or "products" in raw)
         return "catalog" if marked and "suite" not in raw else "suite"
@@ -73,8 +83,12 @@ def load_catalog_path(path: Path) -> Catalog:
 
 def _load(file: Path, kind: str, given: Source) -> Suite:
     if kind == "items":
-        return load_items(file, agent=given.agent, agent_name=given.agent_name,
+        folder = file.parent if file.name == SUITE_FILE else file
+        return load_items(folder, agent=given.agent, agent_name=given.agent_name,
                           imports=given.imports)
+    if kind == "item":
+        return load_items(file.parent, agent=given.agent, agent_name=given.agent_name,
+                          imports=given.imports, only=file)
     if kind == "pasted":
         return load_pasted(file, agent=given.agent, agent_name=given.agent_name)
     if kind == "suite":
