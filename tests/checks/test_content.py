@@ -64,7 +64,7 @@ def test_json_checks(context):
 
 
 def test_min_length_counts_stripped_characters(context):
-    assert checks.min_length(5).evaluate(context("  abcd  ")).score == 0.0
+    assert checks.min_length(5).evaluate(context("  abcd  ")).score == 0.8  # 4 of 5
     assert checks.min_length(4).evaluate(context("  abcd  ")).score == 1.0
 
 

@@ -100,14 +100,14 @@ def json_schema(schema: dict[str, Any], *, name: str = "json_schema",
 
 
 def min_length(characters: int, *, name: str = "min_length", threshold: float = 1.0) -> MinLength:
-    """The stripped answer has at least ``characters`` characters."""
+    """The stripped answer has at least ``characters`` characters (scored actual ÷ required)."""
     return MinLength(name=name, threshold=threshold,
                      characters=_whole(characters, name, "characters"))
 
 
 def max_latency_ms(milliseconds: float, *, name: str = "max_latency_ms",
                    threshold: float = 1.0) -> MaxLatency:
-    """The sample took at most ``milliseconds``."""
+    """The sample took at most ``milliseconds`` (scored budget ÷ actual when over)."""
     if isinstance(milliseconds, bool) or not isinstance(milliseconds, int | float) \
             or milliseconds <= 0:
         raise SpecError(f"{milliseconds!r} is not a positive number",
@@ -117,7 +117,7 @@ def max_latency_ms(milliseconds: float, *, name: str = "max_latency_ms",
 
 def token_budget(tokens: int, *, name: str = "token_budget",
                  threshold: float = 1.0) -> TokenBudget:
-    """The agent used at most ``tokens`` input plus output tokens."""
+    """The agent wrote at most ``tokens`` output tokens (scored budget ÷ output when over)."""
     return TokenBudget(name=name, threshold=threshold, tokens=_whole(tokens, name, "tokens"))
 
 

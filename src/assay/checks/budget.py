@@ -10,7 +10,12 @@ from assay.checks.base import Check, CheckContext, CheckError, Verdict, observed
 
 @dataclass(frozen=True, kw_only=True)
 class MaxLatency(Check):
-    """The sample took at most ``milliseconds``."""
+    """The sample took at most ``milliseconds``.
+
+    Scored by degree: budget ÷ actual when over (2,000 ms against 1,000 scores 0.5), 1.0
+    within. Only 1.0 meets the default threshold, so the verdict is the budget's; the
+    degree is what means and drift read.
+    """
 
     category: ClassVar[str] = "budget"
     milliseconds: float
@@ -20,24 +25,36 @@ class MaxLatency(Check):
         duration = ctx.outcome.duration_ms
         if duration is None:
             raise CheckError("the sample has no duration")
-        return Verdict.of(duration <= self.milliseconds,
-                          f"took {duration:.0f} ms (budget {self.milliseconds:g} ms)")
+        return Verdict(ratio(self.milliseconds, duration),
+                       f"took {duration:.0f} ms (budget {self.milliseconds:g} ms)")
 
 
 @dataclass(frozen=True, kw_only=True)
 class TokenBudget(Check):
-    """The agent used at most ``tokens`` input plus output tokens."""
+    """The agent wrote at most ``tokens`` output tokens.
+
+    Scored by degree: budget ÷ output tokens when over, 1.0 within; only 1.0 passes by
+    default. Output is what the agent spends on its own; the prompt is the caller's.
+    """
 
     category: ClassVar[str] = "budget"
     tokens: int
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
-        """Compare reported usage with the budget; unreported usage cannot be checked."""
+        """Compare reported output tokens with the budget; unreported usage cannot be checked."""
         usage = ctx.outcome.usage
-        total = None if usage is None else usage.total_tokens
-        if total is None:
-            raise CheckError("the agent reported no token usage")
-        return Verdict.of(total <= self.tokens, f"used {total} tokens (budget {self.tokens})")
+        output = None if usage is None else usage.output_tokens
+        if output is None:
+            raise CheckError("the agent reported no output token usage")
+        return Verdict(ratio(self.tokens, output),
+                       f"wrote {output} output tokens (budget {self.tokens})")
+
+
+def ratio(budget: float, actual: float) -> float:
+    """Budget ÷ actual, capped at 1.0: how much of the overrun stayed within the budget."""
+    if actual <= budget:
+        return 1.0
+    return budget / actual
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -12,6 +12,16 @@ from assay.errors import SpecError
 from assay.spec import JSON
 
 _NO_ANSWER = Verdict(0.0, "the agent gave no answer")
+_EMPTY_ANSWER = Verdict(0.0, "the agent gave an empty answer")
+
+
+def _missing(answer: str | None) -> Verdict:
+    """The failing verdict every content rule gives an absent or blank answer.
+
+    An empty answer is not evidence of anything, so it fails every content rule,
+    ``not_contains`` included: saying nothing is not avoiding the forbidden text.
+    """
+    return _NO_ANSWER if answer is None else _EMPTY_ANSWER
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -39,8 +49,8 @@ class ExactMatch(Check):
         reference = ctx.case.reference
         if not isinstance(reference, str):
             raise CheckError("exact_match needs the case's expected answer as a string")
-        if ctx.answer is None:
-            return _NO_ANSWER
+        if ctx.answer is None or not ctx.answer.strip():
+            return _missing(ctx.answer)
         if self.normalise(ctx.answer) == self.normalise(reference):
             return Verdict(1.0, "matches the expected answer")
         return Verdict(0.0, f"expected {_quote(reference)}, got {_quote(ctx.answer)}")
@@ -56,8 +66,8 @@ class Contains(Check):
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Search the answer for the text."""
-        if ctx.answer is None:
-            return _NO_ANSWER
+        if ctx.answer is None or not ctx.answer.strip():
+            return _missing(ctx.answer)
         found = _contains(ctx.answer, self.text, self.ignore_case)
         return Verdict.of(found, f"{'contains' if found else 'does not contain'} "
                                  f"{_quote(self.text)}")
@@ -70,7 +80,7 @@ class NotContains(Contains):
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Search the answer for the forbidden text."""
         found = super().evaluate(ctx)
-        if ctx.answer is None:
+        if ctx.answer is None or not ctx.answer.strip():
             return found  # no answer fails both: it is not evidence of avoiding anything
         return Verdict(1.0 - found.score, found.reason)
 
@@ -97,8 +107,8 @@ class Regex(Check):
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Match the answer against the pattern."""
-        if ctx.answer is None:
-            return _NO_ANSWER
+        if ctx.answer is None or not ctx.answer.strip():
+            return _missing(ctx.answer)
         match = (self._compiled.fullmatch if self.full else self._compiled.search)(ctx.answer)
         return Verdict.of(match is not None,
                           f"{'matches' if match else 'does not match'} /{self.pattern}/")
@@ -112,8 +122,8 @@ class ValidJson(Check):
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Parse the answer."""
-        if ctx.answer is None:
-            return _NO_ANSWER
+        if ctx.answer is None or not ctx.answer.strip():
+            return _missing(ctx.answer)
         try:
             json.loads(ctx.answer)
         except ValueError as error:
@@ -142,8 +152,8 @@ class JsonSchema(Check):
         """Parse and validate the answer, naming the first violation."""
         import jsonschema
 
-        if ctx.answer is None:
-            return _NO_ANSWER
+        if ctx.answer is None or not ctx.answer.strip():
+            return _missing(ctx.answer)
         try:
             document: Any = json.loads(ctx.answer)
         except ValueError as error:
@@ -158,18 +168,22 @@ class JsonSchema(Check):
 
 @dataclass(frozen=True, kw_only=True)
 class MinLength(Check):
-    """The answer has at least ``characters`` characters (after stripping)."""
+    """The answer has at least ``characters`` characters (after stripping).
+
+    Scored by degree: actual ÷ required when short (30 of 60 characters scores 0.5), 1.0 at
+    or over; only 1.0 passes by default. An empty answer scores 0 even against a minimum of 0.
+    """
 
     category: ClassVar[str] = "content"
     characters: int
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Measure the stripped answer."""
-        if ctx.answer is None:
-            return _NO_ANSWER
+        if ctx.answer is None or not ctx.answer.strip():
+            return _missing(ctx.answer)
         length = len(ctx.answer.strip())
-        return Verdict.of(length >= self.characters,
-                          f"{length} characters (minimum {self.characters})")
+        score = 1.0 if length >= self.characters else length / self.characters
+        return Verdict(score, f"{length} characters (minimum {self.characters})")
 
 
 def _contains(answer: str, text: str, ignore_case: bool) -> bool:
