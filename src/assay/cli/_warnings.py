@@ -14,17 +14,19 @@ def unchecked_lines(suite: Any, *, judged: bool, judge_hint: str) -> list[str]:
     A case checks nothing when it has no deterministic check and either no judge criteria or
     no judge to grade them; ``judge_hint`` says how to give the run a judge.
     """
-    plan = suite.plan(judged=judged)
-    empty = [planned.case.id for planned in plan.cases if not planned.metrics]
+    from assay.spec.plan import case_metrics
+
+    # The metrics alone: fingerprinting every case is the run's to do, once.
+    cases = suite.cases
+    empty = [case for case in cases if not case_metrics(
+        case, suite.checks, suite.criteria, judged=judged)]
     if not empty:
         return []
     # Criteria the case or the suite names itself; any case gets default ones with a judge.
-    named = {planned.case.id for planned in plan.cases
-             if planned.case.criteria or getattr(suite, "criteria", ())}
-    waiting = [case_id for case_id in empty if not judged and case_id in named]
-    bare = [case_id for case_id in empty if case_id not in waiting]
-    whole = "every case" if len(empty) == len(plan.cases) else \
-        f"{len(empty)} of {len(plan.cases)} case(s)"
+    waiting = [case.id for case in empty if not judged and (case.criteria or suite.criteria)]
+    bare = [case.id for case in empty if case.id not in waiting]
+    whole = "every case" if len(empty) == len(cases) else \
+        f"{len(empty)} of {len(cases)} case(s)"
     lines = [f"warning: {whole} checks nothing, so its samples would be not_evaluated "
              "(never passed):"]
     if bare:

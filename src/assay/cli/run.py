@@ -179,10 +179,8 @@ def _stopped(message: str, run_id: str) -> None:
 def _finish(evaluation: Evaluation, report: Path | None, *, verbose: bool = False) -> int:
     from assay.cli._files import reliability_lines
     from assay.cli._render import make_console, render_run, shown
-    from assay.report import Report
 
     run = evaluation.run
-    made = Report(run)
     console = make_console()
     with _reader_may_leave():
         console.print(f"database: {shown(evaluation.database)}", highlight=False)
@@ -193,7 +191,9 @@ def _finish(evaluation: Evaluation, report: Path | None, *, verbose: bool = Fals
         # The run is stored whatever happens to its report file: a failure is reported and
         # the run's own exit code stands.
         try:
-            made.export(report)
+            from assay.report import Report  # only when a report is asked for
+
+            Report(run).export(report)
             with _reader_may_leave():
                 print(f"report written to {report}")
         except (OSError, AssayError) as error:
@@ -245,10 +245,10 @@ def _set_judge(model: str) -> Any:
 
 def _check_report_path(path: Path | None) -> None:
     """Refuse, before anything runs, a report path whose format or folder is unusable."""
-    from assay.report import format_for
-
     if path is None:
         return
+    from assay.report import format_for
+
     format_for(path)
     folder = path.parent if str(path.parent) else Path(".")
     if path.is_dir():

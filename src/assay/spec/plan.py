@@ -105,6 +105,14 @@ def plan_case(case: Case, position: int, defaults: _Defaults, *, judged: bool) -
     return CasePlan(case, position, metrics, digest(definition))
 
 
+def case_metrics(case: Case, default_checks: Sequence[CheckDefinition],
+                 default_criteria: Sequence[Criterion] = (), *,
+                 judged: bool) -> tuple[PlannedMetric, ...]:
+    """The metrics a case would have in a suite with these defaults, without fingerprinting."""
+    return select_metrics(case, _Defaults(tuple(default_checks), tuple(default_criteria)),
+                          judged=judged)
+
+
 def select_metrics(case: Case, defaults: _Defaults, *, judged: bool) -> tuple[PlannedMetric, ...]:
     """The metrics of a case, in a stable order: checks first, then judge criteria.
 

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+import functools
+import re
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from alembic.util import CommandError
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, Engine, inspect, text
 
 from assay.errors import ConfigurationError
 from assay.store._engine import WRITE
 from assay.store._tables import VERSION_TABLE
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 _MIGRATION_LOCK = 0x41535341_59  # arbitrary, constant: "ASSAY"
@@ -30,6 +31,8 @@ class SchemaState(Enum):
 
 
 def _config(connection: Connection | None = None) -> Config:
+    from alembic.config import Config
+
     config = Config()
     # ConfigParser interpolates '%'; a path containing one must be escaped.
     config.set_main_option("script_location", str(MIGRATIONS).replace("%", "%%"))
@@ -39,7 +42,16 @@ def _config(connection: Connection | None = None) -> Config:
 
 
 def state(engine: Engine) -> SchemaState:
-    """Compare the database's revision with the head revision shipped with this package."""
+    """Compare the database's revision with the head revision shipped with this package.
+
+    The common case, a current database, is read without Alembic: importing it costs every
+    command a tenth of a second. Anything else is Alembic's to judge.
+    """
+    if _stored_revisions(engine) == _shipped_heads():
+        return SchemaState.CURRENT
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
     scripts = ScriptDirectory.from_config(_config())
     with engine.connect() as connection:
         context = MigrationContext.configure(connection, opts={"version_table": VERSION_TABLE})
@@ -59,6 +71,9 @@ def upgrade(engine: Engine, display_url: str) -> None:
         return
     if found is SchemaState.UNKNOWN:
         raise schema_error(display_url, found)
+    from alembic import command
+    from alembic.util import CommandError
+
     with engine.connect() as connection:
         connection.execution_options(**{WRITE: True})
         with connection.begin():
@@ -71,6 +86,31 @@ def upgrade(engine: Engine, display_url: str) -> None:
                 command.upgrade(_config(connection), "head")
             except CommandError as error:
                 raise ConfigurationError(f"cannot migrate {display_url}: {error}") from None
+
+
+_REVISION = re.compile(r"^revision(?:: *str)? *= *[\"']([^\"']+)[\"']", re.M)
+_DOWN = re.compile(r"^down_revision(?:: *[^=]+)? *= *[\"']([^\"']+)[\"']", re.M)
+
+
+@functools.cache
+def _shipped_heads() -> frozenset[str]:
+    """The head revisions of the migrations in the package (read, not imported)."""
+    revisions: set[str] = set()
+    downs: set[str] = set()
+    for path in (MIGRATIONS / "versions").glob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        revisions.update(_REVISION.findall(source))
+        downs.update(_DOWN.findall(source))
+    return frozenset(revisions - downs)
+
+
+def _stored_revisions(engine: Engine) -> frozenset[str] | None:
+    """The revisions recorded in the database, ``None`` without a version table."""
+    with engine.connect() as connection:
+        if not inspect(connection).has_table(VERSION_TABLE):
+            return None
+        found = connection.execute(text(f"SELECT version_num FROM {VERSION_TABLE}"))
+        return frozenset(str(row[0]) for row in found)
 
 
 def require_current(engine: Engine, display_url: str) -> None:
