@@ -111,7 +111,7 @@ def resume_and_check(scene: Scene, run_id: str, stored_before: set[str]) -> None
 
 
 def test_sigterm_keeps_the_run_interrupted_and_a_resume_finishes_it(scene: Scene) -> None:
-    process = scene.start()
+    process = scene.start(SLOW_SECONDS="1.0")  # still running however slow the machine
     scene.wait_for_calls(3)
     process.send_signal(signal.SIGTERM)
     _, stderr = process.communicate(timeout=30)
@@ -123,7 +123,7 @@ def test_sigterm_keeps_the_run_interrupted_and_a_resume_finishes_it(scene: Scene
 
 
 def test_sighup_is_handled_like_sigterm(scene: Scene) -> None:
-    process = scene.start()
+    process = scene.start(SLOW_SECONDS="1.0")
     scene.wait_for_calls(2)
     process.send_signal(signal.SIGHUP)
     _, stderr = process.communicate(timeout=30)
@@ -166,7 +166,7 @@ def test_postgres_restarting_mid_run_loses_nothing(tmp_path: Path, postgres_url:
         pytest.skip("the server comes from ASSAY_TEST_DATABASE_URL; it is not ours to stop")
     Store.open(postgres_url, migrate=True).close()
     scene = Scene(tmp_path, postgres_url)
-    process = scene.start("--store-retry", "60")
+    process = scene.start("--store-retry", "60", SLOW_SECONDS="0.5")
     scene.wait_for_calls(2)
     postgres_server.stop()
     time.sleep(1.5)  # samples land meanwhile; their writes fail and are kept
@@ -184,7 +184,7 @@ def test_postgres_staying_down_stops_the_run_with_exit_3_and_resume_finishes_it(
         pytest.skip("the server comes from ASSAY_TEST_DATABASE_URL; it is not ours to stop")
     Store.open(postgres_url, migrate=True).close()
     scene = Scene(tmp_path, postgres_url)
-    process = scene.start("--store-retry", "1.5")
+    process = scene.start("--store-retry", "1.5", SLOW_SECONDS="1.0")
     scene.wait_for_calls(3)
     postgres_server.stop()
     try:
@@ -216,7 +216,7 @@ def test_sqlite_locked_past_the_busy_timeout_is_waited_out(tmp_path: Path) -> No
     scene = Scene(tmp_path, None)
     assert scene.run(CASES="1").returncode == 0  # creates the database
     process = scene.start("--store-retry", "60", ASSAY_SQLITE_BUSY_TIMEOUT_MS="200",
-                          SLOW_SECONDS="0.4")
+                          SLOW_SECONDS="1.0")
     scene.wait_for_calls(3)
     holder = _lock_sqlite(tmp_path / ".assay" / "assay.db", 2.0)
     _, stderr = process.communicate(timeout=60)
@@ -229,7 +229,8 @@ def test_sqlite_locked_past_the_busy_timeout_is_waited_out(tmp_path: Path) -> No
 def test_sqlite_locked_for_good_stops_with_exit_3_then_resumes(tmp_path: Path) -> None:
     scene = Scene(tmp_path, None)
     assert scene.run(CASES="1").returncode == 0
-    process = scene.start("--store-retry", "1", ASSAY_SQLITE_BUSY_TIMEOUT_MS="100")
+    process = scene.start("--store-retry", "1", ASSAY_SQLITE_BUSY_TIMEOUT_MS="100",
+                          SLOW_SECONDS="1.0")
     scene.wait_for_calls(2)
     holder = _lock_sqlite(tmp_path / ".assay" / "assay.db", 6.0)
     _, stderr = process.communicate(timeout=60)
@@ -280,7 +281,7 @@ def test_a_deleted_database_stops_the_run_instead_of_writing_nowhere(tmp_path: P
     import shutil
 
     scene = Scene(tmp_path, None)
-    process = scene.start(SLOW_SECONDS="0.3", CASES="12")
+    process = scene.start(SLOW_SECONDS="0.6", CASES="12")
     scene.wait_for_calls(3)
     shutil.rmtree(tmp_path / ".assay")
     _, stderr = process.communicate(timeout=60)

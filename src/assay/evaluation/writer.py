@@ -35,10 +35,10 @@ async def with_store_retries(call: Callable[[], T], *, retry_for: float,
     at once.
     """
     deadline = time.monotonic() + retry_for
-    wait = FIRST_WAIT
+    wait, failed = FIRST_WAIT, False
     while True:
         try:
-            return await asyncio.to_thread(call)
+            result = await asyncio.to_thread(call)
         except (LeaseError, ReadOnlyRunError, StoreUnavailableError):
             raise
         except StoreError as error:
@@ -51,7 +51,11 @@ async def with_store_retries(call: Callable[[], T], *, retry_for: float,
             pause = min(wait, left)
             note(f"store unavailable ({error}); retrying to {what} in {pause:.1f} s")
             await asyncio.sleep(pause)
-            wait = min(wait * 2, LONGEST_WAIT)
+            wait, failed = min(wait * 2, LONGEST_WAIT), True
+            continue
+        if failed:
+            note(f"store available again: could {what}")
+        return result
 
 
 class DurableSink:
@@ -142,33 +146,23 @@ class DurableSink:
             self._fail(StoreError(f"writing samples failed: {type(error).__name__}: {error}"))
 
     async def _write(self, batch: Sequence[SampleResult], *, single: bool = False) -> None:
-        deadline = time.monotonic() + self._retry_for
-        # One at a time, a sample may already be stored (a commit whose acknowledgement was
-        # lost): skipping stored keys keeps "exactly once".
-        wait, retried = FIRST_WAIT, single
-        while True:
-            try:
-                await asyncio.to_thread(self._store.save_samples, self._run_id, batch,
-                                        token=self._token, skip_stored=retried)
-                if retried:
-                    self._note(f"store available again: {len(batch)} sample(s) written")
-                return
-            except (LeaseError, ReadOnlyRunError, StoreUnavailableError):
-                raise
-            except StoreError as error:
-                if not error.transient:
-                    await self._write_each(batch, error, single=single)
-                    return
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise StoreUnavailableError(
-                        f"the store stayed unavailable for {self._retry_for:g} s: {error}"
-                    ) from error
-                pause = min(wait, left)
-                self._note(f"store unavailable ({error}); retrying in {pause:.1f} s, "
-                           f"{len(batch)} sample(s) kept")
-                await asyncio.sleep(pause)
-                wait, retried = min(wait * 2, LONGEST_WAIT), True
+        attempts = 0
+
+        def save() -> None:
+            nonlocal attempts
+            attempts += 1
+            # After a failed attempt (or one at a time), a sample may already be stored: a
+            # commit whose acknowledgement was lost. Skipping stored keys keeps "exactly once".
+            self._store.save_samples(self._run_id, batch, token=self._token,
+                                     skip_stored=single or attempts > 1)
+
+        try:
+            await with_store_retries(save, retry_for=self._retry_for, note=self._note,
+                                     what=f"write {len(batch)} sample(s)")
+        except (LeaseError, ReadOnlyRunError, StoreUnavailableError):
+            raise
+        except StoreError as refused:  # not an outage: the database refused the content
+            await self._write_each(batch, refused, single=single)
 
     async def _write_each(self, batch: Sequence[SampleResult], refused: StoreError, *,
                           single: bool) -> None:
