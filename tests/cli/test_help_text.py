@@ -2,6 +2,7 @@ import os
 import subprocess
 
 import pytest
+
 from conftest import ASSAY
 
 
