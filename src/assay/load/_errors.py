@@ -12,7 +12,7 @@ import typing
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, JsonValue, ValidationError
+from pydantic import AliasChoices, BaseModel, JsonValue, RootModel, ValidationError
 
 from assay.errors import SpecError
 
@@ -117,6 +117,8 @@ def _detail(problem: Mapping[str, Any], model: type[BaseModel], loc: Loc,
         return "unknown field" + suggestion(loc[-1] if loc else None, names)
     if kind == "missing":
         return "required field is missing"
+    if kind == "spec":  # raised by a format's own rule, already worded for a person
+        return str(problem["msg"])
     if kind == "literal_error":
         expected = problem.get("ctx", {}).get("expected", "")
         choices = [part.strip(" '") for part in expected.replace(" or ", ", ").split(",")]
@@ -159,8 +161,10 @@ def _step(annotation: Any, part: int | str) -> Any:
     current = _unwrap(annotation)
     if current is JsonValue or current is Any:
         return JsonValue
+    if isinstance(current, type) and issubclass(current, RootModel):
+        return _step(current.model_fields["root"].annotation, part)
     if isinstance(current, type) and issubclass(current, BaseModel):
-        field = current.model_fields.get(str(part))
+        field = current.model_fields.get(str(part)) or _aliased(current, str(part))
         return None if field is None else field.annotation
     origin = typing.get_origin(current)
     args = typing.get_args(current)
@@ -168,6 +172,15 @@ def _step(annotation: Any, part: int | str) -> Any:
         return args[0]
     if origin in (dict, Mapping) and isinstance(part, str) and len(args) == 2:
         return args[1]
+    return None
+
+
+def _aliased(model: type[BaseModel], name: str) -> Any:
+    """The field ``name`` is another name of (``expectations`` for ``expect``), or ``None``."""
+    for field in model.model_fields.values():
+        alias = field.validation_alias
+        if isinstance(alias, AliasChoices) and name in alias.choices:
+            return field
     return None
 
 

@@ -9,7 +9,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, StringConstraints
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    JsonValue,
+    RootModel,
+    StringConstraints,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from assay.spec.metrics import JUDGE_CRITERIA
 
@@ -17,6 +28,23 @@ Text = Annotated[str, StringConstraints(min_length=1)]
 Count = Annotated[int, Field(ge=1)]
 Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
 Provenance = Literal["authored", "derived", "recorded"]
+
+
+def _one_item_list(value: Any) -> Any:
+    """A scalar where a list is expected is a list of that one item (``contains: "30"``)."""
+    return [value] if isinstance(value, str) else value
+
+
+def _prompts_as_scenarios(value: Any) -> Any:
+    """In a pasted list, a text alone is a scenario with that prompt."""
+    if isinstance(value, list):
+        return [{"prompt": item} if isinstance(item, str) else item for item in value]
+    return value
+
+
+#: A list of texts; one text alone is a list of one.
+Texts = Annotated[list[Text], BeforeValidator(_one_item_list,
+                                              json_schema_input_type=Text | list[Text])]
 if TYPE_CHECKING:
     Criterion = str
 else:  # an enum in the JSON Schema, so editors complete the built-in criteria
@@ -131,31 +159,56 @@ class SettingsModel(Strict):
 # --- YAML suites and catalogs ----------------------------------------------------------------
 
 class ScenarioExpectModel(Strict):
-    """A scenario's expectations."""
+    """A scenario's expectations; one text alone stands for a list of one."""
 
-    tools: list[Text] | None = None
-    contains: list[Text] | None = None
-    not_contains: list[Text] | None = None
+    tools: Texts | None = None
+    contains: Texts | None = None
+    not_contains: Texts | None = None
     answer: str | None = None
 
 
 class ScenarioModel(Strict):
-    """One scenario of a YAML suite or catalog set."""
+    """One scenario of a YAML suite or catalog set (``expectations`` is ``expect`` spelt out)."""
 
     key: Text
     prompt: Text
-    expect: ScenarioExpectModel | None = None
+    expect: ScenarioExpectModel | None = Field(
+        None, validation_alias=AliasChoices("expect", "expectations"))
     notes: str | None = None
     production_only: bool = False
-    tags: list[Text] | None = None
+    tags: Texts | None = None
     params: dict[str, JsonValue] | None = None
     api: JsonValue = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_name(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "expect" in data and "expectations" in data:
+            raise PydanticCustomError("spec", "expect and expectations name the same field; "
+                                              "give one")
+        return data
 
 
 class PastedScenarioModel(ScenarioModel):
     """A scenario in a pasted document, whose key may be left for the parser to make."""
 
     key: Text | None = None  # type: ignore[assignment]
+
+
+#: A pasted group's scenarios: tables, or prompts alone.
+PastedScenarios = Annotated[list[PastedScenarioModel], BeforeValidator(_prompts_as_scenarios)]
+
+
+class PastedListedScenarioModel(PastedScenarioModel):
+    """A scenario of a pasted list, which names its own group (key and display name)."""
+
+    group: Text | None = None
+    group_name: Text | None = None
+
+
+class PastedListModel(RootModel[Annotated[list[PastedListedScenarioModel],
+                                          BeforeValidator(_prompts_as_scenarios)]]):
+    """A pasted JSON or YAML list: prompts and scenario tables, each naming its own group."""
 
 
 class GroupModel(Strict):
@@ -167,10 +220,10 @@ class GroupModel(Strict):
 
 
 class PastedGroupModel(GroupModel):
-    """A group in a pasted document."""
+    """A group in a pasted document; a text alone among its scenarios is a prompt."""
 
     key: Text | None = None  # type: ignore[assignment]
-    scenarios: list[PastedScenarioModel] = Field(default_factory=list)  # type: ignore[assignment]
+    scenarios: PastedScenarios = Field(default_factory=list)  # type: ignore[assignment]
 
 
 class SuiteDocModel(Strict):
@@ -184,10 +237,12 @@ class SuiteDocModel(Strict):
 
 
 class PastedDocModel(Strict):
-    """A pasted YAML or JSON document: a suite, or just its groups."""
+    """A pasted YAML or JSON document: a suite (its agent and version unused), or its groups."""
 
     suite: Text | None = None
     description: str | None = None
+    version: str | None = None
+    agent: EntryPoint | None = None
     groups: list[PastedGroupModel] = Field(default_factory=list)
 
 

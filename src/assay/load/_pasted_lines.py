@@ -1,0 +1,157 @@
+"""The line format of pasted scenarios: headings, list markers, backticks and ``|`` options.
+
+A heading starts a group: ``# Orders``, a bold line ``**Orders**``, or a line that is only a
+label ending in a colon (``Find tickets:``). ``#1 priority: ...`` (``#`` and a digit) is a
+prompt. List markers (``-``, ``*``, ``1.``) are dropped, as are lines that are only a rule
+(``---``). Backticks around a span inside a prompt are removed; a prompt that is backticked
+whole may be followed by notes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from assay.errors import SpecError
+from assay.load._errors import suggestion
+from assay.load.scenario import Expectations, Origin, Scenario
+
+OPTIONS = ("tools", "contains", "not_contains", "key", "tags", "group", "notes")
+_LISTS = ("tools", "tags")
+_ONCE = ("key", "group", "notes")
+_MARKER = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
+_RULE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
+_BOLD_HEADING = re.compile(r"^\*\*([^*]+?)\s*:?\s*\*\*\s*:?$")
+_LABEL_HEADING = re.compile(r"^([^:|?!`]+):$")
+_SPAN = re.compile(r"`[^`\n]*`")
+_NOTES_SEPARATORS = "-—–:"
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One prompt line as read: its scenario (key ``""`` unless named) and group name."""
+
+    scenario: Scenario
+    group_name: str | None
+
+
+def read_lines(text: str, location: str) -> list[Line]:
+    """Every prompt of a pasted text, in order, grouped under the heading above it."""
+    read: list[Line] = []
+    group: tuple[str, str] | None = None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or _RULE.match(line):
+            continue
+        heading = _heading(line)
+        if heading is not None:
+            group = _group(heading)
+            continue
+        read.append(_line(_MARKER.sub("", line), group, location, f"line {number}"))
+    return read
+
+
+def slug(text: str) -> str:
+    """Letters and digits, lower-cased, runs of anything else as one underscore."""
+    return re.sub(r"[\W_]+", "_", text.casefold()).strip("_")
+
+
+def _heading(line: str) -> str | None:
+    """The heading's text (``""`` for a bare ``#``), or ``None`` for a prompt."""
+    if line.startswith("#"):
+        # "#1 priority: ..." is a prompt; "## Refunds" a heading like "# Refunds".
+        text = line.lstrip("#")
+        return None if text[:1].isdigit() else text.strip().rstrip(":").strip()
+    unmarked = _MARKER.sub("", line)
+    for pattern in (_BOLD_HEADING, _LABEL_HEADING):
+        found = pattern.match(unmarked)
+        if found is not None and found.group(1).strip():
+            return found.group(1).strip()
+    return None
+
+
+def _group(heading: str) -> tuple[str, str] | None:
+    return (slug(heading) or "scenario", heading) if heading else None
+
+
+def _line(line: str, group: tuple[str, str] | None, location: str, where: str) -> Line:
+    head, *options = _split_options(line)
+    prompt, notes = _prompt(head.strip(), location, where)
+    values: dict[str, list[str]] = {}
+    for option in options:
+        name, value = _option(option, location, where)
+        if name in _ONCE and name in values:
+            raise SpecError(f"option {name!r} is given twice", location=location, field=where)
+        values.setdefault(name, []).extend(value)
+    if "notes" in values:
+        if notes is not None:
+            raise SpecError("has notes after its backticked prompt and a notes option; "
+                            "give one", location=location, field=where)
+        notes = values["notes"][0]
+    if "group" in values:
+        group = _group(values["group"][0])
+    expect = Expectations(tuple(values.get("tools", ())), tuple(values.get("contains", ())),
+                          tuple(values.get("not_contains", ())))
+    scenario = Scenario(values.get("key", [""])[0], prompt, None if group is None else group[0],
+                        expect, notes, tags=tuple(values.get("tags", ())),
+                        origin=Origin(location, where))
+    return Line(scenario, None if group is None else group[1])
+
+
+def _split_options(line: str) -> list[str]:
+    """Split ``prompt | option | option`` at the bars outside backticked spans."""
+    spans = [match.span() for match in _SPAN.finditer(line)]
+    parts: list[str] = []
+    start = 0
+    for index, char in enumerate(line):
+        if char == "|" and not any(low < index < high for low, high in spans):
+            parts.append(line[start:index])
+            start = index + 1
+    return [*parts, line[start:]]
+
+
+def _prompt(head: str, location: str, where: str) -> tuple[str, str | None]:
+    """The prompt and the notes after a wholly backticked prompt."""
+    notes = None
+    if head.startswith("`"):
+        closing = head.find("`", 1)
+        if closing < 0:
+            raise SpecError("a backticked prompt needs its closing backtick",
+                            location=location, field=where)
+        rest = head[closing + 1:].strip()
+        if "`" in rest and rest[:1] not in _NOTES_SEPARATORS:
+            prompt = _unticked(head)  # spans inside the prompt, not a prompt and its notes
+        else:
+            prompt = head[1:closing].strip()
+            notes = rest.lstrip(_NOTES_SEPARATORS).strip() or None
+    else:
+        prompt = _unticked(head)
+    if not prompt:
+        raise SpecError("has an option but no prompt", location=location, field=where)
+    return prompt, notes
+
+
+def _unticked(text: str) -> str:
+    return _SPAN.sub(lambda found: found.group(0)[1:-1], text).strip()
+
+
+def _option(text: str, location: str, where: str) -> tuple[str, list[str]]:
+    name, colon, value = text.partition(":")
+    name = name.strip()
+    if not colon or name not in OPTIONS:
+        raise SpecError(f"unknown option {name!r}{suggestion(name, OPTIONS)}; options are "
+                        f"{', '.join(OPTIONS)} (name: value)", location=location, field=where)
+    items = [_unquoted(part) for part in value.split(",")] if name in _LISTS \
+        else [_unquoted(value)]
+    items = [item for item in items if item]
+    if not items:
+        raise SpecError(f"option {name!r} has no value", location=location, field=where)
+    return name, items
+
+
+def _unquoted(value: str) -> str:
+    """``"30"`` and ``'30'`` are the text ``30``."""
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1].strip()
+    return value
