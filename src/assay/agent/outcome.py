@@ -11,7 +11,7 @@ from assay.errors import SpecError
 from assay.spec import JSON, canonical_json, portable
 from assay.spec._json import storable_text
 
-CostSource = Literal["reported", "estimated", "unpriced"]
+CostSource = Literal["reported", "estimated", "unpriced", "no_usage"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,8 +236,10 @@ def _usage(value: Any) -> Usage | None:
                                    or tokens < 0):
             raise SpecError("must be a non-negative whole number", field=f"usage.{name}")
     cost = _optional_number(value.cost_usd, "usage.cost_usd")
-    # A cost without a source is the caller's own figure; no cost at all is unpriced.
-    source = value.cost_source or ("reported" if cost is not None else "unpriced")
+    # A cost without a source is the caller's own figure; tokens without a cost are unpriced;
+    # neither is no usage at all, which no price could fix.
+    source = value.cost_source or ("reported" if cost is not None else "unpriced"
+                                   if value.total_tokens is not None else "no_usage")
     return Usage(value.input_tokens, value.output_tokens, cost, source)
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
 from assay.agent import Action, ModelSpec, Outcome
+from assay.errors import SpecError
 from assay.spec import JSON, Case, portable
 from assay.spec.case import validate_threshold
 
@@ -80,7 +81,25 @@ class Check:
 
     def with_threshold(self, threshold: float) -> Self:
         """The same check with another threshold (``minimum_scores`` uses this)."""
-        return dataclasses.replace(self, threshold=threshold)
+        return self._keeping_category(dataclasses.replace(self, threshold=threshold))
+
+    def speaks_to(self, category: str) -> Self:
+        """The same check, counted under ``category`` (a reliability category, or any name).
+
+        ``checks.contains("booked").speaks_to("operational_claim_integrity")`` makes its
+        failures count as operational claim integrity failures rather than content ones.
+        """
+        if not isinstance(category, str) or not category.strip():
+            raise SpecError("a category is a non-empty string", field=f"{self.name}.category")
+        copy = dataclasses.replace(self)
+        # The class-level category is a default; an instance that speaks to another shadows it.
+        object.__setattr__(copy, "category", category)
+        return copy
+
+    def _keeping_category(self, copy: Self) -> Self:
+        if "category" in self.__dict__:
+            object.__setattr__(copy, "category", self.__dict__["category"])
+        return copy
 
     def evaluate(self, ctx: CheckContext) -> Verdict | Any:
         """Score the sample; raise :class:`CheckError` when it cannot be scored."""

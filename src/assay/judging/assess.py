@@ -23,6 +23,8 @@ class JudgeUsage:
 
     ``calls`` counts judge calls (one per vote); ``attempts`` counts the HTTP requests they
     took, retries included, so a rate-limited judge shows as 7 calls in 10 attempts.
+    ``by_kind`` counts the calls per kind (``score``, ``refine``, ``verdict``); ``model`` is
+    the judge's label and :attr:`source` says how its cost is known.
     """
 
     calls: int = 0
@@ -32,6 +34,18 @@ class JudgeUsage:
     cost_usd: float | None = None
     estimated: bool = False
     by_kind: dict[str, int] = field(default_factory=dict)
+    model: str | None = None
+    priced_calls: int = 0
+    estimated_calls: int = 0
+
+    @property
+    def source(self) -> str:
+        """``reported``, ``estimated`` or ``mixed`` when priced; else ``unpriced``/``no_usage``."""
+        if self.priced_calls:
+            if self.estimated_calls == 0:
+                return "reported"
+            return "estimated" if self.estimated_calls == self.priced_calls else "mixed"
+        return "unpriced" if self.input_tokens or self.output_tokens else "no_usage"
 
     def add(self, reply: JudgeReply | None, kind: str = "score", attempts: int = 1) -> None:
         """Count one call and its attempts (``reply`` is None when the call itself failed)."""
@@ -45,12 +59,15 @@ class JudgeUsage:
         if reply.cost_usd is not None:
             self.cost_usd = (self.cost_usd or 0.0) + reply.cost_usd
             self.estimated = self.estimated or reply.cost_estimated
+            self.priced_calls += 1
+            self.estimated_calls += reply.cost_estimated
 
     def to_json(self) -> dict[str, JSON]:
         """The portable form stored with the sample."""
         return {"calls": self.calls, "attempts": self.attempts, "input_tokens": self.input_tokens,
                 "output_tokens": self.output_tokens, "cost_usd": self.cost_usd,
-                "cost_estimated": self.estimated, "by_kind": dict(self.by_kind)}
+                "cost_estimated": self.estimated, "by_kind": dict(self.by_kind),
+                "model": self.model, "source": self.source}
 
 
 async def assess(judge: Judge, criterion: Criterion, data: JudgeInput, *, votes: int,
@@ -59,6 +76,7 @@ async def assess(judge: Judge, criterion: Criterion, data: JudgeInput, *, votes:
 
     All votes failing is a metric error that keeps the raw replies; never a pass.
     """
+    usage.model = usage.model or judge.label
     system, user = instructions(criterion), prompt(criterion, data)
     outcomes = await asyncio.gather(*(_vote(judge, system, user, criterion, usage)
                                       for _ in range(votes)))

@@ -50,6 +50,7 @@ def parse_model_verdict(reply: str, labels: Sequence[str], judge: str) -> ModelV
 async def pick_model(judge: Judge, models: Mapping[str, Mapping[str, JSON]],
                      usage: JudgeUsage) -> ModelVerdict | None:
     """One verdict call, counted in ``usage`` under ``verdict``; ``None`` when unusable."""
+    usage.model = usage.model or judge.label
     with counting_attempts() as attempts:
         try:
             reply = await ask(judge, _INSTRUCTIONS, verdict_prompt(models))

@@ -75,6 +75,7 @@ async def refine(judge: Judge, question: str, answer: str | None, finding: Findi
     A judge that raises or answers with anything but the strict form gives no refinement:
     a run never fails because a refinement did.
     """
+    usage.model = usage.model or judge.label
     prompt = refine_prompt(question, answer, finding, roster)
     with counting_attempts() as attempts:
         try:

@@ -18,7 +18,7 @@ from assay._text import one_line
 from assay.agent import Action
 from assay.report import format as fmt
 from assay.results import MetricResult, Run, RunStatus, RunSummary, SampleResult, Tally, summarise
-from assay.results.reliability import CATEGORIES
+from assay.results.reliability import CATEGORIES, INTEGRITY
 
 Fraction = Callable[[int, int], str]
 Rows = list[tuple[str, str]]
@@ -116,8 +116,20 @@ def summary_rows(tally: Tally, estimated: bool, frac: Fraction) -> Rows:
         ("Latency", f"avg {fmt.duration_ms(tally.latency_avg_ms)} · "
                     f"p50 {fmt.duration_ms(tally.latency_p50_ms)} · "
                     f"p95 {fmt.duration_ms(tally.latency_p95_ms)}"),
+        *total_cost_rows(tally),
         *reliability_rows(tally),
     ]
+
+
+def total_cost_rows(tally: Tally) -> Rows:
+    """The agent's and the judge's cost together, when a judge spent anything."""
+    if tally.judge_cost_usd is None:
+        return []
+    agent = fmt.money(tally.cost_usd, estimated=tally.cost_basis in ("estimated", "mixed"))
+    judge = fmt.money(tally.judge_cost_usd, estimated=tally.judge_cost_estimated)
+    either = tally.judge_cost_estimated or tally.cost_basis in ("estimated", "mixed")
+    return [("Total cost", f"{fmt.money(tally.total_cost_usd, estimated=either)} "
+                           f"(agent {agent} + judge {judge})")]
 
 
 _CATEGORY_LABELS = {"side_effects": "side effects", "budget": "budgets"}
@@ -137,7 +149,30 @@ def reliability_rows(tally: Tally) -> Rows:
              f"{fmt.percent(tally.agent_error_rate)} · provider failures "
              f"{fmt.percent(tally.provider_failure_rate)} · not evaluated "
              f"{fmt.percent(tally.not_evaluated_rate)}")
-    return [("Failing", failing), ("Rates", rates)]
+    return [("Failing", failing), *integrity_rows(tally), ("Rates", rates),
+            *outcome_rows(tally)]
+
+
+def integrity_rows(tally: Tally) -> Rows:
+    """Failing samples per integrity category; judge scores are in none of them."""
+    if not tally.integrity:
+        return []
+    counts = " · ".join(f"{name.replace('_', ' ').replace('side effect', 'side-effect')} "
+                        f"{tally.integrity.get(name, 0)}" for name in INTEGRITY)
+    return [("Integrity", counts)]
+
+
+def outcome_rows(tally: Tally) -> Rows:
+    """Declared clarifications and abandonments, and the judge's own failures, when known."""
+    parts = []
+    if tally.clarification_rate is not None or tally.abandonment_rate is not None:
+        parts += [f"clarification {fmt.percent(tally.clarification_rate)}",
+                  f"abandonment {fmt.percent(tally.abandonment_rate)}"]
+    if tally.judge_failure_rate is not None:
+        # A judge outage is the evaluation's failure, never the agent's provider's.
+        parts.append(f"judge failures {fmt.percent(tally.judge_failure_rate)} "
+                     "(the judge's, not the agent's provider)")
+    return [("Outcomes", " · ".join(parts))] if parts else []
 
 
 def deterministic_rate(tally: Tally) -> str:
@@ -155,11 +190,13 @@ def plural(count: int, noun: str) -> str:
 def cost(tally: Tally, estimated: bool) -> str:
     """Write the agent's cost, saying how many samples it covers when some went unpriced."""
     figure = fmt.money(tally.cost_usd, estimated=estimated)
-    if tally.unpriced == 0:
+    if tally.priced == tally.samples:
         return figure
+    missing = (f"; {tally.no_usage} reported no usage"
+               if tally.no_usage and tally.unpriced else "")
     if tally.priced == 0:
-        return f"{figure} (no sample priced)"
-    return f"{figure} ({tally.priced} of {tally.samples} samples priced)"
+        return f"{figure} (no sample priced{missing})"
+    return f"{figure} ({tally.priced} of {tally.samples} samples priced{missing})"
 
 
 def estimated(samples: Iterable[SampleResult], model: str | None = None) -> bool:

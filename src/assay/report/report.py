@@ -22,6 +22,7 @@ from assay.report.jsonreport import render_json, report_dict
 from assay.report.markdown import case_markdown, render_markdown, verdict_markdown
 from assay.report.text import render_text
 from assay.results import Run
+from assay.results.costs import case_costs
 from assay.results.fixes import FixItem
 
 
@@ -64,6 +65,15 @@ class Report:
         given ``tool_resolver`` and ``links``.
         """
         return resolved_items(self.run.samples, self._fixing)
+
+    @property
+    def case_costs(self) -> list[dict[str, Any]]:
+        """Each case's cost across models, the judge's, their total and whether estimated.
+
+        One entry per case (``case_id``, ``cost_usd``, ``judge_cost_usd``, ``total_usd``,
+        ``estimated``) with the same figures per model label under ``by_model``.
+        """
+        return case_costs(self.run.samples)
 
     def verdict_markdown(self) -> str:
         """The verdict, the per-model table it rests on and the model comparison (Markdown)."""

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from assay.results.reliability import failing_by_category, rates
+from assay.results.reliability import failing_by_category, failing_by_integrity, rates
 from assay.results.sample import SampleResult, SampleStatus
 from assay.spec._json import SCHEMA_KEY, SCHEMA_VERSION, known_fields
 
@@ -94,6 +94,20 @@ class Tally:
     not_evaluated_rate: float | None = None
     #: Diagnosed faults (``run_error``, ``missing_content``, ...) and their sample counts.
     faults: dict[str, int] = field(default_factory=dict)
+    #: Failing samples per integrity category (side-effect integrity, operational claim
+    #: integrity, semantic interpretation, clarification integrity); judge scores never count.
+    integrity: dict[str, int] = field(default_factory=dict)
+    #: Over the samples that declared an outcome; ``None`` when none did (never read from prose).
+    clarification_rate: float | None = None
+    abandonment_rate: float | None = None
+    #: Samples whose judge criterion could not be graded: the judge's outage, not the agent's.
+    judge_failure_rate: float | None = None
+    #: Samples that reported no usage at all (no tokens, no cost): neither priced nor unpriced.
+    no_usage: int = 0
+    #: How the priced samples were priced: ``reported``, ``estimated`` or ``mixed``.
+    cost_basis: str | None = None
+    #: The agent's cost and the judge's together (each still reported on its own).
+    total_cost_usd: float | None = None
 
     @property
     def evaluated(self) -> int:
@@ -156,6 +170,7 @@ def tally(samples: Sequence[SampleResult]) -> Tally:
     case_total, case_passed = _case_counts(samples)
     costs = [s.usage.cost_usd for s in samples if s.usage and s.usage.cost_usd is not None]
     sources = [s.usage.cost_source for s in samples if s.usage and s.usage.cost_usd is not None]
+    no_usage = sum(1 for s in samples if cost_source(s) == "no_usage")
     judged = _judge_totals(samples)
     shares = rates(samples)
     return Tally(
@@ -172,7 +187,7 @@ def tally(samples: Sequence[SampleResult]) -> Tally:
         output_tokens=sum((s.usage.output_tokens or 0) for s in samples if s.usage),
         cost_usd=sum(costs) if costs else None,
         priced=len(costs),
-        unpriced=len(samples) - len(costs),
+        unpriced=len(samples) - len(costs) - no_usage,
         latency_avg_ms=_mean(durations),
         latency_p50_ms=nearest_rank(durations, 50),
         latency_p95_ms=nearest_rank(durations, 95),
@@ -193,7 +208,42 @@ def tally(samples: Sequence[SampleResult]) -> Tally:
         provider_failure_rate=shares["provider_failure_rate"],
         not_evaluated_rate=shares["not_evaluated_rate"],
         faults=_fault_counts(samples),
+        integrity=failing_by_integrity(samples),
+        clarification_rate=shares["clarification_rate"],
+        abandonment_rate=shares["abandonment_rate"],
+        judge_failure_rate=shares["judge_failure_rate"],
+        no_usage=no_usage,
+        cost_basis=cost_basis(sources),
+        total_cost_usd=_total(sum(costs) if costs else None, judged["cost_usd"]),
     )
+
+
+def cost_source(sample: SampleResult) -> str:
+    """How the sample's cost is known: reported, estimated, unpriced or no_usage.
+
+    A sample with no usage at all is ``no_usage``: no price list could fix it, unlike tokens
+    nobody priced (``unpriced``).
+    """
+    usage = sample.usage
+    if usage is None or (usage.total_tokens is None and usage.cost_usd is None):
+        return "no_usage"
+    if usage.cost_usd is None:
+        return "unpriced"
+    return usage.cost_source or "reported"
+
+
+def cost_basis(sources: Iterable[str | None]) -> str | None:
+    """``reported``, ``estimated`` or ``mixed`` over priced samples; ``None`` with none."""
+    kinds = {"estimated" if source == "estimated" else "reported" for source in sources}
+    if not kinds:
+        return None
+    return kinds.pop() if len(kinds) == 1 else "mixed"
+
+
+def _total(agent: float | None, judge: float | None) -> float | None:
+    if agent is None and judge is None:
+        return None
+    return (agent or 0.0) + (judge or 0.0)
 
 
 def _fault_counts(samples: Iterable[SampleResult]) -> dict[str, int]:

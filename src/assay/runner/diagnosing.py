@@ -141,4 +141,16 @@ def merge_usage(stored: dict[str, JSON] | None, usage: JudgeUsage) -> dict[str, 
         previous = by_kind.get(kind)
         by_kind[kind] = (previous if isinstance(previous, int) else 0) + count
     merged["by_kind"] = by_kind
+    merged["model"] = merged.get("model") or usage.model
+    merged["source"] = _merged_source(merged.get("source"), usage)
     return merged
+
+
+def _merged_source(stored: JSON, usage: JudgeUsage) -> str:
+    """How the merged judge cost is known: one basis when both agree, ``mixed`` otherwise."""
+    added = usage.source
+    if not isinstance(stored, str) or stored in ("no_usage", added):
+        return added
+    if added == "no_usage":
+        return stored
+    return "mixed"
