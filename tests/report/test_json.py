@@ -9,7 +9,8 @@ from assay.compare import ModelComparison, compare_runs, stored_form
 from assay.report import Report
 from assay.results import Run
 
-TOP_LEVEL = {"id", "sequence", "suite", "suite_version", "agent", "fingerprint", "status",
+TOP_LEVEL = {"schema_version",
+             "id", "sequence", "suite", "suite_version", "agent", "fingerprint", "status",
              "started_at", "finished_at", "settings", "metadata", "baseline_id", "error", "summary",
              "cases", "samples", "comparison", "model_comparison", "verdict", "judge_usage",
              "fix_items"}

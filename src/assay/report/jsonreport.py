@@ -16,13 +16,14 @@ from assay._text import json_visible
 from assay.compare import Comparison, ModelComparison
 from assay.results import Run
 from assay.results.fixes import FixItem, fix_items
+from assay.spec._json import SCHEMA_KEY, SCHEMA_VERSION
 
 
 def report_dict(run: Run, comparison: Comparison | None,
                 models: ModelComparison | None = None,
                 items: Sequence[FixItem] | None = None) -> dict[str, Any]:
-    """``run.snapshot()`` with ``"comparison"``, ``"model_comparison"`` and ``"fix_items"``."""
-    data = run.snapshot()
+    """``run.snapshot()`` with ``"schema_version"``, the comparisons and ``"fix_items"``."""
+    data = {SCHEMA_KEY: SCHEMA_VERSION, **run.snapshot()}  # read back by assay.report.archive
     data["comparison"] = None if comparison is None else comparison.to_json()
     data["model_comparison"] = None if models is None else models.to_json()
     shown = fix_items(run.samples) if items is None else items

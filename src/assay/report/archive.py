@@ -1,0 +1,480 @@
+"""Reading a JSON report back: the artefact a CI job archives becomes a run again.
+
+``assay report RUN --format json`` (:meth:`Report.to_dict`) writes the run's snapshot at the
+top level; :func:`read_report` turns that file back into a :class:`~assay.results.Run` that
+``compare`` pairs, ``report --baseline`` compares with and ``assay import`` stores, with no
+database behind it.
+
+The file may come from anywhere, so the reader is strict where it matters and tolerant where
+a newer Assay may have added something:
+
+* at most :data:`MAX_REPORT_BYTES` bytes, nested at most :data:`MAX_DEPTH` levels, UTF-8
+  JSON without duplicate keys, NaN or Infinity, and no value a database cannot hold (a NUL
+  character, a lone surrogate, an integer beyond 64 bits);
+* every field the run needs is present and of its type; keys this version does not know are
+  ignored (as ``known_fields`` ignores them in stored JSON);
+* a completed run is whole and consistent: every planned sample (cases × models × samples)
+  exactly once, each sample's status the one its error and metrics decide, and the summary's
+  counts and pass rates those of its samples. A figure edited by hand is refused, not read.
+
+Every refusal is a :class:`~assay.errors.SpecError` naming the file and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import stat
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import fields
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, ValidationError
+
+from assay.compare import Comparison, ModelComparison
+from assay.compare.stored import stored_form
+from assay.errors import SpecError
+from assay.results import (
+    CaseSnapshot,
+    Run,
+    RunStatus,
+    RunSummary,
+    SampleResult,
+    decide_status,
+    summarise,
+)
+from assay.results.run import ModelVerdict
+from assay.results.storable import problem_with
+from assay.spec._json import canonical_json
+
+__all__ = ["MAX_DEPTH", "MAX_REPORT_BYTES", "differing_field", "read_report", "run_from_report",
+           "same_run"]
+
+#: The largest report file read (256 MiB): far beyond any real run, well within memory.
+MAX_REPORT_BYTES = 256 * 1024 * 1024
+#: The deepest the document may nest objects and arrays.
+MAX_DEPTH = 100
+
+
+def _timestamp(text: str) -> str:
+    datetime.fromisoformat(text)  # its ValueError is reported on the field
+    return text
+
+
+Timestamp = Annotated[str, AfterValidator(_timestamp)]
+Name = Annotated[str, Field(min_length=1)]
+Count = Annotated[int, Field(ge=0)]
+JsonObject = dict[str, JsonValue]
+
+
+class _Part(BaseModel):
+    # Strict types, unknown keys ignored: a newer Assay may add keys, never change these.
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+
+
+class _Action(_Part):
+    name: str
+    group: str | None = None
+    arguments: JsonObject = Field(default_factory=dict)
+    result: JsonValue = None
+    error: str | None = None
+    result_bytes: Count | None = None
+
+
+class _Observation(_Part):
+    channels: dict[str, list[JsonValue]] = Field(default_factory=dict)
+    truncated: bool = False
+
+
+class _Usage(_Part):
+    input_tokens: Count | None = None
+    output_tokens: Count | None = None
+    cost_usd: float | None = None
+    cost_source: Literal["reported", "estimated", "unpriced"] | None = None
+
+
+class _Metric(_Part):
+    name: str
+    kind: Literal["check", "judge"]
+    category: str
+    threshold: float
+    score: float | None
+    passed: bool
+    reason: str | None = None
+    error: str | None = None
+    votes: list[JsonValue] | None = None
+
+
+class _Diagnosis(_Part):
+    tools: list[str] = Field(default_factory=list)
+    tools_label: str | None = None
+    refinement: JsonObject | None = None
+
+
+class _Sample(_Part):
+    case_id: Name
+    model: Name | None
+    sample: Count
+    status: Literal["passed", "failed", "error", "not_evaluated"]
+    answer: str | None = None
+    actions: list[_Action] | None = None
+    observation: _Observation | None = None
+    usage: _Usage | None = None
+    duration_ms: Annotated[float, Field(ge=0)] | None = None
+    error: str | None = None
+    metadata: JsonObject = Field(default_factory=dict)
+    metrics: list[_Metric] = Field(default_factory=list)
+    judge_usage: JsonObject | None = None
+    fault: str | None = None
+    recommendation: str | None = None
+    diagnosis: _Diagnosis | None = None
+
+
+class _Case(_Part):
+    id: Name
+    name: str
+    position: Count
+    fingerprint: Name
+    definition: JsonObject
+
+
+class _Settings(_Part):
+    # Only what the plan is read from; every other setting is kept as it was written.
+    model_config = ConfigDict(strict=True, extra="allow", frozen=True)
+    samples: Annotated[int, Field(ge=1)] = 1
+    models: list[Name] | None = None
+
+
+class _Report(_Part):
+    schema_version: Annotated[int, Field(ge=1)] | None = None
+    id: Name
+    suite: Name
+    suite_version: str | None = None
+    agent: Name
+    fingerprint: Name
+    status: Literal["running", "completed", "interrupted"]
+    started_at: Timestamp
+    finished_at: Timestamp | None = None
+    settings: _Settings
+    metadata: JsonObject = Field(default_factory=dict)
+    baseline_id: str | None = None
+    error: str | None = None
+    verdict: JsonObject | None = None
+    judge_usage: JsonObject | None = None
+    summary: JsonObject | None
+    cases: list[_Case]
+    samples: list[_Sample]
+    comparison: JsonObject | None = None
+    model_comparison: JsonObject | None = None
+
+
+def read_report(path: str | Path) -> Run:
+    """The run a JSON report file holds, checked; :class:`SpecError` naming file and field."""
+    location = str(path)
+    return run_from_report(_parse(_read(Path(path)), location), location)
+
+
+def run_from_report(data: Any, location: str = "report") -> Run:
+    """The run of a parsed JSON report (see the module's rules); ``location`` names it."""
+    problem = _first_problem(data)
+    if problem is not None:
+        raise SpecError(problem[1], location=location, field=problem[0])
+    if not isinstance(data, Mapping) or "samples" not in data or "suite" not in data:
+        raise SpecError("is not a JSON report of a run (assay report RUN --format json "
+                        "writes one)", location=location)
+    try:
+        report = _Report.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        raise SpecError(_message(first), location=location,
+                        field=_path(first["loc"]) or None) from None
+    try:
+        run = _run(report)
+        if run.status is RunStatus.COMPLETED:
+            _check_whole(run, report)
+    except _Refused as refused:
+        raise SpecError(refused.detail, location=location, field=refused.field) from None
+    return run
+
+
+def same_run(first: Run, second: Run) -> bool:
+    """Whether two runs hold the same evidence (their database sequences aside)."""
+    return _evidence(first) == _evidence(second)
+
+
+def differing_field(first: Run, second: Run) -> str:
+    """The first top-level field in which two runs' evidence differs (``""`` when none)."""
+    one, two = _evidence_form(first), _evidence_form(second)
+    return next((key for key in one if canonical_json(one[key]) != canonical_json(two.get(key))),
+                "")
+
+
+def _evidence(run: Run) -> str:
+    return canonical_json(_evidence_form(run))
+
+
+def _evidence_form(run: Run) -> dict[str, Any]:
+    snapshot = run.snapshot()
+    snapshot.pop("sequence")
+    # A store gives samples back in its own order; the evidence is the same in any order.
+    snapshot["cases"].sort(key=lambda case: (case["position"], case["id"]))
+    snapshot["samples"].sort(key=lambda s: (s["case_id"], s["model"] or "", s["sample"]))
+    for key in ("started_at", "finished_at"):
+        moment = getattr(run, key)
+        snapshot[key] = None if moment is None else _utc(moment).isoformat()
+    return {**snapshot, "comparison": run.comparison}
+
+
+class _Refused(Exception):
+    def __init__(self, field: str, detail: str) -> None:
+        super().__init__(f"{field}: {detail}")
+        self.field = field
+        self.detail = detail
+
+
+# -- reading and parsing ------------------------------------------------------------------
+
+def _read(path: Path) -> str:
+    location = str(path)
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise SpecError("is not a regular file", location=location)
+        if info.st_size > MAX_REPORT_BYTES:
+            raise SpecError(f"is {info.st_size:,} bytes, more than a report may be "
+                            f"({MAX_REPORT_BYTES:,})", location=location)
+        with path.open("rb") as stream:
+            raw = stream.read(MAX_REPORT_BYTES + 1)  # a file that grew since stat() stops here
+    except FileNotFoundError:
+        raise SpecError("no such file", location=location) from None
+    except OSError as error:
+        raise SpecError(f"cannot be read: {error.strerror or error}", location=location) from None
+    if len(raw) > MAX_REPORT_BYTES:
+        raise SpecError(f"is more than {MAX_REPORT_BYTES:,} bytes", location=location)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise SpecError(f"is not UTF-8 text (byte {error.start})", location=location) from None
+
+
+def _parse(text: str, location: str) -> Any:
+    try:
+        data = json.loads(text, object_pairs_hook=_unique, parse_constant=_no_constant)
+    except RecursionError:
+        raise SpecError(f"is nested more than {MAX_DEPTH} levels deep",
+                        location=location) from None
+    except ValueError as error:
+        raise SpecError(f"is not valid JSON: {error}", location=location) from None
+    return data
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"duplicate key {key!r}")
+        result[key] = value
+    return result
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _first_problem(data: Any) -> tuple[str | None, str] | None:
+    """The first value too deep or unstorable, as (path, problem); walked without recursion."""
+    pending: list[tuple[str, Any, int]] = [("", data, 0)]
+    while pending:
+        path, value, level = pending.pop()
+        if isinstance(value, dict | list):
+            if level >= MAX_DEPTH:
+                return path or None, f"is nested more than {MAX_DEPTH} levels deep"
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            children = []
+            for key, item in items:
+                if isinstance(key, str) and (found := problem_with(key)) is not None:
+                    return path or None, f"has a key that {found}"
+                children.append((_join(path, key), item, level + 1))
+            pending.extend(reversed(children))
+        elif (found := problem_with(value)) is not None:
+            return path or None, found
+    return None
+
+
+def _join(path: str, part: int | str) -> str:
+    if isinstance(part, int):
+        return f"{path}[{part}]"
+    return f"{path}.{part}" if path else part
+
+
+def _path(loc: tuple[int | str, ...]) -> str:
+    path = ""
+    for part in loc:
+        path = _join(path, part)
+    return path
+
+
+def _message(error: Mapping[str, Any]) -> str:
+    if error["type"] == "missing":
+        return "missing; a report of a run always has it"
+    return str(error["msg"]).replace("Value error, ", "")
+
+
+# -- building the run ---------------------------------------------------------------------
+
+def _run(report: _Report) -> Run:
+    return Run(
+        id=report.id, suite=report.suite, agent=report.agent, fingerprint=report.fingerprint,
+        status=RunStatus(report.status), started_at=_moment(report.started_at),
+        suite_version=report.suite_version,
+        finished_at=None if report.finished_at is None else _moment(report.finished_at),
+        settings=report.settings.model_dump(exclude_unset=True),
+        metadata=dict(report.metadata),
+        cases=tuple(CaseSnapshot(case.id, case.name, case.position, case.fingerprint,
+                                 dict(case.definition)) for case in report.cases),
+        samples=tuple(_sample(sample) for sample in report.samples),
+        summary=_summary(report.summary),
+        comparison=_comparison(report.comparison, report.model_comparison),
+        baseline_id=report.baseline_id, error=report.error, verdict=_verdict(report.verdict),
+        judge_usage=report.judge_usage,
+    )
+
+
+def _sample(sample: _Sample) -> SampleResult:
+    data = sample.model_dump()
+    if data["usage"] is not None and all(value is None for value in data["usage"].values()):
+        data["usage"] = None  # no usage at all, as a store gives it back
+    return SampleResult.from_json(data)
+
+
+def _moment(text: str) -> datetime:
+    return _utc(datetime.fromisoformat(text))
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def _summary(data: JsonObject | None) -> RunSummary | None:
+    if data is None:
+        return None
+    try:
+        return RunSummary.from_json(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise _Refused("summary", f"cannot be read: {_reason(error)}") from None
+
+
+def _comparison(baseline: JsonObject | None,
+                models: JsonObject | None) -> dict[str, Any] | None:
+    read: list[Any] = []
+    for field, data, kind in (("comparison", baseline, Comparison),
+                              ("model_comparison", models, ModelComparison)):
+        try:
+            read.append(None if data is None else kind.from_json(data))
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+            raise _Refused(field, f"cannot be read: {_reason(error)}") from None
+    return stored_form(read[0], read[1])
+
+
+def _verdict(data: JsonObject | None) -> ModelVerdict | None:
+    if data is None:
+        return None
+    verdict = ModelVerdict.from_json(data)
+    if verdict is None:
+        raise _Refused("verdict", "needs model, rationale and judge as text")
+    return verdict
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, KeyError):
+        return f"missing {error.args[0]!r}"
+    return str(error) or type(error).__name__
+
+
+# -- a completed run is whole and consistent ----------------------------------------------
+
+def _check_whole(run: Run, report: _Report) -> None:
+    if run.summary is None:
+        raise _Refused("summary", "missing; a completed run always has one")
+    if run.finished_at is None:
+        raise _Refused("finished_at", "missing; a completed run always has one")
+    _check_plan(run, report)
+    for index, sample in enumerate(run.samples):
+        decided = decide_status(sample.error, sample.metrics)
+        if sample.status is not decided:
+            raise _Refused(f"samples[{index}].status",
+                           f"is {sample.status.value!r}, but its error and metrics make it "
+                           f"{decided.value!r}")
+    _check_summary(run.summary, summarise(run.samples))
+
+
+def _check_plan(run: Run, report: _Report) -> None:
+    cases = [case.case_id for case in run.cases]
+    repeated = [case for case, count in Counter(cases).items() if count > 1]
+    if repeated:
+        raise _Refused("cases", f"names case {repeated[0]!r} more than once")
+    models: list[str | None] = list(report.settings.models or []) or [None]
+    per_case = report.settings.samples
+    planned = {(case, model, index) for case in cases for model in models
+               for index in range(per_case)}
+    seen: set[tuple[str, str | None, int]] = set()
+    for index, sample in enumerate(run.samples):
+        if sample.key in seen:
+            raise _Refused(f"samples[{index}]", f"repeats sample {_key(sample.key)}")
+        if sample.key not in planned:
+            raise _Refused(f"samples[{index}]", f"sample {_key(sample.key)} is outside the "
+                           f"run's plan ({len(cases)} case(s) × {len(models)} model(s) × "
+                           f"{per_case} sample(s))")
+        seen.add(sample.key)
+    missing = sorted(planned - seen, key=lambda key: (key[0], key[1] or "", key[2]))
+    if missing:
+        raise _Refused("samples", f"{len(missing)} planned sample(s) missing, the first "
+                       f"{_key(missing[0])}; a completed run holds every one")
+
+
+def _key(key: tuple[str, str | None, int]) -> str:
+    case, model, index = key
+    return f"{case!r}" + ("" if model is None else f" on {model!r}") + f" #{index}"
+
+
+_COUNTS = ("samples", "passed", "failed", "errors", "not_evaluated", "cases", "cases_passed")
+_RATES = ("pass_rate", "check_pass_rate", "check_score")
+
+
+def _check_summary(stated: RunSummary, counted: RunSummary) -> None:
+    for item in fields(RunSummary):
+        given, actual = getattr(stated, item.name), getattr(counted, item.name)
+        if given is not None and not isinstance(given, _kind(actual)):
+            raise _Refused(f"summary.{item.name}", f"is {given!r}, not {_kind_name(actual)}")
+    for name in _COUNTS + _RATES:
+        given, actual = getattr(stated, name), getattr(counted, name)
+        if not _same_figure(given, actual):
+            raise _Refused(f"summary.{name}", f"is {given!r}, but the run's samples give "
+                           f"{actual!r}")
+
+
+def _kind(value: Any) -> type | tuple[type, ...]:
+    if isinstance(value, bool):
+        return bool
+    if isinstance(value, int | float) or value is None:
+        return (int, float) if not isinstance(value, bool) else bool
+    return dict if isinstance(value, dict) else object
+
+
+def _kind_name(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    return "true or false" if isinstance(value, bool) else "a number"
+
+
+def _same_figure(given: Any, actual: Any) -> bool:
+    if given is None or actual is None:
+        return given is actual
+    if isinstance(given, bool) or not isinstance(given, int | float):
+        return False
+    return math.isclose(float(given), float(actual), rel_tol=1e-9, abs_tol=1e-12)
+
+
