@@ -12,6 +12,7 @@ from assay.cli.compare import compare_command
 from assay.cli.control import control_command
 from assay.cli.db import db_app
 from assay.cli.history import history_command
+from assay.cli.import_ import import_command
 from assay.cli.init import init_command
 from assay.cli.report import report_command
 from assay.cli.run import run_command
@@ -34,6 +35,7 @@ app.command("control")(pipe_safe(control_command))
 app.command("validate")(pipe_safe(validate_command))
 app.command("schema")(pipe_safe(schema_command))
 app.command("init")(pipe_safe(init_command))
+app.command("import")(pipe_safe(import_command))
 app.add_typer(db_app, name="db")
 
 

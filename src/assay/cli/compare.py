@@ -1,4 +1,4 @@
-"""``assay compare``: any two stored runs, paired honestly, labelled against the noise floor."""
+"""``assay compare``: any two runs, stored or archived, paired honestly, against the noise floor."""
 
 from __future__ import annotations
 
@@ -21,8 +21,10 @@ _FORMATS = ("text", "markdown", "json")
 
 
 def compare_command(
-    baseline: Annotated[str, typer.Argument(help="The earlier run: id or a unique prefix.")],
-    current: Annotated[str, typer.Argument(help="The later run: id or a unique prefix.")],
+    baseline: Annotated[str, typer.Argument(
+        help="The earlier run: id, a unique prefix, or a JSON report file (.json).")],
+    current: Annotated[str, typer.Argument(
+        help="The later run: id, a unique prefix, or a JSON report file (.json).")],
     format: Annotated[str, typer.Option(
         "--format", "-f", help="text, markdown or json.")] = "text",
     fail_on_regression: Annotated[bool, typer.Option(
@@ -46,8 +48,10 @@ def compare_command(
     """Compare two runs item by item: pairing first, defects, headline, changes by kind.
 
     Items pair by id where their definitions match. The latest control run (assay control)
-    of the current run's definition supplies the noise floor.
+    of the current run's definition supplies the noise floor. Either run may be a JSON
+    report an earlier job archived; two files need no database.
     """
+    from assay.cli._archived import needs_store, read_reports, resolve
     from assay.compare import NoiseFloor, compare_runs
 
     chosen = format.lower()
@@ -56,10 +60,16 @@ def compare_command(
             from assay.errors import ConfigurationError
 
             raise ConfigurationError(f"unknown format {format!r}; use text, markdown or json")
-        with open_store(db) as store:
-            before, after = store.get_run(baseline), store.get_run(current)
+        files = read_reports(baseline, current)
+        pair = None
+        if needs_store(2, files, db):
+            with open_store(db) as store:
+                before, after = resolve(baseline, files, store), resolve(current, files, store)
+                require_completed(before, after)
+                pair = store.find_control_pair(after)
+        else:
+            before, after = files[baseline], files[current]
             require_completed(before, after)
-            pair = store.find_control_pair(after)
         floor = None if pair is None else NoiseFloor.measure(*pair)
         comparison = compare_runs(before, after, tolerance=tolerance,
                                   drift_tolerance=drift_tolerance,

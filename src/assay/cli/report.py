@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from assay.cli._common import DbOption, fail, open_store, require_completed, user_errors
+
+if TYPE_CHECKING:
+    from assay.results import Run
+    from assay.store import Store
 
 
 def report_command(
     run_id: Annotated[str | None, typer.Argument(
         help="Run id or a unique prefix (default: the latest run).")] = None,
     baseline: Annotated[str | None, typer.Option(
-        help="Compare with this run instead of the stored baseline.")] = None,
+        help="Compare with this run (id, prefix, or a JSON report file) instead of the "
+             "stored baseline.")] = None,
     format: Annotated[str | None, typer.Option(
         "--format", "-f", help="text, markdown or json (default: from --output, else text).")]
     = None,
@@ -48,7 +53,7 @@ def report_command(
             run = store.get_run(run_id) if run_id else store.latest_run()
             if run is None:
                 fail("the store holds no run yet")
-            base = store.get_run(baseline) if baseline else None
+            base = _baseline(baseline, store) if baseline else None
             if base is not None:
                 require_completed(base)
             pair = store.find_control_pair(run) if base is not None else None
@@ -63,6 +68,17 @@ def report_command(
             return
         path = made.export(output, chosen)
     print(f"report written to {visible(str(path))}")
+
+
+def _baseline(ref: str, store: Store) -> Run:
+    """The run ``--baseline`` names: a JSON report file (``.json``) or a stored run."""
+    from assay.cli._archived import is_report_file
+
+    if is_report_file(ref):
+        from assay.report.archive import read_report
+
+        return read_report(ref)
+    return store.get_run(ref)
 
 
 def _print_case(run: object, case_id: str, chosen: str, output: Path | None) -> None:

@@ -1,0 +1,42 @@
+"""A run named on the command line: a stored run's id, or a JSON report file archived by CI."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assay.results import Run
+    from assay.store import Store
+
+
+def is_report_file(ref: str) -> bool:
+    """Whether ``ref`` names a JSON report file rather than a run: it ends in ``.json``.
+
+    Run ids never do, so ``old.json`` that does not exist is a missing file, not a run.
+    """
+    return ref.lower().endswith(".json")
+
+
+def read_reports(*refs: str) -> dict[str, Run]:
+    """The runs of those ``refs`` that are report files, read and checked, by reference."""
+    from assay.report.archive import read_report
+
+    return {ref: read_report(ref) for ref in refs if is_report_file(ref)}
+
+
+def needs_store(refs: int, files: dict[str, Run], db: str | None) -> bool:
+    """Whether a database must be opened: a run is named by id, or one was asked for.
+
+    Files alone need none, so a CI job compares two archived reports with no history; a
+    database given by ``--db`` or ``ASSAY_DATABASE_URL`` still supplies the noise floor.
+    """
+    return len(files) < refs or bool(db or os.environ.get("ASSAY_DATABASE_URL"))
+
+
+def resolve(ref: str, files: dict[str, Run], store: Store | None) -> Run:
+    """The run ``ref`` names: the file's, else the stored run of that id or prefix."""
+    if ref in files:
+        return files[ref]
+    assert store is not None  # needs_store() opened one for every run named by id
+    return store.get_run(ref)

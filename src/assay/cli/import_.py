@@ -1,0 +1,74 @@
+"""``assay import``: an archived JSON report becomes a run in the history, read-only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from assay.cli._common import DbOption, database_url, fail, user_errors
+
+if TYPE_CHECKING:
+    from assay.results import Run
+    from assay.store import Store
+
+
+def import_command(
+    report: Annotated[Path, typer.Argument(
+        help="A JSON report of a completed run (assay report RUN --format json).")],
+    db: DbOption = None,
+) -> None:
+    """Put an archived run into the history, keeping its id; importing it again changes nothing.
+
+    The run is stored completed, so it is read-only at once, and later runs, compare and
+    report --baseline find it like any other. A run whose id is already stored with
+    different evidence is refused (exit 2).
+    """
+    from assay._text import visible
+    from assay.report.archive import read_report
+    from assay.results import RunStatus
+    from assay.store import Store
+
+    with user_errors():
+        run = read_report(report)
+        if run.status is not RunStatus.COMPLETED:
+            fail(f"{report}: status: the run is {run.status.value}; only a completed run can "
+                 "be imported")
+        # Like a run, an import starts the project's embedded history when there is none.
+        store = Store.open(database_url(db), create=True)
+    try:
+        with user_errors():
+            existing = _stored(store, run.id)
+            if existing is None:
+                stored = store.create_run(run)
+                print(f"imported run {visible(run.id)} (suite {visible(run.suite)}, "
+                      f"{len(run.samples)} sample(s)) into {store.display_url} as "
+                      f"#{stored.sequence}, read-only")
+                return
+            _already_stored(existing, run, report)
+    finally:
+        store.close()
+
+
+def _stored(store: Store, run_id: str) -> Run | None:
+    from assay.errors import StoreError
+
+    try:
+        found = store.get_run(run_id)
+    except StoreError as error:
+        if error.transient:
+            raise
+        return None  # no such run (or only runs whose ids it merely begins)
+    return found if found.id == run_id else None
+
+
+def _already_stored(existing: Run, run: Run, report: Path) -> None:
+    from assay._text import visible
+    from assay.report.archive import differing_field, same_run
+
+    if same_run(existing, run):
+        print(f"run {visible(run.id)} is already in the history, identical: nothing changed")
+        return
+    fail(f"{report}: run {run.id} is already in the history with different evidence "
+         f"({differing_field(existing, run)} differs); nothing changed")
