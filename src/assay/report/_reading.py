@@ -18,7 +18,7 @@ from assay._text import one_line
 from assay.agent import Action
 from assay.report import format as fmt
 from assay.results import MetricResult, Run, RunStatus, RunSummary, SampleResult, Tally, summarise
-from assay.results.reliability import CATEGORIES, INTEGRITY
+from assay.results.reliability import CATEGORIES, INTEGRITY, item_rates
 
 Fraction = Callable[[int, int], str]
 Rows = list[tuple[str, str]]
@@ -293,6 +293,22 @@ def case_blocks(run: Run) -> list[CaseBlock]:
     orphans = dict.fromkeys(s.case_id for s in run.samples if s.case_id not in known)
     blocks += [CaseBlock(case_id, case_id, _samples_of(run, case_id)) for case_id in orphans]
     return blocks
+
+
+def behaviour_lines(block: CaseBlock, frac: Fraction) -> list[str]:
+    """Per model with two or more evaluated samples: distinct behaviours beside the pass rate.
+
+    ``2 behaviours in 4 samples · checks pass 2/4 · 50%``: a behaviour is a sample's
+    deterministic signature (its calls, observation channels and check verdicts).
+    """
+    lines = []
+    for rate in item_rates(block.samples):
+        if rate.samples < 2:
+            continue
+        who = "" if rate.model is None else f"{rate.model}: "
+        lines.append(f"{who}{plural(rate.behaviours, 'behaviour')} in {rate.samples} samples "
+                     f"· checks pass {frac(rate.passed, rate.samples)}")
+    return lines
 
 
 def _case_heading(case_id: str, name: str) -> str:

@@ -172,6 +172,8 @@ def case_markdown(run: Run, case_id: str) -> str:
 
 def _case(number: int, block: reading.CaseBlock) -> str:
     parts = [f"### {number}. {cell(block.heading)}"]
+    behaviours = reading.behaviour_lines(block, fmt.fraction_md)
+    parts += ["\n".join(f"- {cell(line)}" for line in behaviours)] if behaviours else []
     parts += [_sample(sample) for sample in block.samples] or ["_No samples yet._"]
     return "\n\n".join(parts)
 

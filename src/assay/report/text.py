@@ -202,6 +202,7 @@ def _cases(run: Run) -> list[str]:
         return [*lines, "No cases."]
     for number, block in enumerate(blocks, start=1):
         lines += [""] * (number > 1) + [f"{number}. {block.heading}"]
+        lines += [f"   {line}" for line in reading.behaviour_lines(block, fmt.fraction)]
         lines += [line for s in block.samples for line in _sample(s)] or ["   no samples yet"]
     return lines
 
