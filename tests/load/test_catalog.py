@@ -242,3 +242,39 @@ def test_a_layer_may_leave_scenarios_to_the_catalog_under_it(tmp_path):
     assert len(merged.set("billing", "smoke").scenarios) == 1
     with pytest.raises(assay.SpecError, match=r"b\.yml: products\[0\]\.sets\[0\]\.scenarios"):
         Catalog.load(write(tmp_path, "b.yml", local))
+
+
+def test_suite_for_finds_a_set_by_its_key_alone_when_it_is_unique(catalog):
+    assert catalog.suite_for("production").name == "support_desk/triage/production"
+    with pytest.raises(assay.SpecError, match=r"'smoke' names several sets \(triage/smoke, "
+                                              r"billing/smoke\); name the product and the set"):
+        catalog.suite_for("smoke")
+    with pytest.raises(assay.SpecError, match=r"no set 'produktion' \(did you mean "
+                                              r"'production'\?\)"):
+        catalog.suite_for("produktion")
+
+
+def test_a_suite_documents_only_group_is_found_by_the_suites_key(tmp_path):
+    suite_text = ("suite: triage\ngroups:\n  - key: smoke\n    scenarios:\n"
+                  "      - key: refund\n        prompt: Refund order 1042\n")
+    catalog = Catalog.load(write(tmp_path, "triage.yml", suite_text))
+    assert catalog.suite_for("triage").name == "triage/triage/smoke"
+
+
+def test_a_later_document_without_its_own_name_layers_over_the_first(tmp_path):
+    overlay = ("products:\n  - key: billing\n    sets:\n      - key: smoke\n        scenarios:\n"
+               "          - key: refund_copy\n            prompt: Send me my refund receipt.\n")
+    catalog = Catalog.load(write(tmp_path, "support_desk.yml", CATALOG),
+                           write(tmp_path, "local.yml", overlay))
+    assert catalog.key == "support_desk"
+    assert [s.key for s in catalog.set("billing", "smoke").scenarios] == [
+        "invoice_copy", "refund_copy"]
+    suite_text = ("suite: triage\ngroups:\n  - key: smoke\n    scenarios:\n"
+                  "      - key: refund\n        prompt: Refund order 1042\n")
+    later = "groups:\n  - key: smoke\n    scenarios:\n      - key: refund\n        prompt: Refund\n"
+    layered = Catalog.load(write(tmp_path, "triage.yml", suite_text),
+                           write(tmp_path, "triage_local.yml", later))
+    assert [s.prompt for s in layered.scenarios()] == ["Refund"]
+    with pytest.raises(assay.SpecError, match="groups layer over a suite"):
+        Catalog.load(write(tmp_path, "support_desk.yml", CATALOG),
+                     write(tmp_path, "triage_local.yml", later))

@@ -215,5 +215,5 @@ def test_a_whitespace_prefix_is_no_prefix_and_an_empty_paste_has_no_scenarios(tm
         assert ScenarioParser.parse(empty) == []
     path = tmp_path / "empty.txt"
     path.write_text("\n")
-    with pytest.raises(assay.SpecError, match="empty.txt: holds no scenarios"):
+    with pytest.raises(assay.SpecError, match=r"empty\.txt: holds no scenarios"):
         load_pasted(path)

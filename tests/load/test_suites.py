@@ -140,3 +140,26 @@ def test_dates_stay_text_and_unknown_suffixes_are_refused(tmp_path):
     assert suite.cases[0].input == "2024-01-01"
     with pytest.raises(assay.SpecError, match="is not a YAML suite"):
         load_suite(write(tmp_path, "s.ini", "x"))
+
+
+def test_a_later_file_without_its_own_suite_name_layers_over_the_first(tmp_path):
+    unnamed = OVERLAY.replace("suite: support_bot\n", "")
+    suite = load_suite(write(tmp_path, "base.yml", BASE), write(tmp_path, "acme.yml", unnamed),
+                       agent=agent)
+    assert suite.name == "support_bot"
+    assert [case.id for case in suite.cases] == ["orders_1", "orders_2", "billing_1",
+                                                 "orders_3"]
+    assert suite.cases[0].input == "Where is order 4821?"
+
+
+def test_expectations_is_the_long_name_of_expect_and_a_scalar_a_list_of_one(tmp_path):
+    text = BASE.replace("expect:\n          tools: [lookup_order]\n          contains: [order]",
+                        "expectations:\n          tools: lookup_order\n          contains: "
+                        "\"30\"")
+    first = load_suite(write(tmp_path, "s.yml", text), agent=agent).cases[0]
+    assert [(check.name, getattr(check, "text", None)) for check in first.checks] == [
+        ("tools_called", None), ("contains", "30")]
+    typo = text.replace("expectations:", "expectatons:")
+    with pytest.raises(assay.SpecError, match=r"expectatons: unknown field \(did you mean "
+                                              r"'expectations'\?\)"):
+        load_suite(write(tmp_path, "typo.yml", typo))

@@ -153,7 +153,10 @@ def _field_names(model: type[BaseModel], loc: Loc) -> list[str]:
         current = _step(current, part)
     current = _unwrap(current)
     if isinstance(current, type) and issubclass(current, BaseModel):
-        return list(current.model_fields)
+        aliases = [name for field in current.model_fields.values()
+                   if isinstance(field.validation_alias, AliasChoices)
+                   for name in field.validation_alias.choices if isinstance(name, str)]
+        return [*current.model_fields, *aliases]
     return []
 
 

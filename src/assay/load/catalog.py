@@ -4,12 +4,14 @@ A catalog lives in the repository next to the agents it tests, so the prompts ar
 with the code. Keys the format does not define (``owner_team``, ``repository``, ...) are
 kept as metadata on the catalog, product or set they sit on, except a key one or two edits
 from a defined one (``scenario:`` for ``scenarios:``), which is refused as a misspelling.
-Several documents layer by key, and a suite document (``suite:`` and ``groups:``) is a
+Several documents layer by key (a later one may leave out ``catalog:`` or ``suite:`` and
+layer over the first under its name), and a suite document (``suite:`` and ``groups:``) is a
 catalog of one product whose sets are its groups. Once layered, every product needs a set
 and every set a scenario.
 
 >>> catalog = Catalog.load("evals/support_desk.yml")             # doctest: +SKIP
 >>> suite = catalog.suite_for("triage", "smoke", agent=triage)   # doctest: +SKIP
+>>> suite = catalog.suite_for("smoke", agent=triage)   # a set key found in one product only
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from assay.load._errors import near_miss, suggestion, validate
 from assay.load.entry import MissingAgent, entry_agent
 from assay.load.formats import CatalogModel, ProductModel, SetModel, extras
 from assay.load.scenario import Origin, Scenario, scenario_from, sorted_json
-from assay.load.suites import SuiteDocument, read_mapping, suite_document
+from assay.load.suites import SuiteDocument, named, read_mapping, suite_document
 from assay.spec import JSON, Suite, portable
 
 
@@ -103,7 +105,11 @@ class Catalog:
         """Load and layer catalog (or suite) documents, earliest first."""
         if not paths:
             raise SpecError("Catalog.load needs at least one path")
-        catalogs = [catalog_document(read_mapping(Path(path)), str(path)) for path in paths]
+        first = read_mapping(Path(paths[0]))
+        catalogs = [catalog_document(first, str(paths[0]))]
+        for path in paths[1:]:
+            catalogs.append(catalog_document(_over(first, read_mapping(Path(path)), str(path),
+                                                   catalogs[0].key), str(path)))
         layered = cls.layer(catalogs)
         _require_scenarios(layered, " + ".join(map(str, paths)))
         return layered
@@ -150,15 +156,18 @@ class Catalog:
                  if set is None or chosen.key == set for scenario in chosen.scenarios]
         return [s for s in found if include_production_only or not s.production_only]
 
-    def suite_for(self, product: str, set: str, *, agent: Any = None,
+    def suite_for(self, product: str, set: str | None = None, *, agent: Any = None,
                   agent_name: str | None = None, judge: Any = None,
                   imports: bool = True) -> Suite:
         """The suite ``catalog/product/set``.
 
         The set's scenarios run against the product's agent (``agent`` overrides its entry
-        point) with the set's criteria and ``judge``. Without ``imports`` the entry point is
-        not imported.
+        point) with the set's criteria and ``judge``. Given one key, ``suite_for("smoke")``
+        finds the set by its key alone when exactly one product has it (or the only set of
+        the product of that key). Without ``imports`` the entry point is not imported.
         """
+        if set is None:
+            product, set = self.find_set(product)
         chosen, owner = self.set(product, set), self.product(product)
         if agent is None and owner.agent is not None and ":" in owner.agent:
             agent = entry_agent(owner.agent, owner.agent_folder, location=self.key,
@@ -172,6 +181,26 @@ class Catalog:
         for position, scenario in enumerate(chosen.scenarios):
             suite.add(replace(scenario, group=chosen.key).case(position))
         return suite
+
+    def find_set(self, key: str) -> tuple[str, str]:
+        """The (product, set) one key names.
+
+        A set key that exactly one product has, or a product that has one set; anything else
+        is an error that lists the sets.
+        """
+        pairs = _pairs(self)
+        found = [pair for pair in pairs if pair[1] == key]
+        found += [(p.key, p.sets[0].key) for p in self.products
+                  if p.key == key and len(p.sets) == 1 and (p.key, p.sets[0].key) not in found]
+        if len(found) == 1:
+            return found[0]
+        everything = [f"{p}/{s}" for p, s in pairs]
+        if found:
+            detail = f"{key!r} names several sets ({', '.join(f'{p}/{s}' for p, s in found)})"
+        else:
+            detail = f"no set {key!r}{suggestion(key, [s for _, s in pairs])}"
+        raise SpecError(f"{detail}; name the product and the set (sets: "
+                        f"{', '.join(everything) or 'none'})", location=self.key, field="set")
 
     def to_json(self) -> dict[str, JSON]:
         """The canonical document as data."""
@@ -215,6 +244,22 @@ def catalog_document(raw: Any, location: str) -> Catalog:
                 for index, item in enumerate(model.products)]
     return Catalog(model.catalog, name=model.name, description=model.description,
                    metadata=_metadata(model, location, ""), products=products)
+
+
+def _over(first: Any, later: Any, location: str, name: str) -> Any:
+    """A later document without a name of its own, named to layer over the first."""
+    if not isinstance(later, dict) or "catalog" in later or "suite" in later:
+        return later
+    if isinstance(first, dict) and "suite" in first and "catalog" not in first:
+        return named(later, "suite", name)
+    if "groups" in later:
+        raise SpecError(f"groups layer over a suite; {name!r} is a catalog, so give products",
+                        location=location, field="groups")
+    return named(later, "catalog", name)
+
+
+def _pairs(catalog: Catalog) -> list[tuple[str, str]]:
+    return [(p.key, s.key) for p in catalog.products for s in p.sets]
 
 
 def _product(model: ProductModel, location: str, path: str) -> Product:

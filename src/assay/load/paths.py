@@ -109,6 +109,8 @@ def _load(file: Path, kind: str, given: Source) -> Suite:
 def _pick(catalog: Catalog, given: Source) -> tuple[str, str]:
     """The product and set to run: as named, or the only one there is."""
     product = given.product
+    if product is None and given.set is not None and len(catalog.products) != 1:
+        return catalog.find_set(given.set)  # a set key that one product has
     if product is None:
         if len(catalog.products) != 1:
             raise SpecError("holds several products; choose one with --product (products: "

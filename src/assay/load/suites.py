@@ -13,6 +13,7 @@
 
 A deployment narrows or extends a team's suite with a later file: a scenario whose key is
 already there is replaced (wherever it moves), a new one is appended, a group keeps its place.
+A later file may leave out ``suite:``: it layers over the first under the first's name.
 """
 
 from __future__ import annotations
@@ -109,12 +110,20 @@ def load_suite(path: str | Path, *more: str | Path, agent: Any = None,
 
 
 def read_suite_documents(paths: Iterable[Path]) -> SuiteDocument:
-    """Parse and layer YAML suite files, earliest first."""
-    documents = [suite_document(read_mapping(path), str(path)) for path in paths]
-    layered = documents[0]
-    for later in documents[1:]:
-        layered = layered.layered(later)
+    """Parse and layer YAML suite files, earliest first (a later one may leave out its name)."""
+    first, *rest = list(paths)
+    layered = suite_document(read_mapping(first), str(first))
+    for path in rest:
+        raw = named(read_mapping(path), "suite", layered.name)
+        layered = layered.layered(suite_document(raw, str(path)))
     return layered
+
+
+def named(raw: Any, name_key: str, name: str) -> Any:
+    """A later document that names no ``suite:`` (or ``catalog:``) takes the first's name."""
+    if isinstance(raw, dict) and name_key not in raw:
+        return {name_key: name, **raw}
+    return raw
 
 
 def read_mapping(path: Path) -> Any:
