@@ -24,3 +24,23 @@ def test_one_model_named_twice_is_refused():
     with pytest.raises(SpecError, match="same model"):
         parse_models(["gpt-4.1-mini", "openai/gpt-4.1-mini"])
     assert len(parse_models(["gpt-4.1-mini", "ollama/qwen3:8b"])) == 2
+
+
+def test_a_model_list_in_one_string_drops_blanks_and_collapses_exact_repeats():
+    specs = parse_models(" gpt-5-mini , ,gpt-5-mini, qwen3:8b")
+    assert [spec.label for spec in specs] == ["gpt-5-mini", "qwen3:8b"]
+    assert parse_models(["gpt-5-mini", "gpt-5-mini"]) == parse_models("gpt-5-mini")
+    assert parse_models(" , ") == ()
+    with pytest.raises(SpecError, match="same model openai/gpt-5-mini"):
+        parse_models("gpt-5-mini, openai/gpt-5-mini")
+
+
+def test_a_model_spec_serialises_to_label_provider_model_and_parses_back():
+    spec = ModelSpec.parse("openai/gpt-5-mini", label="fast")
+    assert spec.to_json() == {"label": "fast", "provider": "openai", "model": "gpt-5-mini"}
+    assert ModelSpec.from_json(spec.to_json()) == spec
+    assert parse_models([spec.to_json(), "qwen3:8b"])[0] == spec
+    with pytest.raises(SpecError, match=r"unknown field 'modle' \(did you mean 'model'\?\)"):
+        ModelSpec.from_json({"label": "x", "provider": "openai", "modle": "gpt-5-mini"})
+    with pytest.raises(SpecError, match="a model's provider must be a non-empty string"):
+        ModelSpec.from_json({"label": "x", "model": "gpt-5-mini"})

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from assay.errors import SpecError
 
@@ -37,6 +39,29 @@ class ModelSpec:
         provider, model = _split(name, default_provider)
         return cls(provider=provider, model=model, label=label or name)
 
+    def to_json(self) -> dict[str, str]:
+        """``{label, provider, model}``: what :meth:`from_json` reads back."""
+        return {"label": self.label, "provider": self.provider, "model": self.model}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ModelSpec:
+        """The spec :meth:`to_json` wrote: ``provider`` and ``model`` as given, not inferred."""
+        fields = ("label", "provider", "model")
+        for name in data:
+            if name not in fields:
+                close = difflib.get_close_matches(str(name), fields, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise SpecError(f"unknown field {name!r}{hint}; a model is "
+                                "{label, provider, model}", field="models")
+        values: dict[str, str] = {}
+        for name in fields:
+            value = data.get(name)
+            if not isinstance(value, str) or not value.strip():
+                raise SpecError(f"a model's {name} must be a non-empty string, not "
+                                f"{value!r}", field="models")
+            values[name] = value
+        return cls(provider=values["provider"], model=values["model"], label=values["label"])
+
 
 def _split(name: str, default_provider: str) -> tuple[str, str]:
     head, _, rest = name.partition("/")
@@ -54,13 +79,26 @@ def _split(name: str, default_provider: str) -> tuple[str, str]:
     return default_provider, name
 
 
-def parse_models(values: Iterable[str | ModelSpec] | None) -> tuple[ModelSpec, ...]:
-    """Parse a model selection; naming one (provider, model) twice is refused."""
+ModelLike = str | ModelSpec | Mapping[str, Any]
+
+
+def parse_models(values: Iterable[ModelLike] | ModelLike | None) -> tuple[ModelSpec, ...]:
+    """Parse a model selection: names, specs, or their ``{label, provider, model}`` form.
+
+    A string may list several names separated by commas, as a command line or an environment
+    variable gives them: ``" gpt-5-mini , ,gpt-5-mini, qwen3:8b"`` is gpt-5-mini and
+    qwen3:8b. Blanks are dropped and exact repeats collapsed; one (provider, model) under two
+    labels is refused.
+    """
     if values is None:
         return ()
-    if isinstance(values, str | ModelSpec):
+    if isinstance(values, str | ModelSpec | Mapping):
         values = [values]
-    specs = tuple(v if isinstance(v, ModelSpec) else ModelSpec.parse(v) for v in values)
+    specs: list[ModelSpec] = []
+    for value in values:
+        for spec in _specs(value):
+            if spec not in specs:
+                specs.append(spec)
     seen: dict[tuple[str, str], str] = {}
     for spec in specs:
         key = (spec.provider, spec.model)
@@ -71,4 +109,15 @@ def parse_models(values: Iterable[str | ModelSpec] | None) -> tuple[ModelSpec, .
     labels = [spec.label for spec in specs]
     if len(set(labels)) != len(labels):
         raise SpecError("two models share a label", field="models")
-    return specs
+    return tuple(specs)
+
+
+def _specs(value: ModelLike) -> list[ModelSpec]:
+    if isinstance(value, ModelSpec):
+        return [value]
+    if isinstance(value, Mapping):
+        return [ModelSpec.from_json(value)]
+    if not isinstance(value, str):
+        raise SpecError(f"{value!r} is not a model: use provider/model or a model name",
+                        field="models")
+    return [ModelSpec.parse(name) for name in value.split(",") if name.strip()]
