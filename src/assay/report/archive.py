@@ -34,6 +34,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
+from assay.agent.outcome import CostSource
 from assay.compare import Comparison, ModelComparison
 from assay.compare.stored import stored_form
 from assay.errors import SpecError
@@ -93,7 +94,7 @@ class _Usage(_Part):
     input_tokens: Count | None = None
     output_tokens: Count | None = None
     cost_usd: float | None = None
-    cost_source: Literal["reported", "estimated", "unpriced"] | None = None
+    cost_source: CostSource | None = None
 
 
 class _Metric(_Part):
@@ -460,7 +461,7 @@ def _kind(value: Any) -> type | tuple[type, ...]:
     if isinstance(value, bool):
         return bool
     if isinstance(value, int | float) or value is None:
-        return (int, float) if not isinstance(value, bool) else bool
+        return (int, float)
     return dict if isinstance(value, dict) else object
 
 

@@ -1,0 +1,309 @@
+"""What a CI job archives (the JSON report) and what compare, report and import read back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from assay.cli.app import app
+from assay.errors import ReadOnlyRunError
+from assay.report import archive
+from assay.results import SampleResult, SampleStatus
+from assay.store import Store
+
+SPEC = str(Path(__file__).resolve().parents[2] / "examples" / "support_eval.py")
+
+
+def invoke(*args: str) -> Any:
+    return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+
+def job(folder: Path, monkeypatch: pytest.MonkeyPatch, revision: str = "reference",
+        name: str = "report.json") -> tuple[str, Path]:
+    """One CI job in a fresh folder: run the suite, archive its JSON report; (run id, file)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("AGENT_REVISION", revision)
+    done = invoke("run", SPEC, "--quiet")
+    assert done.exit_code in (0, 1), done.output
+    path = folder / name
+    assert invoke("report", "--format", "json", "--output", str(path)).exit_code == 0
+    return json.loads(path.read_text())["id"], path
+
+
+def comparison(*args: str) -> dict[str, Any]:
+    done = invoke("compare", *args, "--format", "json")
+    assert done.exit_code == 0, done.output
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(autouse=True)
+def _no_database_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ASSAY_DATABASE_URL", raising=False)
+
+
+@pytest.fixture
+def archived(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """The JSON report of a completed run, as an earlier job archived it."""
+    _, path = job(tmp_path / "earlier-job", monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    return dict(json.loads(path.read_text()))
+
+
+def write(folder: Path, data: Any, name: str = "old.json") -> Path:
+    path = folder / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return path
+
+
+# -- compare and report read an archived report as either run ------------------------------
+
+def test_a_ci_job_compares_with_the_artefact_of_an_earlier_job(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    old_id, old = job(tmp_path / "job-1", monkeypatch)
+    new_job = tmp_path / "job-2"  # a new, empty folder: no history of the earlier job
+    new_id, _ = job(new_job, monkeypatch, "regressed", name="new.json")
+    (new_job / "old.json").write_bytes(old.read_bytes())
+
+    against_id = comparison("old.json", new_id)
+    against_file = comparison("old.json", "new.json")
+    assert against_file == against_id
+    assert against_id["baseline_id"] == old_id and against_id["current_id"] == new_id
+    assert against_id["regressions"] == 2 and against_id["signal_regressions"] == 2
+
+    # The same two runs compared inside one history give the same comparison.
+    assert invoke("import", "old.json").exit_code == 0
+    assert comparison(old_id, new_id) == against_id
+    gated = invoke("compare", "old.json", "new.json", "--fail-on-regression")
+    assert gated.exit_code == 1 and "2 signal regression(s)" in gated.output
+
+
+def test_two_archived_reports_need_no_database_and_an_unchanged_run_has_no_regression(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _, first = job(tmp_path / "job-1", monkeypatch)
+    _, second = job(tmp_path / "job-2", monkeypatch)
+    elsewhere = tmp_path / "reviewer"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    done = invoke("compare", str(first), str(second), "--fail-on-regression")
+    assert done.exit_code == 0, done.output  # the seed's `!has_signal_regression()`
+    assert "0 regression(s)" in done.stdout
+    assert not (elsewhere / ".assay").exists()  # nothing read or created a history
+
+
+def test_report_baseline_reads_an_archived_report(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    old_id, old = job(tmp_path / "job-1", monkeypatch)
+    new_id, _ = job(tmp_path / "job-2", monkeypatch, "regressed")
+    (tmp_path / "job-2" / "old.json").write_bytes(old.read_bytes())
+    from_file = invoke("report", new_id, "--baseline", "old.json")
+    assert from_file.exit_code == 0, from_file.output
+    assert f"Baseline {old_id}: 2 regression(s)" in from_file.stdout
+    as_json = invoke("report", new_id, "--baseline", "old.json", "--format", "json")
+    assert json.loads(as_json.stdout)["comparison"]["baseline_id"] == old_id
+
+    assert invoke("import", "old.json").exit_code == 0
+    assert invoke("report", new_id, "--baseline", old_id).stdout == from_file.stdout
+
+
+def test_a_missing_report_file_is_a_missing_file_not_a_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _, new = job(tmp_path, monkeypatch)
+    done = invoke("compare", "gone.json", str(new))
+    assert done.exit_code == 2 and "gone.json: no such file" in done.output
+    refused = invoke("report", "--baseline", "gone.json")
+    assert refused.exit_code == 2 and "gone.json: no such file" in refused.output
+
+
+def test_a_report_of_another_suite_is_refused_as_a_baseline(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, archived: dict[str, Any]) -> None:
+    job(tmp_path / "job", monkeypatch)
+    other = {**archived, "suite": "Billing"}
+    write(tmp_path / "job", other)
+    done = invoke("report", "--baseline", "old.json")
+    assert done.exit_code == 2 and "suite 'Billing'" in done.output
+
+
+# -- import --------------------------------------------------------------------------------
+
+def test_import_keeps_the_id_is_read_only_and_idempotent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store_url: str,
+        archived: dict[str, Any]) -> None:
+    Store.open(store_url, migrate=True).close()
+    path = write(tmp_path, archived)
+    first = invoke("import", str(path), "--db", store_url)
+    assert first.exit_code == 0, first.output
+    assert f"imported run {archived['id']}" in first.stdout and "read-only" in first.stdout
+    again = invoke("import", str(path), "--db", store_url)
+    assert again.exit_code == 0, again.output
+    assert "already in the history, identical: nothing changed" in again.stdout
+
+    history = json.loads(invoke("history", "--format", "json", "--db", store_url).stdout)
+    assert [run["id"] for run in history] == [archived["id"]]
+    with Store.open(store_url) as store:
+        stored = store.get_run(archived["id"])
+        assert stored.status.value == "completed" and len(stored.samples) == 3
+        assert archive.same_run(stored, archive.read_report(path))
+        extra = SampleResult("returns", None, 7, SampleStatus.PASSED)
+        with pytest.raises(ReadOnlyRunError):
+            store.save_samples(stored.id, [extra])
+    shown = invoke("report", archived["id"], "--db", store_url)
+    assert shown.exit_code == 0 and "3/3" in shown.stdout
+
+
+def test_an_imported_run_is_the_next_runs_baseline(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, archived: dict[str, Any]) -> None:
+    folder = tmp_path / "next-job"
+    folder.mkdir()
+    write(folder, archived)
+    monkeypatch.chdir(folder)
+    assert invoke("import", "old.json").exit_code == 0  # starts the history here
+    monkeypatch.setenv("AGENT_REVISION", "regressed")
+    done = invoke("run", SPEC, "--quiet", "--fail-on-regression")
+    assert done.exit_code == 1
+    assert f"baseline {archived['id'][:8]}" in done.stdout
+
+
+def test_the_same_id_with_other_evidence_is_refused_and_nothing_changes(
+        tmp_path: Path, archived: dict[str, Any]) -> None:
+    assert invoke("import", str(write(tmp_path, archived))).exit_code == 0
+    edited = {**archived, "metadata": {"revision": "rewritten"}}
+    done = invoke("import", str(write(tmp_path, edited, "edited.json")))
+    assert done.exit_code == 2
+    assert "already in the history with different evidence (metadata differs)" in done.output
+    with Store.open(None, create=False) as store:
+        assert store.get_run(archived["id"]).metadata == archived["metadata"]
+
+
+def test_only_a_completed_run_is_imported(tmp_path: Path, archived: dict[str, Any]) -> None:
+    unfinished = {**archived, "status": "interrupted"}
+    done = invoke("import", str(write(tmp_path, unfinished)))
+    assert done.exit_code == 2 and "status: the run is interrupted" in done.output
+    assert not (tmp_path / ".assay").exists()
+
+
+def test_keys_a_newer_version_adds_are_ignored(tmp_path: Path,
+                                                archived: dict[str, Any]) -> None:
+    newer = {**archived, "schema_version": 99, "dashboard_url": "https://ci.example/9"}
+    newer["samples"] = [{**sample, "trace_id": "abc"} for sample in archived["samples"]]
+    newer["summary"] = {**archived["summary"], "carbon_g": 1.5}
+    done = invoke("import", str(write(tmp_path, newer)))
+    assert done.exit_code == 0, done.output
+    again = invoke("import", str(write(tmp_path, archived, "plain.json")))
+    assert "identical" in again.stdout  # what was ignored is not part of the evidence
+
+
+def _tamper_status(data: dict[str, Any]) -> None:
+    data["samples"][0]["status"] = "failed"
+
+
+def _tamper_summary(data: dict[str, Any]) -> None:
+    data["summary"]["passed"] = 2
+
+
+def _tamper_rate(data: dict[str, Any]) -> None:
+    data["summary"]["pass_rate"] = 0.5
+
+
+def _drop_sample(data: dict[str, Any]) -> None:
+    data["samples"].pop()
+
+
+def _repeat_sample(data: dict[str, Any]) -> None:
+    data["samples"][1] = dict(data["samples"][0])
+
+
+def _drop_cases(data: dict[str, Any]) -> None:
+    del data["cases"]
+
+
+def _wrong_type(data: dict[str, Any]) -> None:
+    data["samples"][0]["metrics"][0]["score"] = "1.0"
+
+
+def _unknown_status(data: dict[str, Any]) -> None:
+    data["samples"][2]["status"] = "great"
+
+
+def _nul_in_name(data: dict[str, Any]) -> None:
+    data["cases"][0]["name"] = "ret\x00urns"
+
+
+def _bad_timestamp(data: dict[str, Any]) -> None:
+    data["started_at"] = "yesterday"
+
+
+def _bad_comparison(data: dict[str, Any]) -> None:
+    data["comparison"] = {"pairing": {}}
+
+
+@pytest.mark.parametrize(("tamper", "field", "detail"), [
+    (_tamper_status, "samples[0].status", "its error and metrics make it 'passed'"),
+    (_tamper_summary, "summary.passed", "is 2, but the run's samples give 3"),
+    (_tamper_rate, "summary.pass_rate", "is 0.5, but the run's samples give 1.0"),
+    (_drop_sample, "samples", "1 planned sample(s) missing"),
+    (_repeat_sample, "samples[1]", "repeats sample"),
+    (_drop_cases, "cases", "missing"),
+    (_wrong_type, "samples[0].metrics[0].score", "valid number"),
+    (_unknown_status, "samples[2].status", "'passed', 'failed', 'error' or 'not_evaluated'"),
+    (_nul_in_name, "cases[0].name", "NUL character"),
+    (_bad_timestamp, "started_at", "isoformat"),
+    (_bad_comparison, "comparison", "cannot be read"),
+])
+def test_a_tampered_or_invalid_report_exits_2_naming_the_file_and_the_field(
+        tmp_path: Path, archived: dict[str, Any], tamper: Any, field: str,
+        detail: str) -> None:
+    tamper(archived)
+    path = write(tmp_path, archived)
+    for command in (["import", str(path)], ["compare", str(path), str(path)]):
+        done = invoke(*command)
+        assert done.exit_code == 2, done.output
+        assert f"error: {path}: {field}: " in done.output and detail in done.output, \
+            done.output
+        assert "Traceback" not in done.output
+    assert not (tmp_path / ".assay").exists()
+
+
+@pytest.mark.parametrize(("content", "detail"), [
+    ("{not json", "is not valid JSON"),
+    ('{"id": "a", "id": "b"}', "duplicate key 'id'"),
+    ('{"score": NaN}', "NaN is not a JSON number"),
+    ("[" * 5000 + "]" * 5000, "nested more than 100 levels deep"),
+    ('{"a":' * 150 + "1" + "}" * 150, "nested more than 100 levels deep"),
+    ('{"suite": "x", "samples": [], "big": 99999999999999999999}', "beyond 64 bits"),
+    ('{"name": "not a run"}', "is not a JSON report of a run"),
+    ("[]", "is not a JSON report of a run"),
+])
+def test_a_file_that_is_not_a_report_exits_2_naming_it(tmp_path: Path, content: str,
+                                                       detail: str) -> None:
+    path = write(tmp_path, content)
+    done = invoke("import", str(path))
+    assert done.exit_code == 2 and f"error: {path}" in done.output
+    assert detail in done.output, done.output
+
+
+def test_a_huge_or_binary_file_is_refused_before_parsing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(archive, "MAX_REPORT_BYTES", 1000)
+    huge = write(tmp_path, "[" + "0," * 1000 + "0]")
+    done = invoke("compare", str(huge), str(huge))
+    assert done.exit_code == 2 and "more than a report may be (1,000)" in done.output
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    refused = invoke("import", str(binary))
+    assert refused.exit_code == 2 and "is not UTF-8 text" in refused.output
+    folder = tmp_path / "folder.json"
+    folder.mkdir()
+    assert "is not a regular file" in invoke("import", str(folder)).output
+
+
+def test_control_characters_in_names_are_shown_not_obeyed(tmp_path: Path,
+                                                          archived: dict[str, Any]) -> None:
+    archived["suite"] = "Support\x1b]0;pwned\x07"
+    done = invoke("import", str(write(tmp_path, archived)))
+    assert done.exit_code == 0, done.output
+    assert "\x1b" not in done.output and "Support\\x1b]0;pwned\\x07" in done.output
