@@ -202,7 +202,8 @@ def _resume(store: RunStore, suite: Suite, plan: SuitePlan, options: EvaluationO
     # Claimed atomically: of two resumers exactly one wins; a live owner keeps its run.
     run = store.claim(found.id, owner, lease_timeout=options.lease_timeout,
                       owner_alive=owner_alive)
-    models = parse_models(run.settings.get("models") or ())  # type: ignore[arg-type]
+    models = parse_models(run.settings.get("model_specs")  # type: ignore[arg-type]
+                          or run.settings.get("models") or ())
     return run, store.sample_keys(run.id), models
 
 
@@ -214,6 +215,8 @@ def _new_run(suite: Suite, plan: SuitePlan, options: EvaluationOptions, owner: L
         "sample_concurrency": options.sample_concurrency,
         "timeout": options.timeout,
         "models": [spec.label for spec in options.models],
+        # The whole spec too: a resume must call the same provider as a custom label did.
+        "model_specs": [dict(spec.to_json()) for spec in options.models],
         "judge": None if options.judge is None else judge_identity(options.judge),
         "votes": options.votes,
         "executor": "local",

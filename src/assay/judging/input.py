@@ -30,19 +30,23 @@ class JudgeInput:
             raise TypeError("a JudgeInput holds strings only")
 
 
-def judge_input(case: Case, answer: str) -> JudgeInput:
+def judge_input(case: Case, answer: str,
+                effects: tuple[str, ...] | None = None) -> JudgeInput:
     """The judge's view of one sample: the case's question, reference and facts, the answer.
 
     Important facts come from ``metadata["important_facts"]``; committed effects (for
     operational claim integrity) from ``metadata["committed_effects"]``, declared by the
-    case's author as settled facts, never read from the agent's actions or observation.
+    case's author as settled facts, or ``effects``: text the runner read from the
+    observation channel the case names, what the system itself recorded (never the agent's
+    own account of its actions).
     """
     return JudgeInput(
         question=question_text(case.input),
         answer=answer,
         reference=None if case.reference is None else _text(case.reference),
         important_facts=_strings(case.metadata.get("important_facts")),
-        committed_effects=_strings(case.metadata.get("committed_effects")),
+        committed_effects=effects if effects is not None
+        else _strings(case.metadata.get("committed_effects")),
     )
 
 

@@ -125,6 +125,12 @@ class ItemModel(Strict):
         None, description="Who wrote each part: input, expect, setup, api, params.")
     api: JsonValue = Field(None, description="HTTP replay fixtures: a list of interactions, "
                                              "or allow_hosts and interactions.")
+    committed_effects: list[Text] | None = Field(
+        None, description="The effects this scenario commits, told to the judge for "
+                          "operational claim integrity.")
+    committed_effects_channel: Text | None = Field(
+        None, description="An observation channel the committed effects are read from, as "
+                          "the system recorded them.")
 
 
 class GateModel(Strict):

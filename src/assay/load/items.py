@@ -135,11 +135,21 @@ def item_case(item: Item, position: int) -> Case:
             observation=item.channels or None,
             forbid=None if expect is None else expect.forbid,
             api=None if model.api is None else api_fixtures(model.api, item.path.parent),
-            provenance=_provenance(item),
+            provenance=_provenance(item), metadata=_effects(model) or None,
         )
     except SpecError as error:
         raise SpecError(error.detail, location=item.location,
                         field=_item_field(error.field)) from None
+
+
+def _effects(model: ItemModel) -> dict[str, JSON]:
+    """What the item says its scenario commits, where the judge reads it (case metadata)."""
+    declared: dict[str, JSON] = {}
+    if model.committed_effects is not None:
+        declared["committed_effects"] = list(model.committed_effects)
+    if model.committed_effects_channel is not None:
+        declared["committed_effects_channel"] = model.committed_effects_channel
+    return declared
 
 
 def _add(suite: Suite, case: Case, location: str) -> None:
@@ -174,6 +184,15 @@ def _check(item: Item, settings: SuiteSettings) -> None:
         detail = ("needs text or a reply to a pending interaction" if model.input.text is None
                   else "has both text and a reply; a turn is one or the other")
         raise SpecError(detail, location=where, field="input")
+    channel = model.committed_effects_channel
+    if channel is not None and model.committed_effects is not None:
+        raise SpecError("declares committed_effects and a channel to read them from; give "
+                        "one or the other", location=where, field="committed_effects_channel")
+    if channel is not None and channel not in settings.channels:
+        hint = suggestion(channel, settings.channels) or (
+            " (declare the harness's channels in suite.toml: channels = [...])")
+        raise SpecError("unknown channel" + hint, location=where,
+                        field="committed_effects_channel")
     forbid = {} if model.expect is None else model.expect.forbid or {}
     for channel, banned in forbid.items():
         if channel not in settings.channels:

@@ -101,7 +101,7 @@ async def _execute_sample(
     outcome = await price(outcome, model)
     ctx = CheckContext(plan.case, outcome, model, index)
     checks = await _calculate(plan, ctx)
-    graded, usage = await grade(plan, outcome.answer, judging)
+    graded, usage = await grade(plan, outcome.answer, judging, outcome.observation)
     metrics = checks + graded
     return storable(SampleResult(
         case_id=plan.case.id, model=None if model is None else model.label, sample=index,

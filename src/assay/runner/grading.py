@@ -6,11 +6,11 @@ import asyncio
 import dataclasses
 from dataclasses import dataclass
 
-from assay.agent import ModelSpec, Outcome, Usage
+from assay.agent import ModelSpec, Observation, Outcome, Usage
 from assay.judging import Judge, JudgeUsage, assess, judge_input, resolve
 from assay.results import MetricResult, errored
 from assay.results.pricing import catalogue_loaded, estimate_cost, load_catalogue
-from assay.spec import JSON, CasePlan
+from assay.spec import JSON, CasePlan, canonical_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,9 +21,15 @@ class Judging:
     votes: int = 1
 
 
-async def grade(plan: CasePlan, answer: str | None,
-                judging: Judging | None) -> tuple[tuple[MetricResult, ...], dict[str, JSON] | None]:
-    """Grade the answer on the case's judge criteria; the judge sees strings only."""
+async def grade(plan: CasePlan, answer: str | None, judging: Judging | None,
+                observation: Observation | None = None,
+                ) -> tuple[tuple[MetricResult, ...], dict[str, JSON] | None]:
+    """Grade the answer on the case's judge criteria; the judge sees strings only.
+
+    A case whose ``metadata["committed_effects_channel"]`` names an observation channel has
+    the effects the system itself recorded there handed to the judge (as text), so that an
+    answer claiming an effect is judged against what actually happened.
+    """
     planned = [metric for metric in plan.metrics if metric.kind == "judge"]
     if not planned or judging is None:
         return (), None
@@ -35,10 +41,23 @@ async def grade(plan: CasePlan, answer: str | None,
                                    "the agent gave no answer to judge"))
             continue
         criterion = resolve(metric.name, metric.check, metric.threshold)
-        data = judge_input(plan.case, answer)
+        data = judge_input(plan.case, answer, committed_effects(plan, observation))
         results.append(await assess(judging.judge, criterion, data, votes=judging.votes,
                                     usage=usage))
     return tuple(results), usage.to_json()
+
+
+def committed_effects(plan: CasePlan, observation: Observation | None) -> tuple[str, ...] | None:
+    """The effects read from the case's declared channel, as text; ``None`` without one.
+
+    A declared channel that recorded nothing gives no effects (an empty tuple): the judge is
+    told that nothing was committed, rather than nothing at all.
+    """
+    channel = plan.case.metadata.get("committed_effects_channel")
+    if not isinstance(channel, str):
+        return None
+    items = [] if observation is None else observation.channels.get(channel, [])
+    return tuple(item if isinstance(item, str) else canonical_json(item) for item in items)
 
 
 async def price(outcome: Outcome, model: ModelSpec | None) -> Outcome:
