@@ -183,13 +183,23 @@ def test_unknown_run_is_a_store_error(store: Store) -> None:
 
 
 def test_create_run_with_samples_and_completed_status(store: Store) -> None:
-    samples = varied_samples()
+    samples = planned(make_run(), varied_samples())
     given = make_run(status=RunStatus.COMPLETED, samples=tuple(samples), finished_at=later(3),
                      summary=summarise(samples))
     created = store.create_run(given)
     assert store.get_run(given.id) == created
     with pytest.raises(ReadOnlyRunError):
         store.save_samples(given.id, [sample(index=7)])
+
+
+def test_a_run_given_as_completed_must_hold_its_whole_plan(store: Store) -> None:
+    samples = varied_samples()  # five of the eight planned samples
+    given = make_run(status=RunStatus.COMPLETED, samples=tuple(samples), finished_at=later(3),
+                     summary=summarise(samples))
+    with pytest.raises(StoreError, match="5 of 8 planned samples"):
+        store.create_run(given)
+    with pytest.raises(StoreError, match="no run"):
+        store.get_run(given.id)  # nothing of it was stored
 
 
 def test_a_batch_of_many_samples_is_stored_with_its_metrics(store: Store) -> None:

@@ -10,12 +10,20 @@ would read like a measurement of the suite and would not be one.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from assay.compare._pooling import EPSILON, Item, PooledItem, pass_rate, pool_run
+from assay.compare._pooling import (
+    EPSILON,
+    Item,
+    ItemMovement,
+    PooledItem,
+    moved,
+    pass_rate,
+    pool_run,
+)
 from assay.compare.changes import Change, ChangeKind, Tolerances, item_changes
 from assay.compare.noise import DEFAULT_FLAKY_SHARE, NoiseFloor, NoiseLabel
 from assay.compare.pairing import PairedItem, Pairing, pair_items
@@ -129,6 +137,8 @@ class Comparison:
     added: tuple[Item, ...] = ()
     #: The items only the baseline holds (removed cases, or a model no longer run).
     removed: tuple[Item, ...] = ()
+    #: Every item named as a change with its pass rates: moved, unverified, added, removed.
+    movements: tuple[ItemMovement, ...] = ()
 
     # -- pairing ---------------------------------------------------------------------------
 
@@ -241,6 +251,10 @@ class Comparison:
             parts.append(f"{len(self.removed)} removed ({_names(self.removed)})")
         return f"baseline {self.baseline_id[:8]} · " + ", ".join(parts)
 
+    def movement_lines(self) -> list[str]:
+        """One line per named item: moved, unverified (no fingerprint), added, removed."""
+        return [movement.line() for movement in self.movements]
+
     def defect_lines(self) -> list[str]:
         """One line per corpus defect, and the too-flaky finding: they come before figures."""
         lines = [corpus_defect_line(item) for item in self.corpus_defects]
@@ -260,6 +274,7 @@ class Comparison:
         lines.append(f"{len(self.regressions)} regression(s), "
                      f"{len(self.signal_regressions)} signal regression(s), "
                      f"{len(self.improvements)} improvement(s)")
+        lines.extend(self.movement_lines())
         return "\n".join(lines)
 
     # -- storage ---------------------------------------------------------------------------
@@ -276,6 +291,7 @@ class Comparison:
                         "max_excluded_share": self.policy.max_excluded_share,
                         "only_in_baseline": self.only_in_baseline,
                         "only_in_current": self.only_in_current},
+            "movements": [movement.to_json() for movement in self.movements],
             "added": [list(item) for item in self.added],
             "removed": [list(item) for item in self.removed],
             "corpus_defects": [item.to_json() for item in self.corpus_defects],
@@ -309,6 +325,7 @@ class Comparison:
             changes=tuple(Change.from_json(change) for change in data["changes"]),
             added=tuple((str(case), model) for case, model in data.get("added") or ()),
             removed=tuple((str(case), model) for case, model in data.get("removed") or ()),
+            movements=tuple(ItemMovement.from_json(item) for item in data.get("movements") or ()),
         )
 
 
@@ -348,10 +365,35 @@ def compare(baseline: Run, current: Run, policy: ComparisonPolicy) -> Comparison
         pairings=notable, headline=WithheldHeadline(""), changes=tuple(changes),
         added=tuple(key for key in after if key not in keys),
         removed=tuple(key for key in before if key not in keys),
+        movements=_movements(baseline, current, before, after, paired),
     )
     # The headline needs the pairing counts, so it is decided on the comparison itself.
     headline = _headline(comparison, [before[k] for k in compared], [after[k] for k in compared])
     return replace(comparison, headline=headline)
+
+
+def _movements(baseline: Run, current: Run, before: Mapping[Item, PooledItem],
+               after: Mapping[Item, PooledItem],
+               paired: Sequence[PairedItem]) -> tuple[ItemMovement, ...]:
+    """Every item a reader should see by name, in the current run's order, then removals."""
+    found: list[ItemMovement] = []
+    for item in paired:
+        key = item.key
+        if not (_fingerprinted(baseline, key[0]) and _fingerprinted(current, key[0])):
+            found.append(ItemMovement.between(key, "unverified", before[key], after[key]))
+        elif item.pairing.compared and moved(before[key], after[key]):
+            found.append(ItemMovement.between(key, "moved", before[key], after[key]))
+    keys = {item.key for item in paired}
+    found += [ItemMovement.between(key, "added", None, pooled)
+              for key, pooled in after.items() if key not in keys]
+    found += [ItemMovement.between(key, "removed", pooled, None)
+              for key, pooled in before.items() if key not in keys]
+    return tuple(found)
+
+
+def _fingerprinted(run: Run, case_id: str) -> bool:
+    snapshot = run.case(case_id)
+    return snapshot is not None and bool(snapshot.fingerprint)
 
 
 def _headline(comparison: Comparison, before: list[PooledItem],

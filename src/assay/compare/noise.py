@@ -14,7 +14,16 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from assay.compare._pooling import AGENT, EPSILON, PooledItem, movement, pass_rate, pool_run
+from assay.compare._pooling import (
+    AGENT,
+    EPSILON,
+    ItemMovement,
+    PooledItem,
+    moved,
+    movement,
+    pass_rate,
+    pool_run,
+)
 from assay.results import Run
 
 #: Above this floor the corpus is reported as too flaky to measure (0–1 scale).
@@ -46,6 +55,8 @@ class NoiseFloor:
     control: tuple[str, str]
     pass_rate: float
     metrics: dict[str, float] = field(default_factory=dict)
+    #: The items whose pass rate moved between the two control runs, by name.
+    moved: tuple[ItemMovement, ...] = ()
 
     @classmethod
     def measure(cls, first: Run, second: Run) -> NoiseFloor:
@@ -61,7 +72,9 @@ class NoiseFloor:
         rate = _largest_pass_rate_movement([before[k] for k in shared],
                                            [after[k] for k in shared],
                                            [k[1] for k in shared])
-        return cls((first.id, second.id), rate, metrics)
+        named = tuple(ItemMovement.between(key, "moved", before[key], after[key])
+                      for key in shared if moved(before[key], after[key]))
+        return cls((first.id, second.id), rate, metrics, named)
 
     @property
     def largest(self) -> float:
@@ -84,20 +97,24 @@ class NoiseFloor:
         figures = [f"pass rate {self.pass_rate:.3f}"]
         figures += [f"{name} {value:.3f}" for name, value in sorted(self.metrics.items())
                     if name != AGENT or value > 0]
+        moved = ("; moved: " + ", ".join(m.line().removeprefix("moved: ") for m in self.moved)
+                 if self.moved else "")
         return (f"noise floor from control runs {self.control[0]} and {self.control[1]}: "
-                + ", ".join(figures))
+                + ", ".join(figures) + moved)
 
     def to_json(self) -> dict[str, Any]:
         """The portable form."""
         return {"control": list(self.control), "pass_rate": self.pass_rate,
-                "metrics": dict(self.metrics)}
+                "metrics": dict(self.metrics),
+                "moved": [movement.to_json() for movement in self.moved]}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> NoiseFloor:
         """Rebuild a floor from its portable form."""
         first, second = data["control"]
         return cls((first, second), float(data["pass_rate"]),
-                   {name: float(value) for name, value in data["metrics"].items()})
+                   {name: float(value) for name, value in data["metrics"].items()},
+                   tuple(ItemMovement.from_json(item) for item in data.get("moved") or ()))
 
 
 def _largest_pass_rate_movement(before: list[PooledItem], after: list[PooledItem],

@@ -43,7 +43,8 @@ def comparison_intro(comparison: Comparison, frac: Fraction) -> list[str]:
     score before learning how much of the corpus it covers.
     """
     return [comparison.pairing_line(), *comparison.defect_lines(),
-            headline_line(comparison, frac), counts_line(comparison), rules_line(comparison)]
+            headline_line(comparison, frac), counts_line(comparison), rules_line(comparison),
+            *(f"Item {line}" for line in comparison.movement_lines())]
 
 
 def headline_line(comparison: Comparison, frac: Fraction) -> str:

@@ -131,6 +131,11 @@ class Store:
                 connection.execute(insert(run_cases), _rows.case_rows(sequence, run.cases))
             _insert_samples(connection, sequence, run.samples)
             if initial is not run.status:
+                # The same guarantee as complete_run, in the same transaction.
+                if run.summary is None:
+                    raise StoreError(f"run {run.id} is given as completed without a summary")
+                row = _reads.resolve_exact(connection, run.id)
+                _lease.verify_complete(connection, row, run.summary)
                 connection.execute(update(runs).where(runs.c.sequence == sequence)
                                    .values(status=run.status.value))
         return replace(run, sequence=sequence)
