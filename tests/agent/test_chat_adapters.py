@@ -139,3 +139,17 @@ def test_a_missing_client_package_is_refused_with_the_install_command(monkeypatc
         agents.openai_chat("gpt-4.1-mini")
     with pytest.raises(assay.ConfigurationError, match=r"assay\[openai\]"):
         assay.judges.openai("gpt-4.1-mini")
+
+
+def test_a_litellm_chat_agent_without_its_provider_key_is_refused_before_the_run(
+        store, monkeypatch):
+    import assay
+    from assay import checks
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    agent = agents.litellm_chat()
+    suite = assay.Suite("Keyless", agent=agent, checks=[checks.contains("x")])
+    suite.case("q")
+    with pytest.raises(assay.ConfigurationError, match="ANTHROPIC_API_KEY"):
+        assay.run(suite, db=store, models=["anthropic/claude-sonnet-4"], progress=False)
+    assert store.history() == []  # refused before any run was created

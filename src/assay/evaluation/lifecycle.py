@@ -178,6 +178,10 @@ async def _prepare(suite: Suite, options: EvaluationOptions) -> None:
         prepare = getattr(part, "prepare", None)
         if callable(prepare):
             steps.append(prepare)
+    preflight = getattr(suite.agent, "preflight", None)
+    if callable(preflight):
+        # What the agent needs for the models asked (a provider's key), checked up front.
+        steps.append(lambda: preflight(options.models))
     if options.judge is not None or options.models:
         steps.append(load_catalogue)
     if steps:

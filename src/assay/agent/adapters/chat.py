@@ -10,7 +10,7 @@ import contextlib
 import contextvars
 import inspect
 import json
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -208,6 +208,26 @@ class LiteLLMChatAgent(ChatAgent):
 
         super().prepare()
         import_litellm()
+
+    def preflight(self, models: Sequence[ModelSpec]) -> None:
+        """Refuse, before any sample runs, a model whose provider key is not set.
+
+        LiteLLM knows which variable each provider reads; a key or an endpoint passed in
+        ``options`` is the caller's own.
+        """
+        from assay.agent.adapters._optional import import_litellm
+
+        if self.options.get("api_key") or self.options.get("api_base"):
+            return
+        litellm = import_litellm()
+        names = [self.model] if self.model else [self.model_name(spec) for spec in models]
+        for name in dict.fromkeys(names):
+            missing = litellm.validate_environment(name).get("missing_keys") or []
+            if missing:
+                from assay.errors import ConfigurationError
+
+                raise ConfigurationError(f"the chat agent's model {name} needs "
+                                         f"{' and '.join(missing)} in the environment")
 
     def model_name(self, spec: ModelSpec) -> str:
         """LiteLLM names models ``provider/model``."""
