@@ -42,6 +42,9 @@ OVERRIDES = {
         "api": OMIT,
         "judge": st.lists(st.sampled_from(["tone", "language_quality"]), max_size=2,
                           unique=True),
+        # A declared channel, and never beside declared effects: one or the other.
+        "committed_effects_channel": st.none() | st.sampled_from(CHANNELS),
+        "committed_effects": OMIT,
     },
     "suite-toml": {
         # A suite runs an agent or a harness; max_observed is a harness's ceiling.
