@@ -97,15 +97,30 @@ def _implausible(sample: SampleResult) -> str | None:
 
 def _storable_metric(metric: MetricResult) -> MetricResult:
     try:
-        problem = next((f"{path.lstrip('.')} {found}" for path, value
-                        in _walk("", metric.to_json())
-                        if (found := problem_with(value)) is not None), None)
+        problem = _metric_problem(metric)
     except RecursionError:
         problem = "a value nests too deeply"
     if problem is None:
         return metric
     return errored(metric.name, metric.kind, metric.category, metric.threshold,
                    f"the {metric.kind} returned a value that cannot be stored: {problem}")
+
+
+def _metric_problem(metric: MetricResult) -> str | None:
+    # Field by field rather than through to_json(): this runs for every metric of every
+    # sample, on the event loop. The name, category and threshold come from the spec, which
+    # was checked when it was defined; a check or a judge supplies the rest.
+    for name in ("reason", "error", "score"):
+        value = getattr(metric, name)
+        found = None if value is None else problem_with(value)
+        if found is not None:
+            return f"{name} {found}"
+    if metric.votes:
+        for path, value in _walk("votes", metric.votes):
+            found = problem_with(value)
+            if found is not None:
+                return f"{path} {found}"
+    return None
 
 
 def _storable_usage(usage: dict[str, JSON] | None) -> dict[str, JSON] | None:

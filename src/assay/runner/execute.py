@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import inspect
 import math
@@ -80,6 +81,9 @@ async def _execute_sample(
     case = plan.case.copy()
     context = AgentContext(case=case, model=model, sample=index, setup=case.setup)
     timed = await _call_agent(agent, case.input, context, timeout, replay)
+    # Let every agent that finished in this turn of the loop stop its clock before any
+    # sample's checks run: otherwise one sample's grading is charged to the next's agent.
+    await asyncio.sleep(0)
     if timed.timed_out:
         return _agent_error(plan, model, index, f"the agent timed out after {timeout:g} s",
                             timed.elapsed_ms)
