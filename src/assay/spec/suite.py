@@ -11,7 +11,7 @@ from assay.errors import SpecError
 from assay.spec.case import Case, build_case, present_parts, validate_criteria
 from assay.spec.gate import Gate
 from assay.spec.metrics import CheckDefinition
-from assay.spec.plan import SuitePlan, plan_suite
+from assay.spec.plan import SuitePlan, case_metrics, plan_suite
 from assay.spec.provenance import validate_provenance, with_default
 
 
@@ -163,9 +163,9 @@ class Suite:
         if case.id in self._ids:
             raise SpecError("duplicate case id; give each case a unique id=",
                             location=self.name, case=case.id, field="id")
-        # Plan it now so a bad minimum_scores name fails at definition time.
-        plan_suite(self.name, self.version, [case], self.checks, judged=True,
-                   default_criteria=self.criteria)
+        # Select its metrics now so a bad minimum_scores name fails at definition time (no
+        # fingerprint: the run computes that once for the whole plan).
+        case_metrics(case, self.checks, self.criteria, judged=True)
         self._cases.append(case)
         self._ids.add(case.id)
         return case
