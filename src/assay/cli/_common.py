@@ -202,13 +202,16 @@ def judge_option(name: str | None, base_url: str | None, timeout: float | None =
     ``--judge-timeout`` applies to it or, without ``--judge``, to ``default`` (the suite's
     judge) when that judge has a deadline to set.
     """
-    from assay import judges
-
     if name is None:
         if base_url is not None:
             fail("--judge-base-url needs --judge")
-        return None if timeout is None or default is None else judges.with_judge_timeout(
-            default, timeout)
+        if timeout is None or default is None:
+            return None  # nothing to build: the judges module is not even imported
+    from assay import judges
+
+    if name is None:
+        assert timeout is not None  # returned above otherwise
+        return judges.with_judge_timeout(default, timeout)
     from assay.agent import ModelSpec
 
     spec = ModelSpec.parse(name)
