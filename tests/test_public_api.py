@@ -14,6 +14,7 @@ PUBLIC = {
     "Catalog", "Gate", "Harness", "Reply", "ScenarioParser", "harness_agent", "load_suite",
     "evaluate", "evaluate_async", "Evaluation", "EvaluationOptions", "ExitCode", "Verdict",
     "IncompleteRunError", "StoreUnavailableError", "Terminated",
+    "Fault", "FixItem", "ModelVerdict",
 }
 
 

@@ -31,6 +31,9 @@ from assay.errors import (
     Terminated,
 )
 from assay.results import MetricResult, Run, RunStatus, SampleResult, SampleStatus
+from assay.results.diagnosis import Fault
+from assay.results.fixes import FixItem
+from assay.results.run import ModelVerdict
 from assay.spec import ApiFixtures, Case, Suite, api
 from assay.spec.gate import Gate
 from assay.spec.parts import Reply
@@ -95,12 +98,15 @@ __all__ = [
     "Evaluation",
     "EvaluationOptions",
     "ExitCode",
+    "Fault",
+    "FixItem",
     "Gate",
     "Harness",
     "IncompleteRunError",
     "MetricResult",
     "ModelComparison",
     "ModelSpec",
+    "ModelVerdict",
     "NoiseFloor",
     "Observation",
     "Outcome",

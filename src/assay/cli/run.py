@@ -102,6 +102,9 @@ def run_command(
     store_retry: Annotated[float | None, typer.Option(
         min=0.001, help="Seconds to keep retrying a failing store before the run stops as "
                         "interrupted (exit 3).", show_default="60")] = None,
+    judge_limit: Annotated[int | None, typer.Option(
+        min=0, help="Judge calls a run may spend refining recommendations (default 25; 0 "
+                    "keeps the mechanical ones).")] = None,
     lease_timeout: Annotated[float | None, typer.Option(
         min=0.001, help="With --resume: take over a running run whose heartbeat is older than "
                         "this many seconds.", show_default="60")] = None,
@@ -135,7 +138,7 @@ def run_command(
             "judge": judge_option(judge, judge_base_url, judge_timeout, chosen.judge),
             "sample_concurrency": sample_concurrency, "gate": chosen_gate,
             "fail_on_regression": fail_on_regression, "store_retry": store_retry,
-            "lease_timeout": lease_timeout, "run_id": run_id,
+            "lease_timeout": lease_timeout, "run_id": run_id, "judge_limit": judge_limit,
         }
         _warn_unchecked(chosen, options["judge"] is not None or chosen.judge is not None)
         evaluation = _execute(chosen, options, database_url(db), quiet, run_id)
