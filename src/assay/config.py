@@ -32,6 +32,10 @@ KEYS: dict[str, type | tuple[type, ...]] = {
 }
 
 
+_KINDS: dict[type | tuple[type, ...], str] = {
+    str: "a string", int: "a whole number", dict: "a table"}
+
+
 @dataclass(frozen=True, slots=True)
 class ProjectConfig:
     """A project's defaults and the file they came from (``None``: no file was found)."""
@@ -98,8 +102,7 @@ def _parse(path: Path, data: Any, prefix: str = "") -> ProjectConfig:
             raise SpecError(f"unknown setting; known: {', '.join(sorted(KEYS))}",
                             location=str(path), field=f"{prefix}{key}")
         if isinstance(value, bool) or not isinstance(value, expected):
-            name = expected.__name__ if isinstance(expected, type) else "value"
-            raise SpecError(f"must be a {name.replace('dict', 'table').replace('str', 'string')}",
+            raise SpecError(f"must be {_KINDS.get(expected, 'a value of another type')}",
                             location=str(path), field=f"{prefix}{key}")
     concurrency = data.get("concurrency")
     if concurrency is not None and concurrency < 1:

@@ -80,3 +80,13 @@ def test_a_bad_configuration_exits_2_naming_the_file_and_key(
     done = invoke("run", "s.py", "--quiet")
     assert done.exit_code == 2, done.output
     assert "pyproject.toml" in done.output and (field is None or field in done.output)
+
+
+def test_history_with_a_broken_configuration_exits_2(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "assay.toml").write_text("concurency = 8\n", encoding="utf-8")
+    done = invoke("history")
+    assert done.exit_code == 2 and "assay.toml" in done.output and "concurency" in done.output
+    (tmp_path / "assay.toml").write_text('concurrency = "eight"\n', encoding="utf-8")
+    assert "must be a whole number" in invoke("history").output

@@ -200,3 +200,14 @@ def test_something_that_is_not_a_judge_is_refused_before_anything_runs(store):
     with pytest.raises(assay.ConfigurationError, match="not a judge"):
         assay.run(suite, db=store, progress=False)
     assert store.history() == []
+
+
+def test_a_selection_run_is_never_the_baseline_of_a_full_run(store):
+    full = assay.run(grown({}), db=store, progress=False)
+    only = grown({}).subset(lambda case: case.id == "returns")
+    assay.run(only, db=store, progress=False)  # a debugging run of one case
+    evaluation = assay.evaluate(grown({"warranty": "7 days"}), db=store, progress=False,
+                                fail_on_regression=True)
+    assert evaluation.run.baseline_id == full.id
+    assert [c.case_id for c in evaluation.comparison.signal_regressions] == ["warranty"]
+    assert evaluation.verdict.regressed

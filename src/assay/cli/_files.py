@@ -34,7 +34,8 @@ HarnessOption = Annotated[str | None, typer.Option(
     help="Harness for a file suite, as module:attribute (overrides the file's).")]
 GateOption = Annotated[list[str] | None, typer.Option(
     "--gate", help="Gate threshold KEY=VALUE (repeatable): min_pass_rate, "
-                   "max_side_effect_failures, min_judge_score. Overrides suite.toml's [gate].")]
+                   "max_side_effect_failures, min_judge_score. Overrides the gate table of "
+                   "suite.toml.")]
 SampleConcurrencyOption = Annotated[int | None, typer.Option(
     min=1, help="Samples of one case in flight at once (results are the same either way).")]
 

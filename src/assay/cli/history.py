@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from assay._text import visible
-from assay.cli._common import DbOption, fail, open_store
+from assay.cli._common import DbOption, fail, open_store, user_errors
 
 if TYPE_CHECKING:
     from assay.results import Run
@@ -33,7 +33,9 @@ def history_command(
 
     if format not in ("text", "json"):
         fail(f"--format {format!r}: use text or json")
-    if _no_history_here(db):
+    with user_errors():  # a broken project configuration is the user's to fix: exit 2
+        nowhere = _no_history_here(db)
+    if nowhere:
         print("[]" if format == "json" else
               "No runs yet: no .assay/ history in this folder or above.")
         return

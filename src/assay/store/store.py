@@ -275,14 +275,18 @@ class Store:
         """Return the latest earlier completed run of the same suite and agent.
 
         Its definition may differ: a comparison pairs the items both runs hold by their own
-        fingerprints. With ``same_judge``, only a run graded by the same judge identity
-        (model and endpoint) qualifies, since judge scores are compared. "Earlier" is by
-        database sequence, so a baseline never comes from the future, even when clocks tie
-        or disagree. A run not stored yet (no sequence) may take any.
+        fingerprints. A run of a selection is never taken: a selection is compared with the
+        latest full run, on the cases it ran. With ``same_judge``, only a run graded by the
+        same judge identity (model and endpoint) qualifies, since judge scores are compared.
+        "Earlier" is by database sequence, so a baseline never comes from the future, even
+        when clocks tie or disagree. A run not stored yet (no sequence) may take any.
         """
+        # A run of a selection (--case, --group) is never an automatic baseline: a later full
+        # run would meet the cases it left out as new, and their regressions would pass.
         query = (select(runs)
                  .where(runs.c.suite == run.suite, runs.c.agent == run.agent,
-                        runs.c.id != run.id, runs.c.status == RunStatus.COMPLETED.value)
+                        runs.c.id != run.id, runs.c.status == RunStatus.COMPLETED.value,
+                        runs.c.settings["selection"].as_string().is_(None))
                  .order_by(runs.c.sequence.desc()).limit(1))
         if run.sequence is not None:
             query = query.where(runs.c.sequence < run.sequence)
