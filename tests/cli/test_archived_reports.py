@@ -92,6 +92,8 @@ def test_two_archived_reports_need_no_database_and_an_unchanged_run_has_no_regre
     done = invoke("compare", str(first), str(second), "--fail-on-regression")
     assert done.exit_code == 0, done.output  # the seed's `!has_signal_regression()`
     assert "0 regression(s)" in done.stdout
+    same = invoke("compare", str(first), str(first))  # one file on both sides: no database
+    assert same.exit_code == 0 and "0 regression(s)" in same.stdout, same.output
     assert not (elsewhere / ".assay").exists()  # nothing read or created a history
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -25,13 +26,14 @@ def read_reports(*refs: str) -> dict[str, Run]:
     return {ref: read_report(ref) for ref in refs if is_report_file(ref)}
 
 
-def needs_store(refs: int, files: dict[str, Run], db: str | None) -> bool:
+def needs_store(refs: Sequence[str], files: dict[str, Run], db: str | None) -> bool:
     """Whether a database must be opened: a run is named by id, or one was asked for.
 
     Files alone need none, so a CI job compares two archived reports with no history; a
     database given by ``--db`` or ``ASSAY_DATABASE_URL`` still supplies the noise floor.
     """
-    return len(files) < refs or bool(db or os.environ.get("ASSAY_DATABASE_URL"))
+    named_by_id = any(ref not in files for ref in refs)
+    return named_by_id or bool(db or os.environ.get("ASSAY_DATABASE_URL"))
 
 
 def resolve(ref: str, files: dict[str, Run], store: Store | None) -> Run:

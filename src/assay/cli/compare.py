@@ -62,7 +62,7 @@ def compare_command(
             raise ConfigurationError(f"unknown format {format!r}; use text, markdown or json")
         files = read_reports(baseline, current)
         pair = None
-        if needs_store(2, files, db):
+        if needs_store((baseline, current), files, db):
             with open_store(db) as store:
                 before, after = resolve(baseline, files, store), resolve(current, files, store)
                 require_completed(before, after)
