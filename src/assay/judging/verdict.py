@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass
 
 from assay.judging.criteria import Criterion
+from assay.spec._json import DuplicateKeyError, unique_pairs
 
 #: The longest reason a verdict may give, in characters. A longer one is refused as an invalid
 #: verdict: a reason is one or two sentences, and nothing unbounded is stored twice.
@@ -33,8 +34,8 @@ def parse_verdict(reply: str, criterion: Criterion) -> JudgeVerdict:
     so is a reason longer than :data:`MAX_REASON` characters.
     """
     try:
-        value = json.loads(reply, object_pairs_hook=_unique)
-    except _DuplicateKey as error:
+        value = json.loads(reply, object_pairs_hook=unique_pairs)
+    except DuplicateKeyError as error:
         raise VerdictError(f"the reply gives {error.key[:40]!r} more than once") from None
     except (TypeError, ValueError, RecursionError):
         raise VerdictError("the reply is not JSON") from None
@@ -59,8 +60,8 @@ def parse_verdict(reply: str, criterion: Criterion) -> JudgeVerdict:
 def strict_object(reply: str, keys: set[str]) -> dict[str, object]:
     """Parse a reply that must be one JSON object with exactly ``keys``, each given once."""
     try:
-        value = json.loads(reply, object_pairs_hook=_unique)
-    except _DuplicateKey as error:
+        value = json.loads(reply, object_pairs_hook=unique_pairs)
+    except DuplicateKeyError as error:
         raise VerdictError(f"the reply gives {error.key[:40]!r} more than once") from None
     except (TypeError, ValueError, RecursionError):
         raise VerdictError("the reply is not JSON") from None
@@ -72,16 +73,3 @@ def strict_object(reply: str, keys: set[str]) -> dict[str, object]:
     return value
 
 
-class _DuplicateKey(ValueError):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _unique(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    found: dict[str, object] = {}
-    for key, value in pairs:
-        if key in found:
-            raise _DuplicateKey(key)
-        found[key] = value
-    return found

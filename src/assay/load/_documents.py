@@ -11,7 +11,6 @@ The parsers are imported here, on first use, so ``import assay`` stays light.
 
 from __future__ import annotations
 
-import json
 import re
 import stat
 from collections.abc import Callable, Iterator
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import SpecError
+from assay.spec._json import strict_loads
 
 #: The deepest a document may nest tables (mappings) and lists inside each other.
 MAX_DEPTH = 100
@@ -80,7 +80,7 @@ def _dotted_too_deep(text: str) -> bool:
 def parse_json(text: str, location: str) -> Any:
     """A JSON document; duplicate keys and NaN or Infinity are refused."""
     try:
-        data = json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_no_constant)
+        data = strict_loads(text)
     except ValueError as error:
         raise SpecError(f"invalid JSON: {error}", location=location) from None
     except RecursionError:
@@ -209,19 +209,6 @@ def _node_children(node: Any, yaml: Any) -> list[Any]:
     if isinstance(node, yaml.SequenceNode):
         return list(node.value)
     return []
-
-
-def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise ValueError(f"duplicate key {key!r}")
-        result[key] = value
-    return result
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
 
 
 _LOADER: list[type] = []

@@ -22,7 +22,6 @@ Every refusal is a :class:`~assay.errors.SpecError` naming the file and the fiel
 
 from __future__ import annotations
 
-import json
 import math
 import stat
 from collections import Counter
@@ -49,7 +48,7 @@ from assay.results import (
 )
 from assay.results.run import ModelVerdict
 from assay.results.storable import problem_with
-from assay.spec._json import canonical_json
+from assay.spec._json import canonical_json, strict_loads
 
 __all__ = ["MAX_DEPTH", "MAX_REPORT_BYTES", "differing_field", "read_report", "run_from_report",
            "same_run"]
@@ -263,26 +262,13 @@ def _read(path: Path) -> str:
 
 def _parse(text: str, location: str) -> Any:
     try:
-        data = json.loads(text, object_pairs_hook=_unique, parse_constant=_no_constant)
+        data = strict_loads(text)
     except RecursionError:
         raise SpecError(f"is nested more than {MAX_DEPTH} levels deep",
                         location=location) from None
     except ValueError as error:
         raise SpecError(f"is not valid JSON: {error}", location=location) from None
     return data
-
-
-def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise ValueError(f"duplicate key {key!r}")
-        result[key] = value
-    return result
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
 
 
 def _first_problem(data: Any) -> tuple[str | None, str] | None:

@@ -98,3 +98,34 @@ def known_fields(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
     """
     names = getattr(cls, "__dataclass_fields__", {})
     return {key: value for key, value in data.items() if key in names}
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object gives the same key twice: which value was meant is anyone's guess."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"duplicate key {key!r}")
+        self.key = key
+
+
+def unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for :func:`json.loads` that refuses a repeated key."""
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise DuplicateKeyError(key)
+        result[key] = value
+    return result
+
+
+def no_constant(name: str) -> Any:
+    """``parse_constant`` for :func:`json.loads` that refuses NaN and the infinities."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def strict_loads(text: str) -> Any:
+    """JSON without repeated keys, NaN or Infinity (:class:`ValueError` says which).
+
+    Deep nesting raises :class:`RecursionError`, which callers turn into their own error.
+    """
+    return json.loads(text, object_pairs_hook=unique_pairs, parse_constant=no_constant)
