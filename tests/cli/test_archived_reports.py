@@ -13,6 +13,7 @@ from assay.cli.app import app
 from assay.errors import ReadOnlyRunError
 from assay.report import archive
 from assay.results import SampleResult, SampleStatus
+from assay.spec._json import digest
 from assay.store import Store
 
 SPEC = str(Path(__file__).resolve().parents[2] / "examples" / "support_eval.py")
@@ -52,6 +53,13 @@ def archived(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     _, path = job(tmp_path / "earlier-job", monkeypatch)
     monkeypatch.chdir(tmp_path)
     return dict(json.loads(path.read_text()))
+
+
+def renamed(data: dict[str, Any], suite: str) -> dict[str, Any]:
+    """The report of a run of another suite: its run fingerprint follows its name."""
+    items = sorted([case["id"], case["fingerprint"]] for case in data["cases"])
+    identity = {"suite": suite, "version": data["suite_version"], "items": items}
+    return {**data, "suite": suite, "fingerprint": digest(identity)}
 
 
 def write(folder: Path, data: Any, name: str = "old.json") -> Path:
@@ -124,7 +132,7 @@ def test_a_missing_report_file_is_a_missing_file_not_a_run(
 def test_a_report_of_another_suite_is_refused_as_a_baseline(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, archived: dict[str, Any]) -> None:
     job(tmp_path / "job", monkeypatch)
-    other = {**archived, "suite": "Billing"}
+    other = renamed(archived, "Billing")
     write(tmp_path / "job", other)
     done = invoke("report", "--baseline", "old.json")
     assert done.exit_code == 2 and "suite 'Billing'" in done.output
@@ -207,6 +215,14 @@ def _tamper_summary(data: dict[str, Any]) -> None:
     data["summary"]["passed"] = 2
 
 
+def _tamper_fingerprint(data: dict[str, Any]) -> None:
+    data["fingerprint"] = "0" * 64
+
+
+def _tamper_case_definition(data: dict[str, Any]) -> None:
+    data["cases"][0]["definition"]["input"] = "another question"
+
+
 def _tamper_rate(data: dict[str, Any]) -> None:
     data["summary"]["pass_rate"] = 0.5
 
@@ -247,6 +263,8 @@ def _bad_comparison(data: dict[str, Any]) -> None:
     (_tamper_status, "samples[0].status", "its error and metrics make it 'passed'"),
     (_tamper_summary, "summary.passed", "is 2, but the run's samples give 3"),
     (_tamper_rate, "summary.pass_rate", "is 0.5, but the run's samples give 1.0"),
+    (_tamper_fingerprint, "fingerprint", "does not match the run's cases"),
+    (_tamper_case_definition, "cases[0].fingerprint", "does not match the case's definition"),
     (_drop_sample, "samples", "1 planned sample(s) missing"),
     (_repeat_sample, "samples[1]", "repeats sample"),
     (_drop_cases, "cases", "missing"),
@@ -305,7 +323,7 @@ def test_a_huge_or_binary_file_is_refused_before_parsing(
 
 def test_control_characters_in_names_are_shown_not_obeyed(tmp_path: Path,
                                                           archived: dict[str, Any]) -> None:
-    archived["suite"] = "Support\x1b]0;pwned\x07"
-    done = invoke("import", str(write(tmp_path, archived)))
+    hostile = renamed(archived, "Support\x1b]0;pwned\x07")
+    done = invoke("import", str(write(tmp_path, hostile)))
     assert done.exit_code == 0, done.output
     assert "\x1b" not in done.output and "Support\\x1b]0;pwned\\x07" in done.output

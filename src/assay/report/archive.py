@@ -48,7 +48,7 @@ from assay.results import (
 )
 from assay.results.run import ModelVerdict
 from assay.results.storable import problem_with
-from assay.spec._json import canonical_json, strict_loads
+from assay.spec._json import JSON, canonical_json, digest, strict_loads
 
 __all__ = ["MAX_DEPTH", "MAX_REPORT_BYTES", "differing_field", "read_report", "run_from_report",
            "same_run"]
@@ -383,12 +383,30 @@ def _reason(error: BaseException) -> str:
 
 # -- a completed run is whole and consistent ----------------------------------------------
 
+def _check_fingerprints(run: Run) -> None:
+    """Each case's fingerprint is its definition's, and the run's is its cases'.
+
+    Fingerprints decide what a later run is compared with, so a report cannot claim one its
+    definitions do not give. (Provenance is stored beside a definition, never hashed.)
+    """
+    for index, case in enumerate(run.cases):
+        hashed = {key: value for key, value in case.definition.items() if key != "provenance"}
+        if digest(hashed) != case.fingerprint:
+            raise _Refused(f"cases[{index}].fingerprint", "does not match the case's definition")
+    items = sorted((case.case_id, case.fingerprint) for case in run.cases)
+    identity: JSON = {"suite": run.suite, "version": run.suite_version,
+                      "items": [[case_id, fingerprint] for case_id, fingerprint in items]}
+    if digest(identity) != run.fingerprint:
+        raise _Refused("fingerprint", "does not match the run's cases")
+
+
 def _check_whole(run: Run, report: _Report) -> None:
     if run.summary is None:
         raise _Refused("summary", "missing; a completed run always has one")
     if run.finished_at is None:
         raise _Refused("finished_at", "missing; a completed run always has one")
     _check_plan(run, report)
+    _check_fingerprints(run)
     for index, sample in enumerate(run.samples):
         decided = decide_status(sample.error, sample.metrics)
         if sample.status is not decided:
