@@ -36,7 +36,7 @@ def verdict_prompt(models: Mapping[str, Mapping[str, JSON]]) -> str:
 
 def parse_model_verdict(reply: str, labels: Sequence[str], judge: str) -> ModelVerdict:
     """Read ``{"model", "rationale"}`` naming one of ``labels``; raise :class:`VerdictError`."""
-    value = strict_object(reply, {"model", "rationale"})
+    value = strict_object(reply, ("model", "rationale"))
     model, rationale = value["model"], value["rationale"]
     if not isinstance(model, str) or model not in labels:
         raise VerdictError(f"model {str(model)[:60]!r} is not one of the models evaluated")

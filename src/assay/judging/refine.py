@@ -47,7 +47,7 @@ def refine_prompt(question: str, answer: str | None, finding: Finding,
 
 def parse_refinement(reply: str, judge: str | None = None) -> Refinement:
     """Read ``{"recommendation", "tool", "instruction"}``; raise :class:`VerdictError` otherwise."""
-    value = strict_object(reply, {"recommendation", "tool", "instruction"})
+    value = strict_object(reply, ("recommendation", "tool", "instruction"))
     recommendation = _text(value["recommendation"], "recommendation")
     tool, instruction = value["tool"], value["instruction"]
     name = description = None

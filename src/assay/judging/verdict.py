@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay.judging.criteria import Criterion
@@ -33,16 +34,7 @@ def parse_verdict(reply: str, criterion: Criterion) -> JudgeVerdict:
     A key given twice is refused (which one a parser keeps is not the judge's verdict), and
     so is a reason longer than :data:`MAX_REASON` characters.
     """
-    try:
-        value = json.loads(reply, object_pairs_hook=unique_pairs)
-    except DuplicateKeyError as error:
-        raise VerdictError(f"the reply gives {error.key[:40]!r} more than once") from None
-    except (TypeError, ValueError, RecursionError):
-        raise VerdictError("the reply is not JSON") from None
-    if not isinstance(value, dict):
-        raise VerdictError("the reply is not a JSON object")
-    if set(value) != {"score", "reason"}:
-        raise VerdictError(f"the reply must have exactly score and reason, not {sorted(value)}")
+    value = strict_object(reply, ("score", "reason"))
     score, reason = value["score"], value["reason"]
     if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
         raise VerdictError(f"score {score!r} is not a finite number")
@@ -57,7 +49,7 @@ def parse_verdict(reply: str, criterion: Criterion) -> JudgeVerdict:
     return JudgeVerdict(float(score), criterion.normalise(float(score)), reason.strip())
 
 
-def strict_object(reply: str, keys: set[str]) -> dict[str, object]:
+def strict_object(reply: str, keys: Sequence[str]) -> dict[str, object]:
     """Parse a reply that must be one JSON object with exactly ``keys``, each given once."""
     try:
         value = json.loads(reply, object_pairs_hook=unique_pairs)
@@ -67,9 +59,9 @@ def strict_object(reply: str, keys: set[str]) -> dict[str, object]:
         raise VerdictError("the reply is not JSON") from None
     if not isinstance(value, dict):
         raise VerdictError("the reply is not a JSON object")
-    if set(value) != keys:
-        raise VerdictError(f"the reply must have exactly {', '.join(sorted(keys))}, "
-                           f"not {sorted(value)}")
+    if set(value) != set(keys):
+        named = " and ".join([", ".join(keys[:-1]), keys[-1]]) if len(keys) > 1 else keys[0]
+        raise VerdictError(f"the reply must have exactly {named}, not {sorted(value)}")
     return value
 
 
