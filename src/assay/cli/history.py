@@ -137,10 +137,9 @@ def run_state(run: Run, now: datetime) -> str:
 def _stale(run: Run, now: datetime) -> bool:
     from assay.evaluation.lease import owner_alive
     from assay.evaluation.options import DEFAULT_LEASE_TIMEOUT
+    from assay.results.run import lease_lapsed
 
-    if run.lease is None:
-        return (now - run.started_at).total_seconds() > DEFAULT_LEASE_TIMEOUT
-    return run.lease.expired(now, DEFAULT_LEASE_TIMEOUT) or owner_alive(run.lease) is False
+    return lease_lapsed(run.lease, run.started_at, now, DEFAULT_LEASE_TIMEOUT, owner_alive)
 
 
 def _resumable_lines(runs: list[Run], now: datetime) -> list[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
@@ -73,6 +73,19 @@ class ModelVerdict:
         if not all(isinstance(value, str) for value in (model, rationale, judge)):
             return None
         return cls(str(model), str(rationale), str(judge))
+
+
+def lease_lapsed(lease: Lease | None, started_at: datetime, now: datetime, timeout: float,
+                 owner_alive: Callable[[Lease], bool | None]) -> bool:
+    """Whether a running run's owner is gone, so that the run may be taken over.
+
+    Its heartbeat (or, for a run from before leases, its start) is older than ``timeout``
+    seconds, or ``owner_alive`` knows the owner process is gone (``None``: cannot tell, e.g.
+    for another host).
+    """
+    if lease is None:
+        return (now - started_at).total_seconds() > timeout
+    return lease.expired(now, timeout) or owner_alive(lease) is False
 
 
 @dataclass(frozen=True, slots=True)

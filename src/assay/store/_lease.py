@@ -10,7 +10,7 @@ from sqlalchemy import ColumnElement, Connection, RowMapping, and_, func, select
 
 from assay.errors import StoreError
 from assay.results import RunStatus, RunSummary
-from assay.results.run import Lease
+from assay.results.run import Lease, lease_lapsed
 from assay.store._tables import run_cases, runs, samples
 
 
@@ -44,11 +44,7 @@ def claimable(row: RowMapping, now: datetime, timeout: float,
     """
     if row["status"] == RunStatus.INTERRUPTED.value:
         return True
-    lease = lease_from(row)
-    if lease is None:
-        started: datetime = row["started_at"]
-        return (now - started).total_seconds() > timeout
-    return lease.expired(now, timeout) or owner_alive(lease) is False
+    return lease_lapsed(lease_from(row), row["started_at"], now, timeout, owner_alive)
 
 
 def held_message(row: RowMapping, now: datetime, timeout: float) -> str:
