@@ -119,11 +119,6 @@ class DurableSink:
         assert self._failure is not None
         return self._failure
 
-    @property
-    def unwritten(self) -> int:
-        """Samples that landed but are not stored."""
-        return len(self._pending)
-
     def _raise_failure(self) -> None:
         if self._failure is not None:
             raise self._failure
