@@ -59,7 +59,8 @@ def chosen_suite(spec: Path, selection: Selection,
                  judge_for: Callable[[str], Any] | None = None) -> Suite:
     """Load ``spec`` in whatever format it is, pick the suite and select its cases."""
     from assay.cli._load import load_suites, pick_suite
-    from assay.load import Source, select
+    from assay.load.selection import select
+    from assay.load.source import Source
 
     agent, agent_name = _entry_agent(selection)
     python = spec.suffix == ".py"

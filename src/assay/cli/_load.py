@@ -18,7 +18,7 @@ from assay.errors import SpecError
 from assay.spec import Suite
 
 if TYPE_CHECKING:
-    from assay.load import Source
+    from assay.load.source import Source
 
 
 def load_suites(path: Path, source: Source | None = None) -> list[Suite]:
@@ -28,7 +28,7 @@ def load_suites(path: Path, source: Source | None = None) -> list[Suite]:
     ``source`` chooses the product, set, agent and cases.
     """
     if path.suffix != ".py":
-        from assay.load import load_path
+        from assay.load.paths import load_path
 
         return [load_path(path, source)]
     if not path.is_file():

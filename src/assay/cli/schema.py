@@ -17,7 +17,7 @@ def schema_command(
     output: Annotated[Path | None, typer.Option(help="Write the schema to this file.")] = None,
 ) -> None:
     """Print the JSON Schema of a file format."""
-    from assay.load.schema import schema
+    from assay.load.schemas import schema
 
     with user_errors():
         text = json.dumps(schema(format), indent=2, ensure_ascii=False)

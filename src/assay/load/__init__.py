@@ -6,14 +6,31 @@ the field path and the near name (``expect.forbidd: unknown field (did you mean
 'forbid'?)``). PyYAML and tomllib are imported only when a file of theirs is read.
 """
 
-from assay.load.catalog import Catalog, Product, ScenarioSet
-from assay.load.items import load_items
-from assay.load.pasted import ScenarioParser, load_pasted
-from assay.load.paths import Source, load_path
-from assay.load.scenario import Expectations, Scenario
-from assay.load.schema import FORMATS, schema
-from assay.load.selection import select
-from assay.load.suites import load_suite
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from assay.load.catalog import Catalog, Product, ScenarioSet
+    from assay.load.items import load_items
+    from assay.load.pasted import ScenarioParser, load_pasted
+    from assay.load.paths import load_path
+    from assay.load.scenario import Expectations, Scenario
+    from assay.load.schemas import FORMATS, schema
+    from assay.load.selection import select
+    from assay.load.source import Source
+    from assay.load.suites import load_suite
+
+# Each name loads its module on first use: running a Python suite needs the selection and
+# none of the file loaders (pydantic models, YAML, TOML).
+_HOMES = {
+    "Catalog": "catalog", "Product": "catalog", "ScenarioSet": "catalog",
+    "load_items": "items", "ScenarioParser": "pasted", "load_pasted": "pasted",
+    "load_path": "paths", "Expectations": "scenario", "Scenario": "scenario",
+    "FORMATS": "schemas", "schema": "schemas", "select": "selection", "Source": "source",
+    "load_suite": "suites",
+}
 
 __all__ = [
     "FORMATS",
@@ -31,3 +48,12 @@ __all__ = [
     "schema",
     "select",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'assay.load' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"assay.load.{home}"), name)
+    globals()[name] = value
+    return value

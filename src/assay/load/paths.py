@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from assay.errors import SpecError
 from assay.load.catalog import Catalog
@@ -13,28 +10,9 @@ from assay.load.items import load_items
 from assay.load.pasted import PASTED_SUFFIXES, load_pasted
 from assay.load.selection import select
 from assay.load.settings import SUITE_FILE
+from assay.load.source import Source
 from assay.load.suites import YAML_SUFFIXES, read_mapping, suite_document
 from assay.spec import Suite
-
-
-@dataclass(frozen=True, kw_only=True)
-class Source:
-    """How to load and select from a path.
-
-    The catalog's product and set, an agent that overrides the files' own, and which cases
-    to keep. ``judge_for(model)`` makes the judge a catalog set names, when the caller chose
-    none. With ``imports=False`` no agent or harness the files name is imported.
-    """
-
-    product: str | None = None
-    set: str | None = None
-    agent: Any = None
-    agent_name: str | None = None
-    groups: Sequence[str] | None = None
-    cases: Sequence[str] | None = None
-    include_production_only: bool = True
-    judge_for: Callable[[str], Any] | None = None
-    imports: bool = True
 
 
 def kind_of(path: Path) -> str:

@@ -134,10 +134,20 @@ class Run:
     verdict: ModelVerdict | None = None
     #: Judge calls no sample owns (the verdict), accounted on the run.
     judge_usage: dict[str, JSON] | None = None
+    # Built on first lookup: comparing two runs looks up every case, which a scan per
+    # lookup made quadratic in the size of the suite.
+    _cases_by_id: dict[str, CaseSnapshot] | None = field(
+        default=None, init=False, repr=False, compare=False)
 
     def case(self, case_id: str) -> CaseSnapshot | None:
         """The snapshot of one case, by id."""
-        return next((snapshot for snapshot in self.cases if snapshot.case_id == case_id), None)
+        index = self._cases_by_id
+        if index is None:
+            index = {}
+            for snapshot in self.cases:
+                index.setdefault(snapshot.case_id, snapshot)
+            object.__setattr__(self, "_cases_by_id", index)
+        return index.get(case_id)
 
     def with_samples(self, samples: tuple[SampleResult, ...]) -> Run:
         """The same run holding other samples."""
