@@ -7,7 +7,7 @@ from typing import Annotated, Any, get_args, get_origin
 
 import typer
 
-from assay.cli._common import pipe_safe
+from assay.cli._common import own_process, pipe_safe
 from assay.cli.compare import compare_command
 from assay.cli.control import control_command
 from assay.cli.db import db_app
@@ -100,21 +100,20 @@ def main() -> None:
     """Entry point of the ``assay`` script."""
     import typer.main
 
+    own_process()
     try:
         with_placeholders(typer.main.get_command(app))()
     finally:
-        _skip_last_collection()
+        _collect_at_exit()
 
 
-def _skip_last_collection() -> None:
-    """Spare the process the collector's last pass over the whole heap as it exits.
+def _collect_at_exit() -> None:
+    """Give the interpreter's last collection everything the command froze while it loaded.
 
-    The interpreter collects once more at exit, scanning every object still alive (the
-    agent's client libraries included): about a quarter of a second on a suite that imports
-    an SDK, for memory the operating system takes back anyway. Frozen objects are still
-    released by reference counting (an unclosed file is flushed as before); only a cycle left
-    behind at exit is not searched for, which Python never promised to finalise.
+    Frozen objects are exempt from every collection, the one at exit included; an object in a
+    reference cycle (a suite module, an agent holding its own log file) would then never be
+    finalised, and a file it left open would lose what it had not flushed.
     """
     import gc
 
-    gc.freeze()
+    gc.unfreeze()

@@ -1,0 +1,50 @@
+"""The `assay` script's process-wide choices stay in its own process.
+
+The script pauses the collector while it loads and freezes what it loaded; that may cost no
+user's data at exit, and the app run inside another program changes nothing of it.
+"""
+
+import gc
+import textwrap
+
+from typer.testing import CliRunner
+
+from assay.cli.app import app
+
+UNCLOSED_LOG = """
+import assay
+from assay import checks
+
+# Opened at import, written by every sample, never closed: the interpreter flushes it at exit.
+log = open("agent.log", "w")
+
+
+def agent(text, ctx):
+    log.write(f"asked {text}\\n")
+    return "ok"
+
+
+suite = assay.Suite("Logged", agent=agent, checks=[checks.exact_match()])
+for number in range(3):
+    suite.case(f"q{number}", expected="ok")
+"""
+
+
+def test_a_file_the_agent_left_open_is_flushed_when_the_command_exits(cli) -> None:
+    (cli.cwd / "logged.py").write_text(textwrap.dedent(UNCLOSED_LOG))
+    done = cli("run", "logged.py", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert (cli.cwd / "agent.log").read_text().splitlines() == ["asked q0", "asked q1",
+                                                                "asked q2"]
+
+
+def test_the_app_run_inside_another_program_leaves_its_collector_alone(tmp_path,
+                                                                        monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "logged.py").write_text(textwrap.dedent(UNCLOSED_LOG))
+    frozen, enabled = gc.get_freeze_count(), gc.isenabled()
+    done = CliRunner().invoke(app, ["run", "logged.py", "--quiet"])
+    assert done.exit_code == 0, done.output
+    assert gc.isenabled() == enabled
+    # Nothing was frozen for the test process (a few frozen objects of its own may die).
+    assert gc.get_freeze_count() <= frozen
