@@ -35,4 +35,7 @@ def signature(sample: SampleResult) -> str:
 
 def distinct_behaviours(samples: Iterable[SampleResult]) -> int:
     """How many different signatures the samples showed."""
-    return len({signature(sample) for sample in samples})
+    chosen = list(samples)
+    if len(chosen) < 2:
+        return len(chosen)  # one sample is one behaviour: no signature to compute
+    return len({signature(sample) for sample in chosen})
