@@ -12,10 +12,10 @@ passed, what regressed and why.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from assay import checks
+from assay._lazy import lazy_attributes
 from assay.agent import Action, AgentContext, ModelSpec, Observation, Outcome, Usage
 from assay.agent.harness import Harness, harness_agent
 from assay.errors import (
@@ -142,12 +142,5 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'assay' has no attribute {name!r}")
-    loaded = importlib.import_module(module)
-    # A lazy submodule ("agents", "judges") is the module itself, not one of its names.
-    value = loaded if module == f"assay.{name}" else getattr(loaded, name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # type checkers read the imports above, and flag unknown names
+    __getattr__ = lazy_attributes(__name__, _LAZY)

@@ -8,8 +8,9 @@ the field path and the near name (``expect.forbidd: unknown field (did you mean
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from assay._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from assay.load.catalog import Catalog, Product, ScenarioSet
@@ -25,11 +26,13 @@ if TYPE_CHECKING:
 # Each name loads its module on first use: running a Python suite needs the selection and
 # none of the file loaders (pydantic models, YAML, TOML).
 _HOMES = {
-    "Catalog": "catalog", "Product": "catalog", "ScenarioSet": "catalog",
-    "load_items": "items", "ScenarioParser": "pasted", "load_pasted": "pasted",
-    "load_path": "paths", "Expectations": "scenario", "Scenario": "scenario",
-    "FORMATS": "schemas", "schema": "schemas", "select": "selection", "Source": "source",
-    "load_suite": "suites",
+    name: f"assay.load.{home}" for name, home in {
+        "Catalog": "catalog", "Product": "catalog", "ScenarioSet": "catalog",
+        "load_items": "items", "ScenarioParser": "pasted", "load_pasted": "pasted",
+        "load_path": "paths", "Expectations": "scenario", "Scenario": "scenario",
+        "FORMATS": "schemas", "schema": "schemas", "select": "selection", "Source": "source",
+        "load_suite": "suites",
+    }.items()
 }
 
 __all__ = [
@@ -50,10 +53,5 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'assay.load' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"assay.load.{home}"), name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # type checkers read the imports above, and flag unknown names
+    __getattr__ = lazy_attributes(__name__, _HOMES)
