@@ -28,7 +28,7 @@ from assay.compare.changes import Change, ChangeKind, Tolerances, item_changes
 from assay.compare.noise import DEFAULT_FLAKY_SHARE, NoiseFloor, NoiseLabel
 from assay.compare.pairing import PairedItem, Pairing, pair_items
 from assay.errors import ConfigurationError
-from assay.results import Run
+from assay.results import CaseSnapshot, Run
 from assay.spec._json import known_fields
 
 #: Past this share of the paired corpus excluded, the headline is withheld.
@@ -377,9 +377,10 @@ def _movements(baseline: Run, current: Run, before: Mapping[Item, PooledItem],
                paired: Sequence[PairedItem]) -> tuple[ItemMovement, ...]:
     """Every item a reader should see by name, in the current run's order, then removals."""
     found: list[ItemMovement] = []
+    before_cases, after_cases = baseline.cases_by_id(), current.cases_by_id()
     for item in paired:
         key = item.key
-        if not (_fingerprinted(baseline, key[0]) and _fingerprinted(current, key[0])):
+        if not (_fingerprinted(before_cases, key[0]) and _fingerprinted(after_cases, key[0])):
             found.append(ItemMovement.between(key, "unverified", before[key], after[key]))
         elif item.pairing.compared and moved(before[key], after[key]):
             found.append(ItemMovement.between(key, "moved", before[key], after[key]))
@@ -391,8 +392,8 @@ def _movements(baseline: Run, current: Run, before: Mapping[Item, PooledItem],
     return tuple(found)
 
 
-def _fingerprinted(run: Run, case_id: str) -> bool:
-    snapshot = run.case(case_id)
+def _fingerprinted(cases: Mapping[str, CaseSnapshot], case_id: str) -> bool:
+    snapshot = cases.get(case_id)
     return snapshot is not None and bool(snapshot.fingerprint)
 
 

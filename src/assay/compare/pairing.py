@@ -89,13 +89,14 @@ def pair_items(baseline: Run, current: Run, baseline_items: Sequence[Item],
                current_items: Sequence[Item]) -> tuple[PairedItem, ...]:
     """Pair the items both runs hold (in the current run's order) and judge each pairing."""
     held = set(baseline_items)
+    before, after = baseline.cases_by_id(), current.cases_by_id()
     verdicts: dict[str, tuple[Pairing, tuple[ChangedPart, ...]]] = {}
     paired: list[PairedItem] = []
     for case_id, model in current_items:
         if (case_id, model) not in held:
             continue
         if case_id not in verdicts:
-            verdicts[case_id] = judge_pairing(baseline.case(case_id), current.case(case_id))
+            verdicts[case_id] = judge_pairing(before.get(case_id), after.get(case_id))
         pairing, parts = verdicts[case_id]
         paired.append(PairedItem(case_id, model, pairing, parts))
     return tuple(paired)

@@ -134,20 +134,16 @@ class Run:
     verdict: ModelVerdict | None = None
     #: Judge calls no sample owns (the verdict), accounted on the run.
     judge_usage: dict[str, JSON] | None = None
-    # Built on first lookup: comparing two runs looks up every case, which a scan per
-    # lookup made quadratic in the size of the suite.
-    _cases_by_id: dict[str, CaseSnapshot] | None = field(
-        default=None, init=False, repr=False, compare=False)
-
     def case(self, case_id: str) -> CaseSnapshot | None:
-        """The snapshot of one case, by id."""
-        index = self._cases_by_id
-        if index is None:
-            index = {}
-            for snapshot in self.cases:
-                index.setdefault(snapshot.case_id, snapshot)
-            object.__setattr__(self, "_cases_by_id", index)
-        return index.get(case_id)
+        """The snapshot of one case, by id (to look up many, use :meth:`cases_by_id`)."""
+        return next((snapshot for snapshot in self.cases if snapshot.case_id == case_id), None)
+
+    def cases_by_id(self) -> dict[str, CaseSnapshot]:
+        """Every case snapshot by id: one pass, for callers that look up each case."""
+        found: dict[str, CaseSnapshot] = {}
+        for snapshot in self.cases:
+            found.setdefault(snapshot.case_id, snapshot)
+        return found
 
     def with_samples(self, samples: tuple[SampleResult, ...]) -> Run:
         """The same run holding other samples."""
