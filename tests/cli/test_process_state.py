@@ -1,7 +1,7 @@
-"""The `assay` script's process-wide choices stay in its own process.
+"""What a command does to its process: nothing a user's code would notice.
 
-The script pauses the collector while it loads and freezes what it loaded; that may cost no
-user's data at exit, and the app run inside another program changes nothing of it.
+The runner freezes the heap while samples churn; that may cost no user's data at exit, and the
+app run inside another program leaves that program's collector as it was.
 """
 
 import gc

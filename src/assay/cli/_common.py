@@ -154,44 +154,6 @@ def user_errors() -> Iterator[None]:
         fail(f"{error.strerror or error}: {error.filename or ''}".rstrip(": "))
 
 
-#: Whether the process is the ``assay`` script's own (see :func:`own_process`).
-_owns_process = False
-
-
-def own_process() -> None:
-    """Declare that this process runs the ``assay`` script and nothing else.
-
-    Process-wide choices (the collector's) are then the command's to make; the app invoked
-    inside another program (a test, a notebook) leaves them alone.
-    """
-    global _owns_process
-    _owns_process = True
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a command loads its modules and the suite.
-
-    Loading allocates long-lived objects by the hundred thousand (an SDK's types, SQLAlchemy),
-    and each full collection they trigger rescans everything loaded so far: a tenth of a second
-    of start-up spent looking for garbage that hardly exists yet. Reference counting still
-    frees what it can meanwhile. What was loaded is then frozen (exempt from later
-    collections, as the runner does anyway for the run), so resuming does not start with one
-    scan of all of it. Only in the script's own process (:func:`own_process`).
-    """
-    import gc
-
-    if not _owns_process or not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.enable()
-
-
 def silence_stdout() -> None:
     """After a broken pipe: later output, and the flush at exit, go nowhere, silently."""
     devnull = os.open(os.devnull, os.O_WRONLY)

@@ -7,7 +7,7 @@ from typing import Annotated, Any, get_args, get_origin
 
 import typer
 
-from assay.cli._common import own_process, pipe_safe
+from assay.cli._common import pipe_safe
 from assay.cli.compare import compare_command
 from assay.cli.control import control_command
 from assay.cli.db import db_app
@@ -100,20 +100,4 @@ def main() -> None:
     """Entry point of the ``assay`` script."""
     import typer.main
 
-    own_process()
-    try:
-        with_placeholders(typer.main.get_command(app))()
-    finally:
-        _collect_at_exit()
-
-
-def _collect_at_exit() -> None:
-    """Give the interpreter's last collection everything the command froze while it loaded.
-
-    Frozen objects are exempt from every collection, the one at exit included; an object in a
-    reference cycle (a suite module, an agent holding its own log file) would then never be
-    finalised, and a file it left open would lose what it had not flushed.
-    """
-    import gc
-
-    gc.unfreeze()
+    with_placeholders(typer.main.get_command(app))()

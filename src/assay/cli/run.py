@@ -33,7 +33,6 @@ from assay.cli._common import (
     SuiteOption,
     TimeoutOption,
     VotesOption,
-    collector_paused,
     config_gate,
     database_url,
     judge_option,
@@ -122,9 +121,7 @@ def run_command(
         selection = Selection(suite=suite, product=product, set=set_, groups=group or (),
                               cases=case or (), include_production_only=include_production_only,
                               agent=agent, harness=harness)
-        with collector_paused():
-            chosen = chosen_suite(spec, selection, judge_for=None if judge else _set_judge)
-            _load_run_machinery()
+        chosen = chosen_suite(spec, selection, judge_for=None if judge else _set_judge)
         require_agent(chosen)
         # The project's configuration fills what neither a flag nor the suite sets.
         config = project_config()
@@ -146,12 +143,6 @@ def run_command(
         _warn_unchecked(chosen, options["judge"] is not None or chosen.judge is not None)
         evaluation = _execute(chosen, options, database_url(db), quiet, run_id)
     raise typer.Exit(_finish(evaluation, report, verbose=verbose))
-
-
-def _load_run_machinery() -> None:
-    """Import what executes and stores a run (SQLAlchemy among it) while loading is paused."""
-    import assay.evaluation.api
-    import assay.store  # noqa: F401
 
 
 def _execute(suite: Any, options: EvaluationArgs, url: str | None, quiet: bool,
