@@ -17,16 +17,6 @@ from assay.store import Store
 
 
 @pytest.fixture
-def raw_engine(store: Store) -> Iterator[Engine]:
-    """A plain SQLAlchemy engine on the store's database, bypassing the store's checks."""
-    engine = create_engine(store.url)
-    try:
-        yield engine
-    finally:
-        engine.dispose()
-
-
-@pytest.fixture
 def completed(store: Store) -> Run:
     run = store.create_run(make_single_run())
     store.save_samples(run.id, [sample()])

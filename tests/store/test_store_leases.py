@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -28,16 +27,6 @@ def alive(_lease: Lease) -> bool:
 
 def dead(_lease: Lease) -> bool:
     return False
-
-
-@pytest.fixture
-def raw_engine(store: Store) -> Iterator[Engine]:
-    """A plain engine on the store's database, to age a heartbeat as time would."""
-    engine = create_engine(store.url)
-    try:
-        yield engine
-    finally:
-        engine.dispose()
 
 
 def _age_heartbeat(engine: Engine, run_id: str, seconds: float) -> None:
