@@ -12,7 +12,7 @@ strings, the agent's tool roster); nothing calls a model.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -228,8 +228,8 @@ def _expected_tool(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Fi
     if sample.actions is not None and missing:
         return Finding(Fault.EXPECTED_TOOL_NOT_CALLED, _not_called_advice(missing, roster),
                        missing, MISSING_TOOLS)
-    trace = next((m for m in sample.metrics if _failed(m) and m.category == "actions"
-                  and _kind(facts, m) != "ForbidActions"), None)
+    trace = _first_failing(sample, lambda m: m.category == "actions"
+                           and _kind(facts, m) != "ForbidActions")
     if trace is None:
         return None
     return Finding(Fault.EXPECTED_TOOL_NOT_CALLED,
@@ -297,8 +297,8 @@ def _content_advice(metric: MetricResult, facts: CaseFacts) -> str:
 
 
 def _effect(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
-    failing = next((m for m in sample.metrics if _failed(m) and (
-        m.category == "side_effects" or _kind(facts, m) == "ForbidActions")), None)
+    failing = _first_failing(sample, lambda m: m.category == "side_effects"
+                             or _kind(facts, m) == "ForbidActions")
     if failing is None:
         return None
     return Finding(Fault.FORBIDDEN_EFFECT,
@@ -307,7 +307,7 @@ def _effect(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding |
 
 
 def _low_quality(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
-    failing = next((m for m in sample.metrics if _failed(m) and m.kind == "judge"), None)
+    failing = _first_failing(sample, lambda m: m.kind == "judge")
     if failing is None:
         return None
     score = "no score" if failing.score is None else f"{failing.score:.2f}"
@@ -317,7 +317,7 @@ def _low_quality(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Find
 
 
 def _budget(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
-    failing = next((m for m in sample.metrics if _failed(m) and m.category == "budget"), None)
+    failing = _first_failing(sample, lambda m: m.category == "budget")
     if failing is None:
         return None
     return Finding(Fault.OVER_BUDGET, f"Bring {failing.name} within budget: "
@@ -325,7 +325,7 @@ def _budget(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding |
 
 
 def _check(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
-    failing = next((m for m in sample.metrics if _failed(m)), None)
+    failing = _first_failing(sample)
     if failing is None:
         return None
     return Finding(Fault.CHECK_FAILED, f"{failing.name} failed: "
@@ -349,6 +349,12 @@ _RULES = (_run_error, _tool_error, _missing_capability, _expected_tool, _ungroun
 
 def _failed(metric: MetricResult) -> bool:
     return metric.error is None and not metric.passed
+
+
+def _first_failing(sample: SampleResult,
+                   where: Callable[[MetricResult], bool] = lambda _: True) -> MetricResult | None:
+    """The first metric that ran and failed, among those ``where`` accepts."""
+    return next((m for m in sample.metrics if _failed(m) and where(m)), None)
 
 
 def _kind(facts: CaseFacts, metric: MetricResult) -> str | None:
