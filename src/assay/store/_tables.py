@@ -37,7 +37,6 @@ SAMPLE_STATUSES = ("passed", "failed", "error", "not_evaluated")
 METRIC_KINDS = ("check", "judge")
 
 
-
 class JSONDocument(TypeDecorator[Any]):
     """A JSON document: ``jsonb`` on PostgreSQL, JSON text elsewhere.
 
@@ -55,7 +54,7 @@ class JSONDocument(TypeDecorator[Any]):
             from sqlalchemy.dialects.postgresql import JSONB
 
             return dialect.type_descriptor(JSONB(none_as_null=True))
-        return dialect.type_descriptor(JSON(none_as_null=True))
+        return super().load_dialect_impl(dialect)
 
 
 JSONValue: TypeEngine[Any] = JSONDocument()
