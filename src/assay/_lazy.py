@@ -16,6 +16,8 @@ from typing import Any
 
 def lazy_attributes(package: str, homes: Mapping[str, str]) -> Callable[[str], Any]:
     """A module ``__getattr__`` for ``package``: ``homes`` maps each name to its module."""
+    # Names known to be neither: probes (hasattr) do not search the disk again.
+    absent: set[str] = set()
 
     def __getattr__(name: str) -> Any:
         home = homes.get(name)
@@ -23,9 +25,11 @@ def lazy_attributes(package: str, homes: Mapping[str, str]) -> Callable[[str], A
             loaded = importlib.import_module(home)
             # A lazy submodule ("agents", "judges") is the module itself, not one of its names.
             value = loaded if home == f"{package}.{name}" else getattr(loaded, name)
-        elif not name.startswith("__") and importlib.util.find_spec(f"{package}.{name}"):
+        elif name not in absent and not name.startswith("__") \
+                and importlib.util.find_spec(f"{package}.{name}"):
             value = importlib.import_module(f"{package}.{name}")
         else:
+            absent.add(name)
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         vars(sys.modules[package])[name] = value
         return value
