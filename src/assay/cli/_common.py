@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
@@ -73,6 +74,30 @@ def project_config() -> ProjectConfig:
     from assay.config import find_config
 
     return find_config()
+
+
+def project_root() -> Path:
+    """The project's root: where its configuration or ``.assay/`` history is, else here."""
+    from assay.store import find_history
+
+    config = project_config()
+    if config.root is not None:
+        return config.root
+    history = find_history()
+    return history.parent.parent if history is not None else Path.cwd().resolve()
+
+
+def importable_project() -> Path:
+    """Put the project root first on ``sys.path``, as pytest does its rootdir, and return it.
+
+    A suite or an agent can then import the project's own modules (``from myapp.agents
+    import support``) wherever the suite file sits, and entry points are named from the root.
+    """
+    root = str(project_root())
+    if root in sys.path:
+        sys.path.remove(root)
+    sys.path.insert(0, root)
+    return Path(root)
 
 
 def config_gate(config: ProjectConfig) -> Gate | None:

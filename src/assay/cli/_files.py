@@ -58,10 +58,12 @@ class Selection:
 def chosen_suite(spec: Path, selection: Selection,
                  judge_for: Callable[[str], Any] | None = None) -> Suite:
     """Load ``spec`` in whatever format it is, pick the suite and select its cases."""
+    from assay.cli._common import importable_project
     from assay.cli._load import load_suites, pick_suite
     from assay.load.selection import select
     from assay.load.source import Source
 
+    importable_project()
     agent, agent_name = _entry_agent(selection)
     python = spec.suffix == ".py"
     if python and agent is not None:
@@ -128,20 +130,20 @@ def reliability_lines(run: Any) -> list[str]:
 
 def _entry_agent(selection: Selection) -> tuple[Any, str | None]:
     from assay.agent.harness import harness_agent
-    from assay.load.entry import entry_agent, instantiate, resolve
+    from assay.load.entry import entry_agent, entry_identity, instantiate, resolve
 
     if selection.agent and selection.harness:
         raise SpecError("give --agent or --harness, not both")
     named = selection.harness or selection.agent
-    if named and not selection.imports:
+    if not named:
+        return None, None
+    identity = entry_identity(named, Path.cwd())
+    if not selection.imports:
         option = "harness" if selection.harness else "agent"
         return entry_agent(named, None, location=f"--{option}", field=option,
-                           imports=False), named
+                           imports=False), identity
     if selection.harness:
         found = resolve(selection.harness, Path.cwd(), location="--harness", field="harness")
-        return harness_agent(instantiate(found)), selection.harness
-    if selection.agent:
-        found = resolve(selection.agent, Path.cwd(), location="--agent", field="agent")
-        return found, selection.agent
-    return None, None
+        return harness_agent(instantiate(found)), identity
+    return resolve(named, Path.cwd(), location="--agent", field="agent"), identity
 

@@ -70,10 +70,22 @@ def _execute(path: Path) -> ModuleType:
         raise SpecError(f"{error}{_line(error, resolved)}", location=str(path)) from None
     except Exception as error:
         raise SpecError(f"could not be imported{_line(error, resolved)}: "
-                        f"{type(error).__name__}: {error}", location=str(path)) from None
+                        f"{type(error).__name__}: {error}{_searched(error)}",
+                        location=str(path)) from None
     finally:
         sys.path.remove(str(resolved.parent))
     return module
+
+
+def _searched(error: Exception) -> str:
+    """Where a missing module was looked for: the folders a user can put it in."""
+    if not isinstance(error, ModuleNotFoundError):
+        return ""
+    # The suite's folder and the project root come first (see importable_project).
+    folders = list(dict.fromkeys(sys.path[:2]))
+    return (f" (searched {' and '.join(folders)}, then the installed packages; the project "
+            "root is the folder of assay.toml, of a pyproject.toml with [tool.assay], or of "
+            ".assay/)")
 
 
 def _line(error: BaseException, path: Path) -> str:

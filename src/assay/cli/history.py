@@ -119,10 +119,10 @@ def _no_match(store: Any, suite: str | None, agent: str | None) -> str:
 def _no_history_here(db: str | None) -> bool:
     """No database named anywhere and no ``.assay/`` upwards: nothing to list, nothing made."""
     from assay.cli._common import database_url, project_config
-    from assay.store._locate import discover
+    from assay.store import find_history
 
     return (database_url(db) is None and project_config().database is None
-            and discover() is None)
+            and find_history() is None)
 
 
 def run_state(run: Run, now: datetime) -> str:

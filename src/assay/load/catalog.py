@@ -24,7 +24,7 @@ from typing import Any
 
 from assay.errors import SpecError
 from assay.load._errors import near_miss, suggestion, validate
-from assay.load.entry import MissingAgent, entry_agent
+from assay.load.entry import MissingAgent, entry_agent, entry_identity
 from assay.load.formats import CatalogModel, ProductModel, SetModel, extras
 from assay.load.scenario import Origin, Scenario, scenario_from, sorted_json
 from assay.load.suites import SuiteDocument, named, read_mapping, suite_document
@@ -172,7 +172,7 @@ class Catalog:
         if agent is None and owner.agent is not None and ":" in owner.agent:
             agent = entry_agent(owner.agent, owner.agent_folder, location=self.key,
                                 field="agent", imports=imports)
-            agent_name = agent_name or owner.agent
+            agent_name = agent_name or entry_identity(owner.agent, owner.agent_folder)
         name = f"{self.key}/{owner.key}/{chosen.key}"
         suite = Suite(name, agent=agent if agent is not None else MissingAgent(
             f"product {owner.key!r} (give it agent: module:attribute, or pass --agent)"),

@@ -76,6 +76,40 @@ def resolve(entry: str, base: Path | None, *, location: str, field: str) -> Any:
     return value
 
 
+def entry_identity(entry: str, base: Path | None) -> str:
+    """The agent identity ``entry`` stands for: its module as Python would import it.
+
+    ``agents/support.py:agent``, ``./agents/support.py:agent`` and ``agents.support:agent``
+    name one agent, so they make one history: a file is named by its dotted path under the
+    first ``sys.path`` folder that holds it (the project root, for ``assay``) or under the
+    working directory, else by its absolute path. An installed module keeps its name; an
+    entry that is not ``module:attribute`` (or names no file) is kept as written.
+    """
+    module_name, _, attribute = entry.rpartition(":")
+    if not module_name or not attribute:
+        return entry
+    try:
+        path = _local_file(module_name, base)
+    except SpecError:
+        return entry
+    if path is None:
+        return f"{module_name}:{attribute}"
+    return f"{_dotted(path)}:{attribute}"
+
+
+def _dotted(path: Path) -> str:
+    # The working directory last: a library caller's suite is named from where it runs.
+    for folder in (*sys.path, "."):
+        try:
+            relative = path.relative_to(Path(folder or ".").resolve())
+        except (ValueError, OSError):
+            continue
+        parts = relative.with_suffix("").parts
+        if parts and all(part.isidentifier() for part in parts):
+            return ".".join(parts)
+    return path.as_posix()
+
+
 def _split(entry: str, location: str, field: str) -> tuple[str, str]:
     module_name, _, attribute = entry.rpartition(":")
     if not module_name or not attribute:

@@ -233,12 +233,17 @@ class PastedGroupModel(GroupModel):
 
 
 class SuiteDocModel(Strict):
-    """A YAML suite: groups of scenarios. ``agent`` and ``version`` are Assay's additions."""
+    """A YAML suite: groups of scenarios. ``agent``, ``agent_name`` and ``version`` are Assay's.
+
+    ``agent_name`` is the identity runs are stored under (default: the agent's module and
+    attribute).
+    """
 
     suite: Text
     description: str | None = None
     version: str | None = None
     agent: EntryPoint | None = None
+    agent_name: Text | None = None
     groups: list[GroupModel] = Field(default_factory=list)
 
 

@@ -12,7 +12,14 @@ from assay.agent.harness import harness_agent
 from assay.errors import SpecError
 from assay.load._documents import parse_toml, read_text
 from assay.load._errors import suggestion, validate
-from assay.load.entry import MissingAgent, UnimportedAgent, entry_agent, instantiate, resolve
+from assay.load.entry import (
+    MissingAgent,
+    UnimportedAgent,
+    entry_agent,
+    entry_identity,
+    instantiate,
+    resolve,
+)
 from assay.load.formats import ExpectModel, SettingsModel
 from assay.spec import Suite
 from assay.spec.gate import Gate
@@ -71,18 +78,19 @@ class SuiteSettings:
     def _agent(self, imports: bool) -> tuple[Any, str | None]:
         model = self.model
         if model.harness is not None and not imports:
-            return UnimportedAgent(model.harness), model.harness
+            return UnimportedAgent(model.harness), entry_identity(model.harness, self.folder)
         if model.harness is not None:
             harness = instantiate(resolve(model.harness, self.folder, location=self.location,
                                           field="harness"))
             try:
-                return harness_agent(harness, max_observed=model.max_observed), model.harness
+                return (harness_agent(harness, max_observed=model.max_observed),
+                        entry_identity(model.harness, self.folder))
             except SpecError as error:
                 raise SpecError(error.detail, location=self.location, field="harness") from None
         if model.agent is not None:
             agent = entry_agent(model.agent, self.folder, location=self.location,
                                 field="agent", imports=imports)
-            return agent, model.agent
+            return agent, entry_identity(model.agent, self.folder)
         return MissingAgent(f"{self.location} (set agent or harness)"), "unspecified"
 
 

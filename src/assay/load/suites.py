@@ -26,7 +26,7 @@ from typing import Any
 from assay.errors import SpecError
 from assay.load._documents import parse_json, parse_yaml, read_text
 from assay.load._errors import validate
-from assay.load.entry import MissingAgent, entry_agent
+from assay.load.entry import MissingAgent, entry_agent, entry_identity
 from assay.load.formats import SuiteDocModel
 from assay.load.scenario import Origin, Scenario, scenario_from
 from assay.spec import Suite
@@ -43,6 +43,7 @@ class SuiteDocument:
     version: str | None = None
     agent: str | None = None
     agent_folder: Path | None = None
+    agent_name: str | None = None
     groups: dict[str, str | None] = field(default_factory=dict)
     scenarios: dict[str, Scenario] = field(default_factory=dict)
 
@@ -58,7 +59,7 @@ class SuiteDocument:
             name=later.name, description=later.description or self.description,
             version=later.version or self.version, agent=agent,
             agent_folder=later.agent_folder if later.agent else self.agent_folder,
-            groups=groups, scenarios=scenarios,
+            agent_name=later.agent_name or self.agent_name, groups=groups, scenarios=scenarios,
         )
 
     def suite(self, *, agent: Any = None, agent_name: str | None = None,
@@ -70,10 +71,11 @@ class SuiteDocument:
         if agent is None and self.agent is not None:
             agent = entry_agent(self.agent, self.agent_folder, location=location,
                                 field="agent", imports=imports)
-            agent_name = agent_name or self.agent
+            agent_name = agent_name or self.agent_name or entry_identity(self.agent,
+                                                                         self.agent_folder)
         if agent is None:
             agent = MissingAgent(f"{location} (set agent: module:attribute, or pass --agent)")
-            agent_name = "unspecified"
+            agent_name = self.agent_name or "unspecified"
         suite = Suite(self.name, agent=agent, agent_name=agent_name,
                       description=self.description, version=self.version)
         for position, scenario in enumerate(self.scenarios.values()):
@@ -155,4 +157,4 @@ def suite_document(raw: Any, location: str, prefix: str = "") -> SuiteDocument:
             scenarios[item.key] = scenario_from(item, group.key, origin)
     folder = Path(location).parent if model.agent else None
     return SuiteDocument(model.suite, model.description, model.version, model.agent, folder,
-                         groups, scenarios)
+                         model.agent_name, groups, scenarios)
