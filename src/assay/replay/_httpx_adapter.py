@@ -17,9 +17,9 @@ from assay.errors import ReplayError
 from assay.replay.matching import ObservedRequest
 
 if TYPE_CHECKING:
-    from assay.replay.session import ReplaySession
+    from assay.replay._intercepted import Intercepted
 
-Current = Callable[[], "ReplaySession | None"]
+Current = Callable[[], "Intercepted | None"]
 
 
 def install(module_name: str, current: Current) -> Callable[[], None] | None:
@@ -70,7 +70,7 @@ def _observe(request: Any) -> ObservedRequest:
                                  request.headers.multi_items(), b"")
 
 
-def _serve(module: ModuleType, session: ReplaySession, observed: ObservedRequest,
+def _serve(module: ModuleType, session: Intercepted, observed: ObservedRequest,
            request: Any, refused: Any) -> Any:
     try:
         canned = session.respond(observed)

@@ -1,7 +1,7 @@
 """Transport-level interception, scoped per sample by a context variable.
 
 The HTTP clients' transports are patched once, while at least one replay scope is open, by
-functions that look up the current context's :class:`ReplaySession`. Outside any scope (other
+functions that look up the current context's replay session. Outside any scope (other
 samples without fixtures, the harness, unrelated application code) the original transport
 runs untouched; so many replayed samples can run concurrently, each seeing only its own
 declarations. When the last scope closes, every patched method is put back, failures
@@ -21,15 +21,15 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from assay.replay.session import ReplaySession
+    from assay.replay._intercepted import Intercepted
 
-_CURRENT: ContextVar[ReplaySession | None] = ContextVar("assay_replay_session", default=None)
+_CURRENT: ContextVar[Intercepted | None] = ContextVar("assay_replay_session", default=None)
 _lock = threading.Lock()
 _open_scopes = 0
 _restorers: list[Callable[[], None]] = []
 
 
-def current() -> ReplaySession | None:
+def current() -> Intercepted | None:
     """The replay session of the running sample, or ``None`` outside any replay scope."""
     return _CURRENT.get()
 
@@ -41,7 +41,7 @@ def installed() -> bool:
 
 
 @contextmanager
-def scoped(session: ReplaySession) -> Iterator[None]:
+def scoped(session: Intercepted) -> Iterator[None]:
     """Make ``session`` current in this context, with the transports patched meanwhile."""
     _acquire()
     token = _CURRENT.set(session)

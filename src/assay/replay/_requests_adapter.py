@@ -12,9 +12,9 @@ from assay.errors import ReplayError
 from assay.replay.matching import ObservedRequest
 
 if TYPE_CHECKING:
-    from assay.replay.session import ReplaySession
+    from assay.replay._intercepted import Intercepted
 
-Current = Callable[[], "ReplaySession | None"]
+Current = Callable[[], "Intercepted | None"]
 
 
 def install(current: Current) -> Callable[[], None] | None:
