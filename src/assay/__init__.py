@@ -10,12 +10,10 @@ passed, what regressed and why.
 ...                checks=[assay.checks.exact_match()])
 """
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
+import typing
 
 from assay import checks
-from assay._lazy import lazy_attributes
+from assay._lazy import lazy_attributes as _lazy_attributes
 from assay.agent import Action, AgentContext, ModelSpec, Observation, Outcome, Usage
 from assay.agent.harness import Harness, harness_agent
 from assay.errors import (
@@ -38,7 +36,7 @@ from assay.spec import ApiFixtures, Case, Suite, api
 from assay.spec.gate import Gate
 from assay.spec.parts import Reply
 
-if TYPE_CHECKING:
+if typing.TYPE_CHECKING:
     from assay import agents, judges
     from assay.compare import Comparison, ModelComparison, NoiseFloor
     from assay.evaluation import (
@@ -142,5 +140,5 @@ __all__ = [
 ]
 
 
-if not TYPE_CHECKING:  # type checkers read the imports above, and flag unknown names
-    __getattr__ = lazy_attributes(__name__, _LAZY)
+if not typing.TYPE_CHECKING:  # type checkers read the imports above, and flag unknown names
+    __getattr__ = _lazy_attributes(__name__, _LAZY)
