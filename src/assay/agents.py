@@ -12,7 +12,8 @@ from typing import Any
 
 from assay.agent.adapters._optional import require
 from assay.agent.adapters.chat import ChatAgent, LiteLLMChatAgent, OpenAIChatAgent
-from assay.agent.adapters.messages import from_messages, tool_error
+from assay.agent.adapters.messages import from_messages
+from assay.agent.tool_errors import tool_error
 
 __all__ = ["ChatAgent", "from_messages", "litellm_chat", "openai_chat", "tool_error"]
 

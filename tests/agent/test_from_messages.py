@@ -110,3 +110,70 @@ def test_input_tokens_count_anthropic_cache_fields_and_never_double_count():
     both = [messages[0], {"role": "assistant", "content": "a",
                           "usage": {"prompt_tokens": 10, "input_tokens": 10}}]
     assert from_messages(both).usage.input_tokens == 10
+
+
+def openai_conversation(server_url):
+    """A conversation a host keeps with the real openai client: each turn's usage beside it."""
+    from openai import OpenAI
+
+    client = OpenAI(base_url=server_url, api_key="test")
+    messages = [{"role": "user", "content": "Where is order 42?"}]
+    while True:
+        response = client.chat.completions.create(model="m", messages=messages)
+        turn = response.choices[0].message.model_dump(exclude_none=True)
+        messages.append({**turn, "usage": response.usage})
+        if not turn.get("tool_calls"):
+            return messages
+        for made in turn["tool_calls"]:
+            messages.append({"role": "tool", "tool_call_id": made["id"],
+                             "content": '{"status": "shipped"}'})
+
+
+def test_usage_in_the_openai_response_shape_is_read_per_assistant_turn():
+    from assay.testing import ScriptedServer, reply, tool_calls
+
+    script = [tool_calls(("lookup_order", {"id": 42}), input_tokens=120, output_tokens=9),
+              reply("It shipped.", input_tokens=180, output_tokens=12)]
+    with ScriptedServer(script) as server:
+        messages = openai_conversation(server.base_url)
+    outcome = from_messages(messages)
+    assert outcome.answer == "It shipped." and [a.name for a in outcome.actions] == [
+        "lookup_order"]
+    assert (outcome.usage.input_tokens, outcome.usage.output_tokens) == (300, 21)
+    assert outcome.usage.cost_usd is None and outcome.usage.cost_source == "unpriced"
+
+
+def test_cached_prompt_tokens_are_part_of_the_openai_prompt_not_added_again():
+    messages = [{"role": "user", "content": "hi"},
+                {"role": "assistant", "content": "hello",
+                 "usage": {"prompt_tokens": 100, "completion_tokens": 5, "total_tokens": 105,
+                           "prompt_tokens_details": {"cached_tokens": 80}}}]
+    assert from_messages(messages).usage.input_tokens == 100
+
+
+@pytest.mark.parametrize("usage", [
+    {"prompt_tokens": 300, "completion_tokens": 21, "total_tokens": 321},
+    {"input_tokens": 300, "output_tokens": 21},
+])
+def test_a_usage_argument_gives_the_conversations_tokens(usage):
+    from openai.types import CompletionUsage
+
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    for given in (usage, CompletionUsage(prompt_tokens=300, completion_tokens=21,
+                                         total_tokens=321)):
+        outcome = from_messages(messages, usage=given)
+        assert (outcome.usage.input_tokens, outcome.usage.output_tokens) == (300, 21)
+    priced = from_messages(messages, usage=usage, cost=0.01)
+    assert priced.usage.cost_usd == 0.01 and priced.usage.cost_source == "reported"
+    turned = from_messages(CONVERSATION, usage=usage)
+    assert turned.usage.input_tokens == 300  # the argument, not the turns' sum
+    assert turned.usage.cost_usd == pytest.approx(0.006)  # the turns' own cost stands
+
+
+def test_a_usage_argument_of_the_wrong_shape_is_refused():
+    from assay.errors import SpecError
+
+    with pytest.raises(SpecError, match="usage"):
+        from_messages(CONVERSATION, usage="300 tokens")
+    with pytest.raises(SpecError, match="usage"):
+        from_messages(CONVERSATION, usage={"prompt_tokens": -1})

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
+from assay.agent.tool_errors import call_error
 from assay.errors import SpecError
 from assay.spec import JSON, canonical_json, portable
 from assay.spec._json import storable_text
@@ -19,7 +20,10 @@ class Action:
     """One tool call the agent actually made, as observed (never as claimed in prose).
 
     ``result_bytes`` is the size of the model-facing result; it is measured from ``result``
-    (UTF-8 text, or canonical JSON) when not given.
+    (UTF-8 text, or canonical JSON) when not given. ``error`` is the call's error by the one
+    rule of :mod:`assay.agent.tool_errors`: the error recorded with it, else the one its
+    result reports at its top level (``{"error": "..."}``, MCP ``isError``); a result that
+    only mentions an error, or ``error=""``, is a successful call.
     """
 
     name: str
@@ -32,6 +36,12 @@ class Action:
     def __post_init__(self) -> None:
         if self.result_bytes is None:
             object.__setattr__(self, "result_bytes", measure_bytes(self.result))
+        object.__setattr__(self, "error", call_error(self.error, self.result))
+
+    @property
+    def failed(self) -> bool:
+        """Whether the call failed (see :func:`assay.agent.tool_errors.call_error`)."""
+        return self.error is not None
 
     def to_json(self) -> dict[str, JSON]:
         """The portable form persisted with the sample."""
@@ -200,7 +210,7 @@ def _action(value: Any, path: str) -> Action:
         arguments=arguments,
         group=value.group,
         result=portable(value.result, f"{path}.result"),
-        error=None if value.error is None else str(value.error),
+        error=value.error,  # the Action reads it by the tool-error rule
         result_bytes=value.result_bytes,
     )
 

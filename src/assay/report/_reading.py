@@ -375,7 +375,7 @@ def action_lines(actions: Sequence[Action] | None) -> list[str]:
 def _action(action: Action) -> str:
     name = action.name if action.group is None else f"{action.group}.{action.name}"
     call = f"{name}({compact_json(action.arguments)})"
-    return call if action.error is None else f"{call} → error: {one_line(action.error)}"
+    return f"{call} → error: {one_line(action.error or '')}" if action.failed else call
 
 
 def preview(text: str, limit: int = ANSWER_PREVIEW) -> str:

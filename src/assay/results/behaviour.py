@@ -18,7 +18,7 @@ from assay.spec import JSON, canonical_json
 def signature(sample: SampleResult) -> str:
     """A short, stable digest of the sample's actions, observation channels and check verdicts."""
     actions: JSON = None if sample.actions is None else [
-        [action.group, action.name, action.arguments, action.error is not None]
+        [action.group, action.name, action.arguments, action.failed]
         for action in sample.actions]
     observation: JSON = None
     if sample.observation is not None:

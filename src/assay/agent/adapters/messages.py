@@ -4,8 +4,12 @@ Rules: tool calls in the order the model made them; a call is errored when its r
 an error at its top level (JSON whose ``"error"`` is a non-empty string, object or array, or
 ``true``; an MCP result with ``"isError": true``); text that merely mentions an error is a
 success. The error detail is JSON-encoded unless it is a string, and cut to 1,200 bytes.
-Tokens are summed over assistant messages, input including cache reads and writes. Cost is the
-sum of each assistant message's cost, and ``None`` when any of them is unpriced. The answer is
+Tokens are summed over assistant messages' ``usage``, in the OpenAI response shape
+(``prompt_tokens``/``completion_tokens``, as a mapping or the client's own usage object) or
+the Responses and Anthropic one (``input_tokens``/``output_tokens``); input includes the cache
+reads and writes Anthropic-style usage counts apart, while OpenAI's ``cached_tokens`` are
+already part of ``prompt_tokens``. ``usage=`` gives the conversation's usage instead. Cost is
+the sum of each assistant message's cost, and ``None`` when any of them is unpriced. The answer is
 the last assistant message after the last user message; a conversation that stopped before
 answering has no answer, and the error says where it stopped.
 """
@@ -17,19 +21,29 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from assay.agent.outcome import Action, Outcome, Usage
+from assay.agent.tool_errors import tool_error
+from assay.errors import SpecError
 from assay.spec import JSON, portable
 
-_DETAIL_BYTES = 1_200
+__all__ = ["from_messages", "tool_error"]
+
 _UNSET: Any = object()
 
 
 def from_messages(messages: Sequence[Mapping[str, Any]], *, answer: Any = _UNSET,
-                  error: Any = _UNSET, cost: Any = _UNSET, duration_ms: float | None = None,
-                  metadata: Mapping[str, Any] | None = None,
+                  error: Any = _UNSET, cost: Any = _UNSET, usage: Any = None,
+                  duration_ms: float | None = None, metadata: Mapping[str, Any] | None = None,
                   action_groups: Mapping[str, str] | None = None) -> Outcome:
-    """Turn ``messages`` into an Outcome; ``answer``, ``error`` and ``cost`` override."""
+    """Turn ``messages`` into an Outcome; ``answer``, ``error``, ``cost`` and ``usage`` override.
+
+    ``usage`` is the conversation's token usage when its messages do not carry it per turn:
+    an :class:`~assay.Usage`, or usage in the OpenAI response shape (``response.usage``, or a
+    mapping with ``prompt_tokens`` and ``completion_tokens``, or ``input_tokens`` and
+    ``output_tokens``). ``action_groups`` names the group of each tool.
+    """
     found_answer, stopped = _answer(messages)
-    usage = _usage(messages)
+    turns = _usage(messages)
+    usage = turns if usage is None else _given_usage(usage, turns)
     if cost is not _UNSET and usage is not None:
         usage = Usage(usage.input_tokens, usage.output_tokens, cost, "reported")
     elif cost is not _UNSET:
@@ -99,41 +113,57 @@ def _actions(messages: Sequence[Mapping[str, Any]],
     return actions
 
 
-def tool_error(content: Any) -> str | None:
-    """The error a tool result reports at its top level, or None (see the module rules)."""
-    value = _json(content)
-    if not isinstance(value, dict):
-        return None
-    if value.get("isError") is True:
-        return _detail(value.get("content", value))
-    problem = value.get("error")
-    if problem is True:
-        return _detail(value)
-    if isinstance(problem, str | dict | list) and problem:
-        return _detail(problem)
-    return None
-
-
-def _detail(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    encoded = text.encode("utf-8")[:_DETAIL_BYTES]
-    return encoded.decode("utf-8", errors="ignore")
-
-
 def _usage(messages: Sequence[Mapping[str, Any]]) -> Usage | None:
     assistant = [m for m in messages if m.get("role") == "assistant"]
-    reported: list[Mapping[str, Any]] = [m["usage"] for m in assistant
-                                         if isinstance(m.get("usage"), Mapping)]
+    reported = [found for m in assistant if (found := _usage_mapping(m.get("usage"))) is not None]
     costs = [m.get("cost") for m in assistant]
     if not reported and all(cost is None for cost in costs):
         return None
     input_tokens = sum([_input_tokens(usage) for usage in reported])
-    output_tokens = sum([int(u.get("completion_tokens", u.get("output_tokens", 0)) or 0)
-                         for u in reported])
+    output_tokens = sum([_output_tokens(usage) for usage in reported])
     priced = bool(assistant) and all(isinstance(cost, int | float) for cost in costs)
     total = sum([float(cost) for cost in costs if cost is not None]) if priced else None
     return Usage(input_tokens if reported else None, output_tokens if reported else None,
                  total, "reported" if total is not None else "unpriced")
+
+
+def _given_usage(value: Any, turns: Usage | None) -> Usage:
+    """The ``usage=`` argument as a Usage; the turns' own cost stands unless it gives one."""
+    if isinstance(value, Usage):
+        return value
+    found = _usage_mapping(value)
+    if found is None or not _TOKEN_KEYS.intersection(found):
+        raise SpecError(f"a {type(value).__name__} is not usage: give an assay.Usage or "
+                        "usage in the OpenAI response shape (prompt_tokens, "
+                        "completion_tokens)", field="usage")
+    try:
+        tokens = (_input_tokens(found), _output_tokens(found))
+    except (TypeError, ValueError):
+        tokens = (-1, -1)
+    if any(count < 0 for count in tokens):
+        raise SpecError("token counts must be non-negative whole numbers", field="usage")
+    if turns is not None and turns.cost_usd is not None:
+        return Usage(*tokens, turns.cost_usd, "reported")
+    return Usage(*tokens, None, "unpriced")
+
+
+_TOKEN_KEYS = frozenset({"prompt_tokens", "completion_tokens", "input_tokens", "output_tokens"})
+
+
+def _usage_mapping(value: Any) -> Mapping[str, Any] | None:
+    """Usage as a mapping: a mapping, or an SDK's usage object (``response.usage``)."""
+    if isinstance(value, Mapping):
+        return value
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):  # the openai client's CompletionUsage, or any pydantic usage
+        dumped = dump()
+        return dumped if isinstance(dumped, Mapping) else None
+    return None
+
+
+def _output_tokens(usage: Mapping[str, Any]) -> int:
+    completion = usage.get("completion_tokens")
+    return int((completion if completion is not None else usage.get("output_tokens")) or 0)
 
 
 _CACHE_PARTS = ("cache_read_tokens", "cache_creation_tokens", "cache_write_tokens",
