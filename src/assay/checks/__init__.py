@@ -13,7 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from assay.checks.actions import ForbidActions, OrderedActions, ToolsCalled, score_trace
+from assay.checks.actions import (
+    ForbidActions,
+    OrderedActions,
+    ToolsCalled,
+    ToolsSucceeded,
+    score_trace,
+)
 from assay.checks.base import Check, CheckContext, CheckError, Verdict
 from assay.checks.budget import MaxLatency, TokenBudget, ToolResultBytes
 from assay.checks.content import (
@@ -23,6 +29,7 @@ from assay.checks.content import (
     MinLength,
     NotContains,
     Regex,
+    ResponsePresent,
     ValidJson,
 )
 from assay.checks.custom import Custom, CustomFunction
@@ -44,12 +51,20 @@ __all__ = [
     "min_length",
     "not_contains",
     "regex",
+    "response_present",
     "score_trace",
     "token_budget",
     "tool_result_bytes",
     "tools_called",
+    "tools_succeeded",
     "valid_json",
 ]
+
+
+def response_present(*, name: str = "response_present",
+                     threshold: float = 1.0) -> ResponsePresent:
+    """The agent gave an answer that is not blank."""
+    return ResponsePresent(name=name, threshold=threshold)
 
 
 def exact_match(*, strip: bool = True, ignore_case: bool = False,
@@ -149,6 +164,18 @@ def tools_called(names: Iterable[str] | str, *, name: str = "tools_called",
     if not listed or not all(isinstance(item, str) and item for item in listed):
         raise SpecError("needs one or more tool names", field=f"{name}.names")
     return ToolsCalled(name=name, threshold=threshold, names=listed)
+
+
+def tools_succeeded(*, name: str = "tools_succeeded",
+                    threshold: float = 1.0) -> ToolsSucceeded:
+    """No tool call failed: none reported an error by the tool-error rule.
+
+    A call fails when it raised, or its result reports an error at its top level (a
+    non-empty ``"error"`` string, object or array, ``"error": true``, MCP ``"isError":
+    true``); a result that only mentions an error is a success. Errors when actions were not
+    instrumented (``actions=None``).
+    """
+    return ToolsSucceeded(name=name, threshold=threshold)
 
 
 def custom(function: CustomFunction, *, name: str | None = None, threshold: float = 1.0,

@@ -1,4 +1,4 @@
-"""Checks on the tool calls the agent actually made: the ordered trace, and forbidden calls."""
+"""Checks on the tool calls the agent actually made: the trace, forbidden and failed calls."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from assay._text import one_line
 from assay.agent import Action
 from assay.checks.base import Check, CheckContext, CheckError, Verdict, observed_actions
 from assay.spec import ExpectedAction, canonical_json
@@ -116,3 +117,33 @@ class ToolsCalled(Check):
         if missing:
             return Verdict(0.0, f"expected tool(s) not called: {', '.join(missing)}")
         return Verdict(1.0, f"called {', '.join(self.names)}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolsSucceeded(Check):
+    """No tool call failed, by the one tool-error rule (:mod:`assay.agent.tool_errors`).
+
+    A result that reports an error at its top level (``{"error": "..."}``, MCP ``isError``)
+    fails; one that only mentions an error ("order not found") is a success.
+    """
+
+    category: ClassVar[str] = "actions"
+
+    def evaluate(self, ctx: CheckContext) -> Verdict:
+        """Look for a failed call in the observed trace."""
+        observed = observed_actions(ctx)
+        failed = [action for action in observed if action.failed]
+        if failed:
+            first = failed[0]
+            names = ", ".join(dict.fromkeys(action.name for action in failed))
+            return Verdict(0.0, f"{len(failed)} of {len(observed)} tool call(s) failed: {names} "
+                                f"({first.name}: {_error_start(first.error or '')})")
+        if not observed:
+            return Verdict(1.0, "no tool was called")
+        return Verdict(1.0, f"{len(observed)} tool call(s), none failed")
+
+
+def _error_start(error: str, limit: int = 120) -> str:
+    # A tool's error is untrusted text: one line, made visible, bounded.
+    text = error.strip()
+    return f"“{one_line(text[:limit])}{'…' if len(text) > limit else ''}”"

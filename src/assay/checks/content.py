@@ -1,4 +1,8 @@
-"""Checks on the answer's text: exact match, containment, patterns, JSON, length."""
+"""Checks on the answer's text: presence, exact match, containment, patterns, JSON, length.
+
+A failing content check says how the answer begins (:func:`answer_start`), so the line that
+reports it shows what the agent said without opening the sample.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +11,32 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from assay._text import one_line
 from assay.checks.base import Check, CheckContext, CheckError, Verdict
 from assay.errors import SpecError
 from assay.spec import JSON
 
 _NO_ANSWER = Verdict(0.0, "the agent gave no answer")
 _EMPTY_ANSWER = Verdict(0.0, "the agent gave an empty answer")
+#: How much of the answer a failing content check's reason shows.
+ANSWER_START = 80
+
+
+def answer_start(answer: str, limit: int = ANSWER_START) -> str:
+    """``the answer begins “…”``: its first ``limit`` characters, on one line, made visible.
+
+    The answer is untrusted: control and bidirectional characters are written as escapes
+    and line breaks folded, so the reason is safe on any surface that shows it.
+    """
+    text = answer.strip()
+    shown = one_line(text[:limit]).rstrip() + ("…" if len(text) > limit else "")
+    return f"the answer begins “{shown}”"
+
+
+def _failing(check: Check, score: float, reason: str, answer: str) -> Verdict:
+    """A verdict whose reason, when it falls short, also shows how the answer begins."""
+    short = score < check.threshold
+    return Verdict(score, f"{reason}; {answer_start(answer)}" if short else reason)
 
 
 def _missing(answer: str | None) -> Verdict:
@@ -22,6 +46,19 @@ def _missing(answer: str | None) -> Verdict:
     ``not_contains`` included: saying nothing is not avoiding the forbidden text.
     """
     return _NO_ANSWER if answer is None else _EMPTY_ANSWER
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResponsePresent(Check):
+    """The agent gave an answer that is not blank."""
+
+    category: ClassVar[str] = "content"
+
+    def evaluate(self, ctx: CheckContext) -> Verdict:
+        """Look for a non-blank answer."""
+        if ctx.answer is None or not ctx.answer.strip():
+            return _missing(ctx.answer)
+        return Verdict(1.0, f"answered ({len(ctx.answer.strip()):,} characters)")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,8 +106,8 @@ class Contains(Check):
         if ctx.answer is None or not ctx.answer.strip():
             return _missing(ctx.answer)
         found = _contains(ctx.answer, self.text, self.ignore_case)
-        return Verdict.of(found, f"{'contains' if found else 'does not contain'} "
-                                 f"{_quote(self.text)}")
+        return _failing(self, float(found), f"{'contains' if found else 'does not contain'} "
+                                      f"{_quote(self.text)}", ctx.answer)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,10 +116,12 @@ class NotContains(Contains):
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Search the answer for the forbidden text."""
-        found = super().evaluate(ctx)
         if ctx.answer is None or not ctx.answer.strip():
-            return found  # no answer fails both: it is not evidence of avoiding anything
-        return Verdict(1.0 - found.score, found.reason)
+            # No answer fails both: it is not evidence of avoiding anything.
+            return _missing(ctx.answer)
+        found = _contains(ctx.answer, self.text, self.ignore_case)
+        return _failing(self, float(not found), f"{'contains' if found else 'does not contain'} "
+                                          f"{_quote(self.text)}", ctx.answer)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -110,8 +149,9 @@ class Regex(Check):
         if ctx.answer is None or not ctx.answer.strip():
             return _missing(ctx.answer)
         match = (self._compiled.fullmatch if self.full else self._compiled.search)(ctx.answer)
-        return Verdict.of(match is not None,
-                          f"{'matches' if match else 'does not match'} /{self.pattern}/")
+        return _failing(self, float(match is not None),
+                        f"{'matches' if match else 'does not match'} /{self.pattern}/",
+                        ctx.answer)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -127,7 +167,7 @@ class ValidJson(Check):
         try:
             json.loads(ctx.answer)
         except ValueError as error:
-            return Verdict(0.0, f"not valid JSON: {error}")
+            return _failing(self, 0.0, f"not valid JSON: {error}", ctx.answer)
         return Verdict(1.0, "valid JSON")
 
 
@@ -157,13 +197,13 @@ class JsonSchema(Check):
         try:
             document: Any = json.loads(ctx.answer)
         except ValueError as error:
-            return Verdict(0.0, f"not valid JSON: {error}")
+            return _failing(self, 0.0, f"not valid JSON: {error}", ctx.answer)
         validator = jsonschema.validators.validator_for(self.schema)(self.schema)
         violation = jsonschema.exceptions.best_match(validator.iter_errors(document))
         if violation is None:
             return Verdict(1.0, "valid against the schema")
         where = "/".join(str(part) for part in violation.absolute_path) or "(root)"
-        return Verdict(0.0, f"{where}: {violation.message}")
+        return _failing(self, 0.0, f"{where}: {violation.message}", ctx.answer)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -183,7 +223,7 @@ class MinLength(Check):
             return _missing(ctx.answer)
         length = len(ctx.answer.strip())
         score = 1.0 if length >= self.characters else length / self.characters
-        return Verdict(score, f"{length} characters (minimum {self.characters})")
+        return _failing(self, score, f"{length} characters (minimum {self.characters})", ctx.answer)
 
 
 def _contains(answer: str, text: str, ignore_case: bool) -> bool:
