@@ -1,12 +1,15 @@
 """Diagnosis: one fault per failing or errored sample, with a recommendation from the evidence.
 
 Faults are assigned in a fixed order, the most mechanical cause first (:data:`FAULT_ORDER`):
-an agent that did not run to an answer, a tool that errored, a capability the agent says it
-lacks, an expected tool not called, an answer stating specifics nothing supplied, content,
-effects, and then the judge's quality criteria. Assay adds three kinds after those for the
-rest of what checks can find: a budget exceeded, another check failed, a metric that could
-not be calculated. Everything here reads values (the sample, the case's expectations as
-strings, the agent's tool roster); nothing calls a model.
+an agent that did not run to an answer, an effect the case forbids (the harm itself, so it
+outranks every finding about how the agent reasoned or answered), a tool that errored, a
+capability the agent says it lacks, an expected tool not called, an answer stating specifics
+nothing supplied, content, and then the judge's quality criteria. Assay adds three kinds after
+those for the rest of what checks can find: a budget exceeded, another check failed, a metric
+that could not be calculated. A sample whose checks all passed and whose only failure is a
+judge criterion is ``low_quality`` whatever else its outcome shows: the judge's grade is the
+only evidence it fell short. Everything here reads values (the sample, the case's expectations
+as strings, the agent's tool roster); nothing calls a model.
 """
 
 from __future__ import annotations
@@ -18,20 +21,20 @@ from enum import StrEnum
 
 from assay.results.metric import MetricResult
 from assay.results.sample import SampleResult, SampleStatus
-from assay.spec import JSON
+from assay.spec import JSON, ExpectedAction, canonical_json
 
 
 class Fault(StrEnum):
     """Why a sample fell short, in the order faults are assigned."""
 
     RUN_ERROR = "run_error"
+    FORBIDDEN_EFFECT = "forbidden_effect"
     TOOL_ERROR = "tool_error"
     MISSING_CAPABILITY = "missing_capability"
     EXPECTED_TOOL_NOT_CALLED = "expected_tool_not_called"
     UNGROUNDED_ANSWER = "ungrounded_answer"
     FORBIDDEN_CONTENT = "forbidden_content"
     MISSING_CONTENT = "missing_content"
-    FORBIDDEN_EFFECT = "forbidden_effect"
     LOW_QUALITY = "low_quality"
     OVER_BUDGET = "over_budget"
     CHECK_FAILED = "check_failed"
@@ -71,11 +74,13 @@ class CaseFacts:
     """What a case expected, as values: the question, expected tools and calls, check settings.
 
     ``settings`` maps each planned metric's name to its portable settings (``{"type":
-    "Contains", "text": "30 days"}``); ``reference`` is the expected answer as text.
+    "Contains", "text": "30 days"}``); ``reference`` is the expected answer as text;
+    ``expected_actions`` the exact calls the case expects, when it declares them.
     """
 
     question: str
     expected_tools: tuple[str, ...] = ()
+    expected_actions: tuple[ExpectedAction, ...] = ()
     settings: Mapping[str, Mapping[str, JSON]] = field(default_factory=dict)
     reference: str | None = None
 
@@ -181,8 +186,17 @@ _RATE = re.compile(r"(?i)rate[_ ]?limit|\b429\b|too many requests|quota")
 _CREDENTIALS = re.compile(r"(?i)api[_ ]?key|authenticat|unauthori[sz]ed|\b401\b|credential")
 
 
+def _judge_only(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
+    """``low_quality`` when every check passed and only a judge criterion fell short."""
+    checks_fell_short = any(m.kind != "judge" and (m.error is not None or not m.passed)
+                            for m in sample.metrics)
+    if checks_fell_short:
+        return None
+    return _low_quality(sample, facts, roster)
+
+
 def _tool_error(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
-    failed = [action for action in sample.actions or () if action.error is not None]
+    failed = [action for action in sample.actions or () if action.failed]
     if not failed:
         return None
     names = tuple(dict.fromkeys(action.name for action in failed))
@@ -227,25 +241,45 @@ def _expected_tool(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Fi
     missing = tuple(name for name in facts.expected_tools if name not in called)
     if sample.actions is not None and missing:
         return Finding(Fault.EXPECTED_TOOL_NOT_CALLED, _not_called_advice(missing, roster),
-                       missing, MISSING_TOOLS)
+                       missing, _label(missing, roster))
     trace = _first_failing(sample, lambda m: m.category == "actions"
-                           and _kind(facts, m) != "ForbidActions")
+                           and _kind(facts, m) not in ("ForbidActions", "ToolsSucceeded"))
     if trace is None:
         return None
+    # Only the expected calls the agent did not make as expected; all of them when it made
+    # every one, but in another order or among extra calls.
+    involved = _miscalled(facts.expected_actions, sample) or facts.expected_tools
     return Finding(Fault.EXPECTED_TOOL_NOT_CALLED,
                    f"Make the calls the case expects: {trace.reason or 'the trace differs'}.",
-                   facts.expected_tools, EXPECTED_TOOLS)
+                   involved, EXPECTED_TOOLS)
+
+
+def _miscalled(expected: Sequence[ExpectedAction], sample: SampleResult) -> tuple[str, ...]:
+    made = {(a.group, a.name, canonical_json(a.arguments)) for a in sample.actions or ()}
+    return tuple(dict.fromkeys(a.name for a in expected
+                               if (a.group, a.name, canonical_json(a.arguments)) not in made))
+
+
+def _label(tools: Sequence[str], roster: Roster) -> str:
+    """``missing tools`` only for tools a known roster lacks; a tool it has is to be called."""
+    if roster.tools and not any(name in roster.tools for name in tools):
+        return MISSING_TOOLS
+    return EXPECTED_TOOLS
 
 
 def _not_called_advice(missing: Sequence[str], roster: Roster) -> str:
     if not roster.tools:
         return f"Make sure the agent calls {_names(missing)} for this task."
     absent = [name for name in missing if name not in roster.tools]
+    present = [name for name in missing if name in roster.tools]
+    advice = []
     if absent:
-        return f"Give the agent {_names(absent)}: it is not among the agent's tools."
-    described = "; ".join(f"{name}: {_quote(roster.tools[name])}" for name in missing)
-    return (f"The agent has {_names(missing)} but did not call it ({described}): say in its "
-            "instructions when to use it.")
+        advice.append(f"Give the agent {_names(absent)}: not among the agent's tools.")
+    if present:
+        described = "; ".join(f"{name}: {_quote(roster.tools[name])}" for name in present)
+        advice.append(f"The agent has {_names(present)} but did not call it ({described}): "
+                      "say in its instructions when to use it.")
+    return " ".join(advice)
 
 
 # A count, an id, an amount or a date: digits are what an answer cannot make up honestly.
@@ -340,8 +374,8 @@ def _metric_error(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Fin
                                        f"({_quote(broken.error or '')}): fix what it needs.")
 
 
-_RULES = (_run_error, _tool_error, _missing_capability, _expected_tool, _ungrounded, _content,
-          _effect, _low_quality, _budget, _check, _metric_error)
+_RULES = (_run_error, _judge_only, _effect, _tool_error, _missing_capability, _expected_tool,
+          _ungrounded, _content, _low_quality, _budget, _check, _metric_error)
 
 
 # -- helpers --------------------------------------------------------------------------------

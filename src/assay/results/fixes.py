@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from assay.results.diagnosis import FAULT_ORDER, SUGGESTED_TOOLS, Refinement
+from assay.results.diagnosis import FAULT_ORDER, MISSING_TOOLS, SUGGESTED_TOOLS, Refinement
 from assay.results.sample import SampleResult
 from assay.spec import JSON
 
@@ -83,6 +83,9 @@ def _fault_item(fault: str, samples: Sequence[SampleResult]) -> FixItem:
     texts = _ranked(samples)
     tools = tuple(FixTool(name) for name in _unique(n for s in samples for n in s.fault_tools))
     labels = Counter(s.fault_tools_label for s in samples if s.fault_tools)
+    if len(labels) > 1:
+        # Tools some sample's agent has are never listed as missing, which reads "add them".
+        labels.pop(MISSING_TOOLS, None)
     label = labels.most_common(1)[0][0] if labels else None
     if not tools:
         tools = _suggested(samples)

@@ -84,7 +84,8 @@ def case_facts(plan: CasePlan) -> CaseFacts:
                 expected += [name for name in names if isinstance(name, str)]
     reference = case.reference
     return CaseFacts(question=question_text(case.input),
-                     expected_tools=tuple(dict.fromkeys(expected)), settings=settings,
+                     expected_tools=tuple(dict.fromkeys(expected)),
+                     expected_actions=tuple(case.expected_actions or ()), settings=settings,
                      reference=reference if isinstance(reference, str) else None)
 
 
@@ -114,7 +115,9 @@ async def _refined(result: SampleResult, facts: CaseFacts, finding: Finding, ros
     refinement = await refine(judging.judge, facts.question, result.answer, finding, roster,
                               usage)
     merged = merge_usage(result.judge_usage, usage)
-    if refinement is None:
+    # A refinement that would add a tool the agent already has misreads the finding: the fix
+    # is to call that tool, so the mechanical recommendation stands.
+    if refinement is None or refinement.tool_name in roster.tools:
         return dataclasses.replace(result, judge_usage=merged)
     return dataclasses.replace(result, judge_usage=merged,
                                recommendation=refinement.recommendation,

@@ -1,0 +1,184 @@
+"""Diagnosis on values: the fault order, pair by pair, and what each finding names."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.agent import Action
+from assay.results import MetricResult, SampleResult, decide_status, scored
+from assay.results.diagnosis import (
+    EXPECTED_TOOLS,
+    FAULT_ORDER,
+    MISSING_TOOLS,
+    CaseFacts,
+    Fault,
+    Roster,
+    diagnose,
+)
+from assay.spec import ExpectedAction
+
+ROSTER = Roster({"lookup_order": "Find an order by number", "issue_refund": "Refund an order",
+                 "lookup_policy": "Read a policy"})
+SETTINGS = {
+    "tools_called": {"type": "ToolsCalled", "names": ["lookup_order"]},
+    "forbid_actions": {"type": "ForbidActions", "names": ["issue_refund"]},
+    "contains": {"type": "Contains", "text": "30 days"},
+    "not_contains": {"type": "NotContains", "text": "I cannot"},
+    "actions": {"type": "OrderedActions"},
+    "token_budget": {"type": "TokenBudget", "tokens": 10},
+}
+
+
+def failing(name: str, category: str = "content", kind: str = "check") -> MetricResult:
+    return scored(name, kind, category, 1.0 if kind == "check" else 0.7, 0.0, f"{name} fell short")
+
+
+def passing(name: str, category: str = "content", kind: str = "check") -> MetricResult:
+    return scored(name, kind, category, 1.0 if kind == "check" else 0.7, 1.0, "fine")
+
+
+def sample(*metrics: MetricResult, answer: str | None = "Your refund is on its way.",
+           actions: tuple[Action, ...] | None = (), error: str | None = None) -> SampleResult:
+    return SampleResult("refund", "m", 0, decide_status(error, metrics), answer=answer,
+                        actions=actions, error=error, metrics=metrics)
+
+
+def fault(result: SampleResult, facts: CaseFacts | None = None,
+          roster: Roster = ROSTER) -> Fault:
+    found = diagnose(result, facts or CaseFacts("Refund order 7", ("lookup_order",),
+                                                settings=SETTINGS), roster)
+    assert found is not None
+    return found.fault
+
+
+REFUND = Action("issue_refund", {"id": 7}, result={"refunded": True})
+BROKEN = Action("lookup_order", {"id": 7}, error="HTTP 503 from orders")
+LOOKUP = Action("lookup_order", {"id": 7}, result={"id": 7})
+FORBIDDEN = failing("forbid_actions", "actions")
+NOT_CALLED = failing("tools_called", "actions")
+JUDGE = failing("tone", "judge", "judge")
+
+
+def test_the_order_is_the_seeds_with_the_forbidden_effect_right_after_run_error():
+    assert [f.value for f in FAULT_ORDER] == [
+        "run_error", "forbidden_effect", "tool_error", "missing_capability",
+        "expected_tool_not_called", "ungrounded_answer", "forbidden_content",
+        "missing_content", "low_quality", "over_budget", "check_failed", "metric_error"]
+
+
+@pytest.mark.parametrize(("result", "expected"), [
+    # A forbidden refund is the harm itself: it outranks what the answer said or lacked.
+    (sample(FORBIDDEN, failing("contains"), actions=(LOOKUP, REFUND)), Fault.FORBIDDEN_EFFECT),
+    (sample(FORBIDDEN, failing("not_contains"), actions=(LOOKUP, REFUND)),
+     Fault.FORBIDDEN_EFFECT),
+    (sample(FORBIDDEN, NOT_CALLED, actions=(REFUND,)), Fault.FORBIDDEN_EFFECT),
+    (sample(FORBIDDEN, passing("contains"), actions=(LOOKUP, REFUND),
+            answer="I don't have a tool to refund orders, but I refunded it."),
+     Fault.FORBIDDEN_EFFECT),
+    # A forbidden call that errored is fixed by not making it, not by fixing the tool.
+    (sample(FORBIDDEN, actions=(LOOKUP, Action("issue_refund", error="declined"))),
+     Fault.FORBIDDEN_EFFECT),
+    (sample(FORBIDDEN, answer=None, actions=(REFUND,), error="boom"), Fault.RUN_ERROR),
+    (sample(NOT_CALLED, failing("contains"), actions=(BROKEN,)), Fault.TOOL_ERROR),
+    (sample(NOT_CALLED, actions=(), answer="I don't have a tool to look orders up."),
+     Fault.MISSING_CAPABILITY),
+    (sample(NOT_CALLED, failing("contains"), actions=(), answer="Sure."),
+     Fault.EXPECTED_TOOL_NOT_CALLED),
+    (sample(failing("not_contains"), failing("contains"), actions=(LOOKUP,),
+            answer="I cannot."), Fault.FORBIDDEN_CONTENT),
+    (sample(failing("contains"), JUDGE, actions=(LOOKUP,)), Fault.MISSING_CONTENT),
+    (sample(JUDGE, failing("token_budget", "budget"), actions=(LOOKUP,)), Fault.LOW_QUALITY),
+    (sample(failing("token_budget", "budget"), failing("custom", "custom"), actions=(LOOKUP,)),
+     Fault.OVER_BUDGET),
+], ids=["effect>missing_content", "effect>forbidden_content", "effect>expected_tool",
+        "effect>missing_capability", "effect>tool_error", "run_error>effect",
+        "tool_error>expected_tool", "missing_capability>expected_tool",
+        "expected_tool>content", "forbidden_content>missing_content",
+        "content>low_quality", "low_quality>over_budget", "over_budget>check_failed"])
+def test_each_precedence_pair(result, expected):
+    assert fault(result) is expected
+
+
+@pytest.mark.parametrize("actions", [
+    (BROKEN,),  # a tool that errored, but the checks passed
+    (Action("lookup_order", {"id": 9}, result={"error": None, "message": "order not found"}),),
+])
+def test_checks_passing_and_only_a_judge_failing_is_low_quality(actions):
+    result = sample(passing("tools_called", "actions"), JUDGE, actions=actions,
+                    answer="I don't have a way to look up order 9: it was not found.")
+    assert fault(result) is Fault.LOW_QUALITY
+
+
+@pytest.mark.parametrize("result", [
+    {"error": None, "message": "order not found"},
+    {"error": "", "found": False},
+    {"error": False},
+    {"found": False, "detail": "error: no such order"},
+    "ERROR: order not found in the index",
+    '{"isError": false, "content": [{"type": "text", "text": "Order not found"}]}',
+])
+def test_a_correct_not_found_result_is_no_tool_error(result):
+    call = Action("lookup_order", {"id": 9}, result=result)
+    assert not call.failed and call.error is None
+    answer_only = sample(failing("contains"), actions=(call,), answer="No such order.")
+    assert fault(answer_only) is Fault.MISSING_CONTENT
+
+
+@pytest.mark.parametrize(("result", "error"), [
+    ({"error": "order service down"}, "order service down"),
+    ({"error": {"code": 503}}, '{"code": 503}'),
+    ({"error": True, "detail": "x"}, '{"error": true, "detail": "x"}'),
+    ({"isError": True, "content": [{"type": "text", "text": "bad"}]},
+     '[{"type": "text", "text": "bad"}]'),
+    ('{"error": "boom"}', "boom"),
+])
+def test_a_result_reporting_an_error_at_its_top_level_is_a_tool_error(result, error):
+    call = Action("lookup_order", {"id": 9}, result=result)
+    assert call.failed and call.error == error
+    assert fault(sample(failing("contains"), actions=(call,))) is Fault.TOOL_ERROR
+
+
+def test_an_empty_or_false_recorded_error_is_no_error():
+    assert Action("lookup_order", error="").error is None
+    assert Action.from_json({"name": "lookup_order", "error": ""}).failed is False
+
+
+def test_expected_tool_names_only_the_tools_not_called_and_never_as_missing_from_the_roster():
+    facts = CaseFacts("Refund order 7", ("lookup_order", "issue_refund"),
+                      settings={"tools_called": {"type": "ToolsCalled",
+                                                 "names": ["lookup_order", "issue_refund"]}})
+    found = diagnose(sample(NOT_CALLED, actions=(LOOKUP,)), facts, ROSTER)
+    assert found is not None and found.fault is Fault.EXPECTED_TOOL_NOT_CALLED
+    assert found.tools == ("issue_refund",)
+    assert found.tools_label == EXPECTED_TOOLS
+    assert found.recommendation.startswith("The agent has issue_refund but did not call it")
+    assert "Give the agent" not in found.recommendation
+
+
+def test_a_tool_the_roster_lacks_is_missing_and_one_it_has_is_to_be_called():
+    facts = CaseFacts("Refund order 7", ("lookup_order", "cancel_order", "issue_refund"))
+    roster = Roster({"issue_refund": "Refund an order", "lookup_policy": "Read a policy"})
+    found = diagnose(sample(NOT_CALLED, actions=(REFUND,)), facts, roster)
+    assert found is not None and found.tools == ("lookup_order", "cancel_order")
+    assert found.tools_label == MISSING_TOOLS
+    mixed = diagnose(sample(NOT_CALLED, actions=()), facts, roster)
+    assert mixed is not None and mixed.tools_label == EXPECTED_TOOLS
+    assert "Give the agent lookup_order, cancel_order" in mixed.recommendation
+    assert "has issue_refund but did not call it" in mixed.recommendation
+
+
+def test_without_a_roster_nothing_is_said_to_be_missing():
+    facts = CaseFacts("Refund order 7", ("issue_refund",))
+    found = diagnose(sample(NOT_CALLED, actions=(LOOKUP,)), facts, Roster())
+    assert found is not None and found.tools_label == EXPECTED_TOOLS
+
+
+def test_a_differing_trace_names_only_the_calls_not_made_as_expected():
+    expected = (ExpectedAction("lookup_order", {"id": 7}),
+                ExpectedAction("issue_refund", {"id": 7}))
+    facts = CaseFacts("Refund order 7", ("lookup_order", "issue_refund"),
+                      expected_actions=expected, settings={"actions": {"type": "OrderedActions"}})
+    made = (LOOKUP, Action("issue_refund", {"id": "7"}))
+    found = diagnose(sample(failing("actions", "actions"), actions=made), facts, ROSTER)
+    assert found is not None and found.fault is Fault.EXPECTED_TOOL_NOT_CALLED
+    assert found.tools == ("issue_refund",) and found.tools_label == EXPECTED_TOOLS
