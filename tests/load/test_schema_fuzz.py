@@ -24,6 +24,10 @@ from .test_properties import toml
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CHANNELS = ["commands", "events"]
 SETTINGS = 'channels = ["commands", "events"]\n'
+# Never one of the expected tools (WORDS are at most 8 characters): a tool both expected and
+# forbidden is refused, a rule the schema cannot express.
+FORBIDDEN_TOOLS = st.none() | st.lists(st.sampled_from(["issue_refund", "delete_account"]),
+                                       min_size=1, max_size=2)
 ITEM = 'id = "fixed"\n[input]\ntext = "hello"\n'
 
 
@@ -57,9 +61,11 @@ OVERRIDES = {
             st.sampled_from(["input", "expect", "setup", "api"]),
             st.sampled_from(["authored", "derived", "recorded"]), max_size=3),
     },
-    "suite": {"groups[].scenarios[].api": OMIT},
+    "suite": {"groups[].scenarios[].api": OMIT,
+              "groups[].scenarios[].expect.forbid_tools": FORBIDDEN_TOOLS},
     "catalog": {
         "products[].sets[].scenarios[].api": OMIT,
+        "products[].sets[].scenarios[].expect.forbid_tools": FORBIDDEN_TOOLS,
         "products[].sets[].scenarios[].tags": st.none() | st.lists(WORDS, max_size=2),
         "products[].sets[].criteria": st.none() | st.lists(
             st.sampled_from(["tone", "answer_relevancy"]), unique=True, max_size=2),

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from assay.errors import SpecError
 from assay.load._errors import suggestion
-from assay.load.scenario import Expectations, Origin, Scenario
+from assay.load.scenario import Expectations, Origin, Scenario, refuse_contradiction
 
-OPTIONS = ("tools", "contains", "not_contains", "key", "tags", "group", "notes")
-_LISTS = ("tools", "tags")
+OPTIONS = ("tools", "forbid_tools", "contains", "not_contains", "key", "tags", "group", "notes")
+_LISTS = ("tools", "forbid_tools", "tags")
 _ONCE = ("key", "group", "notes")
 _MARKER = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
 _RULE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
@@ -91,7 +91,13 @@ def _line(line: str, group: tuple[str, str] | None, location: str, where: str) -
     if "group" in values:
         group = _group(values["group"][0])
     expect = Expectations(tuple(values.get("tools", ())), tuple(values.get("contains", ())),
-                          tuple(values.get("not_contains", ())))
+                          tuple(values.get("not_contains", ())),
+                          forbid_tools=tuple(values.get("forbid_tools", ())))
+    try:
+        refuse_contradiction(expect, "forbid_tools")
+    except SpecError as error:
+        raise SpecError(f"{error.field}: {error.detail}", location=location, field=where) \
+            from None
     scenario = Scenario(values.get("key", [""])[0], prompt, None if group is None else group[0],
                         expect, notes, tags=tuple(values.get("tags", ())),
                         origin=Origin(location, where))

@@ -104,7 +104,8 @@ class ExpectModel(Strict):
     actions: list[ActionModel] | None = Field(None, description="The exact tool calls, "
                                                                  "in order.")
     forbid: dict[str, list[JsonValue]] | None = Field(
-        None, description="Per channel, items that must not appear.")
+        None, description="Per channel, items that must not appear; tools lists the tools "
+                          "that must not be called (no channel needed).")
 
 
 class ItemModel(Strict):
@@ -168,6 +169,8 @@ class ScenarioExpectModel(Strict):
     """A scenario's expectations; one text alone stands for a list of one."""
 
     tools: Texts | None = None
+    forbid_tools: Annotated[Texts, Field(min_length=1)] | None = Field(
+        None, description="Tools that must not be called.")
     contains: Texts | None = None
     not_contains: Texts | None = None
     answer: str | None = None

@@ -2,8 +2,9 @@
 
 Each item is one scenario: a starting state (``[setup]``, opaque JSON for the harness), the
 turn a person takes (``[input]``: text, or a reply to a pending interaction), and what must be
-true afterwards (``[expect]``, ``[expect.forbid]``). The loader is strict: unknown fields and
-combinations that parse but mean nothing are refused, naming the file and the field.
+true afterwards (``[expect]``, ``[expect.forbid]``, whose ``tools`` forbids tool calls without
+any channel). The loader is strict: unknown fields and combinations that parse but mean
+nothing are refused, naming the file and the field.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from assay.spec import JSON, Case, Suite
 from assay.spec.case import build_case
 
 ITEM_SUFFIXES = (".toml", ".json")
+#: The key of ``[expect.forbid]`` that lists tools not to call; every other key is a channel.
+FORBID_TOOLS = "tools"
 
 # Where a case field lives in an item file, for errors raised while building the case.
 _ITEM_FIELDS = (("expected_actions", "expect.actions"), ("expected", "expect.answer"),
@@ -133,7 +136,7 @@ def item_case(item: Item, position: int) -> Case:
             group=model.group, tags=model.tags, params=model.params, notes=model.notes,
             production_only=model.production_only,
             observation=item.channels or None,
-            forbid=None if expect is None else expect.forbid,
+            forbid=_forbidden_channels(item),
             api=None if model.api is None else api_fixtures(model.api, item.path.parent),
             provenance=_provenance(item), metadata=_effects(model) or None,
         )
@@ -195,8 +198,11 @@ def _check(item: Item, settings: SuiteSettings) -> None:
                         field="committed_effects_channel")
     forbid = {} if model.expect is None else model.expect.forbid or {}
     for channel, banned in forbid.items():
+        if channel == FORBID_TOOLS:
+            _check_forbidden_tools(item, banned)
+            continue
         if channel not in settings.channels:
-            hint = suggestion(channel, settings.channels) or (
+            hint = suggestion(channel, (*settings.channels, FORBID_TOOLS)) or (
                 " (declare the harness's channels in suite.toml: channels = [...])")
             raise SpecError("unknown channel" + hint, location=where,
                             field=f"expect.forbid.{channel}")
@@ -205,12 +211,42 @@ def _check(item: Item, settings: SuiteSettings) -> None:
                             field=f"expect.forbid.{channel}")
 
 
-def _checks(item: Item) -> list[Any]:
+def _check_forbidden_tools(item: Item, banned: list[Any]) -> None:
+    where, field = item.location, f"expect.forbid.{FORBID_TOOLS}"
+    if not banned:
+        raise SpecError("an empty forbid list forbids nothing", location=where, field=field)
+    for index, name in enumerate(banned):
+        if not isinstance(name, str) or not name.strip():
+            raise SpecError("must be a tool name (a non-empty string)", location=where,
+                            field=f"{field}[{index}]")
+    both = _expectations(item).both_expected_and_forbidden()
+    if both:
+        raise SpecError(f"{', '.join(both)} is both expected (expect.tools) and forbidden; "
+                        "a case cannot require and forbid the same call", location=where,
+                        field=field)
+
+
+def _forbidden_channels(item: Item) -> dict[str, list[JSON]] | None:
+    """``[expect.forbid]`` without ``tools``: what the observation channels must not hold."""
+    expect = item.model.expect
+    if expect is None or expect.forbid is None:
+        return None
+    channels = {key: value for key, value in expect.forbid.items() if key != FORBID_TOOLS}
+    return channels or None
+
+
+def _expectations(item: Item) -> Expectations:
     expect = item.model.expect
     if expect is None:
-        return []
+        return Expectations()
+    tools = (expect.forbid or {}).get(FORBID_TOOLS) or ()
     return Expectations(tuple(expect.tools or ()), tuple(expect.contains or ()),
-                        tuple(expect.not_contains or ())).checks()
+                        tuple(expect.not_contains or ()),
+                        forbid_tools=tuple(str(name) for name in tools))
+
+
+def _checks(item: Item) -> list[Any]:
+    return _expectations(item).checks()
 
 
 def _provenance(item: Item) -> dict[str, str] | None:
@@ -231,12 +267,13 @@ def _provenance(item: Item) -> dict[str, str] | None:
 def _present_parts(item: Item) -> set[str]:
     model, expect = item.model, item.model.expect
     present = {"input"}
-    if expect is not None and (expect.contains or expect.not_contains or expect.tools):
+    if _checks(item):
         present.add("checks")
     if expect is not None:
         present |= {part for part, value in (("reference", expect.answer),
                                              ("expected_actions", expect.actions),
-                                             ("forbid", expect.forbid)) if value is not None}
+                                             ("forbid", _forbidden_channels(item)))
+                    if value is not None}
     if item.channels:
         present.add("observation")
     present |= {part for part, value in (("setup", model.setup), ("api", model.api),

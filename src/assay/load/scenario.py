@@ -17,26 +17,38 @@ from assay.spec.fixtures import ApiFixtures
 
 @dataclass(frozen=True, slots=True)
 class Expectations:
-    """What a scenario expects: tools called, content present or absent, a reference answer."""
+    """What a scenario expects: tools called or not, content present or absent, an answer.
+
+    ``forbid_tools`` are tools the agent must not call (``forbid_actions``); no observation
+    channel is needed to forbid a call.
+    """
 
     tools: tuple[str, ...] = ()
     contains: tuple[str, ...] = ()
     not_contains: tuple[str, ...] = ()
     answer: str | None = None
+    forbid_tools: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, JSON]:
         """The canonical form: fixed key order, empty values dropped."""
         described: dict[str, JSON] = {"tools": list(self.tools),
+                                      "forbid_tools": list(self.forbid_tools),
                                       "contains": list(self.contains),
                                       "not_contains": list(self.not_contains),
                                       "answer": self.answer}
         return {key: value for key, value in described.items() if value not in (None, [])}
+
+    def both_expected_and_forbidden(self) -> list[str]:
+        """Tools these expectations both require and forbid (a case no agent could pass)."""
+        return [name for name in dict.fromkeys(self.forbid_tools) if name in self.tools]
 
     def checks(self) -> list[Any]:
         """The deterministic checks these expectations mean."""
         made: list[Any] = []
         if self.tools:
             made.append(checks.tools_called(self.tools))
+        if self.forbid_tools:
+            made.append(checks.forbid_actions(self.forbid_tools))
         made += numbered(checks.contains, "contains", self.contains)
         made += numbered(checks.not_contains, "not_contains", self.not_contains)
         return made
@@ -108,9 +120,13 @@ def scenario_from(model: ScenarioModel, group: str | None, origin: Origin,
                   key: str | None = None) -> Scenario:
     """A scenario from its validated model (``key`` overrides one the parser generated)."""
     expect = model.expect
+    expectations = Expectations() if expect is None else Expectations(
+        tuple(expect.tools or ()), tuple(expect.contains or ()),
+        tuple(expect.not_contains or ()), expect.answer, tuple(expect.forbid_tools or ()))
     try:
         params = portable(model.params or {}, "params")
         api = portable(model.api, "api")
+        refuse_contradiction(expectations, "expect.forbid_tools")
     except SpecError as error:
         raise origin.error(error) from None
     assert isinstance(params, dict)
@@ -118,9 +134,7 @@ def scenario_from(model: ScenarioModel, group: str | None, origin: Origin,
         key=key or model.key,
         prompt=model.prompt,
         group=group,
-        expect=Expectations() if expect is None else Expectations(
-            tuple(expect.tools or ()), tuple(expect.contains or ()),
-            tuple(expect.not_contains or ()), expect.answer),
+        expect=expectations,
         notes=model.notes,
         production_only=model.production_only,
         tags=tuple(model.tags or ()),
@@ -128,6 +142,14 @@ def scenario_from(model: ScenarioModel, group: str | None, origin: Origin,
         api=api,
         origin=origin,
     )
+
+
+def refuse_contradiction(expect: Expectations, field: str) -> None:
+    """Refuse a tool both expected and forbidden: no agent could pass such a case."""
+    both = expect.both_expected_and_forbidden()
+    if both:
+        raise SpecError(f"{', '.join(both)} is both expected (tools) and forbidden; a case "
+                        "cannot require and forbid the same call", field=field)
 
 
 def numbered(factory: Callable[..., Any], name: str, texts: Sequence[str]) -> list[Any]:

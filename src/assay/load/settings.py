@@ -37,7 +37,8 @@ ITEM_PARTS: dict[str, tuple[str, ...]] = {
 }
 
 # Names a channel cannot take: fields of [expect] and metric names they would collide with.
-_RESERVED = frozenset({*ExpectModel.model_fields, "tools_called", *JUDGE_CRITERIA})
+_RESERVED = frozenset({*ExpectModel.model_fields, "tools_called", "forbid_actions",
+                       *JUDGE_CRITERIA})
 
 
 @dataclass(frozen=True, kw_only=True)
