@@ -182,3 +182,20 @@ def test_a_differing_trace_names_only_the_calls_not_made_as_expected():
     found = diagnose(sample(failing("actions", "actions"), actions=made), facts, ROSTER)
     assert found is not None and found.fault is Fault.EXPECTED_TOOL_NOT_CALLED
     assert found.tools == ("issue_refund",) and found.tools_label == EXPECTED_TOOLS
+
+
+def test_a_fix_item_never_lists_a_tool_the_agent_has_as_missing():
+    from assay.results.fixes import fix_items
+
+    def diagnosed(case_id: str, tools: tuple[str, ...], label: str) -> SampleResult:
+        return SampleResult(case_id, "m", 0, decide_status(None, (NOT_CALLED,)), answer="x",
+                            metrics=(NOT_CALLED,), fault="expected_tool_not_called",
+                            recommendation="r", fault_tools=tools, fault_tools_label=label)
+
+    [item] = fix_items([diagnosed("a", ("cancel_order",), MISSING_TOOLS),
+                        diagnosed("b", ("issue_refund",), EXPECTED_TOOLS),
+                        diagnosed("c", ("cancel_order",), MISSING_TOOLS)])
+    assert [tool.name for tool in item.tools] == ["cancel_order", "issue_refund"]
+    assert item.tools_label == EXPECTED_TOOLS
+    [only_missing] = fix_items([diagnosed("a", ("cancel_order",), MISSING_TOOLS)])
+    assert only_missing.tools_label == MISSING_TOOLS
