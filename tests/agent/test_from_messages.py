@@ -116,17 +116,17 @@ def openai_conversation(server_url):
     """A conversation a host keeps with the real openai client: each turn's usage beside it."""
     from openai import OpenAI
 
-    client = OpenAI(base_url=server_url, api_key="test")
     messages = [{"role": "user", "content": "Where is order 42?"}]
-    while True:
-        response = client.chat.completions.create(model="m", messages=messages)
-        turn = response.choices[0].message.model_dump(exclude_none=True)
-        messages.append({**turn, "usage": response.usage})
-        if not turn.get("tool_calls"):
-            return messages
-        for made in turn["tool_calls"]:
-            messages.append({"role": "tool", "tool_call_id": made["id"],
-                             "content": '{"status": "shipped"}'})
+    with OpenAI(base_url=server_url, api_key="test") as client:
+        while True:
+            response = client.chat.completions.create(model="m", messages=messages)
+            turn = response.choices[0].message.model_dump(exclude_none=True)
+            messages.append({**turn, "usage": response.usage})
+            if not turn.get("tool_calls"):
+                return messages
+            for made in turn["tool_calls"]:
+                messages.append({"role": "tool", "tool_call_id": made["id"],
+                                 "content": '{"status": "shipped"}'})
 
 
 def test_usage_in_the_openai_response_shape_is_read_per_assistant_turn():
