@@ -62,7 +62,7 @@ _POSTGRES_FIXTURES = {"postgres_server", "postgres_server_url", "postgres_url"}
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
-    """Every test that needs the server carries the ``postgres`` mark, so ``-m`` can leave it out."""
+    """Every test needing the server carries the ``postgres`` mark: ``-m`` can leave it out."""
     if _POSTGRES_FIXTURES & set(getattr(item, "fixturenames", ())):
         item.add_marker(pytest.mark.postgres)
 
