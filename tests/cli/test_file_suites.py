@@ -63,7 +63,7 @@ def test_the_trip_items_fail_their_gate_listing_the_violations(cli):
     assert "forbid.commands: forbidden [trip.rebook]" in out
     assert "Failing: side effects 6 · content 0" in out
     assert "Flaky: trip.set_travel_date passed 2 of 4 samples" in out
-    assert "gate: failed\n  6 sample(s) failed a side-effect assertion (at most 0 allowed)" \
+    assert "gate: failed · 6 sample(s) failed a side-effect assertion (at most 0 allowed)" \
         in out
     report = cli.json_report()
     assert report["summary"]["failing_by_category"]["side_effects"] == 6
@@ -84,7 +84,7 @@ def test_selection_by_case_and_gate_overrides(cli):
     strict = cli("run", TRIP, "-q", "--gate", "max_side_effect_failures=6", "--gate",
                  "min_pass_rate=0.9")
     assert strict.returncode == 1
-    assert "deterministic pass rate 62.5% is below the minimum 90.0%" in strict.stdout
+    assert "gate: failed · deterministic pass rate 62.5% < 90%" in strict.stdout
     unknown = cli("run", TRIP, "--case", "trip.set_nmae")
     assert unknown.returncode == 2
     assert "no case 'trip.set_nmae' (did you mean 'trip.set_name'?)" in unknown.stderr

@@ -77,7 +77,9 @@ def test_a_run_with_nothing_evaluated_still_fails_the_minimum_pass_rate(store):
                                 gate=assay.Gate(min_pass_rate=0.5))
     assert evaluation.run.summary.check_pass_rate is None
     assert not evaluation.verdict.passed
-    assert "  deterministic pass rate: no sample was evaluated" in evaluation.verdict.lines
+    assert "gate: failed · deterministic pass rate: no sample was evaluated" \
+        in evaluation.verdict.lines
+    assert evaluation.verdict.unchecked
 
 
 def test_each_criterion_says_how_many_samples_it_scored_and_errored_without_a_spread(store):

@@ -31,7 +31,10 @@ def test_minimum_deterministic_pass_rate():
     gate = assay.Gate(min_pass_rate=0.5)
     assert gate.evaluate(Summary(0.5)).passed  # inclusive
     low = gate.evaluate(Summary(0.25))
-    assert low.violations == ("deterministic pass rate 25.0% is below the minimum 50.0%",)
+    assert low.violations == ("deterministic pass rate 25% < 50%",)
+    assert low.lines() == ["gate: failed · deterministic pass rate 25% < 50%"]
+    assert gate.evaluate(Summary(0.625)).lines() == [
+        "gate: passed · deterministic pass rate 62.5% ≥ 50%"]
     assert gate.evaluate(Summary(None, pass_rate=None)).violations == (
         "deterministic pass rate: no sample was evaluated",)
 
@@ -50,8 +53,8 @@ def test_the_judge_threshold_is_optional_and_reported_apart():
                                                 "language_quality": Criterion(0.9)}))
     assert verdict.violations == () and not verdict.passed
     assert verdict.judge_violations == ("tone: mean 0.500 is below the minimum 0.6",)
-    assert verdict.lines() == ["gate: failed", "  judge: tone: mean 0.500 is below the "
-                                               "minimum 0.6"]
+    assert verdict.lines() == ["gate: failed · judge: tone: mean 0.500 is below the minimum 0.6",
+                               "  judge language_quality mean 0.900 ≥ 0.6"]
     assert gate.evaluate(Summary()).judge_violations == (
         "no judge criterion was graded (is a judge set?)",)
     assert assay.Gate().evaluate(Summary(judge={"tone": Criterion(0.0)})).passed

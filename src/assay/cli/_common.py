@@ -28,36 +28,52 @@ EXIT_INTERRUPTED = 130
 #: process ended by SIGPIPE, never 1, which means that the agent failed.
 EXIT_CLOSED_PIPE = 141
 
+#: Help panels: the options of a command grouped by what they decide.
+SELECTION = "Selection"
+MODELS = "Models and execution"
+JUDGING = "Judge"
+GATING = "Baseline and gate"
+OUTPUT = "Output"
+STORAGE = "Storage"
+
 DbOption = Annotated[
     str | None,
     typer.Option("--db", help="Database URL (default: ASSAY_DATABASE_URL, else the embedded "
-                              "SQLite file .assay/assay.db).", show_default=False),
+                              "SQLite file .assay/assay.db).", show_default=False,
+                 rich_help_panel=STORAGE),
 ]
 
 
 # Options that assay run and assay control share, declared once.
 SuiteOption = Annotated[str | None, typer.Option(
-    help="Which suite, when the file has several.")]
+    help="Which suite, when the file has several.", rich_help_panel=SELECTION)]
 MetadataOption = Annotated[str | None, typer.Option(
-    help='Run metadata as a JSON object, e.g. \'{"revision": "abc123"}\'.')]
-SamplesOption = Annotated[int | None, typer.Option(min=1, help="Samples per case and model.")]
+    help='Run metadata as a JSON object, e.g. \'{"revision": "abc123"}\'.',
+    rich_help_panel=STORAGE)]
+SamplesOption = Annotated[int | None, typer.Option(
+    min=1, help="Samples per case and model.", rich_help_panel=MODELS)]
 ConcurrencyOption = Annotated[int | None, typer.Option(
-    min=1, help="Samples in flight at once (default 8).")]
+    min=1, help="Samples in flight at once (default 8).", rich_help_panel=MODELS)]
 ModelOption = Annotated[list[str] | None, typer.Option(
-    "--model", help="Run every case on this model (repeatable), e.g. openai/gpt-4.1-mini.")]
+    "--model", help="Run every case on this model (repeatable), e.g. openai/gpt-4.1-mini.",
+    rich_help_panel=MODELS)]
 TimeoutOption = Annotated[float | None, typer.Option(
-    help="Seconds before an agent call is an error.")]
-QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+    help="Seconds before an agent call is an error.", rich_help_panel=MODELS)]
+QuietOption = Annotated[bool, typer.Option(
+    "--quiet", "-q", help="No progress: no bar on a terminal, no progress lines when piped.",
+    rich_help_panel=OUTPUT)]
 JudgeOption = Annotated[str | None, typer.Option(
     help="Grade judge criteria with this model, e.g. openai/gpt-4.1-mini (overrides the "
-         "suite's judge).")]
+         "suite's judge).", rich_help_panel=JUDGING)]
 JudgeBaseUrlOption = Annotated[str | None, typer.Option(
-    help="OpenAI-compatible endpoint for --judge (Azure, OpenRouter, Ollama, vLLM).")]
+    help="OpenAI-compatible endpoint for --judge (Azure, OpenRouter, Ollama, vLLM).",
+    rich_help_panel=JUDGING)]
 JudgeTimeoutOption = Annotated[float | None, typer.Option(
     min=0.001, help="Seconds one judge call may take, its retries and waits included, before "
-                    "the vote is an error.", show_default="120")]
+                    "the vote is an error.", show_default="120", rich_help_panel=JUDGING)]
 VotesOption = Annotated[int | None, typer.Option(
-    min=1, help="Judge votes per sample and criterion (majority, ties to the lower).")]
+    min=1, help="Judge votes per sample and criterion (majority, ties to the lower).",
+    rich_help_panel=JUDGING)]
 
 
 def database_url(option: str | None) -> str | None:

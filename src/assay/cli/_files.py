@@ -1,7 +1,6 @@
 """What ``run`` and ``validate`` share for file suites.
 
-The selection of cases, the agent entry points given on the command line, the gate, and
-the reliability lines printed after a run.
+The selection of cases, the agent entry points given on the command line, and the gate.
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
+from assay.cli._common import GATING, MODELS, SELECTION
 from assay.errors import SpecError
 from assay.spec import Suite
 from assay.spec.gate import Gate
@@ -20,24 +20,31 @@ from assay.spec.gate import Gate
 _GATE_KEYS = {"min_pass_rate": float, "max_side_effect_failures": int, "min_judge_score": float}
 
 # Options shared by the commands that read file suites.
-ProductOption = Annotated[str | None, typer.Option(help="Catalog product to run.")]
-SetOption = Annotated[str | None, typer.Option("--set", help="Catalog set to run.")]
+ProductOption = Annotated[str | None, typer.Option(
+    help="Catalog product to run.", rich_help_panel=SELECTION)]
+SetOption = Annotated[str | None, typer.Option(
+    "--set", help="Catalog set to run.", rich_help_panel=SELECTION)]
 GroupOption = Annotated[list[str] | None, typer.Option(
-    "--group", help="Only cases of this group (repeatable).")]
+    "--group", help="Only cases of this group (repeatable).", rich_help_panel=SELECTION)]
 CaseOption = Annotated[list[str] | None, typer.Option(
-    "--case", help="Only this case id (repeatable).")]
+    "--case", help="Only this case id (repeatable).", rich_help_panel=SELECTION)]
 ProductionOption = Annotated[bool, typer.Option(
-    "--include-production-only", help="Also run cases that need production data.")]
+    "--include-production-only", help="Also run cases that need production data.",
+    rich_help_panel=SELECTION)]
 AgentOption = Annotated[str | None, typer.Option(
-    help="Agent for a file suite, as module:attribute (overrides the file's).")]
+    help="Agent for a file suite, as module:attribute (overrides the file's).",
+    rich_help_panel=SELECTION)]
 HarnessOption = Annotated[str | None, typer.Option(
-    help="Harness for a file suite, as module:attribute (overrides the file's).")]
+    help="Harness for a file suite, as module:attribute (overrides the file's).",
+    rich_help_panel=SELECTION)]
 GateOption = Annotated[list[str] | None, typer.Option(
-    "--gate", help="Gate threshold KEY=VALUE (repeatable): min_pass_rate, "
-                   "max_side_effect_failures, min_judge_score. Overrides the gate table of "
-                   "suite.toml.")]
+    "--gate", help="A gate threshold as KEY=VALUE (repeatable); the keys are min_pass_rate "
+                   "(deterministic pass rate), max_side_effect_failures and "
+                   "min_judge_score. Overrides the gate table of suite.toml.",
+    rich_help_panel=GATING)]
 SampleConcurrencyOption = Annotated[int | None, typer.Option(
-    min=1, help="Samples of one case in flight at once (results are the same either way).")]
+    min=1, help="Samples of one case in flight at once (results are the same either way).",
+    rich_help_panel=MODELS)]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -109,23 +116,6 @@ def resolve_gate(suite: Suite, options: Sequence[str]) -> Gate | None:
             raise SpecError(f"--gate {option!r}: {text!r} is not a number",
                             field=f"gate.{key}") from None
     return (suite.gate or Gate()).updated(**values)
-
-
-def reliability_lines(run: Any) -> list[str]:
-    """Failing samples per category, the rates, and the flaky cases, for the terminal."""
-    from assay.report._reading import reliability_rows
-    from assay.results import item_rates
-
-    summary = run.summary
-    if summary is None:
-        return []
-    lines = [f"{label}: {value}" for label, value in reliability_rows(summary)]
-    for item in item_rates(run.samples):
-        if item.flaky:
-            model = f" on {item.model}" if item.model else ""
-            lines.append(f"Flaky: {item.case_id}{model} passed {item.passed} of "
-                         f"{item.samples} samples")
-    return lines
 
 
 def _entry_agent(selection: Selection) -> tuple[Any, str | None]:

@@ -8,6 +8,7 @@ otherwise retitle the window or clear the screen), and Rich markup in it is esca
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
@@ -20,6 +21,9 @@ from assay.report._reading import judge_calls
 from assay.report.format import duration_ms, fraction, money, percent, score
 from assay.results import Run, RunSummary, SampleResult, SampleStatus, Tally
 from assay.results.tracebacks import traceback_of
+
+if TYPE_CHECKING:
+    from assay.evaluation import Verdict
 
 _STYLE = {
     SampleStatus.PASSED: "green",
@@ -71,11 +75,45 @@ def render_run(console: Console, run: Run, comparison: Comparison | None,
         console.print(shown(note), highlight=False)
         return
     console.print(f"[bold]{shown(comparison.baseline_line())}[/]", highlight=False)
-    render_comparison(console, comparison)
+    render_comparison(console, comparison, run_id=run.id, verbose=verbose)
 
 
-#: Without ``--verbose``, at most this many samples that did not pass are listed.
-SHOWN_SAMPLES = 50
+#: Without ``--verbose``, every list (samples, changes, moved items) shows at most this many:
+#: a screenful; a line after it says how many more and which command shows them.
+SHOWN_ITEMS = 20
+
+
+def capped(items: Sequence[str], *, verbose: bool, more: str) -> list[str]:
+    """``items``, at most :data:`SHOWN_ITEMS` of them unless ``verbose``, then how many more.
+
+    ``more`` ends the last line: what the hidden items are and the command that shows them,
+    e.g. ``change(s): assay report 1a2b3c4d --format text lists them all``.
+    """
+    if verbose or len(items) <= SHOWN_ITEMS:
+        return list(items)
+    return [*items[:SHOWN_ITEMS], f"  … {len(items) - SHOWN_ITEMS} more {more}"]
+
+
+def closing_line(run: Run, verdict: Verdict, seconds: float) -> str:
+    """The run's last line, as pytest ends: ``== 2 failed, 5 passed, 0 errors · … · 3.2 s ==``.
+
+    Counts are samples; the gate, the signal regressions and a run that checked nothing are
+    named only when they apply.
+    """
+    summary = run.summary
+    counts = "no summary" if summary is None else (
+        f"{summary.failed} failed, {summary.passed} passed, {summary.errors} errors"
+        + (f", {summary.not_evaluated} not evaluated" if summary.not_evaluated else ""))
+    parts = [counts]
+    if verdict.gate is not None:
+        parts.append("gate passed" if verdict.gate.passed else "gate failed")
+    if verdict.regressions:
+        parts.append(f"{verdict.regressions} regression"
+                     + ("" if verdict.regressions == 1 else "s"))
+    if verdict.unchecked:
+        parts.append("nothing was checked")
+    parts.append(f"{seconds:.1f} s")
+    return f"== {' · '.join(parts)} =="
 _MARK = {SampleStatus.PASSED: "✓", SampleStatus.FAILED: "✗", SampleStatus.ERROR: "!",
          SampleStatus.NOT_EVALUATED: "·"}
 
@@ -90,13 +128,14 @@ def _samples(console: Console, run: Run, *, verbose: bool) -> None:
     listed = [sample for sample in run.samples
               if verbose or sample.status is not SampleStatus.PASSED]
     shown_tracebacks: set[str] = set()
-    for sample in listed if verbose else listed[:SHOWN_SAMPLES]:
+    for sample in listed if verbose else listed[:SHOWN_ITEMS]:
         lines += _sample_lines(sample, shown_tracebacks)
-    hidden = len(listed) - SHOWN_SAMPLES if not verbose and len(listed) > SHOWN_SAMPLES else 0
+    hidden = len(listed) - SHOWN_ITEMS if not verbose and len(listed) > SHOWN_ITEMS else 0
     passing = sum(sample.status is SampleStatus.PASSED for sample in run.samples)
     if hidden:
-        lines.append(f"  … {hidden} more sample(s) that did not pass: --verbose, or "
-                     f"assay report {run.id[:8]}, shows them")
+        lines.append(f"  … {hidden} more sample(s) that did not pass: assay report "
+                     f"{run.id[:8]} --format text lists them, assay report {run.id[:8]} "
+                     "--case ID shows one in full (or --verbose)")
     if passing and not verbose:
         lines.append(f"  [green]{passing} passing sample(s)[/] not listed (--verbose lists "
                      "every sample)")
@@ -156,6 +195,37 @@ def _summary(console: Console, run: Run) -> None:
     console.print(f"Run {run.id} ({run.status.value}) · fingerprint {run.fingerprint[:12]}")
 
 
+def reliability_lines(run: Run, *, verbose: bool = False) -> list[str]:
+    """Failing samples per category, the rates, and the flaky cases, for the terminal.
+
+    A line whose every count is 0 (``Integrity: … 0 · 0 · 0 · 0``) says nothing and is left
+    out; the flaky cases are capped like every other list.
+    """
+    from assay.report._reading import reliability_rows
+    from assay.results import item_rates
+
+    summary = run.summary
+    if summary is None:
+        return []
+    lines = [f"{label}: {value}" for label, value in reliability_rows(summary)
+             if label not in _COUNTS or not _all_zero(value)]
+    flaky = [f"Flaky: {item.case_id}{f' on {item.model}' if item.model else ''} passed "
+             f"{item.passed} of {item.samples} samples"
+             for item in item_rates(run.samples) if item.flaky]
+    return lines + capped(flaky, verbose=verbose,
+                          more=f"flaky case(s): assay report {run.id[:8]} --format text "
+                               "lists them all")
+
+
+#: Rows that are counts per category: left out when nothing counted.
+_COUNTS = frozenset({"Failing", "Integrity"})
+
+
+def _all_zero(value: str) -> bool:
+    """Whether each ``name N`` part of ``value`` counts 0."""
+    return all(part.rsplit(" ", 1)[-1] == "0" for part in value.split(" · "))
+
+
 def _judged(console: Console, summary: Tally) -> None:
     """Judge criteria on a line of their own: never averaged with the checks."""
     if not summary.judge:
@@ -199,34 +269,48 @@ def render_models(console: Console, models: ModelComparison | None) -> None:
     console.print(shown(models.conclusion), highlight=False)
 
 
-def render_comparison(console: Console, comparison: Comparison) -> None:
-    """Print the pairing first, defects before any figure, then each kind of change apart."""
+def render_comparison(console: Console, comparison: Comparison, *, run_id: str | None = None,
+                      verbose: bool = False) -> None:
+    """Print the pairing first, defects before any figure, then each kind of change apart.
+
+    Each list shows a screenful unless ``verbose``; the rest are counted, with the command
+    that lists them (``assay report RUN --format text``).
+    """
+    every = ("lists them all" if run_id is None
+             else f"assay report {run_id[:8]} --format text lists them all")
     intro = comparing.comparison_intro(comparison, fraction)
+    moved = len(comparison.movement_lines())
     loud = 1 + len(comparison.defect_lines())
-    for index, line in enumerate(intro):
+    lines = []
+    for index, line in enumerate(intro[:len(intro) - moved]):
         style = "bold red" if 0 < index < loud else "bold" if index <= loud else ""
-        console.print(f"[{style}]{shown(line)}[/]" if style else shown(line), highlight=False)
+        lines.append(f"[{style}]{shown(line)}[/]" if style else shown(line))
+    lines += capped([shown(line) for line in intro[len(intro) - moved:]], verbose=verbose,
+                    more=f"item(s) moved: {every}")
     for label, items in (("Excluded", comparison.excluded),
                          ("Intended change", comparison.intended_changes)):
-        for item in items:
-            row = comparing.pairing_row(item)
-            console.print(f"  [yellow]{label}[/] {shown(row[0])} · {shown(row[1])}: "
-                          f"{shown(row[2])}", highlight=False)
+        rows = [comparing.pairing_row(item) for item in items]
+        lines += capped([f"  [yellow]{label}[/] {shown(row[0])} · {shown(row[1])}: "
+                         f"{shown(row[2])}" for row in rows], verbose=verbose,
+                        more=f"{label.lower()} item(s): {every}")
     for kind, name in comparing.CHANGE_SECTIONS:
-        _changes(console, name, comparison.of_kind(kind))
+        lines += _changes(name, comparison.of_kind(kind), verbose=verbose, every=every)
+    console.print("\n".join(lines), highlight=False)
 
 
-def _changes(console: Console, name: str, changes: Sequence[Change]) -> None:
+def _changes(name: str, changes: Sequence[Change], *, verbose: bool, every: str) -> list[str]:
     if not changes:
-        return
-    console.print(f"{name} ({len(changes)}):", highlight=False)
+        return []
+    lines = []
     for change in changes:
         style = "green" if not change.is_regression else "red" if change.is_signal else "dim"
         item, metric, category, moved, noise, detail = comparing.change_row(change)
         # The agent's own pseudo-metric needs no category beside it.
         what = metric if category in {"agent", metric} else f"{metric} ({category})"
-        console.print(f"  [{style}]{shown(item)} · {shown(what)} · "
-                      f"{moved} · {noise}[/]: {shown(detail)}", highlight=False)
+        lines.append(f"  [{style}]{shown(item)} · {shown(what)} · "
+                     f"{moved} · {noise}[/]: {shown(detail)}")
+    return [f"{name} ({len(changes)}):",
+            *capped(lines, verbose=verbose, more=f"{name.lower()}: {every}")]
 
 
 def _table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[str]]) -> Table:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +22,10 @@ from assay._text import visible
 from assay.cli._common import (
     EXIT_INCOMPLETE,
     EXIT_INTERRUPTED,
+    GATING,
+    JUDGING,
+    OUTPUT,
+    STORAGE,
     ConcurrencyOption,
     DbOption,
     JudgeBaseUrlOption,
@@ -66,26 +71,33 @@ def run_command(
     model: ModelOption = None,
     timeout: TimeoutOption = None,
     baseline: Annotated[str | None, typer.Option(
-        help="Compare with this run (it must be completed and compatible).")] = None,
+        help="Compare with this run (it must be completed and compatible).",
+        rich_help_panel=GATING)] = None,
     fail_on_regression: Annotated[bool, typer.Option(
         "--fail-on-regression", help="Exit 1 on signal regressions against the baseline "
                                      "(beyond the latest control run's noise floor, or "
-                                     "unmeasured).")]
+                                     "unmeasured).", rich_help_panel=GATING)]
     = False,
     tolerance: Annotated[float, typer.Option(
-        min=0.0, max=1.0, help="Score decrease allowed before it counts as a regression.")]
-    = 0.0,
+        min=0.0, max=1.0, help="Score decrease allowed before it counts as a regression.",
+        rich_help_panel=GATING)] = 0.0,
     drift_tolerance: Annotated[float, typer.Option(
         min=0.0, max=1.0, help="Judge-score movement (0–1 scale) below which it is not drift; "
-                               "independent of --tolerance.")] = 0.025,
+                               "independent of --tolerance.", rich_help_panel=GATING)] = 0.025,
+    allow_unchecked: Annotated[bool, typer.Option(
+        "--allow-unchecked", help="Let a run in which no sample was evaluated (nothing was "
+                                  "checked) exit 0; by default it exits 1.",
+        rich_help_panel=GATING)] = False,
     resume: Annotated[str | None, typer.Option(
-        help="Finish an interrupted run: execute only its missing samples.")] = None,
+        help="Finish an interrupted run: execute only its missing samples.",
+        rich_help_panel=STORAGE)] = None,
     report: Annotated[Path | None, typer.Option(
-        help="Also write a report here (.txt, .md or .json).")] = None,
+        help="Also write a report here (.txt, .md or .json).", rich_help_panel=OUTPUT)] = None,
     quiet: QuietOption = False,
     verbose: Annotated[bool, typer.Option(
-        "--verbose", "-v", help="List every sample, passing ones too (by default only those "
-                                "that did not pass, and a count of the rest).")] = False,
+        "--verbose", "-v", help="List everything: every sample, passing ones too, and every "
+                                "change (by default each list shows 20 and counts the rest).",
+        rich_help_panel=OUTPUT)] = False,
     judge: JudgeOption = None,
     judge_base_url: JudgeBaseUrlOption = None,
     judge_timeout: JudgeTimeoutOption = None,
@@ -101,21 +113,26 @@ def run_command(
     sample_concurrency: SampleConcurrencyOption = None,
     store_retry: Annotated[float | None, typer.Option(
         min=0.001, help="Seconds to keep retrying a failing store before the run stops as "
-                        "interrupted (exit 3).", show_default="60")] = None,
+                        "interrupted (exit 3).", show_default="60",
+        rich_help_panel=STORAGE)] = None,
     judge_limit: Annotated[int | None, typer.Option(
         min=0, help="Judge calls a run may spend refining recommendations (default 25; 0 "
-                    "keeps the mechanical ones).")] = None,
+                    "keeps the mechanical ones).", rich_help_panel=JUDGING)] = None,
     lease_timeout: Annotated[float | None, typer.Option(
         min=0.001, help="With --resume: take over a running run whose heartbeat is older than "
-                        "this many seconds.", show_default="60")] = None,
+                        "this many seconds.", show_default="60",
+        rich_help_panel=STORAGE)] = None,
 ) -> None:
     """Run a suite, persist every sample, and compare with the latest compatible run.
 
-    Exit codes: 0 nothing failed, 1 failed or errored samples or a gated regression, 2 bad
-    input, 3 the run could not be completed (kept interrupted; resume it), 130/143/129
-    interrupted by Ctrl-C, SIGTERM or SIGHUP (resumable).
+    Exit codes: 0 nothing failed, 1 failed or errored samples, a failed gate, a gated
+    regression or nothing checked, 2 bad input, 3 the run could not be completed (kept
+    interrupted; resume it), 130/143/129 interrupted by Ctrl-C, SIGTERM or SIGHUP
+    (resumable).
     """
     from assay.cli._files import Selection, chosen_suite, require_agent, resolve_gate
+
+    started = time.monotonic()
 
     with user_errors():
         selection = Selection(suite=suite, product=product, set=set_, groups=group or (),
@@ -137,12 +154,13 @@ def run_command(
             "votes": votes,
             "judge": judge_option(judge, judge_base_url, judge_timeout, chosen.judge),
             "sample_concurrency": sample_concurrency, "gate": chosen_gate,
-            "fail_on_regression": fail_on_regression, "store_retry": store_retry,
+            "fail_on_regression": fail_on_regression, "allow_unchecked": allow_unchecked,
+            "store_retry": store_retry,
             "lease_timeout": lease_timeout, "run_id": run_id, "judge_limit": judge_limit,
         }
         _warn_unchecked(chosen, options["judge"] is not None or chosen.judge is not None)
         evaluation = _execute(chosen, options, database_url(db), quiet, run_id)
-    raise typer.Exit(_finish(evaluation, report, verbose=verbose))
+    raise typer.Exit(_finish(evaluation, report, verbose=verbose, started=started))
 
 
 def _execute(suite: Any, options: EvaluationArgs, url: str | None, quiet: bool,
@@ -179,9 +197,9 @@ def _stopped(message: str, run_id: str) -> None:
     print(f"{message}; finish it with\n  {resume_command(run_id)}", file=sys.stderr)
 
 
-def _finish(evaluation: Evaluation, report: Path | None, *, verbose: bool = False) -> int:
-    from assay.cli._files import reliability_lines
-    from assay.cli._render import make_console, render_run, shown
+def _finish(evaluation: Evaluation, report: Path | None, *, verbose: bool = False,
+            started: float) -> int:
+    from assay.cli._render import closing_line, make_console, reliability_lines, render_run, shown
 
     run = evaluation.run
     console = make_console()
@@ -189,26 +207,34 @@ def _finish(evaluation: Evaluation, report: Path | None, *, verbose: bool = Fals
         console.print(f"database: {shown(evaluation.database)}", highlight=False)
         render_run(console, run, evaluation.comparison, evaluation.model_comparison,
                    baseline_note=evaluation.baseline_note, verbose=verbose)
-        print(visible("\n".join(reliability_lines(run)), lines=True))
+        print(visible("\n".join(reliability_lines(run, verbose=verbose)), lines=True))
     if report is not None:
-        # The run is stored whatever happens to its report file: a failure is reported and
-        # the run's own exit code stands.
-        try:
-            from assay.report import Report  # only when a report is asked for
-
-            Report(run).export(report)
-            with _reader_may_leave():
-                print(f"report written to {report}")
-        except (OSError, AssayError) as error:
-            import sys
-
-            print(f"error: the report could not be written to {visible(str(report))}: "
-                  f"{visible(str(getattr(error, 'strerror', None) or error))}", file=sys.stderr)
+        _write_report(run, report)
     verdict = evaluation.verdict
     with _reader_may_leave():
         if verdict.lines:
             print(visible("\n".join(verdict.lines), lines=True))
+        # One closing line, whatever happened above: the line a CI log is read from.
+        style = "green" if verdict.passed else "red"
+        console.print(closing_line(run, verdict, time.monotonic() - started), style=style,
+                      markup=False, highlight=False)
     return int(verdict.exit_code)
+
+
+def _write_report(run: Any, report: Path) -> None:
+    """Write the report file; the run is stored whatever happens to it.
+
+    A failure is reported and the run's own exit code stands.
+    """
+    try:
+        from assay.report import Report  # only when a report is asked for
+
+        Report(run).export(report)
+        with _reader_may_leave():
+            print(f"report written to {report}")
+    except (OSError, AssayError) as error:
+        print(f"error: the report could not be written to {visible(str(report))}: "
+              f"{visible(str(getattr(error, 'strerror', None) or error))}", file=sys.stderr)
 
 
 @contextlib.contextmanager

@@ -133,7 +133,8 @@ async def _guarded(suite: Suite, plan: SuitePlan, options: EvaluationOptions, st
                           compared.baseline, owner),
         retry_for=options.store_retry, note=progress.note, what="complete the run")
     verdict = decide(completed, compared.comparison, gate=options.gate,
-                     fail_on_regression=options.fail_on_regression)
+                     fail_on_regression=options.fail_on_regression,
+                     allow_unchecked=options.allow_unchecked)
     return Evaluation(completed, compared.comparison, compared.models, verdict,
                       database=store.display_url, baseline_note=compared.note)
 

@@ -45,6 +45,7 @@ class EvaluationArgs(TypedDict, total=False):
     votes: int | None
     gate: Gate | None
     fail_on_regression: bool
+    allow_unchecked: bool
     store_retry: float | None
     lease_timeout: float | None
     judge_limit: int | None
@@ -75,6 +76,8 @@ class EvaluationOptions:
     gate: Gate | None = None
     #: Whether signal regressions against the baseline fail the verdict.
     fail_on_regression: bool = False
+    #: Whether a run in which no sample was evaluated may pass (by default it fails).
+    allow_unchecked: bool = False
     store_retry: float = DEFAULT_STORE_RETRY
     lease_timeout: float = DEFAULT_LEASE_TIMEOUT
     heartbeat_interval: float = HEARTBEAT_INTERVAL
@@ -110,6 +113,7 @@ def _resolve(
     votes: int | None = None,
     gate: Gate | None = None,
     fail_on_regression: bool = False,
+    allow_unchecked: bool = False,
     store_retry: float | None = None,
     lease_timeout: float | None = None,
     judge_limit: int | None = None,
@@ -138,6 +142,7 @@ def _resolve(
         votes=_positive(votes if votes is not None else suite.votes or 1, "votes"),
         gate=_gate(gate),
         fail_on_regression=bool(fail_on_regression),
+        allow_unchecked=bool(allow_unchecked),
         store_retry=_seconds(store_retry, "store_retry") or DEFAULT_STORE_RETRY,
         lease_timeout=_seconds(lease_timeout, "lease_timeout") or DEFAULT_LEASE_TIMEOUT,
         judge_limit=DEFAULT_JUDGE_LIMIT if judge_limit is None else _whole(judge_limit,

@@ -33,6 +33,8 @@ class Verdict:
     ``failed`` is true when a sample failed or errored (or the gate, when one is set, did
     not pass; an errored sample fails the run whatever the gate allows); ``regressed`` when
     ``fail_on_regression`` was asked and the comparison found signal regressions.
+    ``unchecked`` when no sample was evaluated at all: such a run fails (a green run that
+    checked nothing is how a broken suite ships) unless ``allow_unchecked`` was asked.
     """
 
     failed: bool
@@ -41,6 +43,7 @@ class Verdict:
     gate: GateResult | None = None
     regressions: int = 0
     lines: tuple[str, ...] = field(default=())
+    unchecked: bool = False
 
     @property
     def passed(self) -> bool:
@@ -54,7 +57,7 @@ class Verdict:
 
 
 def decide(run: Run, comparison: Comparison | None, *, gate: Gate | None,
-           fail_on_regression: bool) -> Verdict:
+           fail_on_regression: bool, allow_unchecked: bool = False) -> Verdict:
     """Apply the run's gates to what was stored."""
     summary = run.summary
     errors = 0 if summary is None else summary.errors
@@ -69,6 +72,10 @@ def decide(run: Run, comparison: Comparison | None, *, gate: Gate | None,
         if errors and outcome.passed:
             lines.append(f"{errors} errored sample(s) fail the run whatever the gate allows")
         failed = not outcome.passed or errors > 0
+    unchecked = summary is not None and summary.evaluated == 0
+    if summary is not None and unchecked:
+        lines.append(_unchecked_line(summary.not_evaluated, allowed=allow_unchecked))
+        failed = failed or not allow_unchecked
     # The regression gate reads signal regressions: beyond the latest control run's noise
     # floor, or unmeasured when there is none.
     regressions = 0 if comparison is None else len(comparison.signal_regressions)
@@ -76,4 +83,12 @@ def decide(run: Run, comparison: Comparison | None, *, gate: Gate | None,
     if regressed:
         lines.append("regression gate: failed (--fail-on-regression)")
     return Verdict(failed=failed, regressed=regressed, errors=errors, gate=outcome,
-                   regressions=regressions, lines=tuple(lines))
+                   regressions=regressions, lines=tuple(lines), unchecked=unchecked)
+
+
+def _unchecked_line(not_evaluated: int, *, allowed: bool) -> str:
+    what = f"nothing was checked: no sample was evaluated ({not_evaluated} not evaluated)"
+    if allowed:
+        return f"{what}; accepted (--allow-unchecked)"
+    return (f"{what}; give the cases checks or a judge, or accept such a run with "
+            "--allow-unchecked (allow_unchecked=True)")

@@ -1,10 +1,14 @@
-"""Progress display: a Rich bar on a terminal; elsewhere only notes, one line each."""
+"""Progress display: a Rich bar on a terminal; piped (CI), plain lines; quiet, only notes."""
 
 from __future__ import annotations
 
+import os
 import sys
+import threading
+import time
 from typing import TYPE_CHECKING, Protocol
 
+from assay.errors import ConfigurationError
 from assay.results import SampleResult, SampleStatus
 
 if TYPE_CHECKING:
@@ -52,6 +56,106 @@ class QuietProgress:
 
     def stop(self) -> None:
         """Do nothing."""
+
+
+#: Seconds between two progress lines when standard error is not a terminal.
+PROGRESS_INTERVAL = 10.0
+#: Sets the interval of those lines in seconds (a CI log may want them denser or sparser).
+INTERVAL_VARIABLE = "ASSAY_PROGRESS_INTERVAL"
+
+
+class LogProgress:
+    """Piped output (a CI log): plain lines on standard error, never a bar redrawn in place.
+
+    A line as the run starts, one for each sample that fails or errors as it lands, a
+    progress line every ``interval`` seconds while samples are in flight, and the notes. A
+    log that would otherwise stay silent until the end shows the run is alive and what broke.
+    """
+
+    def __init__(self, interval: float = PROGRESS_INTERVAL) -> None:
+        self._interval = interval
+        self._counts = {status: 0 for status in SampleStatus}
+        self._total = 0
+        self._started = time.monotonic()
+        self._lock = threading.Lock()
+        self._stopped = threading.Event()
+        self._ticker: threading.Thread | None = None
+
+    def start(self, total: int, description: str) -> None:
+        """Say what runs, then write a progress line every interval until :meth:`stop`."""
+        from assay._text import one_line
+
+        self._total, self._started = total, time.monotonic()
+        _write(f"running {one_line(description)}: {total} sample(s)")
+        # A thread, not a task: a line is due even while an agent blocks the event loop.
+        self._ticker = threading.Thread(target=self._tick, name="assay-progress", daemon=True)
+        self._ticker.start()
+
+    def advance(self, result: SampleResult) -> None:
+        """Count the sample; one that failed or errored is written at once."""
+        with self._lock:
+            self._counts[result.status] += 1
+        if result.status in (SampleStatus.FAILED, SampleStatus.ERROR):
+            _write(failure_line(result))
+
+    def note(self, message: str) -> None:
+        """Write the note as one line, control characters escaped."""
+        from assay._text import one_line
+
+        _write(one_line(message))
+
+    def stop(self) -> None:
+        """Stop the progress lines (the run's own summary follows on standard output)."""
+        self._stopped.set()
+        if self._ticker is not None:
+            self._ticker.join()
+            self._ticker = None
+
+    def line(self) -> str:
+        """``progress: 40/300 samples · 38 passed · 2 failed · 0 errors · 12 s``."""
+        with self._lock:
+            counts = dict(self._counts)
+        done = sum(counts.values())
+        return (f"progress: {done}/{self._total} samples · {counts[SampleStatus.PASSED]} passed"
+                f" · {counts[SampleStatus.FAILED]} failed · {counts[SampleStatus.ERROR]} errors"
+                f" · {time.monotonic() - self._started:.0f} s")
+
+    def _tick(self) -> None:
+        while not self._stopped.wait(self._interval):
+            _write(self.line())
+
+
+def failure_line(result: SampleResult) -> str:
+    """``failed q3 · gpt-4.1 #0: exact_match: expected 'a', got 'b'``, on one line."""
+    from assay._text import one_line
+
+    where = result.case_id + ("" if result.model is None else f" · {result.model}")
+    if result.error is not None:
+        why = f"agent error: {result.error}"
+    else:
+        why = next((f"{metric.name}: {metric.error or metric.reason or 'failed'}"
+                    for metric in result.metrics if not metric.passed), "failed")
+    return one_line(f"{result.status.value} {where} #{result.sample}: {why}")
+
+
+def _write(line: str) -> None:
+    # Looked up at each write: standard error may have been replaced since the start.
+    print(line, file=sys.stderr, flush=True)
+
+
+def progress_interval() -> float:
+    """The interval of piped progress lines: ``ASSAY_PROGRESS_INTERVAL``, else 10 s."""
+    raw = os.environ.get(INTERVAL_VARIABLE)
+    if raw is None or not raw.strip():
+        return PROGRESS_INTERVAL
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise ConfigurationError(f"{INTERVAL_VARIABLE}={raw!r} is not a positive number of "
+                                 "seconds")
+    return value
 
 
 class BarProgress:
@@ -109,7 +213,12 @@ class BarProgress:
 
 
 def default_progress(quiet: bool = False) -> Progress:
-    """A bar when standard error is a terminal and not ``quiet``; otherwise silence."""
-    if quiet or not sys.stderr.isatty():
+    """A bar when standard error is a terminal, plain lines when it is not; ``quiet``: notes.
+
+    The lines' interval is ``ASSAY_PROGRESS_INTERVAL`` seconds (10 by default).
+    """
+    if quiet:
         return QuietProgress()
+    if not sys.stderr.isatty():
+        return LogProgress(progress_interval())
     return BarProgress()

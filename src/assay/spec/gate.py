@@ -61,6 +61,8 @@ class GateResult:
     judge_violations: tuple[str, ...] = ()
     #: Thresholds that had nothing to measure (not violations): shown with the verdict.
     unmeasured: tuple[str, ...] = ()
+    #: The figures that met their thresholds, named (``deterministic pass rate 100% ≥ 90%``).
+    readings: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -68,15 +70,18 @@ class GateResult:
         return not self.violations and not self.judge_violations
 
     def lines(self) -> list[str]:
-        """One line for the verdict, then one per violation (judge ones marked as such).
+        """The verdict with the first figure it read, then one line per other figure.
 
-        A threshold that measured nothing follows, as ``not measured``.
+        Violations come first (judge ones marked as such), then the figures that met their
+        thresholds, then any threshold that measured nothing, as ``not measured``: a reader
+        sees which number the gate decided on, never only ``passed`` beside another number.
         """
-        notes = [f"  {line}" for line in self.unmeasured]
-        if self.passed:
-            return ["gate: passed", *notes]
-        return ["gate: failed", *(f"  {line}" for line in self.violations),
-                *(f"  judge: {line}" for line in self.judge_violations), *notes]
+        figures = [*self.violations, *(f"judge: {line}" for line in self.judge_violations),
+                   *self.readings]
+        head = "gate: passed" if self.passed else "gate: failed"
+        if figures:
+            head += f" · {figures[0]}"
+        return [head, *(f"  {line}" for line in [*figures[1:], *self.unmeasured])]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -127,41 +132,54 @@ class Gate:
         summary = getattr(reading, "summary", reading)
         if summary is None:
             return GateResult(("the run has no summary (it did not complete)",))
-        violations = self._deterministic(summary)
+        violations, readings = self._deterministic(summary)
         unmeasured: tuple[str, ...] = ()
         if self.min_pass_rate is not None and summary.check_pass_rate is None \
                 and summary.pass_rate is not None:
             unmeasured = ("deterministic pass rate: not measured (no sample had a deterministic "
                           "check)",)
-        return GateResult(tuple(violations), tuple(self._judged(summary)), unmeasured)
+        judge_violations, judge_readings = self._judged(summary)
+        return GateResult(tuple(violations), tuple(judge_violations), unmeasured,
+                          (*readings, *judge_readings))
 
-    def _deterministic(self, summary: GateReading) -> list[str]:
+    def _deterministic(self, summary: GateReading) -> tuple[list[str], list[str]]:
         found: list[str] = []
+        met: list[str] = []
         rate = summary.check_pass_rate
         if self.min_pass_rate is not None:
             if rate is None and summary.pass_rate is None:
                 found.append("deterministic pass rate: no sample was evaluated")
-            elif rate is not None and rate < self.min_pass_rate:
-                found.append(f"deterministic pass rate {_percent(rate)} is below the minimum "
-                             f"{_percent(self.min_pass_rate)}")
+            elif rate is not None:
+                # The headline counts judge failures too; this figure does not, and says so.
+                aside = " (checks only: judge criteria are not in this figure)" \
+                    if summary.judge else ""
+                passed = rate >= self.min_pass_rate
+                (met if passed else found).append(
+                    f"deterministic pass rate {_percent(rate)} {'≥' if passed else '<'} "
+                    f"{_percent(self.min_pass_rate)}{aside}")
         failures = int(summary.failing_by_category.get(_SIDE_EFFECTS, 0))
         if failures > self.max_side_effect_failures:
             found.append(f"{failures} sample(s) failed a side-effect assertion (at most "
                          f"{self.max_side_effect_failures} allowed)")
-        return found
+        elif failures:
+            met.append(f"side-effect failures {failures} ≤ {self.max_side_effect_failures}")
+        return found, met
 
-    def _judged(self, summary: GateReading) -> list[str]:
+    def _judged(self, summary: GateReading) -> tuple[list[str], list[str]]:
         if self.min_judge_score is None:
-            return []
+            return [], []
         if not summary.judge:
-            return ["no judge criterion was graded (is a judge set?)"]
-        found = []
+            return ["no judge criterion was graded (is a judge set?)"], []
+        found: list[str] = []
+        met: list[str] = []
         for name, criterion in summary.judge.items():
             mean = criterion.mean
             if mean is None or mean < self.min_judge_score:
                 shown = "no score" if mean is None else f"mean {mean:.3f}"
                 found.append(f"{name}: {shown} is below the minimum {self.min_judge_score:g}")
-        return found
+            else:
+                met.append(f"judge {name} mean {mean:.3f} ≥ {self.min_judge_score:g}")
+        return found, met
 
 
 def _fraction(value: Any, field: str) -> float:
@@ -172,4 +190,5 @@ def _fraction(value: Any, field: str) -> float:
 
 
 def _percent(value: float) -> str:
-    return f"{value * 100:.1f}%"
+    """``90%``, ``62.5%``: as the headline writes a rate, with a decimal only when it has one."""
+    return f"{value * 100:.1f}".removesuffix(".0") + "%"
