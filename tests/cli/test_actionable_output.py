@@ -1,9 +1,13 @@
 """Errors a user can act on, and terminal output that scales with the number of samples."""
 
 import json
+import re
 import subprocess
 import textwrap
 
+from typer.testing import CliRunner
+
+from assay.cli.app import app
 from conftest import ASSAY
 
 
@@ -135,3 +139,60 @@ def test_history_as_json_with_the_revision_and_a_filter_that_matches_nothing(cli
     assert "no runs of suite 'A rather long suite name'; suites with runs: 'A rather" \
         in missing.stdout
     assert "did you mean" in cli("history", "--agent", "AnAgentWithAQuiteLongNameAsWel").stdout
+
+
+FLIPPING = """
+    import os
+
+    import assay
+    from assay import checks
+
+
+    def agent(question):
+        # Every third case fails; the revision moves which third.
+        shift = int(os.environ.get("REVISION", "0"))
+        return "b" if (int(question[1:]) + shift) % 3 == 0 else "a"
+
+
+    suite = assay.Suite("Big", agent=agent, checks=[checks.exact_match()])
+    for number in range(300):
+        suite.case(f"q{number}", expected="a")
+"""
+
+
+def _invoke(*args, env=None):
+    return CliRunner().invoke(app, [str(arg) for arg in args], env=env, catch_exceptions=False)
+
+
+def test_every_list_shows_a_screenful_and_names_the_command_for_the_rest(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    spec = _spec(tmp_path, FLIPPING)
+    assert _invoke("run", spec, "--quiet").exit_code == 1
+    done = _invoke("run", spec, env={"REVISION": "1"})
+    assert done.exit_code == 1
+    out = done.stdout.splitlines()
+    run = re.search(r"Run ([0-9a-f]{8})", done.stdout).group(1)
+    assert len(out) < 120, done.stdout  # it was 416 lines
+    assert f"  … 80 more sample(s) that did not pass: assay report {run} --format text " \
+        f"lists them, assay report {run} --case ID shows one in full (or --verbose)" in out
+    assert sum(line.startswith("Item moved") for line in out) == 20
+    assert f"  … 180 more item(s) moved: assay report {run} --format text lists them all" in out
+    regressions = out.index("Deterministic regressions (100):")
+    assert out[regressions + 21] == (f"  … 80 more deterministic regressions: assay report {run} "
+                                     "--format text lists them all")
+    assert "Improvements (100):" in out
+    # A line of zeros says nothing.
+    assert not any(line.startswith("Integrity:") for line in out)
+    assert "Failing: side effects 0 · content 100" in done.stdout
+    # As they land, a screenful of failures, then only counts.
+    landed = [line for line in done.stderr.splitlines() if line.startswith("failed q")]
+    assert len(landed) == 20 and "further failures are not written" in done.stderr
+
+    verbose = _invoke("run", spec, "--verbose", "--quiet", env={"REVISION": "1"})
+    assert "more sample(s)" not in verbose.stdout and "more item(s) moved" not in verbose.stdout
+    assert verbose.stdout.count("Item moved") == 0  # nothing moved against the same revision
+    assert len(verbose.stdout.splitlines()) > 300
+
+    listed = _invoke("report", run, "--format", "text")
+    assert listed.exit_code == 0
+    assert listed.stdout.count("expected 'a', got 'b'") >= 100  # the report lists them all

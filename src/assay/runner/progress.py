@@ -60,6 +60,8 @@ class QuietProgress:
 
 #: Seconds between two progress lines when standard error is not a terminal.
 PROGRESS_INTERVAL = 10.0
+#: Failures written as they land, at most: past a screenful the progress lines count them.
+SHOWN_FAILURES = 20
 #: Sets the interval of those lines in seconds (a CI log may want them denser or sparser).
 INTERVAL_VARIABLE = "ASSAY_PROGRESS_INTERVAL"
 
@@ -92,11 +94,17 @@ class LogProgress:
         self._ticker.start()
 
     def advance(self, result: SampleResult) -> None:
-        """Count the sample; one that failed or errored is written at once."""
+        """Count the sample; one that failed or errored is written at once (the first 20)."""
         with self._lock:
             self._counts[result.status] += 1
-        if result.status in (SampleStatus.FAILED, SampleStatus.ERROR):
+            failures = self._counts[SampleStatus.FAILED] + self._counts[SampleStatus.ERROR]
+        if result.status not in (SampleStatus.FAILED, SampleStatus.ERROR):
+            return
+        if failures <= SHOWN_FAILURES:
             _write(failure_line(result))
+        if failures == SHOWN_FAILURES:
+            _write("… further failures are not written as they land (the progress lines "
+                   "count them; the summary lists them)")
 
     def note(self, message: str) -> None:
         """Write the note as one line, control characters escaped."""
