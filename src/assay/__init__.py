@@ -12,10 +12,7 @@ passed, what regressed and why.
 
 import typing
 
-from assay import checks
 from assay._lazy import lazy_attributes as _lazy_attributes
-from assay.agent import Action, AgentContext, ModelSpec, Observation, Outcome, Usage
-from assay.agent.harness import Harness, harness_agent
 from assay.errors import (
     AssayError,
     BaselineError,
@@ -28,16 +25,11 @@ from assay.errors import (
     StoreUnavailableError,
     Terminated,
 )
-from assay.results import MetricResult, Run, RunStatus, SampleResult, SampleStatus
-from assay.results.diagnosis import Fault
-from assay.results.fixes import FixItem
-from assay.results.run import ModelVerdict
-from assay.spec import ApiFixtures, Case, Suite, api
-from assay.spec.gate import Gate
-from assay.spec.parts import Reply
 
 if typing.TYPE_CHECKING:
-    from assay import agents, judges
+    from assay import agents, checks, judges
+    from assay.agent import Action, AgentContext, ModelSpec, Observation, Outcome, Usage
+    from assay.agent.harness import Harness, harness_agent
     from assay.compare import Comparison, ModelComparison, NoiseFloor
     from assay.evaluation import (
         Evaluation,
@@ -52,12 +44,43 @@ if typing.TYPE_CHECKING:
     from assay.judging.criteria import Criterion, criterion
     from assay.load import Catalog, ScenarioParser, load_suite
     from assay.report import Report
+    from assay.results import MetricResult, Run, RunStatus, SampleResult, SampleStatus
+    from assay.results.diagnosis import Fault
+    from assay.results.fixes import FixItem
+    from assay.results.run import ModelVerdict
+    from assay.spec import ApiFixtures, Case, Suite, api
+    from assay.spec.gate import Gate
+    from assay.spec.parts import Reply
     from assay.store import Store
 
 __version__ = "0.1.0"
 
-# Heavier parts (the store pulls in SQLAlchemy) load on first use, keeping `import assay` light.
+# Every part loads on first use, keeping `import assay` light: the command line imports the
+# package before it can answer `assay --help`, which needs none of it.
 _LAZY = {
+    "checks": "assay.checks",
+    "Action": "assay.agent",
+    "AgentContext": "assay.agent",
+    "ModelSpec": "assay.agent",
+    "Observation": "assay.agent",
+    "Outcome": "assay.agent",
+    "Usage": "assay.agent",
+    "Harness": "assay.agent.harness",
+    "harness_agent": "assay.agent.harness",
+    "MetricResult": "assay.results",
+    "Run": "assay.results",
+    "RunStatus": "assay.results",
+    "SampleResult": "assay.results",
+    "SampleStatus": "assay.results",
+    "Fault": "assay.results.diagnosis",
+    "FixItem": "assay.results.fixes",
+    "ModelVerdict": "assay.results.run",
+    "ApiFixtures": "assay.spec",
+    "Case": "assay.spec",
+    "Suite": "assay.spec",
+    "api": "assay.spec",
+    "Gate": "assay.spec.gate",
+    "Reply": "assay.spec.parts",
     "Report": "assay.report",
     # Adapters and judges pull in their client code (and pydantic) only when used.
     "agents": "assay.agents",

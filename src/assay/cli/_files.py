@@ -8,14 +8,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from assay.cli._common import GATING, MODELS, SELECTION
 from assay.errors import SpecError
-from assay.spec import Suite
-from assay.spec.gate import Gate
+
+if TYPE_CHECKING:
+    # The spec loads when a command runs, not when `assay --help` is asked.
+    from assay.spec import Suite
+    from assay.spec.gate import Gate
 
 _GATE_KEYS = {"min_pass_rate": float, "max_side_effect_failures": int, "min_judge_score": float}
 
@@ -115,6 +118,8 @@ def resolve_gate(suite: Suite, options: Sequence[str]) -> Gate | None:
         except ValueError:
             raise SpecError(f"--gate {option!r}: {text!r} is not a number",
                             field=f"gate.{key}") from None
+    from assay.spec.gate import Gate
+
     return (suite.gate or Gate()).updated(**values)
 
 
