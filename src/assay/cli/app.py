@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Annotated, Any, get_args, get_origin
 
 import typer
 
-from assay.cli._common import pipe_safe
+from assay.cli._common import OUTPUT, pipe_safe
 from assay.cli.compare import compare_command
 from assay.cli.control import control_command
 from assay.cli.db import db_app
@@ -64,23 +65,45 @@ def with_placeholders(command: Any) -> Any:
 
     Without this the help shows Python types (``<str>``, ``<list[str]>``, ``<bool>``).
     """
+    command.help = plain_help(command.help)
     for param in command.params:
         if param.param_type_name == "argument" and param.metavar is None:
             param.metavar = param.name.upper()  # `assay run [OPTIONS] SPEC`, not `{spec}`
         label = _placeholder(param)
         param.display_type_rich = lambda ctx, label=label: label
-    command.get_help_option = _flag_help(command.get_help_option)
+    panels = {getattr(param, "rich_help_panel", None) for param in command.params}
+    command.get_help_option = _flag_help(command.get_help_option,
+                                         OUTPUT if OUTPUT in panels else None)
     for sub in getattr(command, "commands", {}).values():
         with_placeholders(sub)
     return command
 
 
-def _flag_help(made: Any) -> Any:
-    """``--help``, added when help is asked for, is a flag too: it takes no value."""
+def plain_help(text: str | None) -> str | None:
+    """A docstring as help prose: each paragraph on one line, for the terminal to wrap.
+
+    Source lines are broken for the editor; kept, they would be wrapped again mid-sentence.
+    Literal markup (````--baseline````) is written plainly: help is not reStructuredText.
+    """
+    if text is None:
+        return None
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(" ".join(line.strip() for line in paragraph.splitlines())
+                       for paragraph in paragraphs).replace("``", "")
+
+
+def _flag_help(made: Any, panel: str | None) -> Any:
+    """``--help``, added when help is asked for, is a flag too: it takes no value.
+
+    In a command whose options are in panels it joins ``panel``, rather than sit alone in a
+    panel of its own above them.
+    """
     def get_help_option(ctx: Any) -> Any:
         option = made(ctx)
         if option is not None:
             option.display_type_rich = lambda ctx: None
+            if panel is not None:
+                option.rich_help_panel = panel
         return option
 
     return get_help_option
@@ -96,8 +119,13 @@ def _placeholder(param: Any) -> str | None:
     return _PLACEHOLDERS.get(annotation, "TEXT")  # type: ignore[arg-type]
 
 
-def main() -> None:
-    """Entry point of the ``assay`` script."""
+def command() -> Any:
+    """The ``assay`` command as Click runs it: placeholders named, help text in plain prose."""
     import typer.main
 
-    with_placeholders(typer.main.get_command(app))()
+    return with_placeholders(typer.main.get_command(app))
+
+
+def main() -> None:
+    """Entry point of the ``assay`` script."""
+    command()()

@@ -64,12 +64,25 @@ def run_command(
         help="A Python file defining assay.Suite(s), a YAML suite or catalog, a directory of "
              "TOML/JSON item files, or a text file of pasted scenarios.")],
     suite: SuiteOption = None,
-    db: DbOption = None,
-    metadata: MetadataOption = None,
+    product: ProductOption = None,
+    set_: SetOption = None,
+    group: GroupOption = None,
+    case: CaseOption = None,
+    include_production_only: ProductionOption = False,
+    agent: AgentOption = None,
+    harness: HarnessOption = None,
     samples: SamplesOption = None,
     concurrency: ConcurrencyOption = None,
     model: ModelOption = None,
     timeout: TimeoutOption = None,
+    sample_concurrency: SampleConcurrencyOption = None,
+    judge: JudgeOption = None,
+    judge_base_url: JudgeBaseUrlOption = None,
+    judge_timeout: JudgeTimeoutOption = None,
+    votes: VotesOption = None,
+    judge_limit: Annotated[int | None, typer.Option(
+        min=0, help="Judge calls a run may spend refining recommendations (default 25; 0 "
+                    "keeps the mechanical ones).", rich_help_panel=JUDGING)] = None,
     baseline: Annotated[str | None, typer.Option(
         help="Compare with this run (it must be completed and compatible).",
         rich_help_panel=GATING)] = None,
@@ -88,9 +101,7 @@ def run_command(
         "--allow-unchecked", help="Let a run in which no sample was evaluated (nothing was "
                                   "checked) exit 0; by default it exits 1.",
         rich_help_panel=GATING)] = False,
-    resume: Annotated[str | None, typer.Option(
-        help="Finish an interrupted run: execute only its missing samples.",
-        rich_help_panel=STORAGE)] = None,
+    gate: GateOption = None,
     report: Annotated[Path | None, typer.Option(
         help="Also write a report here (.txt, .md or .json).", rich_help_panel=OUTPUT)] = None,
     quiet: QuietOption = False,
@@ -98,26 +109,15 @@ def run_command(
         "--verbose", "-v", help="List everything: every sample, passing ones too, and every "
                                 "change (by default each list shows 20 and counts the rest).",
         rich_help_panel=OUTPUT)] = False,
-    judge: JudgeOption = None,
-    judge_base_url: JudgeBaseUrlOption = None,
-    judge_timeout: JudgeTimeoutOption = None,
-    votes: VotesOption = None,
-    product: ProductOption = None,
-    set_: SetOption = None,
-    group: GroupOption = None,
-    case: CaseOption = None,
-    include_production_only: ProductionOption = False,
-    agent: AgentOption = None,
-    harness: HarnessOption = None,
-    gate: GateOption = None,
-    sample_concurrency: SampleConcurrencyOption = None,
+    db: DbOption = None,
+    metadata: MetadataOption = None,
+    resume: Annotated[str | None, typer.Option(
+        help="Finish an interrupted run: execute only its missing samples.",
+        rich_help_panel=STORAGE)] = None,
     store_retry: Annotated[float | None, typer.Option(
         min=0.001, help="Seconds to keep retrying a failing store before the run stops as "
                         "interrupted (exit 3).", show_default="60",
         rich_help_panel=STORAGE)] = None,
-    judge_limit: Annotated[int | None, typer.Option(
-        min=0, help="Judge calls a run may spend refining recommendations (default 25; 0 "
-                    "keeps the mechanical ones).", rich_help_panel=JUDGING)] = None,
     lease_timeout: Annotated[float | None, typer.Option(
         min=0.001, help="With --resume: take over a running run whose heartbeat is older than "
                         "this many seconds.", show_default="60",
