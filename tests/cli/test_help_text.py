@@ -1,3 +1,4 @@
+import itertools
 import os
 import subprocess
 import sys
@@ -28,7 +29,7 @@ def test_help_at_80_columns_is_plain_whole_and_wrapped_once(words):
     lines = [line.rstrip() for line in text.splitlines()]
     prose = [line.strip() for line in lines if line.startswith(" ") and not line.startswith(
         " Usage") and not any(mark in line for mark in "│╭╰")]
-    for line, after in zip(prose, prose[1:], strict=False):
+    for line, after in itertools.pairwise(prose):
         # A line broken where the terminal had room for the next word was broken by hand.
         if line and after and after[0].islower():
             assert len(line) + 1 + len(after.split()[0]) > 78, (line, after)
