@@ -196,3 +196,52 @@ def test_every_list_shows_a_screenful_and_names_the_command_for_the_rest(tmp_pat
     listed = _invoke("report", run, "--format", "text")
     assert listed.exit_code == 0
     assert listed.stdout.count("expected 'a', got 'b'") >= 100  # the report lists them all
+
+
+def test_a_markdown_fix_names_where_to_act_only_with_a_place_to_go(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    spec = _spec(tmp_path, """
+        import assay
+        from assay import checks
+
+
+        def agent(text):
+            if text.startswith("Refund"):
+                return assay.Outcome(answer="I have no way to refund orders.", actions=[])
+            return assay.Outcome(answer="Order 7 shipped.", actions=[assay.Action(
+                "lookup_order", {"id": 7}, error="HTTP 503 from orders")])
+
+
+        suite = assay.Suite("Fixes", agent=agent,
+                            available_tools={"lookup_order": "Find an order by its number"})
+        suite.case("Refund order 9", id="refund", checks=[checks.tools_called("refund_order")])
+        suite.case("Where is order 7?", id="lookup", checks=[checks.contains("delivered")],
+                   expected_actions=[{"name": "lookup_order", "arguments": {"id": 7}}])
+    """)
+    assert _invoke("run", spec, "--quiet").exit_code == 1
+    markdown = _invoke("report", "--format", "markdown")
+    assert markdown.exit_code == 0
+    fixes = markdown.stdout[markdown.stdout.index("## What to fix"):]
+    fixes = fixes[:fixes.index("\n## ", 1)]
+    assert "Fix `lookup_order`" in fixes or "Fix lookup_order" in fixes, fixes
+    assert "->" not in fixes and "-&gt;" not in fixes and "(Tools" not in fixes, fixes
+
+
+def test_an_unknown_report_extension_names_the_flag_that_chooses_a_format(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    spec = _spec(tmp_path, """
+        import assay
+        from assay import checks
+
+        suite = assay.Suite("One", agent=lambda text: "a", checks=[checks.contains("a")])
+        suite.case("q")
+    """)
+    refused = _invoke("run", spec, "--report", "out.xyz")
+    assert refused.exit_code == 2
+    assert "extension '.xyz'; use one of .txt, .text, .md, .markdown, .json" in refused.stderr
+    assert "format=" not in refused.stderr and "--format" not in refused.stderr
+    assert _invoke("run", spec, "--quiet").exit_code == 0
+    report = _invoke("report", "--output", "out.xyz")
+    assert report.exit_code == 2
+    assert "or give --format one of text (txt), markdown (md), json" in report.stderr
+    assert "format=" not in report.stderr

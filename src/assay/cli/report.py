@@ -46,7 +46,7 @@ def report_command(
 
     with user_errors():
         if output is not None:
-            chosen = format_for(output, format).name
+            chosen = format_for(output, format, named_by="--format").name
         else:
             chosen = format_named(format).name if format else "text"
         with open_store(db) as store:

@@ -278,7 +278,7 @@ def _check_report_path(path: Path | None) -> None:
         return
     from assay.report import format_for
 
-    format_for(path)
+    format_for(path, named_by=None)  # --report has no --format: the extension decides
     folder = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
         raise ConfigurationError(f"--report {path} is a directory")

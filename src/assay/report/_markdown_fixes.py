@@ -100,10 +100,11 @@ def _tool(tool: FixTool) -> str:
 def _action(item: FixItem) -> str:
     action = item.action or {}
     text = md_cell(str(action.get("label") or ""))
-    if action.get("hint"):
-        text += f" ({md_cell(str(action['hint']))})"
     if action.get("path"):
-        text += f" {md_code(str(action['path']))}"
+        # The hint names the screen the path opens ("Tools ->"); alone it points nowhere.
+        where = str(action.get("hint") or "").removesuffix("->").strip()
+        text += f" ({md_cell(where)}: {md_code(str(action['path']))})" if where \
+            else f" ({md_code(str(action['path']))})"
     return text
 
 

@@ -66,8 +66,13 @@ def format_named(name: str) -> ReportFormat:
     return found
 
 
-def format_for(path: Path, name: str | None = None) -> ReportFormat:
-    """Find the format ``name`` when given, else the one ``path``'s extension selects."""
+def format_for(path: Path, name: str | None = None, *,
+               named_by: str | None = "format=") -> ReportFormat:
+    """Find the format ``name`` when given, else the one ``path``'s extension selects.
+
+    ``named_by`` is how the caller's user names a format (``--format`` on a command line,
+    ``format=`` in Python, ``None`` where only the extension can), for the error to say.
+    """
     if name is not None:
         try:
             return format_named(name)
@@ -79,6 +84,6 @@ def format_for(path: Path, name: str | None = None) -> ReportFormat:
     if found is None:
         raise ConfigurationError(
             f"cannot tell the report format of {str(path)!r} from its extension "
-            f"{described}; use one of {_accepted_extensions()}, "
-            f"or pass format= one of {_accepted_names()}")
+            f"{described}; use one of {_accepted_extensions()}"
+            + ("" if named_by is None else f", or give {named_by} one of {_accepted_names()}"))
     return found
