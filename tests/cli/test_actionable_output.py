@@ -245,3 +245,28 @@ def test_an_unknown_report_extension_names_the_flag_that_chooses_a_format(tmp_pa
     assert report.exit_code == 2
     assert "or give --format one of text (txt), markdown (md), json" in report.stderr
     assert "format=" not in report.stderr
+
+
+def test_validate_lists_every_broken_item_file_with_its_field(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    items = tmp_path / "items"
+    items.mkdir()
+    (items / "suite.toml").write_text('name = "broken"\n', encoding="utf-8")
+    (items / "a_good.toml").write_text('id = "good"\n[input]\ntext = "hi"\n'
+                                       '[expect]\ncontains = ["hi"]\n', encoding="utf-8")
+    (items / "b_typo.toml").write_text('id = "typo"\n[input]\ntext = "hi"\n'
+                                       '[expect]\ncontians = ["hi"]\n', encoding="utf-8")
+    (items / "c_no_input.json").write_text('{"id": "empty", "expect": {"contains": ["x"]}}',
+                                           encoding="utf-8")
+    (items / "d_twice.toml").write_text('id = "good"\n[input]\ntext = "again"\n',
+                                        encoding="utf-8")
+    done = _invoke("validate", items)
+    assert done.exit_code == 2, done.output
+    assert "3 item files are broken" in done.stderr
+    lines = done.stderr.splitlines()
+    assert any("b_typo.toml: expect.contians: unknown field" in line for line in lines), lines
+    assert any("c_no_input.json: input" in line for line in lines), lines
+    assert any("d_twice.toml: id: duplicate id 'good'" in line for line in lines), lines
+    assert not any("a_good.toml:" in line for line in lines), lines
+    ran = _invoke("run", items)  # the same list, before anything runs
+    assert ran.exit_code == 2 and "3 item files are broken" in ran.stderr

@@ -69,14 +69,29 @@ def load_items(directory: str | Path, *, agent: Any = None, agent_name: str | No
     paths = item_paths(folder) if only is None else _one_item(Path(only), folder)
     suite = settings.suite(agent=agent, agent_name=agent_name, imports=imports)
     seen: dict[str, str] = {}
+    broken: list[SpecError] = []
     for position, path in enumerate(paths):
-        item = read_item(path, settings)
-        if item.model.id in seen:
-            raise SpecError(f"duplicate id {item.model.id!r} (also in {seen[item.model.id]})",
-                            location=item.location, field="id")
-        seen[item.model.id] = path.name
-        _add(suite, item_case(item, position), item.location)
+        # Every item file is read: a broken one is listed with the others, not the first alone.
+        try:
+            _load_item(suite, path, position, settings, seen)
+        except SpecError as error:
+            broken.append(error)
+    if len(broken) == 1:
+        raise broken[0]
+    if broken:
+        raise SpecError(f"{len(broken)} item files are broken:\n"
+                        + "\n".join(f"  {error}" for error in broken), location=str(folder))
     return suite
+
+
+def _load_item(suite: Suite, path: Path, position: int, settings: SuiteSettings,
+               seen: dict[str, str]) -> None:
+    item = read_item(path, settings)
+    if item.model.id in seen:
+        raise SpecError(f"duplicate id {item.model.id!r} (also in {seen[item.model.id]})",
+                        location=item.location, field="id")
+    seen[item.model.id] = path.name
+    _add(suite, item_case(item, position), item.location)
 
 
 def item_paths(folder: Path) -> list[Path]:
