@@ -33,7 +33,8 @@ async def evaluate_async(suite: Suite, *, db: str | Store | None = None,
     bar when standard error is a terminal. ``tolerance`` excuses a score movement against
     the baseline; a judge score must also move beyond ``drift_tolerance`` (0.025) to count.
     ``sample_concurrency`` caps the samples of one case in flight at once. ``gate`` and
-    ``fail_on_regression`` decide the verdict. A store that fails is retried for
+    ``fail_on_regression`` decide the verdict; a run in which no sample was evaluated fails
+    it unless ``allow_unchecked``. A store that fails is retried for
     ``store_retry`` seconds (60) before the run stops as interrupted with
     :class:`~assay.errors.StoreUnavailableError`.
     """
