@@ -6,6 +6,10 @@ parsed, votes, usage), not model reasoning: its "judge" only checks that the ref
 words appear in the answer.
 
     assay run examples/judged_eval.py --votes 3
+    assay run examples/judged_eval.py --model support-v1 --model support-v2
+
+The agent calls the model each sample asks for (``--model``), else EVAL_MODEL (offline:
+``scripted-model``); the bundled server names in each response the model it was asked for.
 
 With a real provider (costs money):
 
@@ -67,7 +71,7 @@ else:
     JUDGE = judges.openai("scripted-judge", base_url=BASE_URL, api_key="offline")
 
 agent = agents.openai_chat(
-    MODEL, tools={"lookup_policy": lookup_policy},
+    default_model=MODEL, tools={"lookup_policy": lookup_policy},
     action_groups={"lookup_policy": "policies"},
     instructions="Answer from the store's policies; look them up before answering.",
     base_url=BASE_URL, api_key=None if BASE_URL is None else "offline",

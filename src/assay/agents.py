@@ -21,17 +21,20 @@ __all__ = ["ChatAgent", "from_messages", "litellm_chat", "openai_chat", "tool_er
 def openai_chat(model: str | None = None, *, tools: Mapping[str, Callable[..., Any]] | None = None,
                 action_groups: Mapping[str, str] | None = None, instructions: str | None = None,
                 base_url: str | None = None, api_key: str | None = None, max_turns: int = 10,
-                **options: Any) -> OpenAIChatAgent:
+                default_model: str | None = None, **options: Any) -> OpenAIChatAgent:
     """A tool-calling agent on the official ``openai`` client (``pip install 'assay[openai]'``).
 
     Each sample is a fresh conversation. Tools are plain functions (sync or async); their
     schemas come from their signatures and docstrings. Every call is recorded as an action
     with its arguments, result, size in bytes and error; ``action_groups`` names the group
-    of each tool (a tool it does not name has none). The model is ``ctx.model`` unless fixed
-    here; ``options`` go to ``chat.completions.create`` (e.g. ``temperature=0``).
+    of each tool (a tool it does not name has none). ``options`` go to
+    ``chat.completions.create`` (e.g. ``temperature=0``).
+
+    The model: without ``model``, each sample's (``--model``), else ``default_model``. A fixed
+    ``model`` is the only one called: a run asking for another is refused before it starts.
     """
     require("openai", "openai")
-    return OpenAIChatAgent(model=model, tools=dict(tools or {}),
+    return OpenAIChatAgent(model=model, default_model=default_model, tools=dict(tools or {}),
                            action_groups=dict(action_groups or {}), instructions=instructions,
                            max_turns=max_turns, options=options, base_url=base_url,
                            api_key=api_key)
@@ -41,13 +44,13 @@ def litellm_chat(model: str | None = None, *,
                  tools: Mapping[str, Callable[..., Any]] | None = None,
                  action_groups: Mapping[str, str] | None = None,
                  instructions: str | None = None, max_turns: int = 10,
-                 **options: Any) -> LiteLLMChatAgent:
+                 default_model: str | None = None, **options: Any) -> LiteLLMChatAgent:
     """The same agent through LiteLLM (``pip install 'assay[litellm]'``).
 
-    Models are named ``provider/model``; ``options`` go to ``litellm.acompletion`` (e.g.
-    ``api_base=``).
+    Models are named ``provider/model`` and chosen as for :func:`openai_chat`; ``options`` go
+    to ``litellm.acompletion`` (e.g. ``api_base=``).
     """
     require("litellm", "litellm")
-    return LiteLLMChatAgent(model=model, tools=dict(tools or {}),
+    return LiteLLMChatAgent(model=model, default_model=default_model, tools=dict(tools or {}),
                             action_groups=dict(action_groups or {}),
                             instructions=instructions, max_turns=max_turns, options=options)

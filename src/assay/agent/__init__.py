@@ -1,10 +1,12 @@
 """The agent side: what an agent is given, what it returns, and which model it runs on."""
 
+from assay.agent.answered import ANSWERED_MODEL_KEY, same_model
 from assay.agent.context import Agent, AgentContext, AgentResult
 from assay.agent.model import ModelSpec, parse_models
 from assay.agent.outcome import Action, CostSource, Observation, Outcome, Usage, coerce_outcome
 
 __all__ = [
+    "ANSWERED_MODEL_KEY",
     "Action",
     "Agent",
     "AgentContext",
@@ -16,4 +18,5 @@ __all__ = [
     "Usage",
     "coerce_outcome",
     "parse_models",
+    "same_model",
 ]

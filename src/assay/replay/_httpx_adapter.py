@@ -14,15 +14,20 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from assay.errors import ReplayError
+from assay.replay._intercepted import is_completion
 from assay.replay.matching import ObservedRequest
 
 if TYPE_CHECKING:
-    from assay.replay._intercepted import Intercepted
+    from assay.replay._intercepted import Intercepted, Watching
 
 Current = Callable[[], "Intercepted | None"]
+Watch = Callable[[], "Watching | None"]
+# Headers describing the bytes on the wire, which a response rebuilt from its decoded
+# content no longer has.
+_WIRE_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 
 
-def install(module_name: str, current: Current) -> Callable[[], None] | None:
+def install(module_name: str, current: Current, watch: Watch) -> Callable[[], None] | None:
     """Patch the module's default transports; return the function that restores them."""
     try:
         module = importlib.import_module(module_name)
@@ -34,23 +39,24 @@ def install(module_name: str, current: Current) -> Callable[[], None] | None:
     refused = _error_type(module)
 
     def handle_request(self: Any, request: Any) -> Any:
-        session = current()
-        if session is None:
-            return sync_original(self, request)
-        observed = _observe(request)
-        if session.passes_through(observed):
-            return sync_original(self, request)
-        return _serve(module, session, replace(observed, body=request.read()), request, refused)
+        session, watching = current(), watch()
+        if session is None or session.passes_through(_observe(request)):
+            response = sync_original(self, request)
+            if watching is None or not _readable(request, response):
+                return response
+            return _read(module, watching, request, response, response.read())
+        observed = replace(_observe(request), body=request.read())
+        return _watched(watching, request, _serve(module, session, observed, request, refused))
 
     async def handle_async_request(self: Any, request: Any) -> Any:
-        session = current()
-        if session is None:
-            return await async_original(self, request)
-        observed = _observe(request)
-        if session.passes_through(observed):
-            return await async_original(self, request)
-        body = await request.aread()
-        return _serve(module, session, replace(observed, body=body), request, refused)
+        session, watching = current(), watch()
+        if session is None or session.passes_through(_observe(request)):
+            response = await async_original(self, request)
+            if watching is None or not _readable(request, response):
+                return response
+            return _read(module, watching, request, response, await response.aread())
+        observed = replace(_observe(request), body=await request.aread())
+        return _watched(watching, request, _serve(module, session, observed, request, refused))
 
     sync_cls.handle_request = handle_request
     async_cls.handle_async_request = handle_async_request
@@ -68,6 +74,27 @@ def install(module_name: str, current: Current) -> Callable[[], None] | None:
 def _observe(request: Any) -> ObservedRequest:
     return ObservedRequest.build(request.method, str(request.url),
                                  request.headers.multi_items(), b"")
+
+
+def _readable(request: Any, response: Any) -> bool:
+    return is_completion(request.url.path, response.headers.get("content-type"))
+
+
+def _read(module: ModuleType, watching: Watching, request: Any, response: Any,
+          body: bytes) -> Any:
+    """The response, read for its model and handed on as the same decoded content."""
+    watching.note(body)
+    headers = [(name, value) for name, value in response.headers.multi_items()
+               if name.lower() not in _WIRE_HEADERS]
+    return module.Response(status_code=response.status_code, headers=headers, content=body,
+                           request=request, extensions=response.extensions)
+
+
+def _watched(watching: Watching | None, request: Any, response: Any) -> Any:
+    """A replayed response, noted by the watch when it is a completion."""
+    if watching is not None and _readable(request, response):
+        watching.note(response.content)
+    return response
 
 
 def _serve(module: ModuleType, session: Intercepted, observed: ObservedRequest,

@@ -1,7 +1,8 @@
-"""What the transport patches ask of the current sample's replay: the one seam they share.
+"""What the transport patches ask of the current sample's replay and model watch.
 
-The patches and the scope machinery type against this protocol, not :class:`ReplaySession`,
-so the session may import them while they never import it.
+The patches and the scope machinery type against these protocols, not :class:`ReplaySession`
+or :class:`~assay.replay.watch.ModelWatch`, so those may import them while they never import
+those.
 """
 
 from __future__ import annotations
@@ -26,3 +27,19 @@ class Intercepted(Protocol):
     def close(self) -> None:
         """End the sample's replay: later requests are refused."""
         ...
+
+
+class Watching(Protocol):
+    """The model watch of the sample whose response a patched transport received."""
+
+    def note(self, body: bytes) -> None:
+        """Record the model a completion's body names."""
+        ...
+
+
+_COMPLETION_PATHS = ("/chat/completions", "/completions", "/responses", "/messages")
+
+
+def is_completion(path: str, content_type: str | None) -> bool:
+    """Whether a response is a (non-streamed) JSON completion worth reading for its model."""
+    return path.rstrip("/").endswith(_COMPLETION_PATHS) and "json" in (content_type or "").lower()

@@ -1,11 +1,12 @@
-"""Transport-level interception, scoped per sample by a context variable.
+"""Transport-level interception, scoped per sample by context variables.
 
 The HTTP clients' transports are patched once, while at least one replay scope is open, by
 functions that look up the current context's replay session. Outside any scope (other
 samples without fixtures, the harness, unrelated application code) the original transport
 runs untouched; so many replayed samples can run concurrently, each seeing only its own
 declarations. When the last scope closes, every patched method is put back, failures
-included. Libraries that are not installed are not patched (nothing could use them).
+included. Libraries that are not installed are not patched (nothing could use them). A
+:class:`~assay.replay.watch.ModelWatch` uses the same patches to read which model answered.
 
 Context variables follow asyncio tasks and ``contextvars.copy_context().run`` (which the
 runner uses for sync agents and which ``asyncio.to_thread`` uses); a thread the agent starts
@@ -21,9 +22,10 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from assay.replay._intercepted import Intercepted
+    from assay.replay._intercepted import Intercepted, Watching
 
 _CURRENT: ContextVar[Intercepted | None] = ContextVar("assay_replay_session", default=None)
+_WATCH: ContextVar[Watching | None] = ContextVar("assay_model_watch", default=None)
 _lock = threading.Lock()
 _open_scopes = 0
 _restorers: list[Callable[[], None]] = []
@@ -32,6 +34,23 @@ _restorers: list[Callable[[], None]] = []
 def current() -> Intercepted | None:
     """The replay session of the running sample, or ``None`` outside any replay scope."""
     return _CURRENT.get()
+
+
+def watch() -> Watching | None:
+    """The model watch of the running sample, or ``None`` outside any."""
+    return _WATCH.get()
+
+
+@contextmanager
+def watching(model_watch: Watching) -> Iterator[None]:
+    """Make ``model_watch`` read this context's completions, with the transports patched."""
+    _acquire()
+    token = _WATCH.set(model_watch)
+    try:
+        yield
+    finally:
+        _WATCH.reset(token)
+        _release()
 
 
 def installed() -> bool:
@@ -89,10 +108,10 @@ def _install() -> None:
 
     try:
         for module_name in ("httpx", "httpx2"):
-            restore = _httpx_adapter.install(module_name, current)
+            restore = _httpx_adapter.install(module_name, current, watch)
             if restore is not None:
                 _restorers.append(restore)
-        restore = _requests_adapter.install(current)
+        restore = _requests_adapter.install(current, watch)
         if restore is not None:
             _restorers.append(restore)
     except BaseException:

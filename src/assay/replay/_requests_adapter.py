@@ -7,17 +7,20 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from assay.errors import ReplayError
+from assay.replay._intercepted import is_completion
 from assay.replay.matching import ObservedRequest
 
 if TYPE_CHECKING:
-    from assay.replay._intercepted import Intercepted
+    from assay.replay._intercepted import Intercepted, Watching
 
 Current = Callable[[], "Intercepted | None"]
+Watch = Callable[[], "Watching | None"]
 
 
-def install(current: Current) -> Callable[[], None] | None:
+def install(current: Current, watch: Watch) -> Callable[[], None] | None:
     """Patch ``requests.adapters.HTTPAdapter.send``; return the function that restores it."""
     try:
         import requests.adapters
@@ -30,6 +33,9 @@ def install(current: Current) -> Callable[[], None] | None:
                    (ReplayError, requests.exceptions.ConnectionError), {"__module__": __name__})
 
     def send(self: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
+        return _watched(watch(), request, replayed(self, request, *args, **kwargs))
+
+    def replayed(self: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
         session = current()
         if session is None:
             return original(self, request, *args, **kwargs)
@@ -55,6 +61,14 @@ def install(current: Current) -> Callable[[], None] | None:
             adapter_cls.send = original  # type: ignore[method-assign]
 
     return restore
+
+
+def _watched(watching: Watching | None, request: Any, response: Any) -> Any:
+    """The response, its model noted first when it is a completion (its content is kept)."""
+    if watching is not None and is_completion(urlsplit(request.url or "").path,
+                                              response.headers.get("content-type")):
+        watching.note(response.content)
+    return response
 
 
 def _body(request: Any) -> bytes:

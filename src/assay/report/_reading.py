@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from assay._text import one_line
-from assay.agent import Action
+from assay.agent import ANSWERED_MODEL_KEY, Action
 from assay.report import format as fmt
 from assay.results import MetricResult, Run, RunStatus, RunSummary, SampleResult, Tally, summarise
 from assay.results.reliability import CATEGORIES, INTEGRITY, item_rates
@@ -321,10 +321,16 @@ def _samples_of(run: Run, case_id: str) -> tuple[SampleResult, ...]:
 
 
 def sample_heading(sample: SampleResult) -> str:
-    """``sample 0 · model · passed · check score 1.000 · 820 ms · 138 tokens · $0.0002``."""
+    """``sample 0 · model · passed · check score 1.000 · 820 ms · 138 tokens · $0.0002``.
+
+    The model the provider said answered follows the label (``answered by …``) when known.
+    """
     parts = [f"sample {sample.sample}"]
     if sample.model is not None:
         parts.append(sample.model)
+    answered = sample.metadata.get(ANSWERED_MODEL_KEY)
+    if isinstance(answered, str) and answered:
+        parts.append(f"answered by {one_line(answered)}")
     parts += [sample.status.value.replace("_", " "), f"check score {fmt.score(sample.check_score)}"]
     if sample.duration_ms is not None:
         parts.append(fmt.duration_ms(sample.duration_ms))

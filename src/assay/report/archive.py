@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import stat
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,6 +43,7 @@ from assay.results import (
     RunStatus,
     RunSummary,
     SampleResult,
+    SampleStatus,
     decide_status,
     summarise,
 )
@@ -413,7 +414,7 @@ def _check_whole(run: Run, report: _Report) -> None:
             raise _Refused(f"samples[{index}].status",
                            f"is {sample.status.value!r}, but its error and metrics make it "
                            f"{decided.value!r}")
-    _check_summary(run.summary, summarise(run.samples))
+    _check_summary(run.summary, summarise(run.samples), _per_model_cases(run.samples))
 
 
 def _check_plan(run: Run, report: _Report) -> None:
@@ -449,16 +450,28 @@ _COUNTS = ("samples", "passed", "failed", "errors", "not_evaluated", "cases", "c
 _RATES = ("pass_rate", "check_pass_rate", "check_score")
 
 
-def _check_summary(stated: RunSummary, counted: RunSummary) -> None:
+def _check_summary(stated: RunSummary, counted: RunSummary,
+                   older: dict[str, int] | None = None) -> None:
     for item in fields(RunSummary):
         given, actual = getattr(stated, item.name), getattr(counted, item.name)
         if given is not None and not isinstance(given, _kind(actual)):
             raise _Refused(f"summary.{item.name}", f"is {given!r}, not {_kind_name(actual)}")
     for name in _COUNTS + _RATES:
         given, actual = getattr(stated, name), getattr(counted, name)
+        if (older or {}).get(name) == given:
+            continue
         if not _same_figure(given, actual):
             raise _Refused(f"summary.{name}", f"is {given!r}, but the run's samples give "
                            f"{actual!r}")
+
+
+def _per_model_cases(samples: Sequence[SampleResult]) -> dict[str, int]:
+    """The case counts of older reports, which counted a case once per model."""
+    outcomes: dict[tuple[str, str | None], bool] = {}
+    for sample in samples:
+        key = (sample.case_id, sample.model)
+        outcomes[key] = outcomes.get(key, True) and sample.status is SampleStatus.PASSED
+    return {"cases": len(outcomes), "cases_passed": sum(outcomes.values())}
 
 
 def _kind(value: Any) -> type | tuple[type, ...]:

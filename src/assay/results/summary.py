@@ -291,12 +291,14 @@ def _judge_totals(samples: Iterable[SampleResult]) -> dict[str, Any]:
 
 
 def _case_counts(samples: Iterable[SampleResult]) -> tuple[int, int]:
-    """Cases (per model) seen, and those whose every sample passed."""
-    outcomes: dict[tuple[str, str | None], bool] = {}
+    """Cases seen, and those whose every sample passed on every model.
+
+    A case is counted once however many models ran it: 3 cases on 2 models are 3 cases.
+    """
+    outcomes: dict[str, bool] = {}
     for sample in samples:
-        key = (sample.case_id, sample.model)
         passed = sample.status is SampleStatus.PASSED
-        outcomes[key] = outcomes.get(key, True) and passed
+        outcomes[sample.case_id] = outcomes.get(sample.case_id, True) and passed
     return len(outcomes), sum(outcomes.values())
 
 

@@ -9,7 +9,7 @@ import math
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
-from assay.agent import AgentContext, ModelSpec, coerce_outcome
+from assay.agent import AgentContext, ModelSpec, Outcome, coerce_outcome
 from assay.checks import CheckContext, CheckError, Verdict, actions
 from assay.checks.observation import check_for
 from assay.errors import SpecError
@@ -18,6 +18,7 @@ from assay.results.storable import storable
 from assay.results.tracebacks import TRACEBACK_KEY
 from assay.runner._calling import Timed, call_timed
 from assay.runner._traceback import user_traceback
+from assay.runner.answering import answered, watching
 from assay.runner.grading import Judging, grade, price
 from assay.spec import ACTIONS_METRIC, CasePlan, PlannedMetric
 from assay.spec.observation import ChannelAssertion
@@ -80,7 +81,8 @@ async def _execute_sample(
     # The agent gets copies, so nothing it does can alter the suite or a later sample.
     case = plan.case.copy()
     context = AgentContext(case=case, model=model, sample=index, setup=case.setup)
-    timed = await _call_agent(agent, case.input, context, timeout, replay)
+    with watching(model) as watch:
+        timed = await _call_agent(agent, case.input, context, timeout, replay)
     # Let every agent that finished in this turn of the loop stop its clock before any
     # sample's checks run: otherwise one sample's grading is charged to the next's agent.
     await asyncio.sleep(0)
@@ -102,7 +104,11 @@ async def _execute_sample(
                             f"({type(error).__name__})", timed.elapsed_ms)
     if outcome.duration_ms is None:
         outcome = dataclasses.replace(outcome, duration_ms=timed.elapsed_ms)
+    outcome, wrong_model = answered(outcome, model, watch)
     outcome = await price(outcome, model)
+    if wrong_model is not None:
+        # Not this model's sample: it is neither checked nor judged, only kept as evidence.
+        return _unanswered(plan, model, index, outcome, wrong_model)
     ctx = CheckContext(plan.case, outcome, model, index)
     checks = await _calculate(plan, ctx)
     graded, usage = await grade(plan, outcome.answer, judging, outcome.observation)
@@ -140,6 +146,17 @@ def _agent_error(plan: CasePlan, model: ModelSpec | None, index: int, message: s
         case_id=plan.case.id, model=None if model is None else model.label, sample=index,
         status=decide_status(message, ()), duration_ms=elapsed_ms, error=message,
         metadata={} if trace is None else {TRACEBACK_KEY: trace},
+    ))
+
+
+def _unanswered(plan: CasePlan, model: ModelSpec | None, index: int, outcome: Outcome,
+                message: str) -> SampleResult:
+    error = message if outcome.error is None else f"{message}\nagent error: {outcome.error}"
+    return storable(SampleResult(
+        case_id=plan.case.id, model=None if model is None else model.label, sample=index,
+        status=decide_status(error, ()), answer=outcome.answer, actions=outcome.actions,
+        observation=outcome.observation, usage=outcome.usage, duration_ms=outcome.duration_ms,
+        error=error, metadata=outcome.metadata,
     ))
 
 

@@ -1,7 +1,8 @@
 """A scripted OpenAI-compatible chat server on a real local socket, for tests and demos.
 
 It proves transport and orchestration (the real ``openai`` client, tool-calling loops, retries,
-judges), not model reasoning: every reply is written by the script.
+judges), not model reasoning: every reply is written by the script. A completion names the model
+the request asked for, as a provider does, unless the script says which model answered.
 
 >>> with ScriptedServer([reply("Hello")]) as server:            # doctest: +SKIP
 ...     client = openai.OpenAI(base_url=server.base_url, api_key="test")
@@ -10,6 +11,7 @@ judges), not model reasoning: every reply is written by the script.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import threading
 import time
@@ -33,22 +35,28 @@ class Response:
     body: bytes = b""
     headers: Mapping[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    #: Whether the body's ``model`` is replaced by the model the request asked for.
+    echo_model: bool = False
 
 
 Script = Callable[[dict[str, Any]], Response]
 
 
 def completion(message: dict[str, Any], *, input_tokens: int = 10, output_tokens: int = 5,
-               model: str = "scripted", finish_reason: str = "stop") -> Response:
-    """A chat completion whose choice holds ``message``."""
+               model: str | None = None, finish_reason: str = "stop") -> Response:
+    """A chat completion whose choice holds ``message``.
+
+    It names ``model`` as the model that answered; by default, the one the request asked for.
+    """
     body = {
         "id": "chatcmpl-scripted", "object": "chat.completion", "created": int(time.time()),
-        "model": model,
+        "model": model or "scripted",
         "choices": [{"index": 0, "finish_reason": finish_reason, "message": message}],
         "usage": {"prompt_tokens": input_tokens, "completion_tokens": output_tokens,
                   "total_tokens": input_tokens + output_tokens},
     }
-    return Response(200, json.dumps(body).encode(), {"content-type": "application/json"})
+    return Response(200, json.dumps(body).encode(), {"content-type": "application/json"},
+                    echo_model=model is None)
 
 
 def reply(content: str, **usage: Any) -> Response:
@@ -91,14 +99,24 @@ def malformed(body: bytes = b"{not json") -> Response:
 
 def slow(response: Response, seconds: float) -> Response:
     """The same response after ``seconds`` (to provoke client timeouts)."""
-    return Response(response.status, response.body, response.headers, seconds)
+    return dataclasses.replace(response, delay=seconds)
+
+
+def _answered_by(response: Response, asked: Any) -> Response:
+    """``response`` naming the model the request asked for, when it echoes one."""
+    if not response.echo_model or not isinstance(asked, str):
+        return response
+    body = json.loads(response.body)
+    body["model"] = asked
+    return dataclasses.replace(response, body=json.dumps(body).encode())
 
 
 class ScriptedServer:
     """Serves ``POST .../chat/completions`` on 127.0.0.1 from a script.
 
     The script is a list of responses consumed in order (an exhausted list answers 500 and
-    says so), or a function of the request body. ``requests`` keeps every body received.
+    says so), or a function of the request body (which can answer per ``body["model"]``).
+    ``requests`` keeps every body received.
     """
 
     def __init__(self, script: Iterable[Response] | Script) -> None:
@@ -145,7 +163,7 @@ class ScriptedServer:
     def _respond(self, body: dict[str, Any]) -> Response:
         with self._lock:
             self.requests.append(body)
-        return self._script(body)
+        return _answered_by(self._script(body), body.get("model"))
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self

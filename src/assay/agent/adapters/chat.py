@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.agent.adapters.tools import call_tool, schema
+from assay.agent.answered import ANSWERED_MODEL_KEY, same_model
 from assay.agent.context import AgentContext
 from assay.agent.model import ModelSpec
 from assay.agent.outcome import Action, Outcome, Usage
@@ -26,11 +27,15 @@ Completion = Callable[..., Any]
 class ChatAgent:
     """The loop: ask the model, run the tools it calls, hand back their results, repeat.
 
-    The model comes from ``ctx.model`` unless ``model`` fixes it. Usage is summed over every
-    turn. A group is recorded only when ``action_groups`` names one: never invented.
+    The model is the sample's (``ctx.model``, from ``--model``), or ``default_model`` when the
+    run names none. A fixed ``model`` is the only model it calls: a run whose models include
+    another is refused before it starts. The model each response names is kept in the
+    outcome's metadata (``answered_model``). Usage is summed over every turn. A group is
+    recorded only when ``action_groups`` names one: never invented.
     """
 
     model: str | None = None
+    default_model: str | None = None
     tools: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
     action_groups: Mapping[str, str] = field(default_factory=dict)
     instructions: str | None = None
@@ -51,6 +56,25 @@ class ChatAgent:
         if self.tools:
             import pydantic  # noqa: F401  (tool schemas are built with it)
 
+    def preflight(self, models: Sequence[ModelSpec]) -> None:
+        """Refuse, before any request, a run whose models this agent would not call.
+
+        An agent built with a fixed ``model`` would send every sample to it: a run asking for
+        other models would report that one model under each of their labels.
+        """
+        if self.model is None:
+            return
+        others = [spec.label for spec in models
+                  if self.model not in (self.model_name(spec), spec.label)]
+        if others:
+            from assay.errors import ConfigurationError
+
+            raise ConfigurationError(
+                f"the chat agent is built with a fixed model {self.model!r}, but the run asks "
+                f"for {', '.join(map(repr, others))} (--model): build it without model= (or "
+                "with default_model=) so it calls the model each sample asks for, or drop "
+                "--model")
+
     def tool_descriptions(self) -> dict[str, str]:
         """Each tool's name and the description the model is given (its docstring).
 
@@ -64,22 +88,22 @@ class ChatAgent:
         return contextlib.nullcontext()
 
     async def _converse(self, value: Any, ctx: AgentContext) -> Outcome:
-        model = self.model or (self.model_name(ctx.model) if ctx.model is not None else None)
-        if not model:
-            raise ValueError("no model: pass model= or run with --model")
+        model = self._model_for(ctx)
         messages = self._opening(value)
         specs = [schema(name, function) for name, function in self.tools.items()]
         actions: list[Action] = []
         usage = _Usage()
+        answered = _Answered(model)
         for turn in range(1, self.max_turns + 1):
             response = await self.create(model=model, messages=messages, tools=specs or None)
             usage.add(response)
+            answered.add(response)
             message = response.choices[0].message
             calls = list(getattr(message, "tool_calls", None) or [])
             if not calls:
                 return Outcome(answer=message.content, actions=tuple(actions),
                                usage=usage.total(),
-                               metadata={"model": model, "turns": turn})
+                               metadata={"model": model, "turns": turn, **answered.metadata()})
             messages.append(_assistant(message, calls))
             for call in calls:
                 name = call.function.name
@@ -89,7 +113,18 @@ class ChatAgent:
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": ran.content})
         return Outcome(actions=tuple(actions), usage=usage.total(),
                        error=f"no answer after {self.max_turns} turns (the model kept calling "
-                             "tools)", metadata={"model": model, "turns": self.max_turns})
+                             "tools)", metadata={"model": model, "turns": self.max_turns,
+                                                 **answered.metadata()})
+
+    def _model_for(self, ctx: AgentContext) -> str:
+        """The model to call for a sample: fixed, else the sample's, else the default."""
+        if self.model:
+            return self.model
+        if ctx.model is not None:
+            return self.model_name(ctx.model)
+        if self.default_model:
+            return self.default_model
+        raise ValueError("no model: run with --model, or pass model= or default_model=")
 
     async def create(self, *, model: str, messages: list[dict[str, Any]],
                      tools: list[dict[str, Any]] | None) -> Any:
@@ -122,6 +157,24 @@ def _assistant(message: Any, calls: list[Any]) -> dict[str, Any]:
                         "function": {"name": call.function.name,
                                      "arguments": call.function.arguments}} for call in calls],
     }
+
+
+@dataclass
+class _Answered:
+    """The model the responses named: the first that is not the one asked, else the last."""
+
+    asked: str
+    name: str | None = None
+
+    def add(self, response: Any) -> None:
+        named = getattr(response, "model", None)
+        if not isinstance(named, str) or not named:
+            return
+        if self.name is None or same_model(self.asked, self.name):
+            self.name = named
+
+    def metadata(self) -> dict[str, Any]:
+        return {} if self.name is None else {ANSWERED_MODEL_KEY: self.name}
 
 
 @dataclass
@@ -217,10 +270,12 @@ class LiteLLMChatAgent(ChatAgent):
         """
         from assay.agent.adapters._optional import import_litellm
 
+        super().preflight(models)
         if self.options.get("api_key") or self.options.get("api_base"):
             return
         litellm = import_litellm()
-        names = [self.model] if self.model else [self.model_name(spec) for spec in models]
+        names = [self.model] if self.model else [self.model_name(spec) for spec in models] \
+            or [name for name in (self.default_model,) if name]
         for name in dict.fromkeys(names):
             missing = litellm.validate_environment(name).get("missing_keys") or []
             if missing:

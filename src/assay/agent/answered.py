@@ -1,0 +1,72 @@
+"""Which model answered a sample, and whether it is the model the sample asked for.
+
+A provider names the model that produced a response (the ``model`` field of an OpenAI-style
+completion). Assay keeps that name with the sample, under :data:`ANSWERED_MODEL_KEY` in its
+metadata, and a sample whose answering model is not the one it asked for is an error: a model
+matrix must measure every model it names.
+
+The rule for "the same model", so versioned names are not mismatches:
+
+- names compare without case and without a routing prefix (``openai/gpt-4.1-mini`` is
+  ``gpt-4.1-mini``);
+- a release suffix added to the asked name is the same model: a date (``-2025-04-14``,
+  ``-20241022``), a four- or three-digit snapshot (``-0613``, ``-001``), or Ollama's
+  ``:latest``. ``gpt-4.1-mini-2025-04-14`` answers for ``gpt-4.1-mini``;
+  ``gpt-4.1-mini`` does not answer for ``gpt-4.1``, nor ``support-v1`` for ``support-v2``;
+- a model the request cannot pin is not checked: an Azure deployment (its response names the
+  underlying model) and a router's ``auto``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from assay.agent.model import ModelSpec
+
+#: The sample metadata key holding the model the provider said answered.
+ANSWERED_MODEL_KEY = "answered_model"
+
+_RELEASE = re.compile(r"(-\d{4}-\d{2}-\d{2}|-\d{8}|-\d{3,4}|:latest)$")
+# Providers whose requests name something other than a model (a deployment, a router).
+_UNPINNED_PROVIDERS = frozenset({"azure"})
+_UNPINNED_MODELS = frozenset({"auto"})
+_SHOWN = 120
+
+
+def same_model(asked: str, answered: str) -> bool:
+    """Whether ``answered`` (a provider's name for its model) is the ``asked`` model."""
+    want, got = _bare(asked), _bare(answered)
+    if not want or not got:
+        return False
+    if want == got:
+        return True
+    return got.startswith(want) and _RELEASE.fullmatch(got[len(want):]) is not None
+
+
+def verifiable(spec: ModelSpec) -> bool:
+    """Whether a response can tell if ``spec`` answered (not an Azure deployment or a router)."""
+    return spec.provider not in _UNPINNED_PROVIDERS and _bare(spec.model) not in _UNPINNED_MODELS
+
+
+def mismatch(spec: ModelSpec, answered: Iterable[str]) -> str | None:
+    """The error for a sample on ``spec`` that another model answered, or ``None``.
+
+    ``answered`` holds every model the sample's responses named; any one that is not
+    ``spec``'s model makes the sample an error naming both.
+    """
+    if not verifiable(spec):
+        return None
+    for name in answered:
+        if not same_model(spec.model, name):
+            return f"asked for {spec.label}, the response came from {_shown(name)}"
+    return None
+
+
+def _shown(name: str) -> str:
+    # A provider's name is untrusted text: a long one is cut, never carried whole.
+    return name if len(name) <= _SHOWN else f"{name[:_SHOWN]}…"
+
+
+def _bare(name: str) -> str:
+    return name.strip().rsplit("/", 1)[-1].lower()

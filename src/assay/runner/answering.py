@@ -1,0 +1,54 @@
+"""Whether the model a sample asked for is the model that answered it.
+
+A sample on a model is the model's only if that model answered: an agent that calls a model
+of its own choosing whatever ``ctx.model`` says would report one model under every label of a
+matrix. The answering model is read where it can be: the ``answered_model`` an adapter put in
+the outcome's metadata, and the ``model`` named by each completion response the agent's HTTP
+clients received, live or replayed (see :mod:`assay.replay.watch`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from assay.agent import ANSWERED_MODEL_KEY, ModelSpec, Outcome
+from assay.agent.answered import mismatch, same_model, verifiable
+
+if TYPE_CHECKING:
+    from assay.replay.watch import ModelWatch
+
+
+@contextlib.contextmanager
+def watching(model: ModelSpec | None) -> Iterator[ModelWatch | None]:
+    """Read the completions of the agent call inside, when the sample asks for a model."""
+    if model is None or not verifiable(model):
+        yield None
+        return
+    from assay.replay.watch import ModelWatch  # only runs that name models read responses
+
+    with ModelWatch().active() as watch:
+        yield watch
+
+
+def answered(outcome: Outcome, model: ModelSpec | None,
+             watch: ModelWatch | None) -> tuple[Outcome, str | None]:
+    """The outcome with the answering model recorded, and the error when it was not ``model``.
+
+    Every name counts: the adapter's and each response's. The one recorded is the first that
+    is not the asked model, else the adapter's, else the last response's.
+    """
+    reported = outcome.metadata.get(ANSWERED_MODEL_KEY)
+    names = [*([reported] if isinstance(reported, str) and reported else []),
+             *(watch.models if watch is not None else ())]
+    if not names or model is None:
+        return outcome, None
+    error = mismatch(model, names)
+    fallback = reported if isinstance(reported, str) and reported else names[-1]
+    shown = next((name for name in names if not same_model(model.model, name)), fallback)
+    if shown != reported:
+        metadata = {**outcome.metadata, ANSWERED_MODEL_KEY: shown}
+        outcome = dataclasses.replace(outcome, metadata=metadata)
+    return outcome, error
