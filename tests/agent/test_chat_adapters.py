@@ -118,15 +118,61 @@ def test_a_model_matrix_run_through_the_adapter_prices_tokens(store):
     assert run.summary.by_model["ollama/qwen3:8b"].priced == 0
 
 
-def test_a_fixed_model_is_priced_as_itself_not_as_the_sample_label(store):
+def test_a_fixed_model_is_priced_as_itself(store):
     with ScriptedServer(lambda body: reply("ok", input_tokens=1000, output_tokens=100)) as server:
         agent = agents.openai_chat("gpt-4.1-mini", base_url=server.base_url, api_key="test")
         suite = assay.Suite("Fixed", agent=agent, checks=[checks.contains("ok")])
         suite.case("Hello?")
-        run = assay.run(suite, db=store, models=["gpt-4o"], progress=False)
+        run = assay.run(suite, db=store, progress=False)
         sent = server.requests[0]["model"]
     assert sent == "gpt-4.1-mini"
     assert run.samples[0].usage.cost_usd == pytest.approx(0.00056)  # gpt-4.1-mini's rates
+    assert run.samples[0].metadata["answered_model"] == "gpt-4.1-mini"
+
+
+def test_a_fixed_model_is_never_reported_under_another_models_label(store):
+    with ScriptedServer(lambda body: reply("ok")) as server:
+        agent = agents.openai_chat("gpt-4.1-mini", base_url=server.base_url, api_key="test")
+        suite = assay.Suite("Fixed", agent=agent, checks=[checks.contains("ok")])
+        suite.case("Hello?")
+        refused = r"fixed model 'gpt-4\.1-mini'.*'gpt-4o'"
+        with pytest.raises(assay.ConfigurationError, match=refused):
+            assay.run(suite, db=store, models=["gpt-4.1-mini", "gpt-4o"], progress=False)
+        assert server.requests == []
+
+
+@pytest.mark.parametrize("make", [
+    lambda: agents.openai_chat("gpt-4.1-mini", api_key="test"),
+    lambda: agents.litellm_chat("openai/gpt-4.1-mini", api_key="test"),
+])
+def test_a_fixed_model_agrees_with_the_same_model_however_it_is_spelled(make):
+    agent = make()
+    agent.preflight(assay.agent.parse_models(["gpt-4.1-mini"]))
+    agent.preflight(assay.agent.parse_models(["openai/gpt-4.1-mini"]))
+    with pytest.raises(assay.ConfigurationError, match="--model"):
+        agent.preflight(assay.agent.parse_models(["gpt-4.1"]))
+
+
+def test_the_default_model_is_called_only_when_the_run_names_none():
+    agent = agents.openai_chat(default_model="house-model", api_key="test")
+    agent.preflight(assay.agent.parse_models(["support-v2"]))  # followed, never refused
+    with ScriptedServer([reply("a"), reply("b")]) as server:
+        agent.base_url = server.base_url
+        asyncio.run(agent("q", context()))
+        asyncio.run(agent("q", context("support-v2")))
+        sent = [request["model"] for request in server.requests]
+    assert sent == ["house-model", "support-v2"]
+
+
+def test_the_answering_model_is_the_one_a_response_names_when_it_differs():
+    agent = agents.openai_chat(tools={"lookup_order": lookup_order}, api_key="test")
+    script = [tool_calls(("lookup_order", {"order_id": 42}), model="support-v1"),
+              reply("shipped", model="support-v2-2025-01-01")]
+    with ScriptedServer(script) as server:
+        agent.base_url = server.base_url
+        outcome = asyncio.run(agent("q", context("support-v2")))
+    assert outcome.metadata["model"] == "support-v2"
+    assert outcome.metadata["answered_model"] == "support-v1"
 
 
 def test_a_missing_client_package_is_refused_with_the_install_command(monkeypatch):
