@@ -10,6 +10,7 @@ variable overrides:
     database = "sqlite:///.assay/assay.db"   # relative paths are relative to this file
     concurrency = 16
     judge = "openai/gpt-4.1-mini"
+    judge_base_url = "http://localhost:8000/v1"   # the endpoint of a judge named by name
     gate = { min_pass_rate = 0.9 }
 
 A file that is not valid TOML, an unknown key or a value of the wrong type is an error that
@@ -28,7 +29,7 @@ from assay.errors import SpecError
 
 #: The keys a project configuration may set, and their types.
 KEYS: dict[str, type | tuple[type, ...]] = {
-    "database": str, "concurrency": int, "judge": str, "gate": dict,
+    "database": str, "concurrency": int, "judge": str, "judge_base_url": str, "gate": dict,
 }
 
 
@@ -44,6 +45,8 @@ class ProjectConfig:
     database: str | None = None
     concurrency: int | None = None
     judge: str | None = None
+    #: Where a judge named by ``--judge`` or ``judge`` is called (``--judge-base-url``).
+    judge_base_url: str | None = None
     gate: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -109,4 +112,5 @@ def _parse(path: Path, data: Any, prefix: str = "") -> ProjectConfig:
         raise SpecError("must be a positive whole number", location=str(path),
                         field=f"{prefix}concurrency")
     return ProjectConfig(path=path, database=data.get("database"), concurrency=concurrency,
-                         judge=data.get("judge"), gate=dict(data.get("gate") or {}))
+                         judge=data.get("judge"), judge_base_url=data.get("judge_base_url"),
+                         gate=dict(data.get("gate") or {}))

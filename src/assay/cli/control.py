@@ -84,6 +84,7 @@ def control_command(
         # The same project defaults as assay run, so the pair measures what runs measure.
         config = project_config()
         judge = judge or (None if chosen.judge is not None else config.judge)
+        judge_base_url = judge_base_url or (config.judge_base_url if judge else None)
         concurrency = concurrency or (None if chosen.concurrency else config.concurrency)
         require_agent(chosen)
         options: dict[str, Any] = {

@@ -143,6 +143,7 @@ def run_command(
         # The project's configuration fills what neither a flag nor the suite sets.
         config = project_config()
         judge = judge or (None if chosen.judge is not None else config.judge)
+        judge_base_url = judge_base_url or (config.judge_base_url if judge else None)
         concurrency = concurrency or (None if chosen.concurrency else config.concurrency)
         chosen_gate = resolve_gate(chosen, gate or ()) or config_gate(config)
         _check_report_path(report)

@@ -37,8 +37,15 @@ class OpenAIJudge:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def endpoint(self) -> str | None:
-        """The host of ``base_url`` (part of the judge's identity), None for the default."""
-        return endpoint_host(self.base_url)
+        """The host the judge calls (part of its identity), None for the OpenAI API itself.
+
+        The endpoint is ``base_url``, else ``OPENAI_BASE_URL`` as the client reads it: one
+        endpoint is one identity however it was given.
+        """
+        import os
+
+        host = endpoint_host(self.base_url or os.environ.get("OPENAI_BASE_URL"))
+        return None if host == _DEFAULT_HOST else host
 
     def prepare(self) -> None:
         """Import the client ahead of time, off the event loop (the run calls this first).
@@ -78,6 +85,10 @@ class OpenAIJudge:
 
         return AsyncOpenAI(base_url=self.base_url, api_key=self.api_key or _key(),
                            timeout=self.timeout, max_retries=0)
+
+
+#: The host of the client's default endpoint, which an identity does not name.
+_DEFAULT_HOST = "api.openai.com"
 
 
 def endpoint_host(url: str | None) -> str | None:
