@@ -185,6 +185,11 @@ async def _prepare(suite: Suite, options: EvaluationOptions) -> None:
         steps.append(lambda: preflight(options.models))
     if options.judge is not None or options.models:
         steps.append(load_catalogue)
+    if options.models:
+        from assay.runner.answering import preload_watch
+
+        # Samples on a model read their responses for the model that answered.
+        steps.append(preload_watch)
     if steps:
         await asyncio.to_thread(lambda: [step() for step in steps])
 

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+
 class ModelWatch:
     """The models named by the completion responses of one sample, in arrival order."""
 
@@ -46,3 +47,28 @@ class ModelWatch:
         if isinstance(model, str) and model:
             with self._lock:
                 self._models.append(model)
+
+
+@contextmanager
+def patched() -> Iterator[None]:
+    """Keep the clients patched for a whole run, so each sample's watch only looks them up."""
+    from assay.replay import _interception
+
+    with _interception.held():
+        yield
+
+
+def preload() -> None:
+    """Import the HTTP clients a watch patches, ahead of time and off the event loop.
+
+    The first watch patches them: imported then, on the loop, their import time would be
+    charged to whichever agents' clocks were running.
+    """
+    import importlib
+
+    for name in ("httpx", "httpx2", "requests", "urllib3"):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
+

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from assay.agent import ANSWERED_MODEL_KEY, ModelSpec, Outcome
@@ -19,6 +19,25 @@ from assay.agent.answered import mismatch, same_model, verifiable
 
 if TYPE_CHECKING:
     from assay.replay.watch import ModelWatch
+
+
+def preload_watch() -> None:
+    """Load what :func:`watching` needs, before any sample's clock starts (a run does this)."""
+    from assay.replay.watch import preload
+
+    preload()
+
+
+@contextlib.contextmanager
+def watched_run(models: Sequence[ModelSpec]) -> Iterator[None]:
+    """Hold the HTTP patches for a run whose samples are watched: installed once, not per sample."""
+    if not any(verifiable(model) for model in models):
+        yield
+        return
+    from assay.replay.watch import patched
+
+    with patched():
+        yield
 
 
 @contextlib.contextmanager

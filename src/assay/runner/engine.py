@@ -13,6 +13,7 @@ from assay.agent import ModelSpec
 from assay.judging.judge import wait_listener
 from assay.results import SampleResult
 from assay.runner._calling import accepting_context
+from assay.runner.answering import watched_run
 from assay.runner.diagnosing import DIAGNOSED, Diagnosing, conclude
 from assay.runner.execute import run_sample
 from assay.runner.grading import Judging
@@ -74,7 +75,7 @@ class Runner:
         # A judge waiting out a rate limit says so on the progress display.
         listening = wait_listener.set(self.progress.note)
         try:
-            with _frozen_heap():
+            with _frozen_heap(), watched_run(models):
                 return await self._gather(tasks, models)
         finally:
             wait_listener.reset(listening)
