@@ -142,6 +142,10 @@ def test_an_agent_that_ignores_the_asked_model_gets_error_samples(project: Path)
     assert all(s["metrics"] == [] and s["metadata"]["answered_model"] == "support-v1"
                for s in wrong)
     assert "asked for support-v2, the response came from support-v1" in done.output
+    # support-v2 was never measured: no comparison ranks it against support-v1.
+    compared = report["model_comparison"]
+    assert [m["model"] for m in compared["models"]] == ["support-v1"]
+    assert compared["pairs"] == [] and "Decisive" not in done.output
 
 
 def test_a_dated_release_of_the_asked_model_is_recorded_and_shown(project: Path) -> None:

@@ -1,12 +1,13 @@
 """The agent side: what an agent is given, what it returns, and which model it runs on."""
 
-from assay.agent.answered import ANSWERED_MODEL_KEY, same_model
+from assay.agent.answered import ANSWERED_MODEL_KEY, MISMATCH_KEY, same_model
 from assay.agent.context import Agent, AgentContext, AgentResult
 from assay.agent.model import ModelSpec, parse_models
 from assay.agent.outcome import Action, CostSource, Observation, Outcome, Usage, coerce_outcome
 
 __all__ = [
     "ANSWERED_MODEL_KEY",
+    "MISMATCH_KEY",
     "Action",
     "Agent",
     "AgentContext",

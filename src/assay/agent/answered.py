@@ -26,6 +26,9 @@ from assay.agent.model import ModelSpec
 
 #: The sample metadata key holding the model the provider said answered.
 ANSWERED_MODEL_KEY = "answered_model"
+#: The metadata key marking a sample another model answered: ``{"asked", "answered"}``. Such
+#: a sample says nothing about the model it asked for, so no model comparison counts it.
+MISMATCH_KEY = "assay.model_mismatch"
 
 _RELEASE = re.compile(r"(-\d{4}-\d{2}-\d{2}|-\d{8}|-\d{3,4}|:latest)$")
 # Providers whose requests name something other than a model (a deployment, a router).

@@ -20,6 +20,7 @@ from typing import Any
 from assay.compare._bootstrap import percentile_interval, resample
 from assay.errors import ConfigurationError
 from assay.results import Run, SampleResult, SampleStatus
+from assay.results.reliability import answered_by_another_model
 
 DEFAULT_RESAMPLES = 5_000
 DEFAULT_CONFIDENCE = 0.95
@@ -132,11 +133,13 @@ def case_pass_rates(samples: Sequence[SampleResult],
                     order: Sequence[str] | None = None) -> dict[str, dict[str, float]]:
     """Model → case → the share of its evaluated samples that passed.
 
-    A case with no evaluated sample on a model has no value for it (it did not run there).
+    A case with no evaluated sample on a model has no value for it (it did not run there); a
+    sample another model answered is not that model's (:func:`answered_by_another_model`).
     """
     passed: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
     for sample in samples:
-        if sample.model is not None and sample.status is not SampleStatus.NOT_EVALUATED:
+        if sample.model is not None and sample.status is not SampleStatus.NOT_EVALUATED \
+                and not answered_by_another_model(sample):
             passed[sample.model][sample.case_id].append(sample.status is SampleStatus.PASSED)
     ranked = [m for m in order or () if m in passed] + [m for m in passed if m not in
                                                          (order or ())]

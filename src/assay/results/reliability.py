@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from assay.agent.answered import MISMATCH_KEY
 from assay.results.behaviour import distinct_behaviours
 from assay.results.sample import SampleResult, SampleStatus
 from assay.spec import JSON
@@ -118,6 +119,11 @@ def _add_declared(found: set[str], value: JSON | list[JSON] | None) -> None:
 def is_judge_failure(sample: SampleResult) -> bool:
     """Whether a judge criterion could not be graded: the judge's failure, not the agent's."""
     return any(m.kind == "judge" and m.error is not None for m in sample.metrics)
+
+
+def answered_by_another_model(sample: SampleResult) -> bool:
+    """Whether another model than the sample's answered it: it measured nothing of its own."""
+    return MISMATCH_KEY in sample.metadata
 
 
 def is_provider_failure(sample: SampleResult) -> bool:

@@ -14,8 +14,9 @@ import dataclasses
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from assay.agent import ANSWERED_MODEL_KEY, ModelSpec, Outcome
+from assay.agent import ANSWERED_MODEL_KEY, MISMATCH_KEY, ModelSpec, Outcome
 from assay.agent.answered import mismatch, same_model, verifiable
+from assay.spec import JSON
 
 if TYPE_CHECKING:
     from assay.replay.watch import ModelWatch
@@ -67,7 +68,7 @@ def answered(outcome: Outcome, model: ModelSpec | None,
     error = mismatch(model, names)
     fallback = reported if isinstance(reported, str) and reported else names[-1]
     shown = next((name for name in names if not same_model(model.model, name)), fallback)
-    if shown != reported:
-        metadata = {**outcome.metadata, ANSWERED_MODEL_KEY: shown}
-        outcome = dataclasses.replace(outcome, metadata=metadata)
-    return outcome, error
+    metadata: dict[str, JSON] = {**outcome.metadata, ANSWERED_MODEL_KEY: shown}
+    if error is not None:
+        metadata[MISMATCH_KEY] = {"asked": model.label, "answered": shown}
+    return dataclasses.replace(outcome, metadata=metadata), error
