@@ -96,6 +96,25 @@ def test_litellm_chat_runs_the_same_loop():
     assert outcome.usage.input_tokens == 450
 
 
+def test_litellm_chat_follows_each_samples_model(store):
+    import_litellm()
+
+    def support(body):
+        return reply("refund approved" if body["model"] == "support-v1" else "no idea")
+
+    with ScriptedServer(support) as server:
+        agent = agents.litellm_chat(api_base=server.base_url, api_key="test")
+        suite = assay.Suite("Routed", agent=agent, checks=[checks.contains("refund")])
+        suite.case("Refund?")
+        run = assay.run(suite, db=store, models=["openai/support-v1", "openai/support-v2"],
+                        progress=False)
+        sent = sorted(request["model"] for request in server.requests)
+    assert sent == ["support-v1", "support-v2"]
+    answered = {s.model: (s.status.value, s.metadata["answered_model"]) for s in run.samples}
+    assert answered == {"openai/support-v1": ("passed", "support-v1"),
+                        "openai/support-v2": ("failed", "support-v2")}
+
+
 def test_a_model_matrix_run_through_the_adapter_prices_tokens(store):
     def script(body):
         return reply(f"answered by {body['model']}", input_tokens=1000, output_tokens=100)
