@@ -66,7 +66,8 @@ JudgeOption = Annotated[str | None, typer.Option(
     help="Grade judge criteria with this model, e.g. openai/gpt-4.1-mini (overrides the "
          "suite's judge).", rich_help_panel=JUDGING)]
 JudgeBaseUrlOption = Annotated[str | None, typer.Option(
-    help="OpenAI-compatible endpoint for --judge (Azure, OpenRouter, Ollama, vLLM).",
+    help="OpenAI-compatible endpoint for --judge (Azure, OpenRouter, Ollama, vLLM); default: "
+         "judge_base_url in the project configuration, else OPENAI_BASE_URL.",
     rich_help_panel=JUDGING)]
 JudgeTimeoutOption = Annotated[float | None, typer.Option(
     min=0.001, help="Seconds one judge call may take, its retries and waits included, before "
