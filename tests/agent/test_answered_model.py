@@ -41,8 +41,10 @@ def test_another_model_is_not_the_same_model(asked, answered):
 def test_a_mismatch_names_the_asked_label_and_the_answering_model():
     spec = ModelSpec.parse("support-v2")
     assert mismatch(spec, ["support-v2-2025-01-01"]) is None
-    assert mismatch(spec, ["support-v2", "support-v1"]) == (
+    assert mismatch(spec, ["support-v1", "support-v3"]) == (
         "asked for support-v2, the response came from support-v1")
+    # A helper model besides the asked one: the asked model did answer.
+    assert mismatch(spec, ["support-v2", "support-v1"]) is None
     long = "x" * 500
     assert len(mismatch(spec, [long])) < 200
 

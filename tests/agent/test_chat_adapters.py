@@ -183,15 +183,19 @@ def test_the_default_model_is_called_only_when_the_run_names_none():
     assert sent == ["house-model", "support-v2"]
 
 
-def test_the_answering_model_is_the_one_a_response_names_when_it_differs():
+def test_the_answering_model_is_the_asked_ones_own_name_when_a_turn_gave_it():
     agent = agents.openai_chat(tools={"lookup_order": lookup_order}, api_key="test")
     script = [tool_calls(("lookup_order", {"order_id": 42}), model="support-v1"),
-              reply("shipped", model="support-v2-2025-01-01")]
+              reply("shipped", model="support-v2-2025-01-01"),
+              tool_calls(("lookup_order", {"order_id": 42}), model="support-v1"),
+              reply("shipped", model="support-v1")]
     with ScriptedServer(script) as server:
         agent.base_url = server.base_url
         outcome = asyncio.run(agent("q", context("support-v2")))
+        other = asyncio.run(agent("q", context("support-v2")))
     assert outcome.metadata["model"] == "support-v2"
-    assert outcome.metadata["answered_model"] == "support-v1"
+    assert outcome.metadata["answered_model"] == "support-v2-2025-01-01"
+    assert other.metadata["answered_model"] == "support-v1"
 
 
 def test_a_missing_client_package_is_refused_with_the_install_command(monkeypatch):

@@ -15,6 +15,9 @@ The rule for "the same model", so versioned names are not mismatches:
   ``gpt-4.1-mini`` does not answer for ``gpt-4.1``, nor ``support-v1`` for ``support-v2``;
 - a model the request cannot pin is not checked: an Azure deployment (its response names the
   underlying model) and a router's ``auto``.
+
+A sample is answered by its model when at least one response named it: an agent may also call
+a helper model, but one that never reached the asked model measured nothing of it.
 """
 
 from __future__ import annotations
@@ -55,15 +58,14 @@ def verifiable(spec: ModelSpec) -> bool:
 def mismatch(spec: ModelSpec, answered: Iterable[str]) -> str | None:
     """The error for a sample on ``spec`` that another model answered, or ``None``.
 
-    ``answered`` holds every model the sample's responses named; any one that is not
-    ``spec``'s model makes the sample an error naming both.
+    ``answered`` holds every model the sample's responses named. When none of them is
+    ``spec``'s model, the sample is an error naming both; an agent that also calls a helper
+    model besides the asked one is not.
     """
-    if not verifiable(spec):
+    names = list(answered)
+    if not verifiable(spec) or not names or any(same_model(spec.model, n) for n in names):
         return None
-    for name in answered:
-        if not same_model(spec.model, name):
-            return f"asked for {spec.label}, the response came from {_shown(name)}"
-    return None
+    return f"asked for {spec.label}, the response came from {_shown(names[0])}"
 
 
 def _shown(name: str) -> str:

@@ -57,8 +57,8 @@ def answered(outcome: Outcome, model: ModelSpec | None,
              watch: ModelWatch | None) -> tuple[Outcome, str | None]:
     """The outcome with the answering model recorded, and the error when it was not ``model``.
 
-    Every name counts: the adapter's and each response's. The one recorded is the first that
-    is not the asked model, else the adapter's, else the last response's.
+    Every name counts: the adapter's and each response's. The one recorded is the asked
+    model's own name (a dated release, say) when one response gave it, else the first other.
     """
     reported = outcome.metadata.get(ANSWERED_MODEL_KEY)
     names = [*([reported] if isinstance(reported, str) and reported else []),
@@ -66,8 +66,7 @@ def answered(outcome: Outcome, model: ModelSpec | None,
     if not names or model is None:
         return outcome, None
     error = mismatch(model, names)
-    fallback = reported if isinstance(reported, str) and reported else names[-1]
-    shown = next((name for name in names if not same_model(model.model, name)), fallback)
+    shown = next((name for name in names if same_model(model.model, name)), names[0])
     metadata: dict[str, JSON] = {**outcome.metadata, ANSWERED_MODEL_KEY: shown}
     if error is not None:
         metadata[MISMATCH_KEY] = {"asked": model.label, "answered": shown}

@@ -161,7 +161,7 @@ def _assistant(message: Any, calls: list[Any]) -> dict[str, Any]:
 
 @dataclass
 class _Answered:
-    """The model the responses named: the first that is not the one asked, else the last."""
+    """The model the responses named: the asked one when any turn named it, else the first."""
 
     asked: str
     name: str | None = None
@@ -170,7 +170,8 @@ class _Answered:
         named = getattr(response, "model", None)
         if not isinstance(named, str) or not named:
             return
-        if self.name is None or same_model(self.asked, self.name):
+        if self.name is None or (same_model(self.asked, named)
+                                 and not same_model(self.asked, self.name)):
             self.name = named
 
     def metadata(self) -> dict[str, Any]:
