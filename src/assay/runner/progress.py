@@ -88,6 +88,9 @@ class LogProgress:
         from assay._text import one_line
 
         self._total, self._started = total, time.monotonic()
+        with self._lock:  # a display reused for a second run (a control pair) counts afresh
+            self._counts = {status: 0 for status in SampleStatus}
+        self._stopped.clear()
         _write(f"running {one_line(description)}: {total} sample(s)")
         # A thread, not a task: a line is due even while an agent blocks the event loop.
         self._ticker = threading.Thread(target=self._tick, name="assay-progress", daemon=True)
