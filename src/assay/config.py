@@ -12,6 +12,7 @@ variable overrides:
     judge = "openai/gpt-4.1-mini"
     judge_base_url = "http://localhost:8000/v1"   # the endpoint of a judge named by name
     gate = { min_pass_rate = 0.9 }
+    baseline_where = { branch = "main" }     # the automatic baseline: runs of main only
 
 A file that is not valid TOML, an unknown key or a value of the wrong type is an error that
 names the file and the key.
@@ -30,6 +31,7 @@ from assay.errors import SpecError
 #: The keys a project configuration may set, and their types.
 KEYS: dict[str, type | tuple[type, ...]] = {
     "database": str, "concurrency": int, "judge": str, "judge_base_url": str, "gate": dict,
+    "baseline_where": dict,
 }
 
 
@@ -48,6 +50,8 @@ class ProjectConfig:
     #: Where a judge named by ``--judge`` or ``judge`` is called (``--judge-base-url``).
     judge_base_url: str | None = None
     gate: dict[str, Any] = field(default_factory=dict)
+    #: Run metadata the automatic baseline must match (``--baseline-where`` replaces it).
+    baseline_where: dict[str, str] = field(default_factory=dict)
 
     @property
     def root(self) -> Path | None:
@@ -111,6 +115,11 @@ def _parse(path: Path, data: Any, prefix: str = "") -> ProjectConfig:
     if concurrency is not None and concurrency < 1:
         raise SpecError("must be a positive whole number", location=str(path),
                         field=f"{prefix}concurrency")
+    where = dict(data.get("baseline_where") or {})
+    for key, value in where.items():
+        if not isinstance(value, str):
+            raise SpecError("must be a string (run metadata is matched as text)",
+                            location=str(path), field=f"{prefix}baseline_where.{key}")
     return ProjectConfig(path=path, database=data.get("database"), concurrency=concurrency,
                          judge=data.get("judge"), judge_base_url=data.get("judge_base_url"),
-                         gate=dict(data.get("gate") or {}))
+                         gate=dict(data.get("gate") or {}), baseline_where=where)

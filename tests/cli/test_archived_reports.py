@@ -175,7 +175,7 @@ def test_an_imported_run_is_the_next_runs_baseline(
     monkeypatch.setenv("AGENT_REVISION", "regressed")
     done = invoke("run", SPEC, "--quiet", "--fail-on-regression")
     assert done.exit_code == 1
-    assert f"baseline {archived['id'][:8]}" in done.stdout
+    assert f"Baseline: {archived['id'][:8]} (latest passing run)" in done.stdout
 
 
 def test_the_same_id_with_other_evidence_is_refused_and_nothing_changes(

@@ -95,10 +95,12 @@ def test_seed_example_judge_drift_beyond_both_tolerances_gates_when_unmeasured(c
     assert drifted.returncode == 1
     assert "Judge drift (same deterministic behaviour) (1):" in drifted.stdout
     assert "regression gate: failed" in drifted.stdout
-    report = cli.json_report()["comparison"]
-    assert [c["kind"] for c in report["changes"]] == ["judge_drift"]
+    report = cli.json_report()
+    assert [c["kind"] for c in report["comparison"]["changes"]] == ["judge_drift"]
     # 0.92 → 0.90 with --tolerance 0: within the default drift tolerance, nothing to report.
-    breathing = cli("run", spec, "-q", "--fail-on-regression", env={"JUDGE_SCORE": "0.90"})
+    # (The drifted run regressed, so it is named: it is never the automatic baseline.)
+    breathing = cli("run", spec, "-q", "--fail-on-regression", "--baseline", report["id"],
+                    env={"JUDGE_SCORE": "0.90"})
     assert breathing.returncode == 0, breathing.stdout
     assert "0 regression(s)" in breathing.stdout
     strict = cli("run", spec, "-q", "--fail-on-regression", "--drift-tolerance", "0.01",

@@ -8,7 +8,7 @@ RETURNS_FAILURES = {("returns", "exact_match"), ("returns", "actions")}
 def test_reference_then_regressed_revision(cli, support_spec):
     first = cli("run", support_spec, "--metadata", '{"revision": "reference"}')
     assert first.returncode == 0, first.stderr
-    assert "3/3" in first.stdout and "no baseline: this is the first run" in first.stdout
+    assert "3/3" in first.stdout and "Baseline: none (this is the first run" in first.stdout
     assert (cli.cwd / ".assay" / "assay.db").is_file()
 
     second = cli("run", support_spec, "--fail-on-regression", "--metadata",

@@ -94,9 +94,9 @@ def test_every_command_and_format_shows_the_corpus_as_text(hostile_workspace: Pa
 
 
 def _run_ids() -> list[str]:
-    report = json.loads(invoke("report", "--format", "json"))
-    assert report["baseline_id"] is not None
-    return [report["baseline_id"], report["id"]]
+    # The first run errored, so it is not the second's baseline: compare them by id.
+    history = json.loads(invoke("history", "--format", "json"))
+    return [history[1]["id"], history[0]["id"]]
 
 
 @pytest.mark.parametrize("name", ["osc_title", "rlo", "c1_csi"])

@@ -59,8 +59,9 @@ def test_a_judged_run_does_not_take_an_unjudged_baseline(cli, support_spec):
     with ScriptedServer(lambda body: verdict(1, "ok")) as server:
         done = cli("run", support_spec, "--judge", "judge-model", "--judge-base-url",
                    server.base_url)
-    assert done.returncode == 0 and "but none graded by judge 'judge-model @ 127.0.0.1'" in \
-        done.stdout
+    assert done.returncode == 0
+    assert "no earlier passing run of this suite and agent graded by judge " \
+        "'judge-model @ 127.0.0.1'" in done.stdout
 
 
 def test_judge_base_url_without_judge_is_refused(cli, support_spec):

@@ -31,7 +31,7 @@ def test_init_then_run_from_a_subfolder_keeps_one_history(
     monkeypatch.chdir(nested)
     second = invoke("run", str(tmp_path / "assay_suite.py"), "--quiet")
     assert second.exit_code == 0, second.output
-    assert "baseline " in second.output and "2 of 2 unchanged item(s) compared" in second.output
+    assert "Baseline: " in second.output and "2 of 2 unchanged item(s) compared" in second.output
     assert not (nested / ".assay").exists()
     again = invoke("init", str(tmp_path))
     assert again.output.count("kept") == 3  # nothing is overwritten

@@ -11,9 +11,9 @@ from assay.results import Run
 
 TOP_LEVEL = {"schema_version",
              "id", "sequence", "suite", "suite_version", "agent", "fingerprint", "status",
-             "started_at", "finished_at", "settings", "metadata", "baseline_id", "error", "summary",
-             "cases", "samples", "comparison", "model_comparison", "verdict", "judge_usage",
-             "fix_items"}
+             "started_at", "finished_at", "settings", "metadata", "baseline_id", "baseline",
+             "outcome", "error", "summary", "cases", "samples", "comparison", "model_comparison",
+             "verdict", "judge_usage", "fix_items"}
 
 
 def test_top_level_is_the_run_snapshot(current_run: Run, baseline_run: Run) -> None:

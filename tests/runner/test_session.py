@@ -80,7 +80,10 @@ def test_a_selection_is_compared_on_the_cases_it_ran(store):
 
 def test_no_baseline_says_why_and_names_earlier_runs(store):
     first = assay.evaluate(build(), db=store, progress=False)
-    assert first.baseline_note == "no baseline: this is the first run of suite 'Support'"
+    assert first.baseline_note == "this is the first run of suite 'Support'"
+    assert first.baseline is not None and first.baseline.line() == \
+        "Baseline: none (this is the first run of suite 'Support')"
+    assert first.run.baseline_choice == first.baseline
     other = build()
     other.agent_name = "OtherAgent"
     second = assay.evaluate(other, db=store, progress=False)
@@ -211,3 +214,25 @@ def test_a_selection_run_is_never_the_baseline_of_a_full_run(store):
     assert evaluation.run.baseline_id == full.id
     assert [c.case_id for c in evaluation.comparison.signal_regressions] == ["warranty"]
     assert evaluation.verdict.regressed
+
+
+def test_the_library_chooses_the_same_baseline_and_says_why(store):
+    on_main = assay.run(build(), db=store, metadata={"branch": "main"}, progress=False)
+    assay.run(build(), db=store, metadata={"branch": "feature"}, progress=False)
+    broken = assay.evaluate(build(answer="7 days"), db=store, progress=False)
+    assert broken.verdict.outcome.value == "regressed" and broken.run.outcome is not None
+
+    restricted = assay.evaluate(build(), db=store, progress=False,
+                                baseline_where={"branch": "main"})
+    assert restricted.run.baseline_id == on_main.id
+    assert restricted.baseline is not None and restricted.baseline.line() == (
+        f"Baseline: {on_main.id[:8]} (latest passing run where branch=main)")
+    assert store.get_run(restricted.run.id).baseline_choice == restricted.baseline
+
+    store.pin_baseline(broken.run.id)
+    pinned = assay.evaluate(build(answer="7 days"), db=store, progress=False,
+                            baseline_where={"branch": "main"})
+    assert pinned.run.baseline_id == broken.run.id and pinned.comparison.changes == ()
+    assert pinned.baseline.line() == f"Baseline: {broken.run.id[:8]} (pinned)"
+    with pytest.raises(assay.SpecError, match="baseline_where"):
+        assay.evaluate(build(), db=store, progress=False, baseline_where={"pr": 7})

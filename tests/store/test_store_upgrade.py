@@ -81,7 +81,7 @@ TABLES = ("runs", "run_cases", "samples", "metrics")
 ORDER = {"runs": "sequence", "run_cases": "run, case_id", "samples": "id",
          "metrics": "sample, position"}
 NEW_RUN_COLUMNS = {"owner_host", "owner_pid", "owner_token", "heartbeat_at", "error", "verdict",
-                   "judge_usage"}
+                   "judge_usage", "outcome", "baseline_choice"}
 SETTINGS: dict[str, Any] = {"samples": 1, "models": ["gpt-4o", "claude"], "judge": "j-1",
                             "concurrency": 4}
 
@@ -233,7 +233,8 @@ def test_upgrading_from_0001_keeps_every_row_and_resumes_open_runs(
         expected = _expected(sequences, running_started)
         for name, run in expected.items():
             assert store.get_run(run.id) == run, name
-        assert store.find_baseline(expected["running"]) == expected["completed"]
+        # Its samples failed and errored: it is never an automatic baseline.
+        assert store.find_baseline(expected["running"]) is None
 
         # The completed run is still read-only, in the store and in the database.
         owner = Lease(host="host-b", pid=2222, token="token-b")

@@ -20,6 +20,7 @@ from assay.report import _comparing as comparing
 from assay.report._reading import judge_calls
 from assay.report.format import duration_ms, fraction, money, percent, score
 from assay.results import Run, RunSummary, SampleResult, SampleStatus, Tally
+from assay.results.baseline import BaselineChoice
 from assay.results.tracebacks import traceback_of
 
 if TYPE_CHECKING:
@@ -60,22 +61,34 @@ def make_console() -> Console:
 
 def render_run(console: Console, run: Run, comparison: Comparison | None,
                models: ModelComparison | None = None, *,
-               baseline_note: str | None = None, verbose: bool = False) -> None:
+               baseline: BaselineChoice | None = None, verbose: bool = False) -> None:
     """Print the case table, the summary, the model comparison and the baseline comparison.
 
     The case table lists the samples that did not pass (every sample with ``verbose``).
-    The baseline is always named with what was paired; without one, ``baseline_note`` says
-    why.
+    The baseline is always named, with why it was chosen (or why there is none).
     """
     _samples(console, run, verbose=verbose)
     _summary(console, run)
     render_models(console, models)
-    if comparison is None:
-        note = baseline_note or "no baseline: this run is the first of its definition"
-        console.print(shown(note), highlight=False)
-        return
-    console.print(f"[bold]{shown(comparison.baseline_line())}[/]", highlight=False)
-    render_comparison(console, comparison, run_id=run.id, verbose=verbose)
+    render_baseline(console, baseline, comparison)
+    if comparison is not None:
+        render_comparison(console, comparison, run_id=run.id, verbose=verbose)
+
+
+def render_baseline(console: Console, choice: BaselineChoice | None,
+                    comparison: Comparison | None) -> None:
+    """One line: ``Baseline: 428c1f0a (latest passing run) · 3 of 3 unchanged item(s) ...``.
+
+    Without a baseline it says why there is none.
+    """
+    if choice is None:
+        line = (comparison.baseline_line() if comparison is not None
+                else "no baseline: this run is the first of its definition")
+    else:
+        line = choice.line()
+        if comparison is not None:
+            line += f" · {comparison.items_line()}"
+    console.print(f"[bold]{shown(line)}[/]", highlight=False)
 
 
 #: Without ``--verbose``, every list (samples, changes, moved items) shows at most this many:

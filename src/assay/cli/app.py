@@ -9,6 +9,7 @@ from typing import Annotated, Any, get_args, get_origin
 import typer
 
 from assay.cli._common import OUTPUT, pipe_safe
+from assay.cli.baseline import baseline_app
 from assay.cli.compare import compare_command
 from assay.cli.control import control_command
 from assay.cli.db import db_app
@@ -38,6 +39,7 @@ app.command("schema")(pipe_safe(schema_command))
 app.command("init")(pipe_safe(init_command))
 app.command("import")(pipe_safe(import_command))
 app.add_typer(db_app, name="db")
+app.add_typer(baseline_app, name="baseline")
 
 
 def _version(value: bool) -> None:

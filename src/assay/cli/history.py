@@ -94,6 +94,7 @@ def _run_json(run: Run, now: datetime) -> dict[str, object]:
         "finished_at": None if run.finished_at is None else run.finished_at.isoformat(),
         "revision": revision(run), "metadata": run.metadata, "fingerprint": run.fingerprint,
         "baseline_id": run.baseline_id,
+        "outcome": None if run.outcome is None else run.outcome.value,
         "samples": None if summary is None else summary.samples,
         "passed": None if summary is None else summary.passed,
         "pass_rate": None if summary is None else summary.pass_rate,

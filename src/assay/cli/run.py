@@ -57,6 +57,7 @@ from assay.cli._files import (
     SampleConcurrencyOption,
     SetOption,
 )
+from assay.cli.baseline import WHERE_HELP, where_option
 
 
 def run_command(
@@ -86,6 +87,8 @@ def run_command(
     baseline: Annotated[str | None, typer.Option(
         help="Compare with this run (it must be completed and compatible).",
         rich_help_panel=GATING)] = None,
+    baseline_where: Annotated[list[str] | None, typer.Option(
+        "--baseline-where", help=WHERE_HELP, rich_help_panel=GATING)] = None,
     fail_on_regression: Annotated[bool, typer.Option(
         "--fail-on-regression", help="Exit 1 on signal regressions against the baseline "
                                      "(beyond the latest control run's noise floor, or "
@@ -151,6 +154,7 @@ def run_command(
         options: EvaluationArgs = {
             "metadata": metadata_option(metadata), "samples": samples, "concurrency": concurrency,
             "models": model or None, "timeout": timeout, "baseline": baseline,
+            "baseline_where": where_option(baseline_where, config, baseline),
             "tolerance": tolerance, "drift_tolerance": drift_tolerance, "resume": resume,
             "votes": votes,
             "judge": judge_option(judge, judge_base_url, judge_timeout, chosen.judge),
@@ -207,7 +211,7 @@ def _finish(evaluation: Evaluation, report: Path | None, *, verbose: bool = Fals
     with _reader_may_leave():
         console.print(f"database: {shown(evaluation.database)}", highlight=False)
         render_run(console, run, evaluation.comparison, evaluation.model_comparison,
-                   baseline_note=evaluation.baseline_note, verbose=verbose)
+                   baseline=evaluation.baseline, verbose=verbose)
         print(visible("\n".join(reliability_lines(run, verbose=verbose)), lines=True))
     if report is not None:
         _write_report(run, report)

@@ -238,6 +238,10 @@ class Comparison:
 
     def baseline_line(self) -> str:
         """``baseline 428c1f0a · 3 of 3 unchanged item(s) compared, 1 new (c4)``."""
+        return f"baseline {self.baseline_id[:8]} · {self.items_line()}"
+
+    def items_line(self) -> str:
+        """``3 of 3 unchanged item(s) compared, 1 new (c4)``: what was paired, briefly."""
         plain = not self.excluded and not self.intended_changes
         kind = "unchanged" if plain else "paired"
         parts = [f"{self.compared} of {self.paired} {kind} item(s) compared"]
@@ -249,7 +253,7 @@ class Comparison:
             parts.append(f"{len(self.added)} new ({_names(self.added)})")
         if self.removed:
             parts.append(f"{len(self.removed)} removed ({_names(self.removed)})")
-        return f"baseline {self.baseline_id[:8]} · " + ", ".join(parts)
+        return ", ".join(parts)
 
     def movement_lines(self) -> list[str]:
         """One line per named item: moved, unverified (no fingerprint), added, removed."""

@@ -34,6 +34,7 @@ from assay.errors import (
 )
 from assay.evaluation._loop import CANCEL_GRACE
 from assay.evaluation._signals import terminations
+from assay.evaluation.baseline import choose_baseline
 from assay.evaluation.diagnosis import diagnosing_for, with_model_verdict
 from assay.evaluation.lease import Heartbeat, owner_alive, this_process
 from assay.evaluation.options import EvaluationOptions
@@ -41,6 +42,7 @@ from assay.evaluation.ports import RunStore
 from assay.evaluation.verdict import Verdict, decide
 from assay.evaluation.writer import DurableSink, with_store_retries
 from assay.results import CaseSnapshot, Run, RunStatus, RunSummary, SampleResult, summarise
+from assay.results.baseline import BaselineChoice
 from assay.results.run import Lease
 from assay.runner.engine import Execution, Runner
 from assay.runner.grading import Judging
@@ -65,8 +67,14 @@ class Evaluation:
     verdict: Verdict
     #: The database the run is stored in, its password masked.
     database: str = ""
-    #: Why there is no comparison, when there is none (no earlier run, none by this agent...).
-    baseline_note: str | None = None
+    #: Which baseline the run was compared with and why, or why with none.
+    baseline: BaselineChoice | None = None
+
+    @property
+    def baseline_note(self) -> str | None:
+        """Why there is no comparison, when there is none (no earlier passing run...)."""
+        choice = self.baseline
+        return None if choice is None or choice.run_id is not None else choice.note
 
 
 async def evaluate_with(suite: Suite, options: EvaluationOptions, store: RunStore,
@@ -128,15 +136,18 @@ async def _guarded(suite: Suite, plan: SuitePlan, options: EvaluationOptions, st
         retry_for=options.store_retry, note=progress.note, what="find the baseline")
     summary = summarise(current.samples)
     current = await with_model_verdict(current, summary, options.judge)
+    # Decided before completing: the outcome is stored with the run, and only a passing
+    # run is ever a later run's automatic baseline.
+    verdict = decide(replace(current, summary=summary), compared.comparison, gate=options.gate,
+                     fail_on_regression=options.fail_on_regression,
+                     allow_unchecked=options.allow_unchecked)
+    current = replace(current, outcome=verdict.outcome, baseline_choice=compared.choice)
     completed = await with_store_retries(
         lambda: _complete(store, current, summary, compared.comparison, compared.models,
                           compared.baseline, owner),
         retry_for=options.store_retry, note=progress.note, what="complete the run")
-    verdict = decide(completed, compared.comparison, gate=options.gate,
-                     fail_on_regression=options.fail_on_regression,
-                     allow_unchecked=options.allow_unchecked)
     return Evaluation(completed, compared.comparison, compared.models, verdict,
-                      database=store.display_url, baseline_note=compared.note)
+                      database=store.display_url, baseline=compared.choice)
 
 
 async def _supervised(execution: Coroutine[Any, Any, list[SampleResult]], sink: DurableSink,
@@ -303,13 +314,13 @@ def _compare(store: RunStore, current: Run, explicit: Run | None, options: Evalu
              judged: bool) -> _Compared:
     """Compare with the baseline, and the models with each other: computed here, once.
 
-    The baseline is the explicit one, else the latest earlier completed run of the suite by
-    the same agent (graded by the same judge when judge scores are compared); items pair by
-    their own fingerprints, so a grown or changed suite keeps its gate on what is unchanged.
-    The comparison is labelled against the latest control run's noise floor; the model
-    comparison (two or more models) carries their intervals.
+    The baseline is chosen by :func:`choose_baseline` (explicit, pinned, latest passing);
+    items pair by their own fingerprints, so a grown or changed suite keeps its gate on what
+    is unchanged. The comparison is labelled against the latest control run's noise floor;
+    the model comparison (two or more models) carries their intervals.
     """
-    baseline = explicit or store.find_baseline(current, same_judge=judged)
+    baseline, choice = choose_baseline(store, current, explicit, options.baseline_where,
+                                       judged)
     comparison = None
     if baseline is not None:
         pair = store.find_control_pair(current)
@@ -320,8 +331,7 @@ def _compare(store: RunStore, current: Run, explicit: Run | None, options: Evalu
     models = None
     if len({sample.model for sample in current.samples if sample.model is not None}) >= 2:
         models = ModelComparison.of(current)
-    note = None if baseline is not None else _no_baseline(store, current, judged)
-    return _Compared(comparison, models, baseline, note)
+    return _Compared(comparison, models, baseline, choice)
 
 
 @dataclass(frozen=True, slots=True)
@@ -329,7 +339,7 @@ class _Compared:
     comparison: Comparison | None
     models: ModelComparison | None
     baseline: Run | None
-    note: str | None
+    choice: BaselineChoice
 
 
 def _on_cases_run(baseline: Run, current: Run) -> Run:
@@ -339,28 +349,6 @@ def _on_cases_run(baseline: Run, current: Run) -> Run:
     ran = {case.case_id for case in current.cases}
     return replace(baseline, cases=tuple(c for c in baseline.cases if c.case_id in ran),
                    samples=tuple(s for s in baseline.samples if s.case_id in ran))
-
-
-def _no_baseline(store: RunStore, current: Run, judged: bool) -> str:
-    """Why no run could be the baseline, naming the earlier runs of the suite if any."""
-    earlier = [run for run in store.history(suite=current.suite, limit=100)
-               if run.id != current.id and (current.sequence is None or run.sequence is None
-                                            or run.sequence < current.sequence)]
-    if not earlier:
-        return f"no baseline: this is the first run of suite {current.suite!r}"
-    completed = [run for run in earlier if run.status is RunStatus.COMPLETED]
-    by_agent = [run for run in completed if run.agent == current.agent]
-    if not completed:
-        reason = "none of them completed (resume them with --resume)"
-    elif not by_agent:
-        agents = ", ".join(sorted({repr(run.agent) for run in completed})[:5])
-        reason = f"none by agent {current.agent!r} (theirs: {agents})"
-    else:
-        judge = current.settings.get("judge")
-        reason = f"none graded by judge {judge!r}" if judged else "none comparable"
-    return (f"no baseline: {len(earlier)} earlier run(s) of suite {current.suite!r}, but "
-            f"{reason}; compare with one explicitly: assay compare {earlier[0].id[:8]} "
-            f"{current.id[:8]}")
 
 
 def _complete(store: RunStore, current: Run, summary: RunSummary,
@@ -373,7 +361,8 @@ def _complete(store: RunStore, current: Run, summary: RunSummary,
     store.complete_run(current.id, summary=summary, finished_at=finished,
                        comparison=stored_comparison, baseline_id=baseline_id,
                        token=owner.token, reload=False, verdict=current.verdict,
-                       judge_usage=current.judge_usage)
+                       judge_usage=current.judge_usage, outcome=current.outcome,
+                       baseline_choice=current.baseline_choice)
     return replace(current, status=RunStatus.COMPLETED, finished_at=finished, summary=summary,
                    comparison=stored_comparison, baseline_id=baseline_id, error=None)
 

@@ -37,6 +37,7 @@ class EvaluationArgs(TypedDict, total=False):
     timeout: float | None
     models: Iterable[str | ModelSpec] | None
     baseline: str | None
+    baseline_where: Mapping[str, str] | None
     resume: str | None
     tolerance: float
     drift_tolerance: float
@@ -65,6 +66,8 @@ class EvaluationOptions:
     timeout: float | None = None
     models: tuple[ModelSpec, ...] = ()
     baseline: str | None = None
+    #: Run metadata the automatic baseline must match, as ``(KEY, VALUE)`` pairs.
+    baseline_where: tuple[tuple[str, str], ...] = ()
     resume: str | None = None
     tolerance: float = 0.0
     drift_tolerance: float = DEFAULT_DRIFT_TOLERANCE
@@ -105,6 +108,7 @@ def _resolve(
     timeout: float | None = None,
     models: Iterable[str | ModelSpec] | None = None,
     baseline: str | None = None,
+    baseline_where: Mapping[str, str] | None = None,
     resume: str | None = None,
     tolerance: float = 0.0,
     drift_tolerance: float = DEFAULT_DRIFT_TOLERANCE,
@@ -134,6 +138,7 @@ def _resolve(
         timeout=_seconds(timeout, "timeout"),
         models=parse_models(models),
         baseline=baseline,
+        baseline_where=_where(baseline_where),
         resume=resume,
         tolerance=_tolerance(tolerance),
         drift_tolerance=_tolerance(drift_tolerance, "drift_tolerance"),
@@ -157,6 +162,20 @@ def _positive(value: Any, name: str) -> int:
     if name == "samples" and value > MAX_SAMPLES:
         raise SpecError(f"{value} is more than {MAX_SAMPLES:,} samples per case", field=name)
     return value
+
+
+def _where(value: Any) -> tuple[tuple[str, str], ...]:
+    """``{"branch": "main"}``: metadata keys and the text their values must be."""
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping):
+        raise SpecError(f"{value!r} is not a mapping of metadata keys to values",
+                        field="baseline_where")
+    for key, text in value.items():
+        if not isinstance(key, str) or not key or not isinstance(text, str):
+            raise SpecError(f"{key!r}: {text!r} is not a metadata key and a text value",
+                            field="baseline_where")
+    return tuple(value.items())
 
 
 def _whole(value: Any, name: str) -> int:

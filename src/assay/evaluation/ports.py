@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
 from assay.results import Run, RunSummary, SampleResult
+from assay.results.baseline import BaselineChoice, RunOutcome
 from assay.results.run import Lease, ModelVerdict
 
 
@@ -41,7 +42,9 @@ class RunStore(Protocol):
                      comparison: dict[str, Any] | None = None,
                      baseline_id: str | None = None, token: str | None = None,
                      reload: bool = True, verdict: ModelVerdict | None = None,
-                     judge_usage: dict[str, Any] | None = None) -> Run | None:
+                     judge_usage: dict[str, Any] | None = None,
+                     outcome: RunOutcome | None = None,
+                     baseline_choice: BaselineChoice | None = None) -> Run | None:
         """Complete a run after verifying that every planned sample is stored."""
         ...
 
@@ -54,8 +57,13 @@ class RunStore(Protocol):
         """A run whole, by id or unique prefix."""
         ...
 
-    def find_baseline(self, run: Run, *, same_judge: bool = False) -> Run | None:
-        """The automatic baseline of a run."""
+    def find_baseline(self, run: Run, *, same_judge: bool = False,
+                      where: Mapping[str, str] | None = None) -> Run | None:
+        """The automatic baseline of a run: the latest earlier passing run."""
+        ...
+
+    def pinned_baseline(self, suite: str, agent: str) -> Run | None:
+        """The run pinned as the baseline of a suite and agent, if any."""
         ...
 
     def history(self, *, suite: str | None = None, agent: str | None = None,

@@ -7,6 +7,7 @@ from enum import IntEnum
 
 from assay.compare import Comparison
 from assay.results import Run
+from assay.results.baseline import RunOutcome
 from assay.spec.gate import Gate, GateResult
 
 
@@ -49,6 +50,16 @@ class Verdict:
     def passed(self) -> bool:
         """Whether nothing failed, errored or regressed past the gates."""
         return not self.failed and not self.regressed
+
+    @property
+    def outcome(self) -> RunOutcome:
+        """What the run came to, stored with it: only a ``passed`` run is an automatic baseline.
+
+        Signal regressions count whether or not ``fail_on_regression`` gated on them: a run
+        that regressed is never the yardstick for the next one.
+        """
+        return RunOutcome.decide(errors=self.errors, regressions=self.regressions,
+                                 failed=self.failed)
 
     @property
     def exit_code(self) -> ExitCode:

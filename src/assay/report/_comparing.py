@@ -14,6 +14,8 @@ from assay.compare import (
 )
 from assay.report import format as fmt
 from assay.report._reading import Fraction
+from assay.results import Run
+from assay.results.baseline import BaselineChoice, BaselineReason
 
 NO_BASELINE = "No compatible baseline."
 CHANGE_HEADERS = ["item", "metric", "category", "before → after", "noise", "detail"]
@@ -34,6 +36,21 @@ _NOISE_LABELS = {
     NoiseLabel.BEYOND: "beyond noise",
     NoiseLabel.UNMEASURED: "unmeasured",
 }
+
+
+def baseline_line(run: Run, comparison: Comparison | None) -> str | None:
+    """``Baseline: 428c1f0a (latest passing run)``, as the run said when it completed.
+
+    A comparison with another run than the stored one was asked for explicitly (``assay
+    report --baseline``). ``None`` for a run stored before runs said why: its comparison
+    names its baseline.
+    """
+    choice = run.baseline_choice
+    if choice is None:
+        return None
+    if comparison is not None and comparison.baseline_id != choice.run_id:
+        choice = BaselineChoice(BaselineReason.EXPLICIT, comparison.baseline_id)
+    return choice.line()
 
 
 def comparison_intro(comparison: Comparison, frac: Fraction) -> list[str]:

@@ -47,6 +47,7 @@ from assay.results import (
     decide_status,
     summarise,
 )
+from assay.results.baseline import BaselineChoice, RunOutcome
 from assay.results.run import ModelVerdict
 from assay.results.storable import problem_with
 from assay.spec._json import JSON, canonical_json, digest, strict_loads
@@ -162,6 +163,8 @@ class _Report(_Part):
     settings: _Settings
     metadata: JsonObject = Field(default_factory=dict)
     baseline_id: str | None = None
+    baseline: JsonObject | None = None
+    outcome: Literal["passed", "failed", "regressed", "errored"] | None = None
     error: str | None = None
     verdict: JsonObject | None = None
     judge_usage: JsonObject | None = None
@@ -327,7 +330,8 @@ def _run(report: _Report) -> Run:
         summary=_summary(report.summary),
         comparison=_comparison(report.comparison, report.model_comparison),
         baseline_id=report.baseline_id, error=report.error, verdict=_verdict(report.verdict),
-        judge_usage=report.judge_usage,
+        judge_usage=report.judge_usage, outcome=RunOutcome.read(report.outcome),
+        baseline_choice=BaselineChoice.from_json(report.baseline),
     )
 
 

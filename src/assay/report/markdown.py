@@ -31,7 +31,7 @@ def render_markdown(run: Run, comparison: Comparison | None,
     """
     shown = fix_items(run.samples) if items is None else items
     parts = [_header(run), _summary(run), verdict_markdown(run, models),
-             _comparison(comparison), fixes.matrix_markdown(run),
+             _comparison(run, comparison), fixes.matrix_markdown(run),
              fixes.fix_items_markdown(shown), _cases(run)]
     if reading.estimated(run.samples):
         parts.append(f"_{cell(fmt.ESTIMATED_LEGEND)}_")
@@ -120,10 +120,12 @@ def render_comparison_markdown(comparison: Comparison) -> str:
     return f"{title}\n\n{comparison_body(comparison)}\n"
 
 
-def _comparison(comparison: Comparison | None) -> str:
+def _comparison(run: Run, comparison: Comparison | None) -> str:
+    said = comparing.baseline_line(run, comparison)
+    parts = ["## Comparison", *([cell(said)] if said else [])]
     if comparison is None:
-        return f"## Comparison\n\n{comparing.NO_BASELINE}"
-    return f"## Comparison\n\n{comparison_body(comparison)}"
+        return "\n\n".join(parts if said else [*parts, comparing.NO_BASELINE])
+    return "\n\n".join([*parts, comparison_body(comparison)])
 
 
 def comparison_body(comparison: Comparison) -> str:

@@ -36,7 +36,7 @@ def render_text(run: Run, comparison: Comparison | None,
     """Render the whole report as plain text, ending with a newline."""
     shown = fix_items(run.samples) if items is None else items
     lines = [*_header(run), *_summary(run), *fixes.verdict_lines(run), *_models(models),
-             *_comparison(comparison), *fixes.fix_lines(shown), *_cases(run)]
+             *_comparison(run, comparison), *fixes.fix_lines(shown), *_cases(run)]
     if reading.estimated(run.samples):
         lines += ["", fmt.ESTIMATED_LEGEND]
     # The last gate: whatever a section forgot, no control character leaves the report.
@@ -166,10 +166,12 @@ def render_comparison_text(comparison: Comparison) -> str:
     return visible("\n".join(comparison_lines(comparison)), lines=True) + "\n"
 
 
-def _comparison(comparison: Comparison | None) -> list[str]:
+def _comparison(run: Run, comparison: Comparison | None) -> list[str]:
     lines = _section("Comparison")
+    said = comparing.baseline_line(run, comparison)
+    lines += textwrap.wrap(said, WIDTH, subsequent_indent="  ") if said else []
     if comparison is None:
-        return [*lines, comparing.NO_BASELINE]
+        return lines if said else [*lines, comparing.NO_BASELINE]
     return [*lines, *comparison_lines(comparison)]
 
 

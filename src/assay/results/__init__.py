@@ -1,5 +1,6 @@
 """Results: metric, sample and run results, and the summaries drawn from them."""
 
+from assay.results.baseline import BaselineChoice, BaselineReason, Pin, RunOutcome
 from assay.results.metric import MetricResult, errored, scored
 from assay.results.reliability import ItemRate, item_rates
 from assay.results.run import CaseSnapshot, Run, RunStatus
@@ -7,11 +8,15 @@ from assay.results.sample import SampleResult, SampleStatus, decide_status
 from assay.results.summary import CriterionSummary, RunSummary, Tally, nearest_rank, summarise
 
 __all__ = [
+    "BaselineChoice",
+    "BaselineReason",
     "CaseSnapshot",
     "CriterionSummary",
     "ItemRate",
     "MetricResult",
+    "Pin",
     "Run",
+    "RunOutcome",
     "RunStatus",
     "RunSummary",
     "SampleResult",

@@ -8,6 +8,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from assay.results.baseline import BaselineChoice, RunOutcome
 from assay.results.sample import SampleResult
 from assay.results.summary import RunSummary
 from assay.spec import JSON
@@ -134,6 +135,11 @@ class Run:
     verdict: ModelVerdict | None = None
     #: Judge calls no sample owns (the verdict), accounted on the run.
     judge_usage: dict[str, JSON] | None = None
+    #: What the run came to once completed: only a passing run is an automatic baseline.
+    outcome: RunOutcome | None = None
+    #: Which baseline the run was compared with, and why (or why with none).
+    baseline_choice: BaselineChoice | None = None
+
     def case(self, case_id: str) -> CaseSnapshot | None:
         """The snapshot of one case, by id (to look up many, use :meth:`cases_by_id`)."""
         return next((snapshot for snapshot in self.cases if snapshot.case_id == case_id), None)
@@ -164,6 +170,8 @@ class Run:
             "settings": dict(self.settings),
             "metadata": dict(self.metadata),
             "baseline_id": self.baseline_id,
+            "baseline": None if self.baseline_choice is None else self.baseline_choice.to_json(),
+            "outcome": None if self.outcome is None else self.outcome.value,
             "error": self.error,
             "verdict": None if self.verdict is None else self.verdict.to_json(),
             "judge_usage": self.judge_usage,

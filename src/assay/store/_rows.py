@@ -19,6 +19,7 @@ from assay.results import (
     SampleResult,
     SampleStatus,
 )
+from assay.results.baseline import BaselineChoice, RunOutcome
 from assay.results.run import ModelVerdict
 from assay.results.sample import DIAGNOSIS_KEY, diagnosis_fields
 from assay.spec import JSON, MetricKind
@@ -51,6 +52,9 @@ def run_row(run: Run, status: RunStatus) -> Row:
         "error": run.error,
         "verdict": None if run.verdict is None else run.verdict.to_json(),
         "judge_usage": run.judge_usage,
+        "outcome": None if run.outcome is None else run.outcome.value,
+        "baseline_choice": None if run.baseline_choice is None
+        else run.baseline_choice.to_json(),
     }
 
 
@@ -152,6 +156,8 @@ def run_from(row: RowMapping, cases: Sequence[CaseSnapshot] = (),
         error=row["error"],
         verdict=ModelVerdict.from_json(row["verdict"]),
         judge_usage=row["judge_usage"],
+        outcome=RunOutcome.read(row["outcome"]),
+        baseline_choice=BaselineChoice.from_json(row["baseline_choice"]),
     )
 
 

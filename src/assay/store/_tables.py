@@ -122,9 +122,13 @@ runs = Table(
     # The judge's pick of the best model, and the judge usage no sample owns (0003).
     Column("verdict", JSONValue),
     Column("judge_usage", JSONValue),
+    # What the run came to, and which baseline it used and why (0004).
+    Column("outcome", String(16)),
+    Column("baseline_choice", JSONValue),
     CheckConstraint(_one_of("status", RUN_STATUSES), name="ck_runs_status"),
     Index("ix_runs_identity", "suite", "agent", "fingerprint", "sequence"),
     Index("ix_runs_suite_sequence", "suite", "sequence"),
+    Index("ix_runs_suite_agent_sequence", "suite", "agent", "sequence"),
     sqlite_autoincrement=True,
 )
 
@@ -182,4 +186,15 @@ metrics = Table(
     Column("error", Text),
     Column("votes", JSONValue),
     CheckConstraint(_one_of("kind", METRIC_KINDS), name="ck_metrics_kind"),
+)
+
+#: A suite and agent's pinned baseline (0004): it wins over the automatic one. A pin may
+#: change; the run it names never does.
+baseline_pins = Table(
+    "baseline_pins", metadata,
+    Column("suite", String(), primary_key=True),
+    Column("agent", String(), primary_key=True),
+    # The run's id, not a foreign key: a pinned run is completed, never deleted (0004).
+    Column("run_id", String(), nullable=False),
+    Column("pinned_at", UTCDateTime(), nullable=False),
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -23,6 +23,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 from assay.errors import (
     AssayError,
+    BaselineError,
     ConfigurationError,
     LeaseError,
     ReadOnlyRunError,
@@ -30,8 +31,9 @@ from assay.errors import (
     StoreUnavailableError,
 )
 from assay.results import Run, RunStatus, RunSummary, SampleResult
+from assay.results.baseline import BaselineChoice, Pin, RunOutcome
 from assay.results.run import Lease, ModelVerdict
-from assay.store import _lease, _migrate, _reads, _rows
+from assay.store import _baselines, _lease, _migrate, _reads, _rows
 from assay.store._engine import WRITE, connect
 from assay.store._locate import embedded_url
 from assay.store._tables import metrics, run_cases, runs, samples
@@ -162,11 +164,14 @@ class Store:
                      comparison: dict[str, Any] | None = None,
                      baseline_id: str | None = None, token: str | None = None,
                      reload: bool = True, verdict: ModelVerdict | None = None,
-                     judge_usage: dict[str, Any] | None = None) -> Run | None:
+                     judge_usage: dict[str, Any] | None = None,
+                     outcome: RunOutcome | None = None,
+                     baseline_choice: BaselineChoice | None = None) -> Run | None:
         """Mark a running or interrupted run completed, with its summary and comparison.
 
-        ``verdict`` (the judge's pick of the best model) and ``judge_usage`` (judge calls no
-        sample owns) are stored with it.
+        ``verdict`` (the judge's pick of the best model), ``judge_usage`` (judge calls no
+        sample owns), ``outcome`` (whether it may be an automatic baseline) and
+        ``baseline_choice`` (which baseline it used and why) are stored with it.
 
         In the same transaction, every planned sample (cases × models × samples, from the
         run's own snapshot) must be stored exactly once and the summary's counts must match
@@ -185,7 +190,10 @@ class Store:
                               summary=summary.to_json(), comparison=comparison,
                               baseline_id=baseline_id, heartbeat_at=None, error=None,
                               verdict=None if verdict is None else verdict.to_json(),
-                              judge_usage=judge_usage)
+                              judge_usage=judge_usage,
+                              outcome=None if outcome is None else outcome.value,
+                              baseline_choice=None if baseline_choice is None
+                              else baseline_choice.to_json())
         return self.get_run(run_id) if reload else None
 
     def mark_interrupted(self, run_id: str, *, finished_at: datetime, error: str | None = None,
@@ -271,32 +279,59 @@ class Store:
         with self._read("history") as connection:
             return [_rows.run_from(row) for row in connection.execute(query).mappings()]
 
-    def find_baseline(self, run: Run, *, same_judge: bool = False) -> Run | None:
-        """Return the latest earlier completed run of the same suite and agent.
+    def find_baseline(self, run: Run, *, same_judge: bool = False,
+                      where: Mapping[str, str] | None = None) -> Run | None:
+        """Return the latest earlier passing run of the same suite and agent (the automatic one).
 
-        Its definition may differ: a comparison pairs the items both runs hold by their own
-        fingerprints. A run of a selection is never taken: a selection is compared with the
-        latest full run, on the cases it ran. With ``same_judge``, only a run graded by the
-        same judge identity (model and endpoint) qualifies, since judge scores are compared.
+        Passing: completed with outcome ``passed`` (neither regressed, failed its gate nor
+        errored); a run stored before outcomes were kept passes when no sample failed or
+        errored. Its definition may differ: a comparison pairs the items both runs hold by
+        their own fingerprints. A run of a selection is never taken: a selection is compared
+        with the latest full run, on the cases it ran. With ``same_judge``, only a run graded
+        by the same judge identity (model and endpoint) qualifies, since judge scores are
+        compared. ``where`` restricts it to runs whose metadata has each ``KEY=VALUE``.
         "Earlier" is by database sequence, so a baseline never comes from the future, even
         when clocks tie or disagree. A run not stored yet (no sequence) may take any.
         """
-        # A run of a selection (--case, --group) is never an automatic baseline: a later full
-        # run would meet the cases it left out as new, and their regressions would pass.
-        query = (select(runs)
-                 .where(runs.c.suite == run.suite, runs.c.agent == run.agent,
-                        runs.c.id != run.id, runs.c.status == RunStatus.COMPLETED.value,
-                        runs.c.settings["selection"].as_string().is_(None))
-                 .order_by(runs.c.sequence.desc()).limit(1))
-        if run.sequence is not None:
-            query = query.where(runs.c.sequence < run.sequence)
-        if same_judge:
-            judge = run.settings.get("judge")
-            graded_by = runs.c.settings["judge"].as_string()
-            query = query.where(graded_by.is_(None) if judge is None else graded_by == judge)
         with self._read(f"baseline of run {run.id}") as connection:
-            row = connection.execute(query).mappings().first()
+            sequence = _baselines.latest_passing(connection, run, same_judge=same_judge,
+                                                 where=where or {})
+            if sequence is None:
+                return None
+            row = connection.execute(select(runs).where(runs.c.sequence == sequence))
+            return _reads.full_run(connection, row.mappings().one())
+
+    def pinned_baseline(self, suite: str, agent: str) -> Run | None:
+        """Return the run pinned as the baseline of ``suite`` and ``agent``, if any."""
+        with self._read(f"pinned baseline of {suite!r} by {agent!r}") as connection:
+            row = _baselines.pinned(connection, suite, agent)
             return None if row is None else _reads.full_run(connection, row)
+
+    def pin_baseline(self, ref: str) -> tuple[Run, str | None]:
+        """Pin a completed run as the baseline of its suite and agent.
+
+        Returns the run (without its samples) and the id of the run it replaced, if any. A
+        run that does not exist, is not completed or ran a selection of its suite raises
+        :class:`~assay.errors.BaselineError`.
+        """
+        with self._write(f"pin baseline {ref}") as connection:
+            try:
+                row = _reads.resolve(connection, ref)
+            except StoreError as error:
+                raise BaselineError(f"cannot pin {ref!r}: {error}") from None
+            _require_pinnable(row)
+            replaced = _baselines.pin(connection, row, _now())
+            return _rows.run_from(row), replaced
+
+    def clear_pin(self, suite: str, agent: str) -> bool:
+        """Unpin the baseline of ``suite`` and ``agent``; whether one was pinned."""
+        with self._write(f"unpin baseline of {suite!r} by {agent!r}") as connection:
+            return _baselines.unpin(connection, suite, agent)
+
+    def pins(self) -> list[Pin]:
+        """Every pinned baseline, by suite and agent."""
+        with self._read("pinned baselines") as connection:
+            return _baselines.all_pins(connection)
 
     def find_control_pair(self, run: Run) -> tuple[Run, Run] | None:
         """Return the latest completed control pair with the run's suite, agent and fingerprint.
@@ -417,6 +452,16 @@ def _require_holder(row: Any, token: str | None) -> None:
             and row["owner_token"] != token:
         raise LeaseError(f"run {row['id']} was taken over by another process "
                          f"({row['owner_host']}, pid {row['owner_pid']}); it is theirs to finish")
+
+
+def _require_pinnable(row: Any) -> None:
+    if row["status"] != RunStatus.COMPLETED.value:
+        raise BaselineError(f"run {row['id']} is {row['status']}, not completed; only a "
+                            "completed run can be pinned")
+    if (row["settings"] or {}).get("selection"):
+        # Its cases left out would meet the next full run as new, and go ungated.
+        raise BaselineError(f"run {row['id']} ran a selection of suite {row['suite']!r} "
+                            "(--case or --group); pin a run of the whole suite")
 
 
 def _unstored(connection: Connection, sequence: int,

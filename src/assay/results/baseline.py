@@ -1,0 +1,145 @@
+"""Which run a run was compared with and why, and whether a run may be a baseline itself.
+
+A run's **outcome** is decided when it completes and stored with it: ``passed`` when nothing
+errored, its gate held (without a gate: no sample failed) and it showed no signal regression
+against its own baseline. Only a passing run is ever an automatic baseline, so one broken run
+cannot become the yardstick that makes the next broken run look unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from assay.results.summary import RunSummary
+from assay.spec import JSON
+
+
+class RunOutcome(StrEnum):
+    """What a completed run came to, most serious first when several apply."""
+
+    ERRORED = "errored"
+    REGRESSED = "regressed"
+    FAILED = "failed"
+    PASSED = "passed"
+
+    @classmethod
+    def decide(cls, *, errors: int, regressions: int, failed: bool) -> RunOutcome:
+        """Errored samples, then signal regressions (gated or not), then a failed gate."""
+        if errors:
+            return cls.ERRORED
+        if regressions:
+            return cls.REGRESSED
+        return cls.FAILED if failed else cls.PASSED
+
+    @classmethod
+    def read(cls, value: object) -> RunOutcome | None:
+        """A stored outcome; ``None`` for none (a run stored before outcomes were kept)."""
+        try:
+            return cls(value) if isinstance(value, str) else None
+        except ValueError:
+            return None
+
+
+def legacy_outcome(summary: RunSummary | None) -> RunOutcome:
+    """The outcome of a run stored before outcomes were kept, as far as its summary tells.
+
+    Its gate and its own regressions were not kept in a form that says more: it passed when
+    no sample failed or errored.
+    """
+    if summary is None:
+        return RunOutcome.FAILED
+    return RunOutcome.decide(errors=summary.errors, regressions=0, failed=summary.failed > 0)
+
+
+class BaselineReason(StrEnum):
+    """Why a run was compared with the run it was compared with (or with none)."""
+
+    EXPLICIT = "explicit"
+    PINNED = "pinned"
+    LATEST_PASSING = "latest_passing"
+    NONE = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineChoice:
+    """The baseline a run used and why; stored with the run, so later reports say the same.
+
+    ``where`` is the metadata the automatic baseline was restricted to; ``note`` says, when
+    there is no baseline, why there is none.
+    """
+
+    reason: BaselineReason
+    run_id: str | None = None
+    where: tuple[tuple[str, str], ...] = ()
+    note: str | None = None
+
+    def why(self) -> str:
+        """``pinned``, ``latest passing run where branch=main``, ``explicit --baseline``."""
+        if self.reason is BaselineReason.PINNED:
+            return "pinned"
+        if self.reason is BaselineReason.EXPLICIT:
+            return "explicit --baseline"
+        if self.reason is BaselineReason.LATEST_PASSING:
+            return "latest passing run" + where_text(self.where)
+        return self.note or "no baseline"
+
+    def line(self) -> str:
+        """``Baseline: 428c1f0a (latest passing run)``, or ``Baseline: none (why)``."""
+        shown = "none" if self.run_id is None else self.run_id[:8]
+        return f"Baseline: {shown} ({self.why()})"
+
+    def to_json(self) -> dict[str, JSON]:
+        """The portable form stored with the run and written in its JSON report."""
+        return {"reason": self.reason.value, "run_id": self.run_id,
+                "where": dict(self.where), "note": self.note}
+
+    @classmethod
+    def from_json(cls, data: object) -> BaselineChoice | None:
+        """Rebuild a stored choice; ``None`` for none (or a form this version cannot read)."""
+        if not isinstance(data, Mapping):
+            return None
+        try:
+            reason = BaselineReason(str(data.get("reason")))
+        except ValueError:
+            return None
+        run_id, note, where = data.get("run_id"), data.get("note"), data.get("where") or {}
+        if not isinstance(where, Mapping):
+            return None
+        pairs = tuple((str(key), str(value)) for key, value in where.items())
+        return cls(reason, run_id if isinstance(run_id, str) else None, pairs,
+                   note if isinstance(note, str) else None)
+
+
+@dataclass(frozen=True, slots=True)
+class Pin:
+    """A suite and agent's pinned baseline: it wins over the automatic one."""
+
+    suite: str
+    agent: str
+    run_id: str
+    pinned_at: datetime
+
+
+def where_text(where: tuple[tuple[str, str], ...] | Mapping[str, str]) -> str:
+    """`` where branch=main, tier=gold`` (empty without a restriction)."""
+    pairs = where.items() if isinstance(where, Mapping) else where
+    text = ", ".join(f"{key}={value}" for key, value in pairs)
+    return f" where {text}" if text else ""
+
+
+def metadata_matches(metadata: Mapping[str, JSON], where: Mapping[str, str]) -> bool:
+    """Whether run metadata has every ``KEY=VALUE`` of ``where``.
+
+    A value matches a string equal to it, or a whole number written the same way
+    (``pr=42`` matches ``{"pr": 42}``); nothing else (lists, objects, booleans) matches.
+    """
+    return all(_matches(metadata.get(key), value) for key, value in where.items())
+
+
+def _matches(found: JSON | None, value: str) -> bool:
+    if isinstance(found, str):
+        return found == value
+    return isinstance(found, int) and not isinstance(found, bool) and str(found) == value
