@@ -11,7 +11,8 @@ def two_runs(cli, spec, before_env, after_env, *extra):
     first = cli("run", spec, "-q", env=before_env)
     assert first.returncode in (0, 1), first.stderr
     before = run_id(cli)
-    second = cli("run", spec, "-q", *extra, env=after_env)
+    # Named: a first run with failed samples is never the automatic baseline.
+    second = cli("run", spec, "-q", "--baseline", before, *extra, env=after_env)
     assert second.returncode in (0, 1), second.stderr
     return before, run_id(cli), second
 
@@ -80,7 +81,8 @@ def test_a_control_floor_of_a_quarter_excuses_exactly_a_quarter(cli, specs):
     reported = cli("report", after, "--baseline", before)
     assert reported.returncode == 0 and "(−25 points, within noise)" in reported.stdout
     assert "within noise" in measured.stdout.split("Deterministic regressions (1):")[1]
-    again = cli("run", spec, "-q", "--fail-on-regression", env={"CALL_OFFSET": "4"})
+    again = cli("run", spec, "-q", "--fail-on-regression", "--baseline", before,
+                env={"CALL_OFFSET": "4"})
     # Samples failed (exit 1 regardless), but the gate found nothing beyond the noise.
     assert again.returncode == 1 and "regression gate" not in again.stdout
     flaky = cli("compare", before, after, "--flaky-share", "0.2")
