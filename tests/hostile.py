@@ -49,6 +49,13 @@ MARKUP = {
     "entity": "&lt;script&gt;",
 }
 
+#: Rich console markup that must stay text on the terminal: a link, a style, a stray closing tag.
+RICH = {
+    "link": "[link=https://evil.example/rich]click here[/link]",
+    "bold": "[bold]loud[/bold]",
+    "close": "[/] and [/bold]",
+}
+
 _R = "k7Qm2Xv9Lp4Zt8Wn3Rb6Yc1Hd5Fg0Js"  # base62 filler, no real key anywhere
 
 
@@ -73,7 +80,7 @@ CREDENTIALS = {
 }
 
 #: Everything above in one string: the worst a single field can hold.
-EVERYTHING = " ".join([*CONTROLS.values(), *MARKUP.values()])
+EVERYTHING = " ".join([*CONTROLS.values(), *MARKUP.values(), *RICH.values()])
 
 _TERMINAL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from assay.cli.app import app
 from assay.testing.server import ScriptedServer, verdict
-from hostile import CONTROLS, EVERYTHING, MARKUP, live_markup, raw_controls
+from hostile import CONTROLS, EVERYTHING, MARKUP, RICH, live_markup, raw_controls
 
 SPEC = '''
 import os
@@ -91,6 +91,18 @@ def test_every_command_and_format_shows_the_corpus_as_text(hostile_workspace: Pa
     report = json.loads(outputs["report json"])
     answers = {sample["answer"] for sample in report["samples"]}
     assert "answer: " + EVERYTHING in answers       # the data itself is kept exactly
+
+
+def test_rich_markup_in_any_string_is_shown_as_written(hostile_workspace: Path) -> None:
+    hostile_workspace.write_text(_spec(" ".join(RICH.values())), encoding="utf-8")
+    spec = str(hostile_workspace)
+    outputs = {"run": invoke("run", spec, "--quiet"), "run again": invoke("run", spec, "--quiet"),
+               "history": invoke("history"), "validate": invoke("validate", spec)}
+    outputs["report"] = invoke("report")
+    outputs["control"] = invoke("control", spec, "--quiet")
+    for command, output in outputs.items():
+        # A link, a style or a stray closing tag is text: never acted on, dropped or an error.
+        assert all(markup in output for markup in RICH.values()), (command, output)
 
 
 def _run_ids() -> list[str]:

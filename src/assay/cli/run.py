@@ -236,7 +236,7 @@ def _write_report(run: Any, report: Path) -> None:
 
         Report(run).export(report)
         with _reader_may_leave():
-            print(f"report written to {report}")
+            print(f"report written to {visible(str(report))}")
     except (OSError, AssayError) as error:
         print(f"error: the report could not be written to {visible(str(report))}: "
               f"{visible(str(getattr(error, 'strerror', None) or error))}", file=sys.stderr)

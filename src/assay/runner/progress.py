@@ -12,8 +12,10 @@ from assay.errors import ConfigurationError
 from assay.results import SampleResult, SampleStatus
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.progress import Progress as RichProgress
-    from rich.progress import TaskID
+    from rich.progress import ProgressColumn, Task, TaskID
+    from rich.text import Text
 
 
 class Progress(Protocol):
@@ -170,9 +172,14 @@ def progress_interval() -> float:
 
 
 class BarProgress:
-    """A Rich progress bar on standard error with pass/fail/error counts."""
+    """A Rich progress bar on standard error with pass/fail/error counts.
 
-    def __init__(self) -> None:
+    The description (the suite's name) and every note are untrusted text: they are shown
+    through :func:`assay._text.one_line`, as plain text, never parsed as Rich markup.
+    """
+
+    def __init__(self, console: Console | None = None) -> None:
+        self._console = console
         self._bar: RichProgress | None = None
         self._task: TaskID | None = None
         self._counts = {status: 0 for status in SampleStatus}
@@ -189,13 +196,16 @@ class BarProgress:
         )
         from rich.progress import Progress as RichProgress
 
+        from assay._text import one_line
+
         self._bar = RichProgress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("{task.fields[counts]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-            console=Console(stderr=True), transient=False,
+            TextColumn("{task.description}", markup=False, style="bold"), BarColumn(),
+            MofNCompleteColumn(), _text_field("counts"), TimeElapsedColumn(),
+            TimeRemainingColumn(), console=self._console or Console(stderr=True),
+            transient=False,
         )
         self._bar.start()
-        self._task = self._bar.add_task(description, total=total, counts="")
+        self._task = self._bar.add_task(one_line(description), total=total, counts=_text(""))
 
     def advance(self, result: SampleResult) -> None:
         """Count the sample and move the bar."""
@@ -206,9 +216,9 @@ class BarProgress:
     def note(self, message: str) -> None:
         """Show the message in place of the counts until the next sample lands."""
         if self._bar is not None and self._task is not None:
-            from rich.markup import escape
+            from assay._text import one_line
 
-            self._bar.update(self._task, counts=f"[yellow]{escape(message)}[/]")
+            self._bar.update(self._task, counts=_text(one_line(message), "yellow"))
 
     def stop(self) -> None:
         """Close the bar."""
@@ -216,11 +226,32 @@ class BarProgress:
             self._bar.stop()
             self._bar = None
 
-    def _describe(self) -> str:
+    def _describe(self) -> Text:
         counts = self._counts
-        text = f"[green]{counts[SampleStatus.PASSED]} passed[/] [red]{counts[SampleStatus.FAILED]}"
-        text += f" failed[/] [yellow]{counts[SampleStatus.ERROR]} errors[/]"
-        return text
+        from rich.text import Text
+
+        return Text.assemble(
+            (f"{counts[SampleStatus.PASSED]} passed", "green"), " ",
+            (f"{counts[SampleStatus.FAILED]} failed", "red"), " ",
+            (f"{counts[SampleStatus.ERROR]} errors", "yellow"))
+
+
+def _text(plain: str, style: str = "") -> Text:
+    from rich.text import Text
+
+    return Text(plain, style=style)
+
+
+def _text_field(name: str) -> ProgressColumn:
+    """A column showing the task's ``name`` field, a Rich ``Text``: styled, never parsed."""
+    from rich.progress import ProgressColumn
+
+    class TextField(ProgressColumn):
+        def render(self, task: Task) -> Text:
+            value: Text = task.fields[name]
+            return value
+
+    return TextField()
 
 
 def default_progress(quiet: bool = False) -> Progress:
