@@ -1,6 +1,8 @@
 """Project configuration: ``[tool.assay]`` in ``pyproject.toml``, or ``assay.toml``.
 
-Found the way git finds ``.git``: the nearest such file from the working directory upwards.
+Found the way git finds ``.git``: the nearest such file from the working directory upwards,
+never in or above a folder that another user could have written into (see
+:mod:`assay._trust`).
 It holds a project's defaults, which a command-line flag or an ``ASSAY_*`` environment
 variable overrides:
 
@@ -70,13 +72,34 @@ class ProjectConfig:
 
 
 def find_config(start: Path | None = None) -> ProjectConfig:
-    """The nearest configuration from ``start`` (the working directory) upwards."""
-    folder = (start or Path.cwd()).resolve()
-    for candidate in (folder, *folder.parents):
+    """The nearest configuration from ``start`` (the working directory) upwards.
+
+    The search stops at a folder another user could have written into, naming on standard
+    error a configuration it leaves unread there or above.
+    """
+    from assay._trust import trusted_folders
+
+    for candidate in trusted_folders((start or Path.cwd()).resolve(), _configuration_in):
         found = _read_folder(candidate)
         if found is not None:
             return found
     return ProjectConfig()
+
+
+def _configuration_in(folder: Path) -> Path | None:
+    """The file in ``folder`` that :func:`_read_folder` would read, without parsing it."""
+    own = folder / "assay.toml"
+    if own.is_file():
+        return own
+    project = folder / "pyproject.toml"
+    try:
+        # Only named when it has an Assay table; reading a huge planted file is not worth it.
+        if project.is_file() and project.stat().st_size < 1 << 20 and \
+                b"tool.assay" in project.read_bytes():
+            return project
+    except OSError:
+        pass
+    return None
 
 
 def _read_folder(folder: Path) -> ProjectConfig | None:

@@ -2,7 +2,9 @@
 
 A project keeps one history however deep in it a command runs. Only a run creates a new
 ``.assay/`` (in the working directory, when none exists above); reading commands never
-create a database.
+create a database. Neither finds nor creates one in or above a folder that another user
+could have written into (see :mod:`assay._trust`): a planted history would decide the
+baselines.
 """
 
 from __future__ import annotations
@@ -17,11 +19,17 @@ FILE = "assay.db"
 
 def discover(start: Path | None = None) -> Path | None:
     """The database file of the nearest ``.assay/`` folder from ``start`` upwards, if any."""
-    folder = (start or Path.cwd()).resolve()
-    for candidate in (folder, *folder.parents):
+    from assay._trust import trusted_folders
+
+    for candidate in trusted_folders((start or Path.cwd()).resolve(), _history_in):
         if (candidate / FOLDER).is_dir():
             return candidate / FOLDER / FILE
     return None
+
+
+def _history_in(folder: Path) -> Path | None:
+    history = folder / FOLDER
+    return history if history.is_dir() else None
 
 
 def embedded_url(*, create: bool, start: Path | None = None) -> str:
@@ -37,5 +45,17 @@ def embedded_url(*, create: bool, start: Path | None = None) -> str:
             raise ConfigurationError(
                 f"no Assay history here: no {FOLDER}/ folder in {here} or above; `assay run` "
                 "starts one, or give --db / ASSAY_DATABASE_URL")
+        _refuse_shared(here)
         found = here / FOLDER / FILE
     return f"sqlite:///{found}"
+
+
+def _refuse_shared(here: Path) -> None:
+    """A new history is never started where another user could replace or read it."""
+    from assay._trust import distrust
+
+    reason = distrust(here)
+    if reason is not None:
+        raise ConfigurationError(
+            f"no Assay history is kept in {here}: it {reason}, so another user could plant "
+            "or replace one; run from a folder of your own, or give --db / ASSAY_DATABASE_URL")
