@@ -196,6 +196,19 @@ def test_only_a_completed_run_is_imported(tmp_path: Path, archived: dict[str, An
     assert not (tmp_path / ".assay").exists()
 
 
+def test_an_honest_report_is_stored_with_its_summary_recomputed(
+        tmp_path: Path, archived: dict[str, Any]) -> None:
+    # An older report lacks figures a newer version adds: they are computed, never defaulted.
+    stated = dict(archived["summary"])
+    for name in ("faults", "latency_p95_ms", "total_cost_usd", "no_usage"):
+        del archived["summary"][name]
+    done = invoke("import", str(write(tmp_path, archived)))
+    assert done.exit_code == 0, done.output
+    with Store.open(f"sqlite:///{tmp_path}/.assay/assay.db") as store:
+        stored = store.get_run(archived["id"]).summary
+    assert stored is not None and stored.to_json() == stated
+
+
 def test_keys_a_newer_version_adds_are_ignored(tmp_path: Path,
                                                 archived: dict[str, Any]) -> None:
     newer = {**archived, "schema_version": 99, "dashboard_url": "https://ci.example/9"}
@@ -259,7 +272,35 @@ def _bad_comparison(data: dict[str, Any]) -> None:
     data["comparison"] = {"pairing": {}}
 
 
+def _forge(path: str, value: Any) -> Any:
+    """A tamper that writes ``value`` at the dotted ``path`` of the report."""
+    def tamper(data: dict[str, Any]) -> None:
+        *parents, last = path.split(".")
+        for part in parents:
+            data = data[part]
+        data[last] = value
+    tamper.__name__ = f"forge {path}"
+    return tamper
+
+
+def _forged_verdict(data: dict[str, Any]) -> None:
+    data["verdict"] = {"model": "gpt-forged", "rationale": "best by far", "judge": "j"}
+
+
 @pytest.mark.parametrize(("tamper", "field", "detail"), [
+    (_forge("summary.input_tokens", 5000), "summary.input_tokens",
+     "is 5000, but the run's samples give 0"),
+    (_forge("summary.cost_usd", 0.0001), "summary.cost_usd", "samples give None"),
+    (_forge("summary.latency_p95_ms", 1.0), "summary.latency_p95_ms", "is 1.0, but"),
+    (_forge("summary.faults", {"run_error": 2}), "summary.faults.run_error",
+     "is 2, but the run's samples give None"),
+    (_forge("summary.agent_error_rate", 0.5), "summary.agent_error_rate", "is 0.5"),
+    (_forge("summary.failing_by_category.content", 1), "summary.failing_by_category.content",
+     "is 1, but the run's samples give 0"),
+    (_forge("summary.judge", {"tone": {"mean": 1.0}}), "summary.judge.tone", "samples give"),
+    (_forge("summary.by_model", {"gpt-x": {"samples": 3}}), "summary.by_model.gpt-x",
+     "samples give"),
+    (_forged_verdict, "verdict.model", "'gpt-forged' is not a model the run compared"),
     (_tamper_status, "samples[0].status", "its error and metrics make it 'passed'"),
     (_tamper_summary, "summary.passed", "is 2, but the run's samples give 3"),
     (_tamper_rate, "summary.pass_rate", "is 0.5, but the run's samples give 1.0"),

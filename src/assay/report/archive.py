@@ -14,8 +14,12 @@ a newer Assay may have added something:
 * every field the run needs is present and of its type; keys this version does not know are
   ignored (as ``known_fields`` ignores them in stored JSON);
 * a completed run is whole and consistent: every planned sample (cases × models × samples)
-  exactly once, each sample's status the one its error and metrics decide, and the summary's
-  counts and pass rates those of its samples. A figure edited by hand is refused, not read.
+  exactly once, each sample's status the one its error and metrics decide, and every figure
+  of the summary (counts, rates, tokens, cost, latency, faults, categories, judge means, each
+  model's tally) the one its samples give; a model verdict names a model the run compared
+  and the judge it ran with. A figure edited by hand is refused, not read. What is stored
+  is the summary recomputed from the samples, so a figure an older report lacks is filled
+  in, never defaulted.
 
 Every refusal is a :class:`~assay.errors.SpecError` naming the file and the field.
 """
@@ -26,7 +30,7 @@ import math
 import stat
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import fields
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -50,7 +54,7 @@ from assay.results import (
 from assay.results.baseline import BaselineChoice, RunOutcome
 from assay.results.run import ModelVerdict
 from assay.results.storable import problem_with
-from assay.spec._json import JSON, canonical_json, digest, strict_loads
+from assay.spec._json import JSON, SCHEMA_KEY, canonical_json, digest, strict_loads
 
 __all__ = ["MAX_DEPTH", "MAX_REPORT_BYTES", "differing_field", "read_report", "run_from_report",
            "same_run"]
@@ -198,7 +202,7 @@ def run_from_report(data: Any, location: str = "report") -> Run:
     try:
         run = _run(report)
         if run.status is RunStatus.COMPLETED:
-            _check_whole(run, report)
+            run = _check_whole(run, report)
     except _Refused as refused:
         raise SpecError(refused.detail, location=location, field=refused.field) from None
     return run
@@ -327,7 +331,8 @@ def _run(report: _Report) -> Run:
         cases=tuple(CaseSnapshot(case.id, case.name, case.position, case.fingerprint,
                                  dict(case.definition)) for case in report.cases),
         samples=tuple(_sample(sample) for sample in report.samples),
-        summary=_summary(report.summary),
+        # A completed run's summary is recomputed from its samples (see _check_whole).
+        summary=None if report.status == "completed" else _summary(report.summary),
         comparison=_comparison(report.comparison, report.model_comparison),
         baseline_id=report.baseline_id, error=report.error, verdict=_verdict(report.verdict),
         judge_usage=report.judge_usage, outcome=RunOutcome.read(report.outcome),
@@ -405,8 +410,9 @@ def _check_fingerprints(run: Run) -> None:
         raise _Refused("fingerprint", "does not match the run's cases")
 
 
-def _check_whole(run: Run, report: _Report) -> None:
-    if run.summary is None:
+def _check_whole(run: Run, report: _Report) -> Run:
+    """``run`` with its summary recomputed, once every stated figure agrees with it."""
+    if report.summary is None:
         raise _Refused("summary", "missing; a completed run always has one")
     if run.finished_at is None:
         raise _Refused("finished_at", "missing; a completed run always has one")
@@ -418,7 +424,12 @@ def _check_whole(run: Run, report: _Report) -> None:
             raise _Refused(f"samples[{index}].status",
                            f"is {sample.status.value!r}, but its error and metrics make it "
                            f"{decided.value!r}")
-    _check_summary(run.summary, summarise(run.samples), _per_model_cases(run.samples))
+    counted = summarise(run.samples)
+    _check_figures(report.summary, counted.to_json(), "summary",
+                   older={f"summary.{name}": value
+                          for name, value in _per_model_cases(run.samples).items()})
+    _check_verdict(run, counted)
+    return replace(run, summary=counted)
 
 
 def _check_plan(run: Run, report: _Report) -> None:
@@ -450,23 +461,53 @@ def _key(key: tuple[str, str | None, int]) -> str:
     return f"{case!r}" + ("" if model is None else f" on {model!r}") + f" #{index}"
 
 
-_COUNTS = ("samples", "passed", "failed", "errors", "not_evaluated", "cases", "cases_passed")
-_RATES = ("pass_rate", "check_pass_rate", "check_score")
+#: Summary fields that map names the samples decide (faults, categories, criteria, models):
+#: a name the samples do not give is a forgery. Elsewhere a key this version does not know is
+#: a newer version's, and ignored.
+_MAPPINGS = frozenset({"faults", "failing_by_category", "integrity", "judge", "by_model"})
+_MISSING = object()
 
 
-def _check_summary(stated: RunSummary, counted: RunSummary,
-                   older: dict[str, int] | None = None) -> None:
-    for item in fields(RunSummary):
-        given, actual = getattr(stated, item.name), getattr(counted, item.name)
+def _check_figures(given: Any, actual: Any, path: str, *, mapping: bool = False,
+                   older: Mapping[str, Any] | None = None) -> None:
+    """Refuse the first figure in ``given`` that the samples (``actual``) contradict.
+
+    A figure ``given`` leaves out is not refused: the recomputed summary is what is stored.
+    ``older`` holds, by path, the figures an older Assay computed another way from the same
+    samples, which stay acceptable.
+    """
+    if isinstance(actual, dict):
+        if not isinstance(given, dict):
+            raise _Refused(path, f"is {given!r}, not an object")
+        names = set(given) | set(actual) if mapping else set(actual) & set(given)
+        for name in sorted(names - {SCHEMA_KEY}):
+            if name not in actual:
+                raise _Refused(f"{path}.{name}", f"is {given[name]!r}, but the run's samples "
+                               "give None")
+            _check_figures(given[name], actual[name], f"{path}.{name}",
+                           mapping=not mapping and name in _MAPPINGS, older=older)
+        return
+    if (older or {}).get(path, _MISSING) == given:
+        return
+    if not _same_figure(given, actual):
         if given is not None and not isinstance(given, _kind(actual)):
-            raise _Refused(f"summary.{item.name}", f"is {given!r}, not {_kind_name(actual)}")
-    for name in _COUNTS + _RATES:
-        given, actual = getattr(stated, name), getattr(counted, name)
-        if (older or {}).get(name) == given:
-            continue
-        if not _same_figure(given, actual):
-            raise _Refused(f"summary.{name}", f"is {given!r}, but the run's samples give "
-                           f"{actual!r}")
+            raise _Refused(path, f"is {given!r}, not {_kind_name(actual)}")
+        raise _Refused(path, f"is {given!r}, but the run's samples give {actual!r}")
+
+
+def _check_verdict(run: Run, counted: RunSummary) -> None:
+    """A model verdict names a model the run compared, picked by the run's own judge."""
+    verdict = run.verdict
+    if verdict is None:
+        return
+    models = sorted(counted.by_model)
+    if len(models) < 2 or verdict.model not in models:
+        raise _Refused("verdict.model", f"{verdict.model!r} is not a model the run compared "
+                       f"({', '.join(map(repr, models)) or 'it compared none'})")
+    judge = run.settings.get("judge")
+    if not isinstance(judge, str) or judge.split(" @ ")[0] != verdict.judge:
+        raise _Refused("verdict.judge", f"{verdict.judge!r} is not the judge the run was "
+                       f"graded with ({judge!r})")
 
 
 def _per_model_cases(samples: Sequence[SampleResult]) -> dict[str, int]:
@@ -495,6 +536,8 @@ def _kind_name(value: Any) -> str:
 def _same_figure(given: Any, actual: Any) -> bool:
     if given is None or actual is None:
         return given is actual
+    if isinstance(actual, bool | str):
+        return type(given) is type(actual) and given == actual
     if isinstance(given, bool) or not isinstance(given, int | float):
         return False
     return math.isclose(float(given), float(actual), rel_tol=1e-9, abs_tol=1e-12)
