@@ -90,3 +90,43 @@ def test_history_with_a_broken_configuration_exits_2(
     assert done.exit_code == 2 and "assay.toml" in done.output and "concurency" in done.output
     (tmp_path / "assay.toml").write_text('concurrency = "eight"\n', encoding="utf-8")
     assert "must be a whole number" in invoke("history").output
+
+
+@pytest.mark.parametrize("name", [".gitignore", "assay_suite.py", "pyproject.toml",
+                                  "assay.toml"])
+def test_init_refuses_a_link_and_writes_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n", encoding="utf-8")
+    (project / name).symlink_to(Path("..") / "victim.txt")
+    monkeypatch.chdir(project)
+    done = invoke("init")
+    assert done.exit_code == 2, done.output
+    assert f"{name}: is a symbolic link" in done.output
+    assert victim.read_text(encoding="utf-8") == "precious\n"
+    assert sorted(path.name for path in project.iterdir()) == [name]
+
+
+def test_init_refuses_a_dangling_link_and_creates_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "assay_suite.py").symlink_to(Path("..") / "planted.py")
+    monkeypatch.chdir(project)
+    done = invoke("init")
+    assert done.exit_code == 2 and "assay_suite.py: is a symbolic link" in done.output
+    assert not (tmp_path / "planted.py").exists()
+    assert not (project / "assay.toml").exists() and not (project / ".gitignore").exists()
+
+
+def test_init_refuses_a_gitignore_that_is_not_a_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    os.mkfifo(tmp_path / ".gitignore")  # reading it would wait for a writer forever
+    monkeypatch.chdir(tmp_path)
+    done = invoke("init")
+    assert done.exit_code == 2 and ".gitignore: is not a regular file" in done.output
+    assert not (tmp_path / "assay_suite.py").exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -52,12 +53,18 @@ def init_command(
 ) -> None:
     """Start a project: a starter suite, the configuration and .gitignore's .assay/ entry.
 
-    Nothing that exists is overwritten: a file already there is kept and said so.
+    Nothing that exists is overwritten: a file already there is kept and said so. A symbolic
+    link, or anything but a regular file, under one of those names is refused before
+    anything is written: it would lead the write outside the folder.
     """
     from assay.cli._common import fail
 
     if not folder.is_dir():
         fail(f"{folder} is not a folder")
+    for name in ("assay_suite.py", "pyproject.toml", "assay.toml", ".gitignore"):
+        problem = _not_a_plain_file(folder / name)
+        if problem is not None:
+            fail(f"{folder / name}: {problem}; nothing was written")
     for line in (_write(folder / "assay_suite.py", STARTER_SUITE), _configure(folder),
                  _ignore(folder / ".gitignore")):
         print(line)
@@ -65,11 +72,39 @@ def init_command(
     print(f"next: {where}assay run assay_suite.py")
 
 
+def _not_a_plain_file(path: Path) -> str | None:
+    """Why ``path`` may not be written (a link, a folder, a FIFO...); ``None`` when it may."""
+    import stat
+
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(mode):
+        return "is a symbolic link, which assay init does not follow"
+    return None if stat.S_ISREG(mode) else "is not a regular file"
+
+
 def _write(path: Path, text: str) -> str:
-    if path.exists():
+    try:
+        # Created here and now, never through a link planted since the check above.
+        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666)
+    except FileExistsError:
         return f"kept {path} (it exists)"
-    path.write_text(text, encoding="utf-8")
+    with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        stream.write(text)
     return f"wrote {path}"
+
+
+def _rewrite(path: Path, text: str) -> None:
+    """Replace the text of an existing regular file, refusing to follow a link."""
+    handle = os.open(path, os.O_WRONLY | os.O_TRUNC | _NOFOLLOW)
+    with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        stream.write(text)
+
+
+#: Where the platform has it, opening a path that is a symbolic link fails.
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def _configure(folder: Path) -> str:
@@ -79,8 +114,7 @@ def _configure(folder: Path) -> str:
         if "[tool.assay]" in text:
             return f"kept {project} (it has a [tool.assay] table)"
         separator = "" if text.endswith("\n") or not text else "\n"
-        project.write_text(f"{text}{separator}\n[tool.assay]\n{CONFIGURATION}",
-                           encoding="utf-8")
+        _rewrite(project, f"{text}{separator}\n[tool.assay]\n{CONFIGURATION}")
         return f"added [tool.assay] to {project}"
     return _write(folder / "assay.toml", CONFIGURATION)
 
@@ -90,5 +124,8 @@ def _ignore(path: Path) -> str:
     if any(line.strip() in (".assay", ".assay/", "/.assay/") for line in text.splitlines()):
         return f"kept {path} (it ignores .assay/)"
     separator = "" if text.endswith("\n") or not text else "\n"
-    path.write_text(f"{text}{separator}.assay/\n", encoding="utf-8")
+    if path.is_file():
+        _rewrite(path, f"{text}{separator}.assay/\n")
+    else:
+        _write(path, ".assay/\n")
     return f"added .assay/ to {path}"
