@@ -2,16 +2,19 @@
 
 Every HTTP attempt is counted (:func:`assay.judging.judge.count_attempt`), every wait is
 reported (:func:`assay.judging.judge.report_wait`), and one overall deadline bounds the
-attempts and the waits together, so a hanging endpoint costs a sample at most the deadline.
+attempts and the waits together. Within :func:`sample_deadline` that deadline is shared by
+every judge call of one sample, so a hanging endpoint costs a sample at most the deadline.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import email.utils
 import math
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC
 from typing import TypeVar
@@ -47,17 +50,56 @@ class RetryPolicy:
 class _Deadline:
     seconds: float
     ends: float  # on the event loop's clock
+    #: What the deadline bounds, when more than this one call (see sample_deadline).
+    scope: str = ""
 
     def left(self) -> float:
         return self.ends - asyncio.get_running_loop().time()
 
     def reached(self) -> JudgeTimeout:
-        return JudgeTimeout(f"no answer within the judge timeout of {self.seconds:g} s, "
-                            "retries included (--judge-timeout)")
+        return JudgeTimeout(f"no answer within the judge timeout of {self.seconds:g} s"
+                            f"{self.scope}, retries included (--judge-timeout)")
 
     def too_far(self, error: BaseException, wait: float) -> JudgeTimeout:
         return JudgeTimeout(f"{_describe(error)}; retrying in {wait:.1f} s would pass the "
-                            f"judge timeout of {self.seconds:g} s (--judge-timeout)")
+                            f"judge timeout of {self.seconds:g} s{self.scope} (--judge-timeout)")
+
+
+@dataclass(slots=True)
+class _SampleBudget:
+    seconds: float | None = None
+    ends: float | None = None
+
+
+_sample_budget: contextvars.ContextVar[_SampleBudget | None] = contextvars.ContextVar(
+    "assay_judge_sample_budget", default=None)
+
+_SAMPLE_SCOPE = " for the whole judging of the sample"
+
+
+@contextlib.contextmanager
+def sample_deadline() -> Iterator[None]:
+    """Judge calls made inside (every criterion and vote of one sample) share one deadline.
+
+    It is the first call's ``judge_timeout``, counted from that call's start: a hanging
+    endpoint holds a sample for at most that, however many criteria and votes it has. A
+    call that starts once the time is spent fails at once with :class:`JudgeTimeout`.
+    """
+    token = _sample_budget.set(_SampleBudget())
+    try:
+        yield
+    finally:
+        _sample_budget.reset(token)
+
+
+def _deadline(seconds: float) -> _Deadline:
+    now = asyncio.get_running_loop().time()
+    budget = _sample_budget.get()
+    if budget is None:
+        return _Deadline(seconds, now + seconds)
+    if budget.seconds is None or budget.ends is None:
+        budget.seconds, budget.ends = seconds, now + seconds
+    return _Deadline(budget.seconds, budget.ends, _SAMPLE_SCOPE)
 
 
 async def with_retries(call: Callable[[], Awaitable[T]],
@@ -66,11 +108,14 @@ async def with_retries(call: Callable[[], Awaitable[T]],
     """Run ``call``; when ``transient`` says an error is (giving its headers), wait and retry.
 
     ``deadline`` (seconds) bounds the attempts and the waits together: reaching it raises
-    :class:`JudgeTimeout`, and a wait that would outlast it gives up at once.
+    :class:`JudgeTimeout`, and a wait that would outlast it gives up at once. Inside
+    :func:`sample_deadline` it bounds every call of the sample together instead.
     """
     if deadline is None:
         return await _attempts(call, transient, policy, label, None)
-    bound = _Deadline(deadline, asyncio.get_running_loop().time() + deadline)
+    bound = _deadline(deadline)
+    if bound.left() <= 0:
+        raise bound.reached()
     scope = asyncio.timeout_at(bound.ends)
     try:
         async with scope:

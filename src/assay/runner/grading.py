@@ -8,9 +8,10 @@ from dataclasses import dataclass
 
 from assay.agent import ModelSpec, Observation, Outcome, Usage
 from assay.judging import Judge, JudgeUsage, assess, judge_input, resolve
+from assay.judging.retry import sample_deadline
 from assay.results import MetricResult, errored
 from assay.results.pricing import catalogue_loaded, estimate_cost, load_catalogue
-from assay.spec import JSON, CasePlan, canonical_json
+from assay.spec import JSON, CasePlan, PlannedMetric, canonical_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,16 +36,22 @@ async def grade(plan: CasePlan, answer: str | None, judging: Judging | None,
         return (), None
     usage = JudgeUsage()
     results: list[MetricResult] = []
-    for metric in planned:
-        if answer is None:
-            results.append(errored(metric.name, "judge", metric.category, metric.threshold,
-                                   "the agent gave no answer to judge"))
-            continue
-        criterion = resolve(metric.name, metric.check, metric.threshold)
-        data = judge_input(plan.case, answer, committed_effects(plan, observation))
-        results.append(await assess(judging.judge, criterion, data, votes=judging.votes,
-                                    usage=usage))
+    with sample_deadline():  # judge_timeout bounds the sample's judging, not each call
+        for metric in planned:
+            results.append(await _grade_one(plan, metric, answer, judging, usage,
+                                            observation))
     return tuple(results), usage.to_json()
+
+
+async def _grade_one(plan: CasePlan, metric: PlannedMetric, answer: str | None,
+                     judging: Judging, usage: JudgeUsage,
+                     observation: Observation | None) -> MetricResult:
+    if answer is None:
+        return errored(metric.name, "judge", metric.category, metric.threshold,
+                       "the agent gave no answer to judge")
+    criterion = resolve(metric.name, metric.check, metric.threshold)
+    data = judge_input(plan.case, answer, committed_effects(plan, observation))
+    return await assess(judging.judge, criterion, data, votes=judging.votes, usage=usage)
 
 
 def committed_effects(plan: CasePlan, observation: Observation | None) -> tuple[str, ...] | None:
