@@ -28,8 +28,9 @@ def openai(model: str, *, base_url: str | None = None, api_key: str | None = Non
     """A judge on the official ``openai`` client (OpenAI, Azure, OpenRouter, Ollama, vLLM, ...).
 
     ``api_key`` defaults to ``OPENAI_API_KEY``. ``timeout`` bounds one HTTP request;
-    ``judge_timeout`` (120 s by default, None for none) bounds one judge call with all its
-    retries and waits, after which the vote is an error. Needs the ``openai`` package
+    ``judge_timeout`` (120 s by default, None for none) bounds, in a run, the whole judging
+    of one sample (every criterion and vote with their retries and waits), and elsewhere one
+    call; past it the vote is an error. Needs the ``openai`` package
     (``pip install 'assay[openai]'``).
     """
     from assay.agent import ModelSpec
@@ -49,7 +50,7 @@ def litellm(model: str, *, temperature: float = 0.0, label: str | None = None,
             retry: RetryPolicy | None = None, **extra: Any) -> Judge:
     """A judge through LiteLLM (``pip install 'assay[litellm]'``); ``model`` as LiteLLM names it.
 
-    ``judge_timeout`` bounds one judge call with its retries, as for :func:`openai`.
+    ``judge_timeout`` bounds the judging of one sample, as for :func:`openai`.
     """
     from assay.agent.adapters._optional import require
     from assay.judging.litellm_judge import LiteLLMJudge

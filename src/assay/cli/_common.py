@@ -70,8 +70,9 @@ JudgeBaseUrlOption = Annotated[str | None, typer.Option(
          "judge_base_url in the project configuration, else OPENAI_BASE_URL.",
     rich_help_panel=JUDGING)]
 JudgeTimeoutOption = Annotated[float | None, typer.Option(
-    min=0.001, help="Seconds one judge call may take, its retries and waits included, before "
-                    "the vote is an error.", show_default="120", rich_help_panel=JUDGING)]
+    min=0.001, help="Seconds the judging of one sample may take (every criterion and vote, "
+                    "retries and waits included) before it is an error.", show_default="120",
+    rich_help_panel=JUDGING)]
 VotesOption = Annotated[int | None, typer.Option(
     min=1, help="Judge votes per sample and criterion (majority, ties to the lower).",
     rich_help_panel=JUDGING)]

@@ -23,7 +23,8 @@ from assay.judging.judge import count_attempt, report_wait
 
 T = TypeVar("T")
 
-#: The overall deadline of one judge call, retries and waits included (``--judge-timeout``).
+#: The overall deadline of one sample's judging (one call outside :func:`sample_deadline`),
+#: retries and waits included (``--judge-timeout``).
 DEFAULT_JUDGE_TIMEOUT = 120.0
 
 
