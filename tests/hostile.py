@@ -77,6 +77,11 @@ CREDENTIALS = {
     "openai": _token("sk" + "-proj-", 40),
     "bearer": "Bearer " + _R,
     "telegram_bot": _token("123456789:" + "AA", 33),
+    "gitlab": _token("glp" + "at-", 20),
+    "huggingface": _token("h" + "f_", 34),
+    "npm": _token("np" + "m_", 36),
+    "twilio": "S" + "K" + "0123456789abcdef0123456789abcdef",
+    "aws_secret": "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY",
 }
 
 #: Everything above in one string: the worst a single field can hold.

@@ -118,3 +118,76 @@ def test_replayed_evidence_never_holds_a_credential() -> None:
         assert secret not in stored
         assert secret not in (evidence.message() or "")
     assert 'json $.account: expected "[redacted: 11 chars, hmac ' in (evidence.message() or "")
+
+
+def test_an_aws_secret_key_split_by_slashes_is_hidden_in_a_path_and_in_text() -> None:
+    secret = CREDENTIALS["aws_secret"]
+    assert len(secret) == 40 and "/" in secret
+    assert redact_url(f"{API}/keys/{secret}/check", []) == f"{API}/keys/{REDACTED}/check"
+    assert redact_text(f"aws_secret_access_key = {secret}") == (
+        f"aws_secret_access_key = {REDACTED}")
+
+
+@pytest.mark.parametrize("url", [
+    "postgres://app:s3cr3t-Pa55@db.example:5432/orders",
+    "mysql://root:hunter2@localhost/x",
+    "redis://:hunter2@cache.example:6379/0",
+])
+def test_a_password_in_a_dsn_is_hidden_and_the_rest_stays(url: str) -> None:
+    password = url.split("@")[0].rsplit(":", 1)[1]
+    for shown in (redact_text(f"connecting to {url} now"), redact_url(url, [])):
+        assert password not in shown and REDACTED in shown
+        assert url.split("@")[1] in shown  # host, port and database stay readable
+
+
+@pytest.mark.parametrize("name", ["pwd", "pass", "db_pass", "PASS", "passphrase", "Passwd"])
+def test_values_under_password_names_are_hidden(name: str) -> None:
+    assert redact_url(f"{API}/login", [(name, "hunter2")]) == f"{API}/login?{name}={REDACTED}"
+    assert "hunter2" not in json.dumps(Redactor().json({name: "hunter2"}))
+
+
+def test_names_that_merely_end_in_pass_stay() -> None:
+    assert redact_url(f"{API}/route", [("bypass", "cache")]) == f"{API}/route?bypass=cache"
+
+
+def test_oauth_code_and_state_in_a_query_are_hidden_but_a_json_code_stays() -> None:
+    url = redact_url(f"{API}/callback", [("code", "4/0AX4XfWh"), ("state", "xyz123abc")])
+    assert url == f"{API}/callback?code={REDACTED}&state={REDACTED}"
+    assert Redactor().json({"code": 404, "state": "open"}) == {"code": 404, "state": "open"}
+
+
+def test_a_declared_credential_is_stored_in_no_form_a_guess_can_test() -> None:
+    import hashlib
+
+    fixtures = (assay.api()
+                .expect_request("GET", f"{API}/items?api_key=hunter2",
+                                headers={"Authorization": "Bearer hunter2"},
+                                json={"password": "hunter2"})
+                .respond_with(json={"ok": True}, headers={"Set-Cookie": "sid=hunter2"}))
+    stored = json.dumps(fixtures.definition())
+    guesses = {"hunter2", "Bearer hunter2", '"hunter2"', "sid=hunter2"}
+    for guess in guesses:
+        assert hashlib.sha256(guess.encode()).hexdigest() not in stored
+    assert "hunter2" not in stored and REDACTED in stored
+
+
+def test_a_credential_shape_declared_anywhere_is_not_stored() -> None:
+    bot, github = CREDENTIALS["telegram_bot"], CREDENTIALS["github_classic"]
+    fixtures = (assay.api()
+                .expect_request("POST", f"{API}/bot{bot}/send", headers={"X-Ref": github},
+                                json={"note": f"deploy with {github}"})
+                .respond_with(json={"ok": True}))
+    stored = json.dumps(fixtures.definition())
+    assert bot not in stored and github not in stored and "/send" in stored
+
+
+def test_a_declared_credential_leaves_the_fingerprint_stable() -> None:
+    def suite(secret: str):
+        built = assay.Suite("S", agent=lambda q, c: "a")
+        built.case("q", id="c", api=assay.api().expect_request(
+            "GET", f"{API}/items", headers={"Authorization": f"Bearer {secret}"})
+            .respond_with(json={}))
+        return built.fingerprint()
+
+    # Stable across processes (no per-process key in it), and a rotated key is the same case.
+    assert suite("hunter2") == suite("hunter2") == suite("correct-horse")

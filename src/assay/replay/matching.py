@@ -183,7 +183,7 @@ def _not_json(name: str) -> Any:
 
 
 def _pairs(pairs: list[tuple[str, str]], hide: Redactor) -> str:
-    return ", ".join(f"{name}={hide.value(name, value)}" for name, value in pairs)
+    return ", ".join(f"{name}={hide.query_value(name, value)}" for name, value in pairs)
 
 
 def _path_key(url: str) -> str:

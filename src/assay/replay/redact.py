@@ -6,9 +6,13 @@ Three things are hidden:
   ``x-api-key``, anything ending in ``token`` or ``secret``, ...);
 * values whose *shape* is a well-known credential, wherever they appear: ``Bearer …``,
   ``Basic …``, OpenAI-style ``sk-…`` keys, GitHub tokens (``ghp_…``, ``github_pat_…``),
-  Slack tokens (``xoxb-…``, ``xapp-…``), JWTs, AWS access key ids (``AKIA…``), Google API keys
-  (``AIza…``), Stripe keys (``sk_live_…``, ``rk_…``, ``whsec_…``) and bot tokens in URL paths
+  GitLab (``glpat-…``), Hugging Face (``hf_…``) and npm (``npm_…``) tokens, Twilio key sids
+  (``SK…``), Slack tokens (``xoxb-…``, ``xapp-…``), JWTs, AWS access key ids (``AKIA…``)
+  and secret keys (40 random characters, ``/`` included), Google API keys (``AIza…``),
+  Stripe keys (``sk_live_…``, ``rk_…``, ``whsec_…``), the password of a URL
+  (``postgres://user:[redacted]@host``) and bot tokens in URL paths
   (``/bot123456:AA…/``). A long, high-entropy segment of a URL path counts as one too;
+* OAuth ``code`` and ``state`` values in a query;
 * whatever the suite's own patterns match (``assay.api(redact=[r"acct-\d{6}"])``).
 
 Evidence shows ``[redacted]``. A mismatch between two hidden values says how they differ
@@ -22,39 +26,30 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import math
 import re
 import secrets
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from assay.spec import JSON
+from assay.spec.credentials import (
+    AWS_SECRET_LENGTH,
+    DSN_PASSWORD,
+    REDACTED,
+    hide_credentials,
+    is_aws_secret,
+    looks_random,
+)
 from assay.spec.fixtures import ApiFixtures, is_sensitive_name
 
-#: What a hidden value is replaced with.
-REDACTED = "[redacted]"
+__all__ = ["QUERY_CREDENTIALS", "REDACTED", "Redactor", "looks_random", "redact_headers",
+           "redact_json", "redact_text", "redact_url", "redact_value"]
 
-# A scheme followed by its credential keeps the scheme: "Bearer [redacted]".
-_SCHEMED = r"(?i:\b(bearer|basic|token)\s+)[A-Za-z0-9._~+/=-]{4,}"
-_SHAPES = "|".join((
-    r"\bsk-[A-Za-z0-9_-]{8,}",                                  # OpenAI-style keys
-    r"\bgh[pousr]_[A-Za-z0-9]{20,}",                            # GitHub tokens
-    r"\bgithub_pat_[A-Za-z0-9_]{20,}",                          # GitHub fine-grained tokens
-    r"\bxox[abposre]-[A-Za-z0-9-]{10,}",                        # Slack tokens
-    r"\bxapp-[A-Za-z0-9-]{10,}",                                # Slack app tokens
-    r"\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*",  # JWTs
-    r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA)[A-Z0-9]{16}\b",  # AWS key ids
-    r"\bAIza[A-Za-z0-9_-]{35}",                                 # Google API keys
-    r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}",           # Stripe keys
-    r"\bwhsec_[A-Za-z0-9]{16,}",                                # Stripe webhook secrets
-    r"(?<=/bot)[0-9]{5,}:[A-Za-z0-9_-]{20,}",                   # bot tokens in URL paths
-    r"\b[0-9]{8,10}:AA[A-Za-z0-9_-]{33}\b",                     # Telegram bot tokens
-))
-_CREDENTIAL = re.compile(f"{_SCHEMED}|{_SHAPES}")
+#: Query parameters that hold an OAuth authorization code or its CSRF state: credentials in
+#: a query, though ``code`` in a JSON body is usually an error code.
+QUERY_CREDENTIALS = frozenset({"code", "state"})
 _HASH_KEY = secrets.token_bytes(32)
-_TOKEN_SEGMENT = re.compile(r"[A-Za-z0-9_.~:-]+")
 _BOT_SEGMENT = re.compile(r"(?i)(bot)([A-Za-z0-9_.:-]{16,})")
 
 
@@ -85,7 +80,7 @@ class Redactor:
 
     def text(self, text: str) -> str:
         """Hide credential-shaped substrings and the suite's patterns in free text."""
-        text = _CREDENTIAL.sub(self._mask, text)
+        text = hide_credentials(text, self.hidden)
         for pattern in self.patterns:
             text = pattern.sub(lambda m: self.hidden(m.group()), text)
         return text
@@ -93,6 +88,12 @@ class Redactor:
     def value(self, name: str, value: str) -> str:
         """A header or query value as evidence may show it."""
         return self.hidden(value) if is_sensitive_name(name) else self.text(value)
+
+    def query_value(self, name: str, value: str) -> str:
+        """A query parameter's value as evidence may show it (OAuth ``code``/``state`` too)."""
+        if name.lower() in QUERY_CREDENTIALS:
+            return self.hidden(value)
+        return self.value(name, value)
 
     def headers(self, pairs: Iterable[tuple[str, str]]) -> dict[str, JSON]:
         """Headers as a mapping of lower-cased names, credentials hidden."""
@@ -115,9 +116,12 @@ class Redactor:
         high-entropy segment are hidden as well as the known shapes.
         """
         parts = urlsplit(base)
-        path = "/".join(self._segment(segment) for segment in parts.path.split("/"))
-        shown = urlunsplit((parts.scheme, parts.netloc, path, "", ""))
-        pairs = [(name, self.value(name, value)) for name, value in query]
+        segments = self._aws_segments(parts.path.split("/"))
+        path = "/".join(self._segment(segment) for segment in segments)
+        netloc = DSN_PASSWORD.sub(lambda m: f"{m.group(1)}:{self.hidden(m.group(2))}",
+                                   f"{parts.scheme}://{parts.netloc}")[len(parts.scheme) + 3:]
+        shown = urlunsplit((parts.scheme, netloc, path, "", ""))
+        pairs = [(name, self.query_value(name, value)) for name, value in query]
         return f"{shown}?{urlencode(pairs, safe='[]')}" if pairs else shown
 
     def _field(self, key: str, item: JSON) -> JSON:
@@ -135,30 +139,33 @@ class Redactor:
             return self.hidden(segment)
         return self.text(segment)
 
-    def _mask(self, match: re.Match[str]) -> str:
-        scheme = match.group(1)
-        if not scheme:
-            return self.hidden(match.group())
-        return f"{scheme} {self.hidden(match.group()[len(scheme):].lstrip())}"
+    def _aws_segments(self, segments: list[str]) -> list[str]:
+        """Path segments with an AWS secret key that spans several of them hidden."""
+        shown: list[str] = []
+        index = 0
+        while index < len(segments):
+            found = self._aws_run(segments, index)
+            if found is None:
+                shown.append(segments[index])
+                index += 1
+                continue
+            prefix, end, key = found
+            shown.append(prefix + self.hidden(key))
+            index = end
+        return shown
 
+    @staticmethod
+    def _aws_run(segments: list[str], start: int) -> tuple[str, int, str] | None:
+        """(prefix, end, key) when segments[start:end] spell a key (after a ``bot`` prefix)."""
+        first = segments[start]
+        for prefix in ("", "bot") if first.lower().startswith("bot") else ("",):
+            joined, end = first[len(prefix):], start + 1
+            while len(joined) < AWS_SECRET_LENGTH and end < len(segments):
+                joined, end = f"{joined}/{segments[end]}", end + 1
+            if is_aws_secret(joined):
+                return first[:len(prefix)], end, joined
+        return None
 
-def looks_random(token: str, *, minimum: int = 24) -> bool:
-    """Whether a token is long and random enough to be a secret rather than a name or an id.
-
-    It must be at least ``minimum`` characters of ``[A-Za-z0-9_.~:-]`` mixing upper case,
-    lower case and digits, at 3.5 bits of entropy per character or more. Slugs, numbers,
-    UUIDs and hex digests (one case only) are left alone: they are how resources are named.
-    """
-    if len(token) < minimum or not _TOKEN_SEGMENT.fullmatch(token):
-        return False
-    mixed = all(any(test(char) for char in token)
-                for test in (str.islower, str.isupper, str.isdigit))
-    return mixed and _entropy(token) >= 3.5
-
-
-def _entropy(token: str) -> float:
-    counts = Counter(token)
-    return -sum(n / len(token) * math.log2(n / len(token)) for n in counts.values())
 
 
 def _compact(value: JSON) -> str:

@@ -33,16 +33,20 @@ _HOST = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9
 _SENSITIVE_NAMES = frozenset({
     "auth", "authorization", "proxyauthorization", "cookie", "setcookie", "session",
     "sessionid", "apikey", "xapikey", "password", "passwd", "secret", "token", "key",
-    "accesstoken", "clientsecret", "sig",
+    "accesstoken", "clientsecret", "sig", "pwd", "pass", "passphrase",
 })
 _SENSITIVE_SUFFIXES = ("token", "secret", "apikey", "password", "credential", "credentials",
-                       "signature", "cookie", "sessionid", "privatekey", "accesskey")
+                       "signature", "cookie", "sessionid", "privatekey", "accesskey", "passwd",
+                       "passphrase", "pwd")
+# "db_pass" and "smtp-pass", but not "bypass" or "compass": "pass" as a word of its own.
+_PASS_WORD = re.compile(r"(?:^|[^a-z0-9])pass$")
 
 
 def is_sensitive_name(name: str) -> bool:
     """Whether a header, query or JSON field name holds a credential (redacted in evidence)."""
     folded = re.sub(r"[^a-z0-9]", "", name.lower())
-    return folded in _SENSITIVE_NAMES or folded.endswith(_SENSITIVE_SUFFIXES)
+    return (folded in _SENSITIVE_NAMES or folded.endswith(_SENSITIVE_SUFFIXES)
+            or _PASS_WORD.search(name.lower()) is not None)
 
 
 def redactions(value: Any, path: str) -> tuple[str, ...]:

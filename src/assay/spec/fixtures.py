@@ -39,7 +39,8 @@ from assay.spec._fixture_parts import (
     split_url,
     status,
 )
-from assay.spec._json import JSON, canonical_json
+from assay.spec._json import JSON
+from assay.spec.credentials import REDACTED, hide_credentials
 
 __all__ = [
     "UNSET",
@@ -80,7 +81,7 @@ class ExpectedRequest:
         """Portable form for fingerprints; asserted credentials appear only as hashes."""
         described: dict[str, JSON] = {
             "method": self.method,
-            "url": self.url,
+            "url": hide_credentials(self.url),
             "query": [[name, _hidden(name, value)] for name, value in self.query],
             "headers": {name: _hidden(name, value) for name, value in self.headers},
         }
@@ -291,21 +292,26 @@ def _interaction(item: Any, path: str, base_dir: str | Path | None) -> Interacti
     return Interaction(request, canned)
 
 
+#: What an asserted credential is in a definition: stored, shown and fingerprinted as this.
+#: No hash of it (an unsalted one can be tested against guesses; a per-process key would
+#: give every run a new fingerprint, and so no baseline), so rotating it is not a new case.
+DECLARED_CREDENTIAL = REDACTED
+
+
 def _hidden(name: str, value: str) -> JSON:
-    # Snapshots are shown in reports: an asserted credential is fingerprinted by its hash only.
-    if is_sensitive_name(name):
-        return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()
-    return value
+    # Snapshots are stored and shown in reports: an asserted credential never is, whether
+    # its name says so (Authorization, password) or its shape does (a key in a URL).
+    return DECLARED_CREDENTIAL if is_sensitive_name(name) else hide_credentials(value)
 
 
 def _hidden_json(value: JSON) -> JSON:
     # Credentials asserted inside a JSON body are kept out of snapshots the same way.
     if isinstance(value, dict):
-        return {key: (_hidden(key, canonical_json(item)) if is_sensitive_name(key)
-                      else _hidden_json(item)) for key, item in value.items()}
+        return {key: _hidden(key, "") if is_sensitive_name(key) else _hidden_json(item)
+                for key, item in value.items()}
     if isinstance(value, list):
         return [_hidden_json(item) for item in value]
-    return value
+    return hide_credentials(value) if isinstance(value, str) else value
 
 
 def _caller_dir() -> Path | None:
