@@ -33,7 +33,7 @@ def test_token_budget_scores_budget_over_output_tokens(context):
 
 @pytest.mark.parametrize("check", [
     checks.contains("refund"), checks.not_contains("I cannot"), checks.regex(".*"),
-    checks.min_length(0), checks.valid_json(), checks.exact_match(),
+    checks.min_length(1), checks.valid_json(), checks.exact_match(),
 ])
 @pytest.mark.parametrize("answer", ["", "   \n"])
 def test_an_empty_answer_fails_every_content_rule(context, check, answer):

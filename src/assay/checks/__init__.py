@@ -2,6 +2,9 @@
 
 Each factory returns a small value whose fields are its settings. Every check has a metric
 name (by default the factory's name), a category and an inclusive threshold (1.0 unless given).
+A setting that means nothing (an empty text, a budget below 1, a threshold outside [0, 1])
+is refused when the check is made, with a :class:`~assay.errors.SpecError` naming the check
+and the setting.
 
 >>> from assay import checks
 >>> checks.contains("30 days", ignore_case=True).name
@@ -13,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from assay.checks import _values
 from assay.checks.actions import (
     ForbidActions,
     OrderedActions,
@@ -33,7 +37,6 @@ from assay.checks.content import (
     ValidJson,
 )
 from assay.checks.custom import Custom, CustomFunction
-from assay.errors import SpecError
 from assay.spec import portable
 
 __all__ = [
@@ -82,22 +85,20 @@ def exact_match(*, strip: bool = True, ignore_case: bool = False,
 def contains(text: str, *, ignore_case: bool = False, name: str = "contains",
              threshold: float = 1.0) -> Contains:
     """The answer contains ``text``."""
-    return Contains(name=name, threshold=threshold, text=_text(text, name),
-                    ignore_case=ignore_case)
+    return Contains(name=name, threshold=threshold, text=text, ignore_case=ignore_case)
 
 
 def not_contains(text: str, *, ignore_case: bool = False, name: str = "not_contains",
                  threshold: float = 1.0) -> NotContains:
     """The answer does not contain ``text``."""
-    return NotContains(name=name, threshold=threshold, text=_text(text, name),
-                       ignore_case=ignore_case)
+    return NotContains(name=name, threshold=threshold, text=text, ignore_case=ignore_case)
 
 
 def regex(pattern: str, *, ignore_case: bool = False, full: bool = False, name: str = "regex",
           threshold: float = 1.0) -> Regex:
     """The answer matches ``pattern`` (anywhere; the whole answer with ``full=True``)."""
-    return Regex(name=name, threshold=threshold, pattern=_text(pattern, name),
-                 ignore_case=ignore_case, full=full)
+    return Regex(name=name, threshold=threshold, pattern=pattern, ignore_case=ignore_case,
+                 full=full)
 
 
 def valid_json(*, name: str = "valid_json", threshold: float = 1.0) -> ValidJson:
@@ -110,37 +111,32 @@ def json_schema(schema: dict[str, Any], *, name: str = "json_schema",
     """The answer is JSON valid against ``schema`` (any JSON Schema draft)."""
     converted = portable(schema, f"{name}.schema")
     if not isinstance(converted, dict):
-        raise SpecError("a JSON Schema is a mapping", field=f"{name}.schema")
+        raise _values.refuse(name, f"schema must be a JSON object (a mapping) "
+                                   f"{_values.got(schema)}")
     return JsonSchema(name=name, threshold=threshold, schema=converted)
 
 
 def min_length(characters: int, *, name: str = "min_length", threshold: float = 1.0) -> MinLength:
     """The stripped answer has at least ``characters`` characters (scored actual ÷ required)."""
-    return MinLength(name=name, threshold=threshold,
-                     characters=_whole(characters, name, "characters"))
+    return MinLength(name=name, threshold=threshold, characters=characters)
 
 
 def max_latency_ms(milliseconds: float, *, name: str = "max_latency_ms",
                    threshold: float = 1.0) -> MaxLatency:
     """The sample took at most ``milliseconds`` (scored budget ÷ actual when over)."""
-    if isinstance(milliseconds, bool) or not isinstance(milliseconds, int | float) \
-            or milliseconds <= 0:
-        raise SpecError(f"{milliseconds!r} is not a positive number",
-                        field=f"{name}.milliseconds")
-    return MaxLatency(name=name, threshold=threshold, milliseconds=float(milliseconds))
+    return MaxLatency(name=name, threshold=threshold, milliseconds=milliseconds)
 
 
 def token_budget(tokens: int, *, name: str = "token_budget",
                  threshold: float = 1.0) -> TokenBudget:
     """The agent wrote at most ``tokens`` output tokens (scored budget ÷ output when over)."""
-    return TokenBudget(name=name, threshold=threshold, tokens=_whole(tokens, name, "tokens"))
+    return TokenBudget(name=name, threshold=threshold, tokens=tokens)
 
 
 def tool_result_bytes(max_bytes: int, *, name: str = "tool_result_bytes",
                       threshold: float = 1.0) -> ToolResultBytes:
     """No model-facing tool result was larger than ``max_bytes`` bytes."""
-    return ToolResultBytes(name=name, threshold=threshold,
-                           max_bytes=_whole(max_bytes, name, "max_bytes"))
+    return ToolResultBytes(name=name, threshold=threshold, max_bytes=max_bytes)
 
 
 def actions(*, name: str = "actions", threshold: float = 1.0) -> OrderedActions:
@@ -150,20 +146,14 @@ def actions(*, name: str = "actions", threshold: float = 1.0) -> OrderedActions:
 
 def forbid_actions(names: Iterable[str] | str, *, name: str = "forbid_actions",
                    threshold: float = 1.0) -> ForbidActions:
-    """None of the named tools was called."""
-    listed = (names,) if isinstance(names, str) else tuple(names)
-    if not listed or not all(isinstance(item, str) and item for item in listed):
-        raise SpecError("needs one or more tool names", field=f"{name}.names")
-    return ForbidActions(name=name, threshold=threshold, names=listed)
+    """None of the named tools was called (one name alone is a list of one)."""
+    return ForbidActions(name=name, threshold=threshold, names=_tool_names(names, name))
 
 
 def tools_called(names: Iterable[str] | str, *, name: str = "tools_called",
                  threshold: float = 1.0) -> ToolsCalled:
     """Each named tool was called at least once (any order; other calls allowed)."""
-    listed = (names,) if isinstance(names, str) else tuple(names)
-    if not listed or not all(isinstance(item, str) and item for item in listed):
-        raise SpecError("needs one or more tool names", field=f"{name}.names")
-    return ToolsCalled(name=name, threshold=threshold, names=listed)
+    return ToolsCalled(name=name, threshold=threshold, names=_tool_names(names, name))
 
 
 def tools_succeeded(*, name: str = "tools_succeeded",
@@ -185,22 +175,17 @@ def custom(function: CustomFunction, *, name: str | None = None, threshold: floa
     The metric name defaults to the function's name.
     """
     if not callable(function):
-        raise SpecError(f"{function!r} is not callable", field="custom")
-    metric = name or getattr(function, "__name__", None)
-    if not metric or metric == "<lambda>":
-        raise SpecError("give a lambda a name= of its own", field="custom.name")
+        raise _values.refuse("custom", f"function must be callable {_values.got(function)}")
+    metric = name
+    if metric is None:
+        metric = getattr(function, "__name__", None)
+        if not isinstance(metric, str) or metric == "<lambda>":
+            raise _values.refuse("custom", "give a lambda (or any callable without a "
+                                           "__name__) a name= of its own")
     return Custom(name=metric, threshold=threshold, category=category, function=function)
 
 
-def _text(value: Any, name: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise SpecError("needs a non-empty string", field=name)
-    return value
-
-
-def _whole(value: Any, name: str, part: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise SpecError(f"{value!r} is not a non-negative whole number", field=f"{name}.{part}")
-    return value
+def _tool_names(names: Iterable[str] | str, name: str) -> tuple[str, ...]:
+    return _values.names(name, "names", [names] if isinstance(names, str) else names)
 
 

@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from assay._text import one_line
 from assay.agent import Action
+from assay.checks import _values
 from assay.checks.base import Check, CheckContext, CheckError, Verdict, observed_actions
 from assay.spec import ExpectedAction, canonical_json
 
@@ -26,6 +27,7 @@ class OrderedActions(Check):
     """
 
     category: ClassVar[str] = "actions"
+    factory: ClassVar[str] = "actions"
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Align the observed trace with the expected one."""
@@ -91,7 +93,13 @@ class ForbidActions(Check):
     """None of the named tools was called."""
 
     category: ClassVar[str] = "actions"
+    factory: ClassVar[str] = "forbid_actions"
     names: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        # A list given directly is kept as a tuple, so the check stays a hashable value.
+        object.__setattr__(self, "names", _values.names(self.name, "names", self.names))
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Look for any forbidden call in the observed trace."""
@@ -107,7 +115,12 @@ class ToolsCalled(Check):
     """Every named tool was called at least once, in any order; other calls are allowed."""
 
     category: ClassVar[str] = "actions"
+    factory: ClassVar[str] = "tools_called"
     names: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        object.__setattr__(self, "names", _values.names(self.name, "names", self.names))
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Look for each expected tool in the observed trace."""
@@ -128,6 +141,7 @@ class ToolsSucceeded(Check):
     """
 
     category: ClassVar[str] = "actions"
+    factory: ClassVar[str] = "tools_succeeded"
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Look for a failed call in the observed trace."""

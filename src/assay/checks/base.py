@@ -7,9 +7,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
 from assay.agent import Action, ModelSpec, Outcome
-from assay.errors import SpecError
+from assay.checks import _values
 from assay.spec import JSON, Case, portable
-from assay.spec.case import validate_threshold
 
 
 class CheckError(Exception):
@@ -49,16 +48,22 @@ class Check:
     """Base of the built-in checks: a small value whose fields are its settings.
 
     Subclasses set ``category`` and implement :meth:`evaluate`; ``name`` defaults to the
-    factory's name and ``threshold`` to 1.0.
+    factory's name and ``threshold`` to 1.0. A check refuses settings that mean nothing
+    when it is made (:class:`~assay.errors.SpecError` naming the check and the setting);
+    subclasses with settings of their own extend :meth:`__post_init__`.
     """
 
     name: str
     threshold: float = 1.0
     category: ClassVar[str] = "custom"
+    #: The factory that makes this kind of check: the default name, and the name errors use
+    #: when the check's own name is unusable.
+    factory: ClassVar[str] = "check"
     _private: ClassVar[frozenset[str]] = frozenset()
 
     def __post_init__(self) -> None:
-        validate_threshold(self.threshold, f"{self.name}.threshold")
+        _values.name_of(self.name, self.factory)
+        _values.threshold(self.name, self.threshold)
 
     def settings(self) -> dict[str, JSON]:
         """The check's own settings, portable, for fingerprints and storage."""
@@ -89,8 +94,7 @@ class Check:
         ``checks.contains("booked").speaks_to("operational_claim_integrity")`` makes its
         failures count as operational claim integrity failures rather than content ones.
         """
-        if not isinstance(category, str) or not category.strip():
-            raise SpecError("a category is a non-empty string", field=f"{self.name}.category")
+        _values.category(self.name, category)
         copy = dataclasses.replace(self)
         # The class-level category is a default; an instance that speaks to another shadows it.
         object.__setattr__(copy, "category", category)

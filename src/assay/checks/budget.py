@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from assay.checks import _values
 from assay.checks.base import Check, CheckContext, CheckError, Verdict, observed_actions
 
 
@@ -18,7 +19,14 @@ class MaxLatency(Check):
     """
 
     category: ClassVar[str] = "budget"
+    factory: ClassVar[str] = "max_latency_ms"
     milliseconds: float
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        # Kept as a float, so 1000 and 1000.0 are one setting in the fingerprint.
+        object.__setattr__(self, "milliseconds",
+                           _values.positive(self.name, "milliseconds", self.milliseconds))
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Compare the sample's duration with the budget."""
@@ -38,7 +46,12 @@ class TokenBudget(Check):
     """
 
     category: ClassVar[str] = "budget"
+    factory: ClassVar[str] = "token_budget"
     tokens: int
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _values.count(self.name, "tokens", self.tokens)
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Compare reported output tokens with the budget; unreported usage cannot be checked."""
@@ -62,7 +75,12 @@ class ToolResultBytes(Check):
     """No model-facing tool result exceeded ``max_bytes``; the largest one is what counts."""
 
     category: ClassVar[str] = "budget"
+    factory: ClassVar[str] = "tool_result_bytes"
     max_bytes: int
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _values.count(self.name, "max_bytes", self.max_bytes)
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Find the largest tool result and compare it with the budget."""

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from assay._text import one_line
+from assay.checks import _values
 from assay.checks.base import Check, CheckContext, CheckError, Verdict
-from assay.errors import SpecError
 from assay.spec import JSON
 
 _NO_ANSWER = Verdict(0.0, "the agent gave no answer")
@@ -53,6 +53,7 @@ class ResponsePresent(Check):
     """The agent gave an answer that is not blank."""
 
     category: ClassVar[str] = "content"
+    factory: ClassVar[str] = "response_present"
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Look for a non-blank answer."""
@@ -66,10 +67,16 @@ class ExactMatch(Check):
     """The answer equals the case's expected answer after the chosen normalisation."""
 
     category: ClassVar[str] = "content"
+    factory: ClassVar[str] = "exact_match"
     needs_reference: ClassVar[bool] = True
     strip: bool = True
     ignore_case: bool = False
     collapse_whitespace: bool = False
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for setting in ("strip", "ignore_case", "collapse_whitespace"):
+            _values.flag(self.name, setting, getattr(self, setting))
 
     def normalise(self, text: str) -> str:
         """Apply the normalisation options in a fixed order."""
@@ -98,8 +105,14 @@ class Contains(Check):
     """The answer contains ``text``."""
 
     category: ClassVar[str] = "content"
+    factory: ClassVar[str] = "contains"
     text: str
     ignore_case: bool = False
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _values.text(self.name, "text", self.text)
+        _values.flag(self.name, "ignore_case", self.ignore_case)
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Search the answer for the text."""
@@ -113,6 +126,8 @@ class Contains(Check):
 @dataclass(frozen=True, kw_only=True)
 class NotContains(Contains):
     """The answer does not contain ``text``: the same search, the opposite verdict."""
+
+    factory: ClassVar[str] = "not_contains"
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Search the answer for the forbidden text."""
@@ -129,6 +144,7 @@ class Regex(Check):
     """The answer matches ``pattern`` somewhere (``re.search``), or wholly with ``full``."""
 
     category: ClassVar[str] = "content"
+    factory: ClassVar[str] = "regex"
     pattern: str
     ignore_case: bool = False
     full: bool = False
@@ -137,11 +153,14 @@ class Regex(Check):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        _values.text(self.name, "pattern", self.pattern)
+        _values.flag(self.name, "ignore_case", self.ignore_case)
+        _values.flag(self.name, "full", self.full)
         try:
             compiled = re.compile(self.pattern, re.IGNORECASE if self.ignore_case else 0)
         except re.error as error:
-            raise SpecError(f"invalid pattern {self.pattern!r}: {error}",
-                            field=f"{self.name}.pattern") from None
+            raise _values.refuse(self.name, "pattern must be a valid regular expression "
+                                            f"{_values.got(self.pattern)}: {error}") from None
         object.__setattr__(self, "_compiled", compiled)
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
@@ -159,6 +178,7 @@ class ValidJson(Check):
     """The answer parses as JSON."""
 
     category: ClassVar[str] = "content"
+    factory: ClassVar[str] = "valid_json"
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Parse the answer."""
@@ -176,17 +196,21 @@ class JsonSchema(Check):
     """The answer parses as JSON and validates against ``schema``."""
 
     category: ClassVar[str] = "content"
+    factory: ClassVar[str] = "json_schema"
     schema: dict[str, JSON]
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if not isinstance(self.schema, dict):
+            raise _values.refuse(self.name, "schema must be a JSON object (a mapping) "
+                                            f"{_values.got(self.schema)}")
         import jsonschema
 
         try:
             jsonschema.validators.validator_for(self.schema).check_schema(self.schema)
         except jsonschema.SchemaError as error:
-            raise SpecError(f"invalid JSON Schema: {error.message}",
-                            field=f"{self.name}.schema") from None
+            raise _values.refuse(self.name, "schema must be a valid JSON Schema: "
+                                            f"{error.message}") from None
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Parse and validate the answer, naming the first violation."""
@@ -211,11 +235,16 @@ class MinLength(Check):
     """The answer has at least ``characters`` characters (after stripping).
 
     Scored by degree: actual ÷ required when short (30 of 60 characters scores 0.5), 1.0 at
-    or over; only 1.0 passes by default. An empty answer scores 0 even against a minimum of 0.
+    or over; only 1.0 passes by default. The minimum is at least 1 character.
     """
 
     category: ClassVar[str] = "content"
+    factory: ClassVar[str] = "min_length"
     characters: int
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _values.count(self.name, "characters", self.characters)
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Measure the stripped answer."""

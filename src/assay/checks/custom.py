@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from assay.checks import _values
 from assay.checks.base import Check, CheckContext, CheckError, Verdict
 
 CustomFunction = Callable[[str | None, CheckContext], Any]
@@ -23,7 +24,15 @@ class Custom(Check):
 
     category: str = "custom"  # type: ignore[misc]
     function: CustomFunction = field(repr=False, compare=False)
+    factory: ClassVar[str] = "custom"
     _private: ClassVar[frozenset[str]] = frozenset({"function"})
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _values.category(self.name, self.category)
+        if not callable(self.function):
+            raise _values.refuse(self.name, "function must be callable "
+                                            f"{_values.got(self.function)}")
 
     def evaluate(self, ctx: CheckContext) -> Any:
         """Call the function; the runner awaits it when it is async."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
+from assay.checks import _values
 from assay.checks.base import Check, CheckContext, CheckError, Verdict
 from assay.spec import JSON, canonical_json
 from assay.spec.observation import SIDE_EFFECTS, ChannelAssertion, render_items
@@ -33,8 +34,16 @@ class ChannelCheck(Check):
     """One channel of the case's ``observation`` (``exact``) or ``forbid`` (``forbid``)."""
 
     category: ClassVar[str] = SIDE_EFFECTS
+    factory: ClassVar[str] = "observation"
     channel: str
     mode: Literal["exact", "forbid"] = "exact"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _values.text(self.name, "channel", self.channel)
+        if self.mode not in ("exact", "forbid"):
+            raise _values.refuse(self.name, "mode must be 'exact' or 'forbid' "
+                                            f"{_values.got(self.mode)}")
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Read the channel from the observation and hold it to the case's expectation."""

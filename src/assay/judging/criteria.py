@@ -8,10 +8,11 @@ from typing import ClassVar, Literal, Self
 
 from assay.errors import SpecError
 from assay.spec import JSON
-from assay.spec.case import validate_threshold
 from assay.spec.metrics import JUDGE_THRESHOLDS
 
 Scale = tuple[int, int]
+#: How much of a refused value an error shows.
+_SHOWN = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +21,8 @@ class Criterion:
 
     Scores are normalised to 0–1 (``(raw - low) / (high - low)``) before they meet the
     threshold, so a 4 on a 1–5 scale is 0.75. ``reference`` says whether the expected answer
-    is shown to the judge; ``facts`` whether the case's important facts are.
+    is shown to the judge; ``facts`` whether the case's important facts are. Settings that
+    mean nothing are refused when it is made (``concise: rubric must be a non-empty string``).
     """
 
     name: str
@@ -34,16 +36,17 @@ class Criterion:
     category: ClassVar[str] = "judge"
 
     def __post_init__(self) -> None:
-        if not self.name or not isinstance(self.name, str):
-            raise SpecError("a criterion needs a name", field="criterion.name")
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise _refused("criterion", f"name must be a non-empty string {_got(self.name)}")
         if not isinstance(self.rubric, str) or not self.rubric.strip():
-            raise SpecError("a criterion needs a rubric", field=f"{self.name}.rubric")
-        validate_threshold(self.threshold, f"{self.name}.threshold")
-        low, high = self.scale
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in self.scale) \
-                or low >= high:
-            raise SpecError(f"{self.scale!r} is not a (low, high) scale of whole numbers",
-                            field=f"{self.name}.scale")
+            raise _refused(self.name, f"rubric must be a non-empty string {_got(self.rubric)}")
+        _threshold(self.name, self.threshold)
+        # Kept as a tuple, so a scale given as a list still makes a hashable value.
+        object.__setattr__(self, "scale", _scale(self.name, self.scale))
+        for setting in ("reference", "facts", "effects"):
+            if not isinstance(getattr(self, setting), bool):
+                raise _refused(self.name, f"{setting} must be true or false "
+                                          f"{_got(getattr(self, setting))}")
 
     def settings(self) -> dict[str, JSON]:
         """What the fingerprint covers: the rubric, the scale and what the judge is shown."""
@@ -71,11 +74,34 @@ def criterion(name: str, rubric: str, *, threshold: float = 0.5, scale: Scale = 
 
     >>> concise = criterion("concise", "Is the answer free of filler and repetition?")
     """
-    if name in JUDGE_THRESHOLDS:
-        raise SpecError(f"{name!r} is a built-in criterion; name yours differently",
-                        field="criterion.name")
+    if isinstance(name, str) and name in JUDGE_THRESHOLDS:
+        raise _refused("criterion", f"{name!r} is a built-in criterion; name yours differently")
     return Criterion(name=name, rubric=rubric, threshold=threshold, scale=scale,
                      reference=reference)
+
+
+def _refused(where: str, detail: str) -> SpecError:
+    return SpecError(detail, field=where)
+
+
+def _got(value: object) -> str:
+    shown = repr(value)
+    return f"(got {shown if len(shown) <= _SHOWN else shown[: _SHOWN - 1] + '…'})"
+
+
+def _threshold(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) \
+            or not math.isfinite(value) or not 0.0 <= value <= 1.0:
+        raise _refused(name, f"threshold must be a number in [0, 1] {_got(value)}")
+
+
+def _scale(name: str, value: object) -> Scale:
+    if isinstance(value, tuple | list) and len(value) == 2:
+        low, high = value
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high)) \
+                and low < high:
+            return (low, high)
+    raise _refused(name, f"scale must be (low, high) whole numbers with low < high {_got(value)}")
 
 
 _ACCURACY = (
