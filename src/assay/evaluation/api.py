@@ -25,17 +25,18 @@ async def evaluate_async(suite: Suite, *, db: str | Store | None = None,
     ``db`` is a database URL or an open :class:`~assay.store.Store` (default: the embedded
     SQLite file ``.assay/assay.db``). ``models`` runs every case on every model; ``samples``
     runs each case that many times. ``baseline`` names an explicit compatible baseline (by
-    default the latest earlier compatible run is used); ``resume`` continues an interrupted
-    run, or takes over a running one whose owner died (``lease_timeout`` seconds without a
-    heartbeat, 60 by default, or its process gone). ``judge`` (default: the suite's) grades
-    the judge criteria, each with ``votes`` fresh calls (default 1). ``run_id`` fixes the
-    new run's id. ``progress`` is a :class:`Progress`, ``True``/``False``, or ``None`` for a
-    bar when standard error is a terminal. ``tolerance`` excuses a score movement against
-    the baseline; a judge score must also move beyond ``drift_tolerance`` (0.025) to count.
-    ``sample_concurrency`` caps the samples of one case in flight at once. ``gate`` and
-    ``fail_on_regression`` decide the verdict; a run in which no sample was evaluated fails
-    it unless ``allow_unchecked``. A store that fails is retried for
-    ``store_retry`` seconds (60) before the run stops as interrupted with
+    default the pinned one, else the latest earlier passing run, restricted to runs whose
+    metadata matches ``baseline_where``, e.g. ``{"branch": "main"}``); ``resume`` continues
+    an interrupted run, or takes over a running one whose owner died (``lease_timeout``
+    seconds without a heartbeat, 60 by default, or its process gone). ``judge`` (default:
+    the suite's) grades the judge criteria, each with ``votes`` fresh calls (default 1).
+    ``run_id`` fixes the new run's id. ``progress`` is a :class:`Progress`, ``True``,
+    ``False``, or ``None`` for a bar when standard error is a terminal. ``tolerance``
+    excuses a score movement against the baseline; a judge score must also move beyond
+    ``drift_tolerance`` (0.025) to count. ``sample_concurrency`` caps the samples of one
+    case in flight at once. ``gate`` and ``fail_on_regression`` decide the verdict; a run in
+    which no sample was evaluated fails it unless ``allow_unchecked``. A store that fails is
+    retried for ``store_retry`` seconds (60) before the run stops as interrupted with
     :class:`~assay.errors.StoreUnavailableError`.
     """
     from assay.store import Store
