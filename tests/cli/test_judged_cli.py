@@ -1,6 +1,5 @@
 """Judges from the command line: --judge/--judge-base-url/--votes, and the judged example."""
 
-import time
 from pathlib import Path
 
 from assay.testing import ScriptedServer, failure, slow, verdict
@@ -42,13 +41,11 @@ def test_judge_retries_are_log_lines_and_attempts_are_counted(cli, support_spec)
 
 
 def test_judge_timeout_bounds_a_hanging_judge(cli, support_spec):
-    with ScriptedServer(lambda body: slow(verdict(1, "too late"), 5.0)) as server:
-        started = time.monotonic()
+    # The endpoint answers after ten minutes: any verdict would mean it was waited for.
+    with ScriptedServer(lambda body: slow(verdict(1, "too late"), 600.0)) as server:
         done = cli("run", support_spec, "--judge", "openai/judge-model", "--judge-base-url",
                    server.base_url, "--judge-timeout", "1", env={"OPENAI_API_KEY": "test"})
-        elapsed = time.monotonic() - started
     assert done.returncode == 1, done.stdout + done.stderr
-    assert elapsed < 15
     metric = cli.json_report()["samples"][0]["metrics"][-1]
     assert metric["kind"] == "judge" and metric["score"] is None
     assert "judge timeout of 1 s" in metric["error"] and "--judge-timeout" in metric["error"]

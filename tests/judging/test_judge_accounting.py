@@ -37,11 +37,9 @@ def grade(server, *, judge_timeout=10.0, retry=None, votes=1):
 
 
 def test_a_hanging_endpoint_is_cut_off_by_the_judge_timeout_as_a_metric_error():
-    with ScriptedServer([slow(verdict(1, "too late"), 5.0)]) as server:
-        started = time.monotonic()
+    # The endpoint answers only after ten minutes: a verdict at all would mean it was waited for.
+    with ScriptedServer([slow(verdict(1, "too late"), 600.0)]) as server:
         metric, usage, _ = grade(server, judge_timeout=1.0)
-        elapsed = time.monotonic() - started
-    assert elapsed < 3.0
     assert not metric.passed and metric.score is None
     assert "judge timeout of 1 s" in metric.error and "--judge-timeout" in metric.error
     assert usage.calls == 1 and usage.attempts == 1
@@ -54,22 +52,19 @@ def test_the_deadline_bounds_the_retries_too():
                               timeout=0.3, judge_timeout=1.0,
                               retry=RetryPolicy(attempts=10, base=0.01, ceiling=0.05))
         usage = JudgeUsage()
-        started = time.monotonic()
         metric = asyncio.run(assess(judge, BUILTIN["semantic_accuracy"], DATA, votes=1,
                                     usage=usage))
-        elapsed = time.monotonic() - started
-    assert elapsed < 2.5 and "judge timeout of 1 s" in metric.error
-    assert usage.calls == 1 and 2 <= usage.attempts < 10
+    assert "judge timeout of 1 s" in metric.error
+    # Each attempt takes its whole 0.3 s timeout, so ten would need 3 s: the deadline stopped them.
+    assert usage.calls == 1 and 1 <= usage.attempts <= 4
 
 
 def test_a_wait_that_would_pass_the_deadline_gives_up_at_once():
     with ScriptedServer([failure(429, retry_after=30), verdict(1, "never asked")]) as server:
-        started = time.monotonic()
         metric, usage, waits = grade(server, judge_timeout=1.0,
                                      retry=RetryPolicy(attempts=3, base=0.01, ceiling=60.0))
-        elapsed = time.monotonic() - started
         asked = len(server.requests)
-    assert elapsed < 1.0 and asked == 1 and waits == []
+    assert asked == 1 and waits == []
     assert "HTTP 429; retrying in 30.0 s would pass the judge timeout of 1 s" in metric.error
     assert usage.attempts == 1
 
@@ -131,11 +126,9 @@ def test_retry_after_shapes_over_http_are_waited_within_the_ceiling(value):
                "retry-after-ms": value}
     limited = Response(429, json.dumps({"error": {"message": "slow down"}}).encode(), headers)
     with ScriptedServer([limited, verdict(1, "ok")]) as server:
-        started = time.monotonic()
         metric, usage, waits = grade(server)
-        elapsed = time.monotonic() - started
     assert metric.passed and (usage.calls, usage.attempts) == (1, 2)
-    assert elapsed < 2.0 and len(waits) == 1
+    assert len(waits) == 1
     assert float(waits[0].split("retrying in ")[1].split(" s")[0]) <= 0.2
 
 

@@ -1,7 +1,6 @@
 """Judged runs keep honest accounts: attempts, unmeasured deterministic rates, criterion counts."""
 
 import json
-import time
 
 from rich.console import Console
 
@@ -44,13 +43,11 @@ def test_a_rate_limited_judge_is_one_call_in_two_attempts_in_every_report(store)
 
 
 def test_a_hanging_judge_endpoint_errors_the_metric_within_the_judge_timeout(store):
-    with ScriptedServer([slow(verdict(1, "too late"), 5.0)]) as server:
+    # The endpoint answers after ten minutes: any verdict would mean it was waited for.
+    with ScriptedServer([slow(verdict(1, "too late"), 600.0)]) as server:
         judge = judges.openai("judge-model", base_url=server.base_url, api_key="test",
                               judge_timeout=1)
-        started = time.monotonic()
         run = assay.run(judge_only(judge), db=store, progress=False)
-        elapsed = time.monotonic() - started
-    assert elapsed < 4.0
     sample = run.samples[0]
     assert sample.status is assay.SampleStatus.ERROR
     metric = sample.metric("semantic_accuracy")
