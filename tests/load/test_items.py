@@ -1,7 +1,6 @@
 import json
 import os
 import socket
-import time
 
 import pytest
 
@@ -275,10 +274,9 @@ def test_entries_named_like_items_that_are_no_files_are_each_named(folder):
     (root / "folder.json").mkdir()
     os.mkfifo(root / "pipe.toml")
     (root / "notes.md").symlink_to("/nowhere")  # not named like an item: not read
-    started = time.monotonic()
+    # Opening the FIFO would block for good (it has no writer): returning at all shows it was not.
     with pytest.raises(assay.SpecError) as caught:
         load_items(root)
-    assert time.monotonic() - started < 5  # the FIFO was never opened
     message = str(caught.value)
     assert caught.value.location == str(root)
     for part in ("dangling.json is a symbolic link to nothing (dangling)",
