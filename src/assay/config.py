@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import SpecError
+from assay.limits import bounded
 
 #: The keys a project configuration may set, and their types.
 KEYS: dict[str, type | tuple[type, ...]] = {
@@ -138,6 +139,9 @@ def _parse(path: Path, data: Any, prefix: str = "") -> ProjectConfig:
     if concurrency is not None and concurrency < 1:
         raise SpecError("must be a positive whole number", location=str(path),
                         field=f"{prefix}concurrency")
+    if concurrency is not None:
+        # The bound of --concurrency: a configuration accepts what the command line does.
+        bounded("concurrency", concurrency, location=str(path), field=f"{prefix}concurrency")
     where = dict(data.get("baseline_where") or {})
     for key, value in where.items():
         if not isinstance(value, str):

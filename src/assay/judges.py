@@ -73,10 +73,13 @@ def with_judge_timeout(judge: Any, seconds: float) -> Any:
 
 def _positive(seconds: float | None) -> float | None:
     from assay.errors import ConfigurationError
+    from assay.limits import problem
 
     if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int | float)
                                 or not seconds > 0 or seconds == float("inf")):
         raise ConfigurationError(f"judge_timeout {seconds!r} is not a number of seconds > 0")
+    if seconds is not None and (found := problem("judge_timeout", seconds)) is not None:
+        raise ConfigurationError(f"judge_timeout {found}")
     return seconds
 
 

@@ -352,7 +352,7 @@ def test_a_huge_or_binary_file_is_refused_before_parsing(
     monkeypatch.setattr(archive, "MAX_REPORT_BYTES", 1000)
     huge = write(tmp_path, "[" + "0," * 1000 + "0]")
     done = invoke("compare", str(huge), str(huge))
-    assert done.exit_code == 2 and "more than a report may be (1,000)" in done.output
+    assert done.exit_code == 2 and "more than a report may be (1,000 bytes)" in done.output
     binary = tmp_path / "binary.json"
     binary.write_bytes(b"\xff\xfe\x00garbage")
     refused = invoke("import", str(binary))

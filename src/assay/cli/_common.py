@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from assay.limits import option_range
+
 if TYPE_CHECKING:
     from assay.config import ProjectConfig
     from assay.spec.gate import Gate
@@ -51,14 +53,17 @@ MetadataOption = Annotated[str | None, typer.Option(
     help='Run metadata as a JSON object, e.g. \'{"revision": "abc123"}\'.',
     rich_help_panel=STORAGE)]
 SamplesOption = Annotated[int | None, typer.Option(
-    min=1, help="Samples per case and model.", rich_help_panel=MODELS)]
+    **option_range("samples"), help="Samples per case and model.",
+    rich_help_panel=MODELS)]
 ConcurrencyOption = Annotated[int | None, typer.Option(
-    min=1, help="Samples in flight at once (default 8).", rich_help_panel=MODELS)]
+    **option_range("concurrency"), help="Samples in flight at once (default 8).",
+    rich_help_panel=MODELS)]
 ModelOption = Annotated[list[str] | None, typer.Option(
     "--model", help="Run every case on this model (repeatable), e.g. openai/gpt-4.1-mini.",
     rich_help_panel=MODELS)]
 TimeoutOption = Annotated[float | None, typer.Option(
-    help="Seconds before an agent call is an error.", rich_help_panel=MODELS)]
+    **option_range("timeout"), help="Seconds before an agent call is an error.",
+    rich_help_panel=MODELS)]
 QuietOption = Annotated[bool, typer.Option(
     "--quiet", "-q", help="No progress: no bar on a terminal, no progress lines when piped.",
     rich_help_panel=OUTPUT)]
@@ -70,11 +75,13 @@ JudgeBaseUrlOption = Annotated[str | None, typer.Option(
          "judge_base_url in the project configuration, else OPENAI_BASE_URL.",
     rich_help_panel=JUDGING)]
 JudgeTimeoutOption = Annotated[float | None, typer.Option(
-    min=0.001, help="Seconds the judging of one sample may take (every criterion and vote, "
-                    "retries and waits included) before it is an error.", show_default="120",
+    **option_range("judge_timeout"),
+    help="Seconds the judging of one sample may take (every criterion and vote, retries and "
+         "waits included) before it is an error.", show_default="120",
     rich_help_panel=JUDGING)]
 VotesOption = Annotated[int | None, typer.Option(
-    min=1, help="Judge votes per sample and criterion (majority, ties to the lower).",
+    **option_range("votes"),
+    help="Judge votes per sample and criterion (majority, ties to the lower).",
     rich_help_panel=JUDGING)]
 
 

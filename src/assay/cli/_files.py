@@ -14,6 +14,7 @@ import typer
 
 from assay.cli._common import GATING, MODELS, SELECTION
 from assay.errors import SpecError
+from assay.limits import option_range
 
 if TYPE_CHECKING:
     # The spec loads when a command runs, not when `assay --help` is asked.
@@ -46,7 +47,8 @@ GateOption = Annotated[list[str] | None, typer.Option(
                    "min_judge_score. Overrides the gate table of suite.toml.",
     rich_help_panel=GATING)]
 SampleConcurrencyOption = Annotated[int | None, typer.Option(
-    min=1, help="Samples of one case in flight at once (results are the same either way).",
+    **option_range("sample_concurrency"),
+    help="Samples of one case in flight at once (results are the same either way).",
     rich_help_panel=MODELS)]
 
 

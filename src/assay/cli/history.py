@@ -10,6 +10,7 @@ import typer
 
 from assay._text import visible
 from assay.cli._common import DbOption, fail, open_store, user_errors
+from assay.limits import option_range
 
 if TYPE_CHECKING:
     from assay.results import Run
@@ -18,7 +19,8 @@ if TYPE_CHECKING:
 def history_command(
     suite: Annotated[str | None, typer.Option(help="Only runs of this suite.")] = None,
     agent: Annotated[str | None, typer.Option(help="Only runs of this agent.")] = None,
-    limit: Annotated[int, typer.Option(min=1, help="How many runs to show.")] = 20,
+    limit: Annotated[int, typer.Option(**option_range("limit"),
+                                                help="How many runs to show.")] = 20,
     format: Annotated[str, typer.Option(
         "--format", "-f", help="text (a table) or json (one object per run).")] = "text",
     db: DbOption = None,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from assay.errors import AssayError, ConfigurationError
+from assay.limits import option_range
 
 if TYPE_CHECKING:
     from assay.evaluation import Evaluation, EvaluationArgs
@@ -82,8 +83,9 @@ def run_command(
     judge_timeout: JudgeTimeoutOption = None,
     votes: VotesOption = None,
     judge_limit: Annotated[int | None, typer.Option(
-        min=0, help="Judge calls a run may spend refining recommendations (default 25; 0 "
-                    "keeps the mechanical ones).", rich_help_panel=JUDGING)] = None,
+        **option_range("judge_limit"),
+        help="Judge calls a run may spend refining recommendations (default 25; 0 keeps the "
+             "mechanical ones).", rich_help_panel=JUDGING)] = None,
     baseline: Annotated[str | None, typer.Option(
         help="Compare with this run (it must be completed and compatible).",
         rich_help_panel=GATING)] = None,
@@ -118,12 +120,14 @@ def run_command(
         help="Finish an interrupted run: execute only its missing samples.",
         rich_help_panel=STORAGE)] = None,
     store_retry: Annotated[float | None, typer.Option(
-        min=0.001, help="Seconds to keep retrying a failing store before the run stops as "
-                        "interrupted (exit 3).", show_default="60",
+        **option_range("store_retry"),
+        help="Seconds to keep retrying a failing store before the run stops as interrupted "
+             "(exit 3).", show_default="60",
         rich_help_panel=STORAGE)] = None,
     lease_timeout: Annotated[float | None, typer.Option(
-        min=0.001, help="With --resume: take over a running run whose heartbeat is older than "
-                        "this many seconds.", show_default="60",
+        **option_range("lease_timeout"),
+        help="With --resume: take over a running run whose heartbeat is older than this many "
+             "seconds.", show_default="60",
         rich_help_panel=STORAGE)] = None,
 ) -> None:
     """Run a suite, persist every sample, and compare with the latest compatible run.

@@ -11,13 +11,14 @@ from assay.agent import ModelSpec, parse_models
 from assay.compare import DEFAULT_DRIFT_TOLERANCE
 from assay.errors import ConfigurationError, SpecError
 from assay.judging import Judge
+from assay.limits import BOUNDS, bounded
 from assay.runner.diagnosing import DEFAULT_JUDGE_LIMIT
 from assay.runner.engine import DEFAULT_CONCURRENCY
 from assay.spec import JSON, Suite, portable
 from assay.spec.gate import Gate
 
 #: A bound on samples per case: a plan that large is a typo, not an evaluation.
-MAX_SAMPLES = 10_000
+MAX_SAMPLES = int(BOUNDS["samples"].high)
 #: How long a failing store is retried before the run stops as interrupted (seconds).
 DEFAULT_STORE_RETRY = 60.0
 #: A running run whose heartbeat is older than this may be taken over (seconds).
@@ -136,7 +137,7 @@ def _resolve(
             sample_concurrency if sample_concurrency is not None else suite.sample_concurrency,
             "sample_concurrency"),
         timeout=_seconds(timeout, "timeout"),
-        models=parse_models(models),
+        models=_models(parse_models(models)),
         baseline=baseline,
         baseline_where=_where(baseline_where),
         resume=resume,
@@ -159,9 +160,14 @@ def _resolve(
 def _positive(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise SpecError(f"{value!r} is not a positive whole number", field=name)
-    if name == "samples" and value > MAX_SAMPLES:
-        raise SpecError(f"{value} is more than {MAX_SAMPLES:,} samples per case", field=name)
-    return value
+    return bounded(name, value)
+
+
+def _models(models: tuple[ModelSpec, ...]) -> tuple[ModelSpec, ...]:
+    most = BOUNDS["models"].high
+    if len(models) > most:
+        raise SpecError(f"names {len(models):,} models, more than {most:,}", field="models")
+    return models
 
 
 def _where(value: Any) -> tuple[tuple[str, str], ...]:
@@ -181,7 +187,7 @@ def _where(value: Any) -> tuple[tuple[str, str], ...]:
 def _whole(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise SpecError(f"{value!r} is not a whole number (0 or more)", field=name)
-    return value
+    return bounded(name, value)
 
 
 def _gate_callable(value: Any) -> Callable[..., Any] | None:
@@ -200,7 +206,7 @@ def _seconds(value: Any, name: str) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not (
             0 < value < math.inf):
         raise SpecError(f"{value!r} is not a positive, finite number of seconds", field=name)
-    return float(value)
+    return float(bounded(name, value))
 
 
 def _judge(value: Any, votes: int | None = None) -> Judge | None:

@@ -13,8 +13,11 @@ a newer Assay may have added something:
   character, a lone surrogate, an integer beyond 64 bits);
 * every field the run needs is present and of its type; keys this version does not know are
   ignored (as ``known_fields`` ignores them in stored JSON);
+* its settings within the bounds a run is given (:mod:`assay.limits`: at most 10,000
+  samples per case and model, 100 models, ...), checked before anything is read from them;
 * a completed run is whole and consistent: every planned sample (cases × models × samples)
-  exactly once, each sample's status the one its error and metrics decide, and every figure
+  exactly once (counted, never built: the work follows the file's size, not its claims),
+  each sample's status the one its error and metrics decide, and every figure
   of the summary (counts, rates, tokens, cost, latency, faults, categories, judge means, each
   model's tally) the one its samples give; a model verdict names a model the run compared
   and the judge it ran with. A figure edited by hand is refused, not read. What is stored
@@ -27,7 +30,6 @@ Every refusal is a :class:`~assay.errors.SpecError` naming the file and the fiel
 from __future__ import annotations
 
 import math
-import stat
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -37,10 +39,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
+from assay import limits
 from assay.agent.outcome import CostSource
 from assay.compare import Comparison, ModelComparison
 from assay.compare.stored import stored_form
 from assay.errors import SpecError
+from assay.limits import BOUNDS, problem, read_bounded
 from assay.results import (
     CaseSnapshot,
     Run,
@@ -60,7 +64,7 @@ __all__ = ["MAX_DEPTH", "MAX_REPORT_BYTES", "differing_field", "read_report", "r
            "same_run"]
 
 #: The largest report file read (256 MiB): far beyond any real run, well within memory.
-MAX_REPORT_BYTES = 256 * 1024 * 1024
+MAX_REPORT_BYTES = limits.MAX_REPORT_BYTES
 #: The deepest the document may nest objects and arrays.
 MAX_DEPTH = 100
 
@@ -200,6 +204,7 @@ def run_from_report(data: Any, location: str = "report") -> Run:
         raise SpecError(_message(first), location=location,
                         field=_path(first["loc"]) or None) from None
     try:
+        _check_settings(report.settings)
         run = _run(report)
         if run.status is RunStatus.COMPLETED:
             run = _check_whole(run, report)
@@ -246,26 +251,11 @@ class _Refused(Exception):
 # -- reading and parsing ------------------------------------------------------------------
 
 def _read(path: Path) -> str:
-    location = str(path)
-    try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):
-            raise SpecError("is not a regular file", location=location)
-        if info.st_size > MAX_REPORT_BYTES:
-            raise SpecError(f"is {info.st_size:,} bytes, more than a report may be "
-                            f"({MAX_REPORT_BYTES:,})", location=location)
-        with path.open("rb") as stream:
-            raw = stream.read(MAX_REPORT_BYTES + 1)  # a file that grew since stat() stops here
-    except FileNotFoundError:
-        raise SpecError("no such file", location=location) from None
-    except OSError as error:
-        raise SpecError(f"cannot be read: {error.strerror or error}", location=location) from None
-    if len(raw) > MAX_REPORT_BYTES:
-        raise SpecError(f"is more than {MAX_REPORT_BYTES:,} bytes", location=location)
+    raw = read_bounded(path, MAX_REPORT_BYTES, "a report")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise SpecError(f"is not UTF-8 text (byte {error.start})", location=location) from None
+        raise SpecError(f"is not UTF-8 text (byte {error.start})", location=str(path)) from None
 
 
 def _parse(text: str, location: str) -> Any:
@@ -432,28 +422,70 @@ def _check_whole(run: Run, report: _Report) -> Run:
     return replace(run, summary=counted)
 
 
+_BOUNDED_SETTINGS = ("samples", "concurrency", "model_concurrency", "sample_concurrency",
+                     "timeout", "votes")
+
+
+def _check_settings(settings: _Settings) -> None:
+    """The settings within the bounds a run is given (:mod:`assay.limits`).
+
+    Checked before the plan is: the plan is read from them, and a figure past a bound
+    (``samples = 10**15``) is no run Assay could have made.
+    """
+    given = settings.model_dump(exclude_unset=True)
+    for name in _BOUNDED_SETTINGS:
+        value = given.get(name)
+        if value is not None and (found := problem(name, value)) is not None:
+            raise _Refused(f"settings.{name}", found)
+    most = BOUNDS["models"].high
+    if len(settings.models or ()) > most:
+        raise _Refused("settings.models", f"names {len(settings.models or ()):,} models, "
+                       f"more than {most:,}")
+
+
 def _check_plan(run: Run, report: _Report) -> None:
+    """Every planned sample (cases × models × samples) exactly once.
+
+    Work in proportion to the samples the file holds, never to the plan it claims: the
+    plan is counted, not built.
+    """
     cases = [case.case_id for case in run.cases]
     repeated = [case for case, count in Counter(cases).items() if count > 1]
     if repeated:
         raise _Refused("cases", f"names case {repeated[0]!r} more than once")
     models: list[str | None] = list(report.settings.models or []) or [None]
     per_case = report.settings.samples
-    planned = {(case, model, index) for case in cases for model in models
-               for index in range(per_case)}
+    known_cases, known_models = set(cases), set(models)
     seen: set[tuple[str, str | None, int]] = set()
     for index, sample in enumerate(run.samples):
         if sample.key in seen:
             raise _Refused(f"samples[{index}]", f"repeats sample {_key(sample.key)}")
-        if sample.key not in planned:
+        case, model, number = sample.key
+        if case not in known_cases or model not in known_models or number >= per_case:
             raise _Refused(f"samples[{index}]", f"sample {_key(sample.key)} is outside the "
                            f"run's plan ({len(cases)} case(s) × {len(models)} model(s) × "
                            f"{per_case} sample(s))")
         seen.add(sample.key)
-    missing = sorted(planned - seen, key=lambda key: (key[0], key[1] or "", key[2]))
-    if missing:
-        raise _Refused("samples", f"{len(missing)} planned sample(s) missing, the first "
-                       f"{_key(missing[0])}; a completed run holds every one")
+    planned = len(cases) * len(models) * per_case
+    if len(seen) < planned:
+        raise _Refused("samples", f"{planned - len(seen):,} planned sample(s) missing, the "
+                       f"first {_key(_first_missing(seen, cases, models, per_case))}; a "
+                       "completed run holds every one")
+
+
+def _first_missing(seen: set[tuple[str, str | None, int]], cases: list[str],
+                   models: list[str | None], per_case: int) -> tuple[str, str | None, int]:
+    """The first planned key not seen, in (case, model, index) order, without the plan."""
+    held: dict[tuple[str, str | None], set[int]] = {}
+    for case, model, number in seen:
+        held.setdefault((case, model), set()).add(number)
+    for case in sorted(cases):
+        for model in sorted(models, key=lambda name: name or ""):
+            numbers = held.get((case, model), set())
+            if len(numbers) < per_case:
+                # The first gap is at most len(numbers) away from 0.
+                return case, model, next(n for n in range(per_case) if n not in numbers)
+    raise AssertionError("a plan with fewer samples seen has a missing one")
 
 
 def _key(key: tuple[str, str | None, int]) -> str:

@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from assay.errors import SpecError
+from assay.limits import bounded
 from assay.spec.case import Case, build_case, present_parts, validate_criteria
 from assay.spec.gate import Gate
 from assay.spec.metrics import CheckDefinition
@@ -223,7 +224,7 @@ def _instructions(text: str | None, suite: str) -> str | None:
 def _positive(value: Any, field: str, suite: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise SpecError(f"{value!r} is not a positive whole number", location=suite, field=field)
-    return value
+    return bounded(field, value, location=suite)
 
 
 def _default_checks(checks: Sequence[CheckDefinition] | None, suite: str) -> tuple[
