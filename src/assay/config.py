@@ -22,7 +22,6 @@ names the file and the key.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,11 +115,12 @@ def _read_folder(folder: Path) -> ProjectConfig | None:
 
 
 def _load(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError, RecursionError) as error:
-        raise SpecError(f"not a readable TOML file: {error}", location=str(path)) from None
+    # Bounded like a suite file: the configuration may come with an untrusted checkout.
+    from assay.load.documents import read_toml
+
+    document = read_toml(path)
+    assert isinstance(document, dict)  # a TOML document is a table
+    return document
 
 
 def _parse(path: Path, data: Any, prefix: str = "") -> ProjectConfig:

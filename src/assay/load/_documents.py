@@ -1,10 +1,11 @@
 """Reading TOML, JSON and YAML documents strictly: duplicate keys, NaN and dates refused.
 
 Suite files may come from people the reader does not trust, so every document is bounded:
-it may nest at most :data:`MAX_DEPTH` tables and lists deep, and YAML aliases may add at
-most :data:`MAX_ALIAS_NODES` nodes to it once expanded (a few hundred bytes of nested
-aliases otherwise expand to billions of nodes). Both are checked before anything walks the
-data recursively, and a document past either is a spec error naming the file.
+its file may be at most :data:`~assay.limits.MAX_SUITE_FILE_BYTES` long, it may nest at
+most :data:`MAX_DEPTH` tables and lists deep, and YAML aliases may add at most
+:data:`MAX_ALIAS_NODES` nodes to it once expanded (a few hundred bytes of nested aliases
+otherwise expand to billions of nodes). The nesting and aliases are checked before anything
+walks the data recursively, and a document past any bound is a spec error naming the file.
 
 The parsers are imported here, on first use, so ``import assay`` stays light.
 """
@@ -12,12 +13,12 @@ The parsers are imported here, on first use, so ``import assay`` stays light.
 from __future__ import annotations
 
 import re
-import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from assay.errors import SpecError
+from assay.limits import MAX_SUITE_FILE_BYTES, read_bounded
 from assay.spec._json import strict_loads
 
 #: The deepest a document may nest tables (mappings) and lists inside each other.
@@ -36,15 +37,14 @@ class _Refused(Exception):
 def read_text(path: Path) -> str:
     """The file's UTF-8 text, or a spec error naming the file.
 
-    Only regular files are read: a FIFO or a device would block or never end.
+    Only regular files are read (a FIFO or a device would block or never end), and at most
+    :data:`~assay.limits.MAX_SUITE_FILE_BYTES` of them.
     """
+    raw = read_bounded(path, MAX_SUITE_FILE_BYTES, "a suite file")
     try:
-        if not stat.S_ISREG(path.stat().st_mode):
-            raise SpecError("is not a regular file", location=str(path))
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SpecError("no such file", location=str(path)) from None
-    except (OSError, UnicodeDecodeError) as error:
+        # Universal newlines, as Path.read_text gives them.
+        return raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    except UnicodeDecodeError as error:
         raise SpecError(f"cannot be read: {error}", location=str(path)) from None
 
 
@@ -63,17 +63,43 @@ def parse_toml(text: str, location: str) -> Any:
         raise SpecError(_TOO_DEEP, location=location) from None
 
 
-_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'')
+# The tokens of TOML a dotted key is made of, each read where it starts (``match``) and
+# possessively, so no character is scanned twice: bare keys, strings (multi-line ones
+# first; an unterminated one ends at the line, and the parser says why it is invalid),
+# dots, blanks, comments, and anything else, which ends a dotted run.
+_TOML_TOKEN = re.compile(
+    r"(?P<atom>[A-Za-z0-9_-]++"
+    r'|"""(?:[^"\\]|\\.|"(?!""))*+(?:""")?'
+    r"|'''(?:[^']|'(?!''))*+(?:''')?"
+    r'|"(?:[^"\\\n]|\\.)*+"?'
+    r"|'[^'\n]*+'?)"
+    r"|(?P<dot>\.)|(?P<blank>[ \t]++)|(?P<comment>#[^\n]*+)|(?P<other>.|\n)")
 
 
 def _dotted_too_deep(text: str) -> bool:
-    """Whether a key or a table header has more than :data:`MAX_DEPTH` dotted parts."""
-    for line in text.splitlines():
-        if line.count(".") <= MAX_DEPTH:
-            continue
-        key = _QUOTED.sub("", line.split("=", 1)[0] if "=" in line else line)
-        if key.count(".") >= MAX_DEPTH:
-            return True
+    """Whether a dotted key joins more than :data:`MAX_DEPTH` parts.
+
+    Anywhere: in a table header, a key/value line or an inline table. Read by a tokeniser,
+    not by splitting lines: a quoted ``=`` or ``]`` in a key (``"=".k.k.k...``) is part of
+    the key, and a string value is no key at all.
+    """
+    if text.count(".") < MAX_DEPTH:
+        return False  # a key of more parts needs more dots
+    parts, dotted, position = 0, False, 0
+    while position < len(text):
+        token = _TOML_TOKEN.match(text, position)
+        assert token is not None  # "other" matches any character
+        position = token.end()
+        kind = token.lastgroup
+        if kind == "atom":
+            parts = parts + 1 if dotted else 1
+            dotted = False
+            if parts > MAX_DEPTH:
+                return True
+        elif kind == "dot":
+            dotted = parts > 0
+        elif kind != "blank":
+            parts, dotted = 0, False
     return False
 
 

@@ -5,6 +5,10 @@ label ending in a colon (``Find tickets:``). ``#1 priority: ...`` (``#`` and a d
 prompt. List markers (``-``, ``*``, ``1.``) are dropped, as are lines that are only a rule
 (``---``). Backticks around a span inside a prompt are removed; a prompt that is backticked
 whole may be followed by notes.
+
+Pasted text may come from anyone, so every line is read in time linear in its length: the
+patterns here have no repetition that can backtrack into another (a bold heading is read
+with string methods, not a pattern), and spans are paired once per line.
 """
 
 from __future__ import annotations
@@ -21,7 +25,6 @@ _LISTS = ("tools", "forbid_tools", "tags")
 _ONCE = ("key", "group", "notes")
 _MARKER = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
 _RULE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
-_BOLD_HEADING = re.compile(r"^\*\*([^*]+?)\s*:?\s*\*\*\s*:?$")
 _LABEL_HEADING = re.compile(r"^([^:|?!`]+):$")
 _SPAN = re.compile(r"`[^`\n]*`")
 _NOTES_SEPARATORS = "-—–:"
@@ -63,11 +66,34 @@ def _heading(line: str) -> str | None:
         text = line.lstrip("#")
         return None if text[:1].isdigit() else text.strip().rstrip(":").strip()
     unmarked = _MARKER.sub("", line)
-    for pattern in (_BOLD_HEADING, _LABEL_HEADING):
-        found = pattern.match(unmarked)
-        if found is not None and found.group(1).strip():
-            return found.group(1).strip()
+    bold = _bold_heading(unmarked)
+    if bold:
+        return bold
+    found = _LABEL_HEADING.match(unmarked)
+    if found is not None and found.group(1).strip():
+        return found.group(1).strip()
     return None
+
+
+def _bold_heading(line: str) -> str | None:
+    """The text of ``**Orders**`` (or ``**Orders:**``, ``**Orders**:``), else ``None``.
+
+    String methods, not a pattern: the pattern this replaces backtracked cubically on a
+    long line of spaces.
+    """
+    if not line.startswith("**"):
+        return None
+    body = line[2:]
+    body = (body[:-1] if body.endswith(":") else body).rstrip()
+    if not body.endswith("**"):
+        return None
+    inner = body[:-2]
+    if not inner or "*" in inner:
+        return None
+    # The text before an optional colon and the spaces around it.
+    text = inner.rstrip()
+    text = text[:-1].rstrip() if text.endswith(":") else text
+    return (text or inner[:1]).strip()
 
 
 def _group(heading: str) -> tuple[str, str] | None:
@@ -105,12 +131,18 @@ def _line(line: str, group: tuple[str, str] | None, location: str, where: str) -
 
 
 def _split_options(line: str) -> list[str]:
-    """Split ``prompt | option | option`` at the bars outside backticked spans."""
-    spans = [match.span() for match in _SPAN.finditer(line)]
+    """Split ``prompt | option | option`` at the bars outside backticked spans.
+
+    Backticks pair up in order (a last one without a partner opens no span), so one pass
+    tells which bars are inside a span.
+    """
+    paired = line.count("`") // 2 * 2
     parts: list[str] = []
-    start = 0
+    start = ticks = 0
     for index, char in enumerate(line):
-        if char == "|" and not any(low < index < high for low, high in spans):
+        if char == "`":
+            ticks += 1
+        elif char == "|" and (ticks % 2 == 0 or ticks > paired):
             parts.append(line[start:index])
             start = index + 1
     return [*parts, line[start:]]

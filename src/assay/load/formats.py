@@ -22,12 +22,19 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from assay.limits import BOUNDS
 from assay.spec.metrics import JUDGE_CRITERIA
 
 Text = Annotated[str, StringConstraints(min_length=1)]
 Count = Annotated[int, Field(ge=1)]
 Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
 Provenance = Literal["authored", "derived", "recorded"]
+# Counts within the bounds of their setting (assay.limits), in the schema too, so that an
+# editor flags a count past one.
+Samples = Annotated[int, Field(ge=1, le=int(BOUNDS["samples"].high))]
+Votes = Annotated[int, Field(ge=1, le=int(BOUNDS["votes"].high))]
+Concurrency = Annotated[int, Field(ge=1, le=int(BOUNDS["concurrency"].high))]
+SampleConcurrency = Annotated[int, Field(ge=1, le=int(BOUNDS["sample_concurrency"].high))]
 
 
 def _one_item_list(value: Any) -> Any:
@@ -151,10 +158,10 @@ class SettingsModel(Strict):
     agent: EntryPoint | None = None
     harness: EntryPoint | None = None
     agent_name: Text | None = None
-    samples: Count | None = None
-    votes: Count | None = None
-    concurrency: Count | None = None
-    sample_concurrency: Count | None = None
+    samples: Samples | None = None
+    votes: Votes | None = None
+    concurrency: Concurrency | None = None
+    sample_concurrency: SampleConcurrency | None = None
     max_observed: Count | None = None
     channels: list[Text] = Field(default_factory=list,
                                  description="Observation channels the harness reports.")

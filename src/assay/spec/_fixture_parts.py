@@ -11,6 +11,7 @@ from typing import Any, Final
 from urllib.parse import parse_qsl, urlsplit
 
 from assay.errors import SpecError
+from assay.limits import MAX_BODY_FILE_BYTES, read_bounded
 from assay.spec._json import JSON, portable
 
 
@@ -181,7 +182,11 @@ def body_from_json(value: Any, path: str) -> bytes:
 
 
 def body_from_file(value: Any, base_dir: Path | None, path: str) -> bytes:
-    """The exact bytes of a JSON file, checked to be UTF-8 and JSON before any agent runs."""
+    """The exact bytes of a JSON file, checked to be UTF-8 and JSON before any agent runs.
+
+    The file may be anywhere, so it is read like a suite file: a regular file (a FIFO
+    would block), at most :data:`~assay.limits.MAX_BODY_FILE_BYTES` long.
+    """
     if not isinstance(value, str | Path) or not str(value):
         raise SpecError("must be a file path", field=path)
     file = Path(value)
@@ -191,9 +196,9 @@ def body_from_file(value: Any, base_dir: Path | None, path: str) -> bytes:
                             "use an absolute path", field=path)
         file = base_dir / file
     try:
-        data = file.read_bytes()
-    except OSError as error:
-        raise SpecError(f"cannot read {file}: {error.strerror or error}", field=path) from None
+        data = read_bounded(file, MAX_BODY_FILE_BYTES, "a replay body_file")
+    except SpecError as error:
+        raise SpecError(f"cannot read {file}: {error.detail}", field=path) from None
     _check_json_bytes(data, file, path)
     return data
 
@@ -208,6 +213,8 @@ def _check_json_bytes(data: bytes, file: Path, path: str) -> None:
         jsonlib.loads(text, parse_constant=_refuse_constant)
     except ValueError as error:
         raise SpecError(f"{file} is not valid JSON: {error}", field=path) from None
+    except RecursionError:
+        raise SpecError(f"{file} is nested too deeply to be read", field=path) from None
 
 
 def _refuse_constant(name: str) -> JSON:
