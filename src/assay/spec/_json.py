@@ -51,6 +51,11 @@ def storable_text(text: str, field: str) -> str:
     return text
 
 
+def shown_text(text: str) -> str:
+    """``text`` with any lone surrogate escaped, so that an error naming it can be printed."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _portable_mapping(value: Mapping[Any, Any], field: str) -> dict[str, JSON]:
     result: dict[str, JSON] = {}
     for key, item in value.items():

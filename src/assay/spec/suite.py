@@ -9,6 +9,7 @@ from typing import Any
 
 from assay.errors import SpecError
 from assay.limits import bounded
+from assay.spec._json import portable, shown_text, storable_text
 from assay.spec.case import Case, build_case, present_parts, validate_criteria
 from assay.spec.gate import Gate
 from assay.spec.metrics import CheckDefinition
@@ -54,6 +55,9 @@ class Suite:
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise SpecError("a suite needs a non-empty name", field="name")
+        _storable_settings(name=name, version=version, agent_name=agent_name,
+                           description=description, instructions=instructions,
+                           available_tools=available_tools)
         if not callable(agent):
             raise SpecError(f"{agent!r} is not callable", location=name, field="agent")
         self.name = name
@@ -164,6 +168,7 @@ class Suite:
         if case.id in self._ids:
             raise SpecError("duplicate case id; give each case a unique id=",
                             location=self.name, case=case.id, field="id")
+        _storable_case(case, self.name)
         # Select its metrics now so a bad minimum_scores name fails at definition time (no
         # fingerprint: the run computes that once for the whole plan).
         case_metrics(case, self.checks, self.criteria, judged=True)
@@ -196,6 +201,29 @@ class Suite:
 
     def __repr__(self) -> str:
         return f"Suite({self.name!r}, cases={len(self._cases)}, agent={self.agent_name!r})"
+
+
+def _storable_settings(**settings: Any) -> None:
+    """Every text setting a run stores, storable by every backend (no NUL, no surrogate).
+
+    Checked first, before the name is used to locate any other error: a name that cannot be
+    stored cannot be printed either.
+    """
+    for field, value in settings.items():
+        if isinstance(value, str):
+            storable_text(value, field)
+        elif isinstance(value, Mapping):
+            portable(dict(value), field)
+
+
+def _storable_case(case: Case, suite: str) -> None:
+    """The case's stored definition holds only text every backend can store."""
+    try:
+        portable(case.definition(), "")
+    except SpecError as error:
+        field = (error.field or "").lstrip(".") or None
+        raise SpecError(error.detail, location=suite, case=shown_text(case.id),
+                        field=field) from None
 
 
 def _callable_name(agent: Callable[..., Any]) -> str:
