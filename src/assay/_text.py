@@ -25,7 +25,9 @@ BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2
 
 _BREAK_CHARS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 _BREAK = re.compile(r"\r\n|[" + _BREAK_CHARS + "]")
-_BREAKS_AND_BLANKS = re.compile(r"[ \t]*(?:\r\n|[" + _BREAK_CHARS + r"])+[ \t]*")
+# A run of breaks; the blanks around it are stripped by string methods, since a pattern
+# that began with them would rescan a long run of blanks from each of its positions.
+_BREAKS = re.compile(r"(?:\r\n|[" + _BREAK_CHARS + r"])+")
 # Every C0 control but the tab, DEL, every C1 control, and the bidi controls.
 _UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f" + BIDI_CONTROLS + "]")
 _UNSAFE_IN_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f" + BIDI_CONTROLS + "]")
@@ -53,7 +55,13 @@ def one_line(text: str) -> str:
 
     For places with room for one line only: a table cell, a heading, a list item.
     """
-    return visible(_BREAKS_AND_BLANKS.sub(" ", text))
+    pieces = _BREAKS.split(text)
+    if len(pieces) > 1:
+        last = len(pieces) - 1
+        pieces = [piece.rstrip(" \t") if index == 0 else piece.lstrip(" \t")
+                  if index == last else piece.strip(" \t")
+                  for index, piece in enumerate(pieces)]
+    return visible(" ".join(pieces))
 
 
 

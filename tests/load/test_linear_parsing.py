@@ -262,3 +262,17 @@ def test_every_pattern_the_loaders_apply_to_untrusted_text_is_linear() -> None:
     offending = {where: shapes for where, pattern in patterns
                  if (shapes := super_linear_shapes(pattern))}
     assert offending == {}
+
+
+def test_text_shown_on_one_line_is_folded_in_linear_work() -> None:
+    # Answers and errors are folded to one line for tables: a long run of blanks without a
+    # line break once made that quadratic (40,000 spaces: 37 s).
+    from assay import _text
+
+    patterns = [value.pattern for value in vars(_text).values() if hasattr(value, "pattern")]
+    assert len(patterns) >= 4
+    offending = {pattern: shapes for pattern in patterns
+                 if (shapes := super_linear_shapes(pattern))}
+    assert offending == {}
+    assert _text.one_line("a \t\n \r\n\u2028 b\n\n  \n c  ") == "a  b  c  "
+    assert _text.one_line("  lead\n") == "  lead "
