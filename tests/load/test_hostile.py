@@ -24,8 +24,9 @@ from .hostile_files import (
 )
 
 ASSAY = str(Path(sys.executable).parent / "assay")
-# Generous for a loaded CI machine; an unbounded bomb takes minutes or never ends.
-FAST_SECONDS = 5.0
+# A guard against a hang, not a timing test (bench/hostile_files.py times the corpus): an
+# unbounded bomb takes minutes or never ends, and the error says which bound refused it.
+FAST_SECONDS = 30.0
 
 
 def refused(load, path):
@@ -74,10 +75,9 @@ def test_pasted_documents_refuse_the_corpus(tmp_path, name, text):
 @pytest.mark.parametrize("text", [alias_bomb(), alias_bomb(levels=30, width=2),
                                   alias_bomb(levels=6, width=200)])
 def test_an_alias_bomb_is_measured_not_expanded(text):
-    started = time.monotonic()
+    # "alias bomb" comes only from measuring the aliases before any expansion.
     with pytest.raises(assay.SpecError, match="alias bomb") as raised:
         parse_yaml(text, "bomb.yml")
-    assert time.monotonic() - started < 1.0
     assert str(raised.value).startswith("bomb.yml: ")
 
 
@@ -128,9 +128,7 @@ CLI_CASES = [("bomb.yml", YAML_FILES[0][1]), ("merge_bomb.yaml", YAML_FILES[2][1
 @pytest.mark.parametrize(("name", "text"), CLI_CASES, ids=[name for name, _ in CLI_CASES])
 def test_the_command_line_exits_2_naming_the_file(tmp_path, command, name, text):
     (tmp_path / name).write_text(text)
-    started = time.monotonic()
-    done = cli(tmp_path, command, name)
-    assert time.monotonic() - started < 30
+    done = cli(tmp_path, command, name)  # cut off (and failed) after 60 s
     assert done.returncode == 2, done.stdout + done.stderr
     assert f"{name}: " in done.stderr
     assert not (tmp_path / ".assay").exists()
