@@ -63,6 +63,54 @@ def test_raw_sql_cannot_alter_a_completed_run(store: Store, raw_engine: Engine,
     assert store.get_run(completed.id) == completed
 
 
+_RUN_COLUMNS = "sequence, id, suite, agent, fingerprint, status, started_at, settings, " \
+               "metadata, links"
+_SAMPLE_COLUMNS = "id, run, case_id, model, sample, status, answer, metadata, created_at"
+# statement: the backends that have it. Each would replace a completed run's row with one
+# written anew (REPLACE deletes the old row without firing delete triggers).
+REPLACING = {
+    "replace run": (f"REPLACE INTO runs ({_RUN_COLUMNS}) SELECT "
+                    + _RUN_COLUMNS.replace("suite,", "'forged',") + " FROM runs WHERE "
+                    "sequence = :seq", {"sqlite"}),
+    "insert or replace run": (f"INSERT OR REPLACE INTO runs ({_RUN_COLUMNS}) SELECT "
+                              + _RUN_COLUMNS.replace("status,", "'running',")
+                              + " FROM runs WHERE sequence = :seq", {"sqlite"}),
+    "replace sample": (f"REPLACE INTO samples ({_SAMPLE_COLUMNS}) SELECT "
+                       + _SAMPLE_COLUMNS.replace("answer,", "'forged',")
+                       + " FROM samples WHERE run = :seq", {"sqlite"}),
+    "replace sample into an open run": (
+        f"REPLACE INTO samples ({_SAMPLE_COLUMNS}) SELECT "
+        + _SAMPLE_COLUMNS.replace(" run,", " :open,") + " FROM samples WHERE run = :seq",
+        {"sqlite"}),
+    "replace metric": ("REPLACE INTO metrics (sample, position, name, kind, category, "
+                       "threshold, passed) SELECT sample, position, 'forged', kind, category, "
+                       "threshold, passed FROM metrics WHERE sample IN (SELECT id FROM "
+                       "samples WHERE run = :seq)", {"sqlite"}),
+    "replace case": ("REPLACE INTO run_cases (run, case_id, name, position, fingerprint, "
+                     "definition) SELECT run, case_id, 'forged', position, fingerprint, "
+                     "definition FROM run_cases WHERE run = :seq", {"sqlite"}),
+    "upsert run": (f"INSERT INTO runs ({_RUN_COLUMNS}) SELECT {_RUN_COLUMNS} FROM runs WHERE "
+                   "sequence = :seq ON CONFLICT (id) DO UPDATE SET suite = 'forged'",
+                   {"sqlite", "postgresql"}),
+    "upsert sample": (f"INSERT INTO samples ({_SAMPLE_COLUMNS}) SELECT {_SAMPLE_COLUMNS} FROM "
+                      "samples WHERE run = :seq ON CONFLICT (id) DO UPDATE SET answer = "
+                      "'forged'", {"sqlite", "postgresql"}),
+}
+
+
+@pytest.mark.parametrize("name", REPLACING)
+def test_no_insert_replaces_a_completed_run(store: Store, raw_engine: Engine,
+                                            completed: Run, name: str) -> None:
+    statement, backends = REPLACING[name]
+    if raw_engine.dialect.name not in backends:
+        pytest.skip(f"{raw_engine.dialect.name} has no such statement")
+    open_run = store.create_run(make_run())
+    with pytest.raises(DBAPIError, match="read-only"), raw_engine.begin() as connection:
+        connection.execute(text(statement), {"seq": _sequence(raw_engine, completed),
+                                             "open": _sequence(raw_engine, open_run)})
+    assert store.get_run(completed.id) == completed
+
+
 def test_raw_sql_may_still_change_an_open_run(store: Store, raw_engine: Engine) -> None:
     run = store.create_run(make_run())
     store.save_samples(run.id, [sample()])

@@ -294,3 +294,35 @@ def test_upgraded_postgres_refuses_truncate_of_existing_history(postgres_url: st
         assert count == len(SAMPLES)
     finally:
         engine.dispose()
+
+
+def test_upgrading_from_0003_guards_completed_runs_against_replacement(store_url: str) -> None:
+    from store_builders import make_single_run, sample
+
+    engine = create_engine(store_url)
+    try:
+        with engine.begin() as connection:
+            command.upgrade(_migrate._config(connection), "0003")
+        old = Store(store_url, engine)  # today's store writes the same columns as 0003
+        run = old.create_run(make_single_run())
+        old.save_samples(run.id, [sample()])
+        completed = old.complete_run(run.id, summary=summarise([sample()]),
+                                     finished_at=later(1))
+        migrated = CliRunner().invoke(app, ["db", "migrate", "--db", store_url])
+        assert migrated.exit_code == 0, migrated.output
+        assert _migrate.state(engine) is _migrate.SchemaState.CURRENT
+        replace = ("REPLACE INTO runs (sequence, id, suite, agent, fingerprint, status, "
+                   "started_at, settings, metadata, links) SELECT sequence, id, 'forged', "
+                   "agent, fingerprint, 'running', started_at, settings, metadata, links "
+                   "FROM runs WHERE id = :id")
+        if engine.dialect.name == "postgresql":
+            replace = ("INSERT INTO runs (id, suite, agent, fingerprint, status, started_at, "
+                       "settings, metadata, links) SELECT id, suite, agent, fingerprint, "
+                       "status, started_at, settings, metadata, links FROM runs WHERE id = "
+                       ":id ON CONFLICT (id) DO UPDATE SET suite = 'forged'")
+        with pytest.raises(DBAPIError, match="read-only"), engine.begin() as connection:
+            connection.execute(text(replace), {"id": run.id})
+        with Store.open(store_url) as store:
+            assert store.get_run(run.id) == completed
+    finally:
+        engine.dispose()

@@ -83,9 +83,67 @@ def upgrade(engine: Engine, display_url: str) -> None:
                 connection.execute(text("SELECT pg_advisory_xact_lock(:key)"),
                                    {"key": _MIGRATION_LOCK})
             try:
+                if found is SchemaState.MISSING:
+                    _adopt(connection, display_url)
                 command.upgrade(_config(connection), "head")
             except CommandError as error:
                 raise ConfigurationError(f"cannot migrate {display_url}: {error}") from None
+
+
+#: The tables every revision has, and the ``runs`` columns each revision added, in order.
+_TABLES = ("runs", "run_cases", "samples", "metrics")
+_ADDED_COLUMNS = (("0002", {"owner_host", "owner_pid", "owner_token", "heartbeat_at", "error"}),
+                  ("0003", {"verdict", "judge_usage"}))
+#: A trigger by which a revision that only changed triggers is recognised.
+_ADDED_TRIGGERS = (("0004", {"runs_append_only_insert"}),)
+
+
+def _adopt(connection: Connection, display_url: str) -> None:
+    """Record the revision of Assay tables whose version table was lost, so upgrades work.
+
+    Without it, migrating would try to create tables that exist. Tables that are not an
+    Assay history (a ``runs`` table of another program) are refused, never changed.
+    """
+    from alembic import command
+
+    found = inspect(connection)
+    present = [name for name in _TABLES if found.has_table(name)]
+    if not present:
+        return  # an empty database: created from scratch
+    revision = _recognised_revision(connection, present)
+    if revision is None:
+        raise ConfigurationError(
+            f"database {display_url} holds table(s) {', '.join(present)} that are not an "
+            "Assay history (no Assay version record, and not Assay's columns); use another "
+            "database (--db), or move those tables aside")
+    command.stamp(_config(connection), revision)
+
+
+def _recognised_revision(connection: Connection, present: list[str]) -> str | None:
+    if len(present) < len(_TABLES):
+        return None
+    columns = {column["name"] for column in inspect(connection).get_columns("runs")}
+    if not {"sequence", "id", "suite", "agent", "fingerprint", "status", "settings"} <= columns:
+        return None
+    revision = "0001"
+    for candidate, added in _ADDED_COLUMNS:
+        if added <= columns:
+            revision = candidate
+    triggers = _trigger_names(connection)
+    if "runs_append_only" not in triggers and "runs_append_only_update" not in triggers:
+        return None  # not guarded as Assay guards its history
+    for candidate, names in _ADDED_TRIGGERS:
+        if revision == "0003" and names & triggers:
+            revision = candidate
+    return revision
+
+
+def _trigger_names(connection: Connection) -> set[str]:
+    if connection.dialect.name == "postgresql":
+        query = "SELECT tgname FROM pg_trigger WHERE NOT tgisinternal"
+    else:
+        query = "SELECT name FROM sqlite_master WHERE type = 'trigger'"
+    return {str(row[0]) for row in connection.execute(text(query))}
 
 
 _REVISION = re.compile(r"^revision(?:: *str)? *= *[\"']([^\"']+)[\"']", re.M)
