@@ -233,16 +233,19 @@ def pipe_safe(command: Callable[..., None]) -> Callable[..., None]:
 def open_store(option: str | None, *, migrate: bool = False) -> Iterator[Store]:
     """Open the store selected by ``--db`` or the environment, closing it afterwards.
 
-    A reading command never creates a database: without one, it says where it looked.
+    A reading command never creates a database: without one, it says where it looked. An
+    error of the store's while the command uses it exits 2 with its message, like one at
+    opening.
     """
     from assay.store import Store
 
     with user_errors():
         store = Store.open(database_url(option), migrate=migrate, create=migrate)
-    try:
-        yield store
-    finally:
-        store.close()
+        # What the command reads may fail too (a damaged file): the same exit 2, no traceback.
+        try:
+            yield store
+        finally:
+            store.close()
 
 
 def judge_option(name: str | None, base_url: str | None, timeout: float | None = None,

@@ -11,7 +11,7 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 
 from assay.errors import ConfigurationError
-from assay.store._urls import redact, scrub
+from assay.store._urls import redact, scrub, sqlite_path
 
 #: Execution option that asks for a write transaction (``BEGIN IMMEDIATE`` on SQLite).
 WRITE = "assay_write"
@@ -39,10 +39,44 @@ def connect(url: str) -> Engine:
             pass
     except DBAPIError as error:
         engine.dispose()
+        refused = unusable_file(url, error)
+        if refused is not None:
+            raise refused from None
         # Driver messages span lines (libpq adds hints); one line reads better in a CLI error.
         reason = scrub(" ".join(str(error.orig).split()), url)
         raise ConfigurationError(f"cannot reach database {redact(url)}: {reason}") from None
     return engine
+
+
+# SQLite's primary result codes for a file that is not usable as it is (not an outage).
+_READONLY, _CANTOPEN, _CORRUPT, _NOTADB = 8, 14, 11, 26
+
+
+def unusable_file(url: str, error: BaseException) -> ConfigurationError | None:
+    """The user's to fix, not worth retrying: a damaged or read-only SQLite file, or folder.
+
+    ``None`` when ``error`` is anything else (a lock, a full disk: those pass).
+    """
+    path = sqlite_path(url)
+    code = getattr(getattr(error, "orig", None), "sqlite_errorcode", None)
+    if path is None or not isinstance(code, int):
+        return None
+    reason = " ".join(str(getattr(error, "orig", error)).split())
+    if code & 0xFF in (_CORRUPT, _NOTADB):
+        return ConfigurationError(f"database file {path} is damaged ({reason}); restore it "
+                                  "from a backup, or move it aside to start a new history")
+    if code & 0xFF not in (_READONLY, _CANTOPEN):
+        return None
+    folder = path.parent
+    if not os.access(folder, os.W_OK):
+        # WAL keeps two files beside the database (-wal, -shm) that SQLite must create.
+        return ConfigurationError(f"the folder {folder} of database file {path} is read-only; "
+                                  "SQLite writes its journal beside the file: make the "
+                                  "folder writable, or give --db another database")
+    if path.exists() and not os.access(path, os.W_OK):
+        return ConfigurationError(f"database file {path} is read-only; make it writable, or "
+                                  "give --db another database")
+    return None
 
 
 #: The backends Assay stores history in, by URL scheme, with the driver each needs.

@@ -27,9 +27,10 @@ def normalise(url: str) -> str:
 def redact(url: str) -> str:
     """Hide the URL's password, so it can be printed in messages and logs.
 
-    Read without a URL parser, so that a malformed URL (an unescaped ``@`` or ``:`` in the
-    password) hides all of its password too: the user information ends at the last ``@``
-    before the query, and everything after its first ``:`` is masked.
+    Read without a URL parser, so that a malformed URL (an unescaped ``@``, ``:``, ``?`` or
+    ``#`` in the password) hides all of its password too: the user information ends at the
+    last ``@`` of the URL, and everything after its first ``:`` is masked (too much, rather
+    than too little, when a query holds an ``@``).
 
     >>> redact("postgresql://ann:secret@db/assay")
     'postgresql://ann:***@db/assay'
@@ -41,18 +42,45 @@ def redact(url: str) -> str:
 
 
 def _mask_userinfo(url: str) -> str:
-    start = url.find("://")
-    if start < 0:
+    found = _userinfo(url)
+    if found is None:
         return url
-    start += 3
-    query = url.find("?", start)
-    end = url.rfind("@", start, query if query >= 0 else len(url))
-    if end < 0:
-        return url
+    start, end = found
     user, colon, _password = url[start:end].partition(":")
     if not colon:
         return url
     return f"{url[:start]}{user}:{_MASK}{url[end:]}"
+
+
+def _userinfo(url: str) -> tuple[int, int] | None:
+    """Where the user information (``user:password``) lies, read as :func:`redact` reads it."""
+    start = url.find("://")
+    if start < 0:
+        return None
+    start += 3
+    end = url.rfind("@", start)
+    return None if end < 0 else (start, end)
+
+
+def ambiguous_password(url: str) -> bool:
+    """Whether a URL parser would read a password other than the one the user typed.
+
+    An unescaped ``@``, ``?``, ``#`` or ``/`` in a password moves where the host seems to
+    begin, and the driver's own error would then quote the rest of the password as a host.
+    """
+    from urllib.parse import unquote
+
+    found = _userinfo(url)
+    if found is None:
+        return False
+    _user, colon, typed = url[found[0]:found[1]].partition(":")
+    if not colon:
+        return False
+    try:
+        parsed = make_url(url).password
+    except (ArgumentError, ValueError):
+        return True
+    return parsed != unquote(typed)
 
 
 def scrub(text: str, url: str) -> str:

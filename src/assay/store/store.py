@@ -34,10 +34,10 @@ from assay.results import Run, RunStatus, RunSummary, SampleResult
 from assay.results.baseline import BaselineChoice, Pin, RunOutcome
 from assay.results.run import Lease, ModelVerdict
 from assay.store import _baselines, _lease, _migrate, _reads, _rows
-from assay.store._engine import WRITE, connect
+from assay.store._engine import WRITE, connect, unusable_file
 from assay.store._locate import embedded_url
 from assay.store._tables import metrics, run_cases, runs, samples
-from assay.store._urls import normalise, redact, sqlite_path
+from assay.store._urls import ambiguous_password, normalise, redact, scrub, sqlite_path
 
 _OPEN = (RunStatus.RUNNING.value, RunStatus.INTERRUPTED.value)
 # The database triggers' message (see migrations): how a refused write is recognised.
@@ -80,10 +80,13 @@ class Store:
         store = cls(target, engine)
         try:
             # The embedded default migrates itself; a shared database changes only on request.
+            if migrate:
+                store._require_intact()
             if migrate or default:
                 store.migrate()
             else:
-                _migrate.require_current(engine, store.display_url)
+                with store._errors("open"):
+                    _migrate.require_current(engine, store.display_url)
         except BaseException:
             store.close()
             raise
@@ -97,6 +100,17 @@ class Store:
         """
         with self._errors("migrate"):
             _migrate.upgrade(self._engine, self.display_url)
+
+    def _require_intact(self) -> None:
+        """Refuse a damaged SQLite file before migrating it (``assay db migrate`` checks)."""
+        if self._file is None or not self._file.exists():
+            return
+        with self._errors("check"), self._engine.connect() as connection:
+            found = connection.exec_driver_sql("PRAGMA quick_check(1)").scalar()
+        if found != "ok":
+            raise ConfigurationError(f"database file {self._file} is damaged ({found}); "
+                                     "restore it from a backup, or move it aside to start a "
+                                     "new history")
 
     def close(self) -> None:
         """Release every connection."""
@@ -401,28 +415,32 @@ class Store:
         """Turn database failures into :class:`StoreError` that say what was being done.
 
         Lost connections, locks and a full disk are ``transient`` (worth retrying); a value
-        or a row the database refuses is not.
+        or a row the database refuses is not. A damaged or read-only SQLite file is the
+        user's to fix: :class:`~assay.errors.ConfigurationError`, at once.
         """
         try:
             yield
         except AssayError:
             raise
-        except IntegrityError as error:
-            reason = _one_line(error.orig)
-            if _TRIGGER_MARK in reason:
-                raise ReadOnlyRunError(f"{action}: refused, {reason}") from error
-            raise StoreError(f"{action}: {reason}") from error
-        except _TRANSIENT as error:
-            reason = _one_line(getattr(error, "orig", None) or error)
-            raise StoreError(f"{action} failed on {self.display_url}: {reason}",
-                             transient=True) from error
         except SQLAlchemyError as error:
-            reason = _one_line(getattr(error, "orig", None) or error)
-            raise StoreError(f"{action} failed on {self.display_url}: {reason}") from error
+            refused = unusable_file(self.url, error)
+            if refused is not None:
+                raise refused from error
+            raise self._store_error(action, error) from error
         except (ValueError, OverflowError) as error:
             # A driver refusing a value before it reaches the database (an integer too
             # large for SQLite, a NUL byte for libpq): this write's data, not the store.
             raise StoreError(f"{action}: {_one_line(error)}") from error
+
+    def _store_error(self, action: str, error: SQLAlchemyError) -> StoreError:
+        # A driver may quote the URL it was given: its password never reaches a message.
+        reason = scrub(_one_line(getattr(error, "orig", None) or error), self.url)
+        if isinstance(error, IntegrityError):
+            if _TRIGGER_MARK in reason:
+                return ReadOnlyRunError(f"{action}: refused, {reason}")
+            return StoreError(f"{action}: {reason}")
+        return StoreError(f"{action} failed on {self.display_url}: {reason}",
+                          transient=isinstance(error, _TRANSIENT))
 
 
 _TRANSIENT = (OperationalError, InterfaceError, DisconnectionError, PoolTimeoutError)
@@ -515,6 +533,10 @@ def _refuse_unusable(url: str) -> None:
         raise ConfigurationError(f"{redact(url)!r} is not a database URL; use e.g. "
                                  "sqlite:///path/to/assay.db or "
                                  "postgresql://user@host/dbname") from None
+    if ambiguous_password(url):
+        raise ConfigurationError(
+            f"cannot use database {redact(url)}: its password holds a character that must be "
+            "percent-encoded in a URL (@ as %40, : as %3A, / as %2F, ? as %3F, # as %23)")
     if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
         raise ConfigurationError("an in-memory SQLite database keeps no history; give a file, "
                                  "e.g. sqlite:///assay.db")
