@@ -108,6 +108,17 @@ def test_duplicate_run_id_raises_store_error(store: Store) -> None:
 OWNER = Lease(host="worker-1", pid=4242, token="token-of-worker-1")
 
 
+def test_creating_a_run_again_after_a_lost_acknowledgement_finds_the_row_written(
+        store: Store) -> None:
+    run = make_run(lease=OWNER)
+    first = store.create_run(run)
+    again = store.create_run(run)  # the retry of a commit whose answer never arrived
+    assert again.sequence == first.sequence
+    assert [stored.id for stored in store.history()] == [run.id]
+    with pytest.raises(StoreError, match="already exists"):  # another owner's id: refused
+        store.create_run(make_run(id=run.id, lease=Lease("worker-2", 1, "token-2")))
+
+
 def test_completed_run_refuses_every_change(store: Store) -> None:
     run = store.create_run(make_single_run())
     store.save_samples(run.id, [sample()])

@@ -84,9 +84,11 @@ async def evaluate_with(suite: Suite, options: EvaluationOptions, store: RunStor
     explicit = await asyncio.to_thread(_explicit_baseline, store, options.baseline, suite, plan)
     await _prepare(suite, options)
     owner = this_process()
+    # Chosen once: a retry after a lost acknowledgement finds the row it already wrote.
+    fresh = None if options.resume is not None else _new_run(suite, plan, options, owner)
     run, skip, models = await with_store_retries(
-        lambda: _begin(store, suite, plan, options, owner), retry_for=options.store_retry,
-        note=progress.note, what="start the run")
+        lambda: _begin(store, suite, plan, options, owner, fresh),
+        retry_for=options.store_retry, note=progress.note, what="start the run")
     with terminations(asyncio.current_task()) as termination:
         try:
             return await _guarded(suite, plan, options, store, progress, run, skip, models,
@@ -206,11 +208,10 @@ async def _prepare(suite: Suite, options: EvaluationOptions) -> None:
 
 
 def _begin(store: RunStore, suite: Suite, plan: SuitePlan, options: EvaluationOptions,
-           owner: Lease) -> tuple[Run, set[SampleKey], tuple[ModelSpec, ...]]:
-    if options.resume is not None:
+           owner: Lease, fresh: Run | None) -> tuple[Run, set[SampleKey], tuple[ModelSpec, ...]]:
+    if fresh is None:
         return _resume(store, suite, plan, options, owner)
-    run = store.create_run(_new_run(suite, plan, options, owner))
-    return run, set(), options.models
+    return store.create_run(fresh), set(), options.models
 
 
 def _resume(store: RunStore, suite: Suite, plan: SuitePlan, options: EvaluationOptions,

@@ -134,10 +134,16 @@ class Store:
         Samples already on ``run`` are stored too. A run given as completed is written open
         and completed in the same transaction, so its rows pass the append-only guard. A
         running run's ``lease`` (its owner) is stored with a first heartbeat.
+
+        Idempotent for its owner: when a first attempt committed but its acknowledgement was
+        lost, the retry (same id, same lease token) finds the row it wrote and returns it.
         """
         if run.lease is not None:
             run = replace(run, lease=replace(run.lease, heartbeat_at=_now()))
         with self._write(f"create run {run.id}") as connection:
+            written = _written_before(connection, run)
+            if written is not None:
+                return replace(run, sequence=written)
             initial = RunStatus.RUNNING if run.status is RunStatus.COMPLETED else run.status
             result = connection.execute(insert(runs).values(_rows.run_row(run, initial)))
             key = result.inserted_primary_key
@@ -480,6 +486,17 @@ def _require_pinnable(row: Any) -> None:
         # Its cases left out would meet the next full run as new, and go ungated.
         raise BaselineError(f"run {row['id']} ran a selection of suite {row['suite']!r} "
                             "(--case or --group); pin a run of the whole suite")
+
+
+def _written_before(connection: Connection, run: Run) -> int | None:
+    """The sequence of ``run`` when this owner already stored it; refuse another's id."""
+    row = connection.execute(select(runs.c.sequence, runs.c.owner_token)
+                             .where(runs.c.id == run.id)).first()
+    if row is None:
+        return None
+    if run.lease is None or row.owner_token != run.lease.token:
+        raise StoreError(f"run {run.id} already exists; a new run needs a new id")
+    return int(row.sequence)
 
 
 def _unstored(connection: Connection, sequence: int,
