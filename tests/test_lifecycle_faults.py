@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from typing import Any
 
 import assay
@@ -43,3 +45,26 @@ def test_a_retried_run_creation_leaves_one_run_and_no_orphan(store: Store) -> No
     runs = store.history()
     assert [(run.id, run.status) for run in runs] == [(evaluation.run.id,
                                                        RunStatus.COMPLETED)]
+
+
+def test_run_async_in_a_host_loop_leaves_the_hosts_sigterm_handler(tmp_path) -> None:
+    suite = assay.Suite("Hosted", agent=lambda text, ctx: "ok", checks=[checks.contains("ok")])
+    suite.case("q", id="q")
+    received: list[str] = []
+    Store.open(f"sqlite:///{tmp_path}/h.db", migrate=True).close()
+
+    async def host() -> None:
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, received.append, "host")
+        try:
+            await assay.run_async(suite, db=f"sqlite:///{tmp_path}/h.db", progress=False)
+            os.kill(os.getpid(), signal.SIGTERM)
+            for _ in range(500):  # the handler runs on a later turn of the loop
+                if received:
+                    break
+                await asyncio.sleep(0.01)
+        finally:
+            loop.remove_signal_handler(signal.SIGTERM)
+
+    asyncio.run(host())
+    assert received == ["host"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import threading
+import weakref
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -18,10 +19,19 @@ T = TypeVar("T")
 #: Seconds the remaining tasks get to finish once cancelled at the end of a run.
 CANCEL_GRACE = 2.0
 
+# The loops run_sync made: on those alone Assay may handle the process's signals.
+_OWN_LOOPS: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+
+
+def owns(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether ``loop`` is Assay's own (from :func:`run_sync`), not a host application's."""
+    return loop in _OWN_LOOPS
+
 
 def run_sync(main: Coroutine[Any, Any, T]) -> T:
     """Run ``main`` on a new event loop; Ctrl-C cancels it, as with :func:`asyncio.run`."""
     loop = asyncio.new_event_loop()
+    _OWN_LOOPS.add(loop)
     asyncio.set_event_loop(loop)
     task = loop.create_task(main)
     interrupted = threading.Event()

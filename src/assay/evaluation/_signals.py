@@ -1,7 +1,9 @@
 """SIGTERM and SIGHUP handled like Ctrl-C: the running evaluation is cancelled, then stops.
 
-Installed only around an evaluation on the main thread's event loop, and removed after it,
-so the process's own handlers are as the caller left them.
+Installed only around an evaluation on Assay's own event loop (:func:`assay.run`, the CLI)
+in the main thread, and removed after it, so the process's handlers are as they were. In a
+host application's loop (``await assay.run_async(...)``) signals stay the host's: its handler
+is never replaced, and the host cancels the run the way it cancels any task.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import signal
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+
+from assay.evaluation._loop import owns
 
 _HANDLED = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
@@ -27,10 +31,11 @@ class Termination:
 def terminations(task: asyncio.Task[object] | None) -> Iterator[Termination]:
     """While inside, SIGTERM and SIGHUP cancel ``task`` and are recorded."""
     seen = Termination()
-    if task is None or threading.current_thread() is not threading.main_thread():
+    loop = asyncio.get_running_loop()
+    if task is None or threading.current_thread() is not threading.main_thread() \
+            or not owns(loop):
         yield seen
         return
-    loop = asyncio.get_running_loop()
     previous = {number: signal.getsignal(number) for number in _HANDLED}
 
     def stop(number: signal.Signals) -> None:
