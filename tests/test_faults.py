@@ -291,14 +291,17 @@ def test_a_deleted_database_stops_the_run_instead_of_writing_nowhere(tmp_path: P
 
 def test_a_displaced_owner_stops_and_leaves_the_run_to_its_new_owner(tmp_path: Path) -> None:
     scene = Scene(tmp_path, None)
-    first = scene.start(SLOW_SECONDS="0.4")
+    first = scene.start(SLOW_SECONDS="1.5")
     scene.wait_for_calls(2)
-    run_id = scene.latest().id
     first.send_signal(signal.SIGSTOP)  # alive, but silent: its heartbeat goes stale
     try:
-        time.sleep(1.5)
-        taker = scene.start("--resume", run_id, "--lease-timeout", "1", SLOW_SECONDS="0.4")
-        time.sleep(1.0)
+        time.sleep(16)  # past the shortest lease timeout a resume accepts (15 s)
+        run_id = scene.latest().id
+        taker = scene.start("--resume", run_id, "--lease-timeout", "15", SLOW_SECONDS="0.4")
+        deadline = time.monotonic() + 60
+        while (scene.latest().lease or taker).pid != taker.pid:  # until the run is the taker's
+            assert taker.poll() is None and time.monotonic() < deadline, taker.communicate()
+            time.sleep(0.2)
     finally:
         first.send_signal(signal.SIGCONT)
     _, stderr = first.communicate(timeout=60)
@@ -308,3 +311,41 @@ def test_a_displaced_owner_stops_and_leaves_the_run_to_its_new_owner(tmp_path: P
     assert "another process took it over" in stderr and "--resume" not in stderr
     assert "Traceback" not in stderr and "never retrieved" not in stderr
     assert_complete_once(scene, run_id)
+
+
+def test_an_agent_blocking_the_event_loop_keeps_its_run(tmp_path: Path) -> None:
+    scene = Scene(tmp_path, None)
+    blocking = [ASSAY, "run", str(SPEC.with_name("blocking_agent.py")), "--quiet"]
+    # Blocked long enough that the resume below comes while it is, however loaded the machine.
+    owner = subprocess.Popen(blocking, cwd=tmp_path, env=scene.env(BLOCK_SECONDS="45"),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    Scene.started.append(owner)
+    scene.wait_for_calls(1)
+    time.sleep(17)  # the loop is blocked past a 15 s lease; the heartbeat goes on
+    run_id = scene.latest().id
+    listed = subprocess.run([ASSAY, "history"], cwd=tmp_path, env=scene.env(),
+                            capture_output=True, text=True)
+    assert "running" in listed.stdout and "stale" not in listed.stdout, listed.stdout
+    taken = subprocess.run([*blocking, "--resume", run_id, "--lease-timeout", "15"],
+                           cwd=tmp_path, env=scene.env(BLOCK_SECONDS="0"),
+                           capture_output=True, text=True, timeout=120)
+    assert taken.returncode == 2 and "is running on" in taken.stderr, taken.stderr
+    _, stderr = owner.communicate(timeout=60)
+    assert owner.returncode == 0, stderr
+    assert sorted(scene.calls()) == ["t0", "t1", "t2"]  # no agent call ran twice
+    assert_complete_once(scene, run_id, cases=3)
+
+
+@pytest.mark.parametrize("seconds", ["1", "14.9"])
+def test_a_lease_timeout_shorter_than_three_heartbeats_is_refused(tmp_path: Path,
+                                                                   seconds: str) -> None:
+    from typer.testing import CliRunner
+
+    from assay.cli.app import app
+
+    scene = Scene(tmp_path, None)
+    done = CliRunner().invoke(app, ["run", str(SPEC), "--quiet", "--resume", "abcd1234",
+                                    "--lease-timeout", seconds], env=scene.env())
+    assert done.exit_code == 2, done.output
+    assert "--lease-timeout" in done.output and "three heartbeats" in done.output
+    assert not scene.calls()

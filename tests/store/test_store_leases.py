@@ -211,6 +211,30 @@ def test_a_heartbeat_keeps_a_run_from_expiring(store: Store, raw_engine: Engine)
         store.claim(run.id, SECOND, lease_timeout=60, owner_alive=alive)
 
 
+@pytest.mark.postgres
+@pytest.mark.parametrize("skew", [90.0, -90.0])
+def test_hosts_whose_clocks_disagree_never_take_a_live_run(
+        postgres_url: str, monkeypatch: pytest.MonkeyPatch, skew: float) -> None:
+    """Two hosts share PostgreSQL; the resuming host's clock is ``skew`` s off the owner's."""
+    from assay.store import store as store_module
+
+    owner, resumer = Store.open(postgres_url, migrate=True), Store.open(postgres_url)
+    try:
+        run = owner.create_run(make_single_run(lease=FIRST))
+        assert owner.heartbeat(run.id, FIRST.token)
+        monkeypatch.setattr(store_module, "_now",
+                            lambda: datetime.now(UTC) + timedelta(seconds=skew))
+        with pytest.raises(LeaseError, match="running on host-a"):
+            resumer.claim(run.id, SECOND, lease_timeout=60, owner_alive=lambda lease: None)
+        assert _owner(resumer.get_run(run.id)) == ("host-a", 1111, "token-a")
+        assert owner.heartbeat(run.id, FIRST.token)  # stamped on the resumer's host: alike
+        lease = resumer.get_run(run.id).lease
+        assert lease is not None and abs(lease.age(resumer.clock()) or 0) < 60
+    finally:
+        owner.close()
+        resumer.close()
+
+
 def test_a_running_run_whose_owner_is_gone_can_be_claimed(store: Store) -> None:
     run = store.create_run(make_single_run(lease=FIRST))
     claimed = store.claim(run.id, SECOND, lease_timeout=3600, owner_alive=dead)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -45,7 +45,8 @@ def history_command(
         runs = store.history(suite=suite, agent=agent, limit=limit)
         missing = None if runs or (suite is None and agent is None) else _no_match(
             store, suite, agent)
-    now = datetime.now(UTC)
+        # Heartbeats are stamped by the database's clock: staleness is judged by it too.
+        now = store.clock()
     if format == "json":
         print(json.dumps([_run_json(run, now) for run in runs], indent=2, ensure_ascii=True))
         return

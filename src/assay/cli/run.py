@@ -127,7 +127,7 @@ def run_command(
     lease_timeout: Annotated[float | None, typer.Option(
         **option_range("lease_timeout"),
         help="With --resume: take over a running run whose heartbeat is older than this many "
-             "seconds.", show_default="60",
+             "seconds (15 or more: three heartbeats).", show_default="60",
         rich_help_panel=STORAGE)] = None,
 ) -> None:
     """Run a suite, persist every sample, and compare with the latest compatible run.

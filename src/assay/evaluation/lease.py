@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
 import socket
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from assay.errors import LeaseError, StoreError
 from assay.evaluation.ports import RunStore
@@ -38,9 +41,11 @@ def owner_alive(lease: Lease) -> bool | None:
 class Heartbeat:
     """Refreshes a run's lease every ``interval`` seconds while the run executes.
 
-    A failed refresh is only noted (the store may be briefly down; the writer's retries
-    decide about that). A refresh that finds another owner holds the run ends the
-    heartbeat with :class:`LeaseError`: this process must stop writing.
+    It beats from a thread of its own: an agent that blocks the event loop (a synchronous
+    call in an async agent) cannot silence it and get its live run taken over. A failed
+    refresh is only noted (the store may be briefly down; the writer's retries decide about
+    that). A refresh that finds another owner holds the run ends the heartbeat with
+    :class:`LeaseError`: this process must stop writing.
     """
 
     store: RunStore
@@ -52,16 +57,49 @@ class Heartbeat:
 
     async def beat(self) -> None:
         """Run until cancelled, or raise :class:`LeaseError` when the lease is lost."""
-        while True:
-            await asyncio.sleep(self.interval)
+        loop = asyncio.get_running_loop()
+        lost: asyncio.Future[None] = loop.create_future()
+        stop = threading.Event()
+
+        def tell(error: LeaseError) -> None:
+            if not lost.done():
+                lost.set_exception(error)
+
+        thread = threading.Thread(target=self._beat, args=(loop, stop, tell),
+                                  name=f"assay-heartbeat-{self.run_id[:8]}", daemon=True)
+        thread.start()
+        try:
+            await lost
+        finally:
+            # Not joined: a refresh in flight ends by itself, and finds the run no longer
+            # running (completed or interrupted) or still this owner's.
+            stop.set()
+
+    def _beat(self, loop: asyncio.AbstractEventLoop, stop: threading.Event,
+              tell: Callable[[LeaseError], None]) -> None:
+        while not stop.wait(self.interval):
             try:
-                held = await asyncio.to_thread(self.store.heartbeat, self.run_id, self.token)
-            except StoreError as error:
+                held = self.store.heartbeat(self.run_id, self.token)
+            except Exception as error:  # said on the loop: never a traceback from a thread
                 if not self._failing:
-                    self.note(f"heartbeat not recorded: {error}")
+                    reason = error if isinstance(error, StoreError) else \
+                        f"{type(error).__name__}: {error}"
+                    self._say(loop, f"heartbeat not recorded: {reason}")
                 self._failing = True
                 continue
             self._failing = False
-            if not held:
-                raise LeaseError(f"run {self.run_id} was taken over by another process; "
-                                 "this one stops writing to it")
+            if not held and not stop.is_set():
+                lost = LeaseError(f"run {self.run_id} was taken over by another process; "
+                                  "this one stops writing to it")
+                _call_soon(loop, tell, lost)
+                return
+
+    def _say(self, loop: asyncio.AbstractEventLoop, message: str) -> None:
+        _call_soon(loop, self.note, message)
+
+
+def _call_soon(loop: asyncio.AbstractEventLoop, function: Callable[[Any], None],
+               argument: Any) -> None:
+    # A closed loop: the run is over, and nobody is left to tell.
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(function, argument)

@@ -25,6 +25,8 @@ DEFAULT_STORE_RETRY = 60.0
 DEFAULT_LEASE_TIMEOUT = 60.0
 #: How often a running run's owner says it is alive (seconds).
 HEARTBEAT_INTERVAL = 5.0
+#: The shortest lease timeout accepted: three heartbeats.
+MIN_LEASE_TIMEOUT = 3 * HEARTBEAT_INTERVAL
 
 
 class EvaluationArgs(TypedDict, total=False):
@@ -150,7 +152,7 @@ def _resolve(
         fail_on_regression=bool(fail_on_regression),
         allow_unchecked=bool(allow_unchecked),
         store_retry=_seconds(store_retry, "store_retry") or DEFAULT_STORE_RETRY,
-        lease_timeout=_seconds(lease_timeout, "lease_timeout") or DEFAULT_LEASE_TIMEOUT,
+        lease_timeout=_lease_timeout(lease_timeout),
         judge_limit=DEFAULT_JUDGE_LIMIT if judge_limit is None else _whole(judge_limit,
                                                                            "judge_limit"),
         refine_gate=_gate_callable(refine_gate),
@@ -207,6 +209,18 @@ def _seconds(value: Any, name: str) -> float | None:
             0 < value < math.inf):
         raise SpecError(f"{value!r} is not a positive, finite number of seconds", field=name)
     return float(bounded(name, value))
+
+
+def _lease_timeout(value: Any) -> float:
+    seconds = _seconds(value, "lease_timeout") or DEFAULT_LEASE_TIMEOUT
+    if seconds < MIN_LEASE_TIMEOUT:
+        # A live owner between two heartbeats (or one refresh slowed by a busy store) would
+        # look dead, and its run would be executed twice.
+        raise ConfigurationError(
+            f"--lease-timeout (lease_timeout) {seconds:g} s is shorter than three heartbeats "
+            f"of a live owner ({HEARTBEAT_INTERVAL:g} s apart); give {MIN_LEASE_TIMEOUT:g} s "
+            "or more")
+    return seconds
 
 
 def _judge(value: Any, votes: int | None = None) -> Judge | None:

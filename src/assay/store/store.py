@@ -11,7 +11,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, final
 
-from sqlalchemy import Connection, Engine, insert, select, tuple_, update
+from sqlalchemy import Connection, Engine, func, insert, select, tuple_, update
 from sqlalchemy.exc import (
     DisconnectionError,
     IntegrityError,
@@ -138,12 +138,13 @@ class Store:
         Idempotent for its owner: when a first attempt committed but its acknowledgement was
         lost, the retry (same id, same lease token) finds the row it wrote and returns it.
         """
-        if run.lease is not None:
-            run = replace(run, lease=replace(run.lease, heartbeat_at=_now()))
         with self._write(f"create run {run.id}") as connection:
             written = _written_before(connection, run)
             if written is not None:
                 return replace(run, sequence=written)
+            if run.lease is not None:
+                run = replace(run, lease=replace(run.lease,
+                                                 heartbeat_at=_lease_clock(connection)))
             initial = RunStatus.RUNNING if run.status is RunStatus.COMPLETED else run.status
             result = connection.execute(insert(runs).values(_rows.run_row(run, initial)))
             key = result.inserted_primary_key
@@ -244,24 +245,35 @@ class Store:
             if row["status"] == RunStatus.COMPLETED.value:
                 raise ReadOnlyRunError(f"run {row['id']} is completed and read-only; "
                                        "nothing to resume")
-            claimable = _lease.claimable(row, _now(), lease_timeout, owner_alive)
+            now = _lease_clock(connection)
+            claimable = _lease.claimable(row, now, lease_timeout, owner_alive)
             query = (update(runs)
                      .where(runs.c.id == row["id"], runs.c.status == row["status"],
                             _lease.same_owner(row))
                      .values(status=RunStatus.RUNNING.value, finished_at=None, error=None,
-                             **_lease.owner_values(owner, _now())))
+                             **_lease.owner_values(owner, now)))
             if not claimable or connection.execute(query).rowcount == 0:
-                raise LeaseError(_lease.held_message(row, _now(), lease_timeout))
+                raise LeaseError(_lease.held_message(row, now, lease_timeout))
             return _reads.full_run(connection, _reads.resolve_exact(connection, row["id"]))
 
     def heartbeat(self, run_id: str, token: str) -> bool:
         """Say that ``token``'s owner is alive; ``False`` when it no longer holds the run."""
         query = (update(runs)
                  .where(runs.c.id == run_id, runs.c.owner_token == token,
-                        runs.c.status == RunStatus.RUNNING.value)
-                 .values(heartbeat_at=_now()))
+                        runs.c.status == RunStatus.RUNNING.value))
         with self._write(f"run {run_id}: heartbeat") as connection:
-            return bool(connection.execute(query).rowcount)
+            stamped = query.values(heartbeat_at=_lease_clock(connection))
+            return bool(connection.execute(stamped).rowcount)
+
+    def clock(self) -> datetime:
+        """The current time by which leases are judged: the database server's.
+
+        Heartbeats are stamped, and compared, with one clock, so hosts whose clocks
+        disagree never take a live run from each other. For SQLite, a file on this host,
+        that is this host's clock.
+        """
+        with self._read("read the clock") as connection:
+            return _lease_clock(connection)
 
     def _update_open(self, connection: Connection, run_id: str, status: RunStatus,
                      **values: Any) -> None:
@@ -459,6 +471,16 @@ def _one_line(error: object) -> str:
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+def _lease_clock(connection: Connection) -> datetime:
+    """The database server's time (PostgreSQL), else this host's (SQLite is on it)."""
+    if connection.dialect.name != "postgresql":
+        return _now()
+    # clock_timestamp(), not now(): now() is when the transaction began.
+    found = connection.execute(select(func.clock_timestamp())).scalar_one()
+    assert isinstance(found, datetime)
+    return found.astimezone(UTC)
 
 
 def _file_identity(path: Path | None) -> tuple[int, int] | None:
