@@ -349,3 +349,66 @@ def test_a_lease_timeout_shorter_than_three_heartbeats_is_refused(tmp_path: Path
     assert done.exit_code == 2, done.output
     assert "--lease-timeout" in done.output and "three heartbeats" in done.output
     assert not scene.calls()
+
+
+def test_ctrl_c_before_the_run_is_stored_prints_no_resume_command(tmp_path: Path) -> None:
+    scene = Scene(tmp_path, None)
+    process = subprocess.Popen([ASSAY, "run", str(SPEC.with_name("slow_start_agent.py")),
+                                "--quiet"], cwd=tmp_path, env=scene.env(PREPARE_SECONDS="3"),
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    Scene.started.append(process)
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "preparing").exists():
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "--resume" not in stderr and "was not stored; nothing to resume" in stderr
+    with scene.store() as store:
+        assert store.history() == []
+
+
+def _wait_until_waiting_for_a_lock(engine) -> None:
+    from sqlalchemy import text
+
+    deadline = time.monotonic() + 60
+    query = text("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+    while True:
+        with engine.connect() as connection:
+            if connection.execute(query).scalar_one():
+                return
+        assert time.monotonic() < deadline, "nothing ever waited for the lock"
+        time.sleep(0.05)
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
+def test_a_signal_during_completion_lets_it_finish_and_reports_it_completed(
+        tmp_path: Path, postgres_url: str, signum: signal.Signals) -> None:
+    from sqlalchemy import create_engine, text
+
+    Store.open(postgres_url, migrate=True).close()
+    scene = Scene(tmp_path, postgres_url)
+    engine = create_engine(postgres_url)
+    try:
+        with engine.connect() as holder:
+            process = scene.start(SLOW_SECONDS="0.5", CASES="3")
+            scene.wait_for_calls(1)
+            run_id = scene.latest().id
+            # Samples and heartbeats pass a KEY SHARE lock; the completing FOR UPDATE waits.
+            holding = holder.begin()
+            holder.execute(text("SELECT 1 FROM runs WHERE id = :id FOR KEY SHARE"),
+                           {"id": run_id})
+            _wait_until_waiting_for_a_lock(engine)
+            process.send_signal(signum)
+            time.sleep(1.0)  # handled meanwhile; the completion still waits
+            holding.commit()
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        engine.dispose()
+    run = scene.latest()
+    assert run.id == run_id and run.status is RunStatus.COMPLETED
+    assert process.returncode == 0, stderr
+    assert "--resume" not in stderr and "interrupted" not in stderr
+    assert "3/3" in stdout

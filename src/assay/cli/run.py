@@ -169,7 +169,9 @@ def run_command(
         }
         _warn_unchecked(chosen, options["judge"] is not None or chosen.judge is not None)
         evaluation = _execute(chosen, options, database_url(db), quiet, run_id)
-    raise typer.Exit(_finish(evaluation, report, verbose=verbose, started=started))
+    with _signals_held():
+        code = _finish(evaluation, report, verbose=verbose, started=started)
+    raise typer.Exit(code)
 
 
 def _execute(suite: Any, options: EvaluationArgs, url: str | None, quiet: bool,
@@ -183,10 +185,10 @@ def _execute(suite: Any, options: EvaluationArgs, url: str | None, quiet: bool,
         return run_sync(evaluate_async(suite, db=url, progress=default_progress(quiet),
                                           **options))
     except KeyboardInterrupt:
-        _stopped(f"interrupted: run {run_id} was saved as far as it got", run_id)
+        _signalled("interrupted", run_id, url)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     except Terminated as stop:
-        _stopped(f"{stop}: run {run_id} was saved as far as it got", run_id)
+        _signalled(str(stop), run_id, url)
         raise typer.Exit(stop.exit_code) from None
     except IncompleteRunError as error:
         if error.resumable:
@@ -198,6 +200,61 @@ def _execute(suite: Any, options: EvaluationArgs, url: str | None, quiet: bool,
         # Before the run existed: there is nothing to resume; run the command again.
         print(f"error: {visible(str(error))}", file=sys.stderr)
         raise typer.Exit(EXIT_INCOMPLETE) from None
+
+
+def _signalled(what: str, run_id: str, url: str | None) -> None:
+    """Say what a signal left: a resume command only for a run the store holds, open."""
+    from assay.results import RunStatus
+
+    found = _stored_status(url, run_id)
+    if found is None:
+        print(f"{what}: run {run_id} was not stored; nothing to resume", file=sys.stderr)
+    elif found is RunStatus.COMPLETED:
+        print(f"{what}: run {run_id} had completed; see assay report {run_id[:8]}",
+              file=sys.stderr)
+    else:
+        _stopped(f"{what}: run {run_id} was saved as far as it got", run_id)
+
+
+def _stored_status(url: str | None, run_id: str) -> Any:
+    """The stored status of ``run_id``: ``None`` when it is not stored (or no history is)."""
+    from assay.errors import StoreError
+    from assay.store import Store
+
+    try:
+        with Store.open(url, create=False) as store:
+            return store.get_run(run_id).status
+    except StoreError as error:
+        if error.transient:
+            from assay.results import RunStatus
+
+            return RunStatus.INTERRUPTED  # cannot tell: the run may well be there
+        return None
+    except AssayError:
+        return None
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """While a completed run is reported, Ctrl-C and SIGTERM wait: it is complete as stored.
+
+    Otherwise a signal in these last moments would end the process as if the run had been
+    cut short (exit 130 or 143, no output) when its outcome is already stored.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held = [getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+            if hasattr(signal, name)]
+    previous = {number: signal.signal(number, signal.SIG_IGN) for number in held}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, signal.SIG_DFL if handler is None else handler)
 
 
 def _stopped(message: str, run_id: str) -> None:

@@ -37,7 +37,9 @@ def run_sync(main: Coroutine[Any, Any, T]) -> T:
     interrupted = threading.Event()
 
     def on_interrupt(signum: int, frame: object) -> None:
-        if interrupted.is_set() or task.done():
+        if task.done():
+            return  # too late: the evaluation ended, and its outcome is what is stored
+        if interrupted.is_set():
             raise KeyboardInterrupt  # a second Ctrl-C: stop at once
         interrupted.set()
         loop.call_soon_threadsafe(task.cancel)
@@ -48,7 +50,7 @@ def run_sync(main: Coroutine[Any, Any, T]) -> T:
         previous = signal.signal(signal.SIGINT, on_interrupt)
     try:
         try:
-            return loop.run_until_complete(task)
+            return loop.run_until_complete(task)  # finished despite a Ctrl-C: it stands
         except asyncio.CancelledError:
             if interrupted.is_set():
                 raise KeyboardInterrupt from None

@@ -144,12 +144,32 @@ async def _guarded(suite: Suite, plan: SuitePlan, options: EvaluationOptions, st
                      fail_on_regression=options.fail_on_regression,
                      allow_unchecked=options.allow_unchecked)
     current = replace(current, outcome=verdict.outcome, baseline_choice=compared.choice)
-    completed = await with_store_retries(
+    completed = await _uninterrupted(with_store_retries(
         lambda: _complete(store, current, summary, compared.comparison, compared.models,
                           compared.baseline, owner),
-        retry_for=options.store_retry, note=progress.note, what="complete the run")
+        retry_for=options.store_retry, note=progress.note, what="complete the run"))
     return Evaluation(completed, compared.comparison, compared.models, verdict,
                       database=store.display_url, baseline=compared.choice)
+
+
+async def _uninterrupted(step: Coroutine[Any, Any, Run]) -> Run:
+    """Run the completing step to its end, even when a signal cancels the evaluation meanwhile.
+
+    Cut short, the completing transaction could still commit in its thread while the run
+    was reported interrupted. Finished, the run is what the store says: completed (and the
+    evaluation returns it), or not (and its error is raised as any other).
+    """
+    completing = asyncio.ensure_future(step)
+    try:
+        return await asyncio.shield(completing)
+    except asyncio.CancelledError:
+        if completing.cancelled():
+            raise
+        await asyncio.wait({completing})
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()  # the request to stop came too late to stop anything
+        return completing.result()
 
 
 async def _supervised(execution: Coroutine[Any, Any, list[SampleResult]], sink: DurableSink,
