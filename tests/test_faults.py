@@ -277,6 +277,19 @@ def test_a_full_disk_stops_the_run_with_exit_3_and_a_resume_finishes_it(
     assert not stored_before & set(scene.calls()[calls_before:])
 
 
+def test_a_disk_that_fills_while_samples_are_in_flight_is_said_once(small_disk: Path) -> None:
+    scene = Scene(small_disk, None)
+    # The disk fills within a few samples; the agents finish (4 s) before the store is given
+    # up on (8 s), so the run's last write waits behind a retried one when the run stops.
+    process = scene.start("--store-retry", "8", ANSWER_BYTES="120000", SLOW_SECONDS="0.5",
+                          CASES="16", MARKER_DIR=str(small_disk.parent))
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 3, stderr
+    assert "never retrieved" not in stderr and "Traceback" not in stderr, stderr
+    errors = [line for line in stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "full" in errors[0], stderr
+
+
 def test_a_deleted_database_stops_the_run_instead_of_writing_nowhere(tmp_path: Path) -> None:
     import shutil
 

@@ -181,7 +181,9 @@ async def _supervised(execution: Coroutine[Any, Any, list[SampleResult]], sink: 
     try:
         done, _ = await asyncio.wait({work, beat, broken}, return_when=asyncio.FIRST_COMPLETED)
         if work in done:
-            return work.result()
+            results = work.result()
+            sink.check()  # the writes at the end, after the last sample landed
+            return results
         if broken in done:
             raise broken.result()
         raise beat.exception() or LeaseError("the heartbeat stopped")

@@ -105,13 +105,23 @@ class DurableSink:
                 raise
 
     async def close(self) -> None:
-        """Stop the timer and write what is left (unless the store already gave up)."""
+        """Stop the timer and write what is left (unless the store already gave up).
+
+        A failure is kept, not raised: the supervisor learns it from :meth:`failed` or
+        :meth:`check`. Raised, it could end a shielded task nobody awaits any more (the run
+        cancelled meanwhile) and be printed as an exception never retrieved.
+        """
         timer, self._timer = self._timer, None
         if timer is not None and timer is not asyncio.current_task():
             timer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await timer
-        await self.flush()
+        with contextlib.suppress(StoreError):
+            await self.flush()
+
+    def check(self) -> None:
+        """Raise the store's failure, if it gave up (after :meth:`close`: the last write)."""
+        self._raise_failure()
 
     async def failed(self) -> StoreError:
         """Wait until the store gives up, and return why (for a supervisor)."""
