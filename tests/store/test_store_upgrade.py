@@ -296,14 +296,14 @@ def test_upgraded_postgres_refuses_truncate_of_existing_history(postgres_url: st
         engine.dispose()
 
 
-def test_upgrading_from_0003_guards_completed_runs_against_replacement(store_url: str) -> None:
+def test_upgrading_from_0004_guards_completed_runs_against_replacement(store_url: str) -> None:
     from store_builders import make_single_run, sample
 
     engine = create_engine(store_url)
     try:
         with engine.begin() as connection:
-            command.upgrade(_migrate._config(connection), "0003")
-        old = Store(store_url, engine)  # today's store writes the same columns as 0003
+            command.upgrade(_migrate._config(connection), "0004")
+        old = Store(store_url, engine)  # today's store writes the same columns as 0004
         run = old.create_run(make_single_run())
         old.save_samples(run.id, [sample()])
         completed = old.complete_run(run.id, summary=summarise([sample()]),

@@ -90,12 +90,15 @@ def upgrade(engine: Engine, display_url: str) -> None:
                 raise ConfigurationError(f"cannot migrate {display_url}: {error}") from None
 
 
-#: The tables every revision has, and the ``runs`` columns each revision added, in order.
+#: The tables every revision has; then what each later revision added, in order: ``runs``
+#: columns, tables, and triggers (by which a revision that only changed triggers is known).
 _TABLES = ("runs", "run_cases", "samples", "metrics")
-_ADDED_COLUMNS = (("0002", {"owner_host", "owner_pid", "owner_token", "heartbeat_at", "error"}),
-                  ("0003", {"verdict", "judge_usage"}))
-#: A trigger by which a revision that only changed triggers is recognised.
-_ADDED_TRIGGERS = (("0004", {"runs_append_only_insert"}),)
+_ADDED: tuple[tuple[str, set[str], set[str], set[str]], ...] = (
+    ("0002", {"owner_host", "owner_pid", "owner_token", "heartbeat_at", "error"}, set(), set()),
+    ("0003", {"verdict", "judge_usage"}, set(), set()),
+    ("0004", {"outcome", "baseline_choice"}, {"baseline_pins"}, set()),
+    ("0005", set(), set(), {"runs_append_only_insert"}),
+)
 
 
 def _adopt(connection: Connection, display_url: str) -> None:
@@ -125,16 +128,16 @@ def _recognised_revision(connection: Connection, present: list[str]) -> str | No
     columns = {column["name"] for column in inspect(connection).get_columns("runs")}
     if not {"sequence", "id", "suite", "agent", "fingerprint", "status", "settings"} <= columns:
         return None
-    revision = "0001"
-    for candidate, added in _ADDED_COLUMNS:
-        if added <= columns:
-            revision = candidate
     triggers = _trigger_names(connection)
     if "runs_append_only" not in triggers and "runs_append_only_update" not in triggers:
         return None  # not guarded as Assay guards its history
-    for candidate, names in _ADDED_TRIGGERS:
-        if revision == "0003" and names & triggers:
-            revision = candidate
+    found = inspect(connection)
+    revision = "0001"
+    for candidate, added_columns, added_tables, added_triggers in _ADDED:
+        if not (added_columns <= columns and added_triggers <= triggers
+                and all(found.has_table(name) for name in added_tables)):
+            break
+        revision = candidate
     return revision
 
 

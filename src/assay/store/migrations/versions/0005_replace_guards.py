@@ -1,7 +1,7 @@
 """A completed run cannot be replaced: SQLite's REPLACE is refused like an update.
 
-Revision ID: 0004
-Revises: 0003
+Revision ID: 0005
+Revises: 0004
 Create Date: 2027-02-01
 
 SQLite's ``REPLACE INTO`` (and ``INSERT OR REPLACE``) deletes the row it conflicts with
@@ -20,8 +20,8 @@ from collections.abc import Sequence
 
 from alembic import op
 
-revision: str = "0004"
-down_revision: str | None = "0003"
+revision: str = "0005"
+down_revision: str | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
