@@ -246,8 +246,9 @@ def test_sqlite_locked_for_good_stops_with_exit_3_then_resumes(tmp_path: Path) -
 def small_disk(tmp_path: Path):
     mount = tmp_path / "disk"
     mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=600k", "tmpfs", str(mount)],
-                          capture_output=True, text=True)
+    # Not world-writable (a tmpfs root is, by default): Assay keeps no history in such a folder.
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=600k,mode=0755", "tmpfs",
+                           str(mount)], capture_output=True, text=True)
     if done.returncode != 0:
         if os.environ.get("CI") == "true":
             pytest.fail(f"cannot mount a small tmpfs in CI: {done.stderr}")
