@@ -130,7 +130,7 @@ def run_command(
              "seconds (15 or more: three heartbeats).", show_default="60",
         rich_help_panel=STORAGE)] = None,
 ) -> None:
-    """Run a suite, persist every sample, and compare with the latest compatible run.
+    """Run a suite, persist every sample, and compare it with its baseline.
 
     Exit codes: 0 nothing failed, 1 failed or errored samples, a failed gate, a gated
     regression or nothing checked, 2 bad input, 3 the run could not be completed (kept
