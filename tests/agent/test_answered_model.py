@@ -86,3 +86,32 @@ def test_without_a_model_asked_nothing_is_checked(store):
     suite.case("Refund?", id="v1", api=replayed_completion("support-v1"))
     run = assay.run(suite, db=store, progress=False)
     assert run.samples[0].status is SampleStatus.PASSED
+
+
+@pytest.mark.parametrize(("asked", "answered"), [
+    ("claude-3-7-sonnet-latest", "claude-3-7-sonnet-20250219"),
+    ("openai/claude-3-7-sonnet-latest", "claude-3-7-sonnet-20250219"),
+    ("claude-3-5-haiku-latest", "claude-3-5-haiku-20241022"),
+    ("claude-3-5-haiku-latest", "claude-3-5-haiku"),
+    ("claude-sonnet-4-0", "claude-sonnet-4-20250514"),
+    ("claude-opus-4-1", "claude-opus-4-1-20250805"),
+    ("qwen3:latest", "qwen3"),
+    ("gpt-4o-latest", "gpt-4o-2024-08-06"),
+])
+def test_an_alias_matches_a_dated_release_of_its_base_name(asked, answered):
+    assert same_model(asked, answered)
+
+
+@pytest.mark.parametrize(("asked", "answered"), [
+    ("gpt-4o", "gpt-4o-mini"),
+    ("gpt-4o-latest", "gpt-4o-mini-2024-07-18"),
+    ("claude-3-5-haiku-latest", "claude-3-5-sonnet-20241022"),
+    ("claude-3-5-haiku-latest", "claude-3-5-haiku-v2"),
+    # 4-1 is Opus 4.1, not an alias of Opus 4: only 4-0 means the bare major version.
+    ("claude-opus-4-1", "claude-opus-4-20250514"),
+    ("claude-sonnet-4-0", "claude-sonnet-4-5-20250929"),
+    ("claude-sonnet-4-0", "claude-sonnet-3-20240101"),
+    ("model-0", "model-1"),
+])
+def test_an_alias_does_not_match_another_model(asked, answered):
+    assert not same_model(asked, answered)

@@ -56,6 +56,35 @@ for number in range(3):
 """
 
 
+URLLIB_SUITE = """
+import json
+import os
+import urllib.request
+
+import assay
+from assay import checks
+
+
+def agent(question, ctx):
+    # Ignores ctx.model, through an HTTP client Assay does not watch.
+    body = json.dumps({"model": "support-v1",
+                       "messages": [{"role": "user", "content": question}]}).encode()
+    request = urllib.request.Request(os.environ["CHAT_BASE_URL"] + "/chat/completions",
+                                     data=body, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())["choices"][0]["message"]["content"]
+
+
+suite = assay.Suite("Support", agent=agent)
+for number in range(2):
+    suite.case(f"Can I get refund {number}?", id=f"refund-{number}",
+               checks=[checks.contains("refund approved")])
+"""
+
+UNVERIFIED = ("no response named a model: the agent's HTTP client is not one Assay watches "
+              "(httpx, requests, openai)")
+
+
 def support(body):
     """support-v1 knows the policy; support-v2 does not."""
     if body["model"].startswith("support-v1"):
@@ -74,6 +103,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.delenv(name, raising=False)
     (tmp_path / "adapter_suite.py").write_text(ADAPTER_SUITE, encoding="utf-8")
     (tmp_path / "custom_suite.py").write_text(CUSTOM_SUITE, encoding="utf-8")
+    (tmp_path / "urllib_suite.py").write_text(URLLIB_SUITE, encoding="utf-8")
     return tmp_path
 
 
@@ -184,3 +214,67 @@ def test_the_judged_example_sends_each_model_it_is_asked_for(project: Path) -> N
         # The bundled server names the model each request asked for.
         assert sample["metadata"]["answered_model"] == sample["model"]
         assert sample["metadata"]["model"] == sample["model"]
+
+
+def test_a_model_no_response_named_is_reported_unverified(project: Path) -> None:
+    with ScriptedServer(support) as server:
+        done = invoke("run", "urllib_suite.py", "--model", "support-v2", "--model",
+                      "support-v3", env={"CHAT_BASE_URL": server.base_url})
+    # A client Assay does not watch is legitimate: the samples still count, but never silently.
+    assert done.exit_code == 0, done.output
+    warnings = [line for line in done.output.splitlines() if "warning: model unverified" in line]
+    assert len(warnings) == 1, done.output
+    assert "support-v2 2 of 2" in warnings[0] and "support-v3 2 of 2" in warnings[0]
+    assert UNVERIFIED in " ".join(done.output.split())
+    report = json_report()
+    assert all(s["metadata"]["assay.model_unverified"] == UNVERIFIED
+               and "answered_model" not in s["metadata"] for s in report["samples"])
+    compared = report["model_comparison"]
+    assert [m["unverified"] for m in compared["models"]] == [2, 2]
+    assert "support-v2 and support-v3 are unverified" in compared["conclusion"]
+    markdown = invoke("report", "--format", "markdown")
+    assert "support-v2 and support-v3 are unverified" in markdown.output
+
+
+def test_a_watched_model_is_not_reported_unverified(project: Path) -> None:
+    with ScriptedServer(lambda body: reply("refund approved")) as server:
+        done = invoke("run", "adapter_suite.py", "--model", "support-v1", "--model",
+                      "support-v2", env={"CHAT_BASE_URL": server.base_url})
+    assert done.exit_code == 0, done.output
+    assert "unverified" not in done.output
+    report = json_report()
+    assert all("assay.model_unverified" not in s["metadata"] for s in report["samples"])
+    assert [m["unverified"] for m in report["model_comparison"]["models"]] == [0, 0]
+
+
+def test_an_anthropic_alias_is_answered_by_its_dated_release(project: Path) -> None:
+    def dated(body):
+        return completion({"role": "assistant", "content": "refund approved"},
+                          model="claude-3-7-sonnet-20250219")
+
+    with ScriptedServer(dated) as server:
+        done = invoke("run", "custom_suite.py", "--model", "openai/claude-3-7-sonnet-latest",
+                      env={"CHAT_BASE_URL": server.base_url})
+    assert done.exit_code == 0, done.output
+    assert "asked for" not in done.output
+    samples = json_report()["samples"]
+    assert {s["status"] for s in samples} == {"passed"}
+    assert {s["metadata"]["answered_model"] for s in samples} == {"claude-3-7-sonnet-20250219"}
+
+
+def test_a_wrong_model_sample_shows_no_score_it_did_not_get(project: Path) -> None:
+    with ScriptedServer(support) as server:
+        done = invoke("run", "custom_suite.py", "--model", "support-v2",
+                      env={"CHAT_BASE_URL": server.base_url})
+    assert done.exit_code == 1, done.output
+    assert "asked for support-v2, the response came from support-v1" in done.output
+    assert "0.000" not in done.output and "0/3" not in done.output
+    assert "Passed — of evaluated samples" in done.output
+    assert "errors 3 (3 answered by another model, not checked)" in done.output
+    report = json_report()
+    summary = report["summary"]
+    assert (summary["errors"], summary["passed"], summary["failed"]) == (3, 0, 0)
+    assert summary["pass_rate"] is None and summary["check_score"] is None
+    assert summary["by_model"]["support-v2"]["pass_rate"] is None
+    shown = invoke("report", "--case", "refund-0")
+    assert "check score 0.000" not in shown.output

@@ -13,11 +13,21 @@ The rule for "the same model", so versioned names are not mismatches:
   ``-20241022``), a four- or three-digit snapshot (``-0613``, ``-001``), or Ollama's
   ``:latest``. ``gpt-4.1-mini-2025-04-14`` answers for ``gpt-4.1-mini``;
   ``gpt-4.1-mini`` does not answer for ``gpt-4.1``, nor ``support-v1`` for ``support-v2``;
+- an alias on the asked name stands for its base name: ``-latest``, ``:latest`` and the bare
+  major-version alias ``-0`` are dropped, and the base name or a release of it answers
+  (``claude-3-7-sonnet-20250219`` for ``claude-3-7-sonnet-latest``,
+  ``claude-sonnet-4-20250514`` for ``claude-sonnet-4-0``). Any other ``-N`` is a minor version,
+  answered only by its own releases: ``claude-opus-4-1`` is not ``claude-opus-4-20250514``;
 - a model the request cannot pin is not checked: an Azure deployment (its response names the
   underlying model) and a router's ``auto``.
 
 A sample is answered by its model when at least one response named it: an agent may also call
-a helper model, but one that never reached the asked model measured nothing of it.
+a helper model, but one that never reached the asked model measured nothing of it. A sample
+on a checkable model whose responses named no model at all (the agent called its provider
+through a client Assay does not watch, or called none) is kept as it scored, but marked
+unverified under :data:`UNVERIFIED_KEY`: its figures are not proof that the asked model
+produced them. An agent with a client of its own can say which model answered by putting
+``answered_model`` in its outcome's metadata.
 """
 
 from __future__ import annotations
@@ -32,9 +42,16 @@ ANSWERED_MODEL_KEY = "answered_model"
 #: The metadata key marking a sample another model answered: ``{"asked", "answered"}``. Such
 #: a sample says nothing about the model it asked for, so no model comparison counts it.
 MISMATCH_KEY = "assay.model_mismatch"
+#: The metadata key marking a sample no response named a model for; it holds the reason.
+UNVERIFIED_KEY = "assay.model_unverified"
+#: Why a sample's answering model could not be observed.
+UNVERIFIED_REASON = ("no response named a model: the agent's HTTP client is not one Assay "
+                     "watches (httpx, requests, openai)")
 
 _RELEASE = re.compile(r"(-\d{4}-\d{2}-\d{2}|-\d{8}|-\d{3,4}|:latest)$")
 # Providers whose requests name something other than a model (a deployment, a router).
+# What a provider's alias adds to a base name; "-0" is "major version N, point zero".
+_ALIAS = re.compile(r"(-latest|:latest|-0)$")
 _UNPINNED_PROVIDERS = frozenset({"azure"})
 _UNPINNED_MODELS = frozenset({"auto"})
 _SHOWN = 120
@@ -45,9 +62,15 @@ def same_model(asked: str, answered: str) -> bool:
     want, got = _bare(asked), _bare(answered)
     if not want or not got:
         return False
-    if want == got:
+    alias = _ALIAS.search(want)
+    bases = [want] if alias is None else [want, want[:alias.start()]]
+    return any(_release_of(base, got) for base in bases if base)
+
+
+def _release_of(base: str, got: str) -> bool:
+    if got == base:
         return True
-    return got.startswith(want) and _RELEASE.fullmatch(got[len(want):]) is not None
+    return got.startswith(base) and _RELEASE.fullmatch(got[len(base):]) is not None
 
 
 def verifiable(spec: ModelSpec) -> bool:

@@ -194,8 +194,8 @@ def _summary(console: Console, run: Run) -> None:
     console.print(
         f"[bold]Passed {fraction(summary.passed, summary.evaluated)}[/] of evaluated samples · "
         f"cases {summary.cases_passed} of {summary.cases} · check score "
-        f"{score(summary.check_score)} · failed {summary.failed} · errors {summary.errors} · "
-        f"not evaluated {summary.not_evaluated}"
+        f"{score(summary.check_score)} · failed {summary.failed} · errors {summary.errors}"
+        f"{_other_model(summary)} · not evaluated {summary.not_evaluated}"
     )
     console.print(
         f"Latency avg {duration_ms(summary.latency_avg_ms)} · p50 "
@@ -206,6 +206,13 @@ def _summary(console: Console, run: Run) -> None:
     _judged(console, summary)
     _models(console, summary)
     console.print(f"Run {run.id} ({run.status.value}) · fingerprint {run.fingerprint[:12]}")
+
+
+def _other_model(summary: Tally) -> str:
+    # Errors that were never checked: why they are in no rate above.
+    if not summary.other_model:
+        return ""
+    return f" ({summary.other_model} answered by another model, not checked)"
 
 
 def reliability_lines(run: Run, *, verbose: bool = False) -> list[str]:

@@ -41,3 +41,23 @@ def unchecked_lines(suite: Any, *, judged: bool, judge_hint: str) -> list[str]:
 def _names(ids: list[str]) -> str:
     shown = ", ".join(ids[:_NAMED])
     return shown + (f" and {len(ids) - _NAMED} more" if len(ids) > _NAMED else "")
+
+
+def unverified_line(run: Any) -> str | None:
+    """Say, per model, how many samples no response named a model for, and why; else ``None``.
+
+    Such samples still count (an agent may call its provider through any client), but their
+    figures are not proof that the model they are filed under produced them.
+    """
+    from collections import Counter
+
+    from assay.agent.answered import UNVERIFIED_KEY, UNVERIFIED_REASON
+
+    asked = Counter(sample.model for sample in run.samples if sample.model is not None)
+    unverified = Counter(sample.model for sample in run.samples
+                         if sample.model is not None and UNVERIFIED_KEY in sample.metadata)
+    if not unverified:
+        return None
+    counts = ", ".join(f"{model} {unverified[model]} of {asked[model]}"
+                       for model in asked if unverified[model])
+    return f"warning: model unverified for {counts} sample(s): {UNVERIFIED_REASON}"

@@ -274,6 +274,7 @@ def _finish(evaluation: Evaluation, report: Path | None, *, verbose: bool = Fals
         render_run(console, run, evaluation.comparison, evaluation.model_comparison,
                    baseline=evaluation.baseline, verbose=verbose)
         print(visible("\n".join(reliability_lines(run, verbose=verbose)), lines=True))
+        _warn_unverified(console, run)
     if report is not None:
         _write_report(run, report)
     verdict = evaluation.verdict
@@ -285,6 +286,15 @@ def _finish(evaluation: Evaluation, report: Path | None, *, verbose: bool = Fals
         console.print(closing_line(run, verdict, time.monotonic() - started), style=style,
                       markup=False, highlight=False)
     return int(verdict.exit_code)
+
+
+def _warn_unverified(console: Any, run: Any) -> None:
+    from assay.cli._render import shown
+    from assay.cli._warnings import unverified_line
+
+    line = unverified_line(run)
+    if line is not None:
+        console.print(shown(line), style="yellow", markup=False, highlight=False)
 
 
 def _write_report(run: Any, report: Path) -> None:

@@ -11,12 +11,13 @@ large a difference these cases could detect, and how many cases the observed one
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import NormalDist
 from typing import Any
 
+from assay.agent.answered import UNVERIFIED_KEY, UNVERIFIED_REASON
 from assay.compare._bootstrap import percentile_interval, resample
 from assay.errors import ConfigurationError
 from assay.results import Run, SampleResult, SampleStatus
@@ -29,17 +30,23 @@ DEFAULT_POWER = 0.8
 
 @dataclass(frozen=True, slots=True)
 class ModelInterval:
-    """One model's pass rate over its cases, with its interval (``None`` below two cases)."""
+    """One model's pass rate over its cases, with its interval (``None`` below two cases).
+
+    ``unverified`` counts the samples no response named a model for: their figures are not
+    proof that this model produced them.
+    """
 
     model: str
     cases: int
     pass_rate: float
     interval: tuple[float, float] | None
+    unverified: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """The portable form."""
         return {"model": self.model, "cases": self.cases, "pass_rate": self.pass_rate,
-                "interval": None if self.interval is None else list(self.interval)}
+                "interval": None if self.interval is None else list(self.interval),
+                "unverified": self.unverified}
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +101,9 @@ class ModelComparison:
         order = run.settings.get("models") if isinstance(run, Run) else None
         labels = [m for m in order if isinstance(m, str)] if isinstance(order, list) else None
         table = case_pass_rates(samples, labels)
-        return _compare(table, seed=seed, resamples=resamples, confidence=confidence,
-                        power=power)
+        compared = _compare(table, seed=seed, resamples=resamples, confidence=confidence,
+                            power=power)
+        return _unverified(compared, samples)
 
     @property
     def decisive(self) -> tuple[PairComparison, ...]:
@@ -120,7 +128,8 @@ class ModelComparison:
     def from_json(cls, data: Mapping[str, Any]) -> ModelComparison:
         """Rebuild a stored comparison."""
         models = tuple(ModelInterval(m["model"], int(m["cases"]), float(m["pass_rate"]),
-                                     _pair(m["interval"])) for m in data["models"])
+                                     _pair(m["interval"]), int(m.get("unverified") or 0))
+                       for m in data["models"])
         pairs = tuple(PairComparison(
             (p["models"][0], p["models"][1]), int(p["cases"]), p["difference"],
             _pair(p["interval"]), bool(p["decisive"]), p.get("detectable"),
@@ -163,6 +172,18 @@ def _compare(table: dict[str, dict[str, float]], *, seed: int, resamples: int,
         pairs.append(_pair_comparison((first, second), diffs, interval, confidence, power))
     return ModelComparison(models, tuple(pairs), _conclusion(pairs, confidence), resamples,
                            seed, confidence, power)
+
+
+def _unverified(compared: ModelComparison, samples: Sequence[SampleResult]) -> ModelComparison:
+    # A model whose samples no response named is compared all the same, but said so.
+    counts = Counter(sample.model for sample in samples if UNVERIFIED_KEY in sample.metadata)
+    models = tuple(replace(m, unverified=counts[m.model]) for m in compared.models)
+    named = [m.model for m in models if m.unverified]
+    if not named:
+        return replace(compared, models=models)
+    which = " and ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1 else named)
+    sentence = f"The figures for {which} are unverified: {UNVERIFIED_REASON}."
+    return replace(compared, models=models, conclusion=f"{compared.conclusion} {sentence}")
 
 
 class _Draws:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from assay.agent import Action, Observation, Usage
+from assay.agent import MISMATCH_KEY, Action, Observation, Usage
 from assay.results.metric import MetricResult
 from assay.spec import JSON
 
@@ -75,15 +75,27 @@ class SampleResult:
 
     @property
     def evaluated(self) -> bool:
-        """Whether the sample counts towards pass rates."""
-        return self.status is not SampleStatus.NOT_EVALUATED
+        """Whether the sample counts towards pass rates.
+
+        A sample another model answered is an error that was never checked: it measured
+        nothing of its own model, so it counts towards no rate of it.
+        """
+        return self.status is not SampleStatus.NOT_EVALUATED and not self.other_model
+
+    @property
+    def other_model(self) -> bool:
+        """Whether another model than the one asked for answered (see ``MISMATCH_KEY``)."""
+        return MISMATCH_KEY in self.metadata
 
     @property
     def check_score(self) -> float | None:
         """Mean deterministic check score (errors count zero; an agent error scores zero).
 
-        Judge criteria never enter it: the two dimensions are reported apart.
+        Judge criteria never enter it: the two dimensions are reported apart. A sample
+        another model answered was not checked and has none.
         """
+        if self.other_model:
+            return None
         if self.error is not None:
             return 0.0
         checks = [metric.effective_score for metric in self.metrics if metric.kind == "check"]

@@ -108,11 +108,14 @@ class Tally:
     cost_basis: str | None = None
     #: The agent's cost and the judge's together (each still reported on its own).
     total_cost_usd: float | None = None
+    #: Errored samples another model answered: never checked, so in no rate (see
+    #: :attr:`SampleResult.evaluated`).
+    other_model: int = 0
 
     @property
     def evaluated(self) -> int:
         """Samples that count towards the pass rate."""
-        return self.samples - self.not_evaluated
+        return self.samples - self.not_evaluated - self.other_model
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +182,7 @@ def tally(samples: Sequence[SampleResult]) -> Tally:
         failed=statuses.count(SampleStatus.FAILED),
         errors=statuses.count(SampleStatus.ERROR),
         not_evaluated=statuses.count(SampleStatus.NOT_EVALUATED),
+        other_model=sum(1 for sample in samples if sample.other_model),
         pass_rate=passed / len(evaluated) if evaluated else None,
         check_score=_mean(scores),
         cases=case_total,

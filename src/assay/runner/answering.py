@@ -15,7 +15,13 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from assay.agent import ANSWERED_MODEL_KEY, MISMATCH_KEY, ModelSpec, Outcome
-from assay.agent.answered import mismatch, same_model, verifiable
+from assay.agent.answered import (
+    UNVERIFIED_KEY,
+    UNVERIFIED_REASON,
+    mismatch,
+    same_model,
+    verifiable,
+)
 from assay.spec import JSON
 
 if TYPE_CHECKING:
@@ -59,12 +65,18 @@ def answered(outcome: Outcome, model: ModelSpec | None,
 
     Every name counts: the adapter's and each response's. The one recorded is the asked
     model's own name (a dated release, say) when one response gave it, else the first other.
+    A watched sample that no name came from is marked unverified, never silently the model's.
     """
     reported = outcome.metadata.get(ANSWERED_MODEL_KEY)
     names = [*([reported] if isinstance(reported, str) and reported else []),
              *(watch.models if watch is not None else ())]
-    if not names or model is None:
+    if model is None:
         return outcome, None
+    if not names:
+        if watch is None:
+            return outcome, None
+        return dataclasses.replace(
+            outcome, metadata={**outcome.metadata, UNVERIFIED_KEY: UNVERIFIED_REASON}), None
     error = mismatch(model, names)
     shown = next((name for name in names if same_model(model.model, name)), names[0])
     metadata: dict[str, JSON] = {**outcome.metadata, ANSWERED_MODEL_KEY: shown}
