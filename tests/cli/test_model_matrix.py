@@ -271,6 +271,8 @@ def test_a_wrong_model_sample_shows_no_score_it_did_not_get(project: Path) -> No
     assert "0.000" not in done.output and "0/3" not in done.output
     assert "Passed — of evaluated samples" in done.output
     assert "errors 3 (3 answered by another model, not checked)" in done.output
+    # The cases have checks: another model answering is not a suite that checks nothing.
+    assert "nothing was checked" not in done.output and "--allow-unchecked" not in done.output
     report = json_report()
     summary = report["summary"]
     assert (summary["errors"], summary["passed"], summary["failed"]) == (3, 0, 0)

@@ -83,7 +83,10 @@ def decide(run: Run, comparison: Comparison | None, *, gate: Gate | None,
         if errors and outcome.passed:
             lines.append(f"{errors} errored sample(s) fail the run whatever the gate allows")
         failed = not outcome.passed or errors > 0
-    unchecked = summary is not None and summary.evaluated == 0
+    # Samples another model answered had checks that never ran: errors, not a suite that
+    # checks nothing.
+    unchecked = summary is not None and summary.evaluated == 0 and not (
+        summary.samples and summary.other_model == summary.samples)
     if summary is not None and unchecked:
         lines.append(_unchecked_line(summary.not_evaluated, allowed=allow_unchecked))
         failed = failed or not allow_unchecked
