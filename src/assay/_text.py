@@ -17,8 +17,9 @@ Tabs stay (they are only blanks). Line breaks are structure: with ``lines=True``
 from __future__ import annotations
 
 import re
+import unicodedata
 
-__all__ = ["json_visible", "one_line", "visible"]
+__all__ = ["blank", "json_visible", "one_line", "visible"]
 
 #: Bidirectional controls: ALM, LRM/RLM, LRE/RLE/PDF/LRO/RLO and LRI/RLI/FSI/PDI.
 BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -75,3 +76,13 @@ def json_visible(document: str) -> str:
     exactly as it was (they can only occur inside strings) and the terminal untouched.
     """
     return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", document)
+
+
+def blank(text: str | None) -> bool:
+    """Whether ``text`` shows nothing: absent, or only whitespace and invisible format characters.
+
+    A zero-width space, a joiner, a byte-order mark or a bidirectional mark (Unicode category
+    ``Cf``) renders as nothing, so an answer made of them says nothing either.
+    """
+    return text is None or all(char.isspace() or unicodedata.category(char) == "Cf"
+                               for char in text)

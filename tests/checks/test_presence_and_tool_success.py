@@ -15,6 +15,10 @@ from assay.results import SampleStatus
     ("Order 7 shipped.", 1.0, "answered (16 characters)"),
     ("   \n", 0.0, "the agent gave an empty answer"),
     (None, 0.0, "the agent gave no answer"),
+    # Invisible characters say nothing: a zero-width space, a joiner, a BOM, bidi marks.
+    ("\u200b", 0.0, "the agent gave an empty answer"),
+    (" \u200d\ufeff\u200e\n\u2060 ", 0.0, "the agent gave an empty answer"),
+    ("\u200bOK", 1.0, "answered (3 characters)"),
 ])
 def test_response_present(context, answer, score, reason):
     verdict = checks.response_present().evaluate(context(answer))

@@ -199,3 +199,10 @@ def test_a_fix_item_never_lists_a_tool_the_agent_has_as_missing():
     assert item.tools_label == EXPECTED_TOOLS
     [only_missing] = fix_items([diagnosed("a", ("cancel_order",), MISSING_TOOLS)])
     assert only_missing.tools_label == MISSING_TOOLS
+
+
+def test_an_answer_of_invisible_characters_is_no_answer():
+    found = diagnose(sample(failing("contains"), answer="\u200b\u2060 "),
+                     CaseFacts("Refund order 7"), ROSTER)
+    assert found is not None and found.fault is Fault.RUN_ERROR
+    assert found.recommendation.startswith("The agent returned no answer")

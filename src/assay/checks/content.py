@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from assay._text import one_line
+from assay._text import blank, one_line
 from assay.checks import _values
 from assay.checks.base import Check, CheckContext, CheckError, Verdict
 from assay.spec import JSON
@@ -56,8 +56,8 @@ class ResponsePresent(Check):
     factory: ClassVar[str] = "response_present"
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
-        """Look for a non-blank answer."""
-        if ctx.answer is None or not ctx.answer.strip():
+        """Look for an answer that shows something: invisible characters alone are blank."""
+        if ctx.answer is None or blank(ctx.answer):
             return _missing(ctx.answer)
         return Verdict(1.0, f"answered ({len(ctx.answer.strip()):,} characters)")
 

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from assay._text import blank
 from assay.results.metric import MetricResult
 from assay.results.sample import SampleResult, SampleStatus
 from assay.spec import JSON, ExpectedAction, canonical_json
@@ -149,7 +150,7 @@ def diagnose(sample: SampleResult, facts: CaseFacts,
 def _run_error(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
     if sample.error is not None:
         return Finding(Fault.RUN_ERROR, run_error_advice(sample.error))
-    if sample.answer is None or not sample.answer.strip():
+    if blank(sample.answer):
         return Finding(Fault.RUN_ERROR, "The agent returned no answer: make sure it returns "
                                         "its final message as the answer.")
     return None
