@@ -25,9 +25,7 @@ def unchecked_lines(suite: Any, *, judged: bool, judge_hint: str) -> list[str]:
     # Criteria the case or the suite names itself; any case gets default ones with a judge.
     waiting = [case.id for case in empty if not judged and (case.criteria or suite.criteria)]
     bare = [case.id for case in empty if case.id not in waiting]
-    whole = "every case" if len(empty) == len(cases) else \
-        f"{len(empty)} of {len(cases)} case(s)"
-    lines = [f"warning: {whole} checks nothing, so its samples would be not_evaluated "
+    lines = [f"warning: {_which(len(empty), len(cases))} would be not_evaluated "
              "(never passed):"]
     if bare:
         lines.append(f"  no check ({_names(bare)}): give the case or the suite checks=, "
@@ -36,6 +34,15 @@ def unchecked_lines(suite: Any, *, judged: bool, judge_hint: str) -> list[str]:
     if waiting:
         lines.append(f"  judge criteria but no judge ({_names(waiting)}): {judge_hint}")
     return lines
+
+
+def _which(empty: int, cases: int) -> str:
+    """``every case checks nothing, so its samples``, with the verb agreeing with the count."""
+    if empty == cases:
+        return "every case checks nothing, so its samples"
+    if empty == 1:
+        return f"1 of {cases} cases checks nothing, so its samples"
+    return f"{empty} of {cases} cases check nothing, so their samples"
 
 
 def _names(ids: list[str]) -> str:
