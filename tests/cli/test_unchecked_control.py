@@ -1,4 +1,4 @@
-"""A suite that checks nothing, or defines nothing, as ``assay control`` and ``assay run`` meet it."""
+"""A suite that checks nothing, or defines nothing, as `assay control` and `assay run` meet it."""
 
 from __future__ import annotations
 
@@ -69,9 +69,11 @@ def test_a_control_pair_that_checked_nothing_measures_no_floor_and_fails(cli, tm
 def test_a_later_run_is_not_labelled_against_an_unmeasured_pair(cli, tmp_path):
     spec = _spec(tmp_path, UNCHECKED)
     assert cli("control", spec, "-q", "--allow-unchecked").exit_code == 0
+    assert cli("run", spec, "-q", "--allow-unchecked").exit_code == 0
     store = assay.Store.open(None)
     try:
-        [latest, *_] = store.list_runs()
+        latest = store.latest_run()
+        assert latest is not None and not latest.links.get("control")
         assert store.find_control_pair(latest) is None
     finally:
         store.close()

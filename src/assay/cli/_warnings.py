@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 #: How many case ids a warning names before it counts the rest.
@@ -68,3 +69,12 @@ def unverified_line(run: Any) -> str | None:
     counts = ", ".join(f"{model} {unverified[model]} of {asked[model]}"
                        for model in asked if unverified[model])
     return f"warning: model unverified for {counts} sample(s): {UNVERIFIED_REASON}"
+
+
+def print_unchecked(suite: Any, *, judged: bool, judge_hint: str) -> None:
+    """Before a run: print :func:`unchecked_lines` to standard error, if there are any."""
+    from assay._text import visible
+
+    lines = unchecked_lines(suite, judged=judged, judge_hint=judge_hint)
+    if lines:
+        print(visible("\n".join(lines), lines=True), file=sys.stderr)

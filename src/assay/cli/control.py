@@ -39,6 +39,7 @@ from assay.cli._files import (
     ProductOption,
     SetOption,
 )
+from assay.cli._warnings import print_unchecked
 
 
 def control_command(
@@ -59,6 +60,10 @@ def control_command(
     flaky_share: Annotated[float, typer.Option(
         min=0.0, max=1.0, help="A floor above this is reported as a corpus too flaky to "
                                "measure.")] = 0.3,
+    allow_unchecked: Annotated[bool, typer.Option(
+        "--allow-unchecked", help="Let a pair in which no sample was evaluated (nothing was "
+                                  "checked, so no floor was measured) exit 0; by default it "
+                                  "exits 1.")] = False,
     quiet: QuietOption = False,
     product: ProductOption = None,
     set_: SetOption = None,
@@ -71,7 +76,9 @@ def control_command(
     """Run a suite twice with nothing changed, store the pair, and print its noise floor.
 
     Later comparisons of the same definition (assay run, assay compare) label every change
-    within or beyond this floor. Failed samples do not fail a control run: it measures.
+    within or beyond this floor. Failed samples do not fail a control run: it measures. A
+    pair in which no sample was evaluated measures nothing: no floor is stored, and it exits
+    1 unless --allow-unchecked.
     """
     from assay.cli._files import Selection, chosen_suite, require_agent
 
@@ -92,8 +99,11 @@ def control_command(
             "models": model or None, "timeout": timeout, "votes": votes,
             "judge": judge_option(judge, judge_base_url, judge_timeout, chosen.judge),
         }
+        print_unchecked(chosen, judged=options["judge"] is not None or chosen.judge is not None,
+                        judge_hint="give the pair --judge MODEL")
         first, second = _execute(chosen, options, database_url(db), quiet)
-    _report(first, second, flaky_share)
+    if not _report(first, second, flaky_share, allow_unchecked=allow_unchecked):
+        raise typer.Exit(1)
 
 
 def _execute(suite: Any, options: dict[str, Any], url: str | None, quiet: bool) -> Any:
@@ -117,14 +127,33 @@ def _execute(suite: Any, options: dict[str, Any], url: str | None, quiet: bool) 
         raise typer.Exit(EXIT_INCOMPLETE) from None
 
 
-def _report(first: Any, second: Any, flaky_share: float) -> None:
-    from assay._text import visible
+def _report(first: Any, second: Any, flaky_share: float, *, allow_unchecked: bool) -> bool:
+    """Print the pair and its floor; ``False`` when it measured nothing and that is refused."""
     from assay.compare import NoiseFloor
     from assay.compare.comparison import too_flaky_line
+    from assay.evaluation.control import checked
 
-    floor = NoiseFloor.measure(first, second)
     print(visible(f"control pair of {first.suite} · {first.agent} (fingerprint "
                   f"{first.fingerprint[:12]}): runs {first.id} and {second.id}"))
+    if not (checked(first) and checked(second)):
+        print(_unmeasured_line(first, second, allowed=allow_unchecked))
+        return allow_unchecked
+    floor = NoiseFloor.measure(first, second)
     if floor.too_flaky(flaky_share):
         print(too_flaky_line(floor, flaky_share))
     print(floor.summary())
+    return True
+
+
+def _unmeasured_line(first: Any, second: Any, *, allowed: bool) -> str:
+    """Why the pair gives no floor, worded as ``assay run`` words a run that checked nothing."""
+    from assay.evaluation.control import checked
+
+    runs = [run for run in (first, second) if not checked(run)]
+    not_evaluated = sum(run.summary.not_evaluated for run in runs if run.summary is not None)
+    what = (f"no noise floor was measured: nothing was checked: no sample was evaluated "
+            f"({not_evaluated} not evaluated)")
+    if allowed:
+        return f"{what}; accepted (--allow-unchecked)"
+    return (f"{what}; give the cases checks or a judge, or accept such a pair with "
+            "--allow-unchecked")

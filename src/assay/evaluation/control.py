@@ -14,6 +14,9 @@ from assay.results import Run
 from assay.runner.progress import Progress
 from assay.spec import JSON, Suite
 
+#: The role of a control pair's second run when the pair measured nothing.
+UNMEASURED = "unmeasured"
+
 if TYPE_CHECKING:
     from assay.store import Store
 
@@ -25,7 +28,9 @@ async def run_control_async(suite: Suite, *, db: str | Store | None = None,
 
     Nothing changes between the runs, so whatever moves between them is the harness's own
     noise (see :class:`assay.NoiseFloor`). Both runs carry ``links["control"]`` naming the
-    pair; later comparisons of the same definition find the latest pair by it. ``options``
+    pair; later comparisons of the same definition find the latest pair by it, unless the
+    first run evaluated no sample: that pair's second run is marked ``unmeasured`` and no
+    floor is ever read from it (see :func:`checked`). ``options``
     are those of :func:`assay.evaluate_async` (``baseline``, ``resume`` and ``run_id``
     excepted).
     """
@@ -41,14 +46,22 @@ async def run_control_async(suite: Suite, *, db: str | Store | None = None,
         first = await evaluate_with(suite, replace(resolved, run_id=ids[0],
                                                    links=_links(ids, "first")),
                                     store, _progress(progress))
+        # A first run that evaluated nothing measures nothing: its pair is stored, but not as
+        # a control pair later comparisons would read a floor from.
+        role = "second" if checked(first.run) else UNMEASURED
         second = await evaluate_with(suite, replace(resolved, run_id=ids[1],
                                                     baseline=first.run.id,
-                                                    links=_links(ids, "second")),
+                                                    links=_links(ids, role)),
                                      store, _progress(progress))
     finally:
         if not isinstance(db, Store):
             store.close()
     return first.run, second.run
+
+
+def checked(run: Run) -> bool:
+    """Whether a control run evaluated at least one sample, so that it measured anything."""
+    return run.summary is not None and run.summary.evaluated > 0
 
 
 def _links(ids: tuple[str, str], role: str) -> dict[str, JSON]:
