@@ -162,8 +162,11 @@ def test_a_tool_the_roster_lacks_is_missing_and_one_it_has_is_to_be_called():
     assert found is not None and found.tools == ("lookup_order", "cancel_order")
     assert found.tools_label == MISSING_TOOLS
     mixed = diagnose(sample(NOT_CALLED, actions=()), facts, roster)
-    assert mixed is not None and mixed.tools_label == EXPECTED_TOOLS
-    assert "Give the agent lookup_order, cancel_order" in mixed.recommendation
+    # The tool it has is to be called; the ones it lacks are carried apart, to be added.
+    assert mixed is not None and mixed.tools == ("issue_refund",)
+    assert mixed.tools_label == EXPECTED_TOOLS
+    assert mixed.missing == ("lookup_order", "cancel_order")
+    assert "Give the agent lookup_order and cancel_order" in mixed.recommendation
     assert "has issue_refund but did not call it" in mixed.recommendation
 
 
@@ -184,19 +187,24 @@ def test_a_differing_trace_names_only_the_calls_not_made_as_expected():
     assert found.tools == ("issue_refund",) and found.tools_label == EXPECTED_TOOLS
 
 
+def diagnosed(case_id: str, tools: tuple[str, ...], label: str, recommendation: str = "r",
+              missing: tuple[str, ...] = ()) -> SampleResult:
+    return SampleResult(case_id, "m", 0, decide_status(None, (NOT_CALLED,)), answer="x",
+                        metrics=(NOT_CALLED,), fault="expected_tool_not_called",
+                        recommendation=recommendation, fault_tools=tools,
+                        fault_tools_label=label, fault_missing_tools=missing)
+
+
 def test_a_fix_item_never_lists_a_tool_the_agent_has_as_missing():
     from assay.results.fixes import fix_items
 
-    def diagnosed(case_id: str, tools: tuple[str, ...], label: str) -> SampleResult:
-        return SampleResult(case_id, "m", 0, decide_status(None, (NOT_CALLED,)), answer="x",
-                            metrics=(NOT_CALLED,), fault="expected_tool_not_called",
-                            recommendation="r", fault_tools=tools, fault_tools_label=label)
-
-    [item] = fix_items([diagnosed("a", ("cancel_order",), MISSING_TOOLS),
-                        diagnosed("b", ("issue_refund",), EXPECTED_TOOLS),
-                        diagnosed("c", ("cancel_order",), MISSING_TOOLS)])
-    assert [tool.name for tool in item.tools] == ["cancel_order", "issue_refund"]
-    assert item.tools_label == EXPECTED_TOOLS
+    missing, expected = fix_items([diagnosed("a", ("cancel_order",), MISSING_TOOLS),
+                                   diagnosed("b", ("issue_refund",), EXPECTED_TOOLS),
+                                   diagnosed("c", ("cancel_order",), MISSING_TOOLS)])
+    assert [tool.name for tool in missing.tools] == ["cancel_order"]
+    assert missing.tools_label == MISSING_TOOLS and missing.case_ids == ("a", "c")
+    assert [tool.name for tool in expected.tools] == ["issue_refund"]
+    assert expected.tools_label == EXPECTED_TOOLS and expected.case_ids == ("b",)
     [only_missing] = fix_items([diagnosed("a", ("cancel_order",), MISSING_TOOLS)])
     assert only_missing.tools_label == MISSING_TOOLS
 
@@ -206,3 +214,60 @@ def test_an_answer_of_invisible_characters_is_no_answer():
                      CaseFacts("Refund order 7"), ROSTER)
     assert found is not None and found.fault is Fault.RUN_ERROR
     assert found.recommendation.startswith("The agent returned no answer")
+
+
+def test_a_sample_naming_tools_to_add_and_to_call_gives_two_fix_items():
+    from assay.results.fixes import fix_items
+
+    facts = CaseFacts("Cancel order 7", ("lookup_order", "cancel_order"))
+    finding = diagnose(sample(NOT_CALLED, actions=()), facts, ROSTER)
+    assert finding is not None
+    assert (finding.tools, finding.missing) == (("lookup_order",), ("cancel_order",))
+    result = diagnosed("cancel", finding.tools, str(finding.tools_label),
+                       finding.recommendation, finding.missing)
+    stored = SampleResult.from_json(result.to_json())
+    assert stored.fault_missing_tools == ("cancel_order",)
+    add, call = fix_items([stored])
+    assert ([t.name for t in add.tools], add.tools_label) == (["cancel_order"], MISSING_TOOLS)
+    assert add.recommendation == "Give the agent cancel_order: not among the agent's tools."
+    assert ([t.name for t in call.tools], call.tools_label) == (["lookup_order"], EXPECTED_TOOLS)
+    assert call.recommendation.startswith("The agent has lookup_order but did not call it")
+    assert "cancel_order" not in call.recommendation
+
+
+def test_tools_the_agent_has_but_did_not_call_are_named_in_agreement():
+    facts = CaseFacts("Refund order 7", ("lookup_order", "issue_refund"))
+    found = diagnose(sample(NOT_CALLED, actions=()), facts, ROSTER)
+    assert found is not None
+    assert found.recommendation.startswith(
+        "The agent has lookup_order and issue_refund but did not call them (")
+    assert found.recommendation.endswith("say in its instructions when to use them.")
+
+
+@pytest.mark.parametrize("spelling", ["Issue_Refund", "issue-refund", "ISSUE REFUND"])
+def test_roster_names_compare_whatever_their_case_and_separators(spelling):
+    assert ROSTER.has(spelling) and ROSTER.named(spelling) == "issue_refund"
+    assert ROSTER.describe(spelling) == "Refund an order"
+    assert not ROSTER.has("issue_refunds") and not ROSTER.has("cancel_order")
+    facts = CaseFacts("Refund order 7", (spelling,))
+    found = diagnose(sample(NOT_CALLED, actions=()), facts, ROSTER)
+    assert found is not None and found.tools_label == EXPECTED_TOOLS and not found.missing
+
+
+@pytest.mark.parametrize(("recommendation", "tool", "adds"), [
+    ("Add the issue_refund tool to the agent.", None, True),
+    ("Give the agent an Issue-Refund tool.", None, True),
+    ("First check the order. Then provide issue refund to the agent!", None, True),
+    ("Add an Issue_Refund tool.", "Issue_Refund", True),
+    ("Expose refunds.", "issue-refund", True),
+    ("Add an instruction to call issue_refund after lookup_order.", None, False),
+    ("Give the agent clearer guidance on when to use issue_refund.", None, False),
+    ("Add a cancel_order tool.", "cancel_order", False),
+    ("Tell the agent to call issue_refund.", None, False),
+])
+def test_a_refinement_adding_a_roster_tool_is_recognised(recommendation, tool, adds):
+    from assay.judging.refine import adds_a_tool_it_has
+    from assay.results.diagnosis import Refinement
+
+    refinement = Refinement(recommendation, tool, "Refunds" if tool else None)
+    assert adds_a_tool_it_has(refinement, ROSTER) is adds

@@ -8,12 +8,13 @@ refinement at all, and the mechanical recommendation stands.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 
 from assay.judging.assess import JudgeUsage
 from assay.judging.judge import Judge, ask, counting_attempts
 from assay.judging.verdict import MAX_REASON, VerdictError, strict_object
-from assay.results.diagnosis import Finding, Refinement, Roster
+from assay.results.diagnosis import Finding, Refinement, Roster, tool_key
 
 #: The usage kind refinement calls are counted under.
 REFINE_KIND = "refine"
@@ -85,6 +86,43 @@ async def refine(judge: Judge, question: str, answer: str | None, finding: Findi
             return None
     usage.add(reply, REFINE_KIND, attempts.made)
     try:
-        return parse_refinement(reply.text, judge.label)
+        refinement = parse_refinement(reply.text, judge.label)
     except VerdictError:
         return None
+    # Adding a tool the agent already has misreads the finding: the fix is to call it, so
+    # the mechanical recommendation stands.
+    return None if adds_a_tool_it_has(refinement, roster) else refinement
+
+
+def adds_a_tool_it_has(refinement: Refinement, roster: Roster) -> bool:
+    """Whether ``refinement`` proposes adding a tool already on the agent's roster.
+
+    Either its tool is on the roster (names compare as :meth:`Roster.named` does), or its
+    recommendation says to add, give or provide a roster tool ("Add the issue_refund tool",
+    "Give the agent an Issue-Refund tool"). Saying to call or use one is not adding it.
+    """
+    if refinement.tool_name is not None and roster.has(refinement.tool_name):
+        return True
+    return any(_proposes_adding(sentence, name)
+               for sentence in _SENTENCE_END.split(refinement.recommendation)
+               for name in roster.tools)
+
+
+def _proposes_adding(sentence: str, tool: str) -> bool:
+    parts = [re.escape(part) for part in tool_key(tool).split("_") if part]
+    if not parts:
+        return False
+    name = r"(?<![\w-])" + r"[-_\s]*".join(parts) + r"(?![\w-])"
+    for found in re.finditer(_ADDING + r"(?P<between>.*?)" + name, sentence, re.IGNORECASE):
+        if not _USING.search(found.group("between")):
+            return True
+    return False
+
+
+_SENTENCE_END = re.compile(r"[.!?;\n]+(?:\s|$)")
+_ADDING = (r"\b(?:add|adding|give|giving|provide|providing|create|implement|introduce|equip|"
+           r"expose|register|build|enable)\b")
+# Words that turn "add ... issue_refund" into advice on using it ("add an instruction to
+# call issue_refund"), not on adding it.
+_USING = re.compile(r"(?i)\b(?:call|calls|calling|use|uses|using|invoke|invoking|run|"
+                    r"trigger|when|before|after|instructions?|prompt|step)\b")

@@ -122,6 +122,7 @@ class _Diagnosis(_Part):
     tools: list[str] = Field(default_factory=list)
     tools_label: str | None = None
     refinement: JsonObject | None = None
+    missing_tools: list[str] = Field(default_factory=list)
 
 
 class _Sample(_Part):

@@ -65,9 +65,32 @@ class Roster:
     tools: Mapping[str, str] = field(default_factory=dict)
     instructions: str | None = None
 
+    def named(self, name: str) -> str | None:
+        """The roster's own spelling of tool ``name``, or ``None`` when it has no such tool.
+
+        Names compare as one tool whatever their case and ``-``/``_`` separators
+        (``Issue-Refund`` is ``issue_refund``): a judge or a case spelling a tool the agent
+        has differently must never read as the agent lacking it.
+        """
+        key = tool_key(name)
+        return next((tool for tool in self.tools if tool_key(tool) == key), None)
+
+    def has(self, name: str) -> bool:
+        """Whether the roster holds tool ``name`` (see :meth:`named`)."""
+        return self.named(name) is not None
+
     def describe(self, name: str) -> str | None:
         """The description of a tool in the roster, or ``None`` when it is not there."""
-        return self.tools.get(name)
+        found = self.named(name)
+        return None if found is None else self.tools[found]
+
+
+def tool_key(name: str) -> str:
+    """A tool name as roster lookups compare it: case-folded, separators as ``_``."""
+    return _SEPARATORS.sub("_", name.strip()).casefold()
+
+
+_SEPARATORS = re.compile(r"[-_\s]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +117,8 @@ class Finding:
     recommendation: str
     tools: tuple[str, ...] = ()
     tools_label: str | None = None
+    #: Tools the agent lacks, beside ``tools`` it has and is to call: filed apart, to add.
+    missing: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,16 +246,17 @@ def _missing_capability(sample: SampleResult, facts: CaseFacts,
     said = _MISSING_CAPABILITY.search(answer)
     if said is None:
         return None
-    absent = tuple(name for name in facts.expected_tools if name not in roster.tools)
+    absent = tuple(name for name in facts.expected_tools if not roster.has(name))
     sentence = _sentence_around(answer, said.start())
     if absent:
         return Finding(Fault.MISSING_CAPABILITY,
                        f"Give the agent {_names(absent)}: it said {_quote(sentence)}.",
                        absent, MISSING_TOOLS)
     if facts.expected_tools and roster.tools:
+        cover = "it covers" if len(facts.expected_tools) == 1 else "they cover"
         return Finding(Fault.MISSING_CAPABILITY,
-                       f"The agent has {_names(facts.expected_tools)} but said "
-                       f"{_quote(sentence)}: say in its instructions what they cover.",
+                       f"The agent has {_listed(facts.expected_tools)} but said "
+                       f"{_quote(sentence)}: say in its instructions what {cover}.",
                        facts.expected_tools, EXPECTED_TOOLS)
     return Finding(Fault.MISSING_CAPABILITY,
                    f"Add a tool that covers {_quote(facts.question)}: the agent said "
@@ -241,8 +267,7 @@ def _expected_tool(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Fi
     called = {action.name for action in sample.actions or ()}
     missing = tuple(name for name in facts.expected_tools if name not in called)
     if sample.actions is not None and missing:
-        return Finding(Fault.EXPECTED_TOOL_NOT_CALLED, _not_called_advice(missing, roster),
-                       missing, _label(missing, roster))
+        return _not_called(missing, roster)
     trace = _first_failing(sample, lambda m: m.category == "actions"
                            and _kind(facts, m) not in ("ForbidActions", "ToolsSucceeded"))
     if trace is None:
@@ -261,26 +286,39 @@ def _miscalled(expected: Sequence[ExpectedAction], sample: SampleResult) -> tupl
                                if (a.group, a.name, canonical_json(a.arguments)) not in made))
 
 
-def _label(tools: Sequence[str], roster: Roster) -> str:
-    """``missing tools`` only for tools a known roster lacks; a tool it has is to be called."""
-    if roster.tools and not any(name in roster.tools for name in tools):
-        return MISSING_TOOLS
-    return EXPECTED_TOOLS
+def _not_called(missing: Sequence[str], roster: Roster) -> Finding:
+    """Expected tools not called: those a known roster lacks are to be added, apart.
 
-
-def _not_called_advice(missing: Sequence[str], roster: Roster) -> str:
+    A tool the agent has is to be called (``expected tools``); one a known roster lacks is to
+    be added (``missing tools``). When a case expected both kinds, the finding names the tools
+    to call and carries the ones to add in ``missing``, so neither reads as the other.
+    """
     if not roster.tools:
-        return f"Make sure the agent calls {_names(missing)} for this task."
-    absent = [name for name in missing if name not in roster.tools]
-    present = [name for name in missing if name in roster.tools]
-    advice = []
+        return Finding(Fault.EXPECTED_TOOL_NOT_CALLED,
+                       f"Make sure the agent calls {_listed(missing)} for this task.",
+                       tuple(missing), EXPECTED_TOOLS)
+    absent = tuple(name for name in missing if not roster.has(name))
+    present = tuple(name for name in missing if roster.has(name))
+    if not present:
+        return Finding(Fault.EXPECTED_TOOL_NOT_CALLED, missing_tools_advice(absent), absent,
+                       MISSING_TOOLS)
+    advice = _uncalled_advice(present, roster)
     if absent:
-        advice.append(f"Give the agent {_names(absent)}: not among the agent's tools.")
-    if present:
-        described = "; ".join(f"{name}: {_quote(roster.tools[name])}" for name in present)
-        advice.append(f"The agent has {_names(present)} but did not call it ({described}): "
-                      "say in its instructions when to use it.")
-    return " ".join(advice)
+        advice = f"{missing_tools_advice(absent)} {advice}"
+    return Finding(Fault.EXPECTED_TOOL_NOT_CALLED, advice, present, EXPECTED_TOOLS,
+                   missing=absent)
+
+
+def missing_tools_advice(absent: Sequence[str]) -> str:
+    """What to do about expected tools a known roster lacks: give them to the agent."""
+    return f"Give the agent {_listed(absent)}: not among the agent's tools."
+
+
+def _uncalled_advice(present: Sequence[str], roster: Roster) -> str:
+    described = "; ".join(f"{name}: {_quote(roster.describe(name) or '')}" for name in present)
+    it = "it" if len(present) == 1 else "them"
+    return (f"The agent has {_listed(present)} but did not call {it} ({described}): say in "
+            f"its instructions when to use {it}.")
 
 
 # A count, an id, an amount or a date: digits are what an answer cannot make up honestly.
@@ -399,6 +437,13 @@ def _kind(facts: CaseFacts, metric: MetricResult) -> str | None:
 
 def _names(names: Sequence[str]) -> str:
     return ", ".join(names)
+
+
+def _listed(names: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``: tool names as a sentence lists them."""
+    if len(names) < 2:
+        return _names(names)
+    return f"{_names(names[:-1])} and {names[-1]}"
 
 
 def _quote(text: str) -> str:

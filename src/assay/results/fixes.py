@@ -1,9 +1,13 @@
 """What to fix: a run's faults grouped across cases and models into the fixes they call for.
 
 One item per fault kind, in the order faults are assigned, then one per distinct instruction
-change a judge proposed. Each names its cases and models, how many samples it speaks for,
-the recommendation, the quoted instruction change, and the tools involved under a label that
-says which (missing tools, tools that errored, tools the judge suggested).
+change a judge proposed. Tools the agent lacks are a fix of their own: a fault kind whose
+samples name both tools to add and tools the agent has but did not call gives two items, the
+tools to add (``missing tools``) first, then the tools to call (``expected tools``), each with
+its own recommendation and action, so neither reads as the other. Each names its cases and
+models, how many samples it speaks for, the recommendation, the quoted instruction change, and
+the tools involved under a label that says which (missing tools, tools that errored, tools the
+judge suggested).
 """
 
 from __future__ import annotations
@@ -12,7 +16,13 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from assay.results.diagnosis import FAULT_ORDER, MISSING_TOOLS, SUGGESTED_TOOLS, Refinement
+from assay.results.diagnosis import (
+    FAULT_ORDER,
+    MISSING_TOOLS,
+    SUGGESTED_TOOLS,
+    Refinement,
+    missing_tools_advice,
+)
 from assay.results.sample import SampleResult
 from assay.spec import JSON
 
@@ -75,17 +85,49 @@ def fix_items(samples: Iterable[SampleResult], model: str | None = None) -> list
     order = {fault.value: index for index, fault in enumerate(FAULT_ORDER)}
     faults = sorted({s.fault for s in chosen if s.fault},
                     key=lambda name: (order.get(name, len(order)), name))
-    items = [_fault_item(fault, [s for s in chosen if s.fault == fault]) for fault in faults]
+    items: list[FixItem] = []
+    for fault in faults:
+        samples = [s for s in chosen if s.fault == fault]
+        items += _missing_item(fault, samples)
+        rest = [s for s in samples if _adds_only(s) is None]
+        if rest:
+            items.append(_fault_item(fault, rest))
     return items + _instruction_items(chosen, order)
 
 
+def _adds_only(sample: SampleResult) -> tuple[str, ...] | None:
+    """The tools a sample's agent lacks when that is all its finding names; else ``None``."""
+    if sample.fault_tools_label == MISSING_TOOLS and sample.fault_tools:
+        return sample.fault_tools
+    return None
+
+
+def _missing_item(fault: str, samples: Sequence[SampleResult]) -> list[FixItem]:
+    """One item for the tools the agent lacks: apart from tools it has, which are to be called.
+
+    A sample whose finding names only tools the agent lacks belongs here whole; one that also
+    names tools it has and did not call lends this item its ``fault_missing_tools`` and stays
+    in the fault's other item for the rest.
+    """
+    involved = [s for s in samples if _adds_only(s) or s.fault_missing_tools]
+    if not involved:
+        return []
+    names = _unique(n for s in involved for n in (_adds_only(s) or s.fault_missing_tools))
+    whole = [s for s in involved if _adds_only(s)]
+    texts = _ranked(whole)
+    if len(whole) < len(involved):
+        # A sample's recommendation also says what to call: this item says only what to add.
+        advice = missing_tools_advice(names)
+        texts = [(advice, _cases(involved)), *(t for t in texts if t[0] != advice)]
+    return [FixItem("fault", fault, len(involved), _cases(involved), _models(involved),
+                    texts[0][0], None, MISSING_TOOLS, tuple(FixTool(name) for name in names),
+                    tuple(texts[1:]))]
+
+
 def _fault_item(fault: str, samples: Sequence[SampleResult]) -> FixItem:
-    texts = _ranked(samples)
+    texts = _ranked(samples, strip_missing=True)
     tools = tuple(FixTool(name) for name in _unique(n for s in samples for n in s.fault_tools))
     labels = Counter(s.fault_tools_label for s in samples if s.fault_tools)
-    if len(labels) > 1:
-        # Tools some sample's agent has are never listed as missing, which reads "add them".
-        labels.pop(MISSING_TOOLS, None)
     label = labels.most_common(1)[0][0] if labels else None
     if not tools:
         tools = _suggested(samples)
@@ -124,12 +166,19 @@ def _suggested(samples: Sequence[SampleResult]) -> tuple[FixTool, ...]:
     return tuple(FixTool(name, note) for name, note in found.items())
 
 
-def _ranked(samples: Sequence[SampleResult]) -> list[tuple[str, tuple[str, ...]]]:
-    """Distinct recommendations, the most shared first, each with its cases."""
+def _ranked(samples: Sequence[SampleResult],
+            strip_missing: bool = False) -> list[tuple[str, tuple[str, ...]]]:
+    """Distinct recommendations, the most shared first, each with its cases.
+
+    With ``strip_missing``, the advice to add the tools a sample's agent lacks is left out:
+    that advice is the missing tools' own item.
+    """
     cases: dict[str, list[str]] = {}
     counts: Counter[str] = Counter()
     for sample in samples:
         text = sample.recommendation or "No recommendation was recorded."
+        if strip_missing and sample.fault_missing_tools:
+            text = text.removeprefix(missing_tools_advice(sample.fault_missing_tools) + " ")
         counts[text] += 1
         cases.setdefault(text, [])
         if sample.case_id not in cases[text]:

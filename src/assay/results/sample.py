@@ -65,6 +65,8 @@ class SampleResult:
     #: The tools the fault involves, and what they are to it (``missing tools``, ...).
     fault_tools: tuple[str, ...] = ()
     fault_tools_label: str | None = None
+    #: Tools the agent lacks, beside ``fault_tools`` it has: a fix of their own (add them).
+    fault_missing_tools: tuple[str, ...] = ()
     #: A judge's refinement: the tool to add, the instruction to change (JSON form).
     refinement: dict[str, JSON] | None = None
 
@@ -130,8 +132,12 @@ class SampleResult:
         """The structured part of the diagnosis (tools involved, refinement), if any."""
         if not self.fault_tools and self.refinement is None:
             return None
-        return {"tools": list(self.fault_tools), "tools_label": self.fault_tools_label,
-                "refinement": self.refinement}
+        found: dict[str, JSON] = {"tools": list(self.fault_tools),
+                                  "tools_label": self.fault_tools_label,
+                                  "refinement": self.refinement}
+        if self.fault_missing_tools:
+            found["missing_tools"] = list(self.fault_missing_tools)
+        return found
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SampleResult:
@@ -162,11 +168,13 @@ class SampleResult:
 
 
 def diagnosis_fields(data: Any) -> dict[str, Any]:
-    """``fault_tools``, ``fault_tools_label`` and ``refinement`` from their stored form."""
+    """``fault_tools`` (and ``fault_missing_tools``), its label and ``refinement``, as stored."""
     if not isinstance(data, Mapping):
         return {}
     tools = data.get("tools") or ()
     refinement = data.get("refinement")
+    missing = data.get("missing_tools") or ()
     return {"fault_tools": tuple(str(name) for name in tools if isinstance(name, str)),
+            "fault_missing_tools": tuple(name for name in missing if isinstance(name, str)),
             "fault_tools_label": data.get("tools_label"),
             "refinement": dict(refinement) if isinstance(refinement, Mapping) else None}

@@ -150,7 +150,8 @@ def with_store_refusal(sample: SampleResult, reason: str) -> SampleResult:
                    observation=None, usage=None, metadata={}, metrics=(), judge_usage=None,
                    error=f"the store refused this sample: {cleaned[:500]}", fault="run_error",
                    recommendation="The store refused what the agent produced: see the error.",
-                   fault_tools=(), fault_tools_label=None, refinement=None)
+                   fault_tools=(), fault_tools_label=None, fault_missing_tools=(),
+                   refinement=None)
 
 
 def _agent_fields(sample: SampleResult) -> Iterator[tuple[str, Any]]:

@@ -100,7 +100,8 @@ async def conclude(result: SampleResult, plan: CasePlan, diagnosing: Diagnosing 
     result = dataclasses.replace(result, fault=finding.fault.value,
                                  recommendation=finding.recommendation,
                                  fault_tools=finding.tools,
-                                 fault_tools_label=finding.tools_label)
+                                 fault_tools_label=finding.tools_label,
+                                 fault_missing_tools=finding.missing)
     limit = diagnosing.refine
     if judging is not None and limit is not None and finding.fault in REFINABLE and \
             await limit.take(result.case_id, result.model, finding.fault.value):
@@ -115,9 +116,8 @@ async def _refined(result: SampleResult, facts: CaseFacts, finding: Finding, ros
     refinement = await refine(judging.judge, facts.question, result.answer, finding, roster,
                               usage)
     merged = merge_usage(result.judge_usage, usage)
-    # A refinement that would add a tool the agent already has misreads the finding: the fix
-    # is to call that tool, so the mechanical recommendation stands.
-    if refinement is None or refinement.tool_name in roster.tools:
+    # refine() already discarded a refinement that would add a tool the agent has.
+    if refinement is None:
         return dataclasses.replace(result, judge_usage=merged)
     return dataclasses.replace(result, judge_usage=merged,
                                recommendation=refinement.recommendation,
