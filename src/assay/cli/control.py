@@ -151,6 +151,10 @@ def _unmeasured_line(first: Any, second: Any, *, allowed: bool) -> str:
 
     runs = [run for run in (first, second) if not checked(run)]
     not_evaluated = sum(run.summary.not_evaluated for run in runs if run.summary is not None)
+    if not not_evaluated:
+        # Every sample was answered by another model: checks that never ran, errors that say so.
+        return ("no noise floor was measured: no sample was evaluated (another model answered "
+                "every one; see the errors)")
     what = (f"no noise floor was measured: nothing was checked: no sample was evaluated "
             f"({not_evaluated} not evaluated)")
     if allowed:
