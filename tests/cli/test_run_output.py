@@ -13,7 +13,8 @@ from assay.testing import ScriptedServer, verdict
 
 CLOSING = re.compile(r"^== \d+ failed, \d+ passed, \d+ errors(, \d+ not evaluated)?"
                      r"( · gate (passed|failed))?"
-                     r"( · \d+ regressions?)?( · nothing was checked)? · \d+\.\d s ==$")
+                     r"( · \d+ regressions?)?( · nothing was checked)?"
+                     r" · (PASSED|FAILED \([a-z ,]+\)) · \d+\.\d s ==$")
 
 
 @pytest.fixture

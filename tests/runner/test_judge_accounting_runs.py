@@ -62,9 +62,16 @@ def test_a_judge_only_run_has_no_deterministic_rate_and_its_gate_says_not_measur
     summary = evaluation.run.summary
     assert summary.pass_rate == 1.0 and summary.check_pass_rate is None
     assert store.get_run(evaluation.run.id).summary.check_pass_rate is None
-    assert evaluation.verdict.passed and evaluation.verdict.exit_code == 0
+    # Its one threshold read nothing: a gate that measured nothing does not pass.
+    assert not evaluation.verdict.passed and evaluation.verdict.exit_code == 1
+    assert evaluation.verdict.lines[0].startswith("gate: failed · it measured nothing")
     assert "  deterministic pass rate: not measured (no sample had a deterministic check)" \
         in evaluation.verdict.lines
+    judged = assay.evaluate(judge_only(judge, cases=("a", "b")), db=store, progress=False,
+                            gate=assay.Gate(min_pass_rate=0.9, min_judge_score=0.5))
+    assert judged.verdict.passed and judged.verdict.exit_code == 0
+    assert "  deterministic pass rate: not measured (no sample had a deterministic check)" \
+        in judged.verdict.lines
 
 
 def test_a_run_with_nothing_evaluated_still_fails_the_minimum_pass_rate(store):

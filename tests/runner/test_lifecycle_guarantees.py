@@ -210,9 +210,13 @@ def test_evaluate_returns_the_verdict_the_cli_prints(store: assay.Store) -> None
     evaluation = assay.evaluate(suite, db=store, progress=False, gate=assay.Gate(
         min_pass_rate=0.5))
     assert evaluation.verdict.passed and evaluation.verdict.exit_code == assay.ExitCode.OK
-    assert evaluation.verdict.lines == ("gate: passed · deterministic pass rate 50% ≥ 50%",)
+    assert evaluation.verdict.lines == (
+        "gate: passed · deterministic pass rate 50% ≥ 50%",
+        "  side-effect failures: not measured — no side-effect checks")
+    assert evaluation.verdict.reasons == ()
     strict = assay.evaluate(suite, db=store, progress=False)
     assert strict.verdict.failed and strict.verdict.exit_code == 1
+    assert strict.verdict.reasons == ("failed samples",)
     assert strict.comparison is not None and strict.run.baseline_id == evaluation.run.id
 
 

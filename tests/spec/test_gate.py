@@ -3,6 +3,7 @@ from dataclasses import dataclass, field
 import pytest
 
 import assay
+from assay.spec.gate import MEASURED_NOTHING
 
 
 @dataclass
@@ -16,6 +17,10 @@ class Summary:
     failing_by_category: dict = field(default_factory=dict)
     judge: dict = field(default_factory=dict)
     pass_rate: float | None = 1.0
+    checked_by_category: dict = field(default_factory=dict)
+
+
+UNMEASURED_EFFECTS = "  side-effect failures: not measured — no side-effect checks"
 
 
 def test_any_side_effect_failure_fails_the_default_gate_whatever_the_pass_rate():
@@ -32,19 +37,32 @@ def test_minimum_deterministic_pass_rate():
     assert gate.evaluate(Summary(0.5)).passed  # inclusive
     low = gate.evaluate(Summary(0.25))
     assert low.violations == ("deterministic pass rate 25% < 50%",)
-    assert low.lines() == ["gate: failed · deterministic pass rate 25% < 50%"]
+    assert low.lines() == ["gate: failed · deterministic pass rate 25% < 50%", UNMEASURED_EFFECTS]
     assert gate.evaluate(Summary(0.625)).lines() == [
-        "gate: passed · deterministic pass rate 62.5% ≥ 50%"]
+        "gate: passed · deterministic pass rate 62.5% ≥ 50%", UNMEASURED_EFFECTS]
     assert gate.evaluate(Summary(None, pass_rate=None)).violations == (
         "deterministic pass rate: no sample was evaluated",)
 
 
-def test_a_run_without_deterministic_checks_is_not_measured_not_failed():
-    verdict = assay.Gate(min_pass_rate=0.9).evaluate(Summary(None, pass_rate=1.0))
+def test_a_threshold_without_its_figure_is_not_measured_not_violated():
+    checked = {"side_effects": 2}
+    verdict = assay.Gate(min_pass_rate=0.9).evaluate(
+        Summary(None, pass_rate=1.0, checked_by_category=checked))
     assert verdict.passed and verdict.violations == ()
-    assert verdict.lines() == ["gate: passed", "  deterministic pass rate: not measured (no "
-                                               "sample had a deterministic check)"]
-    assert assay.Gate().evaluate(Summary(None, pass_rate=1.0)).lines() == ["gate: passed"]
+    assert verdict.lines() == ["gate: passed · side-effect failures 0 ≤ 0",
+                               "  deterministic pass rate: not measured (no sample had a "
+                               "deterministic check)"]
+
+
+def test_a_gate_that_measured_nothing_fails_naming_each_unmeasured_figure():
+    verdict = assay.Gate(min_pass_rate=0.9).evaluate(Summary(None, pass_rate=1.0))
+    assert not verdict.passed
+    assert verdict.lines() == [
+        f"gate: failed · {MEASURED_NOTHING}",
+        "  deterministic pass rate: not measured (no sample had a deterministic check)",
+        UNMEASURED_EFFECTS]
+    assert assay.Gate().evaluate(Summary(1.0)).violations == (MEASURED_NOTHING,)
+    assert assay.Gate().evaluate(Summary(1.0, checked_by_category={"side_effects": 1})).passed
 
 
 def test_the_judge_threshold_is_optional_and_reported_apart():
@@ -54,10 +72,11 @@ def test_the_judge_threshold_is_optional_and_reported_apart():
     assert verdict.violations == () and not verdict.passed
     assert verdict.judge_violations == ("tone: mean 0.500 is below the minimum 0.6",)
     assert verdict.lines() == ["gate: failed · judge: tone: mean 0.500 is below the minimum 0.6",
-                               "  judge language_quality mean 0.900 ≥ 0.6"]
+                               "  judge language_quality mean 0.900 ≥ 0.6", UNMEASURED_EFFECTS]
     assert gate.evaluate(Summary()).judge_violations == (
         "no judge criterion was graded (is a judge set?)",)
-    assert assay.Gate().evaluate(Summary(judge={"tone": Criterion(0.0)})).passed
+    # Without min_judge_score the judge is no figure of the gate: this one measured nothing.
+    assert not assay.Gate().evaluate(Summary(judge={"tone": Criterion(0.0)})).passed
 
 
 def test_a_run_without_a_summary_fails_the_gate():

@@ -11,6 +11,7 @@ from assay.agent import Action
 from assay.checks import _values
 from assay.checks.base import Check, CheckContext, CheckError, Verdict, observed_actions
 from assay.spec import ExpectedAction, canonical_json
+from assay.spec.observation import SIDE_EFFECTS
 
 _Call = tuple[str | None, str, str]
 _SHORT_TRACE = 4
@@ -90,9 +91,14 @@ def _render(call: _Call) -> str:
 
 @dataclass(frozen=True, kw_only=True)
 class ForbidActions(Check):
-    """None of the named tools was called."""
+    """None of the named tools was called.
 
-    category: ClassVar[str] = "actions"
+    A forbidden call is an effect the agent must not have (a refund issued, a booking sent),
+    so the check counts under ``side_effects``, as forbid lists on observation channels do:
+    the summary, the integrity counts and the gate's ``max_side_effect_failures`` read it there.
+    """
+
+    category: ClassVar[str] = SIDE_EFFECTS
     factory: ClassVar[str] = "forbid_actions"
     names: tuple[str, ...]
 

@@ -111,7 +111,8 @@ def closing_line(run: Run, verdict: Verdict, seconds: float) -> str:
     """The run's last line, as pytest ends: ``== 2 failed, 5 passed, 0 errors · … · 3.2 s ==``.
 
     Counts are samples; the gate, the signal regressions and a run that checked nothing are
-    named only when they apply.
+    named only when they apply. The result comes last, ``PASSED`` or ``FAILED (why)``: a run
+    that exits 1 never ends on a line that reads as green (``gate passed`` beside errors).
     """
     summary = run.summary
     counts = "no summary" if summary is None else (
@@ -125,8 +126,16 @@ def closing_line(run: Run, verdict: Verdict, seconds: float) -> str:
                      + ("" if verdict.regressions == 1 else "s"))
     if verdict.unchecked:
         parts.append("nothing was checked")
+    parts.append(_result(verdict))
     parts.append(f"{seconds:.1f} s")
     return f"== {' · '.join(parts)} =="
+def _result(verdict: Verdict) -> str:
+    if verdict.passed:
+        return "PASSED"
+    # A verdict built without its reasons still says that it failed.
+    return f"FAILED ({', '.join(verdict.reasons)})" if verdict.reasons else "FAILED"
+
+
 _MARK = {SampleStatus.PASSED: "✓", SampleStatus.FAILED: "✗", SampleStatus.ERROR: "!",
          SampleStatus.NOT_EVALUATED: "·"}
 

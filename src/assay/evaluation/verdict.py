@@ -45,6 +45,9 @@ class Verdict:
     regressions: int = 0
     lines: tuple[str, ...] = field(default=())
     unchecked: bool = False
+    #: Why a run that did not pass failed, in reading order (``errored samples``, ``gate``,
+    #: ``failed samples``, ``nothing was checked``, ``regressions``); empty when it passed.
+    reasons: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -96,8 +99,28 @@ def decide(run: Run, comparison: Comparison | None, *, gate: Gate | None,
     regressed = fail_on_regression and regressions > 0
     if regressed:
         lines.append("regression gate: failed (--fail-on-regression)")
+    reasons = _reasons(run, outcome, unchecked=unchecked and not allow_unchecked,
+                       regressed=regressed)
     return Verdict(failed=failed, regressed=regressed, errors=errors, gate=outcome,
-                   regressions=regressions, lines=tuple(lines), unchecked=unchecked)
+                   regressions=regressions, lines=tuple(lines), unchecked=unchecked,
+                   reasons=reasons)
+
+
+def _reasons(run: Run, gate: GateResult | None, *, unchecked: bool,
+             regressed: bool) -> tuple[str, ...]:
+    """Why the run fails, each cause named: a closing line must never read as a pass."""
+    summary = run.summary
+    if summary is None:
+        return ("no summary",)
+    found = ["errored samples"] if summary.errors else []
+    if gate is not None:
+        # With a gate set, failed samples within its thresholds are a result, not a cause.
+        found += [] if gate.passed else ["gate"]
+    elif summary.failed:
+        found.append("failed samples")
+    found += ["nothing was checked"] if unchecked else []
+    found += ["regressions"] if regressed else []
+    return tuple(found)
 
 
 def _unchecked_line(not_evaluated: int, *, allowed: bool) -> str:

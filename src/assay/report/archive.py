@@ -497,7 +497,8 @@ def _key(key: tuple[str, str | None, int]) -> str:
 #: Summary fields that map names the samples decide (faults, categories, criteria, models):
 #: a name the samples do not give is a forgery. Elsewhere a key this version does not know is
 #: a newer version's, and ignored.
-_MAPPINGS = frozenset({"faults", "failing_by_category", "integrity", "judge", "by_model"})
+_MAPPINGS = frozenset({"faults", "failing_by_category", "checked_by_category", "integrity",
+                       "judge", "by_model"})
 _MISSING = object()
 
 

@@ -8,7 +8,8 @@ reports agent errors, provider failures and not-evaluated samples as rates, not 
 Apart from those, four integrity categories each keep their own failing-sample count:
 side-effect integrity, operational claim integrity, semantic interpretation and clarification
 integrity. A check speaks to one by its category (``check.speaks_to(...)``, a custom check's
-``category=``); observation channels and forbid lists are side-effect integrity. Judge scores
+``category=``); observation channels and forbid lists (``forbid_actions`` too) are in the
+``side_effects`` category, so they count as side effects and as side-effect integrity. Judge scores
 stay outside every one of them. Clarification, abandonment and provider failure are rates, read
 from what the agent declared (its ``metadata["outcome"]`` or an ``outcome`` observation
 channel), never inferred from its prose; a judge that failed is the judge's failure, counted
@@ -77,6 +78,20 @@ def failing_by_category(samples: Sequence[SampleResult]) -> dict[str, int]:
     counts = dict.fromkeys(CATEGORIES, 0)
     for sample in samples:
         for category in {m.category for m in sample.metrics if not m.passed}:
+            counts[category] = counts.get(category, 0) + 1
+    extra = sorted(set(counts) - set(CATEGORIES))
+    return {name: counts[name] for name in (*CATEGORIES, *extra)}
+
+
+def checked_by_category(samples: Sequence[SampleResult]) -> dict[str, int]:
+    """Samples with at least one deterministic check, per metric category.
+
+    What :func:`failing_by_category` counts against: a category no sample had a check in was
+    not measured, which a gate must not read as none failing.
+    """
+    counts = dict.fromkeys(CATEGORIES, 0)
+    for sample in samples:
+        for category in {m.category for m in sample.metrics if m.kind == "check"}:
             counts[category] = counts.get(category, 0) + 1
     extra = sorted(set(counts) - set(CATEGORIES))
     return {name: counts[name] for name in (*CATEGORIES, *extra)}

@@ -14,7 +14,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from assay.results.reliability import failing_by_category, failing_by_integrity, rates
+from assay.results.reliability import (
+    checked_by_category,
+    failing_by_category,
+    failing_by_integrity,
+    rates,
+)
 from assay.results.sample import SampleResult, SampleStatus
 from assay.spec._json import SCHEMA_KEY, SCHEMA_VERSION, known_fields
 
@@ -111,6 +116,9 @@ class Tally:
     #: Errored samples another model answered: never checked, so in no rate (see
     #: :attr:`SampleResult.evaluated`).
     other_model: int = 0
+    #: Samples with a deterministic check per category: what ``failing_by_category`` is out
+    #: of (0 side_effects means side effects were not measured, not that none failed).
+    checked_by_category: dict[str, int] = field(default_factory=dict)
 
     @property
     def evaluated(self) -> int:
@@ -208,6 +216,7 @@ def tally(samples: Sequence[SampleResult]) -> Tally:
         judge_cost_usd=judged["cost_usd"],
         judge_cost_estimated=bool(judged["estimated"]),
         failing_by_category=failing_by_category(samples),
+        checked_by_category=checked_by_category(samples),
         agent_error_rate=shares["agent_error_rate"],
         provider_failure_rate=shares["provider_failure_rate"],
         not_evaluated_rate=shares["not_evaluated_rate"],

@@ -17,8 +17,10 @@ from dataclasses import dataclass, fields
 from typing import Any, Protocol
 
 from assay.errors import SpecError
+from assay.spec.observation import SIDE_EFFECTS
 
-_SIDE_EFFECTS = "side_effects"
+#: The violation of a gate none of whose figures the run measured: it decided on nothing.
+MEASURED_NOTHING = "it measured nothing: the run had none of the figures its thresholds read"
 
 
 class _Criterion(Protocol):
@@ -45,6 +47,11 @@ class GateReading(Protocol):
     @property
     def failing_by_category(self) -> Mapping[str, int]:
         """Failing samples per reliability category."""
+        ...
+
+    @property
+    def checked_by_category(self) -> Mapping[str, int]:
+        """Samples with a deterministic check per category (0: the category was not measured)."""
         ...
 
     @property
@@ -93,7 +100,9 @@ class Gate:
     had a deterministic check has no such rate: the threshold is reported as not measured,
     never as a violation; a run in which no sample was evaluated at all violates it.
     ``max_side_effect_failures`` is the number of samples allowed to fail a ``side_effects``
-    assertion, 0 by default, so any such failure fails the gate whatever the pass rate.
+    check (an observation channel, a forbid list, ``forbid_actions``), 0 by default, so any
+    such failure fails the gate whatever the pass rate; a run with no such check did not
+    measure it. A gate none of whose thresholds was measured fails (:data:`MEASURED_NOTHING`).
     ``min_judge_score`` (optional) is the minimum mean of every judge criterion, reported
     separately.
     """
@@ -128,42 +137,55 @@ class Gate:
                                   **values})
 
     def evaluate(self, reading: GateReading | Any) -> GateResult:
-        """Judge a run (or its summary) against the thresholds."""
+        """Judge a run (or its summary) against the thresholds.
+
+        Every threshold gives a violation, a reading that met it, or ``not measured``. A gate
+        none of whose thresholds measured anything fails: a green gate must have read a figure.
+        """
         summary = getattr(reading, "summary", reading)
         if summary is None:
             return GateResult(("the run has no summary (it did not complete)",))
-        violations, readings = self._deterministic(summary)
-        unmeasured: tuple[str, ...] = ()
-        if self.min_pass_rate is not None and summary.check_pass_rate is None \
-                and summary.pass_rate is not None:
-            unmeasured = ("deterministic pass rate: not measured (no sample had a deterministic "
-                          "check)",)
+        violations: list[str] = []
+        readings: list[str] = []
+        unmeasured: list[str] = []
+        for found, met, missing in (self._pass_rate(summary), self._side_effects(summary)):
+            violations += found
+            readings += met
+            unmeasured += missing
         judge_violations, judge_readings = self._judged(summary)
-        return GateResult(tuple(violations), tuple(judge_violations), unmeasured,
-                          (*readings, *judge_readings))
+        readings += judge_readings
+        if not (violations or judge_violations or readings):
+            violations.append(MEASURED_NOTHING)
+        return GateResult(tuple(violations), tuple(judge_violations), tuple(unmeasured),
+                          tuple(readings))
 
-    def _deterministic(self, summary: GateReading) -> tuple[list[str], list[str]]:
-        found: list[str] = []
-        met: list[str] = []
+    def _pass_rate(self, summary: GateReading) -> tuple[list[str], list[str], list[str]]:
+        if self.min_pass_rate is None:
+            return [], [], []
         rate = summary.check_pass_rate
-        if self.min_pass_rate is not None:
-            if rate is None and summary.pass_rate is None:
-                found.append("deterministic pass rate: no sample was evaluated")
-            elif rate is not None:
-                # The headline counts judge failures too; this figure does not, and says so.
-                aside = " (checks only: judge criteria are not in this figure)" \
-                    if summary.judge else ""
-                passed = rate >= self.min_pass_rate
-                (met if passed else found).append(
-                    f"deterministic pass rate {_percent(rate)} {'≥' if passed else '<'} "
-                    f"{_percent(self.min_pass_rate)}{aside}")
-        failures = int(summary.failing_by_category.get(_SIDE_EFFECTS, 0))
-        if failures > self.max_side_effect_failures:
-            found.append(f"{failures} sample(s) failed a side-effect assertion (at most "
-                         f"{self.max_side_effect_failures} allowed)")
-        elif failures:
-            met.append(f"side-effect failures {failures} ≤ {self.max_side_effect_failures}")
-        return found, met
+        if rate is None and summary.pass_rate is None:
+            return ["deterministic pass rate: no sample was evaluated"], [], []
+        if rate is None:
+            return [], [], ["deterministic pass rate: not measured (no sample had a "
+                            "deterministic check)"]
+        # The headline counts judge failures too; this figure does not, and says so.
+        aside = " (checks only: judge criteria are not in this figure)" if summary.judge else ""
+        passed = rate >= self.min_pass_rate
+        line = (f"deterministic pass rate {_percent(rate)} {'≥' if passed else '<'} "
+                f"{_percent(self.min_pass_rate)}{aside}")
+        return ([], [line], []) if passed else ([line], [], [])
+
+    def _side_effects(self, summary: GateReading) -> tuple[list[str], list[str], list[str]]:
+        failures = int(summary.failing_by_category.get(SIDE_EFFECTS, 0))
+        # A summary stored before checked samples were counted still shows its failures.
+        checked = int(getattr(summary, "checked_by_category", {}).get(SIDE_EFFECTS, 0))
+        allowed = self.max_side_effect_failures
+        if failures > allowed:
+            return [f"{failures} sample(s) failed a side-effect assertion (at most {allowed} "
+                    "allowed)"], [], []
+        if not failures and not checked:
+            return [], [], ["side-effect failures: not measured — no side-effect checks"]
+        return [], [f"side-effect failures {failures} ≤ {allowed}"], []
 
     def _judged(self, summary: GateReading) -> tuple[list[str], list[str]]:
         if self.min_judge_score is None:
