@@ -125,6 +125,19 @@ def importable_project() -> Path:
     return Path(root)
 
 
+def agent_identity(agent: str) -> str:
+    """The agent ``--agent`` names, as ``assay run`` stores it.
+
+    ``myapp/agents.py:support`` and ``myapp.agents:support`` are one agent: an entry point is
+    named from the project root, like ``assay run --agent`` names it; a name that is not an
+    entry point (``SupportAgent``) is kept as written.
+    """
+    from assay.load.entry import entry_identity
+
+    importable_project()
+    return entry_identity(agent, Path.cwd())
+
+
 def config_gate(config: ProjectConfig) -> Gate | None:
     """The gate a project configuration sets, if any."""
     if not config.gate:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from assay._text import visible
-from assay.cli._common import DbOption, fail, open_store, user_errors
+from assay.cli._common import DbOption, agent_identity, fail, open_store, user_errors
 
 if TYPE_CHECKING:
     from assay.config import ProjectConfig
@@ -32,7 +32,8 @@ SpecArgument = Annotated[Path | None, typer.Argument(
 SuiteName = Annotated[str | None, typer.Option(
     "--suite", help="The suite's name (with a file: which of its suites).")]
 AgentName = Annotated[str | None, typer.Option(
-    "--agent", help="The agent's name, as assay history shows it.")]
+    "--agent", help="The agent's name as assay history shows it, or its entry point "
+                    "(module:attribute or path.py:attribute) as assay run takes it.")]
 
 
 def where_option(values: list[str] | None, config: ProjectConfig | None = None,
@@ -97,10 +98,18 @@ def clear_command(
     db: DbOption = None,
 ) -> None:
     """Unpin the baseline of a suite and agent: the automatic one applies again."""
+    from assay.cli.history import no_match
+
     with user_errors():
         names = _identity(spec, suite, agent)
         with open_store(db) as store:
             cleared = store.clear_pin(*names)
+            # Nothing to unpin and nothing by that name: a misspelt name, not a done job.
+            unknown = not cleared and not store.history(suite=names[0], agent=names[1],
+                                                        limit=1)
+            if unknown:
+                fail(f"{no_match(store, *names)}; nothing was unpinned (assay baseline show "
+                     "lists the pins)")
     what = f"suite {names[0]!r} by agent {names[1]!r}"
     print(visible(f"Unpinned the baseline of {what}" if cleared
                 else f"There was no pinned baseline for {what}"))
@@ -112,11 +121,11 @@ def _identity(spec: Path | None, suite: str | None, agent: str | None) -> tuple[
         from assay.cli._files import Selection, chosen_suite
 
         chosen = chosen_suite(spec, Selection(suite=suite))
-        return chosen.name, agent or chosen.agent_name
+        return chosen.name, agent_identity(agent) if agent else chosen.agent_name
     if suite is None or agent is None:
         fail("name the suite: give its file (as assay run takes it), or --suite NAME and "
              "--agent NAME (as assay history shows them)")
-    return suite, agent
+    return suite, agent_identity(agent)
 
 
 def _list_pins(db: str | None) -> None:

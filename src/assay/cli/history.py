@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from assay._text import visible
-from assay.cli._common import DbOption, fail, open_store, user_errors
+from assay.cli._common import DbOption, agent_identity, fail, open_store, user_errors
 from assay.limits import option_range
 
 if TYPE_CHECKING:
@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 def history_command(
     suite: Annotated[str | None, typer.Option(help="Only runs of this suite.")] = None,
-    agent: Annotated[str | None, typer.Option(help="Only runs of this agent.")] = None,
+    agent: Annotated[str | None, typer.Option(
+        help="Only runs of this agent (its name, or its entry point however spelt).")] = None,
     limit: Annotated[int, typer.Option(**option_range("limit"),
                                                 help="How many runs to show.")] = 20,
     format: Annotated[str, typer.Option(
@@ -41,9 +42,11 @@ def history_command(
         print("[]" if format == "json" else
               "No runs yet: no .assay/ history in this folder or above.")
         return
+    with user_errors():
+        agent = None if agent is None else agent_identity(agent)
     with open_store(db) as store:
         runs = store.history(suite=suite, agent=agent, limit=limit)
-        missing = None if runs or (suite is None and agent is None) else _no_match(
+        missing = None if runs or (suite is None and agent is None) else no_match(
             store, suite, agent)
         # Heartbeats are stamped by the database's clock: staleness is judged by it too.
         now = store.clock()
@@ -105,7 +108,7 @@ def _run_json(run: Run, now: datetime) -> dict[str, object]:
     }
 
 
-def _no_match(store: Any, suite: str | None, agent: str | None) -> str:
+def no_match(store: Any, suite: str | None, agent: str | None) -> str:
     """Why a filtered history is empty: name the filter, and the names that do have runs."""
     from assay.load._errors import suggestion
 
