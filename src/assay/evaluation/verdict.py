@@ -59,10 +59,11 @@ class Verdict:
         """What the run came to, stored with it: only a ``passed`` run is an automatic baseline.
 
         Signal regressions count whether or not ``fail_on_regression`` gated on them: a run
-        that regressed is never the yardstick for the next one.
+        that regressed is never the yardstick for the next one. A run accepted with nothing
+        evaluated is ``unchecked``, never ``passed``: it has no pass rate to compare with.
         """
         return RunOutcome.decide(errors=self.errors, regressions=self.regressions,
-                                 failed=self.failed)
+                                 failed=self.failed, unchecked=self.unchecked)
 
     @property
     def exit_code(self) -> ExitCode:

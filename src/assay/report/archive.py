@@ -173,7 +173,7 @@ class _Report(_Part):
     metadata: JsonObject = Field(default_factory=dict)
     baseline_id: str | None = None
     baseline: JsonObject | None = None
-    outcome: Literal["passed", "failed", "regressed", "errored"] | None = None
+    outcome: Literal["passed", "failed", "regressed", "errored", "unchecked"] | None = None
     error: str | None = None
     verdict: JsonObject | None = None
     judge_usage: JsonObject | None = None

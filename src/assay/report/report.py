@@ -113,8 +113,8 @@ class Report:
           ``started_at`` / ``finished_at`` (ISO 8601, ``finished_at`` null until finished),
           ``settings``, ``metadata``, ``baseline_id`` (the baseline stored with the run),
           ``baseline`` (which baseline and why: ``reason``, ``run_id``, ``where``, ``note``),
-          ``outcome`` (``passed``, ``failed``, ``regressed`` or ``errored``; null for a run
-          stored before outcomes were kept).
+          ``outcome`` (``passed``, ``failed``, ``regressed``, ``errored`` or ``unchecked``;
+          null for a run stored before outcomes were kept).
         * ``summary``: null while no summary is stored; else ``samples``, ``passed``,
           ``failed``, ``errors``, ``not_evaluated``, ``pass_rate`` and ``check_score`` (0..1,
           null when nothing was evaluated), ``cases``, ``cases_passed``, ``input_tokens``,

@@ -1,9 +1,11 @@
 """Which run a run was compared with and why, and whether a run may be a baseline itself.
 
 A run's **outcome** is decided when it completes and stored with it: ``passed`` when nothing
-errored, its gate held (without a gate: no sample failed) and it showed no signal regression
-against its own baseline. Only a passing run is ever an automatic baseline, so one broken run
-cannot become the yardstick that makes the next broken run look unchanged.
+errored, its gate held (without a gate: no sample failed), it showed no signal regression
+against its own baseline and at least one sample was evaluated; ``unchecked`` when it was
+accepted (``--allow-unchecked``) with no sample evaluated. Only a passing run is ever an
+automatic baseline, so one broken run cannot become the yardstick that makes the next broken
+run look unchanged, and a run that checked nothing cannot be the yardstick of anything.
 """
 
 from __future__ import annotations
@@ -23,16 +25,21 @@ class RunOutcome(StrEnum):
     ERRORED = "errored"
     REGRESSED = "regressed"
     FAILED = "failed"
+    UNCHECKED = "unchecked"
     PASSED = "passed"
 
     @classmethod
-    def decide(cls, *, errors: int, regressions: int, failed: bool) -> RunOutcome:
-        """Errored samples, then signal regressions (gated or not), then a failed gate."""
+    def decide(cls, *, errors: int, regressions: int, failed: bool,
+               unchecked: bool = False) -> RunOutcome:
+        """Errored samples, then signal regressions (gated or not), then a failed gate, then
+        a run that evaluated no sample."""
         if errors:
             return cls.ERRORED
         if regressions:
             return cls.REGRESSED
-        return cls.FAILED if failed else cls.PASSED
+        if failed:
+            return cls.FAILED
+        return cls.UNCHECKED if unchecked else cls.PASSED
 
     @classmethod
     def read(cls, value: object) -> RunOutcome | None:
@@ -51,7 +58,8 @@ def legacy_outcome(summary: RunSummary | None) -> RunOutcome:
     """
     if summary is None:
         return RunOutcome.FAILED
-    return RunOutcome.decide(errors=summary.errors, regressions=0, failed=summary.failed > 0)
+    return RunOutcome.decide(errors=summary.errors, regressions=0, failed=summary.failed > 0,
+                             unchecked=summary.evaluated == 0)
 
 
 class BaselineReason(StrEnum):
