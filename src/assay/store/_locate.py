@@ -1,8 +1,8 @@
 """Where the embedded history lives: the nearest ``.assay/`` upwards, like git's ``.git``.
 
 A project keeps one history however deep in it a command runs. Only a run creates a new
-``.assay/`` (in the working directory, when none exists above); reading commands never
-create a database. Neither finds nor creates one in or above a folder that another user
+``.assay/`` (when none exists above: at the project root, the folder of the project
+configuration, else in the working directory); reading commands never create a database. Neither finds nor creates one in or above a folder that another user
 could have written into (see :mod:`assay._trust`): a planted history would decide the
 baselines.
 """
@@ -32,9 +32,11 @@ def _history_in(folder: Path) -> Path | None:
     return history if history.is_dir() else None
 
 
-def embedded_url(*, create: bool, start: Path | None = None) -> str:
-    """The URL of the embedded SQLite history; with ``create``, a new one here when none exists.
+def embedded_url(*, create: bool, start: Path | None = None, root: Path | None = None) -> str:
+    """The URL of the embedded SQLite history; with ``create``, a new one when none exists.
 
+    The new one is made at ``root`` (the project's, where its configuration is) when given,
+    else here: a run from a subfolder must not start a second history beside the project's.
     Without ``create`` and with no ``.assay/`` found, :class:`ConfigurationError` says where
     it looked and how a history is started.
     """
@@ -45,8 +47,9 @@ def embedded_url(*, create: bool, start: Path | None = None) -> str:
             raise ConfigurationError(
                 f"no Assay history here: no {FOLDER}/ folder in {here} or above; `assay run` "
                 "starts one, or give --db / ASSAY_DATABASE_URL")
-        _refuse_shared(here)
-        found = here / FOLDER / FILE
+        home = here if root is None else root.resolve()
+        _refuse_shared(home)
+        found = home / FOLDER / FILE
     return f"sqlite:///{found}"
 
 

@@ -557,8 +557,10 @@ def _open_sequence(connection: Connection, run_id: str, token: str | None = None
 def _project_url(*, create: bool) -> str:
     from assay.config import find_config
 
-    configured = find_config().database_url()
-    return configured if configured is not None else embedded_url(create=create)
+    config = find_config()
+    configured = config.database_url()
+    return configured if configured is not None else embedded_url(create=create,
+                                                                  root=config.root)
 
 
 def _refuse_unusable(url: str) -> None:
