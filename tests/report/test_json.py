@@ -19,8 +19,13 @@ TOP_LEVEL = {"schema_version",
 def test_top_level_is_the_run_snapshot(current_run: Run, baseline_run: Run) -> None:
     data = json.loads(Report(current_run, baseline=baseline_run).to_json())
     assert set(data) == TOP_LEVEL
-    assert {key: data[key] for key in current_run.snapshot()} == json.loads(
-        json.dumps(current_run.snapshot()))
+    own = {key for key in current_run.snapshot() if key not in ("baseline", "baseline_id")}
+    assert {key: data[key] for key in own} == {
+        key: value for key, value in json.loads(json.dumps(current_run.snapshot())).items()
+        if key in own}
+    # The baseline it is compared with, as the comparison and the text report name it.
+    assert data["baseline_id"] == data["comparison"]["baseline_id"] == "run-0001"
+    assert data["baseline"]["reason"] == "explicit"
     assert data["id"] == "run-0002"
     assert data["fingerprint"] == current_run.fingerprint  # in full, unlike the text report
     assert data["status"] == "completed"

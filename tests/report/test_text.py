@@ -47,8 +47,8 @@ def test_headline_figures(current_run: Run, baseline_run: Run) -> None:
     assert "Check score:   0.417" in text
     assert "Cases passed:  1 of 3" in text
     assert "Fingerprint:  3f9a1c2b7d4e\n" in text
-    assert "\nComparison\n----------\n3 of 3 paired item(s) compared, 0 excluded (0% of the " \
-           "paired corpus)\n" in text
+    assert "\nComparison\n----------\nBaseline: run-0001 (explicit --baseline)\n3 of 3 paired " \
+           "item(s) compared, 0 excluded (0% of the paired corpus)\n" in text
     assert "Pass rate over the compared items: 3/3 · 100% → 1/3 · 33% (−67 points, " \
            "unmeasured)" in text
     assert "Baseline run-0001: 4 regression(s) (4 signal), 0 improvement(s)" in text

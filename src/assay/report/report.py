@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, final
 
@@ -22,6 +23,7 @@ from assay.report.jsonreport import render_json, report_dict
 from assay.report.markdown import case_markdown, render_markdown, verdict_markdown
 from assay.report.text import render_text
 from assay.results import Run
+from assay.results.baseline import BaselineChoice, BaselineReason
 from assay.results.costs import case_costs
 from assay.results.fixes import FixItem
 
@@ -52,6 +54,7 @@ class Report:
             stored = compare_runs(baseline, run, tolerance=tolerance,
                                   drift_tolerance=drift_tolerance,
                                   max_excluded_share=max_excluded_share, noise_floor=noise_floor)
+            self.run = _compared_with(run, baseline.id)
         self.comparison: Comparison | None = stored
         self.model_comparison: ModelComparison | None = models or _model_comparison(run)
 
@@ -111,8 +114,10 @@ class Report:
         * ``id``, ``sequence``, ``suite``, ``suite_version``, ``agent``, ``fingerprint``
           (in full), ``status`` (``running`` / ``completed`` / ``interrupted``),
           ``started_at`` / ``finished_at`` (ISO 8601, ``finished_at`` null until finished),
-          ``settings``, ``metadata``, ``baseline_id`` (the baseline stored with the run),
-          ``baseline`` (which baseline and why: ``reason``, ``run_id``, ``where``, ``note``),
+          ``settings``, ``metadata``, ``baseline_id`` (the baseline this report compares
+          with: the one stored with the run, or the one given as ``baseline``),
+          ``baseline`` (which baseline and why: ``reason``, ``run_id``, ``where``, ``note``;
+          ``reason`` is ``explicit`` when ``baseline`` is another run than the stored one),
           ``outcome`` (``passed``, ``failed``, ``regressed``, ``errored`` or ``unchecked``;
           null for a run stored before outcomes were kept).
         * ``summary``: null while no summary is stored; else ``samples``, ``passed``,
@@ -173,6 +178,18 @@ class Report:
         target.write_text(content if content.endswith("\n") else content + "\n",
                           encoding="utf-8")
         return target
+
+
+def _compared_with(run: Run, baseline_id: str) -> Run:
+    """``run`` as a report against ``baseline_id`` states it: every format names that baseline.
+
+    Another run than the one it was compared with when it completed is an explicit choice;
+    the stored one keeps the reason it was chosen for.
+    """
+    if run.baseline_id == baseline_id:
+        return run
+    return replace(run, baseline_id=baseline_id,
+                   baseline_choice=BaselineChoice(BaselineReason.EXPLICIT, baseline_id))
 
 
 def _model_comparison(run: Run) -> ModelComparison | None:
