@@ -69,8 +69,9 @@ def test_withheld_with_defect_and_drift(snapshot: Callable[[str, str], None]) ->
              markdown[markdown.index("## Comparison"):markdown.index("## Cases")])
     section = text[text.index("\nComparison\n"):]
     lines = section.splitlines()[3:]
-    assert lines[0] == "2 of 3 paired item(s) compared, 1 excluded (33% of the paired corpus)"
-    assert lines[1].startswith("CORPUS DEFECT: escalation [openai/gpt-4o-mini]")
+    assert lines[0] == "Baseline: run-0001 (explicit --baseline)"
+    assert lines[1] == "2 of 3 paired item(s) compared, 1 excluded (33% of the paired corpus)"
+    assert lines[2].startswith("CORPUS DEFECT: escalation [openai/gpt-4o-mini]")
     assert section.index("CORPUS DEFECT") < section.index("NO HEADLINE FIGURE")
     assert "Pass rate over" not in section
     assert "Judge drift (same deterministic behaviour) (1):" in section
