@@ -168,6 +168,28 @@ def resume_command(run_id: str) -> str:
     return shlex.join([_program(), *words])
 
 
+def db_words(db: str | None) -> str:
+    """`` --db URL`` to end a command printed to paste, when ``--db`` was given; else empty.
+
+    Masked as :func:`resume_command` masks it; a URL from ``ASSAY_DATABASE_URL`` or the
+    project configuration is not repeated, since they supply it again.
+    """
+    import shlex
+
+    return "" if not db else " --db " + shlex.quote(_masked_words(["--db", db])[1])
+
+
+def typed_db_words() -> str:
+    """:func:`db_words` for the ``--db`` typed on this process's command line, if any."""
+    words = sys.argv[1:]
+    for index, word in enumerate(words):
+        if word == "--db" and index + 1 < len(words):
+            return db_words(words[index + 1])
+        if word.startswith("--db="):
+            return db_words(word[len("--db="):])
+    return ""
+
+
 def _program() -> str:
     import shutil
 

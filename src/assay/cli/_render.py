@@ -61,22 +61,24 @@ def make_console() -> Console:
 
 def render_run(console: Console, run: Run, comparison: Comparison | None,
                models: ModelComparison | None = None, *,
-               baseline: BaselineChoice | None = None, verbose: bool = False) -> None:
+               baseline: BaselineChoice | None = None, verbose: bool = False,
+               db: str = "") -> None:
     """Print the case table, the summary, the model comparison and the baseline comparison.
 
     The case table lists the samples that did not pass (every sample with ``verbose``).
-    The baseline is always named, with why it was chosen (or why there is none).
+    The baseline is always named, with why it was chosen (or why there is none). ``db``
+    (`` --db URL``) ends every command printed to paste.
     """
-    _samples(console, run, verbose=verbose)
+    _samples(console, run, verbose=verbose, db=db)
     _summary(console, run)
     render_models(console, models)
-    render_baseline(console, baseline, comparison)
+    render_baseline(console, baseline, comparison, db=db)
     if comparison is not None:
-        render_comparison(console, comparison, run_id=run.id, verbose=verbose)
+        render_comparison(console, comparison, run_id=run.id, verbose=verbose, db=db)
 
 
 def render_baseline(console: Console, choice: BaselineChoice | None,
-                    comparison: Comparison | None) -> None:
+                    comparison: Comparison | None, *, db: str = "") -> None:
     """One line: ``Baseline: 428c1f0a (latest passing run) · 3 of 3 unchanged item(s) ...``.
 
     Without a baseline it says why there is none.
@@ -85,7 +87,7 @@ def render_baseline(console: Console, choice: BaselineChoice | None,
         line = (comparison.baseline_line() if comparison is not None
                 else "no baseline: this run is the first of its definition")
     else:
-        line = choice.line()
+        line = choice.line(db)
         if comparison is not None:
             line += f" · {comparison.items_line()}"
     console.print(f"[bold]{shown(line)}[/]", highlight=False)
@@ -140,7 +142,7 @@ _MARK = {SampleStatus.PASSED: "✓", SampleStatus.FAILED: "✗", SampleStatus.ER
          SampleStatus.NOT_EVALUATED: "·"}
 
 
-def _samples(console: Console, run: Run, *, verbose: bool) -> None:
+def _samples(console: Console, run: Run, *, verbose: bool, db: str = "") -> None:
     """One line per sample that did not pass (every sample with ``verbose``), then a count.
 
     Printed as one block of text, not a table: laying out a table costs Rich about a
@@ -156,8 +158,8 @@ def _samples(console: Console, run: Run, *, verbose: bool) -> None:
     passing = sum(sample.status is SampleStatus.PASSED for sample in run.samples)
     if hidden:
         lines.append(f"  … {hidden} more sample(s) that did not pass: assay report "
-                     f"{run.id[:8]} --format text lists them, assay report {run.id[:8]} "
-                     "--case ID shows one in full (or --verbose)")
+                     f"{run.id[:8]}{db} --format text lists them, assay report {run.id[:8]}"
+                     f"{db} --case ID shows one in full (or --verbose)")
     if passing and not verbose:
         lines.append(f"  [green]{passing} passing sample(s)[/] not listed (--verbose lists "
                      "every sample)")
@@ -224,7 +226,7 @@ def _other_model(summary: Tally) -> str:
     return f" ({summary.other_model} answered by another model, not checked)"
 
 
-def reliability_lines(run: Run, *, verbose: bool = False) -> list[str]:
+def reliability_lines(run: Run, *, verbose: bool = False, db: str = "") -> list[str]:
     """Failing samples per category, the rates, and the flaky cases, for the terminal.
 
     A line whose every count is 0 (``Integrity: … 0 · 0 · 0 · 0``) says nothing and is left
@@ -242,8 +244,8 @@ def reliability_lines(run: Run, *, verbose: bool = False) -> list[str]:
              f"{item.passed} of {item.samples} samples"
              for item in item_rates(run.samples) if item.flaky]
     return lines + capped(flaky, verbose=verbose,
-                          more=f"flaky case(s): assay report {run.id[:8]} --format text "
-                               "lists them all")
+                          more=f"flaky case(s): assay report {run.id[:8]}{db} --format "
+                               "text lists them all")
 
 
 #: Rows that are counts per category: left out when nothing counted.
@@ -299,14 +301,14 @@ def render_models(console: Console, models: ModelComparison | None) -> None:
 
 
 def render_comparison(console: Console, comparison: Comparison, *, run_id: str | None = None,
-                      verbose: bool = False) -> None:
+                      verbose: bool = False, db: str = "") -> None:
     """Print the pairing first, defects before any figure, then each kind of change apart.
 
     Each list shows a screenful unless ``verbose``; the rest are counted, with the command
     that lists them (``assay report RUN --format text``).
     """
     every = ("lists them all" if run_id is None
-             else f"assay report {run_id[:8]} --format text lists them all")
+             else f"assay report {run_id[:8]}{db} --format text lists them all")
     intro = comparing.comparison_intro(comparison, fraction)
     moved = len(comparison.movement_lines())
     loud = 1 + len(comparison.defect_lines())

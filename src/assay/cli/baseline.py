@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from assay._text import visible
-from assay.cli._common import DbOption, agent_identity, fail, open_store, user_errors
+from assay.cli._common import (
+    DbOption,
+    agent_identity,
+    db_words,
+    fail,
+    open_store,
+    user_errors,
+)
 
 if TYPE_CHECKING:
     from assay.config import ProjectConfig
@@ -87,7 +94,7 @@ def show_command(
         with open_store(db) as store:
             choice = next_baseline(store, *names, where)
     print(visible(f"{names[0]} · {names[1]}"))
-    print(visible(choice.line()))
+    print(visible(choice.line(db_words(db))))
 
 
 @baseline_app.command("clear")

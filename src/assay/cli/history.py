@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from assay._text import visible
-from assay.cli._common import DbOption, agent_identity, fail, open_store, user_errors
+from assay.cli._common import (
+    DbOption,
+    agent_identity,
+    db_words,
+    fail,
+    open_store,
+    user_errors,
+)
 from assay.limits import option_range
 
 if TYPE_CHECKING:
@@ -74,7 +81,7 @@ def history_command(
     if not sys.stdout.isatty():
         console.width = 1_000  # piped or logged: never cut a column to fit 80 characters
     console.print(table)
-    for line in _resumable_lines(runs, now):
+    for line in _resumable_lines(runs, now, db_words(db)):
         console.print(line, markup=False, highlight=False)
 
 
@@ -149,7 +156,7 @@ def _stale(run: Run, now: datetime) -> bool:
     return lease_lapsed(run.lease, run.started_at, now, DEFAULT_LEASE_TIMEOUT, owner_alive)
 
 
-def _resumable_lines(runs: list[Run], now: datetime) -> list[str]:
+def _resumable_lines(runs: list[Run], now: datetime, db: str) -> list[str]:
     lines = []
     for run in runs:
         state = run_state(run, now)
@@ -157,5 +164,5 @@ def _resumable_lines(runs: list[Run], now: datetime) -> list[str]:
             why = f" ({visible(run.error)})" if run.error else ""
             owner = "" if state == "interrupted" else " (its owner stopped)"
             lines.append(f"run {run.id[:8]} is {state}{owner}{why}: finish it with "
-                         f"assay run SUITE --resume {run.id[:8]}")
+                         f"assay run SUITE --resume {run.id[:8]}{db}")
     return lines

@@ -41,10 +41,12 @@ from assay.cli._common import (
     VotesOption,
     config_gate,
     database_url,
+    db_words,
     judge_option,
     metadata_option,
     project_config,
     resume_command,
+    typed_db_words,
     user_errors,
 )
 from assay.cli._files import (
@@ -170,7 +172,7 @@ def run_command(
         _warn_unchecked(chosen, options["judge"] is not None or chosen.judge is not None)
         evaluation = _execute(chosen, options, database_url(db), quiet, run_id)
     with _signals_held():
-        code = _finish(evaluation, report, verbose=verbose, started=started)
+        code = _finish(evaluation, report, verbose=verbose, started=started, db=db)
     raise typer.Exit(code)
 
 
@@ -210,8 +212,8 @@ def _signalled(what: str, run_id: str, url: str | None) -> None:
     if found is None:
         print(f"{what}: run {run_id} was not stored; nothing to resume", file=sys.stderr)
     elif found is RunStatus.COMPLETED:
-        print(f"{what}: run {run_id} had completed; see assay report {run_id[:8]}",
-              file=sys.stderr)
+        print(f"{what}: run {run_id} had completed; see assay report {run_id[:8]}"
+              f"{typed_db_words()}", file=sys.stderr)
     else:
         _stopped(f"{what}: run {run_id} was saved as far as it got", run_id)
 
@@ -264,16 +266,19 @@ def _stopped(message: str, run_id: str) -> None:
 
 
 def _finish(evaluation: Evaluation, report: Path | None, *, verbose: bool = False,
-            started: float) -> int:
+            started: float, db: str | None = None) -> int:
     from assay.cli._render import closing_line, make_console, reliability_lines, render_run, shown
 
     run = evaluation.run
     console = make_console()
     with _reader_may_leave():
         console.print(f"database: {shown(evaluation.database)}", highlight=False)
+        # Every command printed to paste names the database given with --db.
+        pasted = db_words(db)
         render_run(console, run, evaluation.comparison, evaluation.model_comparison,
-                   baseline=evaluation.baseline, verbose=verbose)
-        print(visible("\n".join(reliability_lines(run, verbose=verbose)), lines=True))
+                   baseline=evaluation.baseline, verbose=verbose, db=pasted)
+        print(visible("\n".join(reliability_lines(run, verbose=verbose, db=pasted)),
+                      lines=True))
         _warn_unverified(console, run)
     if report is not None:
         _write_report(run, report)

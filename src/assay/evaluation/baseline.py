@@ -39,8 +39,8 @@ def choose_baseline(store: RunStore, current: Run, explicit: Run | None, where: 
     found = store.find_baseline(current, same_judge=judged, where=dict(where))
     if found is not None:
         return found, BaselineChoice(BaselineReason.LATEST_PASSING, found.id, where)
-    note = _no_baseline(store, current, judged, where)
-    return None, BaselineChoice(BaselineReason.NONE, None, where, note)
+    note, hint = _no_baseline(store, current, judged, where)
+    return None, BaselineChoice(BaselineReason.NONE, None, where, note, hint)
 
 
 def next_baseline(store: RunStore, suite: str, agent: str,
@@ -51,28 +51,33 @@ def next_baseline(store: RunStore, suite: str, agent: str,
     return choose_baseline(store, probe, None, tuple((where or {}).items()), judged=False)[1]
 
 
-def _no_baseline(store: RunStore, current: Run, judged: bool, where: Where) -> str:
-    """Why no run could be the baseline, naming the earlier runs of the suite if any."""
+def _no_baseline(store: RunStore, current: Run, judged: bool,
+                 where: Where) -> tuple[str, str | None]:
+    """Why no run could be the baseline, and what to do about it (or ``None``).
+
+    The reason names the earlier runs of the suite, if any; the hint ends with the command
+    to paste.
+    """
     earlier = [run for run in store.history(suite=current.suite, limit=100)
                if run.id != current.id and (current.sequence is None or run.sequence is None
                                             or run.sequence < current.sequence)]
     if not earlier:
-        return f"this is the first run of suite {current.suite!r}"
+        return f"this is the first run of suite {current.suite!r}", None
     completed = [run for run in earlier if run.status is RunStatus.COMPLETED]
     by_agent = [run for run in completed if run.agent == current.agent]
-    hint = (f"; compare with one explicitly: assay compare {earlier[0].id[:8]} "
-            f"{current.id[:8]}" if current.id else "")
+    hint = (f"compare with one explicitly: assay compare {earlier[0].id[:8]} "
+            f"{current.id[:8]}" if current.id else None)
     if not completed:
         return (f"{len(earlier)} earlier run(s) of suite {current.suite!r}, but none "
-                f"completed (resume them with --resume){hint}")
+                "completed (resume them with --resume)"), hint
     if not by_agent:
         agents = ", ".join(sorted({repr(run.agent) for run in completed})[:5])
         return (f"{len(earlier)} earlier run(s) of suite {current.suite!r}, but none by "
-                f"agent {current.agent!r} (theirs: {agents}){hint}")
+                f"agent {current.agent!r} (theirs: {agents})"), hint
     judge = current.settings.get("judge")
     graded = f" graded by judge {judge!r}" if judged else ""
     return (f"no earlier passing run of this suite and agent{where_text(where)}{graded}: "
-            f"{_outcomes(by_agent)}; pin one with assay baseline set RUN")
+            f"{_outcomes(by_agent)}"), "pin one with assay baseline set RUN"
 
 
 def _outcomes(runs: list[Run]) -> str:

@@ -74,7 +74,7 @@ class Evaluation:
     def baseline_note(self) -> str | None:
         """Why there is no comparison, when there is none (no earlier passing run...)."""
         choice = self.baseline
-        return None if choice is None or choice.run_id is not None else choice.note
+        return None if choice is None or choice.run_id is not None else choice.why()
 
 
 async def evaluate_with(suite: Suite, options: EvaluationOptions, store: RunStore,

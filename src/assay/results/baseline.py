@@ -31,8 +31,10 @@ class RunOutcome(StrEnum):
     @classmethod
     def decide(cls, *, errors: int, regressions: int, failed: bool,
                unchecked: bool = False) -> RunOutcome:
-        """Errored samples, then signal regressions (gated or not), then a failed gate, then
-        a run that evaluated no sample."""
+        """Errored samples, then signal regressions (gated or not), then a failed gate.
+
+        Then a run accepted although it evaluated no sample: it is not a passing run.
+        """
         if errors:
             return cls.ERRORED
         if regressions:
@@ -76,33 +78,40 @@ class BaselineChoice:
     """The baseline a run used and why; stored with the run, so later reports say the same.
 
     ``where`` is the metadata the automatic baseline was restricted to; ``note`` says, when
-    there is no baseline, why there is none.
+    there is no baseline, why there is none, and ``hint`` what to do about it, ending with
+    the command to paste (``pin one with assay baseline set RUN``), so that a front end can
+    name the database it was given after it.
     """
 
     reason: BaselineReason
     run_id: str | None = None
     where: tuple[tuple[str, str], ...] = ()
     note: str | None = None
+    hint: str | None = None
 
-    def why(self) -> str:
-        """``pinned``, ``latest passing run where branch=main``, ``explicit --baseline``."""
+    def why(self, command_suffix: str = "") -> str:
+        """``pinned``, ``latest passing run where branch=main``, ``explicit --baseline``.
+
+        ``command_suffix`` ends the hint's command (`` --db URL``).
+        """
         if self.reason is BaselineReason.PINNED:
             return "pinned"
         if self.reason is BaselineReason.EXPLICIT:
             return "explicit --baseline"
         if self.reason is BaselineReason.LATEST_PASSING:
             return "latest passing run" + where_text(self.where)
-        return self.note or "no baseline"
+        hint = f"; {self.hint}{command_suffix}" if self.hint else ""
+        return (self.note or "no baseline") + hint
 
-    def line(self) -> str:
+    def line(self, command_suffix: str = "") -> str:
         """``Baseline: 428c1f0a (latest passing run)``, or ``Baseline: none (why)``."""
         shown = "none" if self.run_id is None else self.run_id[:8]
-        return f"Baseline: {shown} ({self.why()})"
+        return f"Baseline: {shown} ({self.why(command_suffix)})"
 
     def to_json(self) -> dict[str, JSON]:
         """The portable form stored with the run and written in its JSON report."""
         return {"reason": self.reason.value, "run_id": self.run_id,
-                "where": dict(self.where), "note": self.note}
+                "where": dict(self.where), "note": self.note, "hint": self.hint}
 
     @classmethod
     def from_json(cls, data: object) -> BaselineChoice | None:
@@ -114,11 +123,13 @@ class BaselineChoice:
         except ValueError:
             return None
         run_id, note, where = data.get("run_id"), data.get("note"), data.get("where") or {}
+        hint = data.get("hint")  # absent from choices stored before hints were kept apart
         if not isinstance(where, Mapping):
             return None
         pairs = tuple((str(key), str(value)) for key, value in where.items())
         return cls(reason, run_id if isinstance(run_id, str) else None, pairs,
-                   note if isinstance(note, str) else None)
+                   note if isinstance(note, str) else None,
+                   hint if isinstance(hint, str) else None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,9 +2,9 @@
 
 A project keeps one history however deep in it a command runs. Only a run creates a new
 ``.assay/`` (when none exists above: at the project root, the folder of the project
-configuration, else in the working directory); reading commands never create a database. Neither finds nor creates one in or above a folder that another user
-could have written into (see :mod:`assay._trust`): a planted history would decide the
-baselines.
+configuration, else in the working directory); reading commands never create a database.
+Neither finds nor creates one in or above a folder that another user could have written into
+(see :mod:`assay._trust`): a planted history would decide the baselines.
 """
 
 from __future__ import annotations
