@@ -161,7 +161,8 @@ def test_the_automatic_baseline_can_be_restricted_by_run_metadata(db: str) -> No
     assert f"Baseline: {main_id[:8]} (latest passing run where branch=main, pr=7)" in \
         on_main.output
     assert latest(db)["baseline"] == {"reason": "latest_passing", "run_id": main_id,
-                                      "where": {"branch": "main", "pr": "7"}, "note": None}
+                                      "where": {"branch": "main", "pr": "7"}, "note": None,
+                                      "hint": None}
     assert run(db).exit_code == 0
     assert latest(db)["baseline_id"] != feature_id  # the run just before: on_main's
 

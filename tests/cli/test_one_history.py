@@ -248,3 +248,13 @@ def test_a_json_report_with_an_explicit_baseline_names_it_at_the_top(
     stored = report(third, "--baseline", second[:8])
     assert stored["baseline"]["reason"] == "latest_passing"
     assert stored["baseline_id"] == second == stored["comparison"]["baseline_id"]
+
+
+def test_a_database_named_in_a_printed_command_has_its_password_masked() -> None:
+    from assay.cli._common import db_words
+
+    words = db_words("postgresql://team:s3cret@db.example/assay")
+
+    assert "s3cret" not in words and words.startswith(" --db ")
+    assert "team" in words and "db.example/assay" in words
+    assert db_words(None) == ""

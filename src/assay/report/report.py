@@ -116,7 +116,8 @@ class Report:
           ``started_at`` / ``finished_at`` (ISO 8601, ``finished_at`` null until finished),
           ``settings``, ``metadata``, ``baseline_id`` (the baseline this report compares
           with: the one stored with the run, or the one given as ``baseline``),
-          ``baseline`` (which baseline and why: ``reason``, ``run_id``, ``where``, ``note``;
+          ``baseline`` (which baseline and why: ``reason``, ``run_id``, ``where``, ``note``,
+          ``hint``;
           ``reason`` is ``explicit`` when ``baseline`` is another run than the stored one),
           ``outcome`` (``passed``, ``failed``, ``regressed``, ``errored`` or ``unchecked``;
           null for a run stored before outcomes were kept).
