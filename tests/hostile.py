@@ -78,6 +78,8 @@ CREDENTIALS = {
     "bearer": "Bearer " + _R,
     "telegram_bot": _token("123456789:" + "AA", 33),
     "gitlab": _token("glp" + "at-", 20),
+    "gitlab_trigger": _token("glp" + "tt-", 40, "0123456789abcdef"),
+    "gitlab_deploy": _token("gl" + "dt-", 20),
     "huggingface": _token("h" + "f_", 34),
     "npm": _token("np" + "m_", 36),
     "twilio": "S" + "K" + "0123456789abcdef0123456789abcdef",

@@ -132,15 +132,40 @@ def test_an_aws_secret_key_split_by_slashes_is_hidden_in_a_path_and_in_text() ->
     "postgres://app:s3cr3t-Pa55@db.example:5432/orders",
     "mysql://root:hunter2@localhost/x",
     "redis://:hunter2@cache.example:6379/0",
+    "postgresql://u:p@ss@h/db",
+    "postgres://app:a@b@c:d@db.example/orders?sslmode=require",
 ])
 def test_a_password_in_a_dsn_is_hidden_and_the_rest_stays(url: str) -> None:
-    password = url.split("@")[0].rsplit(":", 1)[1]
-    for shown in (redact_text(f"connecting to {url} now"), redact_url(url, [])):
+    # The user info ends at the last "@" before the host: a password may hold "@" itself.
+    userinfo, host = url.split("://", 1)[1].split("?")[0].rsplit("@", 1)
+    password = userinfo.split(":", 1)[1]
+    base = url.split("?")[0]
+    for shown in (redact_text(f"connecting to {url} now"), redact_url(base, [])):
         assert password not in shown and REDACTED in shown
-        assert url.split("@")[1] in shown  # host, port and database stay readable
+        assert not any(part in shown for part in password.split("@") if len(part) > 1)
+        assert f"{REDACTED}@{host}" in shown  # host, port and database stay readable
 
 
-@pytest.mark.parametrize("name", ["pwd", "pass", "db_pass", "PASS", "passphrase", "Passwd"])
+@pytest.mark.parametrize("text", [
+    "host=db.example user=app password=hunter2 dbname=orders",
+    "Server=db;User Id=app;Password=hunter2;Database=orders",
+    "login pwd=hunter2 ok",
+    "login pass=hunter2&next=/home",
+    "env db_pass=hunter2 rest",
+    "PASSWORD = 'hunter2' and more",
+])
+def test_passwords_assigned_in_free_text_are_hidden(text: str) -> None:
+    shown = redact_text(text)
+    assert "hunter2" not in shown and REDACTED in shown
+    assert shown.split()[0] == text.split()[0]  # the rest of the text stays readable
+
+
+def test_words_that_merely_end_in_pass_keep_their_values_in_free_text() -> None:
+    assert redact_text("bypass=cache compass=north") == "bypass=cache compass=north"
+
+
+@pytest.mark.parametrize("name", ["pwd", "pass", "db_pass", "PASS", "passphrase", "Passwd",
+                                  "secret_key", "SecretKey", "aws_secret_key"])
 def test_values_under_password_names_are_hidden(name: str) -> None:
     assert redact_url(f"{API}/login", [(name, "hunter2")]) == f"{API}/login?{name}={REDACTED}"
     assert "hunter2" not in json.dumps(Redactor().json({name: "hunter2"}))

@@ -3,14 +3,16 @@ r"""Redaction of replay evidence: credentials never reach the store or a report.
 Three things are hidden:
 
 * values whose *name* looks like a credential (``Authorization``, ``Cookie``, ``api_key``,
-  ``x-api-key``, anything ending in ``token`` or ``secret``, ...);
+  ``x-api-key``, ``secret_key``, anything ending in ``token`` or ``secret``, ...);
 * values whose *shape* is a well-known credential, wherever they appear: ``Bearer …``,
   ``Basic …``, OpenAI-style ``sk-…`` keys, GitHub tokens (``ghp_…``, ``github_pat_…``),
-  GitLab (``glpat-…``), Hugging Face (``hf_…``) and npm (``npm_…``) tokens, Twilio key sids
-  (``SK…``), Slack tokens (``xoxb-…``, ``xapp-…``), JWTs, AWS access key ids (``AKIA…``)
-  and secret keys (40 random characters, ``/`` included), Google API keys (``AIza…``),
+  GitLab (``glpat-…``, ``glptt-…``, ``gldt-…``), Hugging Face (``hf_…``) and npm
+  (``npm_…``) tokens, Twilio key sids (``SK…``), Slack tokens (``xoxb-…``, ``xapp-…``),
+  JWTs, AWS access key ids (``AKIA…``) and secret keys (40 random characters, ``/``
+  included), Google API keys (``AIza…``),
   Stripe keys (``sk_live_…``, ``rk_…``, ``whsec_…``), the password of a URL
-  (``postgres://user:[redacted]@host``) and bot tokens in URL paths
+  (``postgres://user:[redacted]@host``, up to the last ``@``), a password assigned in
+  free text (``password=…``, ``Pwd=…;``, ``db_pass=…``) and bot tokens in URL paths
   (``/bot123456:AA…/``). A long, high-entropy segment of a URL path counts as one too;
 * OAuth ``code`` and ``state`` values in a query;
 * whatever the suite's own patterns match (``assay.api(redact=[r"acct-\d{6}"])``).

@@ -38,7 +38,7 @@ _SENSITIVE_NAMES = frozenset({
 })
 _SENSITIVE_SUFFIXES = ("token", "secret", "apikey", "password", "credential", "credentials",
                        "signature", "cookie", "sessionid", "privatekey", "accesskey", "passwd",
-                       "passphrase", "pwd")
+                       "passphrase", "pwd", "secretkey")
 # "db_pass" and "smtp-pass", but not "bypass" or "compass": "pass" as a word of its own.
 _PASS_WORD = re.compile(r"(?:^|[^a-z0-9])pass$")
 

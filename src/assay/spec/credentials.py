@@ -12,8 +12,8 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-__all__ = ["AWS_SECRET_LENGTH", "CREDENTIAL", "DSN_PASSWORD", "REDACTED", "hide_credentials",
-           "is_aws_secret", "looks_random"]
+__all__ = ["AWS_SECRET_LENGTH", "CREDENTIAL", "DSN_PASSWORD", "PASSWORD_ASSIGNMENT",
+           "REDACTED", "hide_credentials", "is_aws_secret", "looks_random"]
 
 #: What a hidden value is replaced with.
 REDACTED = "[redacted]"
@@ -33,7 +33,7 @@ _SHAPES = "|".join((
     r"\bwhsec_[A-Za-z0-9]{16,}",                                # Stripe webhook secrets
     r"(?<=/bot)[0-9]{5,}:[A-Za-z0-9_-]{20,}",                   # bot tokens in URL paths
     r"\b[0-9]{8,10}:AA[A-Za-z0-9_-]{33}\b",                     # Telegram bot tokens
-    r"\bglpat-[A-Za-z0-9_-]{20,}",                              # GitLab personal tokens
+    r"\bgl(?:pat|ptt|dt)-[A-Za-z0-9_-]{20,}",                   # GitLab personal, trigger, deploy
     r"\bhf_[A-Za-z0-9]{30,}",                                   # Hugging Face tokens
     r"\bnpm_[A-Za-z0-9]{36}\b",                                 # npm tokens
     r"\bSK[0-9a-fA-F]{32}\b",                                   # Twilio API key sids
@@ -41,8 +41,15 @@ _SHAPES = "|".join((
 #: A well-known credential shape; group 1 is the scheme of ``Bearer …``-like ones.
 CREDENTIAL = re.compile(f"{_SCHEMED}|{_SHAPES}")
 #: The password of a URL's user info (``postgres://user:password@host``): group 1 is the
-#: user, who stays, group 2 the password.
-DSN_PASSWORD = re.compile(r"(?<=[A-Za-z0-9+.-]://)([^\s/:@]*):([^\s/@]+)(?=@)")
+#: user, who stays, group 2 the password. The user info ends at the *last* ``@`` before the
+#: host, so a password holding ``@`` is hidden whole.
+DSN_PASSWORD = re.compile(
+    r"(?<=[A-Za-z0-9+.-]://)([^\s/:@]*):([^\s/]+)(?=@[^\s/@?#]*(?:[\s/?#]|$))")
+#: A password assigned in free text (``password=…``, ``Pwd=…;``, ``db_pass=…``): group 1 is
+#: the name and the ``=``, which stay, group 2 the value. "bypass=" is not one.
+PASSWORD_ASSIGNMENT = re.compile(
+    r"(?i)((?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*(?:password|passwd|passphrase|pass|pwd)\s*=\s*)"
+    r"('[^']*'|\"[^\"]*\"|[^\s;&,'\"]+)")
 #: An AWS secret access key is 40 characters of base64, ``/`` and ``+`` included, so a URL
 #: path splits it into segments each too short to look random.
 AWS_SECRET_LENGTH = 40
@@ -60,6 +67,7 @@ def hide_credentials(text: str, hidden: Callable[[str], str] = lambda _: REDACTE
 
     text = CREDENTIAL.sub(masked, text)
     text = DSN_PASSWORD.sub(lambda m: f"{m.group(1)}:{hidden(m.group(2))}", text)
+    text = PASSWORD_ASSIGNMENT.sub(lambda m: m.group(1) + hidden(m.group(2)), text)
     return _AWS_SECRET.sub(
         lambda m: hidden(m.group()) if is_aws_secret(m.group()) else m.group(), text)
 
