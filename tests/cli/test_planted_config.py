@@ -118,3 +118,30 @@ def test_a_trusted_parent_still_configures_the_project(
     monkeypatch.chdir(project)
     done = invoke("run", "s.py", "--quiet")
     assert done.exit_code == 0 and "gate: passed" in done.stdout and "warning" not in done.stderr
+
+
+def _loosen(history: Path, how: str) -> None:
+    if how == "owned by another user":
+        os.chown(history, _other_uid(), -1)
+    else:
+        history.chmod(0o777 if history.is_dir() else 0o666)
+
+
+@pytest.mark.parametrize("target", [".assay", ".assay/assay.db"])
+@pytest.mark.parametrize("how", ["owned by another user", "world-writable"])
+def test_a_history_folder_or_file_others_may_replace_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, how: str) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "s.py").write_text(FAILING, encoding="utf-8")
+    monkeypatch.chdir(project)
+    assert invoke("run", "s.py", "--quiet").exit_code == 1
+    database = project / ".assay" / "assay.db"
+    before = database.read_bytes()
+    _loosen(project / target, how)
+    for args in (("run", "s.py", "--quiet"), ("history",)):
+        done = invoke(*args)
+        assert done.exit_code == 2, done.output
+        assert str(project / target) in done.stderr and how.split()[-1] in done.stderr
+        assert "another user could" in done.stderr
+    assert database.read_bytes() == before

@@ -4,7 +4,9 @@ A project keeps one history however deep in it a command runs. Only a run create
 ``.assay/`` (when none exists above: at the project root, the folder of the project
 configuration, else in the working directory); reading commands never create a database.
 Neither finds nor creates one in or above a folder that another user could have written into
-(see :mod:`assay._trust`): a planted history would decide the baselines.
+(see :mod:`assay._trust`): a planted history would decide the baselines. The same holds for
+the ``.assay/`` folder found and its database file: if another user could replace either,
+the history is refused rather than read.
 """
 
 from __future__ import annotations
@@ -23,8 +25,22 @@ def discover(start: Path | None = None) -> Path | None:
 
     for candidate in trusted_folders((start or Path.cwd()).resolve(), _history_in):
         if (candidate / FOLDER).is_dir():
+            _refuse_replaceable(candidate / FOLDER)
             return candidate / FOLDER / FILE
     return None
+
+
+def _refuse_replaceable(history: Path) -> None:
+    """A history whose folder or file another user could swap is not trusted to decide."""
+    from assay._trust import distrust
+
+    for path in (history, history / FILE):
+        reason = distrust(path)
+        if reason is not None:
+            raise ConfigurationError(
+                f"refusing the Assay history {path}: it {reason}, so another user could "
+                "have replaced it; make it yours and not writable by others (chmod go-w), "
+                "or give --db / ASSAY_DATABASE_URL")
 
 
 def _history_in(folder: Path) -> Path | None:
