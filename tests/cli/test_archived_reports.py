@@ -368,3 +368,95 @@ def test_control_characters_in_names_are_shown_not_obeyed(tmp_path: Path,
     done = invoke("import", str(write(tmp_path, hostile)))
     assert done.exit_code == 0, done.output
     assert "\x1b" not in done.output and "Support\\x1b]0;pwned\\x07" in done.output
+
+
+# -- what a report claims beyond its samples ------------------------------------------------
+
+def _sample_field(index: int, value: Any, *keys: str) -> Any:
+    """A tamper that writes ``value`` at ``samples[index].<keys...>``."""
+    def tamper(data: dict[str, Any]) -> None:
+        target = data["samples"][index]
+        for key in keys[:-1]:
+            target = target[key] if not isinstance(target, list) else target[int(key)]
+        target[keys[-1]] = value
+    tamper.__name__ = f"samples[{index}].{'.'.join(keys)} = {value!r}"
+    return tamper
+
+
+def _usage_source(data: dict[str, Any]) -> None:
+    data["samples"][0]["usage"] = {"input_tokens": 1, "output_tokens": 1,
+                                   "cost_usd": None, "cost_source": "guess"}
+
+
+@pytest.mark.parametrize(("tamper", "field"), [
+    (_sample_field(0, "tool", "fault"), "samples[0].fault"),
+    (_sample_field(0, "great", "status"), "samples[0].status"),
+    (_sample_field(0, "vibe", "metrics", "0", "kind"), "samples[0].metrics[0].kind"),
+    (_sample_field(0, "", "metrics", "0", "category"),
+     "samples[0].metrics[0].category"),
+    (_usage_source, "samples[0].usage.cost_source"),
+    (_forge("outcome", "great"), "outcome"),
+])
+def test_an_unknown_name_in_a_named_field_exits_2_naming_it(
+        tmp_path: Path, archived: dict[str, Any], tamper: Any, field: str) -> None:
+    tamper(archived)
+    path = write(tmp_path, archived)
+    for command in (["import", str(path)], ["compare", str(path), str(path)]):
+        done = CliRunner().invoke(app, command)
+        assert done.exception is None or isinstance(done.exception, SystemExit), done.exception
+        assert done.exit_code == 2, done.output
+        assert f"error: {path}: {field}: " in done.output, done.output
+    assert not (tmp_path / ".assay").exists()
+
+
+def test_a_failing_run_forged_as_passing_is_refused_and_never_a_baseline(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store_url: str) -> None:
+    _, path = job(tmp_path / "failing-job", monkeypatch, "regressed")
+    data = json.loads(path.read_text())
+    assert data["outcome"] in ("regressed", "failed") and data["summary"]["failed"] == 1
+    forged = {**data, "outcome": "passed", "id": "forged-run"}
+    Store.open(store_url, migrate=True).close()
+    done = invoke("import", str(write(tmp_path, forged, "forged.json")), "--db", store_url)
+    assert done.exit_code == 2, done.output
+    assert "forged.json: outcome: " in done.output and "1 failed" in done.output
+    shown = invoke("baseline", "show", SPEC, "--db", store_url)
+    assert "forged-run" not in shown.output and "latest passing run" not in shown.output
+
+
+def test_an_errored_outcome_follows_the_samples(tmp_path: Path,
+                                                archived: dict[str, Any]) -> None:
+    claimed = {**archived, "outcome": "errored"}
+    done = invoke("import", str(write(tmp_path, claimed)))
+    assert done.exit_code == 2 and "outcome: " in done.output, done.output
+
+
+@pytest.mark.parametrize(("usage", "field"), [
+    ({"calls": 5, "cost_usd": 99.0}, "judge_usage"),
+    ({"calls": -1}, "judge_usage.calls"),
+    ({"calls": "five"}, "judge_usage.calls"),
+    ({"calls": 0, "cost_usd": -3.0}, "judge_usage.cost_usd"),
+])
+def test_a_judge_usage_without_a_verdict_is_refused(
+        tmp_path: Path, archived: dict[str, Any], usage: Any, field: str) -> None:
+    assert archived["verdict"] is None
+    path = write(tmp_path, {**archived, "judge_usage": usage})
+    done = invoke("import", str(path))
+    assert done.exit_code == 2, done.output
+    assert f"error: {path}: {field}: " in done.output, done.output
+    assert not (tmp_path / ".assay").exists()
+
+
+@pytest.mark.parametrize(("specs", "field"), [
+    ("garbage", "settings.model_specs"),
+    (["garbage"], "settings.model_specs[0]"),
+    ([{"model": "m"}] * 200_000, "settings.model_specs"),
+])
+def test_model_specs_are_read_like_models(tmp_path: Path, archived: dict[str, Any],
+                                          specs: Any, field: str) -> None:
+    archived["settings"]["model_specs"] = specs
+    path = write(tmp_path, archived)
+    for command in (["import", str(path)], ["compare", str(path), str(path)]):
+        done = invoke(*command)
+        assert done.exit_code == 2, (command, done.output)
+        assert f"error: {path}: {field}: " in done.output, done.output
+    assert not (tmp_path / ".assay").exists()

@@ -56,6 +56,7 @@ from assay.results import (
     summarise,
 )
 from assay.results.baseline import BaselineChoice, RunOutcome
+from assay.results.diagnosis import Fault
 from assay.results.run import ModelVerdict
 from assay.results.storable import problem_with
 from assay.spec._json import JSON, SCHEMA_KEY, canonical_json, digest, strict_loads
@@ -109,7 +110,7 @@ class _Usage(_Part):
 class _Metric(_Part):
     name: str
     kind: Literal["check", "judge"]
-    category: str
+    category: Name  # open: a custom metric names its own
     threshold: float
     score: float | None
     passed: bool
@@ -139,7 +140,7 @@ class _Sample(_Part):
     metadata: JsonObject = Field(default_factory=dict)
     metrics: list[_Metric] = Field(default_factory=list)
     judge_usage: JsonObject | None = None
-    fault: str | None = None
+    fault: Fault | None = Field(default=None, strict=False)
     recommendation: str | None = None
     diagnosis: _Diagnosis | None = None
 
@@ -157,6 +158,18 @@ class _Settings(_Part):
     model_config = ConfigDict(strict=True, extra="allow", frozen=True)
     samples: Annotated[int, Field(ge=1)] = 1
     models: list[Name] | None = None
+    # Bounded before it is read (see _check_settings): a list is only as long as it is.
+    model_specs: list[JsonObject] | None = None
+
+
+class _JudgeUsage(_Part):
+    # A run's own judge calls: the model verdict's (see _check_judge_usage). Kept whole.
+    model_config = ConfigDict(strict=True, extra="allow", frozen=True)
+    calls: Count = 0
+    attempts: Count | None = None
+    input_tokens: Count | None = None
+    output_tokens: Count | None = None
+    cost_usd: Annotated[float, Field(ge=0)] | None = None
 
 
 class _Report(_Part):
@@ -176,7 +189,7 @@ class _Report(_Part):
     outcome: Literal["passed", "failed", "regressed", "errored", "unchecked"] | None = None
     error: str | None = None
     verdict: JsonObject | None = None
-    judge_usage: JsonObject | None = None
+    judge_usage: _JudgeUsage | None = None
     summary: JsonObject | None
     cases: list[_Case]
     samples: list[_Sample]
@@ -326,13 +339,20 @@ def _run(report: _Report) -> Run:
         summary=None if report.status == "completed" else _summary(report.summary),
         comparison=_comparison(report.comparison, report.model_comparison),
         baseline_id=report.baseline_id, error=report.error, verdict=_verdict(report.verdict),
-        judge_usage=report.judge_usage, outcome=RunOutcome.read(report.outcome),
+        judge_usage=_raw(report, "judge_usage"), outcome=RunOutcome.read(report.outcome),
         baseline_choice=BaselineChoice.from_json(report.baseline),
     )
 
 
+def _raw(report: _Report, name: str) -> dict[str, Any] | None:
+    """A part kept as the file wrote it (keys a newer version adds included)."""
+    part = getattr(report, name)
+    return None if part is None else {**part.model_dump(exclude_unset=True),
+                                      **(part.model_extra or {})}
+
+
 def _sample(sample: _Sample) -> SampleResult:
-    data = sample.model_dump()
+    data = sample.model_dump(mode="json")
     if data["usage"] is not None and all(value is None for value in data["usage"].values()):
         data["usage"] = None  # no usage at all, as a store gives it back
     return SampleResult.from_json(data)
@@ -420,7 +440,36 @@ def _check_whole(run: Run, report: _Report) -> Run:
                    older={f"summary.{name}": value
                           for name, value in _per_model_cases(run.samples).items()})
     _check_verdict(run, counted)
+    _check_judge_usage(report)
+    _check_outcome(run.outcome, counted)
     return replace(run, summary=counted)
+
+
+def _check_judge_usage(report: _Report) -> None:
+    """Run-level judge calls are the model verdict's: none without one."""
+    usage = report.judge_usage
+    if usage is not None and report.verdict is None and (usage.calls or usage.cost_usd):
+        raise _Refused("judge_usage", f"counts {usage.calls} judge call(s) costing "
+                       f"{usage.cost_usd!r} USD, but the run has no verdict a judge gave")
+
+
+def _check_outcome(outcome: RunOutcome | None, counted: RunSummary) -> None:
+    """The stated outcome as far as the samples decide it; only a passing run is a baseline.
+
+    Errored samples make a run ``errored``, whatever else. A gate is not kept with a run, so
+    failed samples a gate allowed cannot be told from a forgery: a ``passed`` run with failed
+    samples, or with none evaluated, is refused. ``regressed`` depends on a baseline the file
+    does not hold and is accepted as stated (it never makes a run a baseline).
+    """
+    if outcome is None:
+        return  # an older report: the store decides from the summary, as for its own runs
+    errored = counted.errors > 0
+    if errored != (outcome is RunOutcome.ERRORED):
+        raise _Refused("outcome", f"is {outcome.value!r}, but the run's samples give "
+                       f"{counted.errors} errored sample(s)")
+    if outcome is RunOutcome.PASSED and (counted.failed or not counted.evaluated):
+        raise _Refused("outcome", f"is 'passed', but {counted.failed} failed and "
+                       f"{counted.evaluated} evaluated sample(s) make it no passing run")
 
 
 _BOUNDED_SETTINGS = ("samples", "concurrency", "model_concurrency", "sample_concurrency",
@@ -439,9 +488,11 @@ def _check_settings(settings: _Settings) -> None:
         if value is not None and (found := problem(name, value)) is not None:
             raise _Refused(f"settings.{name}", found)
     most = BOUNDS["models"].high
-    if len(settings.models or ()) > most:
-        raise _Refused("settings.models", f"names {len(settings.models or ()):,} models, "
-                       f"more than {most:,}")
+    for name in ("models", "model_specs"):
+        listed = getattr(settings, name) or ()
+        if len(listed) > most:
+            raise _Refused(f"settings.{name}", f"names {len(listed):,} models, "
+                           f"more than {most:,}")
 
 
 def _check_plan(run: Run, report: _Report) -> None:
