@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import sys
+import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from re import _constants as sre  # type: ignore[attr-defined]
@@ -44,6 +45,7 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "hashes": lambda n: "#" * n + "1",
     "many lines under headings": lambda n: "# g\nq | tags: a\n" * (n // 16),
     "document-like": lambda n: "suite" + " " * n + "x",
+    "long heading over many keyless lines": lambda n: "# " + "a" * n + "\n" + "x\n" * (n // 2),
 }
 
 
@@ -75,6 +77,46 @@ def test_reading_a_paste_does_work_linear_in_its_size(shape: str) -> None:
     small, large = lines_for(4_000), lines_for(8_000)
     # Twice the text, at most about twice the work (a quadratic reader does four times).
     assert large <= 2.2 * small + 200, (small, large)
+
+
+def _long_heading(n: int) -> str:
+    """One heading of n letters over n/2 prompts without a key."""
+    return "# " + "a" * n + "\n" + "x\n" * (n // 2)
+
+
+def _key_and_peak(text: str) -> tuple[int, int]:
+    """The characters of every made-up key and group, and the most memory reading held."""
+    tracemalloc.start()
+    try:
+        scenarios = ScenarioParser.scenarios(text, key_prefix="p" * 200)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return sum(len(s.key) + len(s.group or "") for s in scenarios), peak
+
+
+def test_keys_made_under_a_long_heading_take_room_linear_in_the_paste() -> None:
+    # A key made of the whole heading per prompt was heading x prompts: a 40 KB file of
+    # one 20,000-letter heading and 10,000 prompts held 851 MB.
+    small_keys, small_peak = _key_and_peak(_long_heading(20_000))
+    large_keys, large_peak = _key_and_peak(_long_heading(40_000))
+    assert large_keys <= 2.2 * small_keys, (small_keys, large_keys)
+    assert large_peak <= 2.5 * small_peak, (small_peak, large_peak)
+
+
+def test_made_up_keys_and_groups_have_a_bounded_length_and_stay_unique() -> None:
+    shared = "b" * 300
+    text = f"# {shared}1\nx\nx\n# {shared}2\ny\n# {'c' * 80}\nz\nz | key: kept\n"
+    scenarios = ScenarioParser.scenarios(text, key_prefix="Team " * 40)
+    keys = [scenario.key for scenario in scenarios]
+    assert all(len(key) <= 64 for key in keys[:4]), keys
+    assert keys[4] == "kept"
+    assert len({key.casefold() for key in keys}) == len(keys)
+    groups = [scenario.group or "" for scenario in scenarios]
+    assert all(len(group) <= 64 for group in groups), groups
+    # Headings that differ only past the cap still make different groups.
+    assert groups[0] == groups[1] != groups[2]
+    assert groups[3].startswith("c" * 40)
 
 
 # -- the shapes of the patterns --------------------------------------------------------------

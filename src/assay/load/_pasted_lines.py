@@ -13,6 +13,7 @@ with string methods, not a pattern), and spans are paired once per line.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -28,6 +29,10 @@ _RULE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
 _LABEL_HEADING = re.compile(r"^([^:|?!`]+):$")
 _SPAN = re.compile(r"`[^`\n]*`")
 _NOTES_SEPARATORS = "-—–:"
+#: The longest group slug or made-up key stem: a key built from a whole heading once made
+#: a long heading over many prompts hold heading x prompts characters.
+SLUG_LIMIT = 64
+_DIGEST = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,9 +59,21 @@ def read_lines(text: str, location: str) -> list[Line]:
     return read
 
 
-def slug(text: str) -> str:
-    """Letters and digits, lower-cased, runs of anything else as one underscore."""
-    return re.sub(r"[\W_]+", "_", text.casefold()).strip("_")
+def slug(text: str, limit: int = SLUG_LIMIT) -> str:
+    """Letters and digits, lower-cased, runs of anything else as one underscore.
+
+    At most ``limit`` characters: a longer slug keeps its start and ends in a digest of the
+    whole, so slugs of texts that differ only past the limit stay apart.
+    """
+    return capped(re.sub(r"[\W_]+", "_", text.casefold()).strip("_"), limit)
+
+
+def capped(text: str, limit: int = SLUG_LIMIT) -> str:
+    """``text`` if it fits in ``limit`` characters, else its start and a digest of it."""
+    if len(text) <= limit:
+        return text
+    digest = hashlib.sha256(text.encode()).hexdigest()[:_DIGEST]
+    return f"{text[:limit - _DIGEST - 1].rstrip('_')}_{digest}"
 
 
 def _heading(line: str) -> str | None:

@@ -11,7 +11,7 @@ accepted too: a suite or its groups, a list of prompts and scenario tables (each
 ``group`` and ``group_name``), or one scenario table. A text that starts like a document
 (``suite:``, ``groups:``, a YAML tag) and does not parse is an error, never a list of
 prompts. Scenarios without a key get ``<group>_<n>``, skipping reserved keys whatever their
-case, behind an optional prefix.
+case, behind an optional prefix; a made-up key and a group slug are at most 64 characters.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 from assay.errors import SpecError
 from assay.load._documents import composes_as_mapping, parse_json, parse_yaml, read_text
 from assay.load._errors import validate
-from assay.load._pasted_lines import read_lines, slug
+from assay.load._pasted_lines import capped, read_lines, slug
 from assay.load.entry import MissingAgent
 from assay.load.formats import PastedDocModel, PastedListedScenarioModel, PastedListModel
 from assay.load.scenario import Origin, Scenario, scenario_from
@@ -37,6 +37,7 @@ _DOCUMENT = re.compile(r"^(?:suite|groups)\s*:", re.MULTILINE)
 _DOCUMENT_START = re.compile(r"^(?:(?:suite|groups)\s*:|(?:-{3}\s+|-\s+)?(?:!!|!\w+/))")
 _SUITE_KEYS = frozenset({"suite", "groups", "description", "version", "agent"})
 _DEFAULT_GROUP = "scenario"
+_STEM_LIMIT = 54  # a made-up key, ``<stem>_<n>``, stays within 64 characters
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,18 +182,26 @@ def _keyed(drafts: list[_Draft], reserved: Iterable[str], prefix: str | None,
     _refuse_duplicates(named, location)
     taken |= {key.casefold() for key in named}
     counters: dict[str, int] = {}
+    stems: dict[str | None, str] = {}  # each group slugged once, not once per scenario
     keyed: list[_Draft] = []
     for draft in drafts:
         if not draft.scenario.key:
-            key = _next_key(draft.scenario.group, prefix_slug, taken, counters)
+            group = draft.scenario.group
+            if group not in stems:
+                stems[group] = _stem(group, prefix_slug)
+            key = _next_key(stems[group], taken, counters)
             draft = replace(draft, scenario=replace(draft.scenario, key=key))
         keyed.append(draft)
     return keyed
 
 
-def _next_key(group: str | None, prefix: str | None, taken: set[str],
-              counters: dict[str, int]) -> str:
+def _stem(group: str | None, prefix: str | None) -> str:
+    """``[prefix_]<group>``, capped to leave a key room for ``_<n>`` within 64 characters."""
     stem = "_".join(part for part in (prefix, slug(group or "") or _DEFAULT_GROUP) if part)
+    return capped(stem, _STEM_LIMIT)
+
+
+def _next_key(stem: str, taken: set[str], counters: dict[str, int]) -> str:
     number = counters.get(stem, 0)
     while True:
         number += 1
