@@ -1,7 +1,8 @@
 """Hostile suite files at 1 MB: each shape is read (and refused or accepted) in under 2 s.
 
 Times ``assay validate``'s reading of a 1 MB pasted text of each adversarial shape (a bold
-heading of spaces, bars and backtick spans, ...) and of a TOML item whose dotted key quotes
+heading of spaces, bars and backtick spans, a long heading over many prompts without a
+key, plain lines, ...) and of a TOML item whose dotted key quotes
 an ``=``, and prints each time against the 2 s target. The tests prove the work linear
 without a clock (``tests/load/test_linear_parsing.py``); this shows what it costs.
 
@@ -32,6 +33,9 @@ PASTES = {
     "unclosed spans and bars": "prompt " + "`|" * (SIZE // 2),
     "label heading": "a" * SIZE + "::",
     "list marker digits": "1" * SIZE + "x",
+    "long heading over keyless lines": "# " + "a" * (SIZE // 2) + "\n" + "x\n" * (SIZE // 4),
+    "plain lines": "a\n" * (SIZE // 2),
+    "lines with an option": "a | tags: x\n" * (SIZE // 12),
 }
 
 

@@ -120,11 +120,12 @@ def _is_document(text: str) -> bool:
     """Whether ``text`` is a JSON or YAML document rather than lines of prompts."""
     if text.lstrip().startswith(("{", "[")):
         return True
-    meaningful = [line for line in text.splitlines()
-                  if line.strip() and not line.startswith(("#", "%"))]
-    first = meaningful[0] if meaningful else ""
-    if first.rstrip() == "---" and len(meaningful) > 1:
-        first = meaningful[1]
+    # Only the first two meaningful lines matter: stop there rather than list them all.
+    meaningful = (line for line in text.splitlines()
+                  if line.strip() and not line.startswith(("#", "%")))
+    first = next(meaningful, "")
+    if first.rstrip() == "---":
+        first = next(meaningful, first)
     if _DOCUMENT_START.match(first):
         return True  # it starts like a suite: parse it, and say why when it does not parse
     # Otherwise a grouped document has its keys at the top level, unindented, and is a
@@ -190,7 +191,7 @@ def _keyed(drafts: list[_Draft], reserved: Iterable[str], prefix: str | None,
             if group not in stems:
                 stems[group] = _stem(group, prefix_slug)
             key = _next_key(stems[group], taken, counters)
-            draft = replace(draft, scenario=replace(draft.scenario, key=key))
+            draft = _Draft(replace(draft.scenario, key=key), draft.group_name, draft.position)
         keyed.append(draft)
     return keyed
 
