@@ -8,7 +8,7 @@ Work is measured without a clock, by two deterministic counters:
   unbounded repetition inside another, none directly after another that can match the same
   characters, and none an unanchored search restarts inside of.
 
-``bench/hostile_paste.py`` times a 1 MB paste of each shape.
+``bench/hostile_files.py`` times a 1 MB paste of each shape.
 """
 
 from __future__ import annotations
