@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
+from assay.cli import EXIT_INTERRUPTED as EXIT_INTERRUPTED
+from assay.cli import interrupted
 from assay.limits import option_range
 
 if TYPE_CHECKING:
@@ -25,7 +27,6 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_INVALID = 2
 EXIT_INCOMPLETE = 3
-EXIT_INTERRUPTED = 130
 #: A reader that closed the pipe early (``assay history | head``): what a shell reports for a
 #: process ended by SIGPIPE, never 1, which means that the agent failed.
 EXIT_CLOSED_PIPE = 141
@@ -260,6 +261,9 @@ def pipe_safe(command: Callable[..., None]) -> Callable[..., None]:
         except BrokenPipeError:
             silence_stdout()
             raise typer.Exit(EXIT_CLOSED_PIPE) from None
+        except KeyboardInterrupt:
+            interrupted()  # Ctrl-C before a command's own handling (loading a suite): one line
+            raise typer.Exit(EXIT_INTERRUPTED) from None
 
     return guarded
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any, get_args, get_origin
 
 import typer
 
+from assay.cli import EXIT_INTERRUPTED, interrupted
 from assay.cli._common import OUTPUT, pipe_safe
 from assay.cli.baseline import baseline_app
 from assay.cli.compare import compare_command
@@ -129,5 +130,20 @@ def command() -> Any:
 
 
 def main() -> None:
-    """Entry point of the ``assay`` script."""
-    command()()
+    """Entry point of the ``assay`` script; Ctrl-C at any moment is one line and exit 130."""
+    try:
+        command()()
+    except KeyboardInterrupt:
+        interrupted()
+        raise SystemExit(EXIT_INTERRUPTED) from None
+    except SystemExit as stop:
+        # Typer ends a Ctrl-C outside a command's own handling with a silent exit 130.
+        if _typer_interrupt(stop):
+            interrupted()
+        raise
+
+
+def _typer_interrupt(stop: SystemExit) -> bool:
+    exit_ = stop.__context__
+    return stop.code == EXIT_INTERRUPTED and isinstance(exit_, typer.Exit) \
+        and isinstance(exit_.__cause__, KeyboardInterrupt)
