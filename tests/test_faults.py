@@ -154,7 +154,8 @@ def test_a_live_owner_keeps_its_run_from_a_second_resumer(scene: Scene) -> None:
     scene.wait_for_calls(1)
     run_id = scene.latest().id
     refused = scene.run("--resume", run_id)
-    assert refused.returncode == 2 and "is running on" in refused.stderr
+    assert refused.returncode == 2, refused.stderr
+    assert f"is still running in process {process.pid} on this host" in refused.stderr
     process.send_signal(signal.SIGTERM)
     process.communicate(timeout=30)
 
@@ -343,11 +344,33 @@ def test_an_agent_blocking_the_event_loop_keeps_its_run(tmp_path: Path) -> None:
     taken = subprocess.run([*blocking, "--resume", run_id, "--lease-timeout", "15"],
                            cwd=tmp_path, env=scene.env(BLOCK_SECONDS="0"),
                            capture_output=True, text=True, timeout=120)
-    assert taken.returncode == 2 and "is running on" in taken.stderr, taken.stderr
+    assert taken.returncode == 2, taken.stderr
+    assert f"is still running in process {owner.pid} on this host" in taken.stderr
     _, stderr = owner.communicate(timeout=60)
     assert owner.returncode == 0, stderr
     assert sorted(scene.calls()) == ["t0", "t1", "t2"]  # no agent call ran twice
     assert_complete_once(scene, run_id, cases=3)
+
+
+def test_an_agent_holding_the_interpreter_lock_keeps_its_run(tmp_path: Path) -> None:
+    scene = Scene(tmp_path, None)
+    busy = [ASSAY, "run", str(SPEC.with_name("gil_agent.py")), "--quiet"]
+    # Minutes of backtracking in C: no thread of the owner, its heartbeat's included, runs.
+    owner = subprocess.Popen(busy, cwd=tmp_path, env=scene.env(GIL_LENGTH="31"),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    Scene.started.append(owner)
+    scene.wait_for_calls(1)
+    time.sleep(17)  # the owner's heartbeat is now older than a 15 s lease
+    run_id = scene.latest().id
+    taken = subprocess.run([*busy, "--resume", run_id, "--lease-timeout", "15"],
+                           cwd=tmp_path, env=scene.env(GIL_LENGTH="0"),
+                           capture_output=True, text=True, timeout=120)
+    assert taken.returncode == 2, taken.stdout + taken.stderr
+    assert f"is still running in process {owner.pid} on this host" in taken.stderr
+    assert scene.calls() == ["t0"]  # the resume ran nothing
+    run = scene.latest()
+    assert run.status is RunStatus.RUNNING and run.lease is not None
+    assert run.lease.pid == owner.pid
 
 
 @pytest.mark.parametrize("seconds", ["1", "14.9"])

@@ -74,9 +74,10 @@ def test_a_run_held_by_a_live_owner_cannot_be_claimed_by_a_resume(store, crash_a
     # Another live process (this one, under another token) resumed it first.
     other = Lease(host=socket.gethostname(), pid=os.getpid(), token="other")
     store.claim(run.id, other, lease_timeout=60, owner_alive=lambda lease: True)
-    with pytest.raises(assay.StoreError, match="is running on"):
+    held = f"still running in process {os.getpid()} on this host"
+    with pytest.raises(assay.StoreError, match=held):
         assay.run(suite, db=store, resume=run.id, progress=False)
-    with pytest.raises(assay.StoreError, match="is running on"):
+    with pytest.raises(assay.StoreError, match=held):
         store.claim(run.id, other, lease_timeout=60, owner_alive=lambda lease: True)
 
 

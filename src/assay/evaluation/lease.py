@@ -10,6 +10,7 @@ import socket
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from assay.errors import LeaseError, StoreError
@@ -23,7 +24,12 @@ def this_process() -> Lease:
 
 
 def owner_alive(lease: Lease) -> bool | None:
-    """Whether the lease's process still exists: ``None`` when it runs on another host."""
+    """Whether the lease's process still runs: ``None`` when this cannot tell.
+
+    ``None`` for a process on another host, and for a stopped one (``kill -STOP``, Ctrl-Z):
+    then its heartbeat decides. A live process on this host keeps its run however old its
+    heartbeat, since one busy in C code (holding the interpreter lock) cannot beat.
+    """
     if lease.host != socket.gethostname():
         return None
     if lease.pid == os.getpid():
@@ -33,8 +39,24 @@ def owner_alive(lease: Lease) -> bool | None:
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True  # it exists; it belongs to someone else
+        pass  # it exists; it belongs to someone else
+    state = _process_state(lease.pid)
+    if state in ("Z", "X"):
+        return False  # exited, not yet reaped by its parent
+    if state in ("T", "t"):
+        return None
     return True
+
+
+def _process_state(pid: int) -> str | None:
+    """The state letter of ``pid`` in ``/proc`` (``R``, ``S``, ``T``, ``Z``…), if there is one."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None  # no /proc (macOS): the process exists, and that is all that is known
+    # The command name, in parentheses, may hold spaces and parentheses itself.
+    fields = stat.rpartition(")")[2].split()
+    return fields[0] if fields else None
 
 
 @dataclass

@@ -80,13 +80,17 @@ def lease_lapsed(lease: Lease | None, started_at: datetime, now: datetime, timeo
                  owner_alive: Callable[[Lease], bool | None]) -> bool:
     """Whether a running run's owner is gone, so that the run may be taken over.
 
-    Its heartbeat (or, for a run from before leases, its start) is older than ``timeout``
-    seconds, or ``owner_alive`` knows the owner process is gone (``None``: cannot tell, e.g.
-    for another host).
+    ``owner_alive`` knows the owner process is gone, or, when it cannot tell (``None``: e.g.
+    another host), the heartbeat (for a run from before leases, the start) is older than
+    ``timeout`` seconds. An owner it knows is alive keeps the run whatever its heartbeat
+    says: a process busy in C code cannot beat, yet it will go on writing.
     """
     if lease is None:
         return (now - started_at).total_seconds() > timeout
-    return lease.expired(now, timeout) or owner_alive(lease) is False
+    alive = owner_alive(lease)
+    if alive is True:
+        return False
+    return alive is False or lease.expired(now, timeout)
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,11 +47,15 @@ def claimable(row: RowMapping, now: datetime, timeout: float,
     return lease_lapsed(lease_from(row), row["started_at"], now, timeout, owner_alive)
 
 
-def held_message(row: RowMapping, now: datetime, timeout: float) -> str:
+def held_message(row: RowMapping, now: datetime, timeout: float,
+                 owner_alive: Callable[[Lease], bool | None]) -> str:
     """Why a run cannot be claimed: who holds it and when it may be taken over."""
     lease = lease_from(row)
     if row["status"] != RunStatus.RUNNING.value:
         return f"run {row['id']} is {row['status']} and another process claimed it first"
+    if lease is not None and owner_alive(lease) is True:
+        return (f"run {row['id']} is still running in process {lease.pid} on this host; "
+                "it can be resumed once that process has ended")
     if lease is None:
         return (f"run {row['id']} is running; it can be resumed once it has run for "
                 f"{timeout:g} s without finishing")

@@ -253,7 +253,7 @@ class Store:
                      .values(status=RunStatus.RUNNING.value, finished_at=None, error=None,
                              **_lease.owner_values(owner, now)))
             if not claimable or connection.execute(query).rowcount == 0:
-                raise LeaseError(_lease.held_message(row, now, lease_timeout))
+                raise LeaseError(_lease.held_message(row, now, lease_timeout, owner_alive))
             return _reads.full_run(connection, _reads.resolve_exact(connection, row["id"]))
 
     def heartbeat(self, run_id: str, token: str) -> bool:
