@@ -20,13 +20,22 @@ def _app(delay: float) -> Starlette:
     async def completions(request: Request) -> JSONResponse:
         body = await request.json()
         await asyncio.sleep(delay)
-        return JSONResponse({
-            "id": "chatcmpl-bench", "object": "chat.completion", "created": int(time.time()),
-            "model": body.get("model", "bench"),
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": "ok"}}],
-            "usage": {"prompt_tokens": 12, "completion_tokens": 1, "total_tokens": 13},
-        })
+        return JSONResponse(
+            {
+                "id": "chatcmpl-bench",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body.get("model", "bench"),
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": "ok"},
+                    }
+                ],
+                "usage": {"prompt_tokens": 12, "completion_tokens": 1, "total_tokens": 13},
+            }
+        )
 
     return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])
 
@@ -48,8 +57,9 @@ def serve(delay: float) -> Iterator[str]:
     Yields its base URL once it accepts connections.
     """
     port = _free_port()
-    process = multiprocessing.get_context("spawn").Process(target=_run, args=(port, delay),
-                                                           daemon=True)
+    process = multiprocessing.get_context("spawn").Process(
+        target=_run, args=(port, delay), daemon=True
+    )
     process.start()
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:

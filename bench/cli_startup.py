@@ -25,8 +25,10 @@ def main() -> None:
     times = sorted(once() for _ in range(ROUNDS))
     best, median = times[0], times[len(times) // 2]
     verdict = "OK" if median < 0.3 else "MISSED"
-    print(f"assay --help: best {best * 1000:.0f} ms, median {median * 1000:.0f} ms "
-          f"(target < 300 ms) {verdict}")
+    print(
+        f"assay --help: best {best * 1000:.0f} ms, median {median * 1000:.0f} ms "
+        f"(target < 300 ms) {verdict}"
+    )
 
 
 if __name__ == "__main__":

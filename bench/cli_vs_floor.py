@@ -59,8 +59,9 @@ for number in range(CASES):
     suite.case(f"question {number}", expected="ok")
 """
 
-INSTANT_SUITE = SUITE.replace("async def agent(text, ctx):\n",
-                              "async def agent(text, ctx):\n    return 'ok'\n")
+INSTANT_SUITE = SUITE.replace(
+    "async def agent(text, ctx):\n", "async def agent(text, ctx):\n    return 'ok'\n"
+)
 
 FLOOR = """
 import asyncio
@@ -98,8 +99,7 @@ def _write(folder: Path, name: str, body: str) -> Path:
 
 def _timed(command: list[str], folder: Path, env: dict[str, str]) -> float:
     started = time.perf_counter()
-    done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True,
-                          check=False)
+    done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr}")
@@ -115,8 +115,11 @@ def main() -> None:
         env = {**os.environ, "BENCH_URL": base_url}
         # Installed packages keep their compiled bytecode; without it, every Assay module of
         # an editable install would be compiled from source at every start.
-        env = {key: value for key, value in env.items()
-               if not key.startswith("ASSAY_") and key != "PYTHONDONTWRITEBYTECODE"}
+        env = {
+            key: value
+            for key, value in env.items()
+            if not key.startswith("ASSAY_") and key != "PYTHONDONTWRITEBYTECODE"
+        }
         assay_run = [ASSAY, "run", str(spec), "--quiet"]
         instant_run = [ASSAY, "run", str(instant_spec), "--quiet"]
         floor = [sys.executable, str(floor_script)]
@@ -132,16 +135,21 @@ def main() -> None:
     ratios = sorted(run / base for run, base in zip(runs, floors, strict=True))
     ratio = statistics.median(ratios)
     ideal = -(-CASES // CONCURRENCY) * DELAY
-    print(f"{CASES:,} cases, concurrency {CONCURRENCY}, {DELAY * 1000:.0f} ms per call "
-          f"(ideal {ideal:.2f} s of requests)")
+    print(
+        f"{CASES:,} cases, concurrency {CONCURRENCY}, {DELAY * 1000:.0f} ms per call "
+        f"(ideal {ideal:.2f} s of requests)"
+    )
     print(f"assay run (whole process): {', '.join(f'{value:.2f}' for value in runs)} s")
     print(f"raw openai script:         {', '.join(f'{value:.2f}' for value in floors)} s")
     print(f"assay / floor per round: {', '.join(f'{value:.2f}' for value in ratios)}")
     own = statistics.median(i - b for i, b in zip(instants, imports, strict=True))
-    print(f"assay run with an instant agent minus `import openai` (median): {own:.2f} s, "
-          f"{own / statistics.median(floors):.0%} of the floor")
-    print(f"median assay / floor = {ratio:.2f} (target <= 1.10) "
-          f"{'OK' if ratio <= 1.1 else 'MISSED'}")
+    print(
+        f"assay run with an instant agent minus `import openai` (median): {own:.2f} s, "
+        f"{own / statistics.median(floors):.0%} of the floor"
+    )
+    print(
+        f"median assay / floor = {ratio:.2f} (target <= 1.10) {'OK' if ratio <= 1.1 else 'MISSED'}"
+    )
 
 
 if __name__ == "__main__":

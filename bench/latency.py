@@ -36,7 +36,8 @@ def client(base_url: str) -> AsyncOpenAI:
 
 async def ask(api: AsyncOpenAI, text: str) -> str:
     reply = await api.chat.completions.create(
-        model="bench", messages=[{"role": "user", "content": text}])
+        model="bench", messages=[{"role": "user", "content": text}]
+    )
     return reply.choices[0].message.content or ""
 
 
@@ -87,13 +88,16 @@ def main() -> None:
             harnesses.append(asyncio.run(harness(base_url, f"sqlite:///{folder}/{round_}.db")))
     ratios = sorted(h / f for h, f in zip(harnesses, floors, strict=True))
     ratio = statistics.median(ratios)
-    print(f"cases={CASES} concurrency={CONCURRENCY} latency={DELAY * 1000:.0f}ms "
-          f"ideal={ideal:.2f}s rounds={ROUNDS}")
+    print(
+        f"cases={CASES} concurrency={CONCURRENCY} latency={DELAY * 1000:.0f}ms "
+        f"ideal={ideal:.2f}s rounds={ROUNDS}"
+    )
     print(f"floor (asyncio.gather + openai):  {', '.join(f'{v:.2f}' for v in floors)} s")
     print(f"assay (runner + checks + SQLite): {', '.join(f'{v:.2f}' for v in harnesses)} s")
     print(f"assay / floor per round: {', '.join(f'{r:.2f}' for r in ratios)}")
-    print(f"median assay / floor = {ratio:.2f} (target <= 1.20) "
-          f"{'OK' if ratio <= 1.2 else 'MISSED'}")
+    print(
+        f"median assay / floor = {ratio:.2f} (target <= 1.20) {'OK' if ratio <= 1.2 else 'MISSED'}"
+    )
 
 
 if __name__ == "__main__":

@@ -22,7 +22,8 @@ async def agent(text: str, ctx: assay.AgentContext) -> str:
 
 def build_suite() -> assay.Suite:
     suite = assay.Suite(
-        "overhead bench", agent=agent,
+        "overhead bench",
+        agent=agent,
         checks=[checks.contains("answer"), checks.not_contains("error"), checks.min_length(5)],
     )
     for index in range(SAMPLES):
@@ -44,8 +45,9 @@ def main() -> None:
     rate = SAMPLES / elapsed
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"samples={SAMPLES} checks/sample=3 elapsed={elapsed:.2f}s")
-    print(f"throughput = {rate:,.0f} samples/s (target >= 2,000) "
-          f"{'OK' if rate >= 2000 else 'MISSED'}")
+    print(
+        f"throughput = {rate:,.0f} samples/s (target >= 2,000) {'OK' if rate >= 2000 else 'MISSED'}"
+    )
     print(f"peak RSS = {peak_mb:.0f} MB (target < 250) {'OK' if peak_mb < 250 else 'MISSED'}")
 
 

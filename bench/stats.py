@@ -24,10 +24,16 @@ ROUNDS = 3
 def samples() -> list[SampleResult]:
     rng = random.Random(0)
     rates = [0.9 - 0.04 * index for index in range(MODELS)]
-    return [SampleResult(f"case-{case}", f"model-{model}", 0,
-                         SampleStatus.PASSED if rng.random() < rates[model]
-                         else SampleStatus.FAILED)
-            for case in range(CASES) for model in range(MODELS)]
+    return [
+        SampleResult(
+            f"case-{case}",
+            f"model-{model}",
+            0,
+            SampleStatus.PASSED if rng.random() < rates[model] else SampleStatus.FAILED,
+        )
+        for case in range(CASES)
+        for model in range(MODELS)
+    ]
 
 
 def timed(results: list[SampleResult]) -> tuple[float, float, ModelComparison]:
@@ -44,9 +50,11 @@ def main() -> None:
     runs = sorted((timed(results) for _ in range(ROUNDS)), key=lambda run: run[0])
     total, reading, comparison = runs[0]
     verdict = "OK" if total < 2.0 else "MISSED"
-    print(f"{MODELS} models × {CASES:,} cases × {RESAMPLES:,} resamples: "
-          f"{total:.2f} s best of {ROUNDS} ({reading:.2f} s reading results, "
-          f"{len(comparison.pairs)} pairs) (target < 2 s) {verdict}")
+    print(
+        f"{MODELS} models × {CASES:,} cases × {RESAMPLES:,} resamples: "
+        f"{total:.2f} s best of {ROUNDS} ({reading:.2f} s reading results, "
+        f"{len(comparison.pairs)} pairs) (target < 2 s) {verdict}"
+    )
     print(comparison.conclusion[:160] + "…")
 
 

@@ -51,23 +51,32 @@ def judged_constant(folder: str) -> list[float]:
     assert "openai" not in sys.modules, "the judge SDK must be imported by the run itself"
     with ScriptedServer(lambda body: verdict(0.9, json.dumps("fine")[1:-1])) as server:
         judge = judges.openai("bench-judge", base_url=server.base_url, api_key="bench")
-        suite = assay.Suite("timing, judged", agent=instant, judge=judge,
-                            checks=[checks.contains("30")])
+        suite = assay.Suite(
+            "timing, judged", agent=instant, judge=judge, checks=[checks.contains("30")]
+        )
         for index in range(CASES):
             suite.case(f"How long is the return window? ({index})", expected="30 days")
-        run = assay.run(suite, db=store(folder, "judged"), models=["openai/gpt-4o-mini"],
-                        concurrency=50, progress=False)
+        run = assay.run(
+            suite,
+            db=store(folder, "judged"),
+            models=["openai/gpt-4o-mini"],
+            concurrency=50,
+            progress=False,
+        )
     assert run.summary is not None and run.summary.judge_calls >= CASES
     return [sample.duration_ms or 0.0 for sample in run.samples]
 
 
 def sleeping(folder: str, agent: Any, concurrency: int, cases: int) -> list[float]:
-    suite = assay.Suite(f"timing {concurrency}", agent=agent,
-                        checks=[checks.contains("done")])
+    suite = assay.Suite(f"timing {concurrency}", agent=agent, checks=[checks.contains("done")])
     for index in range(cases):
         suite.case(f"q{index}")
-    run = assay.run(suite, db=store(folder, f"sleep-{concurrency}-{agent.__name__}"),
-                    concurrency=concurrency, progress=False)
+    run = assay.run(
+        suite,
+        db=store(folder, f"sleep-{concurrency}-{agent.__name__}"),
+        concurrency=concurrency,
+        progress=False,
+    )
     return [sample.duration_ms or 0.0 for sample in run.samples]
 
 
@@ -79,18 +88,22 @@ def main() -> None:
         ok = p95 < 5.0
         failures += not ok
         p50 = nearest_rank(durations, 50) or 0.0
-        print(f"constant agent, judged over HTTP, --model: p50 {p50:.3f} ms, "
-              f"p95 {p95:.3f} ms, max {max(durations):.3f} ms "
-              f"(target p95 < 5 ms) {'OK' if ok else 'MISSED'}")
+        print(
+            f"constant agent, judged over HTTP, --model: p50 {p50:.3f} ms, "
+            f"p95 {p95:.3f} ms, max {max(durations):.3f} ms "
+            f"(target p95 < 5 ms) {'OK' if ok else 'MISSED'}"
+        )
         for agent, kind in ((sleeps_async, "async"), (sleeps_sync, "sync")):
             for concurrency, cases in ((1, 10), (50, 200)):
                 found = sleeping(folder, agent, concurrency, cases)
                 high = nearest_rank(found, 95) or 0.0
                 ok = min(found) >= 200.0 and high <= 210.0
                 failures += not ok
-                print(f"{kind} agent sleeping 200 ms, concurrency {concurrency}: "
-                      f"min {min(found):.1f}, p95 {high:.1f}, max {max(found):.1f} ms over "
-                      f"{cases} samples (target 200–210 ms) {'OK' if ok else 'MISSED'}")
+                print(
+                    f"{kind} agent sleeping 200 ms, concurrency {concurrency}: "
+                    f"min {min(found):.1f}, p95 {high:.1f}, max {max(found):.1f} ms over "
+                    f"{cases} samples (target 200–210 ms) {'OK' if ok else 'MISSED'}"
+                )
     sys.exit(1 if failures else 0)
 
 

@@ -43,8 +43,7 @@ def order_status(order_id: str) -> str:
 def delivery_quote(order_id: str) -> int:
     """The quote tool: POST /quotes with requests."""
     sent: object = int(order_id) if regressed() else order_id
-    response = requests.post(f"{API}/quotes", json={"order_id": sent, "express": False},
-                             timeout=10)
+    response = requests.post(f"{API}/quotes", json={"order_id": sent, "express": False}, timeout=10)
     response.raise_for_status()
     return int(response.json()["eta_days"])
 
@@ -79,11 +78,13 @@ suite.case(
     "What is the status of order 42?",
     id="status-42",
     expected="Order 42 is ready.",
-    expected_actions=[{"group": "shipping", "name": "order_status",
-                       "arguments": {"order_id": "42"}}],
+    expected_actions=[
+        {"group": "shipping", "name": "order_status", "arguments": {"order_id": "42"}}
+    ],
     api=assay.api()
-    .expect_request("GET", f"{API}/orders", query={"id": "42"},
-                    headers={"Accept": "application/json"})
+    .expect_request(
+        "GET", f"{API}/orders", query={"id": "42"}, headers={"Accept": "application/json"}
+    )
     .respond_with(json={"id": "42", "status": "ready"}),
 )
 
@@ -91,8 +92,9 @@ suite.case(
     "When will order 77 arrive?",
     id="quote-77",
     expected="Order 77 arrives in 3 days.",
-    expected_actions=[{"group": "shipping", "name": "delivery_quote",
-                       "arguments": {"order_id": "77"}}],
+    expected_actions=[
+        {"group": "shipping", "name": "delivery_quote", "arguments": {"order_id": "77"}}
+    ],
     api=assay.api()
     .expect_request("POST", f"{API}/quotes", json={"order_id": "77", "express": False})
     .respond_with(status=200, body_file="fixtures/quote_77.json"),

@@ -31,8 +31,23 @@ API = "https://policies.example/v2/policies"
 BUDGET = 4_096
 PRODUCTS = ("electronics", "furniture", "apparel", "garden", "toys", "grocery")
 TOPICS = ("returns", "shipping", "warranty", "price-match", "gift-cards")
-WORDS = ("customer", "receipt", "refund", "store", "credit", "condition", "original",
-         "packaging", "exchange", "period", "eligible", "item", "purchase", "days", "policy")
+WORDS = (
+    "customer",
+    "receipt",
+    "refund",
+    "store",
+    "credit",
+    "condition",
+    "original",
+    "packaging",
+    "exchange",
+    "period",
+    "eligible",
+    "item",
+    "purchase",
+    "days",
+    "policy",
+)
 CURRENT = {"product": "electronics", "topic": "returns", "window_days": 45}
 
 
@@ -42,16 +57,18 @@ def policy_document() -> dict[str, object]:
     policies = []
     for number in range(1, 941):
         product, topic = PRODUCTS[number % len(PRODUCTS)], TOPICS[number % len(TOPICS)]
-        policies.append({
-            "id": f"pol-{number:05d}",
-            "product": product,
-            "topic": topic,
-            "status": "superseded",
-            "version": number // 30 + 1,
-            "window_days": rng.choice((14, 21, 30, 60, 90)),
-            "effective": f"20{10 + number % 14:02d}-{number % 12 + 1:02d}-01",
-            "text": " ".join(rng.choice(WORDS) for _ in range(50)),
-        })
+        policies.append(
+            {
+                "id": f"pol-{number:05d}",
+                "product": product,
+                "topic": topic,
+                "status": "superseded",
+                "version": number // 30 + 1,
+                "window_days": rng.choice((14, 21, 30, 60, 90)),
+                "effective": f"20{10 + number % 14:02d}-{number % 12 + 1:02d}-01",
+                "text": " ".join(rng.choice(WORDS) for _ in range(50)),
+            }
+        )
     current = dict(policies[777], **CURRENT, status="current", id="pol-current-electronics")
     policies[777] = current
     return {"generated": "2024-06-01", "count": len(policies), "policies": policies}
@@ -70,20 +87,33 @@ def lookup_policy(product: str, topic: str) -> tuple[str, int]:
     response.raise_for_status()
     if regressed():
         return response.text, len(response.content)  # the regression: everything
-    relevant = [policy for policy in response.json()["policies"]
-                if policy["product"] == product and policy["topic"] == topic
-                and policy["status"] == "current"]
-    facts = [{key: policy[key] for key in ("id", "window_days", "effective")}
-             for policy in relevant]
+    relevant = [
+        policy
+        for policy in response.json()["policies"]
+        if policy["product"] == product
+        and policy["topic"] == topic
+        and policy["status"] == "current"
+    ]
+    facts = [
+        {key: policy[key] for key in ("id", "window_days", "effective")} for policy in relevant
+    ]
     return json.dumps({"current": facts}), len(response.content)
 
 
 def scripted_model(tool_result: str) -> str:
     """Stands in for the model: reads the tool result and answers from it."""
     data = json.loads(tool_result)
-    current = data["current"] if "current" in data else [
-        policy for policy in data["policies"] if policy["status"] == "current"
-        and policy["product"] == "electronics" and policy["topic"] == "returns"]
+    current = (
+        data["current"]
+        if "current" in data
+        else [
+            policy
+            for policy in data["policies"]
+            if policy["status"] == "current"
+            and policy["product"] == "electronics"
+            and policy["topic"] == "returns"
+        ]
+    )
     return f"Electronics can be returned within {current[0]['window_days']} days."
 
 
@@ -93,13 +123,17 @@ def support_agent(messages: list[dict[str, str]], ctx: assay.AgentContext) -> as
     result, api_bytes = lookup_policy(**arguments)
     size = len(result.encode("utf-8"))
     # The full result is what the model saw; only a preview is stored with the run.
-    call = assay.Action("lookup_policy", arguments, group="policies",
-                        result=result[:500], result_bytes=size)
+    call = assay.Action(
+        "lookup_policy", arguments, group="policies", result=result[:500], result_bytes=size
+    )
     return assay.Outcome(
         answer=scripted_model(result),
         actions=[call],
-        metadata={"api_response_bytes": api_bytes, "tool_result_bytes": size,
-                  "history_messages": len(messages)},
+        metadata={
+            "api_response_bytes": api_bytes,
+            "tool_result_bytes": size,
+            "history_messages": len(messages),
+        },
     )
 
 
@@ -107,8 +141,13 @@ def long_history(turns: int = 60) -> list[dict[str, str]]:
     """A long, unrelated conversation before the question that matters."""
     history = []
     for turn in range(turns):
-        history.append({"role": "user", "content": f"Question {turn}: can I change my "
-                        f"delivery address for order {1000 + turn}?"})
+        history.append(
+            {
+                "role": "user",
+                "content": f"Question {turn}: can I change my "
+                f"delivery address for order {1000 + turn}?",
+            }
+        )
         history.append({"role": "assistant", "content": "Yes, until the order ships."})
     question = "What is the current return window for electronics?"
     return [*history, {"role": "user", "content": question}]
@@ -126,8 +165,13 @@ suite.case(
     id="electronics-returns",
     name="Current electronics return window after a long conversation",
     expected="Electronics can be returned within 45 days.",
-    expected_actions=[{"group": "policies", "name": "lookup_policy",
-                       "arguments": {"product": "electronics", "topic": "returns"}}],
+    expected_actions=[
+        {
+            "group": "policies",
+            "name": "lookup_policy",
+            "arguments": {"product": "electronics", "topic": "returns"},
+        }
+    ],
     api=assay.api()
     .expect_request("GET", API, query={"product": "electronics"})
     .respond_with(json=DOCUMENT),

@@ -44,8 +44,9 @@ def scripted(body: dict[str, Any]) -> Response:
         return _grade(messages[0]["content"], json.loads(messages[1]["content"].split("\n", 1)[1]))
     results = [m for m in messages if m["role"] == "tool"]
     if results:
-        return reply(json.loads(results[-1]["content"])["answer"], input_tokens=180,
-                     output_tokens=12)
+        return reply(
+            json.loads(results[-1]["content"])["answer"], input_tokens=180, output_tokens=12
+        )
     question = messages[-1]["content"].lower()
     topic = next((t for t in POLICIES if t.rstrip("s") in question), "warranty")
     return tool_calls(("lookup_policy", {"topic": topic}), input_tokens=120, output_tokens=9)
@@ -56,8 +57,10 @@ def _grade(instructions: str, data: dict[str, Any]) -> Response:
     if '"semantic_accuracy"' in instructions:
         words = [w for w in data.get("reference_answer", "").lower().split() if w.isdigit()]
         same = all(word in answer for word in words)
-        return verdict(1.0 if same else 0.2, "States the reference's figures."
-                       if same else "Contradicts the reference's figures.")
+        return verdict(
+            1.0 if same else 0.2,
+            "States the reference's figures." if same else "Contradicts the reference's figures.",
+        )
     return verdict(1.0 if answer else 0.0, "Responds to the question.")
 
 
@@ -71,20 +74,27 @@ else:
     JUDGE = judges.openai("scripted-judge", base_url=BASE_URL, api_key="offline")
 
 agent = agents.openai_chat(
-    default_model=MODEL, tools={"lookup_policy": lookup_policy},
+    default_model=MODEL,
+    tools={"lookup_policy": lookup_policy},
     action_groups={"lookup_policy": "policies"},
     instructions="Answer from the store's policies; look them up before answering.",
-    base_url=BASE_URL, api_key=None if BASE_URL is None else "offline",
+    base_url=BASE_URL,
+    api_key=None if BASE_URL is None else "offline",
 )
 
 suite = assay.Suite("Judged support", agent=agent, agent_name="PolicyChat", judge=JUDGE)
 
-for question, topic in [("How long do I have to return an item?", "returns"),
-                        ("How long does shipping take?", "shipping")]:
+for question, topic in [
+    ("How long do I have to return an item?", "returns"),
+    ("How long does shipping take?", "shipping"),
+]:
     suite.case(
-        question, id=topic, expected=POLICIES[topic]["answer"],
-        expected_actions=[{"group": "policies", "name": "lookup_policy",
-                           "arguments": {"topic": topic}}],
+        question,
+        id=topic,
+        expected=POLICIES[topic]["answer"],
+        expected_actions=[
+            {"group": "policies", "name": "lookup_policy", "arguments": {"topic": topic}}
+        ],
         metadata={"important_facts": [POLICIES[topic]["answer"]]},
         checks=[checks.contains(str(POLICIES[topic]["window_days"]))],
     )

@@ -58,7 +58,8 @@ for question, topic in TOPICS.items():
         question,
         id=topic,
         expected=str(policy["answer"]),
-        expected_actions=[{"group": "policies", "name": "lookup_policy",
-                           "arguments": {"topic": topic}}],
+        expected_actions=[
+            {"group": "policies", "name": "lookup_policy", "arguments": {"topic": topic}}
+        ],
         metadata={"important_facts": [str(policy["answer"])]},
     )

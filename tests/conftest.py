@@ -46,16 +46,19 @@ def _as_postgres(command: list[str]) -> list[str]:
 def _run(command: list[str]) -> None:
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}):\n"
-                           f"{done.stdout}\n{done.stderr}")
+        raise RuntimeError(
+            f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+        )
 
 
 def _unavailable(reason: str) -> None:
     # A missing server is loud everywhere, never a silently skipped backend: the PostgreSQL
     # tests are left out only by asking for it.
-    pytest.fail(f"PostgreSQL tests cannot run: {reason}. Install PostgreSQL (initdb, pg_ctl), "
-                "set ASSAY_TEST_DATABASE_URL, or leave them out with -m 'not postgres'.",
-                pytrace=False)
+    pytest.fail(
+        f"PostgreSQL tests cannot run: {reason}. Install PostgreSQL (initdb, pg_ctl), "
+        "set ASSAY_TEST_DATABASE_URL, or leave them out with -m 'not postgres'.",
+        pytrace=False,
+    )
 
 
 _POSTGRES_FIXTURES = {"postgres_server", "postgres_server_url", "postgres_url"}
@@ -88,8 +91,21 @@ class PostgresServer:
 
     def start(self) -> None:
         assert self.pg_ctl is not None and self.data is not None
-        _run(_as_postgres([self.pg_ctl, "-D", str(self.data), "-l", str(self.log),
-                           "-o", self.options, "-w", "start"]))
+        _run(
+            _as_postgres(
+                [
+                    self.pg_ctl,
+                    "-D",
+                    str(self.data),
+                    "-l",
+                    str(self.log),
+                    "-o",
+                    self.options,
+                    "-w",
+                    "start",
+                ]
+            )
+        )
 
 
 @pytest.fixture(scope="session")
@@ -109,8 +125,13 @@ def postgres_server() -> Iterator[PostgresServer]:
         shutil.chown(base, user="postgres", group="postgres")
     port = _free_port()
     options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off"
-    server = PostgresServer(f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres",
-                            pg_ctl, data, base / "server.log", options)
+    server = PostgresServer(
+        f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres",
+        pg_ctl,
+        data,
+        base / "server.log",
+        options,
+    )
     try:
         _run(_as_postgres([initdb, "-D", str(data), "-A", "trust", "-U", "postgres"]))
         server.start()
@@ -121,8 +142,11 @@ def postgres_server() -> Iterator[PostgresServer]:
     try:
         yield server
     finally:
-        subprocess.run(_as_postgres([pg_ctl, "-D", str(data), "stop", "-m", "immediate"]),
-                       capture_output=True, check=False)
+        subprocess.run(
+            _as_postgres([pg_ctl, "-D", str(data), "stop", "-m", "immediate"]),
+            capture_output=True,
+            check=False,
+        )
         shutil.rmtree(base, ignore_errors=True)
 
 
@@ -145,12 +169,16 @@ def postgres_url(postgres_server_url: str) -> Iterator[str]:
     with psycopg.connect(admin, autocommit=True) as connection:
         connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     try:
-        yield make_url(postgres_server_url).set(
-            drivername="postgresql+psycopg", database=name).render_as_string(hide_password=False)
+        yield (
+            make_url(postgres_server_url)
+            .set(drivername="postgresql+psycopg", database=name)
+            .render_as_string(hide_password=False)
+        )
     finally:
         with psycopg.connect(admin, autocommit=True) as connection:
-            connection.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-                sql.Identifier(name)))
+            connection.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

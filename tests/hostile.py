@@ -98,8 +98,28 @@ def raw_controls(text: str) -> list[str]:
 
 
 #: What a Markdown report may render: its own structure, never a link, image or script.
-ALLOWED_TAGS = {"h1", "h2", "h3", "p", "ul", "li", "strong", "em", "table", "thead", "tbody",
-                "tr", "th", "td", "blockquote", "pre", "code", "details", "summary", "br"}
+ALLOWED_TAGS = {
+    "h1",
+    "h2",
+    "h3",
+    "p",
+    "ul",
+    "li",
+    "strong",
+    "em",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "blockquote",
+    "pre",
+    "code",
+    "details",
+    "summary",
+    "br",
+}
 
 
 class _Tags(HTMLParser):
@@ -131,8 +151,9 @@ def render_markdown(markdown: str) -> str:
     """Render as a CommonMark renderer with GitHub's tables and raw HTML passing through."""
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(
-        markdown)
+    return (
+        MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render(markdown)
+    )
 
 
 def live_markup(markdown: str) -> list[str]:
@@ -141,8 +162,12 @@ def live_markup(markdown: str) -> list[str]:
     parser.feed(render_markdown(markdown))
     found = [f"<{tag}>" for tag, _ in parser.tags if tag not in ALLOWED_TAGS]
     # The only attribute the report itself makes: a fence's language.
-    found += [f"{tag} {name}" for tag, attrs in parser.tags for name, _ in attrs
-              if (tag, name) != ("code", "class")]
+    found += [
+        f"{tag} {name}"
+        for tag, attrs in parser.tags
+        for name, _ in attrs
+        if (tag, name) != ("code", "class")
+    ]
     # The corpus's own headings begin with "pwned"; the report's headings only quote it.
     found += [f"heading {text!r}" for text in parser.headings if text.startswith("pwned")]
     found += [f"autolink {m.group()!r}" for m in _AUTOLINKS.finditer(outside_code(markdown))]

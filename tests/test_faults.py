@@ -44,14 +44,26 @@ class Scene:
     started: list[subprocess.Popen[str]] = []
 
     def start(self, *extra: str, **env: str) -> subprocess.Popen[str]:
-        process = subprocess.Popen(self.args(*extra), cwd=self.folder, env=self.env(**env),
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        process = subprocess.Popen(
+            self.args(*extra),
+            cwd=self.folder,
+            env=self.env(**env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         Scene.started.append(process)
         return process
 
     def run(self, *extra: str, **env: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(self.args(*extra), cwd=self.folder, env=self.env(**env),
-                              capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            self.args(*extra),
+            cwd=self.folder,
+            env=self.env(**env),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
     def calls(self) -> list[str]:
         return self.log.read_text().split() if self.log.exists() else []
@@ -142,9 +154,13 @@ def test_after_sigkill_the_dead_owner_releases_its_run(scene: Scene) -> None:
     assert run.lease is not None and run.lease.pid == process.pid
     stored_before = {sample.case_id for sample in run.samples}
     assert len(stored_before) >= 2
-    history = subprocess.run([ASSAY, "history", *([] if scene.url is None else
-                                                   ["--db", scene.url])],
-                             cwd=scene.folder, env=scene.env(), capture_output=True, text=True)
+    history = subprocess.run(
+        [ASSAY, "history", *([] if scene.url is None else ["--db", scene.url])],
+        cwd=scene.folder,
+        env=scene.env(),
+        capture_output=True,
+        text=True,
+    )
     assert "stale" in history.stdout and f"--resume {run.id[:8]}" in history.stdout
     resume_and_check(scene, run.id, stored_before)
 
@@ -161,8 +177,9 @@ def test_a_live_owner_keeps_its_run_from_a_second_resumer(scene: Scene) -> None:
 
 
 @pytest.mark.postgres
-def test_postgres_restarting_mid_run_loses_nothing(tmp_path: Path, postgres_url: str,
-                                                   postgres_server) -> None:
+def test_postgres_restarting_mid_run_loses_nothing(
+    tmp_path: Path, postgres_url: str, postgres_server
+) -> None:
     if not postgres_server.controllable:
         pytest.skip("the server comes from ASSAY_TEST_DATABASE_URL; it is not ours to stop")
     Store.open(postgres_url, migrate=True).close()
@@ -180,7 +197,8 @@ def test_postgres_restarting_mid_run_loses_nothing(tmp_path: Path, postgres_url:
 
 @pytest.mark.postgres
 def test_postgres_staying_down_stops_the_run_with_exit_3_and_resume_finishes_it(
-        tmp_path: Path, postgres_url: str, postgres_server) -> None:
+    tmp_path: Path, postgres_url: str, postgres_server
+) -> None:
     if not postgres_server.controllable:
         pytest.skip("the server comes from ASSAY_TEST_DATABASE_URL; it is not ours to stop")
     Store.open(postgres_url, migrate=True).close()
@@ -202,12 +220,15 @@ def test_postgres_staying_down_stops_the_run_with_exit_3_and_resume_finishes_it(
 
 def _lock_sqlite(path: Path, seconds: float) -> subprocess.Popen[str]:
     """Another process holding the write lock (BEGIN IMMEDIATE) for ``seconds``."""
-    code = ("import sqlite3, sys, time\n"
-            "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
-            "c.execute('BEGIN IMMEDIATE'); print('locked', flush=True)\n"
-            "time.sleep(float(sys.argv[2])); c.execute('COMMIT')\n")
-    holder = subprocess.Popen([sys.executable, "-c", code, str(path), str(seconds)],
-                              stdout=subprocess.PIPE, text=True)
+    code = (
+        "import sqlite3, sys, time\n"
+        "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+        "c.execute('BEGIN IMMEDIATE'); print('locked', flush=True)\n"
+        "time.sleep(float(sys.argv[2])); c.execute('COMMIT')\n"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", code, str(path), str(seconds)], stdout=subprocess.PIPE, text=True
+    )
     assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
     holder.stdout.close()
     return holder
@@ -216,8 +237,9 @@ def _lock_sqlite(path: Path, seconds: float) -> subprocess.Popen[str]:
 def test_sqlite_locked_past_the_busy_timeout_is_waited_out(tmp_path: Path) -> None:
     scene = Scene(tmp_path, None)
     assert scene.run(CASES="1").returncode == 0  # creates the database
-    process = scene.start("--store-retry", "60", ASSAY_SQLITE_BUSY_TIMEOUT_MS="200",
-                          SLOW_SECONDS="1.0")
+    process = scene.start(
+        "--store-retry", "60", ASSAY_SQLITE_BUSY_TIMEOUT_MS="200", SLOW_SECONDS="1.0"
+    )
     scene.wait_for_calls(3)
     holder = _lock_sqlite(tmp_path / ".assay" / "assay.db", 2.0)
     _, stderr = process.communicate(timeout=60)
@@ -230,8 +252,9 @@ def test_sqlite_locked_past_the_busy_timeout_is_waited_out(tmp_path: Path) -> No
 def test_sqlite_locked_for_good_stops_with_exit_3_then_resumes(tmp_path: Path) -> None:
     scene = Scene(tmp_path, None)
     assert scene.run(CASES="1").returncode == 0
-    process = scene.start("--store-retry", "1", ASSAY_SQLITE_BUSY_TIMEOUT_MS="100",
-                          SLOW_SECONDS="1.0")
+    process = scene.start(
+        "--store-retry", "1", ASSAY_SQLITE_BUSY_TIMEOUT_MS="100", SLOW_SECONDS="1.0"
+    )
     scene.wait_for_calls(2)
     holder = _lock_sqlite(tmp_path / ".assay" / "assay.db", 6.0)
     _, stderr = process.communicate(timeout=60)
@@ -248,8 +271,11 @@ def small_disk(tmp_path: Path):
     mount = tmp_path / "disk"
     mount.mkdir()
     # Not world-writable (a tmpfs root is, by default): Assay keeps no history in such a folder.
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=600k,mode=0755", "tmpfs",
-                           str(mount)], capture_output=True, text=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=600k,mode=0755", "tmpfs", str(mount)],
+        capture_output=True,
+        text=True,
+    )
     if done.returncode != 0:
         if os.environ.get("CI") == "true":
             pytest.fail(f"cannot mount a small tmpfs in CI: {done.stderr}")
@@ -260,8 +286,7 @@ def small_disk(tmp_path: Path):
         subprocess.run(["umount", "-l", str(mount)], capture_output=True)
 
 
-def test_a_full_disk_stops_the_run_with_exit_3_and_a_resume_finishes_it(
-        small_disk: Path) -> None:
+def test_a_full_disk_stops_the_run_with_exit_3_and_a_resume_finishes_it(small_disk: Path) -> None:
     scene = Scene(small_disk, None)
     padded = {"ANSWER_BYTES": "120000", "SLOW_SECONDS": "0.05"}
     process = scene.start("--store-retry", "1", **padded)
@@ -283,8 +308,14 @@ def test_a_disk_that_fills_while_samples_are_in_flight_is_said_once(small_disk: 
     scene = Scene(small_disk, None)
     # The disk fills within a few samples; the agents finish (4 s) before the store is given
     # up on (8 s), so the run's last write waits behind a retried one when the run stops.
-    process = scene.start("--store-retry", "8", ANSWER_BYTES="120000", SLOW_SECONDS="0.5",
-                          CASES="16", MARKER_DIR=str(small_disk.parent))
+    process = scene.start(
+        "--store-retry",
+        "8",
+        ANSWER_BYTES="120000",
+        SLOW_SECONDS="0.5",
+        CASES="16",
+        MARKER_DIR=str(small_disk.parent),
+    )
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 3, stderr
     assert "never retrieved" not in stderr and "Traceback" not in stderr, stderr
@@ -332,18 +363,30 @@ def test_an_agent_blocking_the_event_loop_keeps_its_run(tmp_path: Path) -> None:
     scene = Scene(tmp_path, None)
     blocking = [ASSAY, "run", str(SPEC.with_name("blocking_agent.py")), "--quiet"]
     # Blocked long enough that the resume below comes while it is, however loaded the machine.
-    owner = subprocess.Popen(blocking, cwd=tmp_path, env=scene.env(BLOCK_SECONDS="45"),
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    owner = subprocess.Popen(
+        blocking,
+        cwd=tmp_path,
+        env=scene.env(BLOCK_SECONDS="45"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     Scene.started.append(owner)
     scene.wait_for_calls(1)
     time.sleep(17)  # the loop is blocked past a 15 s lease; the heartbeat goes on
     run_id = scene.latest().id
-    listed = subprocess.run([ASSAY, "history"], cwd=tmp_path, env=scene.env(),
-                            capture_output=True, text=True)
+    listed = subprocess.run(
+        [ASSAY, "history"], cwd=tmp_path, env=scene.env(), capture_output=True, text=True
+    )
     assert "running" in listed.stdout and "stale" not in listed.stdout, listed.stdout
-    taken = subprocess.run([*blocking, "--resume", run_id, "--lease-timeout", "15"],
-                           cwd=tmp_path, env=scene.env(BLOCK_SECONDS="0"),
-                           capture_output=True, text=True, timeout=120)
+    taken = subprocess.run(
+        [*blocking, "--resume", run_id, "--lease-timeout", "15"],
+        cwd=tmp_path,
+        env=scene.env(BLOCK_SECONDS="0"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert taken.returncode == 2, taken.stderr
     assert f"is still running in process {owner.pid} on this host" in taken.stderr
     _, stderr = owner.communicate(timeout=60)
@@ -356,15 +399,26 @@ def test_an_agent_holding_the_interpreter_lock_keeps_its_run(tmp_path: Path) -> 
     scene = Scene(tmp_path, None)
     busy = [ASSAY, "run", str(SPEC.with_name("gil_agent.py")), "--quiet"]
     # Minutes of backtracking in C: no thread of the owner, its heartbeat's included, runs.
-    owner = subprocess.Popen(busy, cwd=tmp_path, env=scene.env(GIL_LENGTH="31"),
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    owner = subprocess.Popen(
+        busy,
+        cwd=tmp_path,
+        env=scene.env(GIL_LENGTH="31"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     Scene.started.append(owner)
     scene.wait_for_calls(1)
     time.sleep(17)  # the owner's heartbeat is now older than a 15 s lease
     run_id = scene.latest().id
-    taken = subprocess.run([*busy, "--resume", run_id, "--lease-timeout", "15"],
-                           cwd=tmp_path, env=scene.env(GIL_LENGTH="0"),
-                           capture_output=True, text=True, timeout=120)
+    taken = subprocess.run(
+        [*busy, "--resume", run_id, "--lease-timeout", "15"],
+        cwd=tmp_path,
+        env=scene.env(GIL_LENGTH="0"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert taken.returncode == 2, taken.stdout + taken.stderr
     assert f"is still running in process {owner.pid} on this host" in taken.stderr
     assert scene.calls() == ["t0"]  # the resume ran nothing
@@ -374,15 +428,19 @@ def test_an_agent_holding_the_interpreter_lock_keeps_its_run(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("seconds", ["1", "14.9"])
-def test_a_lease_timeout_shorter_than_three_heartbeats_is_refused(tmp_path: Path,
-                                                                   seconds: str) -> None:
+def test_a_lease_timeout_shorter_than_three_heartbeats_is_refused(
+    tmp_path: Path, seconds: str
+) -> None:
     from typer.testing import CliRunner
 
     from assay.cli.app import app
 
     scene = Scene(tmp_path, None)
-    done = CliRunner().invoke(app, ["run", str(SPEC), "--quiet", "--resume", "abcd1234",
-                                    "--lease-timeout", seconds], env=scene.env())
+    done = CliRunner().invoke(
+        app,
+        ["run", str(SPEC), "--quiet", "--resume", "abcd1234", "--lease-timeout", seconds],
+        env=scene.env(),
+    )
     assert done.exit_code == 2, done.output
     assert "--lease-timeout" in done.output and "three heartbeats" in done.output
     assert not scene.calls()
@@ -390,9 +448,14 @@ def test_a_lease_timeout_shorter_than_three_heartbeats_is_refused(tmp_path: Path
 
 def test_ctrl_c_before_the_run_is_stored_prints_no_resume_command(tmp_path: Path) -> None:
     scene = Scene(tmp_path, None)
-    process = subprocess.Popen([ASSAY, "run", str(SPEC.with_name("slow_start_agent.py")),
-                                "--quiet"], cwd=tmp_path, env=scene.env(PREPARE_SECONDS="3"),
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [ASSAY, "run", str(SPEC.with_name("slow_start_agent.py")), "--quiet"],
+        cwd=tmp_path,
+        env=scene.env(PREPARE_SECONDS="3"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     Scene.started.append(process)
     deadline = time.monotonic() + 60
     while not (tmp_path / "preparing").exists():
@@ -422,7 +485,8 @@ def _wait_until_waiting_for_a_lock(engine) -> None:
 @pytest.mark.postgres
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
 def test_a_signal_during_completion_lets_it_finish_and_reports_it_completed(
-        tmp_path: Path, postgres_url: str, signum: signal.Signals) -> None:
+    tmp_path: Path, postgres_url: str, signum: signal.Signals
+) -> None:
     from sqlalchemy import create_engine, text
 
     Store.open(postgres_url, migrate=True).close()
@@ -435,8 +499,7 @@ def test_a_signal_during_completion_lets_it_finish_and_reports_it_completed(
             run_id = scene.latest().id
             # Samples and heartbeats pass a KEY SHARE lock; the completing FOR UPDATE waits.
             holding = holder.begin()
-            holder.execute(text("SELECT 1 FROM runs WHERE id = :id FOR KEY SHARE"),
-                           {"id": run_id})
+            holder.execute(text("SELECT 1 FROM runs WHERE id = :id FOR KEY SHARE"), {"id": run_id})
             _wait_until_waiting_for_a_lock(engine)
             process.send_signal(signum)
             time.sleep(1.0)  # handled meanwhile; the completion still waits

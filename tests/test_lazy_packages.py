@@ -29,14 +29,19 @@ def test_submodules_resolve_as_attributes() -> None:
 
 
 def _loaded_after(code: str) -> set[str]:
-    done = subprocess.run([sys.executable, "-c", f"{code}\nimport sys\nprint(*sys.modules)"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", f"{code}\nimport sys\nprint(*sys.modules)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return set(done.stdout.split())
 
 
 def test_running_a_python_suite_loads_no_file_loader() -> None:
-    loaded = _loaded_after("from assay.load.selection import select\n"
-                           "from assay.load.source import Source")
+    loaded = _loaded_after(
+        "from assay.load.selection import select\nfrom assay.load.source import Source"
+    )
     assert not {"assay.load.catalog", "assay.load.items", "yaml"} & loaded
 
 

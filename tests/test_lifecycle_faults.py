@@ -27,8 +27,9 @@ class LostAcknowledgement:
         stored = self._store.create_run(run)
         self.created += 1
         if self.created == 1:
-            raise StoreError("create run: server closed the connection unexpectedly",
-                             transient=True)
+            raise StoreError(
+                "create run: server closed the connection unexpectedly", transient=True
+            )
         return stored
 
     def __getattr__(self, name: str) -> Any:
@@ -43,8 +44,7 @@ def test_a_retried_run_creation_leaves_one_run_and_no_orphan(store: Store) -> No
     evaluation = asyncio.run(evaluate_with(suite, options, flaky, default_progress(quiet=True)))
     assert flaky.created == 2
     runs = store.history()
-    assert [(run.id, run.status) for run in runs] == [(evaluation.run.id,
-                                                       RunStatus.COMPLETED)]
+    assert [(run.id, run.status) for run in runs] == [(evaluation.run.id, RunStatus.COMPLETED)]
 
 
 def test_run_async_in_a_host_loop_leaves_the_hosts_sigterm_handler(tmp_path) -> None:

@@ -9,9 +9,16 @@ def _namespace() -> set[str]:
     import inspect
 
     fresh = subprocess.run(
-        [sys.executable, "-c", "import assay, inspect; print(' '.join(n for n, v in "
-         "vars(assay).items() if not n.startswith('_') and not inspect.ismodule(v)))"],
-        capture_output=True, text=True, check=True).stdout.split()
+        [
+            sys.executable,
+            "-c",
+            "import assay, inspect; print(' '.join(n for n, v in "
+            "vars(assay).items() if not n.startswith('_') and not inspect.ismodule(v)))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     lazy = set(vars(assay)["_LAZY"])
     modules = {name for name in assay.__all__ if inspect.ismodule(getattr(assay, name))}
     return set(fresh) | lazy | modules | {"__version__"}
@@ -40,10 +47,13 @@ def test_every_exported_name_resolves():
 
 
 def test_importing_assay_does_not_load_the_store_or_the_cli():
-    code = ("import sys, assay; heavy = [m for m in ('sqlalchemy', 'typer', 'rich', 'alembic')"
-            " if m in sys.modules]; print(','.join(heavy))")
-    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            check=True).stdout.strip()
+    code = (
+        "import sys, assay; heavy = [m for m in ('sqlalchemy', 'typer', 'rich', 'alembic')"
+        " if m in sys.modules]; print(','.join(heavy))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert loaded == ""
 
 

@@ -36,9 +36,15 @@ for number, code in enumerate(json.load(open(sys.argv[1])), start=1):
 def snippets() -> list[str]:
     """The README's ```python blocks, dedented (a block inside a list item is indented)."""
     text = README.read_text(encoding="utf-8")
-    return [textwrap.dedent("\n".join(line[len(match["indent"]):] if line.strip() else ""
-                                      for line in match["body"].splitlines()))
-            for match in _BLOCK.finditer(text)]
+    return [
+        textwrap.dedent(
+            "\n".join(
+                line[len(match["indent"]) :] if line.strip() else ""
+                for line in match["body"].splitlines()
+            )
+        )
+        for match in _BLOCK.finditer(text)
+    ]
 
 
 def test_the_readme_has_python_snippets():
@@ -49,8 +55,14 @@ def test_every_readme_snippet_runs_as_written(tmp_path):
     (tmp_path / "snippets.json").write_text(json.dumps(snippets()))
     (tmp_path / "runner.py").write_text(RUNNER)
     environment = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    done = subprocess.run([sys.executable, "runner.py", "snippets.json"], cwd=tmp_path,
-                          env=environment, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "runner.py", "snippets.json"],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     # The first snippet's run passes: its agent answers what the case expects.
     assert done.stdout.splitlines()[0] == "1.0", done.stdout

@@ -27,14 +27,17 @@ def test_a_model_needs_a_name(name):
         assay.ModelSpec.parse(name)
 
 
-@pytest.mark.parametrize(("outcome", "message"), [
-    ({"answer": "a\x00b"}, "NUL"),
-    ({"answer": "ok \ud800"}, "surrogate"),
-    ({"answer": "ok", "duration_ms": float("nan")}, "finite"),
-    ({"answer": "ok", "duration_ms": -5}, "non-negative"),
-    ({"answer": "ok", "usage": {"cost_usd": -3.5}}, "non-negative"),
-    ({"answer": "ok", "metadata": {"k": "\x00"}}, "NUL"),
-])
+@pytest.mark.parametrize(
+    ("outcome", "message"),
+    [
+        ({"answer": "a\x00b"}, "NUL"),
+        ({"answer": "ok \ud800"}, "surrogate"),
+        ({"answer": "ok", "duration_ms": float("nan")}, "finite"),
+        ({"answer": "ok", "duration_ms": -5}, "non-negative"),
+        ({"answer": "ok", "usage": {"cost_usd": -3.5}}, "non-negative"),
+        ({"answer": "ok", "metadata": {"k": "\x00"}}, "NUL"),
+    ],
+)
 def test_outcomes_every_backend_cannot_store_are_agent_errors(store, outcome, message):
     suite = assay.Suite("Odd", agent=lambda text, ctx: outcome, checks=[checks.contains("ok")])
     suite.case("q")
@@ -81,8 +84,9 @@ def test_a_run_held_by_a_live_owner_cannot_be_claimed_by_a_resume(store, crash_a
         store.claim(run.id, other, lease_timeout=60, owner_alive=lambda lease: True)
 
 
-@pytest.mark.parametrize("options", [{"timeout": float("nan")}, {"timeout": float("inf")},
-                                     {"samples": 10_001}])
+@pytest.mark.parametrize(
+    "options", [{"timeout": float("nan")}, {"timeout": float("inf")}, {"samples": 10_001}]
+)
 def test_absurd_options_are_refused_before_anything_is_stored(store, options):
     suite = assay.Suite("S", agent=agent, checks=[checks.contains("ok")])
     suite.case("q")

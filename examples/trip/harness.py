@@ -31,13 +31,16 @@ def _alternating(right: list[Act], wrong: list[Act]) -> Script:
 
 SCRIPTS: dict[str, Script] = {
     "Set the name to Lisbon offsite": _always(
-        Act("trip.set_name", "trip-1", {"name": "Lisbon offsite"})),
+        Act("trip.set_name", "trip-1", {"name": "Lisbon offsite"})
+    ),
     "Change the travel date to 14 June": _alternating(
         [Act("trip.set_travel_date", "trip-1", {"date": "2025-06-14"})],
-        [Act("trip.set_name", "trip-1", {"name": "14 June"})]),
+        [Act("trip.set_name", "trip-1", {"name": "14 June"})],
+    ),
     "Move the trip to 14 June and keep my seats": _always(
         Act("trip.set_travel_date", "trip-1", {"date": "2025-06-14"}),
-        Act("trip.rebook", "trip-1", {"train": "ICE 1014"})),
+        Act("trip.rebook", "trip-1", {"train": "ICE 1014"}),
+    ),
 }
 
 

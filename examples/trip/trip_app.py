@@ -29,10 +29,14 @@ CREATE TABLE acts (seq INTEGER PRIMARY KEY AUTOINCREMENT, turn INTEGER, operatio
 #: What each operation commits, and how it changes the case's state.
 OPERATIONS: dict[str, tuple[str, Callable[[dict[str, Any], dict[str, Any]], None]]] = {
     "trip.set_name": ("trip.name_set", lambda state, args: state.update(name=args["name"])),
-    "trip.set_travel_date": ("trip.travel_date_set",
-                             lambda state, args: state.update(travel_date=args["date"])),
-    "trip.rebook": ("trip.rebooking_sent",
-                    lambda state, args: state.update(booking=args.get("train", "next"))),
+    "trip.set_travel_date": (
+        "trip.travel_date_set",
+        lambda state, args: state.update(travel_date=args["date"]),
+    ),
+    "trip.rebook": (
+        "trip.rebooking_sent",
+        lambda state, args: state.update(booking=args.get("train", "next")),
+    ),
 }
 
 
@@ -73,18 +77,28 @@ class TripStore:
     def seed(self, setup: Mapping[str, Any]) -> None:
         """Seed cases, their pending interactions and any prior history."""
         for case in setup.get("cases", []):
-            self.db.execute("INSERT INTO cases VALUES (?, ?, ?, ?, ?)",
-                            (case["case_id"], case.get("workflow", "trip"),
-                             case.get("label", case["case_id"]), case.get("revision", 1),
-                             json.dumps(case.get("state", {}))))
+            self.db.execute(
+                "INSERT INTO cases VALUES (?, ?, ?, ?, ?)",
+                (
+                    case["case_id"],
+                    case.get("workflow", "trip"),
+                    case.get("label", case["case_id"]),
+                    case.get("revision", 1),
+                    json.dumps(case.get("state", {})),
+                ),
+            )
             for card in case.get("pending", []):
-                self.db.execute("INSERT INTO interactions (case_id, kind, status, options) "
-                                "VALUES (?, ?, 'pending', ?)",
-                                (case["case_id"], card["kind"], json.dumps(card["options"])))
+                self.db.execute(
+                    "INSERT INTO interactions (case_id, kind, status, options) "
+                    "VALUES (?, ?, 'pending', ?)",
+                    (case["case_id"], card["kind"], json.dumps(card["options"])),
+                )
             prior = int(case.get("prior_events", 0))
-            self.db.executemany("INSERT INTO events (turn, case_id, type, payload) "
-                                "VALUES (0, ?, 'trip.history', '{}')",
-                                [(case["case_id"],)] * prior)
+            self.db.executemany(
+                "INSERT INTO events (turn, case_id, type, payload) "
+                "VALUES (0, ?, 'trip.history', '{}')",
+                [(case["case_id"],)] * prior,
+            )
         self.db.commit()
 
     def begin_turn(self) -> int:
@@ -94,32 +108,48 @@ class TripStore:
 
     def record_act(self, act: Act) -> None:
         """Keep what the model understood, for the replay record."""
-        self.db.execute("INSERT INTO acts (turn, operation) VALUES (?, ?)",
-                        (self.turn, act.operation))
+        self.db.execute(
+            "INSERT INTO acts (turn, operation) VALUES (?, ?)", (self.turn, act.operation)
+        )
 
-    def apply(self, case_id: str, command: str, arguments: Mapping[str, Any],
-              event: str, change: Callable[[dict[str, Any]], None]) -> None:
+    def apply(
+        self,
+        case_id: str,
+        command: str,
+        arguments: Mapping[str, Any],
+        event: str,
+        change: Callable[[dict[str, Any]], None],
+    ) -> None:
         """Admit a command, commit its event and bump the case's revision, atomically."""
         with self.db:
-            row = self.db.execute("SELECT state FROM cases WHERE case_id = ?",
-                                  (case_id,)).fetchone()
+            row = self.db.execute(
+                "SELECT state FROM cases WHERE case_id = ?", (case_id,)
+            ).fetchone()
             if row is None:
                 raise KeyError(f"no case {case_id!r}")
             state = json.loads(row[0])
             change(state)
-            self.db.execute("UPDATE cases SET state = ?, revision = revision + 1 "
-                            "WHERE case_id = ?", (json.dumps(state), case_id))
+            self.db.execute(
+                "UPDATE cases SET state = ?, revision = revision + 1 WHERE case_id = ?",
+                (json.dumps(state), case_id),
+            )
             payload = json.dumps(dict(arguments))
-            self.db.execute("INSERT INTO commands (turn, case_id, type, payload) "
-                            "VALUES (?, ?, ?, ?)", (self.turn, case_id, command, payload))
-            self.db.execute("INSERT INTO events (turn, case_id, type, payload) "
-                            "VALUES (?, ?, ?, ?)", (self.turn, case_id, event, payload))
+            self.db.execute(
+                "INSERT INTO commands (turn, case_id, type, payload) VALUES (?, ?, ?, ?)",
+                (self.turn, case_id, command, payload),
+            )
+            self.db.execute(
+                "INSERT INTO events (turn, case_id, type, payload) VALUES (?, ?, ?, ?)",
+                (self.turn, case_id, event, payload),
+            )
 
     def blocking_interaction(self, case_id: str) -> tuple[int, str, list[str]]:
         """The pending card of a case: its id, kind and options."""
-        row = self.db.execute("SELECT id, kind, options FROM interactions WHERE case_id = ? "
-                              "AND status = 'pending' ORDER BY id LIMIT 1",
-                              (case_id,)).fetchone()
+        row = self.db.execute(
+            "SELECT id, kind, options FROM interactions WHERE case_id = ? "
+            "AND status = 'pending' ORDER BY id LIMIT 1",
+            (case_id,),
+        ).fetchone()
         if row is None:
             raise LookupError(f"case {case_id!r} has no pending interaction")
         return row[0], row[1], json.loads(row[2])
@@ -133,8 +163,13 @@ class TripStore:
         def close(state: dict[str, Any]) -> None:
             state.setdefault("answers", []).append({"card": card, "option": option})
 
-        self.apply(case_id, "trip.answer_interaction", {"card": card, "option": option},
-                   "trip.interaction_answered", close)
+        self.apply(
+            case_id,
+            "trip.answer_interaction",
+            {"card": card, "option": option},
+            "trip.interaction_answered",
+            close,
+        )
         self.db.execute("UPDATE interactions SET status = 'answered' WHERE id = ?", (card,))
         self.db.commit()
         return kind
@@ -148,19 +183,23 @@ class TripStore:
 
     def acts(self, turn: int) -> list[str]:
         """The operations the model understood in a turn."""
-        rows = self.db.execute("SELECT operation FROM acts WHERE turn = ? ORDER BY seq",
-                               (turn,))
+        rows = self.db.execute("SELECT operation FROM acts WHERE turn = ? ORDER BY seq", (turn,))
         return [row[0] for row in rows]
 
     def events_after(self, cursor: int, limit: int) -> list[tuple[int, int, str]]:
         """One page of the event journal after a sequence cursor: (seq, turn, type)."""
-        return list(self.db.execute("SELECT seq, turn, type FROM events WHERE seq > ? "
-                                    "ORDER BY seq LIMIT ?", (cursor, limit)))
+        return list(
+            self.db.execute(
+                "SELECT seq, turn, type FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
+                (cursor, limit),
+            )
+        )
 
     def statuses(self, case_id: str) -> list[str]:
         """The statuses of a case's interactions, oldest first."""
-        rows = self.db.execute("SELECT status FROM interactions WHERE case_id = ? ORDER BY id",
-                               (case_id,))
+        rows = self.db.execute(
+            "SELECT status FROM interactions WHERE case_id = ? ORDER BY id", (case_id,)
+        )
         return [row[0] for row in rows]
 
     def close(self) -> None:
@@ -168,8 +207,9 @@ class TripStore:
         self.db.close()
 
 
-def read_events(store: TripStore, turn: int, *, page_size: int = 500,
-                ceiling: int | None = None) -> tuple[list[str], bool]:
+def read_events(
+    store: TripStore, turn: int, *, page_size: int = 500, ceiling: int | None = None
+) -> tuple[list[str], bool]:
     """The event types a turn committed, reading the journal page by page to its end.
 
     Returns the events and whether a ceiling stopped the read early (never silently).
@@ -218,7 +258,12 @@ class TripAssistant:
         for act in self.model.understand(text):
             event, change = OPERATIONS[act.operation]
             self.store.record_act(act)
-            self.store.apply(act.case_id, act.operation, act.arguments, event,
-                             lambda state, args=act.arguments, apply=change: apply(state, args))
+            self.store.apply(
+                act.case_id,
+                act.operation,
+                act.arguments,
+                event,
+                lambda state, args=act.arguments, apply=change: apply(state, args),
+            )
             facts.append(f"{act.operation} {json.dumps(act.arguments, sort_keys=True)}")
         return self.model.write(facts)

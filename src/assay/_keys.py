@@ -10,10 +10,11 @@ def require_openai_key(who: str, base_url: str | None, api_key: str | None) -> N
     """
     import os
 
-    if api_key or base_url or os.environ.get("OPENAI_API_KEY") or os.environ.get(
-            "OPENAI_BASE_URL"):
+    if api_key or base_url or os.environ.get("OPENAI_API_KEY") or os.environ.get("OPENAI_BASE_URL"):
         return
     from assay.errors import ConfigurationError
 
-    raise ConfigurationError(f"{who} calls the OpenAI API and needs a key: set OPENAI_API_KEY "
-                             "(or pass api_key=, or a base_url for an endpoint of your own)")
+    raise ConfigurationError(
+        f"{who} calls the OpenAI API and needs a key: set OPENAI_API_KEY "
+        "(or pass api_key=, or a base_url for an endpoint of your own)"
+    )

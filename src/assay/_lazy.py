@@ -25,8 +25,11 @@ def lazy_attributes(package: str, homes: Mapping[str, str]) -> Callable[[str], A
             loaded = importlib.import_module(home)
             # A lazy submodule ("agents", "judges") is the module itself, not one of its names.
             value = loaded if home == f"{package}.{name}" else getattr(loaded, name)
-        elif name not in absent and not name.startswith("__") \
-                and importlib.util.find_spec(f"{package}.{name}"):
+        elif (
+            name not in absent
+            and not name.startswith("__")
+            and importlib.util.find_spec(f"{package}.{name}")
+        ):
             value = importlib.import_module(f"{package}.{name}")
         else:
             absent.add(name)

@@ -59,11 +59,15 @@ def one_line(text: str) -> str:
     pieces = _BREAKS.split(text)
     if len(pieces) > 1:
         last = len(pieces) - 1
-        pieces = [piece.rstrip(" \t") if index == 0 else piece.lstrip(" \t")
-                  if index == last else piece.strip(" \t")
-                  for index, piece in enumerate(pieces)]
+        pieces = [
+            piece.rstrip(" \t")
+            if index == 0
+            else piece.lstrip(" \t")
+            if index == last
+            else piece.strip(" \t")
+            for index, piece in enumerate(pieces)
+        ]
     return visible(" ".join(pieces))
-
 
 
 _UNSAFE_IN_JSON = re.compile("[\x7f-\x9f" + BIDI_CONTROLS + "]")
@@ -84,5 +88,6 @@ def blank(text: str | None) -> bool:
     A zero-width space, a joiner, a byte-order mark or a bidirectional mark (Unicode category
     ``Cf``) renders as nothing, so an answer made of them says nothing either.
     """
-    return text is None or all(char.isspace() or unicodedata.category(char) == "Cf"
-                               for char in text)
+    return text is None or all(
+        char.isspace() or unicodedata.category(char) == "Cf" for char in text
+    )

@@ -67,6 +67,10 @@ def _warn(refused: Path, reason: str, planted: Callable[[Path], Path | None]) ->
     _warned.add(found)
     from assay._text import visible
 
-    print(visible(f"warning: ignoring {found}: {refused} {reason}, so another user could "
-                  "have put it there (the search upwards stops below such a folder)"),
-          file=sys.stderr)
+    print(
+        visible(
+            f"warning: ignoring {found}: {refused} {reason}, so another user could "
+            "have put it there (the search upwards stops below such a folder)"
+        ),
+        file=sys.stderr,
+    )

@@ -18,10 +18,18 @@ from assay.agent.tool_errors import tool_error
 __all__ = ["ChatAgent", "from_messages", "litellm_chat", "openai_chat", "tool_error"]
 
 
-def openai_chat(model: str | None = None, *, tools: Mapping[str, Callable[..., Any]] | None = None,
-                action_groups: Mapping[str, str] | None = None, instructions: str | None = None,
-                base_url: str | None = None, api_key: str | None = None, max_turns: int = 10,
-                default_model: str | None = None, **options: Any) -> OpenAIChatAgent:
+def openai_chat(
+    model: str | None = None,
+    *,
+    tools: Mapping[str, Callable[..., Any]] | None = None,
+    action_groups: Mapping[str, str] | None = None,
+    instructions: str | None = None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    max_turns: int = 10,
+    default_model: str | None = None,
+    **options: Any,
+) -> OpenAIChatAgent:
     """A tool-calling agent on the official ``openai`` client (``pip install 'assay[openai]'``).
 
     Each sample is a fresh conversation. Tools are plain functions (sync or async); their
@@ -34,23 +42,41 @@ def openai_chat(model: str | None = None, *, tools: Mapping[str, Callable[..., A
     ``model`` is the only one called: a run asking for another is refused before it starts.
     """
     require("openai", "openai")
-    return OpenAIChatAgent(model=model, default_model=default_model, tools=dict(tools or {}),
-                           action_groups=dict(action_groups or {}), instructions=instructions,
-                           max_turns=max_turns, options=options, base_url=base_url,
-                           api_key=api_key)
+    return OpenAIChatAgent(
+        model=model,
+        default_model=default_model,
+        tools=dict(tools or {}),
+        action_groups=dict(action_groups or {}),
+        instructions=instructions,
+        max_turns=max_turns,
+        options=options,
+        base_url=base_url,
+        api_key=api_key,
+    )
 
 
-def litellm_chat(model: str | None = None, *,
-                 tools: Mapping[str, Callable[..., Any]] | None = None,
-                 action_groups: Mapping[str, str] | None = None,
-                 instructions: str | None = None, max_turns: int = 10,
-                 default_model: str | None = None, **options: Any) -> LiteLLMChatAgent:
+def litellm_chat(
+    model: str | None = None,
+    *,
+    tools: Mapping[str, Callable[..., Any]] | None = None,
+    action_groups: Mapping[str, str] | None = None,
+    instructions: str | None = None,
+    max_turns: int = 10,
+    default_model: str | None = None,
+    **options: Any,
+) -> LiteLLMChatAgent:
     """The same agent through LiteLLM (``pip install 'assay[litellm]'``).
 
     Models are named ``provider/model`` and chosen as for :func:`openai_chat`; ``options`` go
     to ``litellm.acompletion`` (e.g. ``api_base=``).
     """
     require("litellm", "litellm")
-    return LiteLLMChatAgent(model=model, default_model=default_model, tools=dict(tools or {}),
-                            action_groups=dict(action_groups or {}),
-                            instructions=instructions, max_turns=max_turns, options=options)
+    return LiteLLMChatAgent(
+        model=model,
+        default_model=default_model,
+        tools=dict(tools or {}),
+        action_groups=dict(action_groups or {}),
+        instructions=instructions,
+        max_turns=max_turns,
+        options=options,
+    )

@@ -32,13 +32,20 @@ from assay.limits import bounded
 
 #: The keys a project configuration may set, and their types.
 KEYS: dict[str, type | tuple[type, ...]] = {
-    "database": str, "concurrency": int, "judge": str, "judge_base_url": str, "gate": dict,
+    "database": str,
+    "concurrency": int,
+    "judge": str,
+    "judge_base_url": str,
+    "gate": dict,
     "baseline_where": dict,
 }
 
 
 _KINDS: dict[type | tuple[type, ...], str] = {
-    str: "a string", int: "a whole number", dict: "a table"}
+    str: "a string",
+    int: "a whole number",
+    dict: "a table",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +72,7 @@ class ProjectConfig:
         if self.database is None or self.root is None:
             return self.database
         prefix = "sqlite:///"
-        rest = self.database[len(prefix):] if self.database.startswith(prefix) else None
+        rest = self.database[len(prefix) :] if self.database.startswith(prefix) else None
         if rest is None or rest.startswith("/") or rest in ("", ":memory:"):
             return self.database
         return f"{prefix}{(self.root / rest).resolve()}"
@@ -94,8 +101,11 @@ def _configuration_in(folder: Path) -> Path | None:
     project = folder / "pyproject.toml"
     try:
         # Only named when it has an Assay table; reading a huge planted file is not worth it.
-        if project.is_file() and project.stat().st_size < 1 << 20 and \
-                b"tool.assay" in project.read_bytes():
+        if (
+            project.is_file()
+            and project.stat().st_size < 1 << 20
+            and b"tool.assay" in project.read_bytes()
+        ):
             return project
     except OSError:
         pass
@@ -125,28 +135,45 @@ def _load(path: Path) -> dict[str, Any]:
 
 def _parse(path: Path, data: Any, prefix: str = "") -> ProjectConfig:
     if not isinstance(data, Mapping):
-        raise SpecError("must be a table of settings", location=str(path),
-                        field=prefix.rstrip(".") or None)
+        raise SpecError(
+            "must be a table of settings", location=str(path), field=prefix.rstrip(".") or None
+        )
     for key, value in data.items():
         expected = KEYS.get(key)
         if expected is None:
-            raise SpecError(f"unknown setting; known: {', '.join(sorted(KEYS))}",
-                            location=str(path), field=f"{prefix}{key}")
+            raise SpecError(
+                f"unknown setting; known: {', '.join(sorted(KEYS))}",
+                location=str(path),
+                field=f"{prefix}{key}",
+            )
         if isinstance(value, bool) or not isinstance(value, expected):
-            raise SpecError(f"must be {_KINDS.get(expected, 'a value of another type')}",
-                            location=str(path), field=f"{prefix}{key}")
+            raise SpecError(
+                f"must be {_KINDS.get(expected, 'a value of another type')}",
+                location=str(path),
+                field=f"{prefix}{key}",
+            )
     concurrency = data.get("concurrency")
     if concurrency is not None and concurrency < 1:
-        raise SpecError("must be a positive whole number", location=str(path),
-                        field=f"{prefix}concurrency")
+        raise SpecError(
+            "must be a positive whole number", location=str(path), field=f"{prefix}concurrency"
+        )
     if concurrency is not None:
         # The bound of --concurrency: a configuration accepts what the command line does.
         bounded("concurrency", concurrency, location=str(path), field=f"{prefix}concurrency")
     where = dict(data.get("baseline_where") or {})
     for key, value in where.items():
         if not isinstance(value, str):
-            raise SpecError("must be a string (run metadata is matched as text)",
-                            location=str(path), field=f"{prefix}baseline_where.{key}")
-    return ProjectConfig(path=path, database=data.get("database"), concurrency=concurrency,
-                         judge=data.get("judge"), judge_base_url=data.get("judge_base_url"),
-                         gate=dict(data.get("gate") or {}), baseline_where=where)
+            raise SpecError(
+                "must be a string (run metadata is matched as text)",
+                location=str(path),
+                field=f"{prefix}baseline_where.{key}",
+            )
+    return ProjectConfig(
+        path=path,
+        database=data.get("database"),
+        concurrency=concurrency,
+        judge=data.get("judge"),
+        judge_base_url=data.get("judge_base_url"),
+        gate=dict(data.get("gate") or {}),
+        baseline_where=where,
+    )

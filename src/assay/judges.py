@@ -17,14 +17,31 @@ from assay.judging.judge import FunctionJudge, Judge, JudgeReply
 from assay.judging.openai_judge import OpenAIJudge
 from assay.judging.retry import DEFAULT_JUDGE_TIMEOUT, RetryPolicy
 
-__all__ = ["DEFAULT_JUDGE_TIMEOUT", "Judge", "JudgeReply", "RetryPolicy", "function", "litellm",
-           "openai", "with_judge_timeout"]
+__all__ = [
+    "DEFAULT_JUDGE_TIMEOUT",
+    "Judge",
+    "JudgeReply",
+    "RetryPolicy",
+    "function",
+    "litellm",
+    "openai",
+    "with_judge_timeout",
+]
 
 
-def openai(model: str, *, base_url: str | None = None, api_key: str | None = None,
-           temperature: float = 0.0, label: str | None = None, timeout: float = 60.0,
-           judge_timeout: float | None = DEFAULT_JUDGE_TIMEOUT, json_mode: bool = True,
-           retry: RetryPolicy | None = None, **extra: Any) -> OpenAIJudge:
+def openai(
+    model: str,
+    *,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    temperature: float = 0.0,
+    label: str | None = None,
+    timeout: float = 60.0,
+    judge_timeout: float | None = DEFAULT_JUDGE_TIMEOUT,
+    json_mode: bool = True,
+    retry: RetryPolicy | None = None,
+    **extra: Any,
+) -> OpenAIJudge:
     """A judge on the official ``openai`` client (OpenAI, Azure, OpenRouter, Ollama, vLLM, ...).
 
     ``api_key`` defaults to ``OPENAI_API_KEY``. ``timeout`` bounds one HTTP request;
@@ -39,15 +56,30 @@ def openai(model: str, *, base_url: str | None = None, api_key: str | None = Non
     require("openai", "openai")
     spec = ModelSpec.parse(model)
     # "ollama/qwen3:8b" is sent as "qwen3:8b"; an OpenRouter id keeps its vendor prefix.
-    return OpenAIJudge(model=spec.model, label=label or model, provider=spec.provider,
-                       base_url=base_url, api_key=api_key, temperature=temperature,
-                       timeout=timeout, judge_timeout=_positive(judge_timeout),
-                       json_mode=json_mode, retry=retry or RetryPolicy(), extra=extra)
+    return OpenAIJudge(
+        model=spec.model,
+        label=label or model,
+        provider=spec.provider,
+        base_url=base_url,
+        api_key=api_key,
+        temperature=temperature,
+        timeout=timeout,
+        judge_timeout=_positive(judge_timeout),
+        json_mode=json_mode,
+        retry=retry or RetryPolicy(),
+        extra=extra,
+    )
 
 
-def litellm(model: str, *, temperature: float = 0.0, label: str | None = None,
-            judge_timeout: float | None = DEFAULT_JUDGE_TIMEOUT,
-            retry: RetryPolicy | None = None, **extra: Any) -> Judge:
+def litellm(
+    model: str,
+    *,
+    temperature: float = 0.0,
+    label: str | None = None,
+    judge_timeout: float | None = DEFAULT_JUDGE_TIMEOUT,
+    retry: RetryPolicy | None = None,
+    **extra: Any,
+) -> Judge:
     """A judge through LiteLLM (``pip install 'assay[litellm]'``); ``model`` as LiteLLM names it.
 
     ``judge_timeout`` bounds the judging of one sample, as for :func:`openai`.
@@ -56,17 +88,25 @@ def litellm(model: str, *, temperature: float = 0.0, label: str | None = None,
     from assay.judging.litellm_judge import LiteLLMJudge
 
     require("litellm", "litellm")
-    return LiteLLMJudge(model=model, label=label or model, temperature=temperature,
-                        judge_timeout=_positive(judge_timeout), retry=retry or RetryPolicy(),
-                        extra=extra)
+    return LiteLLMJudge(
+        model=model,
+        label=label or model,
+        temperature=temperature,
+        judge_timeout=_positive(judge_timeout),
+        retry=retry or RetryPolicy(),
+        extra=extra,
+    )
 
 
 def with_judge_timeout(judge: Any, seconds: float) -> Any:
     """The same judge with another overall deadline, when it has one (``--judge-timeout``)."""
     import dataclasses
 
-    if dataclasses.is_dataclass(judge) and not isinstance(judge, type) and any(
-            f.name == "judge_timeout" for f in dataclasses.fields(judge)):
+    if (
+        dataclasses.is_dataclass(judge)
+        and not isinstance(judge, type)
+        and any(f.name == "judge_timeout" for f in dataclasses.fields(judge))
+    ):
         return dataclasses.replace(judge, judge_timeout=_positive(seconds))
     return judge
 
@@ -75,15 +115,20 @@ def _positive(seconds: float | None) -> float | None:
     from assay.errors import ConfigurationError
     from assay.limits import problem
 
-    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, int | float)
-                                or not seconds > 0 or seconds == float("inf")):
+    if seconds is not None and (
+        isinstance(seconds, bool)
+        or not isinstance(seconds, int | float)
+        or not seconds > 0
+        or seconds == float("inf")
+    ):
         raise ConfigurationError(f"judge_timeout {seconds!r} is not a number of seconds > 0")
     if seconds is not None and (found := problem("judge_timeout", seconds)) is not None:
         raise ConfigurationError(f"judge_timeout {found}")
     return seconds
 
 
-def function(label: str, complete: Callable[[str, str], str | JudgeReply
-                                            | Awaitable[str | JudgeReply]]) -> FunctionJudge:
+def function(
+    label: str, complete: Callable[[str, str], str | JudgeReply | Awaitable[str | JudgeReply]]
+) -> FunctionJudge:
     """A judge from a function ``complete(instructions, prompt) -> str`` (sync or async)."""
     return FunctionJudge(label, complete)

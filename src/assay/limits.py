@@ -20,8 +20,18 @@ from typing import Any, TypeVar
 
 from assay.errors import SpecError
 
-__all__ = ["BOUNDS", "DAY", "MAX_BODY_FILE_BYTES", "MAX_REPORT_BYTES", "MAX_SUITE_FILE_BYTES",
-           "Bound", "bounded", "option_range", "problem", "read_bounded"]
+__all__ = [
+    "BOUNDS",
+    "DAY",
+    "MAX_BODY_FILE_BYTES",
+    "MAX_REPORT_BYTES",
+    "MAX_SUITE_FILE_BYTES",
+    "Bound",
+    "bounded",
+    "option_range",
+    "problem",
+    "read_bounded",
+]
 
 #: The longest any timeout or retry window may be (seconds).
 DAY = 86_400
@@ -46,22 +56,24 @@ class Bound:
 
 
 #: Every bounded setting by its field name (the name of the option without ``--``).
-BOUNDS = MappingProxyType({
-    "samples": Bound(1, 10_000, "samples per case and model"),
-    "models": Bound(1, 100, "models"),
-    "concurrency": Bound(1, 10_000, "samples in flight"),
-    "model_concurrency": Bound(1, 10_000, "samples of one model in flight"),
-    "sample_concurrency": Bound(1, 10_000, "samples of one case in flight"),
-    "votes": Bound(1, 100, "judge votes"),
-    "timeout": Bound(0.001, DAY, "seconds", whole=False),
-    "judge_timeout": Bound(0.001, DAY, "seconds", whole=False),
-    "store_retry": Bound(0.001, DAY, "seconds", whole=False),
-    "lease_timeout": Bound(0.001, DAY, "seconds", whole=False),
-    "judge_limit": Bound(0, 10_000, "judge calls"),
-    "tolerance": Bound(0.0, 1.0, "of the 0–1 scale", whole=False),
-    "drift_tolerance": Bound(0.0, 1.0, "of the 0–1 scale", whole=False),
-    "limit": Bound(1, 100_000, "runs"),
-})
+BOUNDS = MappingProxyType(
+    {
+        "samples": Bound(1, 10_000, "samples per case and model"),
+        "models": Bound(1, 100, "models"),
+        "concurrency": Bound(1, 10_000, "samples in flight"),
+        "model_concurrency": Bound(1, 10_000, "samples of one model in flight"),
+        "sample_concurrency": Bound(1, 10_000, "samples of one case in flight"),
+        "votes": Bound(1, 100, "judge votes"),
+        "timeout": Bound(0.001, DAY, "seconds", whole=False),
+        "judge_timeout": Bound(0.001, DAY, "seconds", whole=False),
+        "store_retry": Bound(0.001, DAY, "seconds", whole=False),
+        "lease_timeout": Bound(0.001, DAY, "seconds", whole=False),
+        "judge_limit": Bound(0, 10_000, "judge calls"),
+        "tolerance": Bound(0.0, 1.0, "of the 0–1 scale", whole=False),
+        "drift_tolerance": Bound(0.0, 1.0, "of the 0–1 scale", whole=False),
+        "limit": Bound(1, 100_000, "runs"),
+    }
+)
 
 _Value = TypeVar("_Value")
 
@@ -69,8 +81,11 @@ _Value = TypeVar("_Value")
 def problem(name: str, value: Any) -> str | None:
     """What is wrong with ``value`` as the setting ``name``, or ``None`` when it is in bounds."""
     bound = BOUNDS[name]
-    if isinstance(value, bool) or not isinstance(value, int | float) or (
-            bound.whole and not isinstance(value, int)):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or (bound.whole and not isinstance(value, int))
+    ):
         return f"{value!r} is not a {'whole ' if bound.whole else ''}number"
     if not math.isfinite(value) or not bound.low <= value <= bound.high:
         shown = f"{value:,}" if isinstance(value, int) else f"{value!r}"
@@ -78,8 +93,9 @@ def problem(name: str, value: Any) -> str | None:
     return None
 
 
-def bounded(name: str, value: _Value, *, field: str | None = None,
-            location: str | None = None) -> _Value:
+def bounded(
+    name: str, value: _Value, *, field: str | None = None, location: str | None = None
+) -> _Value:
     """``value`` when it is within the bounds of ``name``; a :class:`SpecError` otherwise."""
     found = problem(name, value)
     if found is not None:
@@ -113,8 +129,7 @@ def read_bounded(path: Path, most: int, what: str = "a suite file") -> bytes:
     except FileNotFoundError:
         raise SpecError("no such file", location=location) from None
     except OSError as error:
-        raise SpecError(f"cannot be read: {error.strerror or error}", location=location) \
-            from None
+        raise SpecError(f"cannot be read: {error.strerror or error}", location=location) from None
     return b"".join(chunks)
 
 

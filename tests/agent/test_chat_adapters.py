@@ -34,16 +34,23 @@ def context(model=None):
 def conversation():
     return [
         tool_calls(("lookup_order", {"order_id": 42}), input_tokens=100, output_tokens=10),
-        tool_calls(("lookup_order", {"order_id": 7}), ("refund", {"order_id": 42}),
-                   input_tokens=150, output_tokens=12),
+        tool_calls(
+            ("lookup_order", {"order_id": 7}),
+            ("refund", {"order_id": 42}),
+            input_tokens=150,
+            output_tokens=12,
+        ),
         reply("Order 42 has shipped.", input_tokens=200, output_tokens=8),
     ]
 
 
 def test_openai_chat_records_every_tool_call_in_order():
-    agent = agents.openai_chat(tools={"lookup_order": lookup_order, "refund": refund},
-                               action_groups={"lookup_order": "orders"},
-                               instructions="Be brief.", api_key="test")
+    agent = agents.openai_chat(
+        tools={"lookup_order": lookup_order, "refund": refund},
+        action_groups={"lookup_order": "orders"},
+        instructions="Be brief.",
+        api_key="test",
+    )
     with ScriptedServer(conversation()) as server:
         agent.base_url = server.base_url
         outcome = asyncio.run(agent("Where is order 42?", context("openai/gpt-4.1-mini")))
@@ -69,10 +76,12 @@ def test_openai_chat_records_every_tool_call_in_order():
 
 
 def test_each_sample_is_a_fresh_conversation_and_turns_are_bounded():
-    agent = agents.openai_chat("fixed-model", tools={"lookup_order": lookup_order},
-                               api_key="test", max_turns=2)
-    with ScriptedServer([tool_calls(("lookup_order", {"order_id": 42}))] * 2
-                        + [reply("first"), reply("second")]) as server:
+    agent = agents.openai_chat(
+        "fixed-model", tools={"lookup_order": lookup_order}, api_key="test", max_turns=2
+    )
+    with ScriptedServer(
+        [tool_calls(("lookup_order", {"order_id": 42}))] * 2 + [reply("first"), reply("second")]
+    ) as server:
         agent.base_url = server.base_url
         looping = asyncio.run(agent("q", context()))
         first = asyncio.run(agent("q1", context()))
@@ -87,9 +96,12 @@ def test_each_sample_is_a_fresh_conversation_and_turns_are_bounded():
 def test_litellm_chat_runs_the_same_loop():
     import_litellm()  # the dev extra installs it; imported offline
     with ScriptedServer(conversation()) as server:
-        agent = agents.litellm_chat("openai/scripted", tools={"lookup_order": lookup_order,
-                                                              "refund": refund},
-                                    api_base=server.base_url, api_key="test")
+        agent = agents.litellm_chat(
+            "openai/scripted",
+            tools={"lookup_order": lookup_order, "refund": refund},
+            api_base=server.base_url,
+            api_key="test",
+        )
         outcome = asyncio.run(agent("Where is order 42?", context()))
     assert outcome.answer == "Order 42 has shipped."
     assert [a.name for a in outcome.actions] == ["lookup_order", "lookup_order", "refund"]
@@ -106,13 +118,16 @@ def test_litellm_chat_follows_each_samples_model(store):
         agent = agents.litellm_chat(api_base=server.base_url, api_key="test")
         suite = assay.Suite("Routed", agent=agent, checks=[checks.contains("refund")])
         suite.case("Refund?")
-        run = assay.run(suite, db=store, models=["openai/support-v1", "openai/support-v2"],
-                        progress=False)
+        run = assay.run(
+            suite, db=store, models=["openai/support-v1", "openai/support-v2"], progress=False
+        )
         sent = sorted(request["model"] for request in server.requests)
     assert sent == ["support-v1", "support-v2"]
     answered = {s.model: (s.status.value, s.metadata["answered_model"]) for s in run.samples}
-    assert answered == {"openai/support-v1": ("passed", "support-v1"),
-                        "openai/support-v2": ("failed", "support-v2")}
+    assert answered == {
+        "openai/support-v1": ("passed", "support-v1"),
+        "openai/support-v2": ("failed", "support-v2"),
+    }
 
 
 def test_a_model_matrix_run_through_the_adapter_prices_tokens(store):
@@ -123,8 +138,7 @@ def test_a_model_matrix_run_through_the_adapter_prices_tokens(store):
         agent = agents.openai_chat(base_url=server.base_url, api_key="test")
         suite = assay.Suite("Matrix", agent=agent, checks=[checks.contains("answered")])
         suite.case("Hello?")
-        run = assay.run(suite, db=store, models=["gpt-4.1-mini", "ollama/qwen3:8b"],
-                        progress=False)
+        run = assay.run(suite, db=store, models=["gpt-4.1-mini", "ollama/qwen3:8b"], progress=False)
     by_model = {s.model: s for s in run.samples}
     assert by_model["gpt-4.1-mini"].answer == "answered by gpt-4.1-mini"
     assert by_model["ollama/qwen3:8b"].answer == "answered by qwen3:8b"
@@ -160,10 +174,13 @@ def test_a_fixed_model_is_never_reported_under_another_models_label(store):
         assert server.requests == []
 
 
-@pytest.mark.parametrize("make", [
-    lambda: agents.openai_chat("gpt-4.1-mini", api_key="test"),
-    lambda: agents.litellm_chat("openai/gpt-4.1-mini", api_key="test"),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: agents.openai_chat("gpt-4.1-mini", api_key="test"),
+        lambda: agents.litellm_chat("openai/gpt-4.1-mini", api_key="test"),
+    ],
+)
 def test_a_fixed_model_agrees_with_the_same_model_however_it_is_spelled(make):
     agent = make()
     agent.preflight(assay.agent.parse_models(["gpt-4.1-mini"]))
@@ -185,10 +202,12 @@ def test_the_default_model_is_called_only_when_the_run_names_none():
 
 def test_the_answering_model_is_the_asked_ones_own_name_when_a_turn_gave_it():
     agent = agents.openai_chat(tools={"lookup_order": lookup_order}, api_key="test")
-    script = [tool_calls(("lookup_order", {"order_id": 42}), model="support-v1"),
-              reply("shipped", model="support-v2-2025-01-01"),
-              tool_calls(("lookup_order", {"order_id": 42}), model="support-v1"),
-              reply("shipped", model="support-v1")]
+    script = [
+        tool_calls(("lookup_order", {"order_id": 42}), model="support-v1"),
+        reply("shipped", model="support-v2-2025-01-01"),
+        tool_calls(("lookup_order", {"order_id": 42}), model="support-v1"),
+        reply("shipped", model="support-v1"),
+    ]
     with ScriptedServer(script) as server:
         agent.base_url = server.base_url
         outcome = asyncio.run(agent("q", context("support-v2")))
@@ -202,8 +221,9 @@ def test_a_missing_client_package_is_refused_with_the_install_command(monkeypatc
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "openai" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "openai" else real(name, *a)
+    )
     with pytest.raises(assay.ConfigurationError, match=r"pip install 'assay\[openai\]'"):
         agents.openai_chat("gpt-4.1-mini")
     with pytest.raises(assay.ConfigurationError, match=r"assay\[openai\]"):
@@ -211,7 +231,8 @@ def test_a_missing_client_package_is_refused_with_the_install_command(monkeypatc
 
 
 def test_a_litellm_chat_agent_without_its_provider_key_is_refused_before_the_run(
-        store, monkeypatch):
+    store, monkeypatch
+):
     import assay
     from assay import checks
 

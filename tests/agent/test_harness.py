@@ -38,8 +38,9 @@ class Harness:
 
 def test_start_observe_and_stop_once_per_sample():
     harness = Harness()
-    sample = run(assay.harness_agent(harness), setup={"trip": 1},
-                 observation={"commands": ["did:q"]})
+    sample = run(
+        assay.harness_agent(harness), setup={"trip": 1}, observation={"commands": ["did:q"]}
+    )
     assert sample.status is assay.SampleStatus.PASSED
     assert harness.started == [("c", 0, {"trip": 1})] and harness.stopped == [0]
     assert sample.observation == assay.Observation({"commands": ["did:q"]})
@@ -68,8 +69,7 @@ def test_what_goes_wrong_is_an_agent_error_and_the_world_is_still_stopped():
     assert "observe() returned list" in sample.error and failing.stopped == [0]
 
     both = Harness()
-    both.start = lambda case, sample: (lambda value, ctx: {"answer": "x",
-                                                           "observation": {"a": []}})
+    both.start = lambda case, sample: lambda value, ctx: {"answer": "x", "observation": {"a": []}}
     both.observe = lambda agent: {"a": []}
     both.stop = lambda agent: None
     sample = run(assay.harness_agent(both), observation={"a": []})
@@ -83,7 +83,7 @@ def test_what_goes_wrong_is_an_agent_error_and_the_world_is_still_stopped():
 def test_an_agent_error_skips_the_observation():
     harness = Harness()
     harness.observe = lambda agent: pytest.fail("observed after an agent error")
-    harness.start = lambda case, sample: (lambda value, ctx: assay.Outcome(error="gave up"))
+    harness.start = lambda case, sample: lambda value, ctx: assay.Outcome(error="gave up")
     harness.stop = lambda agent: None
     assert run(assay.harness_agent(harness)).error == "gave up"
 

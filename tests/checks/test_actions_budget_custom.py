@@ -21,12 +21,12 @@ def test_exact_trace_scores_one(context):
 @pytest.mark.parametrize(
     ("observed", "score"),
     [
-        ([act(id=41)], 0.0),                       # wrong arguments
-        ([act(id="42")], 0.0),                     # typed: "42" is not 42
-        ([act(group="shipping")], 0.0),            # wrong group
-        ([], 0.0),                                 # missing call
-        ([act(), act(name="refund")], 0.5),        # one extra call
-        ([act(name="refund"), act()], 0.5),        # extra call first
+        ([act(id=41)], 0.0),  # wrong arguments
+        ([act(id="42")], 0.0),  # typed: "42" is not 42
+        ([act(group="shipping")], 0.0),  # wrong group
+        ([], 0.0),  # missing call
+        ([act(), act(name="refund")], 0.5),  # one extra call
+        ([act(name="refund"), act()], 0.5),  # extra call first
     ],
 )
 def test_missing_wrong_and_extra_calls_lower_the_score(context, observed, score):

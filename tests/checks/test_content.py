@@ -6,8 +6,9 @@ from assay.errors import SpecError
 
 
 def test_exact_match_normalisation_options(context):
-    ctx = context("  You can return it\nwithin 30 DAYS. ",
-                  expected="you can return it within 30 days.")
+    ctx = context(
+        "  You can return it\nwithin 30 DAYS. ", expected="you can return it within 30 days."
+    )
     assert checks.exact_match().evaluate(ctx).score == 0.0
     assert checks.exact_match(ignore_case=True).evaluate(ctx).score == 0.0
     relaxed = checks.exact_match(ignore_case=True, collapse_whitespace=True)
@@ -36,8 +37,14 @@ def test_contains_and_not_contains_with_case_option(context):
 
 def test_no_answer_fails_every_content_check(context):
     ctx = context(None, expected="x")
-    for check in (checks.exact_match(), checks.contains("x"), checks.not_contains("x"),
-                  checks.regex("x"), checks.valid_json(), checks.min_length(1)):
+    for check in (
+        checks.exact_match(),
+        checks.contains("x"),
+        checks.not_contains("x"),
+        checks.regex("x"),
+        checks.valid_json(),
+        checks.min_length(1),
+    ):
         verdict = check.evaluate(ctx)
         assert verdict.score == 0.0 and "no answer" in verdict.reason
 

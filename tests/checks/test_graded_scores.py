@@ -9,8 +9,9 @@ from assay.results.metric import scored
 
 def verdict_of(check, ctx):
     verdict = check.evaluate(ctx)
-    metric = scored(check.name, "check", check.category, check.threshold, verdict.score,
-                    verdict.reason)
+    metric = scored(
+        check.name, "check", check.category, check.threshold, verdict.score, verdict.reason
+    )
     return verdict.score, metric.passed
 
 
@@ -31,10 +32,17 @@ def test_token_budget_scores_budget_over_output_tokens(context):
     assert verdict_of(checks.token_budget(400), context(usage=usage)) == (1.0, True)
 
 
-@pytest.mark.parametrize("check", [
-    checks.contains("refund"), checks.not_contains("I cannot"), checks.regex(".*"),
-    checks.min_length(1), checks.valid_json(), checks.exact_match(),
-])
+@pytest.mark.parametrize(
+    "check",
+    [
+        checks.contains("refund"),
+        checks.not_contains("I cannot"),
+        checks.regex(".*"),
+        checks.min_length(1),
+        checks.valid_json(),
+        checks.exact_match(),
+    ],
+)
 @pytest.mark.parametrize("answer", ["", "   \n"])
 def test_an_empty_answer_fails_every_content_rule(context, check, answer):
     score, passed = verdict_of(check, context(answer, expected=""))

@@ -29,12 +29,15 @@ def metric(sample, name):
 
 
 def test_a_wrong_command_fails_naming_the_expectation_both_lists_and_the_category():
-    sample = run_one(observation={"commands": ["trip.set_travel_date"]},
-                     observed={"commands": ["trip.set_name"]})
+    sample = run_one(
+        observation={"commands": ["trip.set_travel_date"]}, observed={"commands": ["trip.set_name"]}
+    )
     commands = metric(sample, "commands")
     assert not commands.passed and commands.category == "side_effects"
-    assert f"{commands.name}: {commands.reason}" == \
-        "commands: expected [trip.set_travel_date], got [trip.set_name]"
+    assert (
+        f"{commands.name}: {commands.reason}"
+        == "commands: expected [trip.set_travel_date], got [trip.set_name]"
+    )
     assert sample.status is assay.SampleStatus.FAILED
 
 
@@ -65,22 +68,31 @@ def test_items_compare_as_typed_json():
 
 
 def test_a_forbidden_item_fails_wherever_it_appears():
-    sample = run_one(observation={"commands": ["trip.set_name", "trip.rebook"]},
-                     forbid={"events": ["trip.rebooking_sent"]},
-                     observed={"commands": ["trip.set_name", "trip.rebook"],
-                               "events": ["trip.name_set", "trip.rebooking_sent"]})
+    sample = run_one(
+        observation={"commands": ["trip.set_name", "trip.rebook"]},
+        forbid={"events": ["trip.rebooking_sent"]},
+        observed={
+            "commands": ["trip.set_name", "trip.rebook"],
+            "events": ["trip.name_set", "trip.rebooking_sent"],
+        },
+    )
     assert metric(sample, "commands").passed  # every positive assertion holds...
     forbidden = metric(sample, "forbid.events")  # ...only the forbid list notices
     assert not forbidden.passed and forbidden.category == "side_effects"
-    assert forbidden.reason == ("forbidden [trip.rebooking_sent] appeared; got "
-                                "[trip.name_set, trip.rebooking_sent]")
+    assert forbidden.reason == (
+        "forbidden [trip.rebooking_sent] appeared; got [trip.name_set, trip.rebooking_sent]"
+    )
     clean = run_one(forbid={"events": ["x"]}, observed={"events": ["y"]})
     assert metric(clean, "forbid.events").passed
 
 
 def test_a_truncated_observation_fails_every_assertion_that_reads_it():
-    sample = run_one(observation={"commands": ["a"]}, forbid={"events": ["x"]},
-                     observed={"commands": ["a"], "events": []}, truncated=True)
+    sample = run_one(
+        observation={"commands": ["a"]},
+        forbid={"events": ["x"]},
+        observed={"commands": ["a"], "events": []},
+        truncated=True,
+    )
     for name in ("commands", "forbid.events"):
         failed = metric(sample, name)
         assert not failed.passed and failed.error is None
@@ -124,7 +136,8 @@ def test_channel_metrics_enter_the_fingerprint_only_when_declared():
     assert fingerprint(forbid={"commands": ["x"]}) != fingerprint(observation={"commands": []})
     # Channel order in the declaration is not meaning.
     assert fingerprint(observation={"a": [], "b": []}) == fingerprint(
-        observation={"b": [], "a": []})
+        observation={"b": [], "a": []}
+    )
 
 
 def test_the_max_observed_ceiling_is_never_silent():

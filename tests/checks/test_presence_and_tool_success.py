@@ -11,15 +11,18 @@ from assay.checks import CheckError
 from assay.results import SampleStatus
 
 
-@pytest.mark.parametrize(("answer", "score", "reason"), [
-    ("Order 7 shipped.", 1.0, "answered (16 characters)"),
-    ("   \n", 0.0, "the agent gave an empty answer"),
-    (None, 0.0, "the agent gave no answer"),
-    # Invisible characters say nothing: a zero-width space, a joiner, a BOM, bidi marks.
-    ("\u200b", 0.0, "the agent gave an empty answer"),
-    (" \u200d\ufeff\u200e\n\u2060 ", 0.0, "the agent gave an empty answer"),
-    ("\u200bOK", 1.0, "answered (3 characters)"),
-])
+@pytest.mark.parametrize(
+    ("answer", "score", "reason"),
+    [
+        ("Order 7 shipped.", 1.0, "answered (16 characters)"),
+        ("   \n", 0.0, "the agent gave an empty answer"),
+        (None, 0.0, "the agent gave no answer"),
+        # Invisible characters say nothing: a zero-width space, a joiner, a BOM, bidi marks.
+        ("\u200b", 0.0, "the agent gave an empty answer"),
+        (" \u200d\ufeff\u200e\n\u2060 ", 0.0, "the agent gave an empty answer"),
+        ("\u200bOK", 1.0, "answered (3 characters)"),
+    ],
+)
 def test_response_present(context, answer, score, reason):
     verdict = checks.response_present().evaluate(context(answer))
     assert (verdict.score, verdict.reason) == (score, reason)
@@ -36,8 +39,10 @@ def test_tools_succeeded_reads_the_one_tool_error_rule(context):
     assert check.evaluate(context("x", actions=[])).reason == "no tool was called"
     failed = check.evaluate(context("x", actions=[NOT_FOUND, DOWN, RAISED]))
     assert failed.score == 0.0
-    assert failed.reason == ("2 of 3 tool call(s) failed: lookup_order, issue_refund "
-                             "(lookup_order: “order service down”)")
+    assert failed.reason == (
+        "2 of 3 tool call(s) failed: lookup_order, issue_refund "
+        "(lookup_order: “order service down”)"
+    )
     raised = check.evaluate(context("x", actions=[RAISED]))
     assert "\x1b" not in raised.reason and "\\x1b[2J" in raised.reason
 
@@ -51,7 +56,9 @@ def test_the_new_checks_are_values_with_portable_settings():
     assert checks.response_present().settings() == {"type": "ResponsePresent"}
     assert checks.tools_succeeded(name="tools_ok").settings() == {"type": "ToolsSucceeded"}
     assert (checks.response_present().name, checks.tools_succeeded().name) == (
-        "response_present", "tools_succeeded")
+        "response_present",
+        "tools_succeeded",
+    )
     assert checks.response_present().category == "content"
     assert checks.tools_succeeded().category == "actions"
 
@@ -70,11 +77,14 @@ def test_the_new_checks_change_a_cases_fingerprint():
 
 def test_a_run_fails_on_a_failed_tool_call_and_passes_on_a_correct_not_found(store):
     def agent(text, ctx):
-        return assay.Outcome(answer="No such order." if ctx.case.id == "ok" else "Sorry.",
-                             actions=[NOT_FOUND if ctx.case.id == "ok" else DOWN])
+        return assay.Outcome(
+            answer="No such order." if ctx.case.id == "ok" else "Sorry.",
+            actions=[NOT_FOUND if ctx.case.id == "ok" else DOWN],
+        )
 
-    suite = assay.Suite("S", agent=agent,
-                        checks=[checks.response_present(), checks.tools_succeeded()])
+    suite = assay.Suite(
+        "S", agent=agent, checks=[checks.response_present(), checks.tools_succeeded()]
+    )
     suite.case("Where is order 9?", id="ok")
     suite.case("Where is order 7?", id="down")
     run = assay.run(suite, db=store, progress=False)
@@ -87,10 +97,17 @@ def test_a_run_fails_on_a_failed_tool_call_and_passes_on_a_correct_not_found(sto
 LONG = "Two weeks, I think.\x1b]0;pwned\x07\u202e and then " + "more words " * 20
 
 
-@pytest.mark.parametrize("check", [
-    checks.contains("30 days"), checks.not_contains("Two weeks"), checks.regex(r"\d+ days"),
-    checks.valid_json(), checks.json_schema({"type": "object"}), checks.min_length(500),
-])
+@pytest.mark.parametrize(
+    "check",
+    [
+        checks.contains("30 days"),
+        checks.not_contains("Two weeks"),
+        checks.regex(r"\d+ days"),
+        checks.valid_json(),
+        checks.json_schema({"type": "object"}),
+        checks.min_length(500),
+    ],
+)
 def test_a_failing_content_reason_shows_the_start_of_the_answer_made_safe(context, check):
     verdict = check.evaluate(context(LONG))
     assert verdict.score < 1.0

@@ -20,8 +20,14 @@ class Cli:
     def __call__(self, *args, env=None, timeout=60):
         environment = {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}
         environment.update(env or {})
-        return subprocess.run([ASSAY, *map(str, args)], cwd=self.cwd, env=environment,
-                              capture_output=True, text=True, timeout=timeout)
+        return subprocess.run(
+            [ASSAY, *map(str, args)],
+            cwd=self.cwd,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
 
     def json_report(self, *args, env=None):
         done = self("report", *args, "--format", "json", env=env)

@@ -71,33 +71,41 @@ def test_a_large_run_lists_what_did_not_pass_with_the_users_traceback(cli, tmp_p
 
 
 def test_a_reader_that_stops_early_leaves_the_exit_code_to_the_run(cli, tmp_path):
-    spec = _spec(tmp_path, """
+    spec = _spec(
+        tmp_path,
+        """
         import assay
         from assay import checks
 
         suite = assay.Suite("Many", agent=lambda text: "a", checks=[checks.contains("a")])
         for number in range(3000):
             suite.case(f"a question numbered {number} with some words", expected="a")
-    """)
+    """,
+    )
     report = tmp_path / "out.md"
-    command = f"{ASSAY} run {spec} --verbose --report {report} | head -1; " \
-              "echo ${PIPESTATUS[0]} >&2"
-    done = subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120)
+    command = (
+        f"{ASSAY} run {spec} --verbose --report {report} | head -1; echo ${{PIPESTATUS[0]}} >&2"
+    )
+    done = subprocess.run(
+        ["bash", "-c", command], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert done.stderr.strip().splitlines()[-1] == "0", done.stderr
     assert "Traceback" not in done.stderr and "Broken pipe" not in done.stderr
     assert report.exists()
 
 
 def test_a_suite_that_checks_nothing_is_warned_about_naming_why(cli, tmp_path):
-    spec = _spec(tmp_path, """
+    spec = _spec(
+        tmp_path,
+        """
         import assay
         from assay import checks
 
         suite = assay.Suite("Unchecked", agent=lambda text: "a")
         suite.case("plain")
         suite.case("judged", criteria=["tone"])
-    """)
+    """,
+    )
     validated = cli("validate", spec)
     assert validated.returncode == 0, validated.stderr
     assert "warning: every case checks nothing" in validated.stdout
@@ -105,18 +113,23 @@ def test_a_suite_that_checks_nothing_is_warned_about_naming_why(cli, tmp_path):
     assert "judge criteria but no judge (judged)" in validated.stdout
     ran = cli("run", spec)
     assert "warning: every case checks nothing" in ran.stderr and "--judge MODEL" in ran.stderr
-    checked = _spec(tmp_path, """
+    checked = _spec(
+        tmp_path,
+        """
         import assay
         from assay import checks
 
         suite = assay.Suite("Checked", agent=lambda text: "a", checks=[checks.contains("a")])
         suite.case("plain")
-    """)
+    """,
+    )
     assert "warning" not in cli("validate", checked).stdout
 
 
 def test_history_as_json_with_the_revision_and_a_filter_that_matches_nothing(cli, tmp_path):
-    spec = _spec(tmp_path, """
+    spec = _spec(
+        tmp_path,
+        """
         import assay
         from assay import checks
 
@@ -124,7 +137,8 @@ def test_history_as_json_with_the_revision_and_a_filter_that_matches_nothing(cli
                             agent=lambda text: "a", checks=[checks.contains("a")],
                             agent_name="AnAgentWithAQuiteLongNameAsWell")
         suite.case("q")
-    """)
+    """,
+    )
     assert cli("run", spec, "--metadata", '{"revision": "abc1234"}').returncode == 0
     table = cli("history")
     assert "abc1234" in table.stdout and "revision" in table.stdout
@@ -136,8 +150,9 @@ def test_history_as_json_with_the_revision_and_a_filter_that_matches_nothing(cli
     assert run["passed"] == 1 and run["metadata"] == {"revision": "abc1234"}
     missing = cli("history", "--suite", "A rather long suite name")
     assert missing.returncode == 0 and "No runs yet" not in missing.stdout
-    assert "no runs of suite 'A rather long suite name'; suites with runs: 'A rather" \
-        in missing.stdout
+    assert (
+        "no runs of suite 'A rather long suite name'; suites with runs: 'A rather" in missing.stdout
+    )
     assert "did you mean" in cli("history", "--agent", "AnAgentWithAQuiteLongNameAsWel").stdout
 
 
@@ -176,13 +191,16 @@ def test_every_list_shows_a_screenful_and_names_the_command_for_the_rest(tmp_pat
     out = done.stdout.splitlines()
     run = re.search(r"Run ([0-9a-f]{8})", done.stdout).group(1)
     assert len(out) < 120, done.stdout  # it was 416 lines
-    assert f"  … 80 more sample(s) that did not pass: assay report {run} --format text " \
+    assert (
+        f"  … 80 more sample(s) that did not pass: assay report {run} --format text "
         f"lists them, assay report {run} --case ID shows one in full (or --verbose)" in out
+    )
     assert sum(line.startswith("Item moved") for line in out) == 20
     assert f"  … 180 more item(s) moved: assay report {run} --format text lists them all" in out
     regressions = out.index("Deterministic regressions (100):")
-    assert out[regressions + 21] == (f"  … 80 more deterministic regressions: assay report {run} "
-                                     "--format text lists them all")
+    assert out[regressions + 21] == (
+        f"  … 80 more deterministic regressions: assay report {run} --format text lists them all"
+    )
     assert "Improvements (100):" in out
     # A line of zeros says nothing.
     assert not any(line.startswith("Integrity:") for line in out)
@@ -203,7 +221,9 @@ def test_every_list_shows_a_screenful_and_names_the_command_for_the_rest(tmp_pat
 
 def test_a_markdown_fix_names_where_to_act_only_with_a_place_to_go(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    spec = _spec(tmp_path, """
+    spec = _spec(
+        tmp_path,
+        """
         import assay
         from assay import checks
 
@@ -220,25 +240,29 @@ def test_a_markdown_fix_names_where_to_act_only_with_a_place_to_go(tmp_path, mon
         suite.case("Refund order 9", id="refund", checks=[checks.tools_called("refund_order")])
         suite.case("Where is order 7?", id="lookup", checks=[checks.contains("delivered")],
                    expected_actions=[{"name": "lookup_order", "arguments": {"id": 7}}])
-    """)
+    """,
+    )
     assert _invoke("run", spec, "--quiet").exit_code == 1
     markdown = _invoke("report", "--format", "markdown")
     assert markdown.exit_code == 0
-    fixes = markdown.stdout[markdown.stdout.index("## What to fix"):]
-    fixes = fixes[:fixes.index("\n## ", 1)]
+    fixes = markdown.stdout[markdown.stdout.index("## What to fix") :]
+    fixes = fixes[: fixes.index("\n## ", 1)]
     assert "Fix `lookup_order`" in fixes or "Fix lookup_order" in fixes, fixes
     assert "->" not in fixes and "-&gt;" not in fixes and "(Tools" not in fixes, fixes
 
 
 def test_an_unknown_report_extension_names_the_flag_that_chooses_a_format(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    spec = _spec(tmp_path, """
+    spec = _spec(
+        tmp_path,
+        """
         import assay
         from assay import checks
 
         suite = assay.Suite("One", agent=lambda text: "a", checks=[checks.contains("a")])
         suite.case("q")
-    """)
+    """,
+    )
     refused = _invoke("run", spec, "--report", "out.xyz")
     assert refused.exit_code == 2
     assert "extension '.xyz'; use one of .txt, .text, .md, .markdown, .json" in refused.stderr
@@ -255,14 +279,16 @@ def test_validate_lists_every_broken_item_file_with_its_field(tmp_path, monkeypa
     items = tmp_path / "items"
     items.mkdir()
     (items / "suite.toml").write_text('name = "broken"\n', encoding="utf-8")
-    (items / "a_good.toml").write_text('id = "good"\n[input]\ntext = "hi"\n'
-                                       '[expect]\ncontains = ["hi"]\n', encoding="utf-8")
-    (items / "b_typo.toml").write_text('id = "typo"\n[input]\ntext = "hi"\n'
-                                       '[expect]\ncontians = ["hi"]\n', encoding="utf-8")
-    (items / "c_no_input.json").write_text('{"id": "empty", "expect": {"contains": ["x"]}}',
-                                           encoding="utf-8")
-    (items / "d_twice.toml").write_text('id = "good"\n[input]\ntext = "again"\n',
-                                        encoding="utf-8")
+    (items / "a_good.toml").write_text(
+        'id = "good"\n[input]\ntext = "hi"\n[expect]\ncontains = ["hi"]\n', encoding="utf-8"
+    )
+    (items / "b_typo.toml").write_text(
+        'id = "typo"\n[input]\ntext = "hi"\n[expect]\ncontians = ["hi"]\n', encoding="utf-8"
+    )
+    (items / "c_no_input.json").write_text(
+        '{"id": "empty", "expect": {"contains": ["x"]}}', encoding="utf-8"
+    )
+    (items / "d_twice.toml").write_text('id = "good"\n[input]\ntext = "again"\n', encoding="utf-8")
     done = _invoke("validate", items)
     assert done.exit_code == 2, done.output
     assert "3 item files are broken" in done.stderr

@@ -23,8 +23,12 @@ def invoke(*args: str) -> Any:
     return CliRunner().invoke(app, list(args), catch_exceptions=False)
 
 
-def job(folder: Path, monkeypatch: pytest.MonkeyPatch, revision: str = "reference",
-        name: str = "report.json") -> tuple[str, Path]:
+def job(
+    folder: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    revision: str = "reference",
+    name: str = "report.json",
+) -> tuple[str, Path]:
     """One CI job in a fresh folder: run the suite, archive its JSON report; (run id, file)."""
     folder.mkdir(parents=True, exist_ok=True)
     monkeypatch.chdir(folder)
@@ -70,8 +74,10 @@ def write(folder: Path, data: Any, name: str = "old.json") -> Path:
 
 # -- compare and report read an archived report as either run ------------------------------
 
+
 def test_a_ci_job_compares_with_the_artefact_of_an_earlier_job(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     old_id, old = job(tmp_path / "job-1", monkeypatch)
     new_job = tmp_path / "job-2"  # a new, empty folder: no history of the earlier job
     new_id, _ = job(new_job, monkeypatch, "regressed", name="new.json")
@@ -91,7 +97,8 @@ def test_a_ci_job_compares_with_the_artefact_of_an_earlier_job(
 
 
 def test_two_archived_reports_need_no_database_and_an_unchanged_run_has_no_regression(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _, first = job(tmp_path / "job-1", monkeypatch)
     _, second = job(tmp_path / "job-2", monkeypatch)
     elsewhere = tmp_path / "reviewer"
@@ -105,8 +112,9 @@ def test_two_archived_reports_need_no_database_and_an_unchanged_run_has_no_regre
     assert not (elsewhere / ".assay").exists()  # nothing read or created a history
 
 
-def test_report_baseline_reads_an_archived_report(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_report_baseline_reads_an_archived_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     old_id, old = job(tmp_path / "job-1", monkeypatch)
     new_id, _ = job(tmp_path / "job-2", monkeypatch, "regressed")
     (tmp_path / "job-2" / "old.json").write_bytes(old.read_bytes())
@@ -121,7 +129,8 @@ def test_report_baseline_reads_an_archived_report(tmp_path: Path,
 
 
 def test_a_missing_report_file_is_a_missing_file_not_a_run(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _, new = job(tmp_path, monkeypatch)
     done = invoke("compare", "gone.json", str(new))
     assert done.exit_code == 2 and "gone.json: no such file" in done.output
@@ -130,7 +139,8 @@ def test_a_missing_report_file_is_a_missing_file_not_a_run(
 
 
 def test_a_report_of_another_suite_is_refused_as_a_baseline(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, archived: dict[str, Any]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, archived: dict[str, Any]
+) -> None:
     job(tmp_path / "job", monkeypatch)
     other = renamed(archived, "Billing")
     write(tmp_path / "job", other)
@@ -140,9 +150,10 @@ def test_a_report_of_another_suite_is_refused_as_a_baseline(
 
 # -- import --------------------------------------------------------------------------------
 
+
 def test_import_keeps_the_id_is_read_only_and_idempotent(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store_url: str,
-        archived: dict[str, Any]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store_url: str, archived: dict[str, Any]
+) -> None:
     Store.open(store_url, migrate=True).close()
     path = write(tmp_path, archived)
     first = invoke("import", str(path), "--db", store_url)
@@ -166,7 +177,8 @@ def test_import_keeps_the_id_is_read_only_and_idempotent(
 
 
 def test_an_imported_run_is_the_next_runs_baseline(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, archived: dict[str, Any]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, archived: dict[str, Any]
+) -> None:
     folder = tmp_path / "next-job"
     folder.mkdir()
     write(folder, archived)
@@ -179,7 +191,8 @@ def test_an_imported_run_is_the_next_runs_baseline(
 
 
 def test_the_same_id_with_other_evidence_is_refused_and_nothing_changes(
-        tmp_path: Path, archived: dict[str, Any]) -> None:
+    tmp_path: Path, archived: dict[str, Any]
+) -> None:
     assert invoke("import", str(write(tmp_path, archived))).exit_code == 0
     edited = {**archived, "metadata": {"revision": "rewritten"}}
     done = invoke("import", str(write(tmp_path, edited, "edited.json")))
@@ -197,7 +210,8 @@ def test_only_a_completed_run_is_imported(tmp_path: Path, archived: dict[str, An
 
 
 def test_an_honest_report_is_stored_with_its_summary_recomputed(
-        tmp_path: Path, archived: dict[str, Any]) -> None:
+    tmp_path: Path, archived: dict[str, Any]
+) -> None:
     # An older report lacks figures a newer version adds: they are computed, never defaulted.
     stated = dict(archived["summary"])
     for name in ("faults", "latency_p95_ms", "total_cost_usd", "no_usage"):
@@ -209,8 +223,7 @@ def test_an_honest_report_is_stored_with_its_summary_recomputed(
     assert stored is not None and stored.to_json() == stated
 
 
-def test_keys_a_newer_version_adds_are_ignored(tmp_path: Path,
-                                                archived: dict[str, Any]) -> None:
+def test_keys_a_newer_version_adds_are_ignored(tmp_path: Path, archived: dict[str, Any]) -> None:
     newer = {**archived, "schema_version": 99, "dashboard_url": "https://ci.example/9"}
     newer["samples"] = [{**sample, "trace_id": "abc"} for sample in archived["samples"]]
     newer["summary"] = {**archived["summary"], "carbon_g": 1.5}
@@ -274,11 +287,13 @@ def _bad_comparison(data: dict[str, Any]) -> None:
 
 def _forge(path: str, value: Any) -> Any:
     """A tamper that writes ``value`` at the dotted ``path`` of the report."""
+
     def tamper(data: dict[str, Any]) -> None:
         *parents, last = path.split(".")
         for part in parents:
             data = data[part]
         data[last] = value
+
     tamper.__name__ = f"forge {path}"
     return tamper
 
@@ -287,60 +302,78 @@ def _forged_verdict(data: dict[str, Any]) -> None:
     data["verdict"] = {"model": "gpt-forged", "rationale": "best by far", "judge": "j"}
 
 
-@pytest.mark.parametrize(("tamper", "field", "detail"), [
-    (_forge("summary.input_tokens", 5000), "summary.input_tokens",
-     "is 5000, but the run's samples give 0"),
-    (_forge("summary.cost_usd", 0.0001), "summary.cost_usd", "samples give None"),
-    (_forge("summary.latency_p95_ms", 1.0), "summary.latency_p95_ms", "is 1.0, but"),
-    (_forge("summary.faults", {"run_error": 2}), "summary.faults.run_error",
-     "is 2, but the run's samples give None"),
-    (_forge("summary.agent_error_rate", 0.5), "summary.agent_error_rate", "is 0.5"),
-    (_forge("summary.failing_by_category.content", 1), "summary.failing_by_category.content",
-     "is 1, but the run's samples give 0"),
-    (_forge("summary.judge", {"tone": {"mean": 1.0}}), "summary.judge.tone", "samples give"),
-    (_forge("summary.by_model", {"gpt-x": {"samples": 3}}), "summary.by_model.gpt-x",
-     "samples give"),
-    (_forged_verdict, "verdict.model", "'gpt-forged' is not a model the run compared"),
-    (_tamper_status, "samples[0].status", "its error and metrics make it 'passed'"),
-    (_tamper_summary, "summary.passed", "is 2, but the run's samples give 3"),
-    (_tamper_rate, "summary.pass_rate", "is 0.5, but the run's samples give 1.0"),
-    (_tamper_fingerprint, "fingerprint", "does not match the run's cases"),
-    (_tamper_case_definition, "cases[0].fingerprint", "does not match the case's definition"),
-    (_drop_sample, "samples", "1 planned sample(s) missing"),
-    (_repeat_sample, "samples[1]", "repeats sample"),
-    (_drop_cases, "cases", "missing"),
-    (_wrong_type, "samples[0].metrics[0].score", "valid number"),
-    (_unknown_status, "samples[2].status", "'passed', 'failed', 'error' or 'not_evaluated'"),
-    (_nul_in_name, "cases[0].name", "NUL character"),
-    (_bad_timestamp, "started_at", "isoformat"),
-    (_bad_comparison, "comparison", "cannot be read"),
-])
+@pytest.mark.parametrize(
+    ("tamper", "field", "detail"),
+    [
+        (
+            _forge("summary.input_tokens", 5000),
+            "summary.input_tokens",
+            "is 5000, but the run's samples give 0",
+        ),
+        (_forge("summary.cost_usd", 0.0001), "summary.cost_usd", "samples give None"),
+        (_forge("summary.latency_p95_ms", 1.0), "summary.latency_p95_ms", "is 1.0, but"),
+        (
+            _forge("summary.faults", {"run_error": 2}),
+            "summary.faults.run_error",
+            "is 2, but the run's samples give None",
+        ),
+        (_forge("summary.agent_error_rate", 0.5), "summary.agent_error_rate", "is 0.5"),
+        (
+            _forge("summary.failing_by_category.content", 1),
+            "summary.failing_by_category.content",
+            "is 1, but the run's samples give 0",
+        ),
+        (_forge("summary.judge", {"tone": {"mean": 1.0}}), "summary.judge.tone", "samples give"),
+        (
+            _forge("summary.by_model", {"gpt-x": {"samples": 3}}),
+            "summary.by_model.gpt-x",
+            "samples give",
+        ),
+        (_forged_verdict, "verdict.model", "'gpt-forged' is not a model the run compared"),
+        (_tamper_status, "samples[0].status", "its error and metrics make it 'passed'"),
+        (_tamper_summary, "summary.passed", "is 2, but the run's samples give 3"),
+        (_tamper_rate, "summary.pass_rate", "is 0.5, but the run's samples give 1.0"),
+        (_tamper_fingerprint, "fingerprint", "does not match the run's cases"),
+        (_tamper_case_definition, "cases[0].fingerprint", "does not match the case's definition"),
+        (_drop_sample, "samples", "1 planned sample(s) missing"),
+        (_repeat_sample, "samples[1]", "repeats sample"),
+        (_drop_cases, "cases", "missing"),
+        (_wrong_type, "samples[0].metrics[0].score", "valid number"),
+        (_unknown_status, "samples[2].status", "'passed', 'failed', 'error' or 'not_evaluated'"),
+        (_nul_in_name, "cases[0].name", "NUL character"),
+        (_bad_timestamp, "started_at", "isoformat"),
+        (_bad_comparison, "comparison", "cannot be read"),
+    ],
+)
 def test_a_tampered_or_invalid_report_exits_2_naming_the_file_and_the_field(
-        tmp_path: Path, archived: dict[str, Any], tamper: Any, field: str,
-        detail: str) -> None:
+    tmp_path: Path, archived: dict[str, Any], tamper: Any, field: str, detail: str
+) -> None:
     tamper(archived)
     path = write(tmp_path, archived)
     for command in (["import", str(path)], ["compare", str(path), str(path)]):
         done = invoke(*command)
         assert done.exit_code == 2, done.output
-        assert f"error: {path}: {field}: " in done.output and detail in done.output, \
-            done.output
+        assert f"error: {path}: {field}: " in done.output and detail in done.output, done.output
         assert "Traceback" not in done.output
     assert not (tmp_path / ".assay").exists()
 
 
-@pytest.mark.parametrize(("content", "detail"), [
-    ("{not json", "is not valid JSON"),
-    ('{"id": "a", "id": "b"}', "duplicate key 'id'"),
-    ('{"score": NaN}', "NaN is not a JSON number"),
-    ("[" * 5000 + "]" * 5000, "nested more than 100 levels deep"),
-    ('{"a":' * 150 + "1" + "}" * 150, "nested more than 100 levels deep"),
-    ('{"suite": "x", "samples": [], "big": 99999999999999999999}', "beyond 64 bits"),
-    ('{"name": "not a run"}', "is not a JSON report of a run"),
-    ("[]", "is not a JSON report of a run"),
-])
-def test_a_file_that_is_not_a_report_exits_2_naming_it(tmp_path: Path, content: str,
-                                                       detail: str) -> None:
+@pytest.mark.parametrize(
+    ("content", "detail"),
+    [
+        ("{not json", "is not valid JSON"),
+        ('{"id": "a", "id": "b"}', "duplicate key 'id'"),
+        ('{"score": NaN}', "NaN is not a JSON number"),
+        ("[" * 5000 + "]" * 5000, "nested more than 100 levels deep"),
+        ('{"a":' * 150 + "1" + "}" * 150, "nested more than 100 levels deep"),
+        ('{"suite": "x", "samples": [], "big": 99999999999999999999}', "beyond 64 bits"),
+        ('{"name": "not a run"}', "is not a JSON report of a run"),
+        ("[]", "is not a JSON report of a run"),
+    ],
+)
+def test_a_file_that_is_not_a_report_exits_2_naming_it(
+    tmp_path: Path, content: str, detail: str
+) -> None:
     path = write(tmp_path, content)
     done = invoke("import", str(path))
     assert done.exit_code == 2 and f"error: {path}" in done.output
@@ -348,7 +381,8 @@ def test_a_file_that_is_not_a_report_exits_2_naming_it(tmp_path: Path, content: 
 
 
 def test_a_huge_or_binary_file_is_refused_before_parsing(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(archive, "MAX_REPORT_BYTES", 1000)
     huge = write(tmp_path, "[" + "0," * 1000 + "0]")
     done = invoke("compare", str(huge), str(huge))
@@ -362,8 +396,9 @@ def test_a_huge_or_binary_file_is_refused_before_parsing(
     assert "is not a regular file" in invoke("import", str(folder)).output
 
 
-def test_control_characters_in_names_are_shown_not_obeyed(tmp_path: Path,
-                                                          archived: dict[str, Any]) -> None:
+def test_control_characters_in_names_are_shown_not_obeyed(
+    tmp_path: Path, archived: dict[str, Any]
+) -> None:
     hostile = renamed(archived, "Support\x1b]0;pwned\x07")
     done = invoke("import", str(write(tmp_path, hostile)))
     assert done.exit_code == 0, done.output
@@ -372,33 +407,43 @@ def test_control_characters_in_names_are_shown_not_obeyed(tmp_path: Path,
 
 # -- what a report claims beyond its samples ------------------------------------------------
 
+
 def _sample_field(index: int, value: Any, *keys: str) -> Any:
     """A tamper that writes ``value`` at ``samples[index].<keys...>``."""
+
     def tamper(data: dict[str, Any]) -> None:
         target = data["samples"][index]
         for key in keys[:-1]:
             target = target[key] if not isinstance(target, list) else target[int(key)]
         target[keys[-1]] = value
+
     tamper.__name__ = f"samples[{index}].{'.'.join(keys)} = {value!r}"
     return tamper
 
 
 def _usage_source(data: dict[str, Any]) -> None:
-    data["samples"][0]["usage"] = {"input_tokens": 1, "output_tokens": 1,
-                                   "cost_usd": None, "cost_source": "guess"}
+    data["samples"][0]["usage"] = {
+        "input_tokens": 1,
+        "output_tokens": 1,
+        "cost_usd": None,
+        "cost_source": "guess",
+    }
 
 
-@pytest.mark.parametrize(("tamper", "field"), [
-    (_sample_field(0, "tool", "fault"), "samples[0].fault"),
-    (_sample_field(0, "great", "status"), "samples[0].status"),
-    (_sample_field(0, "vibe", "metrics", "0", "kind"), "samples[0].metrics[0].kind"),
-    (_sample_field(0, "", "metrics", "0", "category"),
-     "samples[0].metrics[0].category"),
-    (_usage_source, "samples[0].usage.cost_source"),
-    (_forge("outcome", "great"), "outcome"),
-])
+@pytest.mark.parametrize(
+    ("tamper", "field"),
+    [
+        (_sample_field(0, "tool", "fault"), "samples[0].fault"),
+        (_sample_field(0, "great", "status"), "samples[0].status"),
+        (_sample_field(0, "vibe", "metrics", "0", "kind"), "samples[0].metrics[0].kind"),
+        (_sample_field(0, "", "metrics", "0", "category"), "samples[0].metrics[0].category"),
+        (_usage_source, "samples[0].usage.cost_source"),
+        (_forge("outcome", "great"), "outcome"),
+    ],
+)
 def test_an_unknown_name_in_a_named_field_exits_2_naming_it(
-        tmp_path: Path, archived: dict[str, Any], tamper: Any, field: str) -> None:
+    tmp_path: Path, archived: dict[str, Any], tamper: Any, field: str
+) -> None:
     tamper(archived)
     path = write(tmp_path, archived)
     for command in (["import", str(path)], ["compare", str(path), str(path)]):
@@ -410,7 +455,8 @@ def test_an_unknown_name_in_a_named_field_exits_2_naming_it(
 
 
 def test_a_failing_run_forged_as_passing_is_refused_and_never_a_baseline(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store_url: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store_url: str
+) -> None:
     _, path = job(tmp_path / "failing-job", monkeypatch, "regressed")
     data = json.loads(path.read_text())
     assert data["outcome"] in ("regressed", "failed") and data["summary"]["failed"] == 1
@@ -423,21 +469,24 @@ def test_a_failing_run_forged_as_passing_is_refused_and_never_a_baseline(
     assert "forged-run" not in shown.output and "latest passing run" not in shown.output
 
 
-def test_an_errored_outcome_follows_the_samples(tmp_path: Path,
-                                                archived: dict[str, Any]) -> None:
+def test_an_errored_outcome_follows_the_samples(tmp_path: Path, archived: dict[str, Any]) -> None:
     claimed = {**archived, "outcome": "errored"}
     done = invoke("import", str(write(tmp_path, claimed)))
     assert done.exit_code == 2 and "outcome: " in done.output, done.output
 
 
-@pytest.mark.parametrize(("usage", "field"), [
-    ({"calls": 5, "cost_usd": 99.0}, "judge_usage"),
-    ({"calls": -1}, "judge_usage.calls"),
-    ({"calls": "five"}, "judge_usage.calls"),
-    ({"calls": 0, "cost_usd": -3.0}, "judge_usage.cost_usd"),
-])
+@pytest.mark.parametrize(
+    ("usage", "field"),
+    [
+        ({"calls": 5, "cost_usd": 99.0}, "judge_usage"),
+        ({"calls": -1}, "judge_usage.calls"),
+        ({"calls": "five"}, "judge_usage.calls"),
+        ({"calls": 0, "cost_usd": -3.0}, "judge_usage.cost_usd"),
+    ],
+)
 def test_a_judge_usage_without_a_verdict_is_refused(
-        tmp_path: Path, archived: dict[str, Any], usage: Any, field: str) -> None:
+    tmp_path: Path, archived: dict[str, Any], usage: Any, field: str
+) -> None:
     assert archived["verdict"] is None
     path = write(tmp_path, {**archived, "judge_usage": usage})
     done = invoke("import", str(path))
@@ -446,13 +495,17 @@ def test_a_judge_usage_without_a_verdict_is_refused(
     assert not (tmp_path / ".assay").exists()
 
 
-@pytest.mark.parametrize(("specs", "field"), [
-    ("garbage", "settings.model_specs"),
-    (["garbage"], "settings.model_specs[0]"),
-    ([{"model": "m"}] * 200_000, "settings.model_specs"),
-])
-def test_model_specs_are_read_like_models(tmp_path: Path, archived: dict[str, Any],
-                                          specs: Any, field: str) -> None:
+@pytest.mark.parametrize(
+    ("specs", "field"),
+    [
+        ("garbage", "settings.model_specs"),
+        (["garbage"], "settings.model_specs[0]"),
+        ([{"model": "m"}] * 200_000, "settings.model_specs"),
+    ],
+)
+def test_model_specs_are_read_like_models(
+    tmp_path: Path, archived: dict[str, Any], specs: Any, field: str
+) -> None:
     archived["settings"]["model_specs"] = specs
     path = write(tmp_path, archived)
     for command in (["import", str(path)], ["compare", str(path), str(path)]):

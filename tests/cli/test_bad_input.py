@@ -32,16 +32,23 @@ def test_spec_errors_name_the_file_case_and_field(cli, specs):
 def test_bad_options_exit_2_before_any_agent_runs(cli, marker_env, specs):
     folder, env = marker_env
     spec = specs / "marker_agent.py"
-    for args in (["--metadata", "[1]"], ["--metadata", "{oops"], ["--baseline", "nosuchrun"],
-                 ["--report", "report.pdf"], ["--samples", "0"], ["--tolerance", "2"]):
+    for args in (
+        ["--metadata", "[1]"],
+        ["--metadata", "{oops"],
+        ["--baseline", "nosuchrun"],
+        ["--report", "report.pdf"],
+        ["--samples", "0"],
+        ["--tolerance", "2"],
+    ):
         done = cli("run", spec, *args, env=env)
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         assert markers(folder) == [], args
     assert not (cli.cwd / "report.pdf").exists()
 
 
-def test_incompatible_baseline_is_refused_before_the_agent_runs(cli, support_spec, marker_env,
-                                                               specs):
+def test_incompatible_baseline_is_refused_before_the_agent_runs(
+    cli, support_spec, marker_env, specs
+):
     folder, env = marker_env
     cli("run", support_spec)
     other = cli.json_report()["id"]
@@ -83,8 +90,14 @@ def test_interrupted_run_is_kept_and_resumed(cli, marker_env, specs, assay_execu
     spec = specs / "slow_agent.py"
     environment = {**os.environ, **env}
     environment.pop("ASSAY_DATABASE_URL", None)
-    process = subprocess.Popen([assay_executable, "run", str(spec)], cwd=cli.cwd, env=environment,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [assay_executable, "run", str(spec)],
+        cwd=cli.cwd,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     log = folder / "calls.log"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

@@ -49,16 +49,17 @@ def latest(db: str, *args: str) -> dict[str, Any]:
 
 
 def test_the_quick_start_regression_stays_caught_and_the_fix_compares_with_the_reference(
-        db: str) -> None:
+    db: str,
+) -> None:
     reference = run(db, "--metadata", '{"revision": "reference"}')
     assert reference.exit_code == 0, reference.output
     reference_id = latest(db)["id"]
-    assert "Baseline: none (this is the first run of suite 'Customer support')" in \
-        reference.output
+    assert "Baseline: none (this is the first run of suite 'Customer support')" in reference.output
 
     for attempt in (1, 2):
-        regressed = run(db, "--fail-on-regression", "--metadata", '{"revision": "regressed"}',
-                        env=REGRESSED)
+        regressed = run(
+            db, "--fail-on-regression", "--metadata", '{"revision": "regressed"}', env=REGRESSED
+        )
         assert regressed.exit_code == 1, (attempt, regressed.output)
         report = latest(db)
         assert report["baseline_id"] == reference_id, attempt
@@ -85,8 +86,7 @@ def test_a_regression_a_gate_allows_still_fails_the_next_equally_broken_run(db: 
     assert latest(db)["comparison"]["signal_regressions"] == 2
 
 
-def test_a_run_with_errored_or_failed_samples_is_never_the_automatic_baseline(
-        db: str) -> None:
+def test_a_run_with_errored_or_failed_samples_is_never_the_automatic_baseline(db: str) -> None:
     assert run(db).exit_code == 0
     reference_id = latest(db)["id"]
     # Without --fail-on-regression the failed run is still not a baseline: it failed.
@@ -104,13 +104,16 @@ def test_a_pinned_baseline_wins_and_can_be_shown_and_cleared(db: str) -> None:
 
     pinned = invoke("baseline", "set", regressed_id[:8], "--db", db)
     assert pinned.exit_code == 0, pinned.output
-    assert f"Pinned run {regressed_id[:8]} as the baseline of suite 'Customer support' " \
-           "by agent 'SupportAgent'" in pinned.output
+    assert (
+        f"Pinned run {regressed_id[:8]} as the baseline of suite 'Customer support' "
+        "by agent 'SupportAgent'" in pinned.output
+    )
     shown = invoke("baseline", "show", SUPPORT, "--db", db)
     assert shown.exit_code == 0, shown.output
     assert f"Baseline: {regressed_id[:8]} (pinned)" in shown.output
-    by_name = invoke("baseline", "show", "--suite", "Customer support", "--agent",
-                     "SupportAgent", "--db", db)
+    by_name = invoke(
+        "baseline", "show", "--suite", "Customer support", "--agent", "SupportAgent", "--db", db
+    )
     assert by_name.output == shown.output
     listed = invoke("baseline", "show", "--db", db)
     assert "Customer support" in listed.output and regressed_id[:8] in listed.output
@@ -123,8 +126,10 @@ def test_a_pinned_baseline_wins_and_can_be_shown_and_cleared(db: str) -> None:
 
     cleared = invoke("baseline", "clear", SUPPORT, "--db", db)
     assert cleared.exit_code == 0, cleared.output
-    assert f"Baseline: {reference_id[:8]} (latest passing run)" in \
-        invoke("baseline", "show", SUPPORT, "--db", db).output
+    assert (
+        f"Baseline: {reference_id[:8]} (latest passing run)"
+        in invoke("baseline", "show", SUPPORT, "--db", db).output
+    )
     assert "no pinned baseline" in invoke("baseline", "clear", SUPPORT, "--db", db).output
     assert "No pinned baselines." in invoke("baseline", "show", "--db", db).output
 
@@ -142,10 +147,16 @@ def test_pinning_a_missing_or_unfinished_run_exits_2_and_changes_nothing(db: str
 def _interrupted_run(db: str) -> str:
     """A run of the support suite left interrupted, as a crash leaves one."""
     with Store.open(db) as store:
-        run = store.create_run(Run(id="0badc0de-0000-4000-8000-000000000000",
-                                   suite="Customer support", agent="SupportAgent",
-                                   fingerprint="fp", status=RunStatus.RUNNING,
-                                   started_at=datetime.now(UTC)))
+        run = store.create_run(
+            Run(
+                id="0badc0de-0000-4000-8000-000000000000",
+                suite="Customer support",
+                agent="SupportAgent",
+                fingerprint="fp",
+                status=RunStatus.RUNNING,
+                started_at=datetime.now(UTC),
+            )
+        )
         store.mark_interrupted(run.id, finished_at=datetime.now(UTC), error="stopped")
     return run.id
 
@@ -158,26 +169,30 @@ def test_the_automatic_baseline_can_be_restricted_by_run_metadata(db: str) -> No
 
     on_main = run(db, "--baseline-where", "branch=main", "--baseline-where", "pr=7")
     assert on_main.exit_code == 0, on_main.output
-    assert f"Baseline: {main_id[:8]} (latest passing run where branch=main, pr=7)" in \
-        on_main.output
-    assert latest(db)["baseline"] == {"reason": "latest_passing", "run_id": main_id,
-                                      "where": {"branch": "main", "pr": "7"}, "note": None,
-                                      "hint": None}
+    assert f"Baseline: {main_id[:8]} (latest passing run where branch=main, pr=7)" in on_main.output
+    assert latest(db)["baseline"] == {
+        "reason": "latest_passing",
+        "run_id": main_id,
+        "where": {"branch": "main", "pr": "7"},
+        "note": None,
+        "hint": None,
+    }
     assert run(db).exit_code == 0
     assert latest(db)["baseline_id"] != feature_id  # the run just before: on_main's
 
     nowhere = run(db, "--baseline-where", "branch=release")
     assert nowhere.exit_code == 0
-    assert ("Baseline: none (no earlier passing run of this suite and agent where "
-            "branch=release") in nowhere.output
+    assert (
+        "Baseline: none (no earlier passing run of this suite and agent where branch=release"
+    ) in nowhere.output
     bad = run(db, "--baseline-where", "branch")
     assert bad.exit_code == 2 and "KEY=VALUE" in bad.output
 
 
 def test_the_project_configuration_restricts_the_automatic_baseline(
-        db: str, tmp_path: Path) -> None:
-    (tmp_path / "assay.toml").write_text('baseline_where = { branch = "main" }\n',
-                                         encoding="utf-8")
+    db: str, tmp_path: Path
+) -> None:
+    (tmp_path / "assay.toml").write_text('baseline_where = { branch = "main" }\n', encoding="utf-8")
     assert run(db, "--metadata", '{"branch": "main"}').exit_code == 0
     main_id = latest(db)["id"]
     assert run(db, "--metadata", '{"branch": "feature"}').exit_code == 0

@@ -18,14 +18,16 @@ def two_runs(cli, spec, before_env, after_env, *extra):
 
 
 def test_two_of_three_edited_withholds_the_headline_and_the_ceiling_brings_it_back(cli, specs):
-    before, after, _ = two_runs(cli, specs / "corpus.py", {},
-                                {"EDITED": "warranty,shipping", "AGENT": "broken"})
+    before, after, _ = two_runs(
+        cli, specs / "corpus.py", {}, {"EDITED": "warranty,shipping", "AGENT": "broken"}
+    )
     text = cli("compare", before, after)
     assert text.returncode == 0, text.stderr
     lines = text.stdout.splitlines()
     assert lines[0] == "1 of 3 paired item(s) compared, 2 excluded (67% of the paired corpus)"
-    assert lines[1].startswith("NO HEADLINE FIGURE: 67% of the paired corpus was excluded, "
-                               "above the 10% ceiling")
+    assert lines[1].startswith(
+        "NO HEADLINE FIGURE: 67% of the paired corpus was excluded, above the 10% ceiling"
+    )
     assert "Pass rate" not in text.stdout and "points" not in text.stdout
 
     as_json = cli("compare", before, after, "--format", "json")
@@ -38,17 +40,19 @@ def test_two_of_three_edited_withholds_the_headline_and_the_ceiling_brings_it_ba
     raised = cli("compare", before, after, "--max-excluded-share", "0.7", "--format", "json")
     assert json.loads(raised.stdout)["headline"]["delta"] == -1.0
     raised_text = cli("compare", before, after, "--max-excluded-share", "0.7")
-    assert "Pass rate over the compared items: 1/1 · 100% → 0/1 · 0% (−100 points, " \
-           "unmeasured)" in raised_text.stdout
+    assert (
+        "Pass rate over the compared items: 1/1 · 100% → 0/1 · 0% (−100 points, "
+        "unmeasured)" in raised_text.stdout
+    )
     gated = cli("compare", before, after, "--fail-on-regression")
     assert gated.returncode == 1 and "1 signal regression(s)" in gated.stderr
 
 
 def test_derived_authored_and_recorded_parts(cli, specs):
-    before, after, _ = two_runs(cli, specs / "corpus.py", {},
-                                {"SETUP": "2", "REFERENCE": "It takes thirty days."})
-    markdown = cli("compare", before, after, "--format", "markdown", "--max-excluded-share",
-                   "0.7")
+    before, after, _ = two_runs(
+        cli, specs / "corpus.py", {}, {"SETUP": "2", "REFERENCE": "It takes thirty days."}
+    )
+    markdown = cli("compare", before, after, "--format", "markdown", "--max-excluded-share", "0.7")
     assert markdown.returncode == 0, markdown.stderr
     body = markdown.stdout.split("\n\n")
     assert body[0] == f"# Assay comparison: `{before}` → `{after}`"
@@ -71,7 +75,8 @@ def test_a_control_floor_of_a_quarter_excuses_exactly_a_quarter(cli, specs):
     control = cli("control", spec, "-q")
     assert control.returncode == 0, control.stderr
     assert control.stdout.splitlines()[-1].endswith(
-        ": pass rate 0.250, contains 0.250; moved: returns 3/4 → 2/4")
+        ": pass rate 0.250, contains 0.250; moved: returns 3/4 → 2/4"
+    )
     assert "TOO FLAKY" not in control.stdout
 
     # The very same two runs, now with a floor measured for their definition.
@@ -81,8 +86,9 @@ def test_a_control_floor_of_a_quarter_excuses_exactly_a_quarter(cli, specs):
     reported = cli("report", after, "--baseline", before)
     assert reported.returncode == 0 and "(−25 points, within noise)" in reported.stdout
     assert "within noise" in measured.stdout.split("Deterministic regressions (1):")[1]
-    again = cli("run", spec, "-q", "--fail-on-regression", "--baseline", before,
-                env={"CALL_OFFSET": "4"})
+    again = cli(
+        "run", spec, "-q", "--fail-on-regression", "--baseline", before, env={"CALL_OFFSET": "4"}
+    )
     # Samples failed (exit 1 regardless), but the gate found nothing beyond the noise.
     assert again.returncode == 1 and "regression gate" not in again.stdout
     flaky = cli("compare", before, after, "--flaky-share", "0.2")
@@ -92,8 +98,15 @@ def test_a_control_floor_of_a_quarter_excuses_exactly_a_quarter(cli, specs):
 def test_seed_example_judge_drift_beyond_both_tolerances_gates_when_unmeasured(cli, specs):
     spec = specs / "judged.py"
     assert cli("run", spec, "-q").returncode == 0
-    drifted = cli("run", spec, "-q", "--tolerance", "0.02", "--fail-on-regression",
-                  env={"JUDGE_SCORE": "0.92"})
+    drifted = cli(
+        "run",
+        spec,
+        "-q",
+        "--tolerance",
+        "0.02",
+        "--fail-on-regression",
+        env={"JUDGE_SCORE": "0.92"},
+    )
     assert drifted.returncode == 1
     assert "Judge drift (same deterministic behaviour) (1):" in drifted.stdout
     assert "regression gate: failed" in drifted.stdout
@@ -101,12 +114,26 @@ def test_seed_example_judge_drift_beyond_both_tolerances_gates_when_unmeasured(c
     assert [c["kind"] for c in report["comparison"]["changes"]] == ["judge_drift"]
     # 0.92 → 0.90 with --tolerance 0: within the default drift tolerance, nothing to report.
     # (The drifted run regressed, so it is named: it is never the automatic baseline.)
-    breathing = cli("run", spec, "-q", "--fail-on-regression", "--baseline", report["id"],
-                    env={"JUDGE_SCORE": "0.90"})
+    breathing = cli(
+        "run",
+        spec,
+        "-q",
+        "--fail-on-regression",
+        "--baseline",
+        report["id"],
+        env={"JUDGE_SCORE": "0.90"},
+    )
     assert breathing.returncode == 0, breathing.stdout
     assert "0 regression(s)" in breathing.stdout
-    strict = cli("run", spec, "-q", "--fail-on-regression", "--drift-tolerance", "0.01",
-                 env={"JUDGE_SCORE": "0.92"})
+    strict = cli(
+        "run",
+        spec,
+        "-q",
+        "--fail-on-regression",
+        "--drift-tolerance",
+        "0.01",
+        env={"JUDGE_SCORE": "0.92"},
+    )
     assert strict.returncode == 0 and "Judge drift" in strict.stdout  # it rose: news, no gate
 
 
@@ -139,8 +166,7 @@ def test_compare_refuses_an_unfinished_run(cli, support_spec, crash_after):
 
     assert cli("run", support_spec).returncode == 0
     done = cli.json_report()["id"]
-    suite = assay.Suite("Unfinished", agent=lambda text, ctx: "ok",
-                        checks=[checks.contains("ok")])
+    suite = assay.Suite("Unfinished", agent=lambda text, ctx: "ok", checks=[checks.contains("ok")])
     suite.case("a")
     suite.case("b")
     with assay.Store.open(f"sqlite:///{cli.cwd}/.assay/assay.db") as store:

@@ -11,8 +11,14 @@ def test_reference_then_regressed_revision(cli, support_spec):
     assert "3/3" in first.stdout and "Baseline: none (this is the first run" in first.stdout
     assert (cli.cwd / ".assay" / "assay.db").is_file()
 
-    second = cli("run", support_spec, "--fail-on-regression", "--metadata",
-                 '{"revision": "regressed"}', env={"AGENT_REVISION": "regressed"})
+    second = cli(
+        "run",
+        support_spec,
+        "--fail-on-regression",
+        "--metadata",
+        '{"revision": "regressed"}',
+        env={"AGENT_REVISION": "regressed"},
+    )
     assert second.returncode == 1
     assert "2 regression(s)" in second.stdout
     assert "Standard shipping takes 7 days." in second.stdout

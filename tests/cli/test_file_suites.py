@@ -63,26 +63,29 @@ def test_the_trip_items_fail_their_gate_listing_the_violations(cli):
     assert "forbid.commands: forbidden [trip.rebook]" in out
     assert "Failing: side effects 6 · content 0" in out
     assert "Flaky: trip.set_travel_date passed 2 of 4 samples" in out
-    assert "gate: failed · 6 sample(s) failed a side-effect assertion (at most 0 allowed)" \
-        in out
+    assert "gate: failed · 6 sample(s) failed a side-effect assertion (at most 0 allowed)" in out
     report = cli.json_report()
     assert report["summary"]["failing_by_category"]["side_effects"] == 6
     assert report["summary"]["check_pass_rate"] == 10 / 16
-    reasons = {f"{m['name']}: {m['reason']}" for s in report["samples"] for m in s["metrics"]
-               if not m["passed"]}
+    reasons = {
+        f"{m['name']}: {m['reason']}"
+        for s in report["samples"]
+        for m in s["metrics"]
+        if not m["passed"]
+    }
     assert "commands: expected [trip.set_travel_date], got [trip.set_name]" in reasons
 
 
 def test_selection_by_case_and_gate_overrides(cli):
-    chosen = cli("run", TRIP, "-q", "--case", "trip.set_name", "--case",
-                 "trip.confirm_rebooking")
+    chosen = cli("run", TRIP, "-q", "--case", "trip.set_name", "--case", "trip.confirm_rebooking")
     assert chosen.returncode == 0, chosen.stdout + chosen.stderr
     assert "gate: passed" in chosen.stdout
     assert sample_ids(cli) == ["trip.confirm_rebooking"] * 4 + ["trip.set_name"] * 4
     tolerant = cli("run", TRIP, "-q", "--gate", "max_side_effect_failures=6")
     assert tolerant.returncode == 0 and "gate: passed" in tolerant.stdout
-    strict = cli("run", TRIP, "-q", "--gate", "max_side_effect_failures=6", "--gate",
-                 "min_pass_rate=0.9")
+    strict = cli(
+        "run", TRIP, "-q", "--gate", "max_side_effect_failures=6", "--gate", "min_pass_rate=0.9"
+    )
     assert strict.returncode == 1
     assert "gate: failed · deterministic pass rate 62.5% < 90%" in strict.stdout
     unknown = cli("run", TRIP, "--case", "trip.set_nmae")
@@ -96,23 +99,28 @@ def test_validate_reports_without_running_and_names_bad_fields(cli, tmp_path):
     done = cli("validate", TRIP)
     assert done.returncode == 0, done.stderr
     assert "suite 'trip' version 1 · 4 case(s) · samples 4 · agent TripAssistant" in done.stdout
-    assert "trip.confirm_rebooking: acts, commands, events, interaction_status, " \
-           "forbid.commands" in done.stdout
+    assert (
+        "trip.confirm_rebooking: acts, commands, events, interaction_status, "
+        "forbid.commands" in done.stdout
+    )
     assert not (cli.cwd / ".assay").exists()  # nothing ran, nothing was stored
     broken = tmp_path / "trip"
     broken.mkdir()
     (broken / "suite.toml").write_text('channels = ["commands"]\n')
-    (broken / "set_name.toml").write_text(textwrap.dedent("""\
+    (broken / "set_name.toml").write_text(
+        textwrap.dedent("""\
         id = "trip.set_name"
         [input]
         text = "Set the name"
         [expect.forbidd]
         commands = ["trip.rebook"]
-        """))
+        """)
+    )
     bad = cli("validate", broken)
     assert bad.returncode == 2
     assert bad.stderr.strip().endswith(
-        "trip/set_name.toml: expect.forbidd: unknown field (did you mean 'forbid'?)")
+        "trip/set_name.toml: expect.forbidd: unknown field (did you mean 'forbid'?)"
+    )
 
 
 def test_schema_prints_each_format(cli):
@@ -130,8 +138,7 @@ def test_a_yaml_suite_with_an_agent_entry_point_groups_and_production_flags(cli,
     done = cli("run", support, "-q", "--agent", "support_agent:agent", "--group", "orders")
     assert done.returncode == 0, done.stdout + done.stderr
     assert sample_ids(cli) == ["orders_1"]  # production-only left out by default
-    more = cli("run", support, "-q", "--agent", "support_agent:agent",
-               "--include-production-only")
+    more = cli("run", support, "-q", "--agent", "support_agent:agent", "--include-production-only")
     assert more.returncode == 0, more.stdout
     assert sample_ids(cli) == ["billing_1", "orders_1", "orders_2"]
     missing = cli("run", support)
@@ -139,7 +146,8 @@ def test_a_yaml_suite_with_an_agent_entry_point_groups_and_production_flags(cli,
 
 
 def test_a_catalog_runs_a_product_and_a_set(cli, support):
-    (cli.cwd / "desk.yml").write_text(textwrap.dedent("""\
+    (cli.cwd / "desk.yml").write_text(
+        textwrap.dedent("""\
         catalog: desk
         owner_team: support
         products:
@@ -156,7 +164,8 @@ def test_a_catalog_runs_a_product_and_a_set(cli, support):
                   - key: invoice
                     prompt: My invoice please
                     expect: {contains: [invoice]}
-        """))
+        """)
+    )
     done = cli("run", "desk.yml", "-q", "--product", "triage", "--set", "invoices")
     assert done.returncode == 0, done.stdout + done.stderr
     report = cli.json_report()
@@ -169,8 +178,10 @@ def test_a_catalog_runs_a_product_and_a_set(cli, support):
 
 
 def test_pasted_scenarios_and_a_python_spec_with_selection(cli, support, support_spec):
-    (cli.cwd / "pasted.txt").write_text("# Orders\nWhere is my order? | tools: lookup_order\n"
-                                        "`My invoice` please | contains: invoice\n")
+    (cli.cwd / "pasted.txt").write_text(
+        "# Orders\nWhere is my order? | tools: lookup_order\n"
+        "`My invoice` please | contains: invoice\n"
+    )
     done = cli("run", "pasted.txt", "-q", "--agent", "support_agent:agent")
     assert done.returncode == 0, done.stdout + done.stderr
     assert sample_ids(cli) == ["orders_1", "orders_2"]
@@ -191,7 +202,8 @@ def test_validate_refuses_a_case_selection_across_a_whole_catalog(cli):
     catalog.write_text(
         "catalog: desk\nproducts:\n  - key: triage\n    sets:\n      - key: smoke\n"
         "        scenarios:\n          - key: refund\n            prompt: Refund order 1042\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     assert cli("validate", catalog).returncode == 0
     selected = cli("validate", catalog, "--case", "nosuch")
     assert selected.returncode == 2 and "--product" in selected.stderr
@@ -232,13 +244,20 @@ def suites_naming(cli, evil):
     (items / "a.toml").write_text('id = "a"\n[input]\ntext = "hi"\n')
     (cli.cwd / "suite.yml").write_text(
         "suite: s\nagent: elsewhere/evil.py:agent\ngroups:\n  - key: g\n    scenarios:\n"
-        "      - {key: a, prompt: hi}\n")
+        "      - {key: a, prompt: hi}\n"
+    )
     (cli.cwd / "catalog.yml").write_text(
         "catalog: c\nproducts:\n  - key: p\n    agent: elsewhere/evil.py:agent\n    sets:\n"
-        "      - key: s\n        scenarios:\n          - {key: a, prompt: hi}\n")
-    return [("items",), ("suite.yml",), ("catalog.yml",), ("catalog.yml", "--product", "p"),
-            ("suite.yml", "--agent", "elsewhere.evil:agent"),
-            ("items", "--harness", "elsewhere.evil:Harness")]
+        "      - key: s\n        scenarios:\n          - {key: a, prompt: hi}\n"
+    )
+    return [
+        ("items",),
+        ("suite.yml",),
+        ("catalog.yml",),
+        ("catalog.yml", "--product", "p"),
+        ("suite.yml", "--agent", "elsewhere.evil:agent"),
+        ("items", "--harness", "elsewhere.evil:Harness"),
+    ]
 
 
 def test_validate_imports_nothing_a_suite_names_unless_asked(cli, evil):

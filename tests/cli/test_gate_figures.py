@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from assay.cli.app import app
 
-AGENT = '''
+AGENT = """
 import assay
 
 
@@ -20,9 +20,9 @@ def agent(text, ctx):
     if "refund" in text.lower():
         calls.append(assay.Action("issue_refund", {"id": 7}, result={"refunded": True}))
     return assay.Outcome(answer="Order 7: done.", actions=calls)
-'''
+"""
 
-REFUND = '''
+REFUND = """
 id = "refund"
 [input]
 text = "Is order 7 refundable? Do not refund it."
@@ -30,9 +30,9 @@ text = "Is order 7 refundable? Do not refund it."
 tools = ["lookup_order"]
 [expect.forbid]
 tools = ["issue_refund"]
-'''
+"""
 
-LOOKUP = '''
+LOOKUP = """
 id = "lookup"
 [input]
 text = "Where is order 7?"
@@ -40,9 +40,9 @@ text = "Where is order 7?"
 tools = ["lookup_order"]
 [expect.forbid]
 tools = ["issue_refund"]
-'''
+"""
 
-YAML_SUITE = '''
+YAML_SUITE = """
 suite: support
 agent: agent.py:agent
 groups:
@@ -57,9 +57,9 @@ groups:
         prompt: Where is order 7?
         expect:
           tools: lookup_order
-'''
+"""
 
-PYTHON_SUITE = '''
+PYTHON_SUITE = """
 import assay
 from assay import checks
 
@@ -69,7 +69,7 @@ suite = assay.Suite("support", agent=agent, checks=[checks.forbid_actions(["issu
                     gate=assay.Gate(min_pass_rate=0.5))
 suite.case("Is order 7 refundable? Do not refund it.", id="refund")
 suite.case("Where is order 7?", id="lookup")
-'''
+"""
 
 
 @pytest.fixture
@@ -111,26 +111,37 @@ def test_a_forbidden_call_is_a_side_effect_failure_and_fails_the_gate(workspace,
     done = invoke("run", write(workspace), "--gate", "min_pass_rate=0.5")
     assert "forbid_actions: forbidden call(s) made: issue_refund" in done.stdout, done.output
     assert "Failing: side effects 1" in done.stdout
-    assert "gate: failed · 1 sample(s) failed a side-effect assertion (at most 0 allowed)" \
+    assert (
+        "gate: failed · 1 sample(s) failed a side-effect assertion (at most 0 allowed)"
         in done.stdout
+    )
     assert "  deterministic pass rate 50% ≥ 50%" in done.stdout
     assert done.exit_code == 1
     summary = json.loads(invoke("report", "--format", "json").stdout)["summary"]
     assert summary["failing_by_category"]["side_effects"] == 1
     assert summary["failing_by_category"]["actions"] == 0
     assert summary["integrity"]["side_effect_integrity"] == 1
-    allowed = invoke("run", _path(workspace, write),
-                     "--gate", "min_pass_rate=0.5", "--gate", "max_side_effect_failures=1")
+    allowed = invoke(
+        "run",
+        _path(workspace, write),
+        "--gate",
+        "min_pass_rate=0.5",
+        "--gate",
+        "max_side_effect_failures=1",
+    )
     assert "gate: passed" in allowed.stdout and "side-effect failures 1 ≤ 1" in allowed.stdout
     assert allowed.exit_code == 0, allowed.output
 
 
 def _path(root: Path, write) -> Path:
-    return {_items: root / "support", _yaml: root / "support.yml",
-            _python: root / "support_spec.py"}[write]
+    return {
+        _items: root / "support",
+        _yaml: root / "support.yml",
+        _python: root / "support_spec.py",
+    }[write]
 
 
-HALF = '''
+HALF = """
 import assay
 from assay import checks
 
@@ -138,7 +149,7 @@ suite = assay.Suite("Half", agent=lambda text: "yes" if text == "q0" else "no",
                     checks=[checks.contains("yes")])
 suite.case("q0")
 suite.case("q1")
-'''
+"""
 
 
 @pytest.fixture
@@ -170,7 +181,7 @@ def test_measured_side_effects_are_named_even_when_none_failed(workspace):
     assert "  side-effect failures 0 ≤ 0" in done.stdout
 
 
-ERRORED = '''
+ERRORED = """
 import assay
 from assay import checks
 
@@ -185,7 +196,7 @@ suite = assay.Suite("Errored", agent=agent, checks=[checks.contains("yes")],
                     gate=assay.Gate(min_pass_rate=0.5))
 for name in ("q0", "q1", "q2"):
     suite.case(name)
-'''
+"""
 
 
 def test_the_closing_line_of_a_failing_run_never_reads_as_a_pass(workspace):
@@ -194,8 +205,11 @@ def test_the_closing_line_of_a_failing_run_never_reads_as_a_pass(workspace):
     assert done.exit_code == 1, done.output
     assert "gate: passed" in done.stdout  # the gate allowed it; the errored sample did not
     last = done.stdout.splitlines()[-1]
-    assert re.fullmatch(r"== 0 failed, 2 passed, 1 errors · gate passed · "
-                        r"FAILED \(errored samples\) · \d+\.\d s ==", last), last
+    assert re.fullmatch(
+        r"== 0 failed, 2 passed, 1 errors · gate passed · "
+        r"FAILED \(errored samples\) · \d+\.\d s ==",
+        last,
+    ), last
 
 
 def test_the_closing_line_says_why_a_run_failed_and_when_it_passed(half):

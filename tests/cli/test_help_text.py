@@ -9,13 +9,26 @@ from click.testing import CliRunner
 from assay.cli.app import command
 from conftest import ASSAY
 
-COMMANDS = [[], ["run"], ["history"], ["report"], ["compare"], ["validate"], ["control"],
-            ["schema"], ["init"], ["import"], ["db"], ["db", "migrate"]]
+COMMANDS = [
+    [],
+    ["run"],
+    ["history"],
+    ["report"],
+    ["compare"],
+    ["validate"],
+    ["control"],
+    ["schema"],
+    ["init"],
+    ["import"],
+    ["db"],
+    ["db", "migrate"],
+]
 
 
 def _help(*words: str, columns: int = 80) -> str:
-    done = CliRunner().invoke(command(), [*words, "--help"], prog_name="assay",
-                              env={"COLUMNS": str(columns)})
+    done = CliRunner().invoke(
+        command(), [*words, "--help"], prog_name="assay", env={"COLUMNS": str(columns)}
+    )
     assert done.exit_code == 0, done.output
     return done.output
 
@@ -27,8 +40,13 @@ def test_help_at_80_columns_is_plain_whole_and_wrapped_once(words):
     assert "``" not in text and ":func:" not in text and ":class:" not in text, text
     assert "format=" not in text
     lines = [line.rstrip() for line in text.splitlines()]
-    prose = [line.strip() for line in lines if line.startswith(" ") and not line.startswith(
-        " Usage") and not any(mark in line for mark in "│╭╰")]
+    prose = [
+        line.strip()
+        for line in lines
+        if line.startswith(" ")
+        and not line.startswith(" Usage")
+        and not any(mark in line for mark in "│╭╰")
+    ]
     for line, after in itertools.pairwise(prose):
         # A line broken where the terminal had room for the next word was broken by hand.
         if line and after and after[0].islower():
@@ -38,14 +56,22 @@ def test_help_at_80_columns_is_plain_whole_and_wrapped_once(words):
 def test_run_help_groups_its_options_in_panels():
     text = _help("run")
     panels = [line.split("─")[1].strip() for line in text.splitlines() if line.startswith("╭─")]
-    assert panels == ["Arguments", "Selection", "Models and execution", "Judge",
-                      "Baseline and gate", "Output", "Storage"]
-    gate = text[text.index("Baseline and gate"):text.index("Output")]
+    assert panels == [
+        "Arguments",
+        "Selection",
+        "Models and execution",
+        "Judge",
+        "Baseline and gate",
+        "Output",
+        "Storage",
+    ]
+    gate = text[text.index("Baseline and gate") : text.index("Output")]
     assert "--gate" in gate and "--allow-unchecked" in gate and "--fail-on-regression" in gate
 
 
-@pytest.mark.parametrize("command_name", ["run", "history", "report", "compare", "validate",
-                                          "control", "schema"])
+@pytest.mark.parametrize(
+    "command_name", ["run", "history", "report", "compare", "validate", "control", "schema"]
+)
 def test_help_names_values_as_command_line_tools_do(command_name):
     text = _help(command_name, columns=200)
     for python_type in ("<bool>", "<str>", "<int", "<float>", "<path>", "<list["):
@@ -60,22 +86,38 @@ def test_run_help_shows_each_kind_of_value():
 
 
 def test_the_installed_command_shows_the_same_help():
-    done = subprocess.run([ASSAY, "run", "--help"], capture_output=True, text=True,
-                          env={**os.environ, "COLUMNS": "80"}, check=True)
+    done = subprocess.run(
+        [ASSAY, "run", "--help"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "80"},
+        check=True,
+    )
     assert "Baseline and gate" in done.stdout and "…" not in done.stdout
 
 
 @pytest.mark.parametrize("words", [[], ["run"]], ids=["assay", "run"])
 def test_asking_for_help_loads_none_of_assays_parts(words):
     # The startup budget (bench/cli_startup.py) holds only while help imports nothing heavy.
-    code = (f"import sys\nsys.argv = ['assay', *{words!r}, '--help']\n"
-            "from assay.cli.app import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
-            "print('LOADED', *sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+    code = (
+        f"import sys\nsys.argv = ['assay', *{words!r}, '--help']\n"
+        "from assay.cli.app import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('LOADED', *sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(done.stdout.split("LOADED", 1)[1].split())
-    heavy = {"assay.spec", "assay.checks", "assay.results", "assay.agent", "assay.evaluation",
-             "assay.store", "assay.load", "assay.report", "sqlalchemy", "yaml"}
+    heavy = {
+        "assay.spec",
+        "assay.checks",
+        "assay.results",
+        "assay.agent",
+        "assay.evaluation",
+        "assay.store",
+        "assay.load",
+        "assay.report",
+        "sqlalchemy",
+        "yaml",
+    }
     if not words:
         heavy.add("pydantic")  # (Typer itself loads it to parse a command's options)
     assert not heavy & loaded, heavy & loaded

@@ -17,7 +17,7 @@ from assay.cli.app import app
 from assay.testing.server import ScriptedServer, verdict
 from hostile import CONTROLS, EVERYTHING, MARKUP, RICH, live_markup, raw_controls
 
-SPEC = '''
+SPEC = """
 import os
 import re
 import assay
@@ -41,7 +41,7 @@ suite = assay.Suite(
     criteria=["tone"])
 suite.case("question " + TEXT, id="case " + ID, name="name " + TEXT, expected="x " + TEXT)
 suite.case("question two", id="boom " + ID, expected="y")
-'''
+"""
 
 
 @pytest.fixture
@@ -75,8 +75,12 @@ def invoke(*args: str) -> str:
 
 def test_every_command_and_format_shows_the_corpus_as_text(hostile_workspace: Path) -> None:
     spec = str(hostile_workspace)
-    outputs = {"run": invoke("run", spec, "--quiet"), "run again": invoke("run", spec, "--quiet"),
-               "history": invoke("history"), "validate": invoke("validate", spec)}
+    outputs = {
+        "run": invoke("run", spec, "--quiet"),
+        "run again": invoke("run", spec, "--quiet"),
+        "history": invoke("history"),
+        "validate": invoke("validate", spec),
+    }
     runs = _run_ids()
     for format in ("text", "markdown", "json"):
         outputs[f"report {format}"] = invoke("report", "--format", format)
@@ -90,14 +94,18 @@ def test_every_command_and_format_shows_the_corpus_as_text(hostile_workspace: Pa
         assert live_markup(outputs[command]) == [], command
     report = json.loads(outputs["report json"])
     answers = {sample["answer"] for sample in report["samples"]}
-    assert "answer: " + EVERYTHING in answers       # the data itself is kept exactly
+    assert "answer: " + EVERYTHING in answers  # the data itself is kept exactly
 
 
 def test_rich_markup_in_any_string_is_shown_as_written(hostile_workspace: Path) -> None:
     hostile_workspace.write_text(_spec(" ".join(RICH.values())), encoding="utf-8")
     spec = str(hostile_workspace)
-    outputs = {"run": invoke("run", spec, "--quiet"), "run again": invoke("run", spec, "--quiet"),
-               "history": invoke("history"), "validate": invoke("validate", spec)}
+    outputs = {
+        "run": invoke("run", spec, "--quiet"),
+        "run again": invoke("run", spec, "--quiet"),
+        "history": invoke("history"),
+        "validate": invoke("validate", spec),
+    }
     outputs["report"] = invoke("report")
     outputs["control"] = invoke("control", spec, "--quiet")
     for command, output in outputs.items():

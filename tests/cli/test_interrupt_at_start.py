@@ -50,16 +50,26 @@ def _one_line_and_130(process: subprocess.Popen[str]) -> None:
 def test_ctrl_c_while_the_command_line_is_imported(tmp_path: Path, module: str) -> None:
     code = INTERRUPTED_IMPORT.format(module=module, script=str(SCRIPT))
     (tmp_path / "s.py").write_text("import assay\nsuite = assay.Suite('S')\n", encoding="utf-8")
-    process = subprocess.Popen([sys.executable, "-c", code, "run", "s.py"],
-                               cwd=tmp_path, env=os.environ.copy(), text=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, "run", "s.py"],
+        cwd=tmp_path,
+        env=os.environ.copy(),
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     _one_line_and_130(process)
 
 
 def test_ctrl_c_while_the_suite_file_is_loaded(tmp_path: Path) -> None:
     (tmp_path / "s.py").write_text(SLOW_SUITE, encoding="utf-8")
-    process = subprocess.Popen([str(SCRIPT), "run", "s.py"], cwd=tmp_path, text=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [str(SCRIPT), "run", "s.py"],
+        cwd=tmp_path,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 60
     while not (tmp_path / "loading").exists():
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from assay.cli.app import app
 from assay.testing.server import ScriptedServer, slow, verdict
 
-SPEC = '''
+SPEC = """
 import os
 import assay
 from assay import checks, judges
@@ -22,7 +22,7 @@ suite = assay.Suite(
     criteria=["tone", assay.criterion("concise", "Is the answer free of filler?")],
     checks=[checks.contains("answer")])
 suite.case("question")
-'''
+"""
 
 
 def invoke(*args: str):
@@ -30,7 +30,8 @@ def invoke(*args: str):
 
 
 def test_a_hanging_judge_holds_a_sample_for_one_timeout_not_one_per_criterion(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Every request hangs far beyond the timeout; the server counts those it was sent.
     with ScriptedServer(lambda body: slow(verdict(4, "fine"), 3.0)) as server:
         monkeypatch.setenv("JUDGE_URL", server.base_url)
@@ -43,8 +44,9 @@ def test_a_hanging_judge_holds_a_sample_for_one_timeout_not_one_per_criterion(
     metrics = {metric["name"]: metric for metric in report["samples"][0]["metrics"]}
     for name in ("tone", "concise"):
         assert not metrics[name]["passed"]
-        assert "judge timeout of 0.5 s for the whole judging of the sample" in \
-            metrics[name]["error"], metrics[name]
+        assert (
+            "judge timeout of 0.5 s for the whole judging of the sample" in metrics[name]["error"]
+        ), metrics[name]
     # The first criterion spent the sample's time; the second was never sent.
     assert requests == 1
     assert metrics["contains"]["passed"]  # the deterministic check is unaffected

@@ -9,8 +9,17 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "judged_eval.py"
 
 def test_judge_flag_grades_the_support_suite_over_http(cli, support_spec):
     with ScriptedServer(lambda body: verdict(0.95, "Same facts.")) as server:
-        done = cli("run", support_spec, "--judge", "openai/judge-model", "--judge-base-url",
-                   server.base_url, "--votes", "2", env={"OPENAI_API_KEY": "test"})
+        done = cli(
+            "run",
+            support_spec,
+            "--judge",
+            "openai/judge-model",
+            "--judge-base-url",
+            server.base_url,
+            "--votes",
+            "2",
+            env={"OPENAI_API_KEY": "test"},
+        )
         calls = len(server.requests)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Judge: answer_relevancy 0.950" in done.stdout
@@ -31,8 +40,17 @@ def test_judge_retries_are_log_lines_and_attempts_are_counted(cli, support_spec)
         return failure(429, retry_after=0) if len(answered) == 1 else verdict(1, "ok")
 
     with ScriptedServer(script) as server:
-        done = cli("run", support_spec, "--judge", "openai/judge-model", "--judge-base-url",
-                   server.base_url, "--concurrency", "1", env={"OPENAI_API_KEY": "test"})
+        done = cli(
+            "run",
+            support_spec,
+            "--judge",
+            "openai/judge-model",
+            "--judge-base-url",
+            server.base_url,
+            "--concurrency",
+            "1",
+            env={"OPENAI_API_KEY": "test"},
+        )
     assert done.returncode == 0, done.stdout + done.stderr
     waits = [line for line in done.stderr.splitlines() if "retrying in" in line]
     assert len(waits) == 1 and "HTTP 429" in waits[0]
@@ -43,8 +61,17 @@ def test_judge_retries_are_log_lines_and_attempts_are_counted(cli, support_spec)
 def test_judge_timeout_bounds_a_hanging_judge(cli, support_spec):
     # The endpoint answers after ten minutes: any verdict would mean it was waited for.
     with ScriptedServer(lambda body: slow(verdict(1, "too late"), 600.0)) as server:
-        done = cli("run", support_spec, "--judge", "openai/judge-model", "--judge-base-url",
-                   server.base_url, "--judge-timeout", "1", env={"OPENAI_API_KEY": "test"})
+        done = cli(
+            "run",
+            support_spec,
+            "--judge",
+            "openai/judge-model",
+            "--judge-base-url",
+            server.base_url,
+            "--judge-timeout",
+            "1",
+            env={"OPENAI_API_KEY": "test"},
+        )
     assert done.returncode == 1, done.stdout + done.stderr
     metric = cli.json_report()["samples"][0]["metrics"][-1]
     assert metric["kind"] == "judge" and metric["score"] is None
@@ -54,11 +81,14 @@ def test_judge_timeout_bounds_a_hanging_judge(cli, support_spec):
 def test_a_judged_run_does_not_take_an_unjudged_baseline(cli, support_spec):
     assert cli("run", support_spec).returncode == 0
     with ScriptedServer(lambda body: verdict(1, "ok")) as server:
-        done = cli("run", support_spec, "--judge", "judge-model", "--judge-base-url",
-                   server.base_url)
+        done = cli(
+            "run", support_spec, "--judge", "judge-model", "--judge-base-url", server.base_url
+        )
     assert done.returncode == 0
-    assert "no earlier passing run of this suite and agent graded by judge " \
+    assert (
+        "no earlier passing run of this suite and agent graded by judge "
         "'judge-model @ 127.0.0.1'" in done.stdout
+    )
 
 
 def test_judge_base_url_without_judge_is_refused(cli, support_spec):
@@ -74,7 +104,11 @@ def test_the_judged_example_runs_offline(cli):
     assert [a["name"] for a in sample["actions"]] == ["lookup_policy"]
     assert sample["actions"][0]["group"] == "policies"
     assert {m["name"] for m in sample["metrics"]} == {
-        "contains", "actions", "semantic_accuracy", "answer_relevancy"}
+        "contains",
+        "actions",
+        "semantic_accuracy",
+        "answer_relevancy",
+    }
     assert report["summary"]["judge"]["semantic_accuracy"]["mean"] == 1.0
 
 

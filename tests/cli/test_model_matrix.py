@@ -81,8 +81,10 @@ for number in range(2):
                checks=[checks.contains("refund approved")])
 """
 
-UNVERIFIED = ("no response named a model: the agent's HTTP client is not one Assay watches "
-              "(httpx, requests, openai)")
+UNVERIFIED = (
+    "no response named a model: the agent's HTTP client is not one Assay watches "
+    "(httpx, requests, openai)"
+)
 
 
 def support(body):
@@ -122,23 +124,35 @@ def by_model(report: dict) -> dict[str, Counter]:
 
 def test_the_chat_adapter_calls_each_model_the_matrix_names(project: Path) -> None:
     with ScriptedServer(support) as server:
-        done = invoke("run", "adapter_suite.py", "--model", "support-v1", "--model",
-                      "support-v2", env={"CHAT_BASE_URL": server.base_url})
+        done = invoke(
+            "run",
+            "adapter_suite.py",
+            "--model",
+            "support-v1",
+            "--model",
+            "support-v2",
+            env={"CHAT_BASE_URL": server.base_url},
+        )
         asked = Counter(request["model"] for request in server.requests)
     assert done.exit_code == 1, done.output
     assert asked == {"support-v1": 3, "support-v2": 3}
     report = json_report()
-    assert by_model(report) == {"support-v1": Counter(passed=3),
-                                "support-v2": Counter(failed=3)}
+    assert by_model(report) == {"support-v1": Counter(passed=3), "support-v2": Counter(failed=3)}
     for sample in report["samples"]:
         assert sample["metadata"]["answered_model"] == sample["model"]
 
 
 def test_a_fixed_model_adapter_is_refused_before_any_request(project: Path) -> None:
     with ScriptedServer(support) as server:
-        done = invoke("run", "adapter_suite.py", "--model", "support-v1", "--model",
-                      "support-v2", env={"CHAT_BASE_URL": server.base_url,
-                                         "FIXED_MODEL": "support-v1"})
+        done = invoke(
+            "run",
+            "adapter_suite.py",
+            "--model",
+            "support-v1",
+            "--model",
+            "support-v2",
+            env={"CHAT_BASE_URL": server.base_url, "FIXED_MODEL": "support-v1"},
+        )
         requests = list(server.requests)
     assert done.exit_code == 2, done.output
     assert "fixed model 'support-v1'" in done.output
@@ -148,11 +162,15 @@ def test_a_fixed_model_adapter_is_refused_before_any_request(project: Path) -> N
     assert history.exit_code == 0 and history.output.strip() in ("", "[]")  # no run stored
 
 
-def test_a_fixed_model_adapter_runs_when_the_run_asks_for_that_model_alone(
-        project: Path) -> None:
+def test_a_fixed_model_adapter_runs_when_the_run_asks_for_that_model_alone(project: Path) -> None:
     with ScriptedServer(support) as server:
-        done = invoke("run", "adapter_suite.py", "--model", "support-v1",
-                      env={"CHAT_BASE_URL": server.base_url, "FIXED_MODEL": "support-v1"})
+        done = invoke(
+            "run",
+            "adapter_suite.py",
+            "--model",
+            "support-v1",
+            env={"CHAT_BASE_URL": server.base_url, "FIXED_MODEL": "support-v1"},
+        )
         asked = {request["model"] for request in server.requests}
     assert done.exit_code == 0, done.output
     assert asked == {"support-v1"}
@@ -160,17 +178,25 @@ def test_a_fixed_model_adapter_runs_when_the_run_asks_for_that_model_alone(
 
 def test_an_agent_that_ignores_the_asked_model_gets_error_samples(project: Path) -> None:
     with ScriptedServer(support) as server:
-        done = invoke("run", "custom_suite.py", "--model", "support-v1", "--model",
-                      "support-v2", env={"CHAT_BASE_URL": server.base_url})
+        done = invoke(
+            "run",
+            "custom_suite.py",
+            "--model",
+            "support-v1",
+            "--model",
+            "support-v2",
+            env={"CHAT_BASE_URL": server.base_url},
+        )
     assert done.exit_code == 1, done.output
     report = json_report()
-    assert by_model(report) == {"support-v1": Counter(passed=3),
-                                "support-v2": Counter(error=3)}
+    assert by_model(report) == {"support-v1": Counter(passed=3), "support-v2": Counter(error=3)}
     wrong = [s for s in report["samples"] if s["model"] == "support-v2"]
     assert {s["error"] for s in wrong} == {
-        "asked for support-v2, the response came from support-v1"}
-    assert all(s["metrics"] == [] and s["metadata"]["answered_model"] == "support-v1"
-               for s in wrong)
+        "asked for support-v2, the response came from support-v1"
+    }
+    assert all(
+        s["metrics"] == [] and s["metadata"]["answered_model"] == "support-v1" for s in wrong
+    )
     assert "asked for support-v2, the response came from support-v1" in done.output
     # support-v2 was never measured: no comparison ranks it against support-v1.
     compared = report["model_comparison"]
@@ -180,16 +206,21 @@ def test_an_agent_that_ignores_the_asked_model_gets_error_samples(project: Path)
 
 def test_a_dated_release_of_the_asked_model_is_recorded_and_shown(project: Path) -> None:
     def dated(body):
-        return completion({"role": "assistant", "content": "refund approved"},
-                          model=f"{body['model']}-2025-04-14")
+        return completion(
+            {"role": "assistant", "content": "refund approved"}, model=f"{body['model']}-2025-04-14"
+        )
 
     with ScriptedServer(dated) as server:
-        done = invoke("run", "custom_suite.py", "--model", "support-v1",
-                      env={"CHAT_BASE_URL": server.base_url})
+        done = invoke(
+            "run",
+            "custom_suite.py",
+            "--model",
+            "support-v1",
+            env={"CHAT_BASE_URL": server.base_url},
+        )
     assert done.exit_code == 0, done.output
     report = json_report()
-    assert {s["metadata"]["answered_model"] for s in report["samples"]} == {
-        "support-v1-2025-04-14"}
+    assert {s["metadata"]["answered_model"] for s in report["samples"]} == {"support-v1-2025-04-14"}
     shown = invoke("report", "--case", "refund-0")
     assert shown.exit_code == 0, shown.output
     assert "support-v1 · answered by support-v1-2025-04-14" in shown.output
@@ -197,8 +228,15 @@ def test_a_dated_release_of_the_asked_model_is_recorded_and_shown(project: Path)
 
 def test_cases_are_counted_once_whatever_the_number_of_models(project: Path) -> None:
     with ScriptedServer(lambda body: reply("refund approved")) as server:
-        done = invoke("run", "adapter_suite.py", "--model", "support-v1", "--model",
-                      "support-v2", env={"CHAT_BASE_URL": server.base_url})
+        done = invoke(
+            "run",
+            "adapter_suite.py",
+            "--model",
+            "support-v1",
+            "--model",
+            "support-v2",
+            env={"CHAT_BASE_URL": server.base_url},
+        )
     assert done.exit_code == 0, done.output
     assert "cases 3 of 3" in done.output
     summary = json_report()["summary"]
@@ -218,8 +256,15 @@ def test_the_judged_example_sends_each_model_it_is_asked_for(project: Path) -> N
 
 def test_a_model_no_response_named_is_reported_unverified(project: Path) -> None:
     with ScriptedServer(support) as server:
-        done = invoke("run", "urllib_suite.py", "--model", "support-v2", "--model",
-                      "support-v3", env={"CHAT_BASE_URL": server.base_url})
+        done = invoke(
+            "run",
+            "urllib_suite.py",
+            "--model",
+            "support-v2",
+            "--model",
+            "support-v3",
+            env={"CHAT_BASE_URL": server.base_url},
+        )
     # A client Assay does not watch is legitimate: the samples still count, but never silently.
     assert done.exit_code == 0, done.output
     warnings = [line for line in done.output.splitlines() if "warning: model unverified" in line]
@@ -227,8 +272,11 @@ def test_a_model_no_response_named_is_reported_unverified(project: Path) -> None
     assert "support-v2 2 of 2" in warnings[0] and "support-v3 2 of 2" in warnings[0]
     assert UNVERIFIED in " ".join(done.output.split())
     report = json_report()
-    assert all(s["metadata"]["assay.model_unverified"] == UNVERIFIED
-               and "answered_model" not in s["metadata"] for s in report["samples"])
+    assert all(
+        s["metadata"]["assay.model_unverified"] == UNVERIFIED
+        and "answered_model" not in s["metadata"]
+        for s in report["samples"]
+    )
     compared = report["model_comparison"]
     assert [m["unverified"] for m in compared["models"]] == [2, 2]
     assert "support-v2 and support-v3 are unverified" in compared["conclusion"]
@@ -238,8 +286,15 @@ def test_a_model_no_response_named_is_reported_unverified(project: Path) -> None
 
 def test_a_watched_model_is_not_reported_unverified(project: Path) -> None:
     with ScriptedServer(lambda body: reply("refund approved")) as server:
-        done = invoke("run", "adapter_suite.py", "--model", "support-v1", "--model",
-                      "support-v2", env={"CHAT_BASE_URL": server.base_url})
+        done = invoke(
+            "run",
+            "adapter_suite.py",
+            "--model",
+            "support-v1",
+            "--model",
+            "support-v2",
+            env={"CHAT_BASE_URL": server.base_url},
+        )
     assert done.exit_code == 0, done.output
     assert "unverified" not in done.output
     report = json_report()
@@ -249,12 +304,18 @@ def test_a_watched_model_is_not_reported_unverified(project: Path) -> None:
 
 def test_an_anthropic_alias_is_answered_by_its_dated_release(project: Path) -> None:
     def dated(body):
-        return completion({"role": "assistant", "content": "refund approved"},
-                          model="claude-3-7-sonnet-20250219")
+        return completion(
+            {"role": "assistant", "content": "refund approved"}, model="claude-3-7-sonnet-20250219"
+        )
 
     with ScriptedServer(dated) as server:
-        done = invoke("run", "custom_suite.py", "--model", "openai/claude-3-7-sonnet-latest",
-                      env={"CHAT_BASE_URL": server.base_url})
+        done = invoke(
+            "run",
+            "custom_suite.py",
+            "--model",
+            "openai/claude-3-7-sonnet-latest",
+            env={"CHAT_BASE_URL": server.base_url},
+        )
     assert done.exit_code == 0, done.output
     assert "asked for" not in done.output
     samples = json_report()["samples"]
@@ -264,8 +325,13 @@ def test_an_anthropic_alias_is_answered_by_its_dated_release(project: Path) -> N
 
 def test_a_wrong_model_sample_shows_no_score_it_did_not_get(project: Path) -> None:
     with ScriptedServer(support) as server:
-        done = invoke("run", "custom_suite.py", "--model", "support-v2",
-                      env={"CHAT_BASE_URL": server.base_url})
+        done = invoke(
+            "run",
+            "custom_suite.py",
+            "--model",
+            "support-v2",
+            env={"CHAT_BASE_URL": server.base_url},
+        )
     assert done.exit_code == 1, done.output
     assert "asked for support-v2, the response came from support-v1" in done.output
     assert "0.000" not in done.output and "0/3" not in done.output

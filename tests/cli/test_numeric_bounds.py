@@ -53,24 +53,34 @@ def _with_settings(data: dict[str, Any], **settings: Any) -> dict[str, Any]:
     return {**data, "settings": {**data["settings"], **settings}}
 
 
-@pytest.mark.parametrize(("settings", "field"), [
-    ({"samples": 10**15}, "settings.samples"),
-    ({"samples": 10**7}, "settings.samples"),
-    ({"models": [f"m{n}" for n in range(5_000)]}, "settings.models"),
-    ({"concurrency": 10**20}, "settings.concurrency"),
-    ({"votes": 10**6}, "settings.votes"),
-    ({"timeout": 1e300}, "settings.timeout"),
-])
+@pytest.mark.parametrize(
+    ("settings", "field"),
+    [
+        ({"samples": 10**15}, "settings.samples"),
+        ({"samples": 10**7}, "settings.samples"),
+        ({"models": [f"m{n}" for n in range(5_000)]}, "settings.models"),
+        ({"concurrency": 10**20}, "settings.concurrency"),
+        ({"votes": 10**6}, "settings.votes"),
+        ({"timeout": 1e300}, "settings.timeout"),
+    ],
+)
 def test_an_archived_report_past_a_bound_exits_2_naming_the_setting(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, job: tuple[dict[str, Any], str],
-        settings: dict[str, Any], field: str) -> None:
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    job: tuple[dict[str, Any], str],
+    settings: dict[str, Any],
+    field: str,
+) -> None:
     archived, history = job
     monkeypatch.chdir(tmp_path)
     path = tmp_path / "claims.json"
     path.write_text(json.dumps(_with_settings({**archived, "id": "claims"}, **settings)))
     fresh = f"sqlite:///{tmp_path / 'fresh.db'}"
-    for args in (["compare", str(path), str(path)], ["import", str(path), "--db", fresh],
-                 ["report", archived["id"], "--baseline", str(path), "--db", history]):
+    for args in (
+        ["compare", str(path), str(path)],
+        ["import", str(path), "--db", fresh],
+        ["report", archived["id"], "--baseline", str(path), "--db", history],
+    ):
         tracemalloc.start()
         try:
             done = invoke(*args)
@@ -87,8 +97,10 @@ def test_an_archived_report_past_a_bound_exits_2_naming_the_setting(
 def test_a_wide_plan_within_bounds_is_counted_not_built(archived: dict[str, Any]) -> None:
     # The most a report may claim: 10,000 samples on 100 models per case; the file holds
     # one sample, so the run is refused as incomplete, naming the first missing sample.
-    most = {"samples": BOUNDS["samples"].high,
-            "models": [f"m{n:03}" for n in range(int(BOUNDS["models"].high))]}
+    most = {
+        "samples": BOUNDS["samples"].high,
+        "models": [f"m{n:03}" for n in range(int(BOUNDS["models"].high))],
+    }
     data = _with_settings(archived, **most)
     data["samples"] = [{**data["samples"][0], "model": "m000", "sample": 0}]
     tracemalloc.start()
@@ -104,15 +116,23 @@ def test_a_wide_plan_within_bounds_is_counted_not_built(archived: dict[str, Any]
     assert peak < 50 * 1024 * 1024
 
 
-@pytest.mark.parametrize(("option", "value"), [
-    ("--concurrency", "99999999999999999999"), ("--samples", "10001"),
-    ("--votes", "101"), ("--timeout", "1e300"), ("--judge-timeout", "inf"),
-    ("--sample-concurrency", "10001"), ("--store-retry", "1e9"), ("--lease-timeout", "1e9"),
-    ("--judge-limit", "10001"),
-])
-def test_assay_run_refuses_a_number_past_its_bound(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch,
-                                                   option: str, value: str) -> None:
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("--concurrency", "99999999999999999999"),
+        ("--samples", "10001"),
+        ("--votes", "101"),
+        ("--timeout", "1e300"),
+        ("--judge-timeout", "inf"),
+        ("--sample-concurrency", "10001"),
+        ("--store-retry", "1e9"),
+        ("--lease-timeout", "1e9"),
+        ("--judge-limit", "10001"),
+    ],
+)
+def test_assay_run_refuses_a_number_past_its_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, option: str, value: str
+) -> None:
     monkeypatch.chdir(tmp_path)
     done = CliRunner().invoke(app, ["run", SPEC, "--quiet", option, value])
     assert done.exit_code == 2, done.output
@@ -120,8 +140,9 @@ def test_assay_run_refuses_a_number_past_its_bound(tmp_path: Path,
     assert not (tmp_path / ".assay").exists()
 
 
-def test_the_project_configuration_has_the_same_bound(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_project_configuration_has_the_same_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "assay.toml").write_text("concurrency = 99999999999999999999\n")
     done = CliRunner().invoke(app, ["run", SPEC, "--quiet"])
@@ -131,8 +152,15 @@ def test_the_project_configuration_has_the_same_bound(tmp_path: Path,
     assert not (tmp_path / ".assay").exists()
 
 
-@pytest.mark.parametrize("setting", ["samples = 1000000000", "concurrency = 10001",
-                                     "votes = 101", "sample_concurrency = 99999999999"])
+@pytest.mark.parametrize(
+    "setting",
+    [
+        "samples = 1000000000",
+        "concurrency = 10001",
+        "votes = 101",
+        "sample_concurrency = 99999999999",
+    ],
+)
 def test_a_suite_file_has_the_same_bound(tmp_path: Path, setting: str) -> None:
     (tmp_path / "suite.toml").write_text(f'agent = "x:y"\n{setting}\n')
     (tmp_path / "item.toml").write_text('id = "fixed"\n[input]\ntext = "hello"\n')

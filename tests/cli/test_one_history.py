@@ -88,8 +88,7 @@ def _entry_project(root: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """A project whose agent is named on the command line; returns the run's id."""
     (root / "hbots").mkdir()
     (root / "hbots" / "support.py").write_text(AGENT)
-    (root / "prompts.txt").write_text(
-        "How long do I have to return an item? | contains: 30 days\n")
+    (root / "prompts.txt").write_text("How long do I have to return an item? | contains: 30 days\n")
     (root / "assay.toml").write_text("")
     monkeypatch.chdir(root)
     done = invoke("run", "prompts.txt", "-q", "--agent", "hbots.support:answer")
@@ -98,7 +97,8 @@ def _entry_project(root: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def test_baseline_show_and_clear_take_the_agent_however_it_is_spelt(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     run_id = _entry_project(tmp_path, monkeypatch)
     assert invoke("baseline", "set", run_id[:8]).exit_code == 0
 
@@ -114,7 +114,8 @@ def test_baseline_show_and_clear_take_the_agent_however_it_is_spelt(
 
 
 def test_history_takes_the_agent_however_it_is_spelt(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     run_id = _entry_project(tmp_path, monkeypatch)
 
     listed = invoke("history", "--agent", "./hbots/support.py:answer", "--format", "json")
@@ -124,7 +125,8 @@ def test_history_takes_the_agent_however_it_is_spelt(
 
 
 def test_clearing_the_pin_of_an_agent_with_no_runs_says_so(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     run_id = _entry_project(tmp_path, monkeypatch)
     assert invoke("baseline", "set", run_id[:8]).exit_code == 0
 
@@ -140,13 +142,14 @@ def test_clearing_the_pin_of_an_agent_with_no_runs_says_so(
 def _pasted(output: str, start: str) -> list[str]:
     """The command a line of ``output`` offers from ``start`` on, as a shell would split it."""
     line = next(line for line in output.splitlines() if start in line)
-    words = shlex.split(line[line.index(start):].split(" lists ")[0].split(",")[0])
+    words = shlex.split(line[line.index(start) :].split(" lists ")[0].split(",")[0])
     assert words[0] == "assay"
     return words[1:]
 
 
 def test_the_command_that_lists_the_rest_names_the_database_given(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "many.py").write_text(MANY)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -167,7 +170,8 @@ def test_the_command_that_lists_the_rest_names_the_database_given(
 
 
 def test_the_baseline_hint_names_the_database_given(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "many.py").write_text(MANY)
     url = f"sqlite:///{tmp_path / 'custom.db'}"
     monkeypatch.chdir(tmp_path)
@@ -182,7 +186,8 @@ def test_the_baseline_hint_names_the_database_given(
 
 
 def test_a_run_accepted_unchecked_is_never_the_automatic_baseline(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "unchecked.py").write_text(UNCHECKED)
     monkeypatch.chdir(tmp_path)
     first = invoke("run", "unchecked.py", "-q", "--allow-unchecked")
@@ -212,7 +217,8 @@ def test_a_library_run_accepted_unchecked_is_stored_as_unchecked(tmp_path: Path)
 
 
 def test_a_run_from_a_subfolder_starts_the_history_at_the_project_root(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.assay]\nconcurrency = 2\n")
     (tmp_path / "evals").mkdir()
     (tmp_path / "evals" / "s.py").write_text(CHECKED)
@@ -229,13 +235,15 @@ def test_a_run_from_a_subfolder_starts_the_history_at_the_project_root(
 
 
 def test_a_json_report_with_an_explicit_baseline_names_it_at_the_top(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "s.py").write_text(CHECKED)
     monkeypatch.chdir(tmp_path)
     for _ in range(3):
         assert invoke("run", "s.py", "-q").exit_code == 0
-    first, second, third = (run["id"] for run in reversed(
-        json.loads(invoke("history", "--format", "json").output)))
+    first, second, third = (
+        run["id"] for run in reversed(json.loads(invoke("history", "--format", "json").output))
+    )
 
     explicit = report(third, "--baseline", first[:8])
     text = invoke("report", third, "--baseline", first[:8]).output

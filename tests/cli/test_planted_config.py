@@ -17,9 +17,11 @@ from typer.testing import CliRunner
 
 from assay.cli.app import app
 
-FAILING = ("import assay\nfrom assay import checks\n"
-           "suite = assay.Suite('S', agent=lambda t, c: 'no', checks=[checks.contains('ok')])\n"
-           "suite.case('q')\n")
+FAILING = (
+    "import assay\nfrom assay import checks\n"
+    "suite = assay.Suite('S', agent=lambda t, c: 'no', checks=[checks.contains('ok')])\n"
+    "suite.case('q')\n"
+)
 PLANTED_GATE = "gate = { min_pass_rate = 0.0 }\n"
 
 
@@ -58,7 +60,8 @@ def _as_root() -> None:
 
 @pytest.mark.parametrize("how", HOW)
 def test_a_planted_gate_does_not_pass_a_failing_run(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
     project = _shared(tmp_path, how)
     planted = project.parent / "assay.toml"
     planted.write_text(PLANTED_GATE, encoding="utf-8")
@@ -71,7 +74,8 @@ def test_a_planted_gate_does_not_pass_a_failing_run(
 
 
 def test_a_planted_pyproject_database_is_not_used(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     project = _shared(tmp_path, "owned by another user")
     planted = project.parent / "pyproject.toml"
     elsewhere = tmp_path / "theirs.db"
@@ -84,7 +88,8 @@ def test_a_planted_pyproject_database_is_not_used(
 
 @pytest.mark.parametrize("how", HOW)
 def test_a_planted_history_is_neither_read_nor_written(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
     project = _shared(tmp_path, how)
     theirs = tmp_path / "theirs"
     theirs.mkdir()
@@ -101,7 +106,8 @@ def test_a_planted_history_is_neither_read_nor_written(
 
 
 def test_running_in_a_folder_others_may_write_into_keeps_no_history_there(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     project = _shared(tmp_path, "world-writable")
     monkeypatch.chdir(project.parent)
     done = invoke("run", str(project / "s.py"), "--quiet")
@@ -110,7 +116,8 @@ def test_running_in_a_folder_others_may_write_into_keeps_no_history_there(
 
 
 def test_a_trusted_parent_still_configures_the_project(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "assay.toml").write_text(PLANTED_GATE, encoding="utf-8")
     project = tmp_path / "project"
     project.mkdir()
@@ -130,7 +137,8 @@ def _loosen(history: Path, how: str) -> None:
 @pytest.mark.parametrize("target", [".assay", ".assay/assay.db"])
 @pytest.mark.parametrize("how", ["owned by another user", "world-writable"])
 def test_a_history_folder_or_file_others_may_replace_is_refused(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, how: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str, how: str
+) -> None:
     project = tmp_path / "project"
     project.mkdir()
     (project / "s.py").write_text(FAILING, encoding="utf-8")

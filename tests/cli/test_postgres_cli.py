@@ -15,8 +15,9 @@ def test_unmigrated_database_exits_2_then_migrate_and_run(cli, support_spec, pos
 
     env = {"ASSAY_DATABASE_URL": postgres_url}
     assert cli("run", support_spec, env=env).returncode == 0
-    regressed = cli("run", support_spec, "--fail-on-regression",
-                    env={**env, "AGENT_REVISION": "regressed"})
+    regressed = cli(
+        "run", support_spec, "--fail-on-regression", env={**env, "AGENT_REVISION": "regressed"}
+    )
     assert regressed.returncode == 1 and "2 regression(s)" in regressed.stdout
     report = cli.json_report(env=env)
     assert report["summary"]["passed"] == 2

@@ -35,12 +35,16 @@ def test_a_file_the_agent_left_open_is_flushed_when_the_command_exits(cli) -> No
     done = cli("run", "logged.py", "--quiet")
     assert done.returncode == 0, done.stderr
     # Samples run concurrently: every line is there, in whatever order they ran.
-    assert sorted((cli.cwd / "agent.log").read_text().splitlines()) == ["asked q0", "asked q1",
-                                                                        "asked q2"]
+    assert sorted((cli.cwd / "agent.log").read_text().splitlines()) == [
+        "asked q0",
+        "asked q1",
+        "asked q2",
+    ]
 
 
-def test_the_app_run_inside_another_program_leaves_its_collector_alone(tmp_path,
-                                                                        monkeypatch) -> None:
+def test_the_app_run_inside_another_program_leaves_its_collector_alone(
+    tmp_path, monkeypatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "logged.py").write_text(textwrap.dedent(UNCLOSED_LOG))
     frozen, enabled = gc.get_freeze_count(), gc.isenabled()

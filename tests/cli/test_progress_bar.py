@@ -23,14 +23,14 @@ from hostile import RICH
 ASSAY = str(Path(sys.executable).parent / "assay")
 HOSTILE = " ".join([*RICH.values(), "\x1b]0;title\x07", "\x1b[2J", "invoice\u202efdp.exe"])
 
-SPEC = '''
+SPEC = """
 import assay
 from assay import checks
 
 suite = assay.Suite("suite " + {text!r}, agent=lambda question, ctx: "yes",
                     checks=[checks.exact_match()])
 suite.case("question", id="c1", expected="yes")
-'''
+"""
 
 
 def _on_a_terminal(args: list[str], cwd: Path) -> str:
@@ -38,8 +38,9 @@ def _on_a_terminal(args: list[str], cwd: Path) -> str:
     leader, follower = pty.openpty()
     env = {key: value for key, value in os.environ.items() if not key.startswith("ASSAY_")}
     env.update(COLUMNS="400", LINES="50", TERM="xterm-256color")
-    with subprocess.Popen([ASSAY, *args], cwd=cwd, env=env, stdin=follower, stdout=follower,
-                          stderr=follower) as process:
+    with subprocess.Popen(
+        [ASSAY, *args], cwd=cwd, env=env, stdin=follower, stdout=follower, stderr=follower
+    ) as process:
         os.close(follower)
         chunks = []
         while True:
@@ -57,9 +58,17 @@ def _on_a_terminal(args: list[str], cwd: Path) -> str:
 
 def _terminal_sequences(text: str) -> list[str]:
     """Hostile sequences left raw: a title, a screen clear, a link, a bell, an override."""
-    found = [name for name, raw in (("title", "\x1b]0;"), ("clear", "\x1b[2J"),
-                                    ("link", "\x1b]8;"), ("bell", "\x07"),
-                                    ("override", "\u202e")) if raw in text]
+    found = [
+        name
+        for name, raw in (
+            ("title", "\x1b]0;"),
+            ("clear", "\x1b[2J"),
+            ("link", "\x1b]8;"),
+            ("bell", "\x07"),
+            ("override", "\u202e"),
+        )
+        if raw in text
+    ]
     return found
 
 
@@ -75,8 +84,7 @@ def test_the_bar_shows_a_hostile_suite_name_as_text(tmp_path: Path) -> None:
 
 def _console() -> tuple[Console, io.StringIO]:
     written = io.StringIO()
-    return Console(file=written, force_terminal=True, width=400, color_system="truecolor"), \
-        written
+    return Console(file=written, force_terminal=True, width=400, color_system="truecolor"), written
 
 
 def test_a_note_on_the_bar_is_shown_as_text() -> None:

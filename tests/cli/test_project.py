@@ -16,7 +16,8 @@ def invoke(*args: str):
 
 
 def test_init_then_run_from_a_subfolder_keeps_one_history(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / ".gitignore").write_text("build/", encoding="utf-8")
     made = invoke("init")
@@ -38,7 +39,8 @@ def test_init_then_run_from_a_subfolder_keeps_one_history(
 
 
 def test_init_adds_a_tool_table_to_an_existing_pyproject(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n', encoding="utf-8")
     assert invoke("init").exit_code == 0
@@ -48,16 +50,21 @@ def test_init_adds_a_tool_table_to_an_existing_pyproject(
 
 
 def test_the_configuration_supplies_defaults_a_flag_overrides(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pyproject.toml").write_text(
-        '[tool.assay]\ndatabase = "sqlite:///history/evals.db"\n'
-        'gate = { min_pass_rate = 1.0 }\n', encoding="utf-8")
+        '[tool.assay]\ndatabase = "sqlite:///history/evals.db"\ngate = { min_pass_rate = 1.0 }\n',
+        encoding="utf-8",
+    )
     suite = tmp_path / "s.py"
-    suite.write_text("import assay\nfrom assay import checks\n"
-                     "suite = assay.Suite('S', agent=lambda t, c: t, "
-                     "checks=[checks.contains('ok')])\n"
-                     "suite.case('ok')\nsuite.case('nope')\n", encoding="utf-8")
+    suite.write_text(
+        "import assay\nfrom assay import checks\n"
+        "suite = assay.Suite('S', agent=lambda t, c: t, "
+        "checks=[checks.contains('ok')])\n"
+        "suite.case('ok')\nsuite.case('nope')\n",
+        encoding="utf-8",
+    )
     gated = invoke("run", "s.py", "--quiet")
     assert gated.exit_code == 1 and "deterministic pass rate 50% < 100%" in gated.output
     assert (tmp_path / "history" / "evals.db").is_file() and not (tmp_path / ".assay").exists()
@@ -65,25 +72,32 @@ def test_the_configuration_supplies_defaults_a_flag_overrides(
     assert "gate: passed" in loosened.output
 
 
-@pytest.mark.parametrize(("text", "field"), [
-    ('[tool.assay]\nconcurency = 4\n', "tool.assay.concurency"),
-    ('[tool.assay]\nconcurrency = "many"\n', "tool.assay.concurrency"),
-    ('[tool.assay]\nconcurrency = 0\n', "tool.assay.concurrency"),
-    ('[tool.assay\n', None),
-])
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ("[tool.assay]\nconcurency = 4\n", "tool.assay.concurency"),
+        ('[tool.assay]\nconcurrency = "many"\n', "tool.assay.concurrency"),
+        ("[tool.assay]\nconcurrency = 0\n", "tool.assay.concurrency"),
+        ("[tool.assay\n", None),
+    ],
+)
 def test_a_bad_configuration_exits_2_naming_the_file_and_key(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, field: str | None) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, field: str | None
+) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pyproject.toml").write_text(text, encoding="utf-8")
-    (tmp_path / "s.py").write_text("import assay\nsuite = assay.Suite('S', agent=lambda t, c: t)"
-                                   "\nsuite.case('q')\n", encoding="utf-8")
+    (tmp_path / "s.py").write_text(
+        "import assay\nsuite = assay.Suite('S', agent=lambda t, c: t)\nsuite.case('q')\n",
+        encoding="utf-8",
+    )
     done = invoke("run", "s.py", "--quiet")
     assert done.exit_code == 2, done.output
     assert "pyproject.toml" in done.output and (field is None or field in done.output)
 
 
 def test_history_with_a_broken_configuration_exits_2(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "assay.toml").write_text("concurency = 8\n", encoding="utf-8")
     done = invoke("history")
@@ -92,10 +106,10 @@ def test_history_with_a_broken_configuration_exits_2(
     assert "must be a whole number" in invoke("history").output
 
 
-@pytest.mark.parametrize("name", [".gitignore", "assay_suite.py", "pyproject.toml",
-                                  "assay.toml"])
+@pytest.mark.parametrize("name", [".gitignore", "assay_suite.py", "pyproject.toml", "assay.toml"])
 def test_init_refuses_a_link_and_writes_nothing(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
     project = tmp_path / "project"
     project.mkdir()
     victim = tmp_path / "victim.txt"
@@ -110,7 +124,8 @@ def test_init_refuses_a_link_and_writes_nothing(
 
 
 def test_init_refuses_a_dangling_link_and_creates_nothing(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     project = tmp_path / "project"
     project.mkdir()
     (project / "assay_suite.py").symlink_to(Path("..") / "planted.py")
@@ -122,7 +137,8 @@ def test_init_refuses_a_dangling_link_and_creates_nothing(
 
 
 def test_init_refuses_a_gitignore_that_is_not_a_file(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import os
 
     os.mkfifo(tmp_path / ".gitignore")  # reading it would wait for a writer forever

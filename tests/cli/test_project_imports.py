@@ -50,7 +50,8 @@ def _project(root: Path, package: str, *, config: bool = True) -> Path:
 
 
 def test_a_suite_imports_the_projects_modules_from_a_subfolder(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_imports: None) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_imports: None
+) -> None:
     suite = _project(tmp_path, "shop_one")
     monkeypatch.chdir(tmp_path / "evals")
 
@@ -61,7 +62,8 @@ def test_a_suite_imports_the_projects_modules_from_a_subfolder(
 
 
 def test_a_missing_module_names_where_it_was_looked_for(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_imports: None) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_imports: None
+) -> None:
     suite = _project(tmp_path, "shop_two")
     suite.write_text(SUITE.format(package="not_in_this_project"))
     monkeypatch.chdir(tmp_path / "evals")
@@ -76,7 +78,8 @@ def test_a_missing_module_names_where_it_was_looked_for(
 
 
 def test_a_history_folder_marks_the_root_without_a_configuration(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_imports: None) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_imports: None
+) -> None:
     suite = _project(tmp_path, "shop_three", config=False)
     (tmp_path / ".assay").mkdir()
     monkeypatch.chdir(tmp_path / "evals")
@@ -88,18 +91,20 @@ def test_a_history_folder_marks_the_root_without_a_configuration(
 
 
 def test_three_spellings_of_one_entry_point_make_one_history(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_imports: None) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_imports: None
+) -> None:
     (tmp_path / "bots").mkdir()
     (tmp_path / "bots" / "support.py").write_text(AGENT)
     (tmp_path / "prompts.txt").write_text(
-        "How long do I have to return an item? | contains: 30 days\n")
+        "How long do I have to return an item? | contains: 30 days\n"
+    )
     (tmp_path / "assay.toml").write_text("")
     monkeypatch.chdir(tmp_path)
 
-    for spelling in ("bots/support.py:answer", "./bots/support.py:answer",
-                     "bots.support:answer"):
-        done = CliRunner().invoke(app, ["run", "prompts.txt", "-q", "--agent", spelling],
-                                  catch_exceptions=False)
+    for spelling in ("bots/support.py:answer", "./bots/support.py:answer", "bots.support:answer"):
+        done = CliRunner().invoke(
+            app, ["run", "prompts.txt", "-q", "--agent", spelling], catch_exceptions=False
+        )
         assert done.exit_code == 0, done.output
 
     listed = CliRunner().invoke(app, ["history", "--format", "json"], catch_exceptions=False)
@@ -109,9 +114,11 @@ def test_three_spellings_of_one_entry_point_make_one_history(
 
 
 def test_a_yaml_suite_names_its_agent_identity(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_imports: None) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_imports: None
+) -> None:
     (tmp_path / "bot.py").write_text(AGENT)
-    (tmp_path / "suite.yaml").write_text(textwrap.dedent("""
+    (tmp_path / "suite.yaml").write_text(
+        textwrap.dedent("""
         suite: returns
         agent: bot.py:answer
         agent_name: ReturnsBot
@@ -121,7 +128,8 @@ def test_a_yaml_suite_names_its_agent_identity(
               - key: window
                 prompt: How long do I have to return an item?
                 expect: {contains: "30 days"}
-    """))
+    """)
+    )
     monkeypatch.chdir(tmp_path)
 
     done = CliRunner().invoke(app, ["run", "suite.yaml", "-q"], catch_exceptions=False)
@@ -129,4 +137,3 @@ def test_a_yaml_suite_names_its_agent_identity(
     assert done.exit_code == 0, done.output
     listed = CliRunner().invoke(app, ["history", "--format", "json"], catch_exceptions=False)
     assert [run["agent"] for run in json.loads(listed.output)] == ["ReturnsBot"]
-

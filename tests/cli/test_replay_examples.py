@@ -28,7 +28,8 @@ def test_api_replay_example_passes_then_records_the_mismatch(cli):
     quote = by_case["quote-77"]
     assert quote["status"] == "error" and quote["answer"] == "Order 77 arrives in 3 days."
     assert quote["metadata"]["api_replay"]["requests"][0]["differences"] == [
-        'json $.order_id: expected "77" (string), got 77 (number)']
+        'json $.order_id: expected "77" (string), got 77 (number)'
+    ]
     status = by_case["status-42"]["metadata"]["api_replay"]["requests"][0]
     assert status["status"] == "mismatch"
     assert status["differences"] == ["query: missing id=42, not expected order=42"]

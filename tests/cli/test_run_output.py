@@ -11,10 +11,12 @@ import assay
 from assay.cli.app import app
 from assay.testing import ScriptedServer, verdict
 
-CLOSING = re.compile(r"^== \d+ failed, \d+ passed, \d+ errors(, \d+ not evaluated)?"
-                     r"( · gate (passed|failed))?"
-                     r"( · \d+ regressions?)?( · nothing was checked)?"
-                     r" · (PASSED|FAILED \([a-z ,]+\)) · \d+\.\d s ==$")
+CLOSING = re.compile(
+    r"^== \d+ failed, \d+ passed, \d+ errors(, \d+ not evaluated)?"
+    r"( · gate (passed|failed))?"
+    r"( · \d+ regressions?)?( · nothing was checked)?"
+    r" · (PASSED|FAILED \([a-z ,]+\)) · \d+\.\d s ==$"
+)
 
 
 @pytest.fixture
@@ -25,8 +27,7 @@ def run_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         monkeypatch.delenv(name)
 
     def invoke(*args: str, env: dict[str, str] | None = None):
-        return CliRunner().invoke(app, [str(arg) for arg in args], env=env,
-                                  catch_exceptions=False)
+        return CliRunner().invoke(app, [str(arg) for arg in args], env=env, catch_exceptions=False)
 
     return invoke
 
@@ -92,9 +93,17 @@ def test_the_gate_line_names_the_figure_it_decided_on(run_cli, tmp_path):
         return verdict(0.0 if "q6" in str(body) else 1.0, "scripted")
 
     with ScriptedServer(judge) as server:
-        done = run_cli("run", spec, "--judge", "openai/judge-model", "--judge-base-url",
-                       server.base_url, "--gate", "min_pass_rate=0.9",
-                       env={"OPENAI_API_KEY": "test"})
+        done = run_cli(
+            "run",
+            spec,
+            "--judge",
+            "openai/judge-model",
+            "--judge-base-url",
+            server.base_url,
+            "--gate",
+            "min_pass_rate=0.9",
+            env={"OPENAI_API_KEY": "test"},
+        )
     assert "Passed 6/7 · 86%" in done.stdout, done.output
     assert "gate: passed · deterministic pass rate 100% ≥ 90%" in done.stdout
     assert "judge criteria are not in this figure" in done.stdout
@@ -103,7 +112,9 @@ def test_the_gate_line_names_the_figure_it_decided_on(run_cli, tmp_path):
 
 
 def test_a_failed_gate_says_the_figure_below_its_threshold(run_cli, tmp_path):
-    spec = _spec(tmp_path, """
+    spec = _spec(
+        tmp_path,
+        """
         import assay
         from assay import checks
 
@@ -111,7 +122,8 @@ def test_a_failed_gate_says_the_figure_below_its_threshold(run_cli, tmp_path):
                             checks=[checks.exact_match()])
         suite.case("q0", expected="a")
         suite.case("q1", expected="a")
-    """)
+    """,
+    )
     done = run_cli("run", spec, "--gate", "min_pass_rate=0.9")
     assert done.exit_code == 1
     assert "gate: failed · deterministic pass rate 50% < 90%" in done.stdout
@@ -145,8 +157,7 @@ SLOW = """
 
 def test_piped_a_run_says_it_is_alive_and_what_failed_as_it_goes(run_cli, tmp_path):
     spec = _spec(tmp_path, SLOW)
-    done = run_cli("run", spec, "--concurrency", "1",
-                   env={"ASSAY_PROGRESS_INTERVAL": "0.001"})
+    done = run_cli("run", spec, "--concurrency", "1", env={"ASSAY_PROGRESS_INTERVAL": "0.001"})
     assert done.exit_code == 1, done.output
     log = done.stderr.splitlines()
     assert log[0] == "running Slow: 2 sample(s)"
@@ -159,13 +170,16 @@ def test_piped_a_run_says_it_is_alive_and_what_failed_as_it_goes(run_cli, tmp_pa
 
 
 def test_quiet_leaves_the_log_to_the_closing_line(run_cli, tmp_path):
-    spec = _spec(tmp_path, """
+    spec = _spec(
+        tmp_path,
+        """
         import assay
         from assay import checks
 
         suite = assay.Suite("Quick", agent=lambda text: "b", checks=[checks.exact_match()])
         suite.case("q0", expected="a")
-    """)
+    """,
+    )
     done = run_cli("run", spec, "--quiet", env={"ASSAY_PROGRESS_INTERVAL": "0.001"})
     assert done.exit_code == 1
     assert done.stderr == ""

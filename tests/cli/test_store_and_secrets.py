@@ -18,10 +18,13 @@ def invoke(*args: str, env: dict[str, str] | None = None):
     return CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
 
 
-@pytest.mark.parametrize("command", [["history"], ["report"], ["report", "abcd1234"],
-                                     ["compare", "abcd1234", "efgh5678"]])
+@pytest.mark.parametrize(
+    "command",
+    [["history"], ["report"], ["report", "abcd1234"], ["compare", "abcd1234", "efgh5678"]],
+)
 def test_a_corrupted_sqlite_file_is_a_clear_error_for_every_command(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / ".assay").mkdir()
     garbage = b"\x00\xffnot a database" * 400
@@ -32,9 +35,14 @@ def test_a_corrupted_sqlite_file_is_a_clear_error_for_every_command(
     assert (tmp_path / ".assay" / "assay.db").read_bytes() == garbage
 
 
-@pytest.mark.parametrize("url", ["postgresql://ann:p@ss:w0rd@127.0.0.1:1/db",
-                                 "postgresql://ann:hunter2@127.0.0.1:1/db?sslmode=x",
-                                 "postgresql://ann:a/b@c@127.0.0.1:1/db"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://ann:p@ss:w0rd@127.0.0.1:1/db",
+        "postgresql://ann:hunter2@127.0.0.1:1/db?sslmode=x",
+        "postgresql://ann:a/b@c@127.0.0.1:1/db",
+    ],
+)
 def test_no_message_shows_a_password_even_of_a_malformed_url(url: str) -> None:
     done = invoke("history", "--db", url)
     assert done.exit_code == 2
@@ -49,20 +57,23 @@ def test_the_resume_hint_masks_a_typed_password(monkeypatch: pytest.MonkeyPatch)
     assert "s3cret" not in hint and "ann:***@db.example" in hint
     assert hint.endswith("--resume run-1")
     monkeypatch.setattr(sys, "argv", ["assay", "run", "suite.py", "--db=postgresql://a:b@h/d"])
-    assert "a:b@" not in resume_command("run-2") and "--db=postgresql://a:***@h/d" in \
-        resume_command("run-2")
+    assert "a:b@" not in resume_command(
+        "run-2"
+    ) and "--db=postgresql://a:***@h/d" in resume_command("run-2")
 
 
 def test_the_resume_hint_leaves_an_environment_url_to_the_environment(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(sys, "argv", ["assay", "run", "suite.py"])
     monkeypatch.setenv("ASSAY_DATABASE_URL", "postgresql://ann:s3cret@db/ev")
     hint = resume_command("run-3")
     assert "postgresql" not in hint and hint.endswith("run suite.py --resume run-3")
 
 
-def test_the_resume_hint_names_the_program_as_invoked(monkeypatch: pytest.MonkeyPatch,
-                                                      tmp_path: Path) -> None:
+def test_the_resume_hint_names_the_program_as_invoked(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     program = tmp_path / "venv" / "bin" / "assay"
     monkeypatch.setattr(sys, "argv", [str(program), "run", "suite.py"])
     monkeypatch.setenv("PATH", "/nonexistent")
@@ -71,7 +82,8 @@ def test_the_resume_hint_names_the_program_as_invoked(monkeypatch: pytest.Monkey
 
 @pytest.mark.parametrize("target", ["missing-folder/report.md", "a-folder", "report.pdf"])
 def test_an_unwritable_report_path_is_refused_before_the_run_starts(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MARKER_DIR", str(tmp_path))
     (tmp_path / "a-folder").mkdir()
@@ -81,15 +93,17 @@ def test_an_unwritable_report_path_is_refused_before_the_run_starts(
     assert not (tmp_path / ".assay").exists()  # nothing was stored
 
 
-def test_an_agent_calling_sys_exit_fails_only_its_sample(tmp_path: Path,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_agent_calling_sys_exit_fails_only_its_sample(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     spec = tmp_path / "exits.py"
     spec.write_text(
         "import sys\nimport assay\nfrom assay import checks\n"
         "def agent(text, ctx):\n"
         "    if text == 'leave':\n        sys.exit(3)\n    return 'ok'\n"
         "suite = assay.Suite('Exits', agent=agent, checks=[checks.contains('ok')])\n"
-        "suite.case('leave')\nsuite.case('stay')\n")
+        "suite.case('leave')\nsuite.case('stay')\n"
+    )
     monkeypatch.chdir(tmp_path)
     done = invoke("run", str(spec), "--quiet")
     assert done.exit_code == 1, done.output  # a failed sample, not the agent's exit code

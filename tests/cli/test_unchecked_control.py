@@ -87,7 +87,9 @@ def test_a_control_pair_that_checked_something_still_measures(cli, tmp_path):
 
 
 def test_the_warning_agrees_with_how_many_cases_check_nothing(cli, tmp_path):
-    spec = _spec(tmp_path, """
+    spec = _spec(
+        tmp_path,
+        """
         import assay
         from assay import checks
 
@@ -95,27 +97,35 @@ def test_the_warning_agrees_with_how_many_cases_check_nothing(cli, tmp_path):
         suite.case("checked", checks=[checks.contains("a")])
         for number in range(5):
             suite.case(f"plain {number}")
-    """)
+    """,
+    )
     done = cli("run", spec, "-q")
     assert "warning: 5 of 6 cases check nothing, so their samples would be" in done.stderr
-    one = _spec(tmp_path, """
+    one = _spec(
+        tmp_path,
+        """
         import assay
         from assay import checks
 
         suite = assay.Suite("Partly", agent=lambda text: "a")
         suite.case("checked", checks=[checks.contains("a")])
         suite.case("plain")
-    """, "one.py")
+    """,
+        "one.py",
+    )
     done = cli("run", one, "-q")
     assert "warning: 1 of 2 cases checks nothing, so its samples would be" in done.stderr
 
 
 def test_a_suite_without_cases_is_told_so_not_about_a_selection(cli, tmp_path):
-    spec = _spec(tmp_path, """
+    spec = _spec(
+        tmp_path,
+        """
         import assay
 
         suite = assay.Suite("Empty", agent=lambda text: "a")
-    """)
+    """,
+    )
     done = cli("run", spec)
     assert done.exit_code == 2, done.output
     assert "defines no cases" in done.output

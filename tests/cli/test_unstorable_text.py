@@ -22,8 +22,10 @@ SUITE_ARGS = {
     "agent_name": ('assay.Suite("s", agent=agent, agent_name="a{bad}")', "agent_name"),
     "description": ('assay.Suite("s", agent=agent, description="d{bad}")', "description"),
     "instructions": ('assay.Suite("s", agent=agent, instructions="i{bad}")', "instructions"),
-    "tools": ('assay.Suite("s", agent=agent, available_tools={{"t{bad}": "x"}})',
-              "available_tools"),
+    "tools": (
+        'assay.Suite("s", agent=agent, available_tools={{"t{bad}": "x"}})',
+        "available_tools",
+    ),
 }
 CASE_ARGS = {
     "case name": ('name="n{bad}"', "name"),
@@ -43,16 +45,19 @@ def _spec(tmp_path: Path, suite: str, case: str = 'input="hi"') -> Path:
     path = tmp_path / "spec.py"
     if not case.startswith("input") and "input=" not in case:
         case = f'input="hi", {case}'
-    path.write_text("import assay\n\ndef agent(text, ctx):\n    return 'hi'\n\n"
-                    f"suite = {suite}\nsuite.case({case.replace('input=', '', 1)})\n",
-                    encoding="utf-8")
+    path.write_text(
+        "import assay\n\ndef agent(text, ctx):\n    return 'hi'\n\n"
+        f"suite = {suite}\nsuite.case({case.replace('input=', '', 1)})\n",
+        encoding="utf-8",
+    )
     return path
 
 
 @pytest.mark.parametrize("bad", BAD)
 @pytest.mark.parametrize("where", SUITE_ARGS)
-def test_a_suite_setting_no_store_can_hold_exits_2_naming_it(tmp_path: Path, where: str,
-                                                             bad: str) -> None:
+def test_a_suite_setting_no_store_can_hold_exits_2_naming_it(
+    tmp_path: Path, where: str, bad: str
+) -> None:
     code, field = SUITE_ARGS[where]
     spec = _spec(tmp_path, code.format(bad=BAD[bad]))
     for command in (["validate", str(spec)], ["run", str(spec), "--quiet"]):
@@ -64,8 +69,9 @@ def test_a_suite_setting_no_store_can_hold_exits_2_naming_it(tmp_path: Path, whe
 
 @pytest.mark.parametrize("bad", BAD)
 @pytest.mark.parametrize("where", CASE_ARGS)
-def test_a_case_part_no_store_can_hold_exits_2_naming_it(tmp_path: Path, where: str,
-                                                         bad: str) -> None:
+def test_a_case_part_no_store_can_hold_exits_2_naming_it(
+    tmp_path: Path, where: str, bad: str
+) -> None:
     code, field = CASE_ARGS[where]
     spec = _spec(tmp_path, 'assay.Suite("s", agent=agent)', code.format(bad=BAD[bad]))
     done = CliRunner().invoke(app, ["validate", str(spec)])
@@ -84,7 +90,8 @@ def test_the_python_api_refuses_it_when_the_suite_is_defined() -> None:
 
 @pytest.mark.parametrize("bad", BAD)
 def test_both_backends_refuse_it_identically_before_a_run_is_created(
-        tmp_path: Path, store_url: str, bad: str) -> None:
+    tmp_path: Path, store_url: str, bad: str
+) -> None:
     from assay.store import Store
 
     Store.open(store_url, migrate=True, create=True).close()

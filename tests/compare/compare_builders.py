@@ -11,19 +11,40 @@ from assay.spec import digest
 STARTED = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-def metric(name: str, score: float, *, kind: str = "check", threshold: float | None = None,
-           error: str | None = None, reason: str = "r") -> MetricResult:
+def metric(
+    name: str,
+    score: float,
+    *,
+    kind: str = "check",
+    threshold: float | None = None,
+    error: str | None = None,
+    reason: str = "r",
+) -> MetricResult:
     """A metric; checks pass at 1.0 by default, judges at 0.9."""
     limit = threshold if threshold is not None else (0.9 if kind == "judge" else 1.0)
     category = "judge" if kind == "judge" else "content"
-    return MetricResult(name, kind, category, limit, score,  # type: ignore[arg-type]
-                        error is None and score >= limit, reason, error)
+    return MetricResult(
+        name,
+        kind,
+        category,
+        limit,
+        score,  # type: ignore[arg-type]
+        error is None and score >= limit,
+        reason,
+        error,
+    )
 
 
-def sample(case: str, *metrics: MetricResult, model: str | None = None, index: int = 0,
-           error: str | None = None) -> SampleResult:
-    return SampleResult(case, model, index, decide_status(error, metrics), error=error,
-                        metrics=tuple(metrics))
+def sample(
+    case: str,
+    *metrics: MetricResult,
+    model: str | None = None,
+    index: int = 0,
+    error: str | None = None,
+) -> SampleResult:
+    return SampleResult(
+        case, model, index, decide_status(error, metrics), error=error, metrics=tuple(metrics)
+    )
 
 
 def case(case_id: str, position: int = 0, **definition: Any) -> CaseSnapshot:
@@ -33,7 +54,20 @@ def case(case_id: str, position: int = 0, **definition: Any) -> CaseSnapshot:
     return CaseSnapshot(case_id, case_id, position, digest(hashed), described)
 
 
-def run(run_id: str, *samples: SampleResult, cases: tuple[CaseSnapshot, ...] = (),
-        models: list[str] | None = None) -> Run:
-    return Run(run_id, "S", "A", "f", RunStatus.COMPLETED, STARTED, cases=cases,
-               samples=tuple(samples), settings={"models": models or []})
+def run(
+    run_id: str,
+    *samples: SampleResult,
+    cases: tuple[CaseSnapshot, ...] = (),
+    models: list[str] | None = None,
+) -> Run:
+    return Run(
+        run_id,
+        "S",
+        "A",
+        "f",
+        RunStatus.COMPLETED,
+        STARTED,
+        cases=cases,
+        samples=tuple(samples),
+        settings={"models": models or []},
+    )

@@ -11,8 +11,11 @@ def kinds(comparison):
 
 
 def judged(judge_score, *, check_score=1.0, case="q"):
-    return sample(case, metric("contains", check_score), metric("semantic_accuracy", judge_score,
-                                                                 kind="judge"))
+    return sample(
+        case,
+        metric("contains", check_score),
+        metric("semantic_accuracy", judge_score, kind="judge"),
+    )
 
 
 def test_seed_example_judge_falls_with_the_same_behaviour_is_drift_and_unmeasured_gates():
@@ -34,15 +37,19 @@ def test_drift_tolerance_is_independent_of_the_tolerance():
     assert kinds(moved) == [("q", "semantic_accuracy", ChangeKind.JUDGE_DRIFT)]
     assert compare_runs(steady, run("c", judged(0.92)), drift_tolerance=0.05).changes == ()
     # A check score is held to the tolerance alone.
-    scored = compare_runs(run("b", sample("q", metric("m", 0.95, threshold=0.5))),
-                          run("c", sample("q", metric("m", 0.93, threshold=0.5))))
+    scored = compare_runs(
+        run("b", sample("q", metric("m", 0.95, threshold=0.5))),
+        run("c", sample("q", metric("m", 0.93, threshold=0.5))),
+    )
     assert kinds(scored) == [("q", "m", ChangeKind.SCORE_DECREASE)]
 
 
 def test_a_judge_move_with_changed_behaviour_is_not_drift():
     comparison = compare_runs(run("b", judged(0.98)), run("c", judged(0.92, check_score=0.0)))
-    assert kinds(comparison) == [("q", "contains", ChangeKind.DETERMINISTIC_REGRESSION),
-                                 ("q", "semantic_accuracy", ChangeKind.SCORE_DECREASE)]
+    assert kinds(comparison) == [
+        ("q", "contains", ChangeKind.DETERMINISTIC_REGRESSION),
+        ("q", "semantic_accuracy", ChangeKind.SCORE_DECREASE),
+    ]
     assert comparison.judge_drift == ()
 
 
@@ -54,20 +61,27 @@ def test_rising_drift_is_reported_but_is_not_a_regression():
 
 def test_tolerance_never_hides_a_new_failure_or_error():
     before = run("b", judged(0.95), sample("e", metric("m", 1.0)), sample("d", metric("m", 1.0)))
-    after = run("c", judged(0.89), sample("e", metric("m", 0.0, error="boom")),
-                sample("d", metric("m", 0.0, reason="missing 30 days")))
+    after = run(
+        "c",
+        judged(0.89),
+        sample("e", metric("m", 0.0, error="boom")),
+        sample("d", metric("m", 0.0, reason="missing 30 days")),
+    )
     comparison = compare_runs(before, after, tolerance=1.0, drift_tolerance=1.0)
-    assert kinds(comparison) == [("q", "semantic_accuracy", ChangeKind.NEWLY_FAILED_MINIMUM),
-                                 ("e", "m", ChangeKind.NEW_ERROR),
-                                 ("d", "m", ChangeKind.DETERMINISTIC_REGRESSION)]
+    assert kinds(comparison) == [
+        ("q", "semantic_accuracy", ChangeKind.NEWLY_FAILED_MINIMUM),
+        ("e", "m", ChangeKind.NEW_ERROR),
+        ("d", "m", ChangeKind.DETERMINISTIC_REGRESSION),
+    ]
     regression = comparison.deterministic_regressions[0]
     assert regression.category == "content"
     assert regression.detail == "missing 30 days; the check passed 1/1 samples before, 0/1 now"
 
 
 def test_a_new_agent_error_is_a_regression_named_by_its_error():
-    comparison = compare_runs(run("b", sample("q", metric("m", 1.0))),
-                              run("c", sample("q", error="RuntimeError: down")))
+    comparison = compare_runs(
+        run("b", sample("q", metric("m", 1.0))), run("c", sample("q", error="RuntimeError: down"))
+    )
     assert kinds(comparison) == [("q", "(agent)", ChangeKind.NEW_ERROR)]
     assert comparison.regressions[0].detail == "RuntimeError: down"
 
@@ -82,20 +96,23 @@ def test_samples_are_pooled_per_item_and_movement_is_the_largest_shift():
 
 
 def test_items_pair_by_case_and_model():
-    before = run("b", sample("q", metric("m", 1.0), model="a"),
-                 sample("q", metric("m", 1.0), model="b"))
-    after = run("c", sample("q", metric("m", 0.0), model="a"),
-                sample("q", metric("m", 1.0), model="c"))
+    before = run(
+        "b", sample("q", metric("m", 1.0), model="a"), sample("q", metric("m", 1.0), model="b")
+    )
+    after = run(
+        "c", sample("q", metric("m", 0.0), model="a"), sample("q", metric("m", 1.0), model="c")
+    )
     comparison = compare_runs(before, after)
     assert [(c.model, c.kind) for c in comparison.changes] == [
-        ("a", ChangeKind.DETERMINISTIC_REGRESSION)]
-    assert (comparison.paired, comparison.only_in_baseline, comparison.only_in_current) == (
-        1, 1, 1)
+        ("a", ChangeKind.DETERMINISTIC_REGRESSION)
+    ]
+    assert (comparison.paired, comparison.only_in_baseline, comparison.only_in_current) == (1, 1, 1)
     assert comparison.pairing_line().endswith("; 1 only in the baseline, 1 only in the current run")
 
 
 def test_improvements_are_reported_but_are_not_regressions():
-    comparison = compare_runs(run("b", sample("q", metric("m", 0.5))),
-                              run("c", sample("q", metric("m", 1.0))))
+    comparison = compare_runs(
+        run("b", sample("q", metric("m", 0.5))), run("c", sample("q", metric("m", 1.0)))
+    )
     assert kinds(comparison) == [("q", "m", ChangeKind.IMPROVEMENT)]
     assert comparison.regressions == ()

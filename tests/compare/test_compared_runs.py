@@ -32,22 +32,27 @@ def answer(text, ctx):
 
 def corpus(*, edited=(), setups=None, references=None, provenance=None, agent=answer):
     """Three cases; the ``edited`` ids get a reworded input; parts per case id."""
-    suite = assay.Suite("Corpus", agent=agent, agent_name="Agent",
-                        checks=[checks.contains("30")])
-    for case_id, text in (("returns", "How long is the return window?"),
-                          ("warranty", "How long is the warranty?"),
-                          ("shipping", "How long does shipping take?")):
-        suite.case(text + (" Please be brief." if case_id in edited else ""), id=case_id,
-                   setup=(setups or {}).get(case_id),
-                   expected=(references or {}).get(case_id),
-                   provenance=(provenance or {}).get(case_id))
+    suite = assay.Suite("Corpus", agent=agent, agent_name="Agent", checks=[checks.contains("30")])
+    for case_id, text in (
+        ("returns", "How long is the return window?"),
+        ("warranty", "How long is the warranty?"),
+        ("shipping", "How long does shipping take?"),
+    ):
+        suite.case(
+            text + (" Please be brief." if case_id in edited else ""),
+            id=case_id,
+            setup=(setups or {}).get(case_id),
+            expected=(references or {}).get(case_id),
+            provenance=(provenance or {}).get(case_id),
+        )
     return suite
 
 
 def test_two_of_three_items_edited_withholds_the_headline_until_the_ceiling_is_raised(store):
     before = assay.run(corpus(), db=store, **QUIET)
-    after = assay.run(corpus(edited={"warranty", "shipping"}, agent=lambda t, c: "no idea"),
-                      db=store, **QUIET)
+    after = assay.run(
+        corpus(edited={"warranty", "shipping"}, agent=lambda t, c: "no idea"), db=store, **QUIET
+    )
     # A changed definition is still the automatic baseline: the items pair by their own
     # fingerprints, and the two edited ones are excluded loudly, withholding the headline.
     assert after.baseline_id == before.id
@@ -55,10 +60,13 @@ def test_two_of_three_items_edited_withholds_the_headline_until_the_ceiling_is_r
     stored_before, stored_after = store.get_run(before.id), store.get_run(after.id)
     comparison = compare_runs(stored_before, stored_after)
     assert comparison.summary().splitlines()[0] == (
-        "1 of 3 paired item(s) compared, 2 excluded (67% of the paired corpus)")
+        "1 of 3 paired item(s) compared, 2 excluded (67% of the paired corpus)"
+    )
     assert isinstance(comparison.headline, WithheldHeadline)
     assert [(i.case_id, i.part_names()) for i in comparison.excluded] == [
-        ("warranty", ["name", "input"]), ("shipping", ["name", "input"])]
+        ("warranty", ["name", "input"]),
+        ("shipping", ["name", "input"]),
+    ]
     data = assay.Report(stored_after, baseline=stored_before).to_dict()["comparison"]
     order = list(data)
     assert order[0] == "summary" and data["summary"].startswith("1 of 3 paired item(s)")
@@ -66,7 +74,8 @@ def test_two_of_three_items_edited_withholds_the_headline_until_the_ceiling_is_r
     assert "pass_rate" not in json.dumps(data) and '"delta"' not in json.dumps(data)
     # The only compared item regressed, and that is still reported as an item fact.
     assert [(c.case_id, c.kind.value) for c in comparison.regressions] == [
-        ("returns", "deterministic_regression")]
+        ("returns", "deterministic_regression")
+    ]
 
     raised = compare_runs(stored_before, stored_after, max_excluded_share=0.7)
     assert isinstance(raised.headline, MeasuredHeadline)
@@ -81,29 +90,34 @@ def test_a_derived_setup_is_an_intended_change_and_an_authored_one_a_broken_pair
     suite = corpus(setups=setups(1), provenance={"returns": {"setup": "derived"}})
     before = assay.run(suite, db=store, **QUIET)
     assert before.case("returns").definition["provenance"] == {"setup": "derived"}
-    after = assay.run(corpus(setups=setups(2), provenance={"returns": {"setup": "derived"}}),
-                      db=store, **QUIET)
-    comparison = compare_runs(store.get_run(before.id), store.get_run(after.id),
-                              max_excluded_share=0.5)
+    after = assay.run(
+        corpus(setups=setups(2), provenance={"returns": {"setup": "derived"}}), db=store, **QUIET
+    )
+    comparison = compare_runs(
+        store.get_run(before.id), store.get_run(after.id), max_excluded_share=0.5
+    )
     assert [(i.case_id, i.pairing) for i in comparison.intended_changes] == [
-        ("returns", Pairing.INTENDED)]
-    assert [(i.case_id, i.pairing) for i in comparison.excluded] == [
-        ("warranty", Pairing.BROKEN)]
+        ("returns", Pairing.INTENDED)
+    ]
+    assert [(i.case_id, i.pairing) for i in comparison.excluded] == [("warranty", Pairing.BROKEN)]
     assert comparison.compared == 2 and comparison.regressions == ()
     assert comparison.summary().splitlines()[0] == (
-        "2 of 3 paired item(s) compared, 1 excluded (33% of the paired corpus)")
+        "2 of 3 paired item(s) compared, 1 excluded (33% of the paired corpus)"
+    )
 
 
 def test_a_recorded_part_that_changed_is_a_corpus_defect_above_any_figure(store):
     def suite(reference):
         # The reference was lifted from what the system said: it is testimony.
-        return corpus(references={"warranty": reference},
-                      provenance={"warranty": {"expected": "recorded"}})
+        return corpus(
+            references={"warranty": reference}, provenance={"warranty": {"expected": "recorded"}}
+        )
 
     before = assay.run(suite("It takes 30 days."), db=store, **QUIET)
     after = assay.run(suite("It takes thirty days."), db=store, **QUIET)
-    comparison = compare_runs(store.get_run(before.id), store.get_run(after.id),
-                              max_excluded_share=0.5)
+    comparison = compare_runs(
+        store.get_run(before.id), store.get_run(after.id), max_excluded_share=0.5
+    )
     lines = comparison.summary().splitlines()
     assert lines[0].startswith("2 of 3 paired item(s) compared, 1 excluded")
     assert lines[1].startswith("CORPUS DEFECT: warranty: recorded part(s) reference differ")
@@ -133,8 +147,9 @@ class Flaky:
 
 
 def flaky_suite(agent):
-    suite = assay.Suite("Flaky", agent=agent, agent_name="Flaky", samples=4,
-                        checks=[checks.contains("30")])
+    suite = assay.Suite(
+        "Flaky", agent=agent, agent_name="Flaky", samples=4, checks=[checks.contains("30")]
+    )
     suite.case("How long is the return window?", id="returns")
     return suite
 
@@ -192,9 +207,14 @@ def test_judge_drift_through_the_runner_gates_when_unmeasured(store):
         return json.dumps({"score": score["value"], "reason": "Same facts."})
 
     def suite():
-        built = assay.Suite("Judged", agent=answer, agent_name="Agent",
-                            judge=judges.function("scripted", complete),
-                            checks=[checks.contains("30")], criteria=["semantic_accuracy"])
+        built = assay.Suite(
+            "Judged",
+            agent=answer,
+            agent_name="Agent",
+            judge=judges.function("scripted", complete),
+            checks=[checks.contains("30")],
+            criteria=["semantic_accuracy"],
+        )
         built.case("How long is the return window?", id="returns", expected="30 days")
         return built
 
@@ -204,7 +224,8 @@ def test_judge_drift_through_the_runner_gates_when_unmeasured(store):
     comparison, _ = read_stored(after.comparison)
     assert comparison is not None
     assert [(c.metric, c.kind.value, c.metric_kind) for c in comparison.changes] == [
-        ("semantic_accuracy", "judge_drift", "judge")]
+        ("semantic_accuracy", "judge_drift", "judge")
+    ]
     assert comparison.signal_regressions == comparison.changes
     quiet = assay.run(suite(), db=store, tolerance=0.02, drift_tolerance=0.1, **QUIET)
     assert read_stored(quiet.comparison)[0].changes == ()  # 0.92 → 0.92: nothing moved
@@ -218,7 +239,9 @@ def test_a_run_with_two_models_stores_its_intervals(store):
     _, stored = read_stored(run.comparison)
     assert stored is not None
     assert {m.model: (m.cases, m.pass_rate) for m in stored.models} == {
-        "good": (3, 1.0), "bad": (3, pytest.approx(1 / 3))}
+        "good": (3, 1.0),
+        "bad": (3, pytest.approx(1 / 3)),
+    }
     assert stored.pairs[0].models == ("good", "bad")
     reread = assay.Report(store.get_run(run.id))
     assert reread.model_comparison == stored == ModelComparison.of(run)

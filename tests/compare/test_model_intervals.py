@@ -24,16 +24,25 @@ def outcomes(rates, cases, seed=7):
 
 
 def samples_of(values):
-    return [SampleResult(f"c{i}", model, 0,
-                         SampleStatus.PASSED if value else SampleStatus.FAILED)
-            for i in range(len(next(iter(values.values()))))
-            for model, column in values.items() for value in [column[i]]]
+    return [
+        SampleResult(f"c{i}", model, 0, SampleStatus.PASSED if value else SampleStatus.FAILED)
+        for i in range(len(next(iter(values.values()))))
+        for model, column in values.items()
+        for value in [column[i]]
+    ]
 
 
 def scipy_interval(*data, statistic, paired=False):
-    result = stats.bootstrap(data, statistic, paired=paired, vectorized=True, n_resamples=5000,
-                             method="percentile", confidence_level=0.95,
-                             random_state=np.random.default_rng(123))
+    result = stats.bootstrap(
+        data,
+        statistic,
+        paired=paired,
+        vectorized=True,
+        n_resamples=5000,
+        method="percentile",
+        confidence_level=0.95,
+        random_state=np.random.default_rng(123),
+    )
     return result.confidence_interval.low, result.confidence_interval.high
 
 
@@ -47,19 +56,27 @@ def test_per_model_and_paired_intervals_agree_with_scipy_within_monte_carlo_erro
         assert by_model[model].interval == pytest.approx((low, high), abs=MONTE_CARLO)
     (pair,) = comparison.pairs
     first, second = pair.models
-    low, high = scipy_interval(values[first], values[second], paired=True,
-                               statistic=lambda x, y, axis: x.mean(axis=axis) - y.mean(axis=axis))
+    low, high = scipy_interval(
+        values[first],
+        values[second],
+        paired=True,
+        statistic=lambda x, y, axis: x.mean(axis=axis) - y.mean(axis=axis),
+    )
     assert pair.difference == pytest.approx(values[first].mean() - values[second].mean())
     assert pair.interval == pytest.approx((low, high), abs=MONTE_CARLO)
     # The paired interval is narrower than one built from two independent resamplings.
-    unpaired = scipy_interval(values[first], values[second],
-                              statistic=lambda x, y, axis: x.mean(axis=axis) - y.mean(axis=axis))
+    unpaired = scipy_interval(
+        values[first],
+        values[second],
+        statistic=lambda x, y, axis: x.mean(axis=axis) - y.mean(axis=axis),
+    )
     assert pair.interval[1] - pair.interval[0] < unpaired[1] - unpaired[0] + MONTE_CARLO
 
 
 def test_seeded_same_results_same_intervals():
     data = samples_of(outcomes({"a": 0.7, "b": 0.65, "c": 0.5}, cases=60))
     assert ModelComparison.of(data) == ModelComparison.of(list(data))
+
     def intervals(comparison):
         return [m.interval for m in comparison.models] + [p.interval for p in comparison.pairs]
 
@@ -72,11 +89,14 @@ def test_seeded_same_results_same_intervals():
 
 def test_the_case_is_the_unit_a_case_with_samples_contributes_its_mean():
     # Case 0 passes 3 of 4 samples, case 1 passes 1 of 4: two cases, not eight samples.
-    data = [sample(f"c{case}", model="m", index=i, error=None if passed else "x")
-            for case, passes in enumerate([[1, 1, 1, 0], [1, 0, 0, 0]])
-            for i, passed in enumerate(passes)]
-    data = [s if s.error else SampleResult(s.case_id, "m", s.sample, SampleStatus.PASSED)
-            for s in data]
+    data = [
+        sample(f"c{case}", model="m", index=i, error=None if passed else "x")
+        for case, passes in enumerate([[1, 1, 1, 0], [1, 0, 0, 0]])
+        for i, passed in enumerate(passes)
+    ]
+    data = [
+        s if s.error else SampleResult(s.case_id, "m", s.sample, SampleStatus.PASSED) for s in data
+    ]
     data += [SampleResult(f"c{case}", "n", 0, SampleStatus.PASSED) for case in range(2)]
     comparison = ModelComparison.of(data)
     m = next(item for item in comparison.models if item.model == "m")
@@ -86,27 +106,36 @@ def test_the_case_is_the_unit_a_case_with_samples_contributes_its_mean():
 
 
 def test_fewer_than_two_shared_cases_have_no_interval():
-    data = [SampleResult("c0", "a", 0, SampleStatus.PASSED),
-            SampleResult("c1", "a", 0, SampleStatus.FAILED),
-            SampleResult("c1", "b", 0, SampleStatus.PASSED),
-            SampleResult("c2", "b", 0, SampleStatus.PASSED)]
+    data = [
+        SampleResult("c0", "a", 0, SampleStatus.PASSED),
+        SampleResult("c1", "a", 0, SampleStatus.FAILED),
+        SampleResult("c1", "b", 0, SampleStatus.PASSED),
+        SampleResult("c2", "b", 0, SampleStatus.PASSED),
+    ]
     comparison = ModelComparison.of(data)
     (pair,) = comparison.pairs
     assert (pair.cases, pair.difference, pair.interval, pair.decisive) == (1, None, None, False)
-    assert comparison.conclusion == ("The models share too few cases to compare (fewer than "
-                                     "two in common).")
+    assert comparison.conclusion == (
+        "The models share too few cases to compare (fewer than two in common)."
+    )
 
 
 def test_at_zero_or_one_hundred_percent_the_interval_is_a_point():
-    data = [SampleResult(f"c{i}", model, 0, status) for i in range(5)
-            for model, status in (("good", SampleStatus.PASSED), ("bad", SampleStatus.FAILED))]
+    data = [
+        SampleResult(f"c{i}", model, 0, status)
+        for i in range(5)
+        for model, status in (("good", SampleStatus.PASSED), ("bad", SampleStatus.FAILED))
+    ]
     comparison = ModelComparison.of(data)
-    assert {m.model: m.interval for m in comparison.models} == {"good": (1.0, 1.0),
-                                                                 "bad": (0.0, 0.0)}
+    assert {m.model: m.interval for m in comparison.models} == {
+        "good": (1.0, 1.0),
+        "bad": (0.0, 0.0),
+    }
     (pair,) = comparison.pairs
     assert pair.models == ("good", "bad") and pair.interval == (1.0, 1.0) and pair.decisive
-    assert comparison.conclusion.startswith("Decisive: good passes more cases than bad by "
-                                            "+100.0 points")
+    assert comparison.conclusion.startswith(
+        "Decisive: good passes more cases than bad by +100.0 points"
+    )
 
 
 def test_a_pair_that_is_not_decisive_says_what_it_could_detect():
@@ -126,8 +155,9 @@ def test_a_pair_that_is_not_decisive_says_what_it_could_detect():
 
 def test_decisive_pairs_are_named_and_the_better_model_comes_first():
     values = outcomes({"weak": 0.3, "strong": 0.9, "middling": 0.85}, cases=150, seed=5)
-    comparison = ModelComparison.of(run("r", *samples_of(values),
-                                        models=["weak", "strong", "middling"]))
+    comparison = ModelComparison.of(
+        run("r", *samples_of(values), models=["weak", "strong", "middling"])
+    )
     assert [m.model for m in comparison.models] == ["weak", "strong", "middling"]
     named = {pair.models: pair.decisive for pair in comparison.pairs}
     assert named[("strong", "weak")] and named[("middling", "weak")]
@@ -143,6 +173,7 @@ def test_round_trip():
 
 def test_importing_the_comparison_does_not_load_numpy():
     code = "import sys, assay.compare; print('numpy' in sys.modules)"
-    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            check=True).stdout.strip()
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert loaded == "False"

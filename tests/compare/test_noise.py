@@ -8,8 +8,10 @@ from assay.compare import NoiseFloor, NoiseLabel, compare_runs
 
 def flaky(run_id, passes, *, case="q", model=None):
     """One item, one sample per entry of ``passes``."""
-    return [sample(case, metric("contains", 1.0 if ok else 0.0), index=i, model=model)
-            for i, ok in enumerate(passes)]
+    return [
+        sample(case, metric("contains", 1.0 if ok else 0.0), index=i, model=model)
+        for i, ok in enumerate(passes)
+    ]
 
 
 def test_the_floor_is_the_largest_movement_per_metric_and_for_pass_rates():
@@ -31,8 +33,9 @@ def test_labels():
 
 
 def test_a_movement_equal_to_the_floor_is_within_noise_and_does_not_gate():
-    floor = NoiseFloor.measure(run("a", *flaky("a", [1, 1, 1, 0])),
-                               run("b", *flaky("b", [1, 1, 0, 0])))
+    floor = NoiseFloor.measure(
+        run("a", *flaky("a", [1, 1, 1, 0])), run("b", *flaky("b", [1, 1, 0, 0]))
+    )
     before, after = run("x", *flaky("x", [1, 1, 1, 0])), run("y", *flaky("y", [1, 1, 0, 0]))
     measured = compare_runs(before, after, noise_floor=floor)
     (change,) = measured.changes
@@ -47,8 +50,9 @@ def test_a_movement_equal_to_the_floor_is_within_noise_and_does_not_gate():
 
 def test_movement_beyond_the_floor_is_signal():
     floor = NoiseFloor(("a", "b"), 0.25, {"contains": 0.25, "(agent)": 0.0})
-    comparison = compare_runs(run("x", *flaky("x", [1, 1, 1, 1])),
-                              run("y", *flaky("y", [1, 1, 0, 0])), noise_floor=floor)
+    comparison = compare_runs(
+        run("x", *flaky("x", [1, 1, 1, 1])), run("y", *flaky("y", [1, 1, 0, 0])), noise_floor=floor
+    )
     assert comparison.changes[0].noise is NoiseLabel.BEYOND
     assert len(comparison.signal_regressions) == 1
 
@@ -67,6 +71,7 @@ def test_a_floor_above_the_flaky_share_is_the_finding():
 
 def test_floor_summary_and_round_trip():
     floor = NoiseFloor(("a", "b"), 0.25, {"contains": 0.25, "(agent)": 0.0})
-    assert floor.summary() == ("noise floor from control runs a and b: pass rate 0.250, "
-                               "contains 0.250")
+    assert floor.summary() == (
+        "noise floor from control runs a and b: pass rate 0.250, contains 0.250"
+    )
     assert NoiseFloor.from_json(floor.to_json()) == floor

@@ -7,8 +7,9 @@ from assay.compare import compare_runs
 
 def run_of(store, *, forbid=None, text="x"):
     suite = assay.Suite("Derived expectations", agent=lambda t, c: "x y")
-    suite.case("q", id="q", checks=[checks.contains(text)], forbid=forbid,
-               provenance={"expect": "derived"})
+    suite.case(
+        "q", id="q", checks=[checks.contains(text)], forbid=forbid, provenance={"expect": "derived"}
+    )
     return assay.run(suite, db=store, progress=False)
 
 

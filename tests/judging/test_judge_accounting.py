@@ -22,15 +22,20 @@ DATA = JudgeInput("How long is the return window?", "Thirty days.", "30 days")
 
 
 def grade(server, *, judge_timeout=10.0, retry=None, votes=1):
-    judge = judges.openai("judge-model", base_url=server.base_url, api_key="test",
-                          judge_timeout=judge_timeout,
-                          retry=retry or RetryPolicy(attempts=3, base=0.01, ceiling=0.2))
+    judge = judges.openai(
+        "judge-model",
+        base_url=server.base_url,
+        api_key="test",
+        judge_timeout=judge_timeout,
+        retry=retry or RetryPolicy(attempts=3, base=0.01, ceiling=0.2),
+    )
     usage = JudgeUsage()
     waits = []
     token = wait_listener.set(waits.append)
     try:
-        metric = asyncio.run(assess(judge, BUILTIN["semantic_accuracy"], DATA, votes=votes,
-                                    usage=usage))
+        metric = asyncio.run(
+            assess(judge, BUILTIN["semantic_accuracy"], DATA, votes=votes, usage=usage)
+        )
     finally:
         wait_listener.reset(token)
     return metric, usage, waits
@@ -48,12 +53,18 @@ def test_a_hanging_endpoint_is_cut_off_by_the_judge_timeout_as_a_metric_error():
 def test_the_deadline_bounds_the_retries_too():
     # Every attempt is slow enough to time out on its own, and is retried: the deadline wins.
     with ScriptedServer([slow(verdict(1, "late"), 0.6)] * 10) as server:
-        judge = judges.openai("judge-model", base_url=server.base_url, api_key="test",
-                              timeout=0.3, judge_timeout=1.0,
-                              retry=RetryPolicy(attempts=10, base=0.01, ceiling=0.05))
+        judge = judges.openai(
+            "judge-model",
+            base_url=server.base_url,
+            api_key="test",
+            timeout=0.3,
+            judge_timeout=1.0,
+            retry=RetryPolicy(attempts=10, base=0.01, ceiling=0.05),
+        )
         usage = JudgeUsage()
-        metric = asyncio.run(assess(judge, BUILTIN["semantic_accuracy"], DATA, votes=1,
-                                    usage=usage))
+        metric = asyncio.run(
+            assess(judge, BUILTIN["semantic_accuracy"], DATA, votes=1, usage=usage)
+        )
     assert "judge timeout of 1 s" in metric.error
     # Each attempt takes its whole 0.3 s timeout, so ten would need 3 s: the deadline stopped them.
     assert usage.calls == 1 and 1 <= usage.attempts <= 4
@@ -61,8 +72,9 @@ def test_the_deadline_bounds_the_retries_too():
 
 def test_a_wait_that_would_pass_the_deadline_gives_up_at_once():
     with ScriptedServer([failure(429, retry_after=30), verdict(1, "never asked")]) as server:
-        metric, usage, waits = grade(server, judge_timeout=1.0,
-                                     retry=RetryPolicy(attempts=3, base=0.01, ceiling=60.0))
+        metric, usage, waits = grade(
+            server, judge_timeout=1.0, retry=RetryPolicy(attempts=3, base=0.01, ceiling=60.0)
+        )
         asked = len(server.requests)
     assert asked == 1 and waits == []
     assert "HTTP 429; retrying in 30.0 s would pass the judge timeout of 1 s" in metric.error
@@ -105,10 +117,26 @@ def test_a_reason_past_the_cap_is_an_invalid_verdict_and_is_not_stored_twice():
     assert metric.passed and len(metric.reason) == MAX_REASON
 
 
-SHAPES = ["", "  ", "-5", "1e309", "inf", "-inf", "nan", "soon", "0x10", "1, 2", "3 s",
-          "Wed, 21 Oct 2015 07:28:00 GMT", "Fri, 31 Dec 9999 23:59:59 GMT",
-          "Mon, 99 Foo 2020 99:99:99 GMT", "Thu, 01 Jan 1970 00:00:00 -0000", "\x00\x1b[2J",
-          "9" * 400, "٣"]
+SHAPES = [
+    "",
+    "  ",
+    "-5",
+    "1e309",
+    "inf",
+    "-inf",
+    "nan",
+    "soon",
+    "0x10",
+    "1, 2",
+    "3 s",
+    "Wed, 21 Oct 2015 07:28:00 GMT",
+    "Fri, 31 Dec 9999 23:59:59 GMT",
+    "Mon, 99 Foo 2020 99:99:99 GMT",
+    "Thu, 01 Jan 1970 00:00:00 -0000",
+    "\x00\x1b[2J",
+    "9" * 400,
+    "٣",
+]
 
 
 @pytest.mark.parametrize("value", SHAPES)
@@ -118,12 +146,21 @@ def test_retry_after_of_any_shape_never_raises_and_stays_within_the_ceiling(valu
         assert seconds is None or seconds >= 0.0
 
 
-@pytest.mark.parametrize("value", ["", "-5", "1e309", "nan", "garbage",
-                                   "Fri, 31 Dec 9999 23:59:59 GMT",
-                                   "Wed, 21 Oct 2015 07:28:00 GMT", "99999999999999999999"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "",
+        "-5",
+        "1e309",
+        "nan",
+        "garbage",
+        "Fri, 31 Dec 9999 23:59:59 GMT",
+        "Wed, 21 Oct 2015 07:28:00 GMT",
+        "99999999999999999999",
+    ],
+)
 def test_retry_after_shapes_over_http_are_waited_within_the_ceiling(value):
-    headers = {"content-type": "application/json", "retry-after": value,
-               "retry-after-ms": value}
+    headers = {"content-type": "application/json", "retry-after": value, "retry-after-ms": value}
     limited = Response(429, json.dumps({"error": {"message": "slow down"}}).encode(), headers)
     with ScriptedServer([limited, verdict(1, "ok")]) as server:
         metric, usage, waits = grade(server)
@@ -148,8 +185,9 @@ def test_the_endpoint_host_is_the_judges_and_prepare_imports_the_client(monkeypa
     assert judges.litellm("openai/judge-model").endpoint() is None
     # Importing LiteLLM here would change what later tests see of its lazy imports.
     imported = []
-    monkeypatch.setattr("assay.agent.adapters._optional.import_litellm",
-                        lambda: imported.append(True))
+    monkeypatch.setattr(
+        "assay.agent.adapters._optional.import_litellm", lambda: imported.append(True)
+    )
     litellm.prepare()
     assert imported == [True]
 
@@ -159,8 +197,9 @@ def test_the_chat_adapters_prepare_their_client(monkeypatch):
 
     OpenAIChatAgent(model="m", api_key="k").prepare()
     imported = []
-    monkeypatch.setattr("assay.agent.adapters._optional.import_litellm",
-                        lambda: imported.append(True))
+    monkeypatch.setattr(
+        "assay.agent.adapters._optional.import_litellm", lambda: imported.append(True)
+    )
     LiteLLMChatAgent(model="m").prepare()
     assert imported == [True]
 

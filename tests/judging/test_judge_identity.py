@@ -36,7 +36,8 @@ def stored_judge() -> str:
 
 @pytest.mark.parametrize("pointed", ["flag", "environment", "configuration"])
 def test_the_judge_identity_is_the_same_however_the_endpoint_is_given(
-        project: Path, monkeypatch: pytest.MonkeyPatch, pointed: str) -> None:
+    project: Path, monkeypatch: pytest.MonkeyPatch, pointed: str
+) -> None:
     with ScriptedServer(lambda body: verdict(1.0, "Same facts.")) as server:
         url = server.base_url.replace("127.0.0.1", "localhost")
         args = ["run", str(SUPPORT), "--judge", "gpt-4.1-mini"]
@@ -57,7 +58,8 @@ def test_the_configured_judge_and_endpoint_go_together(project: Path) -> None:
     with ScriptedServer(lambda body: verdict(1.0, "Same facts.")) as server:
         url = server.base_url.replace("127.0.0.1", "localhost")
         (project / "assay.toml").write_text(
-            f'judge = "gpt-4.1-mini"\njudge_base_url = "{url}"\n', encoding="utf-8")
+            f'judge = "gpt-4.1-mini"\njudge_base_url = "{url}"\n', encoding="utf-8"
+        )
         done = invoke("run", str(SUPPORT))
         calls = len(server.requests)
     assert done.exit_code == 0, done.output
@@ -75,6 +77,7 @@ def test_a_configured_endpoint_must_be_a_string(project: Path) -> None:
 def test_the_openai_api_itself_is_the_default_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     implicit = OpenAIJudge(model="gpt-4.1-mini", label="gpt-4.1-mini")
-    explicit = OpenAIJudge(model="gpt-4.1-mini", label="gpt-4.1-mini",
-                           base_url="https://api.openai.com/v1")
+    explicit = OpenAIJudge(
+        model="gpt-4.1-mini", label="gpt-4.1-mini", base_url="https://api.openai.com/v1"
+    )
     assert implicit.endpoint() is None and explicit.endpoint() is None

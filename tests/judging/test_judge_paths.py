@@ -14,16 +14,20 @@ from assay.testing import ScriptedServer, failure, reply, verdict
 def test_the_litellm_judge_over_http_retries_and_stays_strict():
     import_litellm()
     fast = RetryPolicy(attempts=3, base=0.01, ceiling=1.0)
-    with ScriptedServer([failure(429, retry_after=0.05), verdict(0.9, "Same facts."),
-                         reply('{"score": 1, "reason": "x", "extra": 1}')]) as server:
-        judge = judges.litellm("openai/judge-model", api_base=server.base_url,
-                               api_key="test", retry=fast)
+    with ScriptedServer(
+        [
+            failure(429, retry_after=0.05),
+            verdict(0.9, "Same facts."),
+            reply('{"score": 1, "reason": "x", "extra": 1}'),
+        ]
+    ) as server:
+        judge = judges.litellm(
+            "openai/judge-model", api_base=server.base_url, api_key="test", retry=fast
+        )
         data = JudgeInput("q", "Thirty days.", "30 days")
         usage = JudgeUsage()
-        good = asyncio.run(assess(judge, BUILTIN["semantic_accuracy"], data, votes=1,
-                                  usage=usage))
-        bad = asyncio.run(assess(judge, BUILTIN["semantic_accuracy"], data, votes=1,
-                                 usage=usage))
+        good = asyncio.run(assess(judge, BUILTIN["semantic_accuracy"], data, votes=1, usage=usage))
+        bad = asyncio.run(assess(judge, BUILTIN["semantic_accuracy"], data, votes=1, usage=usage))
         calls = len(server.requests)
     assert good.score == 0.9 and good.passed and calls == 3
     assert bad.error and "exactly score and reason" in bad.error
@@ -37,13 +41,17 @@ def test_operational_claim_integrity_is_handed_committed_effects_as_settled_fact
         return json.dumps({"score": 5, "reason": "Describes only what happened."})
 
     def agent(text, ctx):
-        return assay.Outcome(answer="I moved your trip to 3 May.",
-                             observation={"events": ["trip.rebooking_sent"]})
+        return assay.Outcome(
+            answer="I moved your trip to 3 May.", observation={"events": ["trip.rebooking_sent"]}
+        )
 
     suite = assay.Suite("Claims", agent=agent, judge=judges.function("j", complete))
-    suite.case("Move my trip to 3 May", criteria=["operational_claim_integrity"],
-               minimum_scores={"operational_claim_integrity": 0.5},
-               metadata={"committed_effects": ["trip.travel_date_set"]})
+    suite.case(
+        "Move my trip to 3 May",
+        criteria=["operational_claim_integrity"],
+        minimum_scores={"operational_claim_integrity": 0.5},
+        metadata={"committed_effects": ["trip.travel_date_set"]},
+    )
     run = assay.run(suite, db=store, progress=False)
     metric = run.samples[0].metric("operational_claim_integrity")
     assert metric.score == 1.0 and metric.passed
@@ -74,8 +82,9 @@ def test_a_judge_waiting_out_a_rate_limit_says_so_on_the_progress_display(store)
     progress = Notes()
     with ScriptedServer([failure(429, retry_after=0.1), verdict(5, "ok")]) as server:
         judge = judges.openai("judge-model", base_url=server.base_url, api_key="test")
-        suite = assay.Suite("Waits", agent=lambda t, c: "x", judge=judge,
-                            checks=[checks.contains("x")])
+        suite = assay.Suite(
+            "Waits", agent=lambda t, c: "x", judge=judge, checks=[checks.contains("x")]
+        )
         suite.case("q", criteria=["tone"], minimum_scores={"tone": 0.5})
         run = assay.run(suite, db=store, progress=progress)
     assert run.samples[0].metric("tone").passed

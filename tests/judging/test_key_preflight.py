@@ -40,8 +40,9 @@ def test_an_openai_chat_agent_without_a_key_is_refused(no_keys):
 def test_the_run_stops_before_any_sample(no_keys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     called = []
-    suite = assay.Suite("S", agent=lambda text, ctx: called.append(text) or "a",
-                        judge=judges.openai("gpt-4.1-mini"))
+    suite = assay.Suite(
+        "S", agent=lambda text, ctx: called.append(text) or "a", judge=judges.openai("gpt-4.1-mini")
+    )
     suite.case("q", checks=[checks.contains("a")])
     with pytest.raises(ConfigurationError, match="OPENAI_API_KEY"):
         assay.run(suite)

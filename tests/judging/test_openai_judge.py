@@ -16,11 +16,13 @@ DATA = JudgeInput("How long is the return window?", "Thirty days.", "30 days")
 
 
 def grade(server, *, votes=1, timeout=5.0):
-    judge = judges.openai("openai/judge-model", base_url=server.base_url, api_key="test",
-                          retry=FAST, timeout=timeout)
+    judge = judges.openai(
+        "openai/judge-model", base_url=server.base_url, api_key="test", retry=FAST, timeout=timeout
+    )
     usage = JudgeUsage()
-    metric = asyncio.run(assess(judge, BUILTIN["semantic_accuracy"], DATA, votes=votes,
-                                usage=usage))
+    metric = asyncio.run(
+        assess(judge, BUILTIN["semantic_accuracy"], DATA, votes=votes, usage=usage)
+    )
     return metric, usage
 
 
@@ -91,8 +93,14 @@ def test_votes_with_one_failure_keep_the_majority_of_the_rest():
     assert sum(1 for vote in metric.votes if "error" in vote) == 1
 
 
-@pytest.mark.parametrize(("headers", "seconds"), [
-    ({"Retry-After": "3"}, 3.0), ({"retry-after-ms": "250"}, 0.25), ({}, None),
-    ({"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}, 0.0)])
+@pytest.mark.parametrize(
+    ("headers", "seconds"),
+    [
+        ({"Retry-After": "3"}, 3.0),
+        ({"retry-after-ms": "250"}, 0.25),
+        ({}, None),
+        ({"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}, 0.0),
+    ],
+)
 def test_retry_after_header_forms(headers, seconds):
     assert retry_after(headers) == seconds

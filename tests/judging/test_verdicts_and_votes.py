@@ -9,9 +9,11 @@ ONE_FIVE = BUILTIN["tone"]
 
 def test_a_strict_verdict_parses_and_normalises():
     assert parse_verdict('{"score": 0.8, "reason": "same facts"}', ZERO_ONE) == JudgeVerdict(
-        0.8, 0.8, "same facts")
+        0.8, 0.8, "same facts"
+    )
     assert parse_verdict(' {"reason": "fine", "score": 4} ', ONE_FIVE) == JudgeVerdict(
-        4.0, 0.75, "fine")
+        4.0, 0.75, "fine"
+    )
 
 
 @pytest.mark.parametrize(

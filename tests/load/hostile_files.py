@@ -26,24 +26,31 @@ def indented(text: str, spaces: int) -> str:
 
 def bomb_in_a_suite() -> str:
     """A valid-looking YAML suite whose scenario params hold the bomb."""
-    return ("suite: laughs\ngroups:\n  - key: g\n    scenarios:\n      - key: s\n"
-            "        prompt: hello\n        params:\n          lol:\n"
-            + indented(alias_bomb(), 12) + "\n")
+    return (
+        "suite: laughs\ngroups:\n  - key: g\n    scenarios:\n      - key: s\n"
+        "        prompt: hello\n        params:\n          lol:\n"
+        + indented(alias_bomb(), 12)
+        + "\n"
+    )
 
 
 def bomb_in_a_catalog() -> str:
     """A catalog whose set metadata holds the bomb (metadata is kept as it is)."""
-    return ("catalog: laughs\nproducts:\n  - key: p\n    sets:\n      - key: s\n"
-            "        scenarios:\n          - {key: a, prompt: hello}\n        lol:\n"
-            + indented(alias_bomb(), 10) + "\n")
+    return (
+        "catalog: laughs\nproducts:\n  - key: p\n    sets:\n      - key: s\n"
+        "        scenarios:\n          - {key: a, prompt: hello}\n        lol:\n"
+        + indented(alias_bomb(), 10)
+        + "\n"
+    )
 
 
 def merge_key_bomb(levels: int = 12) -> str:
     """Merge keys (``<<``) that each merge the previous mapping twice over."""
     lines = ["suite: merges", "m0: &m0 {a: 1, b: 2, c: 3, d: 4}"]
     for level in range(1, levels):
-        lines.append(f"m{level}: &m{level} {{x: *m{level - 1}, y: *m{level - 1}, "
-                     f"<<: *m{level - 1}}}")
+        lines.append(
+            f"m{level}: &m{level} {{x: *m{level - 1}, y: *m{level - 1}, <<: *m{level - 1}}}"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -59,8 +66,13 @@ def deep_json(depth: int = 5_000) -> str:
 
 def deep_json_objects(depth: int = 5_000) -> str:
     """An item whose params nest ``depth`` objects."""
-    return ('{"id": "deep", "input": {"text": "x"}, "params": '
-            + '{"a": ' * depth + "1" + "}" * depth + "}")
+    return (
+        '{"id": "deep", "input": {"text": "x"}, "params": '
+        + '{"a": ' * depth
+        + "1"
+        + "}" * depth
+        + "}"
+    )
 
 
 def deep_toml(depth: int = 500) -> str:
@@ -76,8 +88,10 @@ def deep_toml_tables(depth: int = 500) -> str:
 
 def deep_yaml_flow(depth: int = 500) -> str:
     """A YAML suite with a scenario's params nested ``depth`` flow lists deep."""
-    return ("suite: deep\ngroups:\n  - key: g\n    scenarios:\n      - key: s\n"
-            "        prompt: hello\n        params: {x: " + "[" * depth + "]" * depth + "}\n")
+    return (
+        "suite: deep\ngroups:\n  - key: g\n    scenarios:\n      - key: s\n"
+        "        prompt: hello\n        params: {x: " + "[" * depth + "]" * depth + "}\n"
+    )
 
 
 def deep_yaml_block(depth: int = 500) -> str:
@@ -103,8 +117,7 @@ YAML_FILES = [
     ("deep_flow.yml", deep_yaml_flow()),
     ("deep_block.yml", deep_yaml_block()),
     ("alias_chain.yml", alias_chain()),
-    ("deep.json", json.dumps({"suite": "deep"})[:-1] + ', "x": ' + "[" * 5_000 + "]" * 5_000
-     + "}"),
+    ("deep.json", json.dumps({"suite": "deep"})[:-1] + ', "x": ' + "[" * 5_000 + "]" * 5_000 + "}"),
 ]
 
 #: Item files: a directory holding one of them is a suite.

@@ -16,20 +16,30 @@ from hypothesis import strategies as st
 
 OMIT = object()  # an override that leaves the field out
 WORDS = st.text(alphabet=string.ascii_lowercase + string.digits + "_.-", min_size=1, max_size=8)
-JSON_SCALARS = (st.none() | st.booleans() | st.integers(-(2**31), 2**31)
-                | st.floats(allow_nan=False, allow_infinity=False, width=32) | WORDS)
-JSON_VALUES = st.recursive(JSON_SCALARS, lambda inner: st.lists(inner, max_size=3)
-                           | st.dictionaries(WORDS, inner, max_size=3), max_leaves=8)
+JSON_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**31), 2**31)
+    | st.floats(allow_nan=False, allow_infinity=False, width=32)
+    | WORDS
+)
+JSON_VALUES = st.recursive(
+    JSON_SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(WORDS, inner, max_size=3),
+    max_leaves=8,
+)
 
 
-def documents(schema: Mapping[str, Any],
-              overrides: Mapping[str, Any] | None = None) -> st.SearchStrategy[Any]:
+def documents(
+    schema: Mapping[str, Any], overrides: Mapping[str, Any] | None = None
+) -> st.SearchStrategy[Any]:
     """Valid documents of ``schema``, with ``overrides`` (path → strategy or OMIT)."""
     return _strategy(schema, schema, "", dict(overrides or {}))
 
 
-def _strategy(root: Mapping[str, Any], node: Mapping[str, Any], path: str,
-              overrides: dict[str, Any]) -> st.SearchStrategy[Any]:
+def _strategy(
+    root: Mapping[str, Any], node: Mapping[str, Any], path: str, overrides: dict[str, Any]
+) -> st.SearchStrategy[Any]:
     if path in overrides:
         return overrides[path]
     node = _resolved(root, node)
@@ -41,18 +51,21 @@ def _strategy(root: Mapping[str, Any], node: Mapping[str, Any], path: str,
     if kind == "object":
         return _object(root, node, path, overrides)
     if kind == "array":
-        return st.lists(_strategy(root, node.get("items", {}), path + "[]", overrides),
-                        max_size=3)
+        return st.lists(_strategy(root, node.get("items", {}), path + "[]", overrides), max_size=3)
     return _scalar(node, kind)
 
 
-def _object(root: Mapping[str, Any], node: Mapping[str, Any], path: str,
-            overrides: dict[str, Any]) -> st.SearchStrategy[Any]:
+def _object(
+    root: Mapping[str, Any], node: Mapping[str, Any], path: str, overrides: dict[str, Any]
+) -> st.SearchStrategy[Any]:
     properties = node.get("properties")
     if properties is None:  # a mapping of any keys to one kind of value
         values = node.get("additionalProperties", {})
-        return st.dictionaries(WORDS, _strategy(root, values if isinstance(values, dict)
-                                                else {}, path + ".*", overrides), max_size=3)
+        return st.dictionaries(
+            WORDS,
+            _strategy(root, values if isinstance(values, dict) else {}, path + ".*", overrides),
+            max_size=3,
+        )
     required, optional = {}, {}
     for name, member in properties.items():
         child = f"{path}.{name}" if path else name
@@ -71,8 +84,12 @@ def _scalar(node: Mapping[str, Any], kind: Any) -> st.SearchStrategy[Any]:
     if kind == "integer":
         return st.integers(node.get("minimum", -1000), node.get("maximum", 1000))
     if kind == "number":
-        return st.floats(node.get("minimum", -1e6), node.get("maximum", 1e6),
-                         allow_nan=False, allow_infinity=False)
+        return st.floats(
+            node.get("minimum", -1e6),
+            node.get("maximum", 1e6),
+            allow_nan=False,
+            allow_infinity=False,
+        )
     if kind == "boolean":
         return st.booleans()
     if kind == "null":
@@ -100,8 +117,9 @@ class Spot:
         """The path as errors print it: ``groups[0].scenarios``."""
         text = ""
         for part in self.path:
-            text = f"{text}[{part}]" if isinstance(part, int) else (
-                f"{text}.{part}" if text else part)
+            text = (
+                f"{text}[{part}]" if isinstance(part, int) else (f"{text}.{part}" if text else part)
+            )
         return text
 
 
@@ -115,12 +133,16 @@ def spots(root: Mapping[str, Any], value: Any) -> Iterator[Spot]:
             continue
         yield Spot(spot.path, node, spot.value, spot.whole)
         if isinstance(spot.value, dict) and "properties" in node:
-            pending.extend(Spot((*spot.path, key), node["properties"][key], item,
-                                node["properties"][key])
-                           for key, item in spot.value.items() if key in node["properties"])
+            pending.extend(
+                Spot((*spot.path, key), node["properties"][key], item, node["properties"][key])
+                for key, item in spot.value.items()
+                if key in node["properties"]
+            )
         elif isinstance(spot.value, list) and "items" in node:
-            pending.extend(Spot((*spot.path, index), node["items"], item, node["items"])
-                           for index, item in enumerate(spot.value))
+            pending.extend(
+                Spot((*spot.path, index), node["items"], item, node["items"])
+                for index, item in enumerate(spot.value)
+            )
 
 
 def _member(root: Mapping[str, Any], node: Mapping[str, Any], value: Any) -> Any:
@@ -135,8 +157,15 @@ def _member(root: Mapping[str, Any], node: Mapping[str, Any], value: Any) -> Any
 
 def value_type(value: Any) -> str:
     """The JSON type of a value."""
-    kinds = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
-             dict: "object", type(None): "null"}
+    kinds = {
+        bool: "boolean",
+        int: "integer",
+        float: "number",
+        str: "string",
+        list: "array",
+        dict: "object",
+        type(None): "null",
+    }
     return kinds[type(value)]
 
 
@@ -152,5 +181,12 @@ def allowed_types(root: Mapping[str, Any], node: Mapping[str, Any]) -> set[str]:
 
 
 #: A value of each JSON type, to put where the schema does not admit it.
-WRONG = {"string": "text", "integer": 7, "number": 2.5, "boolean": True, "array": ["x"],
-         "object": {"x": 1}, "null": None}
+WRONG = {
+    "string": "text",
+    "integer": 7,
+    "number": 2.5,
+    "boolean": True,
+    "array": ["x"],
+    "object": {"x": 1},
+    "null": None,
+}

@@ -65,11 +65,13 @@ def catalog(tmp_path):
 def test_products_sets_and_scenarios(catalog):
     assert [product.key for product in catalog.products] == ["triage", "billing"]
     assert len(catalog.set("triage", "smoke").scenarios) == 1
-    assert [s.key for s in catalog.scenarios(product="triage")] == ["refund_request",
-                                                                    "open_tickets"]
-    assert [s.key for s in catalog.scenarios(product="triage",
-                                             include_production_only=False)] == [
-        "refund_request"]
+    assert [s.key for s in catalog.scenarios(product="triage")] == [
+        "refund_request",
+        "open_tickets",
+    ]
+    assert [s.key for s in catalog.scenarios(product="triage", include_production_only=False)] == [
+        "refund_request"
+    ]
     with pytest.raises(assay.SpecError, match=r"no product 'triag' \(did you mean 'triage'"):
         catalog.product("triag")
     with pytest.raises(assay.SpecError, match="has no set 'nightly'"):
@@ -88,8 +90,12 @@ def test_suite_for_runs_a_set_against_the_products_agent(catalog):
     assert suite.criteria == ("tone",)
     case = suite.cases[0]
     assert (case.id, case.group, case.tags, case.params, case.notes) == (
-        "refund_request", "smoke", ("billing",), {"locale": "en"},
-        "Looks the order up before answering.")
+        "refund_request",
+        "smoke",
+        ("billing",),
+        {"locale": "en"},
+        "Looks the order up before answering.",
+    )
     unnamed = catalog.suite_for("billing", "smoke")
     assert isinstance(unnamed.agent, assay.load.entry.MissingAgent)
 
@@ -109,7 +115,8 @@ def test_to_yaml_is_canonical_and_the_digest_is_its_hash(catalog, tmp_path):
 
     assert catalog.digest() == hashlib.sha256(text.encode()).hexdigest()
     reordered = CATALOG.replace("name: Support Desk\n", "").replace(
-        "catalog: support_desk\n", "catalog: support_desk\nname: Support Desk\n")
+        "catalog: support_desk\n", "catalog: support_desk\nname: Support Desk\n"
+    )
     assert Catalog.load(write(tmp_path, "same.yml", reordered)).digest() == catalog.digest()
     edited = CATALOG.replace("order 1042", "order 1043")
     assert Catalog.load(write(tmp_path, "edited.yml", edited)).digest() != catalog.digest()
@@ -140,7 +147,8 @@ def test_later_catalogs_layer_by_key(tmp_path):
     assert smoke.name == "Smoke" and smoke.criteria == ("tone",)  # kept where not set
     assert [(s.key, s.prompt) for s in smoke.scenarios] == [
         ("refund_request", "A customer asks for a refund on order 7."),
-        ("escalation", "The customer wants a manager.")]
+        ("escalation", "The customer wants a manager."),
+    ]
     assert merged.product("triage").metadata == {"repository": "acme/triage"}
 
 
@@ -163,11 +171,15 @@ def test_a_suite_document_loads_as_a_catalog_of_one_product(tmp_path):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        (CATALOG.replace("prompt: Send me", "promt: Send me"),
-         "products[1].sets[0].scenarios[0].promt: unknown field (did you mean 'prompt'?)"),
+        (
+            CATALOG.replace("prompt: Send me", "promt: Send me"),
+            "products[1].sets[0].scenarios[0].promt: unknown field (did you mean 'prompt'?)",
+        ),
         (CATALOG.replace("key: billing", "key: triage"), "products[1].key: duplicate key"),
-        (CATALOG.replace("criteria: [tone]", "criteria: [tones]"),
-         "products[0].sets[0].criteria[0]: 'tones' is not allowed"),
+        (
+            CATALOG.replace("criteria: [tone]", "criteria: [tones]"),
+            "products[0].sets[0].criteria[0]: 'tones' is not allowed",
+        ),
         ("products: []\n", "bad.yml: catalog: required field is missing"),
         ("owner: x\n", "is neither a catalog"),
     ],
@@ -181,16 +193,30 @@ def test_bad_catalogs(tmp_path, text, message):
 @pytest.mark.parametrize(
     ("text", "field", "near"),
     [
-        (CATALOG.replace("        scenarios:\n          - key: invoice_copy",
-                         "        scenario:\n          - key: invoice_copy"),
-         "products[1].sets[0].scenario", "scenarios"),
-        (CATALOG.replace("    agent: TriageAgent", "    agnet: TriageAgent"),
-         "products[0].agnet", "agent"),
+        (
+            CATALOG.replace(
+                "        scenarios:\n          - key: invoice_copy",
+                "        scenario:\n          - key: invoice_copy",
+            ),
+            "products[1].sets[0].scenario",
+            "scenarios",
+        ),
+        (
+            CATALOG.replace("    agent: TriageAgent", "    agnet: TriageAgent"),
+            "products[0].agnet",
+            "agent",
+        ),
         (CATALOG.replace("products:", "Products:"), "Products", "products"),
-        (CATALOG.replace("        criteria: [tone]", "        criterias: [tone]"),
-         "products[0].sets[0].criterias", "criteria"),
-        (CATALOG.replace("        name: Smoke", "        nmae: Smoke"),
-         "products[0].sets[0].nmae", "name"),
+        (
+            CATALOG.replace("        criteria: [tone]", "        criterias: [tone]"),
+            "products[0].sets[0].criterias",
+            "criteria",
+        ),
+        (
+            CATALOG.replace("        name: Smoke", "        nmae: Smoke"),
+            "products[0].sets[0].nmae",
+            "name",
+        ),
     ],
 )
 def test_a_key_near_a_defined_one_is_a_misspelling_not_metadata(tmp_path, text, field, near):
@@ -201,24 +227,41 @@ def test_a_key_near_a_defined_one_is_a_misspelling_not_metadata(tmp_path, text, 
 
 
 def test_metadata_keys_far_from_defined_ones_are_kept(tmp_path):
-    text = CATALOG.replace("owner_team: support-platform", "owner_team: support-platform\n"
-                           "budget: 10\ntags: [x]\nteam: y\nnotes: z")
+    text = CATALOG.replace(
+        "owner_team: support-platform",
+        "owner_team: support-platform\nbudget: 10\ntags: [x]\nteam: y\nnotes: z",
+    )
     assert Catalog.load(write(tmp_path, "meta.yml", text)).metadata == {
-        "owner_team": "support-platform", "budget": 10, "tags": ["x"], "team": "y",
-        "notes": "z"}
+        "owner_team": "support-platform",
+        "budget": 10,
+        "tags": ["x"],
+        "team": "y",
+        "notes": "z",
+    }
 
 
 @pytest.mark.parametrize(
     ("text", "field", "message"),
     [
-        (CATALOG.replace("        scenarios:\n          - key: invoice_copy\n            "
-                         "prompt: Send me a copy of my last invoice.\n            expect:\n"
-                         "              tools: [send_invoice]\n", "        cadence: nightly\n"),
-         "products[1].sets[0].scenarios", "set 'smoke' of product 'billing' has no scenarios"),
-        (CATALOG.replace("    sets:\n      - key: smoke\n        scenarios:\n          - key: "
-                         "invoice_copy", "    owner: x\n    other:\n      - key: smoke\n"
-                         "        scenarios:\n          - key: invoice_copy"),
-         "products[1].sets", "product 'billing' has no sets"),
+        (
+            CATALOG.replace(
+                "        scenarios:\n          - key: invoice_copy\n            "
+                "prompt: Send me a copy of my last invoice.\n            expect:\n"
+                "              tools: [send_invoice]\n",
+                "        cadence: nightly\n",
+            ),
+            "products[1].sets[0].scenarios",
+            "set 'smoke' of product 'billing' has no scenarios",
+        ),
+        (
+            CATALOG.replace(
+                "    sets:\n      - key: smoke\n        scenarios:\n          - key: invoice_copy",
+                "    owner: x\n    other:\n      - key: smoke\n"
+                "        scenarios:\n          - key: invoice_copy",
+            ),
+            "products[1].sets",
+            "product 'billing' has no sets",
+        ),
     ],
 )
 def test_a_set_or_product_without_scenarios_is_an_error(tmp_path, text, field, message):
@@ -246,35 +289,52 @@ def test_a_layer_may_leave_scenarios_to_the_catalog_under_it(tmp_path):
 
 def test_suite_for_finds_a_set_by_its_key_alone_when_it_is_unique(catalog):
     assert catalog.suite_for("production").name == "support_desk/triage/production"
-    with pytest.raises(assay.SpecError, match=r"'smoke' names several sets \(triage/smoke, "
-                                              r"billing/smoke\); name the product and the set"):
+    with pytest.raises(
+        assay.SpecError,
+        match=r"'smoke' names several sets \(triage/smoke, "
+        r"billing/smoke\); name the product and the set",
+    ):
         catalog.suite_for("smoke")
-    with pytest.raises(assay.SpecError, match=r"no set 'produktion' \(did you mean "
-                                              r"'production'\?\)"):
+    with pytest.raises(
+        assay.SpecError,
+        match=r"no set 'produktion' \(did you mean "
+        r"'production'\?\)",
+    ):
         catalog.suite_for("produktion")
 
 
 def test_a_suite_documents_only_group_is_found_by_the_suites_key(tmp_path):
-    suite_text = ("suite: triage\ngroups:\n  - key: smoke\n    scenarios:\n"
-                  "      - key: refund\n        prompt: Refund order 1042\n")
+    suite_text = (
+        "suite: triage\ngroups:\n  - key: smoke\n    scenarios:\n"
+        "      - key: refund\n        prompt: Refund order 1042\n"
+    )
     catalog = Catalog.load(write(tmp_path, "triage.yml", suite_text))
     assert catalog.suite_for("triage").name == "triage/triage/smoke"
 
 
 def test_a_later_document_without_its_own_name_layers_over_the_first(tmp_path):
-    overlay = ("products:\n  - key: billing\n    sets:\n      - key: smoke\n        scenarios:\n"
-               "          - key: refund_copy\n            prompt: Send me my refund receipt.\n")
-    catalog = Catalog.load(write(tmp_path, "support_desk.yml", CATALOG),
-                           write(tmp_path, "local.yml", overlay))
+    overlay = (
+        "products:\n  - key: billing\n    sets:\n      - key: smoke\n        scenarios:\n"
+        "          - key: refund_copy\n            prompt: Send me my refund receipt.\n"
+    )
+    catalog = Catalog.load(
+        write(tmp_path, "support_desk.yml", CATALOG), write(tmp_path, "local.yml", overlay)
+    )
     assert catalog.key == "support_desk"
     assert [s.key for s in catalog.set("billing", "smoke").scenarios] == [
-        "invoice_copy", "refund_copy"]
-    suite_text = ("suite: triage\ngroups:\n  - key: smoke\n    scenarios:\n"
-                  "      - key: refund\n        prompt: Refund order 1042\n")
+        "invoice_copy",
+        "refund_copy",
+    ]
+    suite_text = (
+        "suite: triage\ngroups:\n  - key: smoke\n    scenarios:\n"
+        "      - key: refund\n        prompt: Refund order 1042\n"
+    )
     later = "groups:\n  - key: smoke\n    scenarios:\n      - key: refund\n        prompt: Refund\n"
-    layered = Catalog.load(write(tmp_path, "triage.yml", suite_text),
-                           write(tmp_path, "triage_local.yml", later))
+    layered = Catalog.load(
+        write(tmp_path, "triage.yml", suite_text), write(tmp_path, "triage_local.yml", later)
+    )
     assert [s.prompt for s in layered.scenarios()] == ["Refund"]
     with pytest.raises(assay.SpecError, match="groups layer over a suite"):
-        Catalog.load(write(tmp_path, "support_desk.yml", CATALOG),
-                     write(tmp_path, "triage_local.yml", later))
+        Catalog.load(
+            write(tmp_path, "support_desk.yml", CATALOG), write(tmp_path, "triage_local.yml", later)
+        )

@@ -36,20 +36,21 @@ def test_declared_effects_reach_the_case(folder) -> None:
     assert suite.cases[0].metadata["committed_effects"] == ["Refunded 9.50 on order 42"]
 
 
-@pytest.mark.parametrize(("effects", "message"), [
-    ('committed_effects_channel = "comands"', "did you mean 'commands'"),
-    ('committed_effects = ["x"]\ncommitted_effects_channel = "commands"', "one or the other"),
-    ('committed_effect = ["x"]', "committed_effect"),
-])
-def test_a_wrong_declaration_names_the_file_and_field(folder, effects: str,
-                                                      message: str) -> None:
+@pytest.mark.parametrize(
+    ("effects", "message"),
+    [
+        ('committed_effects_channel = "comands"', "did you mean 'commands'"),
+        ('committed_effects = ["x"]\ncommitted_effects_channel = "commands"', "one or the other"),
+        ('committed_effect = ["x"]', "committed_effect"),
+    ],
+)
+def test_a_wrong_declaration_names_the_file_and_field(folder, effects: str, message: str) -> None:
     with pytest.raises(SpecError, match=message) as raised:
         load(folder, effects)
     assert "refund.toml" in str(raised.value)
 
 
-def test_the_judge_is_told_the_effects_the_named_channel_recorded(folder,
-                                                                  store) -> None:
+def test_the_judge_is_told_the_effects_the_named_channel_recorded(folder, store) -> None:
     prompts: list[str] = []
 
     def complete(instructions: str, prompt: str) -> str:
@@ -63,5 +64,7 @@ def test_the_judge_is_told_the_effects_the_named_channel_recorded(folder,
     run = assay.run(suite, db=store, progress=False)
     graded = [prompt for prompt in prompts if prompt.startswith("Grade this data")]
     assert run.status is assay.RunStatus.COMPLETED and graded
-    assert all(json.loads(prompt.split("\n", 1)[1])["committed_effects"] == ["trip.set_name"]
-               for prompt in graded)
+    assert all(
+        json.loads(prompt.split("\n", 1)[1])["committed_effects"] == ["trip.set_name"]
+        for prompt in graded
+    )

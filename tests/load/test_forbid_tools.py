@@ -14,7 +14,7 @@ import assay
 from assay.cli.app import app
 from assay.load import Catalog, ScenarioParser, load_items, load_suite
 
-AGENT = '''
+AGENT = """
 import assay
 
 
@@ -23,9 +23,9 @@ def agent(text, ctx):
     if "refund" in text.lower():
         calls.append(assay.Action("issue_refund", {"id": 7}, result={"refunded": True}))
     return assay.Outcome(answer="Order 7: done.", actions=calls)
-'''
+"""
 
-ITEM = '''
+ITEM = """
 id = "refund"
 [input]
 text = "Is order 7 refundable? Do not refund it."
@@ -33,7 +33,7 @@ text = "Is order 7 refundable? Do not refund it."
 tools = ["lookup_order"]
 [expect.forbid]
 tools = ["issue_refund"]
-'''
+"""
 
 
 def items(tmp_path: Path, item: str = ITEM, settings: str = 'agent = "agent.py:agent"\n'):
@@ -69,18 +69,27 @@ def test_an_item_forbids_a_tool_call_without_a_channel(workspace):
     assert metrics == {"tools_called": True, "forbid_actions": False}
 
 
-@pytest.mark.parametrize(("forbid", "message"), [
-    ("tools = []", "refund.toml: expect.forbid.tools: an empty forbid list forbids nothing"),
-    ('tools = ["issue_refund", 3]',
-     "refund.toml: expect.forbid.tools[1]: must be a tool name (a non-empty string)"),
-    ('tools = ["lookup_order"]', "refund.toml: expect.forbid.tools: lookup_order is both "
-                                 "expected (expect.tools) and forbidden"),
-    ('tool = ["issue_refund"]',
-     "refund.toml: expect.forbid.tool: unknown channel (did you mean 'tools'?)"),
-    ('tools = "issue_refund"', "refund.toml: expect.forbid.tools"),
-])
-def test_a_bad_forbidden_tools_list_is_refused_naming_file_and_field(workspace, forbid,
-                                                                      message):
+@pytest.mark.parametrize(
+    ("forbid", "message"),
+    [
+        ("tools = []", "refund.toml: expect.forbid.tools: an empty forbid list forbids nothing"),
+        (
+            'tools = ["issue_refund", 3]',
+            "refund.toml: expect.forbid.tools[1]: must be a tool name (a non-empty string)",
+        ),
+        (
+            'tools = ["lookup_order"]',
+            "refund.toml: expect.forbid.tools: lookup_order is both "
+            "expected (expect.tools) and forbidden",
+        ),
+        (
+            'tool = ["issue_refund"]',
+            "refund.toml: expect.forbid.tool: unknown channel (did you mean 'tools'?)",
+        ),
+        ('tools = "issue_refund"', "refund.toml: expect.forbid.tools"),
+    ],
+)
+def test_a_bad_forbidden_tools_list_is_refused_naming_file_and_field(workspace, forbid, message):
     root = items(workspace, ITEM.replace('tools = ["issue_refund"]', forbid))
     done = invoke("validate", "support")
     assert done.exit_code == 2 and message in done.output, done.output
@@ -90,9 +99,13 @@ def test_a_bad_forbidden_tools_list_is_refused_naming_file_and_field(workspace, 
 
 
 def test_forbidden_tools_sit_beside_forbidden_channel_items(tmp_path):
-    root = items(tmp_path, ITEM.replace('tools = ["issue_refund"]',
-                                        'tools = ["issue_refund"]\ncommands = ["x.rebook"]'),
-                 settings='agent = "agent.py:agent"\nchannels = ["commands"]\n')
+    root = items(
+        tmp_path,
+        ITEM.replace(
+            'tools = ["issue_refund"]', 'tools = ["issue_refund"]\ncommands = ["x.rebook"]'
+        ),
+        settings='agent = "agent.py:agent"\nchannels = ["commands"]\n',
+    )
     [case] = load_items(root).cases
     assert case.forbid == {"commands": ["x.rebook"]}
     names = [check.name for check in case.checks]
@@ -105,7 +118,7 @@ def test_a_channel_cannot_be_named_like_the_forbid_actions_metric(tmp_path):
         load_items(root)
 
 
-SUITE = '''
+SUITE = """
 suite: support
 groups:
   - key: orders
@@ -115,27 +128,37 @@ groups:
         expect:
           tools: lookup_order
           forbid_tools: [issue_refund]
-'''
+"""
 
 
 def test_a_yaml_suite_forbids_tools_and_the_run_finds_the_forbidden_refund(workspace):
     (workspace / "agent.py").write_text(AGENT)
-    (workspace / "support.yml").write_text(SUITE.replace("suite: support",
-                                                         "suite: support\nagent: agent.py:agent"))
+    (workspace / "support.yml").write_text(
+        SUITE.replace("suite: support", "suite: support\nagent: agent.py:agent")
+    )
     done = invoke("run", "support.yml")
     assert done.exit_code == 1, done.output
     report = json.loads(invoke("report", "--format", "json").stdout)
     assert report["samples"][0]["fault"] == "forbidden_effect"
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("forbid_tools: [lookup_order]", "groups[0].scenarios[0].expect.forbid_tools: lookup_order "
-                                     "is both expected (tools) and forbidden"),
-    ("forbid_tool: [issue_refund]", "groups[0].scenarios[0].expect.forbid_tool: unknown field "
-                                    "(did you mean 'forbid_tools'?)"),
-    ("forbid_tools: []", "groups[0].scenarios[0].expect.forbid_tools"),
-    ("forbid_tools: 3", "groups[0].scenarios[0].expect.forbid_tools"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "forbid_tools: [lookup_order]",
+            "groups[0].scenarios[0].expect.forbid_tools: lookup_order "
+            "is both expected (tools) and forbidden",
+        ),
+        (
+            "forbid_tool: [issue_refund]",
+            "groups[0].scenarios[0].expect.forbid_tool: unknown field "
+            "(did you mean 'forbid_tools'?)",
+        ),
+        ("forbid_tools: []", "groups[0].scenarios[0].expect.forbid_tools"),
+        ("forbid_tools: 3", "groups[0].scenarios[0].expect.forbid_tools"),
+    ],
+)
 def test_a_bad_yaml_forbid_tools_is_refused_naming_file_and_field(tmp_path, text, message):
     path = tmp_path / "support.yml"
     path.write_text(SUITE.replace("forbid_tools: [issue_refund]", text))
@@ -160,22 +183,29 @@ def test_forbid_tools_round_trip_through_a_catalog_and_the_fingerprint(tmp_path)
 
 def test_pasted_lines_and_documents_take_forbid_tools():
     [line] = ScenarioParser.scenarios(
-        "Is order 7 refundable? | tools: lookup_order | forbid_tools: issue_refund, delete")
+        "Is order 7 refundable? | tools: lookup_order | forbid_tools: issue_refund, delete"
+    )
     assert line.expect.forbid_tools == ("issue_refund", "delete")
     assert [c.name for c in line.case(0).checks] == ["tools_called", "forbid_actions"]
     [listed] = ScenarioParser.scenarios(
-        '[{"prompt": "Is order 7 refundable?", "expect": {"forbid_tools": "issue_refund"}}]')
+        '[{"prompt": "Is order 7 refundable?", "expect": {"forbid_tools": "issue_refund"}}]'
+    )
     assert listed.expect.forbid_tools == ("issue_refund",)
     [parsed] = ScenarioParser.parse("Refund? | forbid_tools: issue_refund")
     assert parsed["expect"] == {"forbid_tools": ["issue_refund"]}
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("Refund? | tools: a | forbid_tools: a",
-     "line 1: forbid_tools: a is both expected (tools) and forbidden"),
-    ("Refund? | forbid_tool: a", "unknown option 'forbid_tool' (did you mean 'forbid_tools'?)"),
-    ("Refund? | forbid_tools:", "option 'forbid_tools' has no value"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "Refund? | tools: a | forbid_tools: a",
+            "line 1: forbid_tools: a is both expected (tools) and forbidden",
+        ),
+        ("Refund? | forbid_tool: a", "unknown option 'forbid_tool' (did you mean 'forbid_tools'?)"),
+        ("Refund? | forbid_tools:", "option 'forbid_tools' has no value"),
+    ],
+)
 def test_bad_pasted_forbid_tools_are_refused(text, message):
     with pytest.raises(assay.SpecError, match="line 1") as caught:
         ScenarioParser.scenarios(text)

@@ -72,8 +72,9 @@ def test_pasted_documents_refuse_the_corpus(tmp_path, name, text):
     refused(lambda: load_pasted(path, agent=agent), path)
 
 
-@pytest.mark.parametrize("text", [alias_bomb(), alias_bomb(levels=30, width=2),
-                                  alias_bomb(levels=6, width=200)])
+@pytest.mark.parametrize(
+    "text", [alias_bomb(), alias_bomb(levels=30, width=2), alias_bomb(levels=6, width=200)]
+)
 def test_an_alias_bomb_is_measured_not_expanded(text):
     # "alias bomb" comes only from measuring the aliases before any expansion.
     with pytest.raises(assay.SpecError, match="alias bomb") as raised:
@@ -84,31 +85,44 @@ def test_an_alias_bomb_is_measured_not_expanded(text):
 def test_aliases_within_the_bound_still_load():
     shared = "base: &base {tools: [lookup], contains: [refund]}\n"
     uses = "".join(f"s{index}: *base\n" for index in range(100))
-    assert parse_yaml(shared + uses, "ok.yml")["s99"] == {"tools": ["lookup"],
-                                                           "contains": ["refund"]}
+    assert parse_yaml(shared + uses, "ok.yml")["s99"] == {
+        "tools": ["lookup"],
+        "contains": ["refund"],
+    }
     # Just under the bound: one list of 10 items aliased MAX_ALIAS_NODES // 11 times.
-    repeated = "a: &a [" + ", ".join("x" * 10) + "]\nb: [" + ", ".join(
-        ["*a"] * (MAX_ALIAS_NODES // 11 - 1)) + "]\n"
+    repeated = (
+        "a: &a ["
+        + ", ".join("x" * 10)
+        + "]\nb: ["
+        + ", ".join(["*a"] * (MAX_ALIAS_NODES // 11 - 1))
+        + "]\n"
+    )
     assert len(parse_yaml(repeated, "ok.yml")["b"]) == MAX_ALIAS_NODES // 11 - 1
 
 
-@pytest.mark.parametrize(("parse", "text"), [
-    # The item or suite around the nesting is one level (six for the YAML suite).
-    (parse_json, deep_json(MAX_DEPTH - 1)),
-    (parse_toml, deep_toml(MAX_DEPTH - 1)),
-    (parse_yaml, deep_yaml_flow(MAX_DEPTH - 6)),
-])
+@pytest.mark.parametrize(
+    ("parse", "text"),
+    [
+        # The item or suite around the nesting is one level (six for the YAML suite).
+        (parse_json, deep_json(MAX_DEPTH - 1)),
+        (parse_toml, deep_toml(MAX_DEPTH - 1)),
+        (parse_yaml, deep_yaml_flow(MAX_DEPTH - 6)),
+    ],
+)
 def test_nesting_up_to_the_bound_loads(parse, text):
     assert parse(text, "ok") is not None
 
 
-@pytest.mark.parametrize(("parse", "text"), [
-    (parse_json, deep_json(MAX_DEPTH)),
-    (parse_toml, deep_toml(MAX_DEPTH)),
-    (parse_yaml, deep_yaml_flow(MAX_DEPTH - 5)),
-    (parse_yaml, alias_chain(MAX_DEPTH + 1)),
-    (parse_json, deep_json(100_000)),
-])
+@pytest.mark.parametrize(
+    ("parse", "text"),
+    [
+        (parse_json, deep_json(MAX_DEPTH)),
+        (parse_toml, deep_toml(MAX_DEPTH)),
+        (parse_yaml, deep_yaml_flow(MAX_DEPTH - 5)),
+        (parse_yaml, alias_chain(MAX_DEPTH + 1)),
+        (parse_json, deep_json(100_000)),
+    ],
+)
 def test_nesting_past_the_bound_is_refused(parse, text):
     with pytest.raises(assay.SpecError, match=f"nested more than {MAX_DEPTH} levels deep"):
         parse(text, "deep")
@@ -116,12 +130,22 @@ def test_nesting_past_the_bound_is_refused(parse, text):
 
 def cli(cwd, *args):
     environment = {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}
-    return subprocess.run([ASSAY, *map(str, args)], cwd=cwd, env=environment,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [ASSAY, *map(str, args)],
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
-CLI_CASES = [("bomb.yml", YAML_FILES[0][1]), ("merge_bomb.yaml", YAML_FILES[2][1]),
-             ("deep_block.yml", YAML_FILES[5][1]), ("bomb.txt", PASTED_FILES[0][1])]
+CLI_CASES = [
+    ("bomb.yml", YAML_FILES[0][1]),
+    ("merge_bomb.yaml", YAML_FILES[2][1]),
+    ("deep_block.yml", YAML_FILES[5][1]),
+    ("bomb.txt", PASTED_FILES[0][1]),
+]
 
 
 @pytest.mark.parametrize("command", ["validate", "run"])

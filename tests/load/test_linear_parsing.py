@@ -124,8 +124,10 @@ def test_made_up_keys_and_groups_have_a_bounded_length_and_stay_unique() -> None
 _PROBES = [chr(code) for code in range(256)] + ["•", "\u2028", "中", "é"]
 _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT)
 _CATEGORIES: dict[Any, Callable[[str], bool]] = {
-    sre.CATEGORY_DIGIT: str.isdigit, sre.CATEGORY_NOT_DIGIT: lambda c: not c.isdigit(),
-    sre.CATEGORY_SPACE: str.isspace, sre.CATEGORY_NOT_SPACE: lambda c: not c.isspace(),
+    sre.CATEGORY_DIGIT: str.isdigit,
+    sre.CATEGORY_NOT_DIGIT: lambda c: not c.isdigit(),
+    sre.CATEGORY_SPACE: str.isspace,
+    sre.CATEGORY_NOT_SPACE: lambda c: not c.isspace(),
     sre.CATEGORY_WORD: lambda c: c.isalnum() or c == "_",
     sre.CATEGORY_NOT_WORD: lambda c: not (c.isalnum() or c == "_"),
 }
@@ -219,7 +221,7 @@ def super_linear_shapes(pattern: str) -> list[str]:
             if not _unbounded(item):
                 continue
             body = _first(item)
-            for later in sequence[index + 1:]:
+            for later in sequence[index + 1 :]:
                 if _unbounded(later) and body & _first(later):
                     found.append("two unbounded repetitions of common characters in a row")
                 if not _optional(later):
@@ -244,13 +246,13 @@ def _restarts_inside_a_run(tree: list[Any]) -> bool:
     (so that a start lies inside what an earlier attempt scanned)."""
     for index, item in enumerate(tree):
         if _unbounded(item):
-            return any(not _optional(later) for later in tree[index + 1:])
+            return any(not _optional(later) for later in tree[index + 1 :])
         if not _optional(item):
             break
     start = next((index for index, item in enumerate(tree) if not _optional(item)), None)
     if start is None:
         return False
-    head, rest = _first(tree[start]), tree[start + 1:]
+    head, rest = _first(tree[start]), tree[start + 1 :]
     # A repetition that ends the pattern cannot fail after it: each attempt succeeds.
     return any(_unbounded(item) and head & _consumed(item) for item in rest[:-1])
 
@@ -263,8 +265,15 @@ def _consumed(item: tuple[Any, Any]) -> frozenset[str]:
         return single
     if op is sre.AT:
         return frozenset()
-    inner = [list(av[2])] if op in _REPEATS else [list(av[3])] if op is sre.SUBPATTERN \
-        else [list(branch) for branch in av[1]] if op is sre.BRANCH else None
+    inner = (
+        [list(av[2])]
+        if op in _REPEATS
+        else [list(av[3])]
+        if op is sre.SUBPATTERN
+        else [list(branch) for branch in av[1]]
+        if op is sre.BRANCH
+        else None
+    )
     if inner is None:
         return _everything()
     return frozenset().union(*(_consumed(part) for sequence in inner for part in sequence))
@@ -277,10 +286,17 @@ def load_patterns() -> Iterator[tuple[str, str]]:
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
-            is_re = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+            is_re = (
+                isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
                 and func.value.id == "re"
-            if is_re and node.args and isinstance(node.args[0], ast.Constant) \
-                    and isinstance(node.args[0].value, str):
+            )
+            if (
+                is_re
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
                 yield f"{path.name}:{node.lineno}", node.args[0].value
             for keyword in node.keywords:
                 if keyword.arg == "pattern" and isinstance(keyword.value, ast.Constant):
@@ -301,8 +317,9 @@ def test_the_analysis_finds_the_shapes_that_backtrack() -> None:
 def test_every_pattern_the_loaders_apply_to_untrusted_text_is_linear() -> None:
     patterns = list(load_patterns())
     assert len(patterns) >= 6  # the walk found the loaders' patterns
-    offending = {where: shapes for where, pattern in patterns
-                 if (shapes := super_linear_shapes(pattern))}
+    offending = {
+        where: shapes for where, pattern in patterns if (shapes := super_linear_shapes(pattern))
+    }
     assert offending == {}
 
 
@@ -313,8 +330,9 @@ def test_text_shown_on_one_line_is_folded_in_linear_work() -> None:
 
     patterns = [value.pattern for value in vars(_text).values() if hasattr(value, "pattern")]
     assert len(patterns) >= 4
-    offending = {pattern: shapes for pattern in patterns
-                 if (shapes := super_linear_shapes(pattern))}
+    offending = {
+        pattern: shapes for pattern in patterns if (shapes := super_linear_shapes(pattern))
+    }
     assert offending == {}
     assert _text.one_line("a \t\n \r\n\u2028 b\n\n  \n c  ") == "a  b  c  "
     assert _text.one_line("  lead\n") == "  lead "

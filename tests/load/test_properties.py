@@ -13,20 +13,76 @@ import assay
 from assay.load import Catalog, ScenarioParser, load_items, load_suite
 
 # Names the formats use, so random documents reach deep into the validation.
-KEYS = ["id", "name", "input", "text", "reply", "case", "option", "workflow", "expect",
-        "answer", "contains", "not_contains", "tools", "actions", "arguments", "group",
-        "forbid", "commands", "events", "setup", "provenance", "judge", "tags", "params",
-        "notes", "production_only", "api", "method", "url", "response", "status", "json",
-        "suite", "groups", "key", "prompt", "scenarios", "catalog", "products", "sets",
-        "agent", "harness", "channels", "samples", "gate", "min_pass_rate", "interactions",
-        "expect", "derived", "recorded", "language_quality", "tone", "x"]
+KEYS = [
+    "id",
+    "name",
+    "input",
+    "text",
+    "reply",
+    "case",
+    "option",
+    "workflow",
+    "expect",
+    "answer",
+    "contains",
+    "not_contains",
+    "tools",
+    "actions",
+    "arguments",
+    "group",
+    "forbid",
+    "commands",
+    "events",
+    "setup",
+    "provenance",
+    "judge",
+    "tags",
+    "params",
+    "notes",
+    "production_only",
+    "api",
+    "method",
+    "url",
+    "response",
+    "status",
+    "json",
+    "suite",
+    "groups",
+    "key",
+    "prompt",
+    "scenarios",
+    "catalog",
+    "products",
+    "sets",
+    "agent",
+    "harness",
+    "channels",
+    "samples",
+    "gate",
+    "min_pass_rate",
+    "interactions",
+    "expect",
+    "derived",
+    "recorded",
+    "language_quality",
+    "tone",
+    "x",
+]
 
-scalars = (st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(KEYS)
-           | st.text(max_size=8) | st.floats(allow_nan=False, allow_infinity=False))
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 3)
+    | st.sampled_from(KEYS)
+    | st.text(max_size=8)
+    | st.floats(allow_nan=False, allow_infinity=False)
+)
 documents = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=6), inner, max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=6), inner, max_size=5)
+    ),
     max_leaves=25,
 )
 mappings = st.dictionaries(st.sampled_from(KEYS), documents, max_size=7)
@@ -35,33 +91,70 @@ lists = st.lists(scalars, max_size=3)
 
 # Items that are nearly right, so most examples get past the first missing field.
 items = st.fixed_dictionaries(
-    {"id": names | scalars,
-     "input": st.fixed_dictionaries({}, optional={
-         "text": names | scalars,
-         "reply": st.fixed_dictionaries({"case": names, "option": names}) | mappings})},
+    {
+        "id": names | scalars,
+        "input": st.fixed_dictionaries(
+            {},
+            optional={
+                "text": names | scalars,
+                "reply": st.fixed_dictionaries({"case": names, "option": names}) | mappings,
+            },
+        ),
+    },
     optional={
-        "name": names, "tags": lists, "notes": names, "production_only": scalars,
+        "name": names,
+        "tags": lists,
+        "notes": names,
+        "production_only": scalars,
         "judge": st.lists(st.sampled_from(["tone", "language_quality", "tnoe"]), max_size=2),
         "expect": st.dictionaries(
-            st.sampled_from(["answer", "contains", "not_contains", "tools", "commands",
-                             "events", "forbidd", "x"]), lists | documents, max_size=4)
-        | st.fixed_dictionaries({"forbid": st.dictionaries(
-            st.sampled_from(["commands", "events", "x"]), lists, max_size=2)}, optional={
-            "commands": lists, "actions": st.lists(mappings, max_size=2)}),
-        "setup": documents, "params": mappings | documents,
-        "provenance": st.dictionaries(st.sampled_from(["input", "expect", "setup", "api",
-                                                       "x"]),
-                                      st.sampled_from(["authored", "derived", "recorded"])
-                                      | scalars, max_size=3),
+            st.sampled_from(
+                [
+                    "answer",
+                    "contains",
+                    "not_contains",
+                    "tools",
+                    "commands",
+                    "events",
+                    "forbidd",
+                    "x",
+                ]
+            ),
+            lists | documents,
+            max_size=4,
+        )
+        | st.fixed_dictionaries(
+            {
+                "forbid": st.dictionaries(
+                    st.sampled_from(["commands", "events", "x"]), lists, max_size=2
+                )
+            },
+            optional={"commands": lists, "actions": st.lists(mappings, max_size=2)},
+        ),
+        "setup": documents,
+        "params": mappings | documents,
+        "provenance": st.dictionaries(
+            st.sampled_from(["input", "expect", "setup", "api", "x"]),
+            st.sampled_from(["authored", "derived", "recorded"]) | scalars,
+            max_size=3,
+        ),
         "api": st.lists(mappings, max_size=2) | documents,
-    })
-suite_settings = st.fixed_dictionaries({}, optional={
-    "channels": st.lists(st.sampled_from(["commands", "events", "forbid", "x"]), max_size=3),
-    "samples": scalars, "harness": names, "gate": mappings, "provenance": mappings,
-    "name": names, "max_observed": scalars})
+    },
+)
+suite_settings = st.fixed_dictionaries(
+    {},
+    optional={
+        "channels": st.lists(st.sampled_from(["commands", "events", "forbid", "x"]), max_size=3),
+        "samples": scalars,
+        "harness": names,
+        "gate": mappings,
+        "provenance": mappings,
+        "name": names,
+        "max_observed": scalars,
+    },
+)
 
-FAST = settings(max_examples=120, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def loads_or_refuses(load):
@@ -94,8 +187,11 @@ def toml_value(value):
         return quoted(value)
     if isinstance(value, list):
         return "[" + ", ".join(toml_value(v) for v in value if v is not None) + "]"
-    return "{" + ", ".join(f"{quoted(k)} = {toml_value(v)}" for k, v in value.items()
-                           if v is not None) + "}"
+    return (
+        "{"
+        + ", ".join(f"{quoted(k)} = {toml_value(v)}" for k, v in value.items() if v is not None)
+        + "}"
+    )
 
 
 def quoted(text):
@@ -104,8 +200,7 @@ def quoted(text):
 
 
 @FAST
-@given(item=items | mappings, settings_document=suite_settings | mappings,
-       as_json=st.booleans())
+@given(item=items | mappings, settings_document=suite_settings | mappings, as_json=st.booleans())
 def test_item_directories(item, settings_document, as_json):
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
@@ -126,9 +221,16 @@ def test_yaml_suites(document):
 
 
 @FAST
-@given(document=st.fixed_dictionaries({"suite": st.text(max_size=5)}, optional={
-    "groups": st.lists(st.dictionaries(st.sampled_from(KEYS), documents, max_size=4),
-                       max_size=3)}))
+@given(
+    document=st.fixed_dictionaries(
+        {"suite": st.text(max_size=5)},
+        optional={
+            "groups": st.lists(
+                st.dictionaries(st.sampled_from(KEYS), documents, max_size=4), max_size=3
+            )
+        },
+    )
+)
 def test_yaml_suites_with_groups(document):
     with tempfile.TemporaryDirectory() as folder:
         path = write(Path(folder), "suite.yml", yaml.safe_dump(document))
@@ -153,15 +255,36 @@ def test_catalogs(document, products):
 
 
 @FAST
-@given(text=st.text(max_size=200) | st.lists(
-    st.sampled_from(["# Orders", "Where is it?", "`a` notes", "x | tools: a, b",
-                     "y | contains: z", "| key: k", "z | tool: q", "- w", "suite: s",
-                     "groups:", "  - key: g", "[", "{", "`", "|", ":"]),
-    max_size=8).map("\n".join), prefix=st.none() | st.text(max_size=4),
-       reserved=st.lists(st.text(max_size=6), max_size=3))
+@given(
+    text=st.text(max_size=200)
+    | st.lists(
+        st.sampled_from(
+            [
+                "# Orders",
+                "Where is it?",
+                "`a` notes",
+                "x | tools: a, b",
+                "y | contains: z",
+                "| key: k",
+                "z | tool: q",
+                "- w",
+                "suite: s",
+                "groups:",
+                "  - key: g",
+                "[",
+                "{",
+                "`",
+                "|",
+                ":",
+            ]
+        ),
+        max_size=8,
+    ).map("\n".join),
+    prefix=st.none() | st.text(max_size=4),
+    reserved=st.lists(st.text(max_size=6), max_size=3),
+)
 def test_pasted_text(text, prefix, reserved):
-    loads_or_refuses(lambda: ScenarioParser.parse(text, key_prefix=prefix,
-                                                  reserved_keys=reserved))
+    loads_or_refuses(lambda: ScenarioParser.parse(text, key_prefix=prefix, reserved_keys=reserved))
 
 
 @FAST

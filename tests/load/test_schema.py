@@ -40,11 +40,15 @@ def test_suites_and_catalogs_validate_and_typos_do_not():
     item = {"id": "a", "input": {"text": "x"}, "expect": {"commands": [], "forbidd": {}}}
     errors = list(validator("item").iter_errors(item))
     assert errors  # forbidd is not an array, so it is not a channel either
-    assert list(validator("item").iter_errors({"id": "a", "input": {"text": "x"},
-                                               "judge": ["tnoe"]}))
+    assert list(
+        validator("item").iter_errors({"id": "a", "input": {"text": "x"}, "judge": ["tnoe"]})
+    )
 
 
 def test_an_unknown_format_names_the_near_one():
-    with pytest.raises(assay.SpecError, match=r"unknown format 'catalogue' \(did you mean "
-                                              r"'catalog'\?\)"):
+    with pytest.raises(
+        assay.SpecError,
+        match=r"unknown format 'catalogue' \(did you mean "
+        r"'catalog'\?\)",
+    ):
         schema("catalogue")

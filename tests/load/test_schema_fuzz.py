@@ -26,8 +26,9 @@ CHANNELS = ["commands", "events"]
 SETTINGS = 'channels = ["commands", "events"]\n'
 # Never one of the expected tools (WORDS are at most 8 characters): a tool both expected and
 # forbidden is refused, a rule the schema cannot express.
-FORBIDDEN_TOOLS = st.none() | st.lists(st.sampled_from(["issue_refund", "delete_account"]),
-                                       min_size=1, max_size=2)
+FORBIDDEN_TOOLS = st.none() | st.lists(
+    st.sampled_from(["issue_refund", "delete_account"]), min_size=1, max_size=2
+)
 ITEM = 'id = "fixed"\n[input]\ntext = "hello"\n'
 
 
@@ -39,36 +40,45 @@ def unique_keys(items):
 OVERRIDES = {
     "item": {
         "input": st.one_of(st.fixed_dictionaries({"text": WORDS})),
-        "expect.forbid": st.none() | st.dictionaries(
-            st.sampled_from(CHANNELS), st.lists(WORDS, min_size=1, max_size=2), max_size=2),
-        "provenance": st.none() | st.fixed_dictionaries(
-            {}, optional={"input": st.sampled_from(["authored", "derived", "recorded"])}),
+        "expect.forbid": st.none()
+        | st.dictionaries(
+            st.sampled_from(CHANNELS), st.lists(WORDS, min_size=1, max_size=2), max_size=2
+        ),
+        "provenance": st.none()
+        | st.fixed_dictionaries(
+            {}, optional={"input": st.sampled_from(["authored", "derived", "recorded"])}
+        ),
         "api": OMIT,
-        "judge": st.lists(st.sampled_from(["tone", "language_quality"]), max_size=2,
-                          unique=True),
+        "judge": st.lists(st.sampled_from(["tone", "language_quality"]), max_size=2, unique=True),
         # A declared channel, and never beside declared effects: one or the other.
         "committed_effects_channel": st.none() | st.sampled_from(CHANNELS),
         "committed_effects": OMIT,
     },
     "suite-toml": {
         # A suite runs an agent or a harness; max_observed is a harness's ceiling.
-        "harness": OMIT, "max_observed": OMIT,
+        "harness": OMIT,
+        "max_observed": OMIT,
         "channels": st.lists(st.sampled_from([*CHANNELS, "acts"]), unique=True, max_size=3),
-        "criteria": st.none() | st.lists(st.sampled_from(["tone", "task_completion"]),
-                                         unique=True, max_size=2),
+        "criteria": st.none()
+        | st.lists(st.sampled_from(["tone", "task_completion"]), unique=True, max_size=2),
         # Not params: the format names it, but a case has no provenance for it (yet).
-        "provenance": st.none() | st.dictionaries(
+        "provenance": st.none()
+        | st.dictionaries(
             st.sampled_from(["input", "expect", "setup", "api"]),
-            st.sampled_from(["authored", "derived", "recorded"]), max_size=3),
+            st.sampled_from(["authored", "derived", "recorded"]),
+            max_size=3,
+        ),
     },
-    "suite": {"groups[].scenarios[].api": OMIT,
-              "groups[].scenarios[].expect.forbid_tools": FORBIDDEN_TOOLS},
+    "suite": {
+        "groups[].scenarios[].api": OMIT,
+        "groups[].scenarios[].expect.forbid_tools": FORBIDDEN_TOOLS,
+    },
     "catalog": {
         "products[].sets[].scenarios[].api": OMIT,
         "products[].sets[].scenarios[].expect.forbid_tools": FORBIDDEN_TOOLS,
         "products[].sets[].scenarios[].tags": st.none() | st.lists(WORDS, max_size=2),
-        "products[].sets[].criteria": st.none() | st.lists(
-            st.sampled_from(["tone", "answer_relevancy"]), unique=True, max_size=2),
+        "products[].sets[].criteria": st.none()
+        | st.lists(st.sampled_from(["tone", "answer_relevancy"]), unique=True, max_size=2),
     },
 }
 SCHEMAS = {name: schema(name) for name in OVERRIDES}
@@ -82,9 +92,15 @@ def catalogs():
         products = unique_keys(document.get("products") or [{"key": "p", "sets": []}])
         for product in products:
             sets = unique_keys(product.get("sets") or [{"key": "s"}])
-            product["sets"] = [{**chosen, "scenarios": unique_keys(
-                chosen.get("scenarios") or [{"key": "k", "prompt": "hello"}])}
-                for chosen in sets]
+            product["sets"] = [
+                {
+                    **chosen,
+                    "scenarios": unique_keys(
+                        chosen.get("scenarios") or [{"key": "k", "prompt": "hello"}]
+                    ),
+                }
+                for chosen in sets
+            ]
         return {**document, "products": products}
 
     return base.map(fill)
@@ -96,8 +112,10 @@ def suites():
     def fill(document):
         groups = unique_keys(document.get("groups") or [])
         for number, group in enumerate(groups):
-            group["scenarios"] = [{**item, "key": f"{item['key']}{index}_{number}"}
-                                  for index, item in enumerate(group.get("scenarios") or [])]
+            group["scenarios"] = [
+                {**item, "key": f"{item['key']}{index}_{number}"}
+                for index, item in enumerate(group.get("scenarios") or [])
+            ]
         return {**document, "groups": groups}
 
     return documents(SCHEMAS["suite"], OVERRIDES["suite"]).map(fill)
@@ -153,14 +171,19 @@ def mutations(name):
     def mutate(draw):
         document = draw(generated(name))
         candidates = [spot for spot in spots(SCHEMAS[name], document) if spot.path]
-        objects = [spot for spot in spots(SCHEMAS[name], document)
-                   if isinstance(spot.value, dict) and "properties" in spot.schema]
+        objects = [
+            spot
+            for spot in spots(SCHEMAS[name], document)
+            if isinstance(spot.value, dict) and "properties" in spot.schema
+        ]
         kind = draw(st.sampled_from(["type", "unknown", "missing"]))
         if kind == "type" and candidates:
             spot = draw(st.sampled_from(candidates))
-            wrong = [value for kind_, value in WRONG.items()
-                     if kind_ not in allowed_types(SCHEMAS[name], spot.whole)
-                     and value is not None]
+            wrong = [
+                value
+                for kind_, value in WRONG.items()
+                if kind_ not in allowed_types(SCHEMAS[name], spot.whole) and value is not None
+            ]
             if wrong:
                 return replaced(document, spot.path, draw(st.sampled_from(wrong))), spot.field
         spot = draw(st.sampled_from(objects))
@@ -225,7 +248,8 @@ def test_mutated_documents_are_refused_naming_the_field(name):
             load(name, document, as_json=as_json)
         named = raised.value.field or ""
         assert named == field or named.startswith((field + ".", field + "[")), (
-            f"{field!r} mutated, but the error names {named!r}: {raised.value}")
+            f"{field!r} mutated, but the error names {named!r}: {raised.value}"
+        )
 
     check()
 

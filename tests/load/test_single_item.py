@@ -22,7 +22,8 @@ def test_one_item_file_is_a_suite_of_that_item_with_its_folders_settings(name):
 
 def test_suite_toml_stands_for_its_folder():
     assert len(load_path(TRIP / "suite.toml", Source(imports=False)).cases) == len(
-        load_path(TRIP, Source(imports=False)).cases)
+        load_path(TRIP, Source(imports=False)).cases
+    )
 
 
 def test_an_item_outside_a_suite_folder_is_refused_by_name(tmp_path):

@@ -64,7 +64,11 @@ def test_a_yaml_suite_loads_groups_expectations_notes_flags_tags_and_params(tmp_
     assert suite.name == "support_bot" and suite.description.startswith("The questions")
     first, second, third = suite.cases
     assert (first.id, first.input, first.group, first.notes) == (
-        "orders_1", "Where is my order?", "orders", "Looks the order up first.")
+        "orders_1",
+        "Where is my order?",
+        "orders",
+        "Looks the order up first.",
+    )
     assert first.tags == ("orders",) and first.params == {"locale": "en"}
     assert [check.name for check in first.checks] == ["tools_called", "contains"]
     assert second.production_only and [c.name for c in second.checks] == ["not_contains"]
@@ -72,10 +76,10 @@ def test_a_yaml_suite_loads_groups_expectations_notes_flags_tags_and_params(tmp_
 
 
 def test_later_files_layer_over_earlier_ones_by_key(tmp_path):
-    suite = load_suite(write(tmp_path, "base.yml", BASE), write(tmp_path, "acme.yml", OVERLAY),
-                       agent=agent)
-    assert [case.id for case in suite.cases] == ["orders_1", "orders_2", "billing_1",
-                                                 "orders_3"]
+    suite = load_suite(
+        write(tmp_path, "base.yml", BASE), write(tmp_path, "acme.yml", OVERLAY), agent=agent
+    )
+    assert [case.id for case in suite.cases] == ["orders_1", "orders_2", "billing_1", "orders_3"]
     by_id = {case.id: case for case in suite.cases}
     assert by_id["orders_1"].input == "Where is order 4821?"
     assert by_id["orders_1"].checks == ()  # replaced whole, expectations included
@@ -99,7 +103,8 @@ def test_selection_by_group_and_production_flag(tmp_path):
 def test_a_yaml_suite_runs_with_its_declared_agent(tmp_path, monkeypatch):
     (tmp_path / "support_agent.py").write_text(
         "def agent(text, ctx):\n    return {'answer': 'your order', 'actions': "
-        "[{'name': 'lookup_order'}]}\n")
+        "[{'name': 'lookup_order'}]}\n"
+    )
     path = write(tmp_path, "support.yml", "agent: support_agent:agent\n" + BASE)
     monkeypatch.chdir(tmp_path)
     suite = load_suite(path, groups=["orders"])
@@ -111,17 +116,27 @@ def test_a_yaml_suite_runs_with_its_declared_agent(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        (BASE.replace("prompt: Where is my order?", "promt: Where is my order?"),
-         "groups[0].scenarios[0].promt: unknown field (did you mean 'prompt'?)"),
-        (BASE.replace("tools: [lookup_order]", "tool: [lookup_order]"),
-         "groups[0].scenarios[0].expect.tool: unknown field (did you mean 'tools'?)"),
-        (BASE.replace("key: orders_2", "key: orders_1"),
-         "groups[0].scenarios[1].key: duplicate scenario key 'orders_1'"),
+        (
+            BASE.replace("prompt: Where is my order?", "promt: Where is my order?"),
+            "groups[0].scenarios[0].promt: unknown field (did you mean 'prompt'?)",
+        ),
+        (
+            BASE.replace("tools: [lookup_order]", "tool: [lookup_order]"),
+            "groups[0].scenarios[0].expect.tool: unknown field (did you mean 'tools'?)",
+        ),
+        (
+            BASE.replace("key: orders_2", "key: orders_1"),
+            "groups[0].scenarios[1].key: duplicate scenario key 'orders_1'",
+        ),
         (BASE.replace("key: billing\n", "key: orders\n"), "groups[1].key: duplicate group key"),
-        (BASE.replace("production_only: true", "production_only: yes please"),
-         "groups[0].scenarios[1].production_only: Input should be a valid boolean"),
-        (BASE.replace("suite: support_bot", "suite: [a, b]"), "suite: Input should be a "
-                                                              "valid string"),
+        (
+            BASE.replace("production_only: true", "production_only: yes please"),
+            "groups[0].scenarios[1].production_only: Input should be a valid boolean",
+        ),
+        (
+            BASE.replace("suite: support_bot", "suite: [a, b]"),
+            "suite: Input should be a valid string",
+        ),
         ("suite: s\ngroups: {}\n", "groups: Input should be a valid list"),
         ("suite: s\nsuite: t\n", "invalid YAML"),
         ("- just\n- a list\n", "must be a table (mapping), not a list"),
@@ -135,8 +150,14 @@ def test_bad_yaml_suites_are_refused_with_the_field_path(tmp_path, text, message
 
 
 def test_dates_stay_text_and_unknown_suffixes_are_refused(tmp_path):
-    suite = load_suite(write(tmp_path, "s.yml", "suite: s\ngroups:\n  - key: g\n    scenarios:\n"
-                                                "      - key: k\n        prompt: 2024-01-01\n"))
+    suite = load_suite(
+        write(
+            tmp_path,
+            "s.yml",
+            "suite: s\ngroups:\n  - key: g\n    scenarios:\n"
+            "      - key: k\n        prompt: 2024-01-01\n",
+        )
+    )
     assert suite.cases[0].input == "2024-01-01"
     with pytest.raises(assay.SpecError, match="is not a YAML suite"):
         load_suite(write(tmp_path, "s.ini", "x"))
@@ -144,22 +165,28 @@ def test_dates_stay_text_and_unknown_suffixes_are_refused(tmp_path):
 
 def test_a_later_file_without_its_own_suite_name_layers_over_the_first(tmp_path):
     unnamed = OVERLAY.replace("suite: support_bot\n", "")
-    suite = load_suite(write(tmp_path, "base.yml", BASE), write(tmp_path, "acme.yml", unnamed),
-                       agent=agent)
+    suite = load_suite(
+        write(tmp_path, "base.yml", BASE), write(tmp_path, "acme.yml", unnamed), agent=agent
+    )
     assert suite.name == "support_bot"
-    assert [case.id for case in suite.cases] == ["orders_1", "orders_2", "billing_1",
-                                                 "orders_3"]
+    assert [case.id for case in suite.cases] == ["orders_1", "orders_2", "billing_1", "orders_3"]
     assert suite.cases[0].input == "Where is order 4821?"
 
 
 def test_expectations_is_the_long_name_of_expect_and_a_scalar_a_list_of_one(tmp_path):
-    text = BASE.replace("expect:\n          tools: [lookup_order]\n          contains: [order]",
-                        "expectations:\n          tools: lookup_order\n          contains: "
-                        "\"30\"")
+    text = BASE.replace(
+        "expect:\n          tools: [lookup_order]\n          contains: [order]",
+        'expectations:\n          tools: lookup_order\n          contains: "30"',
+    )
     first = load_suite(write(tmp_path, "s.yml", text), agent=agent).cases[0]
     assert [(check.name, getattr(check, "text", None)) for check in first.checks] == [
-        ("tools_called", None), ("contains", "30")]
+        ("tools_called", None),
+        ("contains", "30"),
+    ]
     typo = text.replace("expectations:", "expectatons:")
-    with pytest.raises(assay.SpecError, match=r"expectatons: unknown field \(did you mean "
-                                              r"'expectations'\?\)"):
+    with pytest.raises(
+        assay.SpecError,
+        match=r"expectatons: unknown field \(did you mean "
+        r"'expectations'\?\)",
+    ):
         load_suite(write(tmp_path, "typo.yml", typo))

@@ -10,8 +10,9 @@ from assay.runner import Execution, MemorySink, Runner
 
 
 def execute(suite, **execution):
-    runner = Runner(suite.agent, sink=MemorySink(),
-                    execution=Execution(samples=suite.samples, **execution))
+    runner = Runner(
+        suite.agent, sink=MemorySink(), execution=Execution(samples=suite.samples, **execution)
+    )
     return asyncio.run(runner.execute(suite.plan()))
 
 
@@ -41,8 +42,10 @@ def test_four_samples_of_an_alternating_model_give_a_pass_rate_of_one_half(resul
     rates = {rate.case_id: rate for rate in item_rates(results)}
     assert rates["trip.set_travel_date"].rate == 0.5 and rates["trip.set_travel_date"].flaky
     failed = by_case(results, "trip.set_travel_date")[1].metric("commands")
-    assert f"{failed.name}: {failed.reason}" == \
-        "commands: expected [trip.set_travel_date], got [trip.set_name]"
+    assert (
+        f"{failed.name}: {failed.reason}"
+        == "commands: expected [trip.set_travel_date], got [trip.set_name]"
+    )
 
 
 def test_a_forbidden_command_that_appears_fails(results):
@@ -61,8 +64,9 @@ def test_a_reply_to_a_card_is_never_understood_as_a_new_command(results):
 
 def test_the_scripted_model_fails_loudly_on_a_call_nobody_scripted(trip):
     suite = assay.Suite("trip", agent=trip.agent)  # the same harness, an unscripted message
-    suite.case("Book me a hotel", setup={"cases": [{"case_id": "trip-1"}]},
-               observation={"commands": []})
+    suite.case(
+        "Book me a hotel", setup={"cases": [{"case_id": "trip-1"}]}, observation={"commands": []}
+    )
     sample = execute(suite)[0]
     assert sample.error.startswith("UnscriptedCall: nobody scripted")
 
@@ -73,18 +77,27 @@ def test_summary_categories_and_the_gate(trip, results):
     assert summary.failing_by_category["content"] == 0
     assert summary.check_pass_rate == 10 / 16
     verdict = trip.gate.evaluate(summary)
-    assert verdict.violations == (
-        "6 sample(s) failed a side-effect assertion (at most 0 allowed)",)
+    assert verdict.violations == ("6 sample(s) failed a side-effect assertion (at most 0 allowed)",)
     assert assay.Gate(min_pass_rate=0.5, max_side_effect_failures=6).evaluate(summary).passed
 
 
 def comparable(results):
-    return [(r.case_id, r.sample, r.status, r.answer, r.observation,
-             [(m.name, m.passed, m.reason) for m in r.metrics]) for r in results]
+    return [
+        (
+            r.case_id,
+            r.sample,
+            r.status,
+            r.answer,
+            r.observation,
+            [(m.name, m.passed, m.reason) for m in r.metrics],
+        )
+        for r in results
+    ]
 
 
 @pytest.mark.parametrize("sample_concurrency", [None, 2, 4])
-def test_sample_concurrency_changes_nothing_but_the_execution_order(trip, results,
-                                                                    sample_concurrency):
+def test_sample_concurrency_changes_nothing_but_the_execution_order(
+    trip, results, sample_concurrency
+):
     again = execute(trip, sample_concurrency=sample_concurrency, concurrency=16)
     assert comparable(again) == comparable(results)

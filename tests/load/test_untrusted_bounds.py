@@ -54,8 +54,7 @@ DOTTED = {
 
 
 @pytest.mark.parametrize("shape", DOTTED)
-def test_a_long_dotted_key_is_refused_by_tokenising_not_parsing(tmp_path: Path,
-                                                                 shape: str) -> None:
+def test_a_long_dotted_key_is_refused_by_tokenising_not_parsing(tmp_path: Path, shape: str) -> None:
     item = tmp_path / "item.toml"
     item.write_text(DOTTED[shape](5_000))
     done = validate(str(tmp_path))
@@ -66,8 +65,10 @@ def test_a_long_dotted_key_is_refused_by_tokenising_not_parsing(tmp_path: Path,
 
 def test_dots_in_values_strings_and_comments_are_no_key(tmp_path: Path) -> None:
     many = "k." * 300
-    text = (f'a = "{many}"\nb = """\n{many}\n"""\nc = \'{many}\'\n# {many}\n'
-            f"d = [{', '.join(['1.5'] * 300)}]\n" + ".".join(["k"] * 100) + " = 1\n")
+    text = (
+        f'a = "{many}"\nb = """\n{many}\n"""\nc = \'{many}\'\n# {many}\n'
+        f"d = [{', '.join(['1.5'] * 300)}]\n" + ".".join(["k"] * 100) + " = 1\n"
+    )
     data = parse_toml(text, "ok.toml")
     assert data["a"] == many and len(data["d"]) == 300
 
@@ -79,8 +80,7 @@ def _huge(path: Path, size: int) -> Path:
 
 
 @pytest.mark.parametrize("name", ["suite.yaml", "paste.txt", "item.toml", "suite.toml"])
-def test_a_suite_file_past_the_size_bound_is_refused_unread(tmp_path: Path,
-                                                             name: str) -> None:
+def test_a_suite_file_past_the_size_bound_is_refused_unread(tmp_path: Path, name: str) -> None:
     folder = tmp_path / "suite"
     folder.mkdir()
     if name in ("item.toml", "suite.toml"):
@@ -94,7 +94,8 @@ def test_a_suite_file_past_the_size_bound_is_refused_unread(tmp_path: Path,
 
 
 def test_the_project_configuration_is_read_with_the_same_bounds(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     paste = tmp_path / "p.txt"
     paste.write_text("Where is my order?\n")
@@ -116,13 +117,13 @@ def test_the_project_configuration_is_read_with_the_same_bounds(
 def _replayed(tmp_path: Path, body: Path) -> Path:
     (tmp_path / "api.toml").write_text(
         'id = "lookup"\n[input]\ntext = "Where is order 42?"\n[[api]]\nmethod = "GET"\n'
-        f'url = "https://shop.example/orders"\n[api.response]\nbody_file = "{body.name}"\n')
+        f'url = "https://shop.example/orders"\n[api.response]\nbody_file = "{body.name}"\n'
+    )
     return tmp_path
 
 
 @pytest.mark.parametrize("kind", ["huge", "fifo", "deep"])
-def test_a_replay_body_file_has_a_size_bound_and_must_be_a_file(tmp_path: Path,
-                                                                 kind: str) -> None:
+def test_a_replay_body_file_has_a_size_bound_and_must_be_a_file(tmp_path: Path, kind: str) -> None:
     body = tmp_path / "body.bin"
     if kind == "huge":
         _huge(body, MAX_BODY_FILE_BYTES)

@@ -65,10 +65,16 @@ def interception_is_restored() -> Iterator[None]:
     import httpx
     import requests
 
-    before = (httpx.HTTPTransport.handle_request, httpx.AsyncHTTPTransport.handle_async_request,
-              requests.adapters.HTTPAdapter.send)
+    before = (
+        httpx.HTTPTransport.handle_request,
+        httpx.AsyncHTTPTransport.handle_async_request,
+        requests.adapters.HTTPAdapter.send,
+    )
     yield
-    after = (httpx.HTTPTransport.handle_request, httpx.AsyncHTTPTransport.handle_async_request,
-             requests.adapters.HTTPAdapter.send)
+    after = (
+        httpx.HTTPTransport.handle_request,
+        httpx.AsyncHTTPTransport.handle_async_request,
+        requests.adapters.HTTPAdapter.send,
+    )
     assert after == before
     assert not _interception.installed()

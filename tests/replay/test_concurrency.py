@@ -25,9 +25,19 @@ def failing(number):
 
 
 def completion(content):
-    return {"id": "c", "object": "chat.completion", "created": 1, "model": "m",
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": content}}]}
+    return {
+        "id": "c",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content},
+            }
+        ],
+    }
 
 
 class AllStarted:
@@ -48,12 +58,16 @@ def fixtures(number, live_url):
     kind = KINDS[number % len(KINDS)]
     if kind == "openai-async":
         body = {"model": "m", "messages": [{"role": "user", "content": f"order {number}"}]}
-        return (assay.api().expect_request("POST", f"{LLM}/chat/completions", json=body)
-                .respond_with(json=completion(f"status-{number}")))
+        return (
+            assay.api()
+            .expect_request("POST", f"{LLM}/chat/completions", json=body)
+            .respond_with(json=completion(f"status-{number}"))
+        )
     declared = assay.api(allow_hosts=["127.0.0.1"] if kind == "allowed-live" else None)
     for _ in range(2):  # the same call twice: declared twice
-        declared = (declared.expect_request("GET", ORDERS, query={"id": str(number)})
-                    .respond_with(json={"order": number, "status": f"status-{number}"}))
+        declared = declared.expect_request("GET", ORDERS, query={"id": str(number)}).respond_with(
+            json={"order": number, "status": f"status-{number}"}
+        )
     return declared
 
 
@@ -89,7 +103,8 @@ def make_agent(gate, live_url, clients):
         if kind == "openai-async":
             content = f"order {sent_id(number)}"
             reply = await llm.chat.completions.create(
-                model="m", messages=[{"role": "user", "content": content}])
+                model="m", messages=[{"role": "user", "content": content}]
+            )
             return reply.choices[0].message.content
         first = (await async_client.get(ORDERS, params={"id": sent_id(number)})).json()
         await asyncio.sleep(0.005)
@@ -121,21 +136,34 @@ def hammer_outside(live_url, stop, outcomes):
 
 def test_fifty_concurrent_samples_never_see_each_others_fixtures(live_server):
     gate = AllStarted(SAMPLES)
-    clients = (httpx.Client(), httpx.AsyncClient(),
-               openai.AsyncOpenAI(api_key="sk-test", base_url=LLM, max_retries=0))
-    suite = assay.Suite("Concurrent", agent=make_agent(gate, live_server.url, clients),
-                        checks=[checks.exact_match()])
+    clients = (
+        httpx.Client(),
+        httpx.AsyncClient(),
+        openai.AsyncOpenAI(api_key="sk-test", base_url=LLM, max_retries=0),
+    )
+    suite = assay.Suite(
+        "Concurrent",
+        agent=make_agent(gate, live_server.url, clients),
+        checks=[checks.exact_match()],
+    )
     for number in range(SAMPLES):
-        suite.case({"number": number, "kind": KINDS[number % len(KINDS)]}, id=f"s{number}",
-                   expected=f"status-{number}", api=fixtures(number, live_server.url))
-    originals = (httpx2.HTTPTransport.handle_request,
-                 httpx2.AsyncHTTPTransport.handle_async_request)
+        suite.case(
+            {"number": number, "kind": KINDS[number % len(KINDS)]},
+            id=f"s{number}",
+            expected=f"status-{number}",
+            api=fixtures(number, live_server.url),
+        )
+    originals = (
+        httpx2.HTTPTransport.handle_request,
+        httpx2.AsyncHTTPTransport.handle_async_request,
+    )
     stop, outside = threading.Event(), []
     background = threading.Thread(target=hammer_outside, args=(live_server.url, stop, outside))
     background.start()
     try:
-        runner = Runner(suite.agent, sink=MemorySink(),
-                        execution=Execution(concurrency=SAMPLES, timeout=30))
+        runner = Runner(
+            suite.agent, sink=MemorySink(), execution=Execution(concurrency=SAMPLES, timeout=30)
+        )
         results = asyncio.run(runner.execute(suite.plan()))
     finally:
         stop.set()
@@ -160,5 +188,7 @@ def test_fifty_concurrent_samples_never_see_each_others_fixtures(live_server):
     live = [n for n in range(SAMPLES) if KINDS[n % len(KINDS)] == "allowed-live"]
     assert all(live_server.count(f"/allowed-{n}") >= 1 for n in live if not failing(n))
     assert outside and all(value is True for value in outside), outside[:3]
-    assert (httpx2.HTTPTransport.handle_request,
-            httpx2.AsyncHTTPTransport.handle_async_request) == originals
+    assert (
+        httpx2.HTTPTransport.handle_request,
+        httpx2.AsyncHTTPTransport.handle_async_request,
+    ) == originals

@@ -23,10 +23,16 @@ def respond(**response):
 
 
 def test_the_builder_normalises_the_request():
-    fixtures = (assay.api(allow_hosts=["API.openai.com"])
-                .expect_request("get", "HTTPS://Shipping.Example:443/orders?b=2&a=1",
-                                query={"a": ["3", "1"]}, headers={"X-Region": "eu"})
-                .respond_with(json={"status": "ready"}))
+    fixtures = (
+        assay.api(allow_hosts=["API.openai.com"])
+        .expect_request(
+            "get",
+            "HTTPS://Shipping.Example:443/orders?b=2&a=1",
+            query={"a": ["3", "1"]},
+            headers={"X-Region": "eu"},
+        )
+        .respond_with(json={"status": "ready"})
+    )
     request = fixtures.interactions[0].request
     assert request.method == "GET" and request.url == "https://shipping.example/orders"
     assert request.query == (("a", "1"), ("a", "1"), ("a", "3"), ("b", "2"))
@@ -36,7 +42,8 @@ def test_the_builder_normalises_the_request():
 
 def test_inline_json_is_served_as_compact_utf8_and_none_is_json_null():
     assert respond(json={"city": "Zürich", "n": 1}).interactions[0].response.body == (
-        '{"city":"Zürich","n":1}'.encode())
+        '{"city":"Zürich","n":1}'.encode()
+    )
     null = respond(json=None).interactions[0].response
     assert null.body == b"null" and ("Content-Type", "application/json") in null.headers
 
@@ -44,7 +51,8 @@ def test_inline_json_is_served_as_compact_utf8_and_none_is_json_null():
 def test_declared_content_type_is_kept():
     response = respond(json=[], headers={"content-type": "application/vnd.api+json"})
     assert response.interactions[0].response.headers == (
-        ("content-type", "application/vnd.api+json"),)
+        ("content-type", "application/vnd.api+json"),
+    )
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"json": {}, "body_file": "x.json"}])
@@ -60,11 +68,15 @@ def test_a_response_needs_exactly_one_source(kwargs):
         (lambda api: api.expect_request("GET", "ftp://x/y"), "api[0].url"),
         (lambda api: api.expect_request("G ET", URL), "api[0].method"),
         (lambda api: api.expect_request("GET", URL, query={"id": 42}), "api[0].query.id"),
-        (lambda api: api.expect_request("GET", URL, headers={"A": "1", "a": "2"}),
-         "api[0].headers"),
+        (
+            lambda api: api.expect_request("GET", URL, headers={"A": "1", "a": "2"}),
+            "api[0].headers",
+        ),
         (lambda api: api.expect_request("GET", URL, json={1, 2}), "api[0].json"),
-        (lambda api: api.expect_request("GET", URL).respond_with(status=99, json=1),
-         "api[0].response.status"),
+        (
+            lambda api: api.expect_request("GET", URL).respond_with(status=99, json=1),
+            "api[0].response.status",
+        ),
     ],
 )
 def test_invalid_parts_fail_naming_the_field(call, field):
@@ -73,8 +85,9 @@ def test_invalid_parts_fail_naming_the_field(call, field):
     assert raised.value.field == field
 
 
-@pytest.mark.parametrize("host", ["*.openai.com", ".openai.com", "api.openai.com:443",
-                                  "https://api.openai.com"])
+@pytest.mark.parametrize(
+    "host", ["*.openai.com", ".openai.com", "api.openai.com:443", "https://api.openai.com"]
+)
 def test_allowed_hosts_are_exact_names(host):
     with pytest.raises(assay.SpecError, match="exact host name"):
         assay.api(allow_hosts=[host])
@@ -91,16 +104,19 @@ def test_a_request_without_response_is_refused_by_the_case():
 
 def write_spec(folder: Path, body_file: str) -> Path:
     spec = folder / "spec.py"
-    spec.write_text(textwrap.dedent(f"""
+    spec.write_text(
+        textwrap.dedent(f"""
         import assay
         fixtures = assay.api().expect_request("GET", "{URL}").respond_with(
             body_file={body_file!r})
-    """))
+    """)
+    )
     return spec
 
 
 def test_body_file_resolves_against_the_declaring_file_not_the_working_directory(
-        tmp_path, monkeypatch):
+    tmp_path, monkeypatch
+):
     (tmp_path / "specs" / "fixtures").mkdir(parents=True)
     exact = b'{\n  "status": "ready"\n}\n'
     (tmp_path / "specs" / "fixtures" / "order.json").write_bytes(exact)
@@ -143,16 +159,24 @@ def test_the_cli_reports_a_bad_body_file_with_its_line(tmp_path):
 
     (tmp_path / "order.json").write_bytes(b"not json")
     spec = tmp_path / "bad_eval.py"
-    spec.write_text(textwrap.dedent(f"""
+    spec.write_text(
+        textwrap.dedent(f"""
         import assay
         suite = assay.Suite("S", agent=lambda q, ctx: "ok")
         suite.case("q", api=assay.api().expect_request("GET", "{URL}")
                    .respond_with(body_file="order.json"))
-    """))
+    """)
+    )
     assay_cli = str(Path(sys.executable).parent / "assay")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}
-    done = subprocess.run([assay_cli, "run", str(spec)], cwd=tmp_path, capture_output=True,
-                          text=True, env=env, timeout=60)
+    done = subprocess.run(
+        [assay_cli, "run", str(spec)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert done.returncode == 2
     assert "is not valid JSON" in done.stderr and "(line 5)" in done.stderr
     assert not (tmp_path / ".assay").exists()  # nothing ran, nothing was stored
@@ -163,20 +187,34 @@ def test_from_mapping_builds_the_same_fixtures_as_the_builder(tmp_path):
     data = {
         "allow_hosts": ["api.openai.com"],
         "interactions": [
-            {"method": "GET", "url": URL, "query": {"id": "42"},
-             "response": {"status": 200, "json": {"status": "ready"}}},
-            {"method": "POST", "url": "https://shipping.example/quotes",
-             "json": {"order_id": "77"}, "headers": {"X-Region": "eu"},
-             "response": {"body_file": "quote.json", "headers": {"Retry-After": "1"}}},
+            {
+                "method": "GET",
+                "url": URL,
+                "query": {"id": "42"},
+                "response": {"status": 200, "json": {"status": "ready"}},
+            },
+            {
+                "method": "POST",
+                "url": "https://shipping.example/quotes",
+                "json": {"order_id": "77"},
+                "headers": {"X-Region": "eu"},
+                "response": {"body_file": "quote.json", "headers": {"Retry-After": "1"}},
+            },
         ],
     }
     loaded = ApiFixtures.from_mapping(data, base_dir=tmp_path)
-    built = (assay.api(allow_hosts=["api.openai.com"])
-             .expect_request("GET", URL, query={"id": "42"})
-             .respond_with(json={"status": "ready"})
-             .expect_request("POST", "https://shipping.example/quotes",
-                             json={"order_id": "77"}, headers={"X-Region": "eu"})
-             .respond_with(body_file=tmp_path / "quote.json", headers={"Retry-After": "1"}))
+    built = (
+        assay.api(allow_hosts=["api.openai.com"])
+        .expect_request("GET", URL, query={"id": "42"})
+        .respond_with(json={"status": "ready"})
+        .expect_request(
+            "POST",
+            "https://shipping.example/quotes",
+            json={"order_id": "77"},
+            headers={"X-Region": "eu"},
+        )
+        .respond_with(body_file=tmp_path / "quote.json", headers={"Retry-After": "1"})
+    )
     assert loaded.definition() == built.definition()
 
 
@@ -185,13 +223,20 @@ def test_from_mapping_builds_the_same_fixtures_as_the_builder(tmp_path):
     [
         ({"interactions": [{"method": "GET", "url": URL, "respond": {}}]}, "api[0]"),
         ({"interactions": [{"method": "GET", "url": URL}]}, "api[0].response"),
-        ({"interactions": [{"method": "GET", "url": URL,
-                            "response": {"json": 1, "code": 2}}]}, "api[0].response"),
+        (
+            {"interactions": [{"method": "GET", "url": URL, "response": {"json": 1, "code": 2}}]},
+            "api[0].response",
+        ),
         ({"interactions": [{"url": URL, "response": {"json": 1}}]}, "api[0]"),
         ({"hosts": []}, "api"),
-        ({"interactions": [{"method": "GET", "url": URL,
-                            "response": {"body_file": "missing.json"}}]},
-         "api[0].response.body_file"),
+        (
+            {
+                "interactions": [
+                    {"method": "GET", "url": URL, "response": {"body_file": "missing.json"}}
+                ]
+            },
+            "api[0].response.body_file",
+        ),
     ],
 )
 def test_from_mapping_rejects_unknown_and_missing_fields(tmp_path, data, field):
@@ -201,16 +246,20 @@ def test_from_mapping_rejects_unknown_and_missing_fields(tmp_path, data, field):
 
 
 def test_from_mapping_without_a_base_dir_needs_absolute_paths(tmp_path):
-    data = {"interactions": [{"method": "GET", "url": URL,
-                              "response": {"body_file": "quote.json"}}]}
+    data = {
+        "interactions": [{"method": "GET", "url": URL, "response": {"body_file": "quote.json"}}]
+    }
     with pytest.raises(assay.SpecError, match="absolute path"):
         ApiFixtures.from_mapping(data, base_dir=None)
 
 
 def test_case_snapshots_hide_asserted_credentials_and_do_not_fingerprint_them():
     def fixtures(token):
-        return (assay.api().expect_request("GET", URL, headers={"Authorization": token})
-                .respond_with(json={}))
+        return (
+            assay.api()
+            .expect_request("GET", URL, headers={"Authorization": token})
+            .respond_with(json={})
+        )
 
     suite = assay.Suite("S", agent=agent)
     suite.case("q", api=fixtures("Bearer sk-secret-one"))

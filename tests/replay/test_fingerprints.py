@@ -26,16 +26,30 @@ def fingerprint(fixtures):
     return suite.fingerprint()
 
 
-def declared(*, allow_hosts=None, method="GET", url=URL, query=None, json=None, headers=None,
-             status=200, response_headers=None, body=None, body_file=None):
+def declared(
+    *,
+    allow_hosts=None,
+    method="GET",
+    url=URL,
+    query=None,
+    json=None,
+    headers=None,
+    status=200,
+    response_headers=None,
+    body=None,
+    body_file=None,
+):
     request = {"query": query or {"id": "42"}, "headers": headers}
     if json is not None:
         request["json"] = json
     pending = assay.api(allow_hosts=allow_hosts).expect_request(method, url, **request)
     if body_file is not None:
         return pending.respond_with(status=status, headers=response_headers, body_file=body_file)
-    return pending.respond_with(status=status, headers=response_headers,
-                                json=body if body is not None else {"status": "ready"})
+    return pending.respond_with(
+        status=status,
+        headers=response_headers,
+        json=body if body is not None else {"status": "ready"},
+    )
 
 
 BASE = declared()
@@ -68,9 +82,11 @@ def test_fixtures_change_the_fingerprint_even_when_empty():
 
 def test_equivalent_declarations_share_a_fingerprint():
     assert fingerprint(declared(query={"b": "2", "a": "1"})) == fingerprint(
-        declared(url=URL + "?a=1", query={"b": "2"}))
+        declared(url=URL + "?a=1", query={"b": "2"})
+    )
     assert fingerprint(declared(headers={"X-Region": "eu"})) == fingerprint(
-        declared(headers={"x-region": "eu"}))
+        declared(headers={"x-region": "eu"})
+    )
 
 
 def test_whitespace_in_a_body_file_gives_an_incompatible_fingerprint(tmp_path):
@@ -90,17 +106,31 @@ def test_credentials_asserted_in_query_or_json_never_reach_the_snapshot():
     import assay
 
     suite = assay.Suite("Creds", agent=lambda text, ctx: "ok")
-    case = suite.case("q", api=assay.api().expect_request(
-        "POST", "https://api.example/v1/login", query={"key": "AIzaSy-secret-1"},
-        json={"user": "ana", "password": "hunter2", "nested": {"api_key": "sk-live-2"}},
-    ).respond_with(json={"ok": True}))
+    case = suite.case(
+        "q",
+        api=assay.api()
+        .expect_request(
+            "POST",
+            "https://api.example/v1/login",
+            query={"key": "AIzaSy-secret-1"},
+            json={"user": "ana", "password": "hunter2", "nested": {"api_key": "sk-live-2"}},
+        )
+        .respond_with(json={"ok": True}),
+    )
     snapshot = str(suite.plan().cases[0].snapshot())
     for secret in ("AIzaSy-secret-1", "hunter2", "sk-live-2"):
         assert secret not in snapshot
     assert "ana" in snapshot and "[redacted]" in snapshot and "sha256:" not in snapshot
     other = assay.Suite("Creds", agent=lambda text, ctx: "ok")
-    other.case("q", api=assay.api().expect_request(
-        "POST", "https://api.example/v1/login", query={"key": "AIzaSy-secret-1"},
-        json={"user": "ana", "password": "changed", "nested": {"api_key": "sk-live-2"}},
-    ).respond_with(json={"ok": True}))
+    other.case(
+        "q",
+        api=assay.api()
+        .expect_request(
+            "POST",
+            "https://api.example/v1/login",
+            query={"key": "AIzaSy-secret-1"},
+            json={"user": "ana", "password": "changed", "nested": {"api_key": "sk-live-2"}},
+        )
+        .respond_with(json={"ok": True}),
+    )
     assert other.fingerprint() == suite.fingerprint() and case.id == "q"

@@ -30,8 +30,11 @@ def order_file(tmp_path):
 
 def test_exact_bytes_status_and_headers_reach_every_client(order_file):
     def fixtures():
-        return (assay.api().expect_request("GET", f"{API}/orders", query={"id": "42"})
-                .respond_with(status=202, headers={"X-Trace": "t-1"}, body_file=order_file))
+        return (
+            assay.api()
+            .expect_request("GET", f"{API}/orders", query={"id": "42"})
+            .respond_with(status=202, headers={"X-Trace": "t-1"}, body_file=order_file)
+        )
 
     with session_for(fixtures()).active():
         sync = httpx.get(f"{API}/orders", params={"id": "42"})
@@ -55,10 +58,15 @@ def test_exact_bytes_status_and_headers_reach_every_client(order_file):
 
 
 def test_declarations_are_consumed_once_in_order():
-    fixtures = (assay.api()
-                .expect_request("GET", f"{API}/orders", query={"id": "1"}).respond_with(json=1)
-                .expect_request("GET", f"{API}/orders", query={"id": "1"}).respond_with(json=2)
-                .expect_request("POST", f"{API}/quotes", json={"id": "1"}).respond_with(json=3))
+    fixtures = (
+        assay.api()
+        .expect_request("GET", f"{API}/orders", query={"id": "1"})
+        .respond_with(json=1)
+        .expect_request("GET", f"{API}/orders", query={"id": "1"})
+        .respond_with(json=2)
+        .expect_request("POST", f"{API}/quotes", json={"id": "1"})
+        .respond_with(json=3)
+    )
     session = session_for(fixtures)
     with session.active(), httpx.Client() as client:
         first = client.get(f"{API}/orders?id=1").json()
@@ -94,25 +102,33 @@ def test_an_undeclared_request_does_not_use_up_the_next_declaration():
 
 
 def test_a_mismatch_uses_up_its_declaration_and_the_rest_are_missing():
-    fixtures = (assay.api()
-                .expect_request("POST", f"{API}/quotes", json={"order_id": "77"})
-                .respond_with(json={"eta_days": 3})
-                .expect_request("GET", f"{API}/orders").respond_with(json="ok"))
+    fixtures = (
+        assay.api()
+        .expect_request("POST", f"{API}/quotes", json={"order_id": "77"})
+        .respond_with(json={"eta_days": 3})
+        .expect_request("GET", f"{API}/orders")
+        .respond_with(json="ok")
+    )
     session = session_for(fixtures)
     with session.active(), pytest.raises(requests.ConnectionError):
         requests.post(f"{API}/quotes", json={"order_id": 77}, timeout=5)
     evidence = session.evidence()
     assert evidence.requests[0].status == "mismatch"
     assert evidence.requests[0].differences == (
-        'json $.order_id: expected "77" (string), got 77 (number)',)
+        'json $.order_id: expected "77" (string), got 77 (number)',
+    )
     assert evidence.missing == (1,)
     assert evidence.problems()[-1] == (
-        "api[1] GET https://shipping.example/orders was never requested")
+        "api[1] GET https://shipping.example/orders was never requested"
+    )
 
 
 def test_allowed_hosts_go_live_but_never_bypass_a_declaration(live_server):
-    fixtures = (assay.api(allow_hosts=["127.0.0.1"])
-                .expect_request("GET", f"{live_server.url}/declared").respond_with(json="canned"))
+    fixtures = (
+        assay.api(allow_hosts=["127.0.0.1"])
+        .expect_request("GET", f"{live_server.url}/declared")
+        .respond_with(json="canned")
+    )
     before = live_server.count("/declared"), live_server.count("/live")
     session = session_for(fixtures)
     with session.active():
@@ -177,30 +193,47 @@ def test_state_is_restored_when_the_block_raises():
 
 
 def completion(content):
-    return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "m",
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": content}}],
-            "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}}
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content},
+            }
+        ],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
+    }
 
 
 def chat_fixtures(content="ready"):
-    return (assay.api()
-            .expect_request("POST", "https://llm.example/v1/chat/completions",
-                            json={"model": "m", "messages": [{"role": "user", "content": "hi"}]},
-                            headers={"Authorization": "Bearer sk-test-key-0123456789"})
-            .respond_with(json=completion(content)))
+    return (
+        assay.api()
+        .expect_request(
+            "POST",
+            "https://llm.example/v1/chat/completions",
+            json={"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+            headers={"Authorization": "Bearer sk-test-key-0123456789"},
+        )
+        .respond_with(json=completion(content))
+    )
 
 
 def test_the_openai_client_is_replayed_sync_and_async():
     messages = [{"role": "user", "content": "hi"}]
     with session_for(chat_fixtures()).active():
-        client = openai.OpenAI(api_key="sk-test-key-0123456789",
-                               base_url="https://llm.example/v1", max_retries=0)
+        client = openai.OpenAI(
+            api_key="sk-test-key-0123456789", base_url="https://llm.example/v1", max_retries=0
+        )
         answer = client.chat.completions.create(model="m", messages=messages)
 
     async def ask():
-        client = openai.AsyncOpenAI(api_key="sk-test-key-0123456789",
-                                    base_url="https://llm.example/v1", max_retries=0)
+        client = openai.AsyncOpenAI(
+            api_key="sk-test-key-0123456789", base_url="https://llm.example/v1", max_retries=0
+        )
         return await client.chat.completions.create(model="m", messages=messages)
 
     with session_for(chat_fixtures("async")).active():
@@ -212,10 +245,11 @@ def test_the_openai_client_is_replayed_sync_and_async():
 def test_openai_credentials_never_reach_the_evidence():
     session = session_for(chat_fixtures())
     with session.active():
-        client = openai.OpenAI(api_key="sk-wrong-key-9876543210",
-                               base_url="https://llm.example/v1", max_retries=0)
+        client = openai.OpenAI(
+            api_key="sk-wrong-key-9876543210", base_url="https://llm.example/v1", max_retries=0
+        )
         with pytest.raises(openai.APIConnectionError):
             client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
     evidence = json.dumps(session.evidence().to_json())
-    assert "header authorization" in evidence and '$.messages[0].content' in evidence
+    assert "header authorization" in evidence and "$.messages[0].content" in evidence
     assert "sk-wrong" not in evidence and "sk-test" not in evidence

@@ -19,22 +19,28 @@ SECRET = "sk-live-secret-abcdefghij"
 
 
 def execute(suite, *, concurrency=8, timeout=None):
-    runner = Runner(suite.agent, sink=MemorySink(),
-                    execution=Execution(concurrency=concurrency, timeout=timeout))
+    runner = Runner(
+        suite.agent,
+        sink=MemorySink(),
+        execution=Execution(concurrency=concurrency, timeout=timeout),
+    )
     return asyncio.run(runner.execute(suite.plan()))
 
 
 def order_fixtures():
-    return (assay.api()
-            .expect_request("GET", f"{API}/orders", query={"id": "42"})
-            .respond_with(json={"status": "ready"}))
+    return (
+        assay.api()
+        .expect_request("GET", f"{API}/orders", query={"id": "42"})
+        .respond_with(json={"status": "ready"})
+    )
 
 
 def swallowing_agent(question, ctx):
     order = "41" if "wrong" in question else "42"
     try:
-        return httpx.get(f"{API}/orders", params={"id": order},
-                         headers={"Authorization": f"Bearer {SECRET}"}).json()["status"]
+        return httpx.get(
+            f"{API}/orders", params={"id": order}, headers={"Authorization": f"Bearer {SECRET}"}
+        ).json()["status"]
     except httpx.HTTPError:
         return "ready"  # swallowed, and still the expected answer
 
@@ -48,9 +54,11 @@ def test_a_swallowed_mismatch_is_an_agent_error_even_with_the_right_answer():
     assert right.metadata["api_replay"]["passed"] is True
     assert wrong.status is SampleStatus.ERROR and wrong.answer == "ready"
     assert wrong.metric("exact_match").passed  # the checks still ran, outside the replay
-    assert wrong.error == ("API replay failed: request 1 GET https://shipping.example/orders"
-                           "?id=41 does not match api[0]: query: missing id=42, "
-                           "not expected id=41")
+    assert wrong.error == (
+        "API replay failed: request 1 GET https://shipping.example/orders"
+        "?id=41 does not match api[0]: query: missing id=42, "
+        "not expected id=41"
+    )
     evidence = wrong.metadata["api_replay"]
     assert evidence["requests"][0]["status"] == "mismatch" and evidence["passed"] is False
     assert SECRET not in json.dumps(wrong.to_json())
@@ -61,8 +69,9 @@ def test_a_missing_call_is_an_agent_error():
     suite.case("lazy", expected="ready", api=order_fixtures())
     (result,) = execute(suite)
     assert result.status is SampleStatus.ERROR
-    assert result.error == ("API replay failed: api[0] GET https://shipping.example/orders?id=42"
-                            " was never requested")
+    assert result.error == (
+        "API replay failed: api[0] GET https://shipping.example/orders?id=42 was never requested"
+    )
     assert result.metadata["api_replay"]["missing"][0]["declaration"] == 0
 
 
@@ -75,13 +84,16 @@ def test_an_escaping_refusal_is_reported_once():
     (result,) = execute(suite)
     assert result.error.splitlines() == [
         "API replay failed: request 1 GET https://shipping.example/undeclared: not declared",
-        "agent error: it did not catch the ReplayConnectionError"]
+        "agent error: it did not catch the ReplayConnectionError",
+    ]
 
 
 def test_the_agents_own_metadata_is_kept_next_to_the_evidence():
     def agent(question, ctx):
-        return {"answer": httpx.get(f"{API}/orders?id=42").json()["status"],
-                "metadata": {"trace": "t-1"}}
+        return {
+            "answer": httpx.get(f"{API}/orders?id=42").json()["status"],
+            "metadata": {"trace": "t-1"},
+        }
 
     suite = assay.Suite("S", agent=agent, checks=[checks.exact_match()])
     suite.case("q", expected="ready", api=order_fixtures())
@@ -101,8 +113,7 @@ def test_checks_run_outside_the_replay(live_server):
             return (await client.get(f"{API}/orders?id=42")).json()["status"]
 
     suite = assay.Suite("S", agent=agent)
-    suite.case("q", checks=[checks.custom(calls_the_network, name="live")],
-               api=order_fixtures())
+    suite.case("q", checks=[checks.custom(calls_the_network, name="live")], api=order_fixtures())
     (result,) = execute(suite)
     assert result.status is SampleStatus.PASSED and seen == [True]
 
@@ -154,7 +165,8 @@ def test_evidence_is_persisted_and_shown_by_every_report(store):
     stored = store.get_run(run.id)
     (sample,) = stored.samples
     assert sample.metadata["api_replay"]["requests"][0]["differences"] == [
-        "query: missing id=42, not expected id=41"]
+        "query: missing id=42, not expected id=41"
+    ]
     report = assay.Report(stored)
     for text in (report.to_text(), report.to_markdown(), report.to_json()):
         assert "query: missing id=42, not expected id=41" in text
@@ -173,8 +185,13 @@ def test_judges_run_outside_the_replay(store):
         judge = judges.openai("judge-model", base_url=server.base_url, api_key="test")
         suite = assay.Suite("Judged replay", agent=agent, judge=judge)
         # Strict fixtures with no allowed host: a judge call inside the replay would fail.
-        suite.case("Track order 42", expected="ready", api=order_fixtures(),
-                   criteria=["semantic_accuracy"], minimum_scores={"semantic_accuracy": 0.5})
+        suite.case(
+            "Track order 42",
+            expected="ready",
+            api=order_fixtures(),
+            criteria=["semantic_accuracy"],
+            minimum_scores={"semantic_accuracy": 0.5},
+        )
         run = assay.run(suite, db=store, progress=False)
     (sample,) = run.samples
     assert sample.status is SampleStatus.PASSED, sample.error

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from assay.cli.app import app
 
-SPEC = '''
+SPEC = """
 import json
 import assay
 from assay import checks, judges
@@ -59,7 +59,7 @@ suite.case("Is order 7 refundable?", id="forbidden",
            checks=[checks.contains("30 days"), checks.forbid_actions("issue_refund")])
 suite.case("Where is order 999?", id="not_found", checks=[checks.tools_called("lookup_order")])
 suite.case("How long is the return window?", id="window", checks=[checks.contains("30 days")])
-'''
+"""
 
 
 @pytest.fixture
@@ -126,10 +126,11 @@ def test_a_failing_content_line_shows_the_start_of_the_answer(ran):
 def _run_with_refinement(tmp_path: Path, refinement: dict) -> tuple[dict, str]:
     """The support suite with a judge that refines the not-called finding as ``refinement``."""
     spec = SPEC.replace(
-        '''return json.dumps({"recommendation": "Add an issue_refund tool to the agent.",
+        """return json.dumps({"recommendation": "Add an issue_refund tool to the agent.",
                            "tool": {"name": "issue_refund", "description": "Refunds"},
-                           "instruction": None})''',
-        f"return json.dumps({refinement!r})")
+                           "instruction": None})""",
+        f"return json.dumps({refinement!r})",
+    )
     assert spec != SPEC
     (tmp_path / "support.py").write_text(spec, encoding="utf-8")
     runner = CliRunner()
@@ -140,18 +141,33 @@ def _run_with_refinement(tmp_path: Path, refinement: dict) -> tuple[dict, str]:
     return json.loads(report.stdout), text
 
 
-@pytest.mark.parametrize("refinement", [
-    {"recommendation": "Add the issue_refund tool to the agent.", "tool": None,
-     "instruction": None},
-    {"recommendation": "Give the agent an Issue-Refund tool.", "tool": None,
-     "instruction": None},
-    {"recommendation": "Add an Issue_Refund tool.",
-     "tool": {"name": "Issue_Refund", "description": "Refunds"}, "instruction": None},
-    {"recommendation": "Expose a refund capability.",
-     "tool": {"name": "issue-refund", "description": "Refunds"}, "instruction": None},
-], ids=["text-null-tool", "text-other-spelling", "tool-case", "tool-dash"])
-def test_a_refinement_adding_a_tool_the_agent_has_is_discarded(tmp_path, monkeypatch,
-                                                               refinement):
+@pytest.mark.parametrize(
+    "refinement",
+    [
+        {
+            "recommendation": "Add the issue_refund tool to the agent.",
+            "tool": None,
+            "instruction": None,
+        },
+        {
+            "recommendation": "Give the agent an Issue-Refund tool.",
+            "tool": None,
+            "instruction": None,
+        },
+        {
+            "recommendation": "Add an Issue_Refund tool.",
+            "tool": {"name": "Issue_Refund", "description": "Refunds"},
+            "instruction": None,
+        },
+        {
+            "recommendation": "Expose a refund capability.",
+            "tool": {"name": "issue-refund", "description": "Refunds"},
+            "instruction": None,
+        },
+    ],
+    ids=["text-null-tool", "text-other-spelling", "tool-case", "tool-dash"],
+)
+def test_a_refinement_adding_a_tool_the_agent_has_is_discarded(tmp_path, monkeypatch, refinement):
     monkeypatch.chdir(tmp_path)
     for name in [key for key in os.environ if key.startswith("ASSAY_")]:
         monkeypatch.delenv(name)
@@ -168,9 +184,14 @@ def test_a_refinement_telling_the_agent_to_call_a_tool_it_has_stands(tmp_path, m
     monkeypatch.chdir(tmp_path)
     for name in [key for key in os.environ if key.startswith("ASSAY_")]:
         monkeypatch.delenv(name)
-    report, _ = _run_with_refinement(tmp_path, {
-        "recommendation": "Add an instruction to call issue_refund once the order is found.",
-        "tool": None, "instruction": "After lookup_order finds the order, call issue_refund."})
+    report, _ = _run_with_refinement(
+        tmp_path,
+        {
+            "recommendation": "Add an instruction to call issue_refund once the order is found.",
+            "tool": None,
+            "instruction": "After lookup_order finds the order, call issue_refund.",
+        },
+    )
     sample = next(s for s in report["samples"] if s["case_id"] == "refund")
     assert sample["recommendation"].startswith("Add an instruction to call issue_refund")
     assert sample["diagnosis"]["refinement"] is not None
@@ -180,34 +201,40 @@ def test_a_tool_the_agent_lacks_is_missing_beside_one_it_has_to_call(tmp_path, m
     monkeypatch.chdir(tmp_path)
     for name in [key for key in os.environ if key.startswith("ASSAY_")]:
         monkeypatch.delenv(name)
-    spec = SPEC.replace('suite.case("Refund order 7", id="refund",\n'
-                        '           checks=[checks.tools_called(["lookup_order", '
-                        '"issue_refund"])])',
-                        'suite.case("Cancel order 7", id="cancel", checks=[checks.tools_called('
-                        '["lookup_order", "cancel_order"])])')
+    spec = SPEC.replace(
+        'suite.case("Refund order 7", id="refund",\n'
+        '           checks=[checks.tools_called(["lookup_order", '
+        '"issue_refund"])])',
+        'suite.case("Cancel order 7", id="cancel", checks=[checks.tools_called('
+        '["lookup_order", "cancel_order"])])',
+    )
     assert spec != SPEC
-    spec = spec.replace('if case == "refund":', 'if case == "cancel":\n'
-                        '        return assay.Outcome(answer="Done.", actions=[])\n'
-                        '    if case == "refund":')
+    spec = spec.replace(
+        'if case == "refund":',
+        'if case == "cancel":\n'
+        '        return assay.Outcome(answer="Done.", actions=[])\n'
+        '    if case == "refund":',
+    )
     (tmp_path / "support.py").write_text(spec, encoding="utf-8")
     runner = CliRunner()
     done = runner.invoke(app, ["run", "support.py", "--case", "cancel"], catch_exceptions=False)
     assert done.exit_code == 1, done.output
-    report = json.loads(runner.invoke(app, ["report", "--format", "json"],
-                                      catch_exceptions=False).stdout)
-    items = [(i["tools_label"], [t["name"] for t in i["tools"]], i["action"]["label"])
-             for i in report["fix_items"]]
+    report = json.loads(
+        runner.invoke(app, ["report", "--format", "json"], catch_exceptions=False).stdout
+    )
+    items = [
+        (i["tools_label"], [t["name"] for t in i["tools"]], i["action"]["label"])
+        for i in report["fix_items"]
+    ]
     assert items == [
         ("missing tools", ["cancel_order"], "Add cancel_order to the agent"),
         ("expected tools", ["lookup_order"], "Tell the agent when and how to call lookup_order"),
     ]
     missing, expected = report["fix_items"]
-    assert missing["recommendation"] == \
-        "Give the agent cancel_order: not among the agent's tools."
+    assert missing["recommendation"] == "Give the agent cancel_order: not among the agent's tools."
     assert expected["recommendation"].startswith("The agent has lookup_order but did not call it")
     assert "cancel_order" not in expected["recommendation"]
     text = runner.invoke(app, ["report"], catch_exceptions=False).output
     assert "expected tools: lookup_order, cancel_order" not in text
-    markdown = runner.invoke(app, ["report", "--format", "markdown"],
-                             catch_exceptions=False).output
+    markdown = runner.invoke(app, ["report", "--format", "markdown"], catch_exceptions=False).output
     assert "call lookup_order, cancel_order" not in markdown

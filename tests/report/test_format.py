@@ -17,19 +17,22 @@ from assay.report.format import (
 )
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    (0.875, "88%"),
-    (0.125, "13%"),   # half up, although 12.5 rounds to 12 under banker's rounding
-    (0.005, "1%"),
-    (0.145, "15%"),   # 0.145 * 100 is 14.499... in binary; the printed decimal rounds up
-    (0.994, "99%"),
-    (0.995, "100%"),
-    (0.0, "0%"),
-    (1.0, "100%"),
-    (2 / 3, "67%"),
-    (None, MISSING),
-    (float("nan"), MISSING),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (0.875, "88%"),
+        (0.125, "13%"),  # half up, although 12.5 rounds to 12 under banker's rounding
+        (0.005, "1%"),
+        (0.145, "15%"),  # 0.145 * 100 is 14.499... in binary; the printed decimal rounds up
+        (0.994, "99%"),
+        (0.995, "100%"),
+        (0.0, "0%"),
+        (1.0, "100%"),
+        (2 / 3, "67%"),
+        (None, MISSING),
+        (float("nan"), MISSING),
+    ],
+)
 def test_percent_rounds_half_up(value: float | None, expected: str) -> None:
     assert percent(value) == expected
 
@@ -49,35 +52,41 @@ def test_fraction_of_nothing_is_missing() -> None:
     assert fraction_md(0, 0) == MISSING
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    (2 / 3, "0.667"),
-    (1.0, "1.000"),
-    (0.0, "0.000"),
-    (0.0005, "0.001"),
-    (0.0125, "0.013"),
-    (0.00049, "0.000"),
-    (None, MISSING),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (2 / 3, "0.667"),
+        (1.0, "1.000"),
+        (0.0, "0.000"),
+        (0.0005, "0.001"),
+        (0.0125, "0.013"),
+        (0.00049, "0.000"),
+        (None, MISSING),
+    ],
+)
 def test_score_has_three_decimals_half_up(value: float | None, expected: str) -> None:
     assert score(value) == expected
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    (0.0243, "$0.0243"),
-    (0.02433, "$0.0243"),
-    (0.00245, "$0.0025"),     # half up at the fourth decimal
-    (0.001, "$0.0010"),
-    (0.000512, "$0.000512"),  # six decimals below $0.001
-    (0.0000005, "$0.000001"),
-    (0.0, "$0.00"),           # an explicit zero
-    (0.5, "$0.5000"),
-    (0.99996, "$1.00"),       # rounds into dollars: two decimals, not $1.0000
-    (1.0, "$1.00"),
-    (12.345, "$12.35"),
-    (1234.5, "$1,234.50"),
-    (1234567.891, "$1,234,567.89"),
-    (None, MISSING),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (0.0243, "$0.0243"),
+        (0.02433, "$0.0243"),
+        (0.00245, "$0.0025"),  # half up at the fourth decimal
+        (0.001, "$0.0010"),
+        (0.000512, "$0.000512"),  # six decimals below $0.001
+        (0.0000005, "$0.000001"),
+        (0.0, "$0.00"),  # an explicit zero
+        (0.5, "$0.5000"),
+        (0.99996, "$1.00"),  # rounds into dollars: two decimals, not $1.0000
+        (1.0, "$1.00"),
+        (12.345, "$12.35"),
+        (1234.5, "$1,234.50"),
+        (1234567.891, "$1,234,567.89"),
+        (None, MISSING),
+    ],
+)
 def test_money(value: float | None, expected: str) -> None:
     assert money(value) == expected
 
@@ -90,20 +99,23 @@ def test_money_marks_estimates_with_a_tilde() -> None:
     assert ESTIMATED_LEGEND.startswith("~ ")
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    (850.0, "850 ms"),
-    (0.4, "0 ms"),
-    (12.5, "13 ms"),
-    (999.4, "999 ms"),
-    (999.6, "1.00 s"),    # rounds to a second: written in seconds
-    (1000.0, "1.00 s"),
-    (1250.0, "1.25 s"),
-    (1234.5, "1.23 s"),
-    (1235.0, "1.24 s"),   # half up
-    (30000.0, "30.00 s"),
-    (1_234_000.0, "1,234.00 s"),
-    (None, MISSING),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (850.0, "850 ms"),
+        (0.4, "0 ms"),
+        (12.5, "13 ms"),
+        (999.4, "999 ms"),
+        (999.6, "1.00 s"),  # rounds to a second: written in seconds
+        (1000.0, "1.00 s"),
+        (1250.0, "1.25 s"),
+        (1234.5, "1.23 s"),
+        (1235.0, "1.24 s"),  # half up
+        (30000.0, "30.00 s"),
+        (1_234_000.0, "1,234.00 s"),
+        (None, MISSING),
+    ],
+)
 def test_duration(value: float | None, expected: str) -> None:
     assert duration_ms(value) == expected
 

@@ -19,22 +19,46 @@ def hostile_run(text: str, *, run_id: str = "run-h", sequence: int = 5) -> Run:
     """A run whose user-supplied strings (names, answers, reasons, errors, ...) all hold text."""
     samples = current_samples()
     samples[0] = replace(
-        samples[0], case_id=f"case {text}", model=f"model {text}", answer=f"answer {text}",
-        metrics=(scored("exact_match", "check", "content", 1.0, 0.0, f"reason {text}"),
-                 scored(f"custom {text}", "check", f"category {text}", 1.0, 0.0, None),
-                 replace(scored("tone", "judge", "quality", 0.5, 0.2, f"judge {text}"),
-                         votes=[{"score": 0.2, "reason": text}])),
-        actions=(Action(name=f"tool {text}", group=f"group {text}", arguments={"q": text},
-                        error=f"tool error {text}"),),
-        metadata={"note": text})
-    samples[2] = replace(samples[2], error=f"agent error {text}",
-                         metrics=(errored("contains", "check", "content", 1.0,
-                                          f"metric error {text}"),))
+        samples[0],
+        case_id=f"case {text}",
+        model=f"model {text}",
+        answer=f"answer {text}",
+        metrics=(
+            scored("exact_match", "check", "content", 1.0, 0.0, f"reason {text}"),
+            scored(f"custom {text}", "check", f"category {text}", 1.0, 0.0, None),
+            replace(
+                scored("tone", "judge", "quality", 0.5, 0.2, f"judge {text}"),
+                votes=[{"score": 0.2, "reason": text}],
+            ),
+        ),
+        actions=(
+            Action(
+                name=f"tool {text}",
+                group=f"group {text}",
+                arguments={"q": text},
+                error=f"tool error {text}",
+            ),
+        ),
+        metadata={"note": text},
+    )
+    samples[2] = replace(
+        samples[2],
+        error=f"agent error {text}",
+        metrics=(errored("contains", "check", "content", 1.0, f"metric error {text}"),),
+    )
     run = make_run(samples, run_id=run_id, sequence=sequence)
-    cases = (CaseSnapshot(f"case {text}", f"name {text}", 0, "f" * 64, {"input": text}),
-             *run.cases[1:])
-    return replace(run, suite=f"suite {text}", agent=f"agent {text}", cases=cases,
-                   metadata={"revision": text}, suite_version=text)
+    cases = (
+        CaseSnapshot(f"case {text}", f"name {text}", 0, "f" * 64, {"input": text}),
+        *run.cases[1:],
+    )
+    return replace(
+        run,
+        suite=f"suite {text}",
+        agent=f"agent {text}",
+        cases=cases,
+        metadata={"revision": text},
+        suite_version=text,
+    )
 
 
 CORPUS = {**CONTROLS, **MARKUP, "everything": EVERYTHING}
@@ -50,8 +74,9 @@ def test_the_text_report_shows_no_control_character(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(CORPUS))
 def test_the_markdown_report_renders_user_text_as_text(name: str) -> None:
     run = hostile_run(CORPUS[name])
-    markdown = Report(run, baseline=hostile_run(CORPUS[name], run_id="run-b",
-                                                sequence=4)).to_markdown()
+    markdown = Report(
+        run, baseline=hostile_run(CORPUS[name], run_id="run-b", sequence=4)
+    ).to_markdown()
     assert raw_controls(markdown) == []
     assert live_markup(markdown) == []
 

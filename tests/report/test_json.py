@@ -9,11 +9,32 @@ from assay.compare import ModelComparison, compare_runs, stored_form
 from assay.report import Report
 from assay.results import Run
 
-TOP_LEVEL = {"schema_version",
-             "id", "sequence", "suite", "suite_version", "agent", "fingerprint", "status",
-             "started_at", "finished_at", "settings", "metadata", "baseline_id", "baseline",
-             "outcome", "error", "summary", "cases", "samples", "comparison", "model_comparison",
-             "verdict", "judge_usage", "fix_items"}
+TOP_LEVEL = {
+    "schema_version",
+    "id",
+    "sequence",
+    "suite",
+    "suite_version",
+    "agent",
+    "fingerprint",
+    "status",
+    "started_at",
+    "finished_at",
+    "settings",
+    "metadata",
+    "baseline_id",
+    "baseline",
+    "outcome",
+    "error",
+    "summary",
+    "cases",
+    "samples",
+    "comparison",
+    "model_comparison",
+    "verdict",
+    "judge_usage",
+    "fix_items",
+}
 
 
 def test_top_level_is_the_run_snapshot(current_run: Run, baseline_run: Run) -> None:
@@ -21,8 +42,10 @@ def test_top_level_is_the_run_snapshot(current_run: Run, baseline_run: Run) -> N
     assert set(data) == TOP_LEVEL
     own = {key for key in current_run.snapshot() if key not in ("baseline", "baseline_id")}
     assert {key: data[key] for key in own} == {
-        key: value for key, value in json.loads(json.dumps(current_run.snapshot())).items()
-        if key in own}
+        key: value
+        for key, value in json.loads(json.dumps(current_run.snapshot())).items()
+        if key in own
+    }
     # The baseline it is compared with, as the comparison and the text report name it.
     assert data["baseline_id"] == data["comparison"]["baseline_id"] == "run-0001"
     assert data["baseline"]["reason"] == "explicit"
@@ -35,8 +58,12 @@ def test_top_level_is_the_run_snapshot(current_run: Run, baseline_run: Run) -> N
 def test_summary_samples_and_metrics(current_run: Run) -> None:
     data = Report(current_run).to_dict()
     summary = data["summary"]
-    assert (summary["passed"], summary["failed"], summary["errors"],
-            summary["not_evaluated"]) == (1, 1, 1, 0)
+    assert (summary["passed"], summary["failed"], summary["errors"], summary["not_evaluated"]) == (
+        1,
+        1,
+        1,
+        0,
+    )
     assert summary["pass_rate"] == 1 / 3
     assert [s["case_id"] for s in data["samples"]] == ["order-status", "refund", "escalation"]
     refund = data["samples"][1]
@@ -99,9 +126,14 @@ def test_non_ascii_is_kept(current_run: Run) -> None:
 
 
 def test_stored_model_intervals_are_rendered_not_resampled(current_run: Run) -> None:
-    two_models = replace(current_run, samples=tuple(
-        replace(sample, model=model) for sample in current_run.samples
-        for model in ("model-a", "model-b")))
+    two_models = replace(
+        current_run,
+        samples=tuple(
+            replace(sample, model=model)
+            for sample in current_run.samples
+            for model in ("model-a", "model-b")
+        ),
+    )
     computed = ModelComparison.of(two_models)
     # A stored comparison marked so that a recomputation could not produce it.
     marked = replace(computed, conclusion="as recorded", seed=41)

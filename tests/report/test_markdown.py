@@ -15,30 +15,35 @@ from assay.results import Run, scored
 from .conftest import current_samples, make_run
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("a | b", "a \\| b"),
-    ("a\nb", "a b"),
-    ("a\r\nb", "a b"),
-    ("a\rb", "a b"),
-    ("a\n\n\r\nb", "a b"),        # a run of breaks is one space
-    ("a  \n  b", "a b"),          # with the blanks around it
-    ("one|two\r\nthree|", "one\\|two three\\|"),
-    ("~$0.02 and ~$0.01", "\\~\\$0.02 and \\~\\$0.01"),
-    ("plain", "plain"),
-    ("", ""),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("a | b", "a \\| b"),
+        ("a\nb", "a b"),
+        ("a\r\nb", "a b"),
+        ("a\rb", "a b"),
+        ("a\n\n\r\nb", "a b"),  # a run of breaks is one space
+        ("a  \n  b", "a b"),  # with the blanks around it
+        ("one|two\r\nthree|", "one\\|two three\\|"),
+        ("~$0.02 and ~$0.01", "\\~\\$0.02 and \\~\\$0.01"),
+        ("plain", "plain"),
+        ("", ""),
+    ],
+)
 def test_cell(text: str, expected: str) -> None:
     assert cell(text) == expected
 
 
-def test_completed_run_against_baseline(current_run: Run, baseline_run: Run,
-                                        snapshot: Callable[[str, str], None]) -> None:
+def test_completed_run_against_baseline(
+    current_run: Run, baseline_run: Run, snapshot: Callable[[str, str], None]
+) -> None:
     markdown = Report(current_run, baseline=baseline_run).to_markdown()
     snapshot("completed_with_baseline.md", markdown)
 
 
-def test_running_run_without_baseline(running_run: Run,
-                                      snapshot: Callable[[str, str], None]) -> None:
+def test_running_run_without_baseline(
+    running_run: Run, snapshot: Callable[[str, str], None]
+) -> None:
     snapshot("running_without_baseline.md", Report(running_run).to_markdown())
 
 
@@ -58,8 +63,9 @@ def test_every_table_row_keeps_its_columns(current_run: Run, baseline_run: Run) 
 def test_pipes_and_breaks_in_reasons_stay_in_their_cell() -> None:
     samples = current_samples()
     reason = "got 'a | b'\r\nthen\nmore\rlines"
-    samples[1] = replace(samples[1], metrics=(
-        scored("exact_match", "check", "content", 1.0, 0.0, reason),))
+    samples[1] = replace(
+        samples[1], metrics=(scored("exact_match", "check", "content", 1.0, 0.0, reason),)
+    )
     markdown = Report(make_run(samples, run_id="r", sequence=2)).to_markdown()
     row = "| exact_match | check | 0.000 | ≥ 1.000 | failed | got 'a \\| b' then more lines |"
     assert row in markdown.splitlines()
@@ -77,8 +83,10 @@ def test_actions_error_and_metadata(current_run: Run) -> None:
     assert '```\norders.lookup_order({"id": 42})\n```' in markdown
     assert "**Actions:** _not instrumented_" in markdown
     assert "**Agent error:**\n\n```\nTimeoutError: no answer within 30 s\n```" in markdown
-    assert ('<details><summary>Sample metadata</summary>\n\n```json\n'
-            '{"trace_id": "trace-0001"}\n```\n\n</details>') in markdown
+    assert (
+        "<details><summary>Sample metadata</summary>\n\n```json\n"
+        '{"trace_id": "trace-0001"}\n```\n\n</details>'
+    ) in markdown
 
 
 def test_fence_outlasts_backticks_in_the_error() -> None:

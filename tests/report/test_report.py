@@ -19,16 +19,20 @@ def test_public_surface() -> None:
     assert FORMATS == ("text", "markdown", "json")
 
 
-@pytest.mark.parametrize(("name", "starts"), [
-    ("report.txt", "Assay report:"),
-    ("report.text", "Assay report:"),
-    ("report.md", "# Assay report:"),
-    ("report.markdown", "# Assay report:"),
-    ("REPORT.MD", "# Assay report:"),
-    ("report.json", "{"),
-])
-def test_export_picks_format_by_extension(tmp_path: Path, current_run: Run, name: str,
-                                          starts: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "starts"),
+    [
+        ("report.txt", "Assay report:"),
+        ("report.text", "Assay report:"),
+        ("report.md", "# Assay report:"),
+        ("report.markdown", "# Assay report:"),
+        ("REPORT.MD", "# Assay report:"),
+        ("report.json", "{"),
+    ],
+)
+def test_export_picks_format_by_extension(
+    tmp_path: Path, current_run: Run, name: str, starts: str
+) -> None:
     written = Report(current_run).export(tmp_path / name)
     assert written == tmp_path / name
     content = written.read_text(encoding="utf-8")
@@ -44,8 +48,9 @@ def test_export_json_round_trips(tmp_path: Path, current_run: Run, baseline_run:
 
 
 @pytest.mark.parametrize("name", ["report.html", "report.pdf", "report"])
-def test_unknown_extension_raises_before_writing(tmp_path: Path, current_run: Run,
-                                                 name: str) -> None:
+def test_unknown_extension_raises_before_writing(
+    tmp_path: Path, current_run: Run, name: str
+) -> None:
     target = tmp_path / "out" / name
     with pytest.raises(ConfigurationError) as caught:
         Report(current_run).export(target)
@@ -63,12 +68,20 @@ def test_unknown_format_raises_before_writing(tmp_path: Path, current_run: Run) 
     assert not target.exists()
 
 
-@pytest.mark.parametrize(("format", "starts"), [
-    ("json", "{"), ("markdown", "# Assay"), ("md", "# Assay"), ("txt", "Assay"),
-    ("text", "Assay"), ("JSON", "{"),
-])
-def test_explicit_format_overrides_extension(tmp_path: Path, current_run: Run, format: str,
-                                             starts: str) -> None:
+@pytest.mark.parametrize(
+    ("format", "starts"),
+    [
+        ("json", "{"),
+        ("markdown", "# Assay"),
+        ("md", "# Assay"),
+        ("txt", "Assay"),
+        ("text", "Assay"),
+        ("JSON", "{"),
+    ],
+)
+def test_explicit_format_overrides_extension(
+    tmp_path: Path, current_run: Run, format: str, starts: str
+) -> None:
     written = Report(current_run).export(tmp_path / "agent-report.html", format=format)
     assert written.read_text(encoding="utf-8").startswith(starts)
 
@@ -93,8 +106,7 @@ def test_export_writes_utf8(tmp_path: Path, current_run: Run) -> None:
 def test_render_matches_the_report(current_run: Run, baseline_run: Run) -> None:
     report = Report(current_run, baseline=baseline_run, tolerance=0.01)
     assert render(current_run, "text", baseline=baseline_run, tolerance=0.01) == report.to_text()
-    assert render(current_run, "md", baseline=baseline_run,
-                  tolerance=0.01) == report.to_markdown()
+    assert render(current_run, "md", baseline=baseline_run, tolerance=0.01) == report.to_markdown()
     assert render(current_run, "json", baseline=baseline_run, tolerance=0.01) == report.to_json()
     with pytest.raises(ConfigurationError, match="accepted formats: text \\(txt\\)"):
         render(current_run, "html")

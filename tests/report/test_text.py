@@ -13,22 +13,35 @@ from assay.results import Run, RunStatus, summarise
 from .conftest import MODEL, current_samples, make_run, passing_samples
 
 
-def test_completed_run_against_baseline(current_run: Run, baseline_run: Run,
-                                        snapshot: Callable[[str, str], None]) -> None:
+def test_completed_run_against_baseline(
+    current_run: Run, baseline_run: Run, snapshot: Callable[[str, str], None]
+) -> None:
     snapshot("completed_with_baseline.txt", Report(current_run, baseline=baseline_run).to_text())
 
 
-def test_running_run_without_baseline(running_run: Run,
-                                      snapshot: Callable[[str, str], None]) -> None:
+def test_running_run_without_baseline(
+    running_run: Run, snapshot: Callable[[str, str], None]
+) -> None:
     snapshot("running_without_baseline.txt", Report(running_run).to_text())
 
 
 def test_sections_come_in_order(current_run: Run, baseline_run: Run) -> None:
     text = Report(current_run, baseline=baseline_run).to_text()
-    marks = ["Assay report:", "\nSummary\n", "Judge criteria", "By model:", "\nComparison\n",
-             "3 of 3 paired item(s) compared", "Pass rate over the compared items",
-             "Deterministic regressions (2):", "New errors (2):", "\nCases\n",
-             "1. order-status", "2. refund", "3. escalation"]
+    marks = [
+        "Assay report:",
+        "\nSummary\n",
+        "Judge criteria",
+        "By model:",
+        "\nComparison\n",
+        "3 of 3 paired item(s) compared",
+        "Pass rate over the compared items",
+        "Deterministic regressions (2):",
+        "New errors (2):",
+        "\nCases\n",
+        "1. order-status",
+        "2. refund",
+        "3. escalation",
+    ]
     positions = [text.index(mark) for mark in marks]
     assert positions == sorted(positions)
 
@@ -47,10 +60,13 @@ def test_headline_figures(current_run: Run, baseline_run: Run) -> None:
     assert "Check score:   0.417" in text
     assert "Cases passed:  1 of 3" in text
     assert "Fingerprint:  3f9a1c2b7d4e\n" in text
-    assert "\nComparison\n----------\nBaseline: run-0001 (explicit --baseline)\n3 of 3 paired " \
-           "item(s) compared, 0 excluded (0% of the paired corpus)\n" in text
-    assert "Pass rate over the compared items: 3/3 · 100% → 1/3 · 33% (−67 points, " \
-           "unmeasured)" in text
+    assert (
+        "\nComparison\n----------\nBaseline: run-0001 (explicit --baseline)\n3 of 3 paired "
+        "item(s) compared, 0 excluded (0% of the paired corpus)\n" in text
+    )
+    assert (
+        "Pass rate over the compared items: 3/3 · 100% → 1/3 · 33% (−67 points, unmeasured)" in text
+    )
     assert "Baseline run-0001: 4 regression(s) (4 signal), 0 improvement(s)" in text
     assert "~$0.0246 (2 of 3 samples priced)" in text
     assert text.rstrip().endswith(ESTIMATED_LEGEND)
@@ -64,7 +80,7 @@ def test_regressions_before_improvements() -> None:
     text = Report(current, baseline=baseline).to_text()
     assert "Baseline base: 2 regression(s) (2 signal), 2 improvement(s)" in text
     assert text.index("Deterministic regressions (2):") < text.index("Improvements (2):")
-    improvements = text[text.index("Improvements (2):"):text.index("\nCases\n")]
+    improvements = text[text.index("Improvements (2):") : text.index("\nCases\n")]
     assert "escalation [openai/gpt-4o-mini]  (agent)" in improvements
     assert "contains  content   0.000 → 1.000   unmeasured\n" in improvements
     assert "passed 0/1 samples before, 1/1 now" in improvements
@@ -89,10 +105,15 @@ def test_long_answer_is_truncated() -> None:
 
 
 def test_no_judge_no_models_no_summary() -> None:
-    samples = [replace(s, model=None, metrics=tuple(m for m in s.metrics if m.kind == "check"))
-               for s in current_samples()]
-    run = replace(make_run(samples, run_id="r", sequence=2), summary=summarise(samples),
-                  status=RunStatus.INTERRUPTED)
+    samples = [
+        replace(s, model=None, metrics=tuple(m for m in s.metrics if m.kind == "check"))
+        for s in current_samples()
+    ]
+    run = replace(
+        make_run(samples, run_id="r", sequence=2),
+        summary=summarise(samples),
+        status=RunStatus.INTERRUPTED,
+    )
     text = Report(run).to_text()
     assert "Judge criteria" not in text
     assert "By model" not in text

@@ -13,26 +13,54 @@ def metric(name, category, passed, kind="check", error=None):
     return MetricResult(name, kind, category, 1.0, 1.0 if passed else 0.0, passed, error=error)
 
 
-def sample(case, index, *metrics, error=None, metadata=None, observation=None, usage=None,
-           judge_usage=None):
+def sample(
+    case, index, *metrics, error=None, metadata=None, observation=None, usage=None, judge_usage=None
+):
     status = SampleStatus.PASSED if all(m.passed for m in metrics) else SampleStatus.FAILED
-    return SampleResult(case, None, index, status, metrics=metrics, error=error,
-                        metadata=metadata or {}, observation=observation, usage=usage,
-                        judge_usage=judge_usage)
+    return SampleResult(
+        case,
+        None,
+        index,
+        status,
+        metrics=metrics,
+        error=error,
+        metadata=metadata or {},
+        observation=observation,
+        usage=usage,
+        judge_usage=judge_usage,
+    )
 
 
 def test_each_integrity_category_counts_its_own_failing_samples():
-    summary = summarise([
-        sample("a", 0, metric("commands", "side_effects", False)),
-        sample("a", 1, metric("said_booked", "operational_claim_integrity", False)),
-        sample("b", 0, metric("understood", "semantic_interpretation", False),
-               metric("asked", "clarification_integrity", False)),
-        # A judge score stays outside every category, whatever it is called.
-        sample("b", 1, metric("operational_claim_integrity", "operational_claim_integrity",
-                              False, kind="judge")),
-    ])
-    assert summary.integrity == {"side_effect_integrity": 1, "operational_claim_integrity": 1,
-                                 "semantic_interpretation": 1, "clarification_integrity": 1}
+    summary = summarise(
+        [
+            sample("a", 0, metric("commands", "side_effects", False)),
+            sample("a", 1, metric("said_booked", "operational_claim_integrity", False)),
+            sample(
+                "b",
+                0,
+                metric("understood", "semantic_interpretation", False),
+                metric("asked", "clarification_integrity", False),
+            ),
+            # A judge score stays outside every category, whatever it is called.
+            sample(
+                "b",
+                1,
+                metric(
+                    "operational_claim_integrity",
+                    "operational_claim_integrity",
+                    False,
+                    kind="judge",
+                ),
+            ),
+        ]
+    )
+    assert summary.integrity == {
+        "side_effect_integrity": 1,
+        "operational_claim_integrity": 1,
+        "semantic_interpretation": 1,
+        "clarification_integrity": 1,
+    }
 
 
 def test_a_check_declares_the_category_it_speaks_to():
@@ -47,8 +75,12 @@ def test_a_check_declares_the_category_it_speaks_to():
 def test_rates_come_from_declared_outcomes_never_from_prose():
     samples = [
         sample("a", 0, metric("x", "content", True), metadata={"outcome": "clarification"}),
-        sample("a", 1, metric("x", "content", True),
-               observation=Observation({"outcome": ["abandoned"]})),
+        sample(
+            "a",
+            1,
+            metric("x", "content", True),
+            observation=Observation({"outcome": ["abandoned"]}),
+        ),
         sample("a", 2, metric("x", "content", True), metadata={"outcome": "answered"}),
         sample("a", 3, metric("x", "content", True), metadata={"outcome": "provider_failure"}),
     ]
@@ -57,14 +89,24 @@ def test_rates_come_from_declared_outcomes_never_from_prose():
     assert summary.abandonment_rate == 0.25
     assert summary.provider_failure_rate == 0.25
     # An answer that asks a question in prose declares nothing: no rate at all.
-    prose = SampleResult("a", None, 0, SampleStatus.PASSED, answer="Which date did you mean?",
-                         metrics=(metric("x", "content", True),))
+    prose = SampleResult(
+        "a",
+        None,
+        0,
+        SampleStatus.PASSED,
+        answer="Which date did you mean?",
+        metrics=(metric("x", "content", True),),
+    )
     assert summarise([prose]).clarification_rate is None
 
 
 def test_a_judge_outage_is_not_a_provider_failure_of_the_agent():
-    outage = sample("a", 0, metric("x", "content", True),
-                    metric("tone", "judge", False, kind="judge", error="no vote returned"))
+    outage = sample(
+        "a",
+        0,
+        metric("x", "content", True),
+        metric("tone", "judge", False, kind="judge", error="no vote returned"),
+    )
     summary = summarise([outage, sample("a", 1, metric("tone", "judge", True, kind="judge"))])
     assert summary.judge_failure_rate == 0.5
     assert summary.provider_failure_rate == 0.0
@@ -73,14 +115,17 @@ def test_a_judge_outage_is_not_a_provider_failure_of_the_agent():
 
 def test_no_usage_is_distinct_from_unpriced_and_the_summary_has_a_basis_and_a_total():
     samples = [
-        sample("a", 0, usage=Usage(100, 20, 0.01, "reported"),
-               judge_usage={"calls": 1, "cost_usd": 0.002}),
+        sample(
+            "a",
+            0,
+            usage=Usage(100, 20, 0.01, "reported"),
+            judge_usage={"calls": 1, "cost_usd": 0.002},
+        ),
         sample("a", 1, usage=Usage(100, 20, 0.03, "estimated")),
         sample("a", 2, usage=Usage(100, 20)),
         sample("a", 3),
     ]
-    assert [cost_source(s) for s in samples] == ["reported", "estimated", "unpriced",
-                                                 "no_usage"]
+    assert [cost_source(s) for s in samples] == ["reported", "estimated", "unpriced", "no_usage"]
     summary = summarise(samples)
     assert (summary.priced, summary.unpriced, summary.no_usage) == (2, 1, 1)
     assert summary.cost_basis == "mixed"
@@ -89,17 +134,23 @@ def test_no_usage_is_distinct_from_unpriced_and_the_summary_has_a_basis_and_a_to
     assert summarise(samples[2:]).cost_basis is None
     # Stored summaries read back, and ones from before these fields still do.
     assert RunSummary.from_json(summary.to_json()) == summary
-    old = {k: v for k, v in summary.to_json().items()
-           if k not in ("integrity", "no_usage", "cost_basis", "total_cost_usd")}
+    old = {
+        k: v
+        for k, v in summary.to_json().items()
+        if k not in ("integrity", "no_usage", "cost_basis", "total_cost_usd")
+    }
     assert RunSummary.from_json(old).cost_basis is None
 
 
 def test_an_outcome_with_neither_tokens_nor_cost_has_no_usage():
     outcome = assay.Outcome(answer="hi", usage={"input_tokens": None})
     from assay.agent.outcome import coerce_outcome
+
     assert coerce_outcome(outcome).usage.cost_source == "no_usage"
-    assert coerce_outcome(assay.Outcome(answer="hi", usage=Usage(5, 1))).usage.cost_source \
+    assert (
+        coerce_outcome(assay.Outcome(answer="hi", usage=Usage(5, 1))).usage.cost_source
         == "unpriced"
+    )
 
 
 def test_judge_usage_records_its_model_source_and_calls_by_kind():
@@ -119,22 +170,35 @@ def test_case_costs_give_each_case_across_models_with_the_judge_apart():
     from assay.results.costs import case_costs
 
     def priced(case, model, cost, source="reported", judge=None):
-        return SampleResult(case, model, 0, SampleStatus.PASSED,
-                            usage=Usage(10, 5, cost, source), judge_usage=judge)
+        return SampleResult(
+            case, model, 0, SampleStatus.PASSED, usage=Usage(10, 5, cost, source), judge_usage=judge
+        )
 
-    samples = [priced("refund", "a", 0.01, judge={"calls": 1, "cost_usd": 0.002}),
-               priced("refund", "b", 0.03, "estimated"),
-               priced("lookup", "a", 0.005)]
+    samples = [
+        priced("refund", "a", 0.01, judge={"calls": 1, "cost_usd": 0.002}),
+        priced("refund", "b", 0.03, "estimated"),
+        priced("lookup", "a", 0.005),
+    ]
     refund, lookup = case_costs(samples)
     assert refund["case_id"] == "refund"
     assert round(refund["cost_usd"], 6) == 0.04
     assert refund["judge_cost_usd"] == 0.002
     assert round(refund["total_usd"], 6) == 0.042
     assert refund["estimated"] is True
-    assert refund["by_model"]["a"] == {"cost_usd": 0.01, "judge_cost_usd": 0.002,
-                                       "total_usd": 0.012, "estimated": False}
-    assert lookup == {"case_id": "lookup", "cost_usd": 0.005, "judge_cost_usd": None,
-                      "total_usd": 0.005, "estimated": False,
-                      "by_model": {"a": {"cost_usd": 0.005, "judge_cost_usd": None,
-                                         "total_usd": 0.005, "estimated": False}}}
+    assert refund["by_model"]["a"] == {
+        "cost_usd": 0.01,
+        "judge_cost_usd": 0.002,
+        "total_usd": 0.012,
+        "estimated": False,
+    }
+    assert lookup == {
+        "case_id": "lookup",
+        "cost_usd": 0.005,
+        "judge_cost_usd": None,
+        "total_usd": 0.005,
+        "estimated": False,
+        "by_model": {
+            "a": {"cost_usd": 0.005, "judge_cost_usd": None, "total_usd": 0.005, "estimated": False}
+        },
+    }
     assert hasattr(Report, "case_costs")

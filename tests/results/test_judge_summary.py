@@ -5,14 +5,21 @@ from assay.results import MetricResult, SampleResult, SampleStatus, errored, sum
 
 def judged(case, score=1.0, *, votes=None, usage=None):
     metric = MetricResult("tone", "judge", "judge", 0.5, score, score >= 0.5, "ok", None, votes)
-    return SampleResult(case, None, 0, SampleStatus.PASSED if score >= 0.5 else
-                        SampleStatus.FAILED, metrics=(metric,), judge_usage=usage)
+    return SampleResult(
+        case,
+        None,
+        0,
+        SampleStatus.PASSED if score >= 0.5 else SampleStatus.FAILED,
+        metrics=(metric,),
+        judge_usage=usage,
+    )
 
 
 def checked(case, passed=True):
     metric = MetricResult("m", "check", "content", 1.0, 1.0 if passed else 0.0, passed)
-    return SampleResult(case, None, 0, SampleStatus.PASSED if passed else SampleStatus.FAILED,
-                        metrics=(metric,))
+    return SampleResult(
+        case, None, 0, SampleStatus.PASSED if passed else SampleStatus.FAILED, metrics=(metric,)
+    )
 
 
 def test_no_deterministic_check_means_no_deterministic_rate_not_zero():
@@ -36,8 +43,9 @@ def test_one_vote_has_no_spread_and_two_do():
 
 
 def test_attempts_are_summed_and_older_usage_counts_one_attempt_per_call():
-    summary = summarise([judged("a", usage={"calls": 2, "attempts": 5}),
-                         judged("b", usage={"calls": 3})])
+    summary = summarise(
+        [judged("a", usage={"calls": 2, "attempts": 5}), judged("b", usage={"calls": 3})]
+    )
     assert (summary.judge_calls, summary.judge_attempts) == (5, 8)
     assert type(summary).from_json(summary.to_json()) == summary
 

@@ -14,18 +14,35 @@ def metric(name, category, passed, kind="check", error=None):
 
 
 def sample(case, index, status, *metrics, error=None, model=None, metadata=None):
-    return SampleResult(case, model, index, status, metrics=metrics, error=error,
-                        metadata=metadata or {})
+    return SampleResult(
+        case, model, index, status, metrics=metrics, error=error, metadata=metadata or {}
+    )
 
 
 SAMPLES = [
-    sample("a", 0, SampleStatus.FAILED, metric("forbid.commands", "side_effects", False),
-           metric("commands", "side_effects", False), metric("contains", "content", True)),
+    sample(
+        "a",
+        0,
+        SampleStatus.FAILED,
+        metric("forbid.commands", "side_effects", False),
+        metric("commands", "side_effects", False),
+        metric("contains", "content", True),
+    ),
     sample("a", 1, SampleStatus.PASSED, metric("commands", "side_effects", True)),
-    sample("b", 0, SampleStatus.FAILED, metric("contains", "content", False),
-           metric("tone", "judge", False, kind="judge")),
-    sample("b", 1, SampleStatus.ERROR, metric("ms", "budget", False, error="no duration"),
-           metric("own", "custom", False)),
+    sample(
+        "b",
+        0,
+        SampleStatus.FAILED,
+        metric("contains", "content", False),
+        metric("tone", "judge", False, kind="judge"),
+    ),
+    sample(
+        "b",
+        1,
+        SampleStatus.ERROR,
+        metric("ms", "budget", False, error="no duration"),
+        metric("own", "custom", False),
+    ),
     sample("c", 0, SampleStatus.ERROR, error="RateLimitError: slow down"),
     sample("c", 1, SampleStatus.ERROR, error="KeyError: 'trip-9'"),
     sample("d", 0, SampleStatus.NOT_EVALUATED),
@@ -35,13 +52,19 @@ SAMPLES = [
 
 def test_failing_samples_are_counted_per_category_once_each():
     summary = summarise(SAMPLES)
-    assert summary.failing_by_category == {"side_effects": 1, "content": 1, "actions": 0,
-                                           "budget": 1, "judge": 1, "custom": 1}
+    assert summary.failing_by_category == {
+        "side_effects": 1,
+        "content": 1,
+        "actions": 0,
+        "budget": 1,
+        "judge": 1,
+        "custom": 1,
+    }
 
 
 def test_agent_errors_provider_failures_and_not_evaluated_are_rates():
     summary = summarise(SAMPLES)
-    assert summary.agent_error_rate == 1 / 8      # KeyError (the budget error is a metric)
+    assert summary.agent_error_rate == 1 / 8  # KeyError (the budget error is a metric)
     assert summary.provider_failure_rate == 2 / 8  # RateLimitError, and a declared one
     assert summary.not_evaluated_rate == 1 / 8
     assert is_provider_failure(SAMPLES[4]) and not is_provider_failure(SAMPLES[5])
@@ -61,8 +84,12 @@ def test_new_fields_round_trip_and_old_stored_summaries_still_load():
     summary = summarise(SAMPLES)
     assert RunSummary.from_json(summary.to_json()) == summary
     old = summary.to_json()
-    for key in ("failing_by_category", "agent_error_rate", "provider_failure_rate",
-                "not_evaluated_rate"):
+    for key in (
+        "failing_by_category",
+        "agent_error_rate",
+        "provider_failure_rate",
+        "not_evaluated_rate",
+    ):
         old.pop(key)
         for tally in old["by_model"].values():
             tally.pop(key, None)

@@ -9,17 +9,28 @@ from assay.spec._json import SCHEMA_KEY, SCHEMA_VERSION
 
 def sample(case: str, model: str, passed: bool) -> SampleResult:
     metric = scored("contains", "check", "content", 1.0, 1.0 if passed else 0.0, "why")
-    return SampleResult(case, model, 0, SampleStatus.PASSED if passed else SampleStatus.FAILED,
-                        answer="a", metrics=(metric,))
+    return SampleResult(
+        case,
+        model,
+        0,
+        SampleStatus.PASSED if passed else SampleStatus.FAILED,
+        answer="a",
+        metrics=(metric,),
+    )
 
 
 def test_a_summary_is_versioned_and_reads_back_with_keys_from_a_newer_version() -> None:
     summary = summarise([sample("a", "m1", True), sample("b", "m2", False)])
     stored = summary.to_json()
     assert stored[SCHEMA_KEY] == SCHEMA_VERSION
-    newer = {**stored, SCHEMA_KEY: SCHEMA_VERSION + 5, "a_future_figure": 3,
-             "by_model": {label: {**tally, "another": [1]}
-                          for label, tally in stored["by_model"].items()}}
+    newer = {
+        **stored,
+        SCHEMA_KEY: SCHEMA_VERSION + 5,
+        "a_future_figure": 3,
+        "by_model": {
+            label: {**tally, "another": [1]} for label, tally in stored["by_model"].items()
+        },
+    }
     assert RunSummary.from_json(newer) == summary
 
 
@@ -29,10 +40,20 @@ def test_a_stored_comparison_is_versioned_and_tolerates_newer_keys() -> None:
     from assay.compare import ModelComparison
     from assay.results import Run, RunStatus
 
-    samples = tuple(sample(f"c{i}", model, i % 2 == 0 or model == "m1")
-                    for i in range(6) for model in ("m1", "m2"))
-    run = Run(id="r", suite="s", agent="a", fingerprint="f", status=RunStatus.COMPLETED,
-              started_at=datetime.now(UTC), samples=samples)
+    samples = tuple(
+        sample(f"c{i}", model, i % 2 == 0 or model == "m1")
+        for i in range(6)
+        for model in ("m1", "m2")
+    )
+    run = Run(
+        id="r",
+        suite="s",
+        agent="a",
+        fingerprint="f",
+        status=RunStatus.COMPLETED,
+        started_at=datetime.now(UTC),
+        samples=samples,
+    )
     models = ModelComparison.of(run)
     stored = stored_form(None, models)
     assert stored is not None and stored[SCHEMA_KEY] == SCHEMA_VERSION

@@ -15,8 +15,7 @@ def alternating_suite():
         )
 
     suite = assay.Suite("trip", agent=agent, samples=4)
-    suite.case("Move me to the morning flight", id="rebook",
-               checks=[checks.tools_called("rebook")])
+    suite.case("Move me to the morning flight", id="rebook", checks=[checks.tools_called("rebook")])
     return suite
 
 

@@ -45,8 +45,9 @@ def test_a_rate_limited_judge_is_one_call_in_two_attempts_in_every_report(store)
 def test_a_hanging_judge_endpoint_errors_the_metric_within_the_judge_timeout(store):
     # The endpoint answers after ten minutes: any verdict would mean it was waited for.
     with ScriptedServer([slow(verdict(1, "too late"), 600.0)]) as server:
-        judge = judges.openai("judge-model", base_url=server.base_url, api_key="test",
-                              judge_timeout=1)
+        judge = judges.openai(
+            "judge-model", base_url=server.base_url, api_key="test", judge_timeout=1
+        )
         run = assay.run(judge_only(judge), db=store, progress=False)
     sample = run.samples[0]
     assert sample.status is assay.SampleStatus.ERROR
@@ -57,32 +58,45 @@ def test_a_hanging_judge_endpoint_errors_the_metric_within_the_judge_timeout(sto
 
 def test_a_judge_only_run_has_no_deterministic_rate_and_its_gate_says_not_measured(store):
     judge = judges.function("j", lambda i, p: json.dumps({"score": 1, "reason": "Same."}))
-    evaluation = assay.evaluate(judge_only(judge, cases=("a", "b")), db=store, progress=False,
-                                gate=assay.Gate(min_pass_rate=0.9))
+    evaluation = assay.evaluate(
+        judge_only(judge, cases=("a", "b")),
+        db=store,
+        progress=False,
+        gate=assay.Gate(min_pass_rate=0.9),
+    )
     summary = evaluation.run.summary
     assert summary.pass_rate == 1.0 and summary.check_pass_rate is None
     assert store.get_run(evaluation.run.id).summary.check_pass_rate is None
     # Its one threshold read nothing: a gate that measured nothing does not pass.
     assert not evaluation.verdict.passed and evaluation.verdict.exit_code == 1
     assert evaluation.verdict.lines[0].startswith("gate: failed · it measured nothing")
-    assert "  deterministic pass rate: not measured (no sample had a deterministic check)" \
+    assert (
+        "  deterministic pass rate: not measured (no sample had a deterministic check)"
         in evaluation.verdict.lines
-    judged = assay.evaluate(judge_only(judge, cases=("a", "b")), db=store, progress=False,
-                            gate=assay.Gate(min_pass_rate=0.9, min_judge_score=0.5))
+    )
+    judged = assay.evaluate(
+        judge_only(judge, cases=("a", "b")),
+        db=store,
+        progress=False,
+        gate=assay.Gate(min_pass_rate=0.9, min_judge_score=0.5),
+    )
     assert judged.verdict.passed and judged.verdict.exit_code == 0
-    assert "  deterministic pass rate: not measured (no sample had a deterministic check)" \
+    assert (
+        "  deterministic pass rate: not measured (no sample had a deterministic check)"
         in judged.verdict.lines
+    )
 
 
 def test_a_run_with_nothing_evaluated_still_fails_the_minimum_pass_rate(store):
     suite = assay.Suite("Nothing", agent=lambda text, ctx: "x")
     suite.case("q", id="q")
-    evaluation = assay.evaluate(suite, db=store, progress=False,
-                                gate=assay.Gate(min_pass_rate=0.5))
+    evaluation = assay.evaluate(suite, db=store, progress=False, gate=assay.Gate(min_pass_rate=0.5))
     assert evaluation.run.summary.check_pass_rate is None
     assert not evaluation.verdict.passed
-    assert "gate: failed · deterministic pass rate: no sample was evaluated" \
+    assert (
+        "gate: failed · deterministic pass rate: no sample was evaluated"
         in evaluation.verdict.lines
+    )
     assert evaluation.verdict.unchecked
 
 
@@ -92,8 +106,9 @@ def test_each_criterion_says_how_many_samples_it_scored_and_errored_without_a_sp
             return "I liked it"  # not a verdict
         return json.dumps({"score": 1, "reason": "Same facts."})
 
-    run = assay.run(judge_only(judges.function("j", complete), cases=("a", "b")), db=store,
-                    progress=False)
+    run = assay.run(
+        judge_only(judges.function("j", complete), cases=("a", "b")), db=store, progress=False
+    )
     criterion = run.summary.judge["semantic_accuracy"]
     assert (criterion.samples, criterion.scored, criterion.errors) == (2, 1, 1)
     # One vote has nothing to spread against: no spread at all, never a spread of 0.

@@ -14,17 +14,27 @@ SECRET_RESULT = "result-5eed"
 def agent(text, ctx):
     return assay.Outcome(
         answer="You can return it within thirty days.",
-        actions=[assay.Action("lookup_policy", {"topic": SECRET_ARGUMENT}, group="kb",
-                              result={"note": SECRET_RESULT})],
+        actions=[
+            assay.Action(
+                "lookup_policy",
+                {"topic": SECRET_ARGUMENT},
+                group="kb",
+                result={"note": SECRET_RESULT},
+            )
+        ],
         observation={"events": [SECRET_OBSERVATION]},
     )
 
 
 def suite_with(judge, **case):
     suite = assay.Suite("Judged", agent=agent, judge=judge, checks=[checks.contains("days")])
-    suite.case("How long do I have to return an item?", id="returns",
-               expected="30 days", metadata={"important_facts": ["The window is 30 days."]},
-               **case)
+    suite.case(
+        "How long do I have to return an item?",
+        id="returns",
+        expected="30 days",
+        metadata={"important_facts": ["The window is 30 days."]},
+        **case,
+    )
     return suite
 
 
@@ -37,7 +47,10 @@ def test_judge_sees_strings_only_never_actions_or_observations(store):
 
     run = assay.run(suite_with(judges.function("recorder", complete)), db=store, progress=False)
     assert [m.name for m in run.samples[0].metrics] == [
-        "contains", "semantic_accuracy", "answer_relevancy"]
+        "contains",
+        "semantic_accuracy",
+        "answer_relevancy",
+    ]
     assert len(prompts) == 2
     joined = "\n".join(prompts)
     assert "within thirty days" in joined and "The window is 30 days." in joined
@@ -49,8 +62,12 @@ def test_votes_five_five_two_over_http_give_five_with_a_spread_of_three(store):
     replies = iter([verdict(5, "fine"), verdict(5, "fine"), verdict(2, "curt")])
     with ScriptedServer(lambda body: next(replies)) as server:
         judge = judges.openai("judge-model", base_url=server.base_url, api_key="test")
-        run = assay.run(suite_with(judge, criteria=["tone"], minimum_scores={"tone": 0.5}),
-                        db=store, votes=3, progress=False)
+        run = assay.run(
+            suite_with(judge, criteria=["tone"], minimum_scores={"tone": 0.5}),
+            db=store,
+            votes=3,
+            progress=False,
+        )
     tone = run.samples[0].metric("tone")
     assert tone.score == 1.0 and tone.passed
     assert sorted(v["raw"] for v in tone.votes) == [2, 5, 5]
@@ -99,8 +116,10 @@ def test_custom_criterion_rubric_reaches_the_judge_and_the_fingerprint(store):
     metric = run.samples[0].metric("concise")
     assert metric.score == 0.4 and not metric.passed
     assert any("Is the answer free of filler?" in text for text in seen)
-    other = suite_with(judges.function("j", complete), criteria=[
-        assay.criterion("concise", "Is the answer short?", threshold=0.5)])
+    other = suite_with(
+        judges.function("j", complete),
+        criteria=[assay.criterion("concise", "Is the answer short?", threshold=0.5)],
+    )
     assert other.plan().fingerprint != suite.plan().fingerprint
 
 

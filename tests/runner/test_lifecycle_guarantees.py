@@ -46,8 +46,13 @@ def test_one_bad_value_costs_only_its_own_sample(store: assay.Store) -> None:
     by_case = {sample.case_id: sample for sample in stored.samples}
     assert by_case["fine-1"].status is SampleStatus.PASSED
     assert by_case["fine-2"].status is SampleStatus.PASSED
-    expected = {"nul": "error", "surrogate": "metadata", "huge-tokens": "usage.input_tokens",
-                "nan": "duration_ms", "exit": "sys.exit(3)"}
+    expected = {
+        "nul": "error",
+        "surrogate": "metadata",
+        "huge-tokens": "usage.input_tokens",
+        "nan": "duration_ms",
+        "exit": "sys.exit(3)",
+    }
     for case_id, field in expected.items():
         sample = by_case[case_id]
         assert sample.status is SampleStatus.ERROR, case_id
@@ -57,8 +62,9 @@ def test_one_bad_value_costs_only_its_own_sample(store: assay.Store) -> None:
 
 
 def test_storable_names_the_field_and_repeats_nothing_of_the_value() -> None:
-    sample = assay.SampleResult("c", None, 0, SampleStatus.PASSED, answer="x",
-                                metadata={"deep": [{"k": "a\x00b"}]})
+    sample = assay.SampleResult(
+        "c", None, 0, SampleStatus.PASSED, answer="x", metadata={"deep": [{"k": "a\x00b"}]}
+    )
     made = storable(sample)
     assert made.status is SampleStatus.ERROR and made.answer is None
     assert made.error == "a value could not be stored: metadata.deep[0].k contains a NUL character"
@@ -78,18 +84,18 @@ class RefusingStore:
         self.store.save_samples(run_id, samples, token=token, skip_stored=skip_stored)
 
 
-def test_a_refused_value_is_isolated_and_stored_as_that_samples_error(
-        store: assay.Store) -> None:
-    suite = assay.Suite("Refused", agent=lambda text, ctx: text,
-                        checks=[checks.contains("e")])
+def test_a_refused_value_is_isolated_and_stored_as_that_samples_error(store: assay.Store) -> None:
+    suite = assay.Suite("Refused", agent=lambda text, ctx: text, checks=[checks.contains("e")])
     for text in ("one", "refuse me", "three"):
         suite.case(text)
     run = store.create_run(_running(suite))
     refusing = RefusingStore(store)
     notes: list[str] = []
     sink = DurableSink(refusing, run.id, token=None, note=notes.append)  # type: ignore[arg-type]
-    results = [assay.SampleResult(f"c{i}", None, 0, SampleStatus.PASSED, answer=text)
-               for i, text in enumerate(("one", "refuse me", "three"))]
+    results = [
+        assay.SampleResult(f"c{i}", None, 0, SampleStatus.PASSED, answer=text)
+        for i, text in enumerate(("one", "refuse me", "three"))
+    ]
 
     async def write() -> None:
         for result in results:
@@ -108,9 +114,15 @@ def test_a_refused_value_is_isolated_and_stored_as_that_samples_error(
 def _running(suite: assay.Suite) -> assay.Run:
     from datetime import UTC, datetime
 
-    return assay.Run(id=f"run-{time.monotonic_ns()}", suite=suite.name, agent="a",
-                     fingerprint="f", status=RunStatus.RUNNING, started_at=datetime.now(UTC),
-                     settings={"samples": 1, "models": []})
+    return assay.Run(
+        id=f"run-{time.monotonic_ns()}",
+        suite=suite.name,
+        agent="a",
+        fingerprint="f",
+        status=RunStatus.RUNNING,
+        started_at=datetime.now(UTC),
+        settings={"samples": 1, "models": []},
+    )
 
 
 def test_a_sync_agents_timeout_starts_when_the_agent_does(store: assay.Store) -> None:
@@ -130,8 +142,7 @@ def test_a_sync_agents_timeout_starts_when_the_agent_does(store: assay.Store) ->
     assert all(290 <= (sample.duration_ms or 0) < 450 for sample in run.samples)
 
 
-def test_a_hung_sync_agent_times_out_without_holding_up_the_next_sample(
-        store: assay.Store) -> None:
+def test_a_hung_sync_agent_times_out_without_holding_up_the_next_sample(store: assay.Store) -> None:
     # The hung agent is released only by the next sample: had the runner waited for it, the
     # next sample could not start until the safety wait ran out.
     released = threading.Event()
@@ -207,12 +218,12 @@ def test_evaluate_returns_the_verdict_the_cli_prints(store: assay.Store) -> None
     suite = assay.Suite("Verdict", agent=lambda text, ctx: text, checks=[checks.contains("ok")])
     suite.case("ok then")
     suite.case("nope")
-    evaluation = assay.evaluate(suite, db=store, progress=False, gate=assay.Gate(
-        min_pass_rate=0.5))
+    evaluation = assay.evaluate(suite, db=store, progress=False, gate=assay.Gate(min_pass_rate=0.5))
     assert evaluation.verdict.passed and evaluation.verdict.exit_code == assay.ExitCode.OK
     assert evaluation.verdict.lines == (
         "gate: passed · deterministic pass rate 50% ≥ 50%",
-        "  side-effect failures: not measured — no side-effect checks")
+        "  side-effect failures: not measured — no side-effect checks",
+    )
     assert evaluation.verdict.reasons == ()
     strict = assay.evaluate(suite, db=store, progress=False)
     assert strict.verdict.failed and strict.verdict.exit_code == 1
@@ -241,8 +252,14 @@ def outlandish_agent(text: str, ctx: assay.AgentContext) -> object:
 
 def test_values_that_cannot_even_be_read_cost_only_their_sample(store: assay.Store) -> None:
     suite = assay.Suite("Outlandish", agent=outlandish_agent, checks=[checks.contains("ok")])
-    texts = ("deep", "huge int duration", "exploding metadata", "huge cost", "huge duration",
-             "plain")
+    texts = (
+        "deep",
+        "huge int duration",
+        "exploding metadata",
+        "huge cost",
+        "huge duration",
+        "plain",
+    )
     for text in texts:
         suite.case(text, id=text.replace(" ", "-"))
     evaluation = assay.evaluate(suite, db=store, progress=False)
@@ -257,14 +274,14 @@ def test_values_that_cannot_even_be_read_cost_only_their_sample(store: assay.Sto
     assert run.summary is not None and run.summary.cost_usd is None
 
 
-def test_a_judge_value_that_cannot_be_stored_costs_only_that_metric(
-        store: assay.Store) -> None:
+def test_a_judge_value_that_cannot_be_stored_costs_only_that_metric(store: assay.Store) -> None:
     from assay import judges
 
     reply = '{"score": 1, "reason": "a\\u0000b"}'
     judge = judges.function("nul-judge", lambda system, prompt: reply)
-    suite = assay.Suite("Judged NUL", agent=lambda text, ctx: "30 days", judge=judge,
-                        checks=[checks.contains("30")])
+    suite = assay.Suite(
+        "Judged NUL", agent=lambda text, ctx: "30 days", judge=judge, checks=[checks.contains("30")]
+    )
     suite.case("How long?", expected="30 days")
     run = assay.run(suite, db=store, progress=False)
     sample = store.get_run(run.id).samples[0]
@@ -272,12 +289,13 @@ def test_a_judge_value_that_cannot_be_stored_costs_only_that_metric(
     check = next(metric for metric in sample.metrics if metric.kind == "check")
     judged = [metric for metric in sample.metrics if metric.kind == "judge"]
     assert check.passed and judged
-    assert all(metric.error is not None and "cannot be stored" in metric.error
-               and metric.score is None for metric in judged)
+    assert all(
+        metric.error is not None and "cannot be stored" in metric.error and metric.score is None
+        for metric in judged
+    )
 
 
-def test_an_async_agent_swallowing_its_cancellation_still_times_out(
-        store: assay.Store) -> None:
+def test_an_async_agent_swallowing_its_cancellation_still_times_out(store: assay.Store) -> None:
     async def agent(text: str, ctx: assay.AgentContext) -> str:
         if text == "hang":
             while True:
@@ -319,14 +337,14 @@ def test_the_completing_write_is_retried_like_every_write(store: assay.Store) ->
     from assay.evaluation import EvaluationOptions, evaluate_with
     from assay.runner import QuietProgress
 
-    suite = assay.Suite("Flaky completion", agent=lambda text, ctx: "ok",
-                        checks=[checks.contains("ok")])
+    suite = assay.Suite(
+        "Flaky completion", agent=lambda text, ctx: "ok", checks=[checks.contains("ok")]
+    )
     suite.case("q")
     flaky = FlakyCompletion(store)
     notes: list[str] = []
     progress = QuietProgress()
     progress.note = notes.append  # type: ignore[method-assign]
-    evaluation = asyncio.run(evaluate_with(suite, EvaluationOptions.build(suite), flaky,
-                                           progress))  # type: ignore[arg-type]
+    evaluation = asyncio.run(evaluate_with(suite, EvaluationOptions.build(suite), flaky, progress))  # type: ignore[arg-type]
     assert flaky.failures == 0 and store.get_run(evaluation.run.id).status is RunStatus.COMPLETED
     assert sum("retrying to complete the run" in note for note in notes) == 2

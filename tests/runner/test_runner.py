@@ -11,9 +11,16 @@ from assay.runner import Execution, MemorySink, Runner
 
 def execute(suite, *, samples=1, concurrency=8, models=(), timeout=None, model_concurrency=None):
     sink = MemorySink()
-    runner = Runner(suite.agent, sink=sink, execution=Execution(
-        samples=samples, concurrency=concurrency, timeout=timeout,
-        model_concurrency=model_concurrency))
+    runner = Runner(
+        suite.agent,
+        sink=sink,
+        execution=Execution(
+            samples=samples,
+            concurrency=concurrency,
+            timeout=timeout,
+            model_concurrency=model_concurrency,
+        ),
+    )
     specs = assay.agent.parse_models(models)
     results = asyncio.run(runner.execute(suite.plan(), specs))
     return results, sink
@@ -33,8 +40,12 @@ def test_statuses_follow_the_rule():
     suite.case("unmeasured")
     results, _ = execute(suite)
     assert [r.status for r in results] == [
-        SampleStatus.PASSED, SampleStatus.FAILED, SampleStatus.ERROR, SampleStatus.ERROR,
-        SampleStatus.NOT_EVALUATED]
+        SampleStatus.PASSED,
+        SampleStatus.FAILED,
+        SampleStatus.ERROR,
+        SampleStatus.ERROR,
+        SampleStatus.NOT_EVALUATED,
+    ]
     assert results[2].error == "ValueError: bad input" and results[2].check_score == 0.0
     assert results[3].metrics[0].error and not results[3].metrics[0].passed
 
@@ -128,8 +139,12 @@ def test_agent_receives_a_copy_and_cannot_mutate_the_suite():
         return "x"
 
     suite = assay.Suite("S", agent=agent)
-    suite.case([{"role": "user", "content": "hi"}], name="chat", metadata={"facts": []},
-               checks=[checks.contains("x")])
+    suite.case(
+        [{"role": "user", "content": "hi"}],
+        name="chat",
+        metadata={"facts": []},
+        checks=[checks.contains("x")],
+    )
     before = suite.fingerprint()
     execute(suite, samples=2)
     assert suite.cases[0].input == [{"role": "user", "content": "hi"}]
@@ -148,7 +163,9 @@ def test_context_carries_model_sample_and_setup():
     suite.case("q", id="c", setup={"orders": [42]}, checks=[checks.contains("x")])
     execute(suite, samples=2)
     assert sorted(seen, key=lambda item: item[1]) == [
-        (None, 0, {"orders": [42]}, "c"), (None, 1, {"orders": [42]}, "c")]
+        (None, 0, {"orders": [42]}, "c"),
+        (None, 1, {"orders": [42]}, "c"),
+    ]
 
 
 def test_duration_is_measured_when_the_agent_does_not_report_it():

@@ -23,8 +23,10 @@ def execute(suite, **execution):
 
 
 def comparable(results):
-    return [(r.case_id, r.sample, r.status, r.answer, [(m.name, m.passed, m.reason)
-                                                       for m in r.metrics]) for r in results]
+    return [
+        (r.case_id, r.sample, r.status, r.answer, [(m.name, m.passed, m.reason) for m in r.metrics])
+        for r in results
+    ]
 
 
 async def varying(text, ctx):
@@ -36,10 +38,12 @@ async def varying(text, ctx):
 @pytest.mark.parametrize("sample_concurrency", [None, 1, 2, 8])
 def test_results_are_the_same_set_in_index_order_whatever_the_setting(sample_concurrency):
     reference = execute(suite_of(varying), samples=6, sample_concurrency=1)
-    results = execute(suite_of(varying), samples=6, concurrency=8,
-                      sample_concurrency=sample_concurrency)
+    results = execute(
+        suite_of(varying), samples=6, concurrency=8, sample_concurrency=sample_concurrency
+    )
     assert [(r.case_id, r.sample) for r in results] == [
-        (f"c{c}", k) for c in range(3) for k in range(6)]
+        (f"c{c}", k) for c in range(3) for k in range(6)
+    ]
     assert comparable(results) == comparable(reference)
     assert [r.status.value for r in results[:6]] == ["passed", "failed"] * 3
 

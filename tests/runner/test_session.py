@@ -14,14 +14,24 @@ def build(answer="30 days", *, calls=None, version=None):
     def agent(text, ctx):
         if calls is not None:
             calls.append(ctx.case.id)
-        return {"answer": answer, "actions": [{"name": "lookup", "group": "kb",
-                                                "arguments": {"topic": "returns"}}]}
+        return {
+            "answer": answer,
+            "actions": [{"name": "lookup", "group": "kb", "arguments": {"topic": "returns"}}],
+        }
 
-    suite = assay.Suite("Support", agent=agent, agent_name="SupportAgent", version=version,
-                        checks=[checks.exact_match()])
-    suite.case("How long?", id="returns", expected="30 days",
-               expected_actions=[{"group": "kb", "name": "lookup",
-                                  "arguments": {"topic": "returns"}}])
+    suite = assay.Suite(
+        "Support",
+        agent=agent,
+        agent_name="SupportAgent",
+        version=version,
+        checks=[checks.exact_match()],
+    )
+    suite.case(
+        "How long?",
+        id="returns",
+        expected="30 days",
+        expected_actions=[{"group": "kb", "name": "lookup", "arguments": {"topic": "returns"}}],
+    )
     suite.case("Warranty?", id="warranty", expected="30 days")
     return suite
 
@@ -42,9 +52,12 @@ def test_run_persists_and_compares_with_the_latest_compatible_run(store):
 
 def grown(answers, *, extra=True):
     """The support suite, grown by one case; ``answers`` per case id (default "30 days")."""
+
     def agent(text, ctx):
-        return {"answer": answers.get(ctx.case.id, "30 days"), "actions": [
-            {"name": "lookup", "group": "kb", "arguments": {"topic": "returns"}}]}
+        return {
+            "answer": answers.get(ctx.case.id, "30 days"),
+            "actions": [{"name": "lookup", "group": "kb", "arguments": {"topic": "returns"}}],
+        }
 
     suite = build()
     suite.agent = agent
@@ -55,16 +68,19 @@ def grown(answers, *, extra=True):
 
 def test_a_grown_suite_keeps_its_gate_on_the_unchanged_cases(store):
     first = assay.run(build(), db=store, progress=False)
-    evaluation = assay.evaluate(grown({"warranty": "7 days"}), db=store, progress=False,
-                                fail_on_regression=True)
+    evaluation = assay.evaluate(
+        grown({"warranty": "7 days"}), db=store, progress=False, fail_on_regression=True
+    )
     run, comparison = evaluation.run, evaluation.comparison
     assert run.fingerprint != first.fingerprint and run.baseline_id == first.id
     assert comparison is not None and comparison.added == (("shipping", None),)
     assert [(c.case_id, c.metric) for c in comparison.signal_regressions] == [
-        ("warranty", "exact_match")]
+        ("warranty", "exact_match")
+    ]
     assert evaluation.verdict.regressed and evaluation.verdict.exit_code == 1
     assert comparison.baseline_line().startswith(
-        f"baseline {first.id[:8]} · 2 of 2 unchanged item(s) compared, 1 new (shipping)")
+        f"baseline {first.id[:8]} · 2 of 2 unchanged item(s) compared, 1 new (shipping)"
+    )
 
 
 def test_a_selection_is_compared_on_the_cases_it_ran(store):
@@ -73,7 +89,9 @@ def test_a_selection_is_compared_on_the_cases_it_ran(store):
     evaluation = assay.evaluate(only, db=store, progress=False)
     comparison = evaluation.comparison
     assert evaluation.run.baseline_id == first.id and evaluation.run.settings["selection"] == {
-        "cases": 1, "of": 3}
+        "cases": 1,
+        "of": 3,
+    }
     assert comparison is not None and comparison.removed == () and comparison.paired == 1
     assert [c.case_id for c in comparison.signal_regressions] == ["returns"]
 
@@ -81,20 +99,22 @@ def test_a_selection_is_compared_on_the_cases_it_ran(store):
 def test_no_baseline_says_why_and_names_earlier_runs(store):
     first = assay.evaluate(build(), db=store, progress=False)
     assert first.baseline_note == "this is the first run of suite 'Support'"
-    assert first.baseline is not None and first.baseline.line() == \
-        "Baseline: none (this is the first run of suite 'Support')"
+    assert (
+        first.baseline is not None
+        and first.baseline.line() == "Baseline: none (this is the first run of suite 'Support')"
+    )
     assert first.run.baseline_choice == first.baseline
     other = build()
     other.agent_name = "OtherAgent"
     second = assay.evaluate(other, db=store, progress=False)
     assert second.comparison is None
     assert "1 earlier run(s) of suite 'Support', but none by agent 'OtherAgent'" in (
-        second.baseline_note or "")
+        second.baseline_note or ""
+    )
     assert f"assay compare {first.run.id[:8]}" in (second.baseline_note or "")
 
 
-def test_an_explicit_baseline_is_any_completed_run_of_the_suite_checked_before_the_agent(
-        store):
+def test_an_explicit_baseline_is_any_completed_run_of_the_suite_checked_before_the_agent(store):
     older = assay.run(build(version="2"), db=store, progress=False)
     taken = assay.run(build(), db=store, baseline=older.id, progress=False)
     assert taken.baseline_id == older.id
@@ -111,8 +131,9 @@ def test_an_explicit_baseline_is_any_completed_run_of_the_suite_checked_before_t
 
 
 def test_samples_and_models_multiply_the_work(store):
-    run = assay.run(build(), db=store, samples=3, models=["gpt-4.1-mini", "ollama/qwen3:8b"],
-                    progress=False)
+    run = assay.run(
+        build(), db=store, samples=3, models=["gpt-4.1-mini", "ollama/qwen3:8b"], progress=False
+    )
     assert run.summary.samples == 2 * 2 * 3
     assert set(run.summary.by_model) == {"gpt-4.1-mini", "ollama/qwen3:8b"}
     assert run.settings["models"] == ["gpt-4.1-mini", "ollama/qwen3:8b"]
@@ -190,8 +211,13 @@ def test_resume_refuses_a_changed_suite(store, crash_after):
 
 
 def test_invalid_options_fail_before_anything_is_stored(store):
-    for options in ({"samples": 0}, {"concurrency": -1}, {"tolerance": 2},
-                    {"metadata": {"x": object()}}, {"models": ["gpt-4o", "openai/gpt-4o"]}):
+    for options in (
+        {"samples": 0},
+        {"concurrency": -1},
+        {"tolerance": 2},
+        {"metadata": {"x": object()}},
+        {"models": ["gpt-4o", "openai/gpt-4o"]},
+    ):
         with pytest.raises(assay.SpecError):
             assay.run(build(), db=store, progress=False, **options)
     assert store.history() == []
@@ -209,8 +235,9 @@ def test_a_selection_run_is_never_the_baseline_of_a_full_run(store):
     full = assay.run(grown({}), db=store, progress=False)
     only = grown({}).subset(lambda case: case.id == "returns")
     assay.run(only, db=store, progress=False)  # a debugging run of one case
-    evaluation = assay.evaluate(grown({"warranty": "7 days"}), db=store, progress=False,
-                                fail_on_regression=True)
+    evaluation = assay.evaluate(
+        grown({"warranty": "7 days"}), db=store, progress=False, fail_on_regression=True
+    )
     assert evaluation.run.baseline_id == full.id
     assert [c.case_id for c in evaluation.comparison.signal_regressions] == ["warranty"]
     assert evaluation.verdict.regressed
@@ -222,16 +249,19 @@ def test_the_library_chooses_the_same_baseline_and_says_why(store):
     broken = assay.evaluate(build(answer="7 days"), db=store, progress=False)
     assert broken.verdict.outcome.value == "regressed" and broken.run.outcome is not None
 
-    restricted = assay.evaluate(build(), db=store, progress=False,
-                                baseline_where={"branch": "main"})
+    restricted = assay.evaluate(
+        build(), db=store, progress=False, baseline_where={"branch": "main"}
+    )
     assert restricted.run.baseline_id == on_main.id
     assert restricted.baseline is not None and restricted.baseline.line() == (
-        f"Baseline: {on_main.id[:8]} (latest passing run where branch=main)")
+        f"Baseline: {on_main.id[:8]} (latest passing run where branch=main)"
+    )
     assert store.get_run(restricted.run.id).baseline_choice == restricted.baseline
 
     store.pin_baseline(broken.run.id)
-    pinned = assay.evaluate(build(answer="7 days"), db=store, progress=False,
-                            baseline_where={"branch": "main"})
+    pinned = assay.evaluate(
+        build(answer="7 days"), db=store, progress=False, baseline_where={"branch": "main"}
+    )
     assert pinned.run.baseline_id == broken.run.id and pinned.comparison.changes == ()
     assert pinned.baseline.line() == f"Baseline: {broken.run.id[:8]} (pinned)"
     with pytest.raises(assay.SpecError, match="baseline_where"):

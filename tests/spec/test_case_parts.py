@@ -15,23 +15,38 @@ def test_absent_parts_stay_out_of_the_definition():
 
 def test_present_parts_enter_the_definition():
     suite = assay.Suite("S", agent=agent)
-    case = suite.case("q", observation={"commands": []}, forbid={"events": ["x"]},
-                      tags=["a", "b", "a"], params={"locale": "en"}, notes=" mind ",
-                      production_only=True)
+    case = suite.case(
+        "q",
+        observation={"commands": []},
+        forbid={"events": ["x"]},
+        tags=["a", "b", "a"],
+        params={"locale": "en"},
+        notes=" mind ",
+        production_only=True,
+    )
     assert case.definition() == {
-        "id": "q", "name": "q", "input": "q", "observation": {"commands": []},
-        "forbid": {"events": ["x"]}, "tags": ["a", "b"], "params": {"locale": "en"},
-        "notes": "mind", "production_only": True}
+        "id": "q",
+        "name": "q",
+        "input": "q",
+        "observation": {"commands": []},
+        "forbid": {"events": ["x"]},
+        "tags": ["a", "b"],
+        "params": {"locale": "en"},
+        "notes": "mind",
+        "production_only": True,
+    }
 
 
 def test_a_reply_to_a_pending_interaction_is_the_turn():
     suite = assay.Suite("S", agent=agent)
-    case = suite.case(None, id="confirm", reply={"case": "trip-1", "option": "confirm",
-                                                 "workflow": "trip"})
+    case = suite.case(
+        None, id="confirm", reply={"case": "trip-1", "option": "confirm", "workflow": "trip"}
+    )
     assert case.reply == assay.Reply("trip-1", "confirm", "trip")
     assert case.input == {"reply": {"case": "trip-1", "option": "confirm", "workflow": "trip"}}
     assert suite.case(None, id="r2", reply=assay.Reply("t", "o")).input == {
-        "reply": {"case": "t", "option": "o"}}
+        "reply": {"case": "t", "option": "o"}
+    }
 
 
 @pytest.mark.parametrize(
@@ -59,8 +74,9 @@ def test_bad_parts_are_refused(parts, message):
 
 def test_provenance_covers_the_new_parts():
     suite = assay.Suite("S", agent=agent, provenance={"observation": "recorded"})
-    with_channels = suite.case("a", observation={"events": []}, forbid={"events": ["x"]},
-                               provenance={"forbid": "derived"})
+    with_channels = suite.case(
+        "a", observation={"events": []}, forbid={"events": ["x"]}, provenance={"forbid": "derived"}
+    )
     assert with_channels.provenance == {"observation": "recorded", "forbid": "derived"}
     assert suite.case("b").provenance == {}
     with pytest.raises(assay.SpecError, match=r"provenance\.observation"):
@@ -73,8 +89,7 @@ def test_a_subset_keeps_the_settings_and_follows_its_cases():
     suite.case("b", production_only=True)
     chosen = suite.subset(lambda case: case.group == "g")
     assert [c.id for c in chosen.cases] == ["a"] and [c.id for c in suite.cases] == ["a", "b"]
-    assert (chosen.name, chosen.version, chosen.samples, chosen.gate) == (
-        "S", "2", 3, assay.Gate())
+    assert (chosen.name, chosen.version, chosen.samples, chosen.gate) == ("S", "2", 3, assay.Gate())
     assert chosen.fingerprint() != suite.fingerprint()
     chosen.case("c")  # adding to the subset leaves the original alone
     assert len(suite.cases) == 2

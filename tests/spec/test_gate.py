@@ -26,10 +26,10 @@ UNMEASURED_EFFECTS = "  side-effect failures: not measured — no side-effect ch
 def test_any_side_effect_failure_fails_the_default_gate_whatever_the_pass_rate():
     verdict = assay.Gate().evaluate(Summary(0.99, {"side_effects": 1}))
     assert not verdict.passed
-    assert verdict.violations == (
-        "1 sample(s) failed a side-effect assertion (at most 0 allowed)",)
-    assert assay.Gate(max_side_effect_failures=1).evaluate(
-        Summary(0.99, {"side_effects": 1})).passed
+    assert verdict.violations == ("1 sample(s) failed a side-effect assertion (at most 0 allowed)",)
+    assert (
+        assay.Gate(max_side_effect_failures=1).evaluate(Summary(0.99, {"side_effects": 1})).passed
+    )
 
 
 def test_minimum_deterministic_pass_rate():
@@ -39,19 +39,24 @@ def test_minimum_deterministic_pass_rate():
     assert low.violations == ("deterministic pass rate 25% < 50%",)
     assert low.lines() == ["gate: failed · deterministic pass rate 25% < 50%", UNMEASURED_EFFECTS]
     assert gate.evaluate(Summary(0.625)).lines() == [
-        "gate: passed · deterministic pass rate 62.5% ≥ 50%", UNMEASURED_EFFECTS]
+        "gate: passed · deterministic pass rate 62.5% ≥ 50%",
+        UNMEASURED_EFFECTS,
+    ]
     assert gate.evaluate(Summary(None, pass_rate=None)).violations == (
-        "deterministic pass rate: no sample was evaluated",)
+        "deterministic pass rate: no sample was evaluated",
+    )
 
 
 def test_a_threshold_without_its_figure_is_not_measured_not_violated():
     checked = {"side_effects": 2}
     verdict = assay.Gate(min_pass_rate=0.9).evaluate(
-        Summary(None, pass_rate=1.0, checked_by_category=checked))
+        Summary(None, pass_rate=1.0, checked_by_category=checked)
+    )
     assert verdict.passed and verdict.violations == ()
-    assert verdict.lines() == ["gate: passed · side-effect failures 0 ≤ 0",
-                               "  deterministic pass rate: not measured (no sample had a "
-                               "deterministic check)"]
+    assert verdict.lines() == [
+        "gate: passed · side-effect failures 0 ≤ 0",
+        "  deterministic pass rate: not measured (no sample had a deterministic check)",
+    ]
 
 
 def test_a_gate_that_measured_nothing_fails_naming_each_unmeasured_figure():
@@ -60,21 +65,27 @@ def test_a_gate_that_measured_nothing_fails_naming_each_unmeasured_figure():
     assert verdict.lines() == [
         f"gate: failed · {MEASURED_NOTHING}",
         "  deterministic pass rate: not measured (no sample had a deterministic check)",
-        UNMEASURED_EFFECTS]
+        UNMEASURED_EFFECTS,
+    ]
     assert assay.Gate().evaluate(Summary(1.0)).violations == (MEASURED_NOTHING,)
     assert assay.Gate().evaluate(Summary(1.0, checked_by_category={"side_effects": 1})).passed
 
 
 def test_the_judge_threshold_is_optional_and_reported_apart():
     gate = assay.Gate(min_judge_score=0.6)
-    verdict = gate.evaluate(Summary(1.0, judge={"tone": Criterion(0.5),
-                                                "language_quality": Criterion(0.9)}))
+    verdict = gate.evaluate(
+        Summary(1.0, judge={"tone": Criterion(0.5), "language_quality": Criterion(0.9)})
+    )
     assert verdict.violations == () and not verdict.passed
     assert verdict.judge_violations == ("tone: mean 0.500 is below the minimum 0.6",)
-    assert verdict.lines() == ["gate: failed · judge: tone: mean 0.500 is below the minimum 0.6",
-                               "  judge language_quality mean 0.900 ≥ 0.6", UNMEASURED_EFFECTS]
+    assert verdict.lines() == [
+        "gate: failed · judge: tone: mean 0.500 is below the minimum 0.6",
+        "  judge language_quality mean 0.900 ≥ 0.6",
+        UNMEASURED_EFFECTS,
+    ]
     assert gate.evaluate(Summary()).judge_violations == (
-        "no judge criterion was graded (is a judge set?)",)
+        "no judge criterion was graded (is a judge set?)",
+    )
     # Without min_judge_score the judge is no figure of the gate: this one measured nothing.
     assert not assay.Gate().evaluate(Summary(judge={"tone": Criterion(0.0)})).passed
 
@@ -104,7 +115,8 @@ def test_thresholds_are_validated(values, message):
 
 def test_overrides_keep_the_other_thresholds():
     gate = assay.Gate(min_pass_rate=0.9, max_side_effect_failures=2)
-    assert gate.updated(min_pass_rate=0.5) == assay.Gate(min_pass_rate=0.5,
-                                                         max_side_effect_failures=2)
+    assert gate.updated(min_pass_rate=0.5) == assay.Gate(
+        min_pass_rate=0.5, max_side_effect_failures=2
+    )
     with pytest.raises(assay.SpecError):
         assay.Suite("S", agent=lambda text, ctx: "", gate={"min_pass_rate": 1})

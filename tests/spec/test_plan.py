@@ -20,8 +20,12 @@ def test_suite_checks_are_defaults_for_cases_without_minimum_scores():
 
 def test_expected_actions_imply_the_actions_check_and_case_checks_always_run():
     suite = assay.Suite("S", agent=agent, checks=[checks.exact_match()])
-    suite.case("a", expected_actions=[{"name": "lookup"}], checks=[checks.contains("x")],
-               minimum_scores={"actions": 0.5})
+    suite.case(
+        "a",
+        expected_actions=[{"name": "lookup"}],
+        checks=[checks.contains("x")],
+        minimum_scores={"actions": 0.5},
+    )
     assert metric_names(suite) == [("contains", "check", 1.0), ("actions", "check", 0.5)]
 
 
@@ -31,7 +35,9 @@ def test_judge_defaults_apply_only_with_a_judge_and_a_reference():
     suite.case("b")
     assert metric_names(suite, 0, judged=False) == []
     assert metric_names(suite, 0, judged=True) == [
-        ("semantic_accuracy", "judge", 0.9), ("answer_relevancy", "judge", 0.9)]
+        ("semantic_accuracy", "judge", 0.9),
+        ("answer_relevancy", "judge", 0.9),
+    ]
     assert metric_names(suite, 1, judged=True) == [("task_completion", "judge", 0.7)]
 
 
@@ -45,12 +51,15 @@ def test_suite_criteria_replace_the_default_pair_and_case_criteria_always_run():
     concise = assay.criterion("concise", "Is it concise?", threshold=0.6)
     suite = assay.Suite("S", agent=agent, criteria=[concise, "tone"])
     suite.case("a", expected="x")
-    suite.case("b", expected="x", criteria=["language_quality"],
-               minimum_scores={"tone": 0.8})
+    suite.case("b", expected="x", criteria=["language_quality"], minimum_scores={"tone": 0.8})
     assert metric_names(suite, 0, judged=True) == [
-        ("concise", "judge", 0.6), ("tone", "judge", 0.5)]
+        ("concise", "judge", 0.6),
+        ("tone", "judge", 0.5),
+    ]
     assert metric_names(suite, 1, judged=True) == [
-        ("language_quality", "judge", 0.5), ("tone", "judge", 0.8)]
+        ("language_quality", "judge", 0.5),
+        ("tone", "judge", 0.8),
+    ]
     assert metric_names(suite, 1, judged=False) == []
 
 

@@ -6,8 +6,9 @@ from assay.errors import SpecError
 
 
 def test_an_unknown_minimum_score_lists_the_suite_defaults_and_the_near_name():
-    suite = assay.Suite("S", agent=lambda text, ctx: "a",
-                        checks=[checks.exact_match(), checks.contains("a")])
+    suite = assay.Suite(
+        "S", agent=lambda text, ctx: "a", checks=[checks.exact_match(), checks.contains("a")]
+    )
     with pytest.raises(SpecError) as caught:
         suite.case("q", expected="a", minimum_scores={"exact_mach": 1.0})
         suite.plan(judged=False)

@@ -22,16 +22,15 @@ from assay.results.baseline import BaselineChoice, BaselineReason, RunOutcome
 from assay.store import Store, _migrate
 
 
-def _completed(store: Store, outcome: RunOutcome | None = RunOutcome.PASSED,
-               **changes: Any) -> Run:
+def _completed(store: Store, outcome: RunOutcome | None = RunOutcome.PASSED, **changes: Any) -> Run:
     run = store.create_run(make_run(**changes))
     return complete_plan(store, run.id, outcome=outcome)
 
 
-@pytest.mark.parametrize("outcome", [RunOutcome.FAILED, RunOutcome.REGRESSED,
-                                     RunOutcome.ERRORED])
+@pytest.mark.parametrize("outcome", [RunOutcome.FAILED, RunOutcome.REGRESSED, RunOutcome.ERRORED])
 def test_a_run_that_did_not_pass_is_never_the_automatic_baseline(
-        store: Store, outcome: RunOutcome) -> None:
+    store: Store, outcome: RunOutcome
+) -> None:
     passing = _completed(store)
     _completed(store, outcome)
     _completed(store, outcome)
@@ -41,13 +40,20 @@ def test_a_run_that_did_not_pass_is_never_the_automatic_baseline(
 
 
 def test_a_run_stored_without_an_outcome_passes_when_no_sample_failed_or_errored(
-        store: Store) -> None:
+    store: Store,
+) -> None:
     passing = _completed(store, None)
     failing = store.create_run(make_run())
-    store.save_samples(failing.id, planned(failing, [
-        sample("refund", "gpt-4o", 0, status=SampleStatus.FAILED)]))
-    done = store.complete_run(failing.id, summary=summarise(planned(failing, [
-        sample("refund", "gpt-4o", 0, status=SampleStatus.FAILED)])), finished_at=later(1))
+    store.save_samples(
+        failing.id, planned(failing, [sample("refund", "gpt-4o", 0, status=SampleStatus.FAILED)])
+    )
+    done = store.complete_run(
+        failing.id,
+        summary=summarise(
+            planned(failing, [sample("refund", "gpt-4o", 0, status=SampleStatus.FAILED)])
+        ),
+        finished_at=later(1),
+    )
     assert done is not None and done.outcome is None
     found = store.find_baseline(make_run())
     assert found is not None and found.id == passing.id
@@ -80,14 +86,12 @@ def test_the_latest_passing_run_is_found_past_many_that_did_not_pass(store: Stor
     for _ in range(60):  # legacy runs: only their summaries say they did not pass
         run = store.create_run(make_run())
         store.save_samples(run.id, planned(run, failed))
-        store.complete_run(run.id, summary=summarise(planned(run, failed)),
-                           finished_at=later(1))
+        store.complete_run(run.id, summary=summarise(planned(run, failed)), finished_at=later(1))
     found = store.find_baseline(make_run())
     assert found is not None and found.id == passing.id
 
 
-def test_a_pin_is_kept_per_suite_and_agent_and_can_be_replaced_and_cleared(
-        store: Store) -> None:
+def test_a_pin_is_kept_per_suite_and_agent_and_can_be_replaced_and_cleared(store: Store) -> None:
     first = _completed(store, RunOutcome.REGRESSED)
     second = _completed(store)
     other = _completed(store, agent="other-bot")
@@ -100,7 +104,9 @@ def test_a_pin_is_kept_per_suite_and_agent_and_can_be_replaced_and_cleared(
     assert store.pin_baseline(second.id)[1] == first.id
     store.pin_baseline(other.id)
     assert [(pin.suite, pin.agent, pin.run_id) for pin in store.pins()] == [
-        ("support", "bot", second.id), ("support", "other-bot", other.id)]
+        ("support", "bot", second.id),
+        ("support", "other-bot", other.id),
+    ]
 
     assert store.clear_pin("support", "bot") is True
     assert store.clear_pin("support", "bot") is False
@@ -112,8 +118,15 @@ def test_only_a_completed_run_of_a_whole_suite_can_be_pinned(store: Store) -> No
     running = store.create_run(make_run())
     interrupted = store.create_run(make_run())
     store.mark_interrupted(interrupted.id, finished_at=later(1))
-    selection = _completed(store, settings={"samples": 2, "models": ["gpt-4o", "claude"],
-                                            "judge": None, "selection": {"cases": 2, "of": 3}})
+    selection = _completed(
+        store,
+        settings={
+            "samples": 2,
+            "models": ["gpt-4o", "claude"],
+            "judge": None,
+            "selection": {"cases": 2, "of": 3},
+        },
+    )
     with pytest.raises(BaselineError, match="is running, not completed"):
         store.pin_baseline(running.id)
     with pytest.raises(BaselineError, match="is interrupted, not completed"):
@@ -129,10 +142,19 @@ def test_only_a_completed_run_of_a_whole_suite_can_be_pinned(store: Store) -> No
 
 _JSON = JSON(none_as_null=True).with_variant(postgresql.JSONB(none_as_null=True), "postgresql")
 RUNS_0003 = table(
-    "runs", column("sequence"), column("id", String), column("suite", String),
-    column("agent", String), column("fingerprint", String), column("status", String),
-    column("started_at", DateTime(timezone=True)), column("settings", _JSON),
-    column("metadata", _JSON), column("summary", _JSON), column("links", _JSON))
+    "runs",
+    column("sequence"),
+    column("id", String),
+    column("suite", String),
+    column("agent", String),
+    column("fingerprint", String),
+    column("status", String),
+    column("started_at", DateTime(timezone=True)),
+    column("settings", _JSON),
+    column("metadata", _JSON),
+    column("summary", _JSON),
+    column("links", _JSON),
+)
 
 
 @pytest.fixture
@@ -149,15 +171,29 @@ def engine_at_0003(store_url: str) -> Iterator[Engine]:
 def _old_run(engine: Engine, run_id: str, samples: list[Any]) -> None:
     """A completed run as 0003 stored it: no outcome, no baseline choice (no samples kept)."""
     with engine.begin() as connection:
-        connection.execute(insert(RUNS_0003).values(
-            id=run_id, suite="support", agent="bot", fingerprint="suite-fp-1",
-            status="running", started_at=T0, settings={"samples": 1}, metadata={}, links={}))
-        connection.execute(sql_update(RUNS_0003).where(RUNS_0003.c.id == run_id).values(
-            status="completed", summary=summarise(samples).to_json()))
+        connection.execute(
+            insert(RUNS_0003).values(
+                id=run_id,
+                suite="support",
+                agent="bot",
+                fingerprint="suite-fp-1",
+                status="running",
+                started_at=T0,
+                settings={"samples": 1},
+                metadata={},
+                links={},
+            )
+        )
+        connection.execute(
+            sql_update(RUNS_0003)
+            .where(RUNS_0003.c.id == run_id)
+            .values(status="completed", summary=summarise(samples).to_json())
+        )
 
 
 def test_upgrading_from_0003_keeps_runs_and_judges_old_ones_by_their_summaries(
-        store_url: str, engine_at_0003: Engine) -> None:
+    store_url: str, engine_at_0003: Engine
+) -> None:
     _old_run(engine_at_0003, "old-passed", [sample()])
     _old_run(engine_at_0003, "old-failed", [sample(status=SampleStatus.FAILED)])
     with engine_at_0003.connect() as connection:
@@ -165,8 +201,9 @@ def test_upgrading_from_0003_keeps_runs_and_judges_old_ones_by_their_summaries(
 
     with Store.open(store_url, migrate=True) as store:
         with engine_at_0003.connect() as connection:
-            after = connection.execute(text(
-                "SELECT id, summary, outcome, baseline_choice FROM runs ORDER BY sequence")).all()
+            after = connection.execute(
+                text("SELECT id, summary, outcome, baseline_choice FROM runs ORDER BY sequence")
+            ).all()
         assert [tuple(row[:2]) for row in after] == [tuple(row) for row in before]
         assert all(row[2] is None and row[3] is None for row in after)
         found = store.find_baseline(make_run())

@@ -23,8 +23,13 @@ from assay.store import Store, redact
 from assay.store._tables import VERSION_TABLE
 
 SPEC = Path(__file__).parents[1] / "cli" / "specs" / "fault_agent.py"
-COMMANDS = (["history"], ["history", "--format", "json"], ["report", "latest"],
-            ["compare", "latest", "latest"], ["db", "migrate"])
+COMMANDS = (
+    ["history"],
+    ["history", "--format", "json"],
+    ["report", "latest"],
+    ["compare", "latest", "latest"],
+    ["db", "migrate"],
+)
 
 
 def _history(folder: Path) -> Path:
@@ -48,8 +53,10 @@ def _damage_table(path: Path, table: str) -> None:
     """Overwrite the pages of one table, leaving the header and the schema intact."""
     with sqlite3.connect(path) as connection:
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        pages = [row[0] for row in connection.execute(
-            "SELECT pageno FROM dbstat WHERE name = ?", (table,))]
+        pages = [
+            row[0]
+            for row in connection.execute("SELECT pageno FROM dbstat WHERE name = ?", (table,))
+        ]
         size = connection.execute("PRAGMA page_size").fetchone()[0]
     assert pages and 1 not in pages
     with path.open("r+b") as file:
@@ -60,7 +67,8 @@ def _damage_table(path: Path, table: str) -> None:
 
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
 def test_a_history_damaged_past_its_header_exits_2_naming_the_file(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+) -> None:
     path = _history(tmp_path)
     _damage_table(path, "runs")
     done = _invoke(tmp_path, monkeypatch, *command)
@@ -71,7 +79,8 @@ def test_a_history_damaged_past_its_header_exits_2_naming_the_file(
 
 
 def test_a_run_on_a_damaged_history_exits_2_before_the_agent_runs(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = _history(tmp_path)
     _damage_table(path, "runs")
     monkeypatch.setenv("MARKER_DIR", str(tmp_path))
@@ -87,8 +96,10 @@ def read_only(tmp_path: Path) -> Iterator[object]:
     mounted: list[Path] = []
 
     def make(path: Path) -> None:
-        for step in (["mount", "--bind", str(path), str(path)],
-                     ["mount", "-o", "remount,ro,bind", str(path)]):
+        for step in (
+            ["mount", "--bind", str(path), str(path)],
+            ["mount", "-o", "remount,ro,bind", str(path)],
+        ):
             done = subprocess.run(step, capture_output=True, text=True)
             if done.returncode != 0:
                 if mounted and mounted[-1] == path:
@@ -105,7 +116,8 @@ def read_only(tmp_path: Path) -> Iterator[object]:
 
 @pytest.mark.parametrize("what", ["file", "folder"])
 def test_a_read_only_history_exits_2_at_once_and_changes_nothing(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, read_only, what: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, read_only, what: str
+) -> None:
     path = _history(tmp_path)
     before = path.read_bytes()
     read_only(path if what == "file" else path.parent)
@@ -124,7 +136,8 @@ def test_a_read_only_history_exits_2_at_once_and_changes_nothing(
 
 
 def test_a_history_without_its_version_table_is_adopted_by_the_advised_command(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = _history(tmp_path)
     url = f"sqlite:///{path}"
     engine = create_engine(url)
@@ -140,7 +153,8 @@ def test_a_history_without_its_version_table_is_adopted_by_the_advised_command(
 
 
 def test_tables_that_are_not_an_assay_history_are_named_not_migrated(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "other.db"
     with sqlite3.connect(path) as connection:
         connection.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY, note TEXT)")
@@ -153,15 +167,20 @@ def test_tables_that_are_not_an_assay_history_are_named_not_migrated(
 
 # Malformed on purpose: an unescaped '@', '?', '#' or '/' in the password moves where a
 # parser thinks the host begins, so the driver would quote part of the password.
-MALFORMED = ["postgresql://ann:p@Zq9x@localhost/db", "postgresql://ann:pa?Zq9x@localhost/db",
-             "postgresql://ann:pa#Zq9x@localhost/db", "postgresql://ann:pa/Zq9x@localhost/db",
-             "postgresql://ann:p@s:Zq9x@localhost:5432/db",
-             "postgresql://ann:Zq9x@localhost/db?password=Zq9x&host=x@y"]
+MALFORMED = [
+    "postgresql://ann:p@Zq9x@localhost/db",
+    "postgresql://ann:pa?Zq9x@localhost/db",
+    "postgresql://ann:pa#Zq9x@localhost/db",
+    "postgresql://ann:pa/Zq9x@localhost/db",
+    "postgresql://ann:p@s:Zq9x@localhost:5432/db",
+    "postgresql://ann:Zq9x@localhost/db?password=Zq9x&host=x@y",
+]
 
 
 @pytest.mark.parametrize("url", MALFORMED)
 def test_no_part_of_a_password_is_printed_for_a_malformed_url(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str
+) -> None:
     assert "Zq9x" not in redact(url)
     done = _invoke(tmp_path, monkeypatch, "history", "--db", url)
     assert done.exit_code == 2, done.output

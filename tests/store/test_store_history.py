@@ -31,17 +31,24 @@ def test_history_is_newest_first_with_summaries_but_no_samples(store: Store) -> 
 
 def test_history_filters_and_limits(store: Store) -> None:
     ids: dict[tuple[str, str], list[str]] = {}
-    for suite, agent in [("support", "bot"), ("billing", "bot"), ("support", "other"),
-                         ("support", "bot"), ("support", "bot")]:
+    for suite, agent in [
+        ("support", "bot"),
+        ("billing", "bot"),
+        ("support", "other"),
+        ("support", "bot"),
+        ("support", "bot"),
+    ]:
         ids.setdefault((suite, agent), []).append(
-            store.create_run(make_run(suite=suite, agent=agent)).id)
+            store.create_run(make_run(suite=suite, agent=agent)).id
+        )
 
     assert [r.id for r in store.history(suite="billing")] == ids["billing", "bot"]
     assert [r.id for r in store.history(agent="other")] == ids["support", "other"]
     both = store.history(suite="support", agent="bot")
     assert [r.id for r in both] == ids["support", "bot"][::-1]
-    assert [r.id for r in store.history(suite="support", agent="bot", limit=2)] == \
-        ids["support", "bot"][:0:-1]
+    assert [r.id for r in store.history(suite="support", agent="bot", limit=2)] == ids[
+        "support", "bot"
+    ][:0:-1]
     assert len(store.history(limit=3)) == 3
     assert store.history(suite="nothing") == []
 
@@ -64,7 +71,8 @@ def test_latest_run_is_the_highest_sequence_of_any_status(store: Store) -> None:
 
 
 def test_find_baseline_picks_the_latest_earlier_completed_run_of_suite_and_agent(
-        store: Store) -> None:
+    store: Store,
+) -> None:
     _completed(store)  # older: superseded by the next ones
     _completed(store)
     # Another definition of the same suite and agent is a baseline: items pair by their
@@ -98,8 +106,9 @@ def test_find_baseline_with_the_same_judge_skips_runs_graded_elsewhere(store: St
     graded = _completed(store, settings={**JUDGED, "judge": "j @ a.example"})
     _completed(store, settings={**JUDGED, "judge": "j @ b.example"})
     _completed(store, settings={**JUDGED, "judge": None})
-    current = store.create_run(make_run(settings={"samples": 1, "models": [],
-                                                  "judge": "j @ a.example"}))
+    current = store.create_run(
+        make_run(settings={"samples": 1, "models": [], "judge": "j @ a.example"})
+    )
     found = store.find_baseline(current, same_judge=True)
     assert found is not None and found.id == graded.id
     unjudged = store.create_run(make_run(settings={**JUDGED, "judge": None}))

@@ -31,8 +31,11 @@ def dead(_lease: Lease) -> bool:
 
 def _age_heartbeat(engine: Engine, run_id: str, seconds: float) -> None:
     with engine.begin() as connection:
-        connection.execute(update(runs).where(runs.c.id == run_id).values(
-            heartbeat_at=datetime.now(UTC) - timedelta(seconds=seconds)))
+        connection.execute(
+            update(runs)
+            .where(runs.c.id == run_id)
+            .values(heartbeat_at=datetime.now(UTC) - timedelta(seconds=seconds))
+        )
 
 
 def _owner(run: Run) -> tuple[str, int, str] | None:
@@ -40,6 +43,7 @@ def _owner(run: Run) -> tuple[str, int, str] | None:
 
 
 # -- completion checks the plan and the summary against what is stored ---------------------
+
 
 def _failed(value: SampleResult) -> SampleResult:
     return replace(value, status=SampleStatus.FAILED)
@@ -49,38 +53,68 @@ TWO_SAMPLES = {"samples": 2, "models": ["gpt-4o"]}
 TWO_MODELS = {"samples": 1, "models": ["gpt-4o", "claude"]}
 # name: (settings, cases, samples stored, samples summarised)
 REFUSED: dict[str, tuple[dict[str, object], int, list[SampleResult], list[SampleResult]]] = {
-    "a planned sample missing": (
-        TWO_SAMPLES, 1, [sample(index=0)], [sample(index=0)]),
+    "a planned sample missing": (TWO_SAMPLES, 1, [sample(index=0)], [sample(index=0)]),
     "an index past the samples": (
-        {"samples": 1, "models": ["gpt-4o"]}, 1, [sample(index=0), sample(index=1)],
-        [sample(index=0), sample(index=1)]),
+        {"samples": 1, "models": ["gpt-4o"]},
+        1,
+        [sample(index=0), sample(index=1)],
+        [sample(index=0), sample(index=1)],
+    ),
     "an index past the samples in place of a planned one": (
-        TWO_SAMPLES, 1, [sample(index=0), sample(index=2)], [sample(index=0), sample(index=2)]),
+        TWO_SAMPLES,
+        1,
+        [sample(index=0), sample(index=2)],
+        [sample(index=0), sample(index=2)],
+    ),
     "a model the run does not have in place of a planned one": (
-        TWO_MODELS, 1, [sample(model="gpt-4o"), sample(model="mistral")],
-        [sample(model="gpt-4o"), sample(model="mistral")]),
+        TWO_MODELS,
+        1,
+        [sample(model="gpt-4o"), sample(model="mistral")],
+        [sample(model="gpt-4o"), sample(model="mistral")],
+    ),
     "no model in a run with a model matrix": (
-        TWO_MODELS, 1, [sample(model="gpt-4o"), sample(model=None)],
-        [sample(model="gpt-4o"), sample(model=None)]),
+        TWO_MODELS,
+        1,
+        [sample(model="gpt-4o"), sample(model=None)],
+        [sample(model="gpt-4o"), sample(model=None)],
+    ),
     "a case the run does not have in place of a planned one": (
-        {"samples": 1, "models": ["gpt-4o"]}, 2, [sample("refund"), sample("deleted")],
-        [sample("refund"), sample("deleted")]),
+        {"samples": 1, "models": ["gpt-4o"]},
+        2,
+        [sample("refund"), sample("deleted")],
+        [sample("refund"), sample("deleted")],
+    ),
     "a summary with another status": (
-        TWO_SAMPLES, 1, [sample(index=0), sample(index=1)],
-        [sample(index=0), _failed(sample(index=1))]),
+        TWO_SAMPLES,
+        1,
+        [sample(index=0), sample(index=1)],
+        [sample(index=0), _failed(sample(index=1))],
+    ),
     "a summary of fewer samples": (
-        TWO_SAMPLES, 1, [sample(index=0), sample(index=1)], [sample(index=0)]),
+        TWO_SAMPLES,
+        1,
+        [sample(index=0), sample(index=1)],
+        [sample(index=0)],
+    ),
     "a summary of more samples": (
-        TWO_SAMPLES, 1, [sample(index=0), sample(index=1)],
-        [sample(index=0), sample(index=1), sample(index=2)]),
+        TWO_SAMPLES,
+        1,
+        [sample(index=0), sample(index=1)],
+        [sample(index=0), sample(index=1), sample(index=2)],
+    ),
 }
 
 
-@pytest.mark.parametrize(("settings", "cases", "stored", "summarised"), REFUSED.values(),
-                         ids=REFUSED.keys())
+@pytest.mark.parametrize(
+    ("settings", "cases", "stored", "summarised"), REFUSED.values(), ids=REFUSED.keys()
+)
 def test_completion_refuses_a_run_that_is_not_stored_whole(
-        store: Store, settings: dict[str, object], cases: int, stored: list[SampleResult],
-        summarised: list[SampleResult]) -> None:
+    store: Store,
+    settings: dict[str, object],
+    cases: int,
+    stored: list[SampleResult],
+    summarised: list[SampleResult],
+) -> None:
     run = store.create_run(make_run(settings=settings, cases=CASES[:cases]))
     store.save_samples(run.id, stored)
     _assert_completion_refused(store, run.id, summarised, RunStatus.RUNNING)
@@ -94,12 +128,18 @@ def test_an_interrupted_run_missing_a_sample_stays_interrupted(store: Store) -> 
     assert store.get_run(run.id).error == "stopped"
 
 
-def _assert_completion_refused(store: Store, run_id: str, summarised: list[SampleResult],
-                               status: RunStatus) -> None:
+def _assert_completion_refused(
+    store: Store, run_id: str, summarised: list[SampleResult], status: RunStatus
+) -> None:
     before = store.get_run(run_id)
     with pytest.raises(StoreError, match="cannot be completed") as raised:
-        store.complete_run(run_id, summary=summarise(summarised), finished_at=later(2),
-                           comparison={"changes": []}, baseline_id="b-1")
+        store.complete_run(
+            run_id,
+            summary=summarise(summarised),
+            finished_at=later(2),
+            comparison={"changes": []},
+            baseline_id="b-1",
+        )
     assert not isinstance(raised.value, (ReadOnlyRunError, LeaseError))
     assert not raised.value.transient
     after = store.get_run(run_id)
@@ -122,15 +162,20 @@ def test_completion_names_what_is_missing_then_accepts_the_whole_run(store: Stor
 
 def test_completion_counts_every_status(store: Store) -> None:
     run = store.create_run(make_single_run(settings={"samples": 4, "models": ["gpt-4o"]}))
-    stored = [sample(index=0), sample(index=1, status=SampleStatus.FAILED),
-              sample(index=2, status=SampleStatus.ERROR, error="boom"),
-              sample(index=3, status=SampleStatus.NOT_EVALUATED, metrics=())]
+    stored = [
+        sample(index=0),
+        sample(index=1, status=SampleStatus.FAILED),
+        sample(index=2, status=SampleStatus.ERROR, error="boom"),
+        sample(index=3, status=SampleStatus.NOT_EVALUATED, metrics=()),
+    ]
     store.save_samples(run.id, stored)
     # Same total, statuses swapped between two samples: refused.
-    swapped = [sample(index=0, status=SampleStatus.NOT_EVALUATED, metrics=()),
-               sample(index=1, status=SampleStatus.FAILED),
-               sample(index=2, status=SampleStatus.ERROR, error="boom"),
-               sample(index=3, status=SampleStatus.ERROR, error="boom")]
+    swapped = [
+        sample(index=0, status=SampleStatus.NOT_EVALUATED, metrics=()),
+        sample(index=1, status=SampleStatus.FAILED),
+        sample(index=2, status=SampleStatus.ERROR, error="boom"),
+        sample(index=3, status=SampleStatus.ERROR, error="boom"),
+    ]
     with pytest.raises(StoreError, match="summary counts"):
         store.complete_run(run.id, summary=summarise(swapped), finished_at=later(1))
     done = store.complete_run(run.id, summary=summarise(stored), finished_at=later(1))
@@ -140,18 +185,19 @@ def test_completion_counts_every_status(store: Store) -> None:
 def test_a_run_without_a_model_matrix_plans_one_sample_per_index(store: Store) -> None:
     run = store.create_run(make_run(settings={"samples": 1}))
     store.save_samples(run.id, [sample("refund", None), sample("cancel", None)])
-    done = store.complete_run(run.id, summary=summarise([sample(), sample()]),
-                              finished_at=later(1))
+    done = store.complete_run(run.id, summary=summarise([sample(), sample()]), finished_at=later(1))
     assert done is not None and done.status is RunStatus.COMPLETED
 
 
 # -- claims ---------------------------------------------------------------------------------
 
+
 def test_an_interrupted_run_can_always_be_claimed(store: Store) -> None:
     run = store.create_run(make_single_run(lease=FIRST))
     store.save_samples(run.id, [sample()], token=FIRST.token)
-    store.mark_interrupted(run.id, finished_at=later(1), error="stopped by SIGTERM",
-                           token=FIRST.token)
+    store.mark_interrupted(
+        run.id, finished_at=later(1), error="stopped by SIGTERM", token=FIRST.token
+    )
 
     claimed = store.claim(run.id, SECOND, lease_timeout=3600, owner_alive=alive)
     assert (claimed.status, claimed.finished_at) == (RunStatus.RUNNING, None)
@@ -161,8 +207,7 @@ def test_an_interrupted_run_can_always_be_claimed(store: Store) -> None:
     assert store.get_run(run.id) == claimed
 
 
-def test_a_running_run_with_a_live_owner_and_a_fresh_heartbeat_is_refused(
-        store: Store) -> None:
+def test_a_running_run_with_a_live_owner_and_a_fresh_heartbeat_is_refused(store: Store) -> None:
     run = store.create_run(make_single_run(lease=FIRST))
     before = store.get_run(run.id)
     seen: list[Lease] = []
@@ -173,8 +218,7 @@ def test_a_running_run_with_a_live_owner_and_a_fresh_heartbeat_is_refused(
 
     with pytest.raises(LeaseError, match=r"still running in process 1111 on this host"):
         store.claim(run.id, SECOND, lease_timeout=3600, owner_alive=owner_alive)
-    assert {(lease.host, lease.pid, lease.token) for lease in seen} == \
-        {("host-a", 1111, "token-a")}
+    assert {(lease.host, lease.pid, lease.token) for lease in seen} == {("host-a", 1111, "token-a")}
     assert store.get_run(run.id) == before
 
 
@@ -185,8 +229,9 @@ def test_an_owner_of_unknown_liveness_keeps_its_run_while_it_beats(store: Store)
     assert _owner(store.get_run(run.id)) == ("host-a", 1111, "token-a")
 
 
-def test_a_running_run_whose_heartbeat_expired_can_be_claimed(store: Store,
-                                                              raw_engine: Engine) -> None:
+def test_a_running_run_whose_heartbeat_expired_can_be_claimed(
+    store: Store, raw_engine: Engine
+) -> None:
     run = store.create_run(make_single_run(lease=FIRST))
     _age_heartbeat(raw_engine, run.id, 600)
     elsewhere = lambda lease: None  # noqa: E731  (another host: only the heartbeat tells)
@@ -214,7 +259,8 @@ def test_a_heartbeat_keeps_a_run_from_expiring(store: Store, raw_engine: Engine)
 @pytest.mark.postgres
 @pytest.mark.parametrize("skew", [90.0, -90.0])
 def test_hosts_whose_clocks_disagree_never_take_a_live_run(
-        postgres_url: str, monkeypatch: pytest.MonkeyPatch, skew: float) -> None:
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch, skew: float
+) -> None:
     """Two hosts share PostgreSQL; the resuming host's clock is ``skew`` s off the owner's."""
     from assay.store import store as store_module
 
@@ -222,8 +268,9 @@ def test_hosts_whose_clocks_disagree_never_take_a_live_run(
     try:
         run = owner.create_run(make_single_run(lease=FIRST))
         assert owner.heartbeat(run.id, FIRST.token)
-        monkeypatch.setattr(store_module, "_now",
-                            lambda: datetime.now(UTC) + timedelta(seconds=skew))
+        monkeypatch.setattr(
+            store_module, "_now", lambda: datetime.now(UTC) + timedelta(seconds=skew)
+        )
         with pytest.raises(LeaseError, match="running on host-a"):
             resumer.claim(run.id, SECOND, lease_timeout=60, owner_alive=lambda lease: None)
         assert _owner(resumer.get_run(run.id)) == ("host-a", 1111, "token-a")
@@ -248,8 +295,9 @@ def test_claim_of_an_unknown_run_is_a_store_error(store: Store) -> None:
 
 
 @pytest.mark.parametrize("state", ["interrupted", "running with a dead owner"])
-def test_of_two_concurrent_claimers_exactly_one_wins(store: Store, store_url: str,
-                                                     state: str) -> None:
+def test_of_two_concurrent_claimers_exactly_one_wins(
+    store: Store, store_url: str, state: str
+) -> None:
     # Only the first owner is gone: a claimer must not take the run from the winner.
     def owner_alive(lease: Lease) -> bool:
         return lease.token != FIRST.token
@@ -263,18 +311,25 @@ def test_of_two_concurrent_claimers_exactly_one_wins(store: Store, store_url: st
             barrier = threading.Barrier(2)
             outcomes: dict[str, object] = {}
 
-            def claim(own: Store, owner: Lease, run_id: str = run.id,
-                      barrier: threading.Barrier = barrier,
-                      outcomes: dict[str, object] = outcomes) -> None:
+            def claim(
+                own: Store,
+                owner: Lease,
+                run_id: str = run.id,
+                barrier: threading.Barrier = barrier,
+                outcomes: dict[str, object] = outcomes,
+            ) -> None:
                 barrier.wait(timeout=10)
                 try:
-                    outcomes[owner.token] = own.claim(run_id, owner, lease_timeout=3600,
-                                                      owner_alive=owner_alive)
+                    outcomes[owner.token] = own.claim(
+                        run_id, owner, lease_timeout=3600, owner_alive=owner_alive
+                    )
                 except LeaseError as error:
                     outcomes[owner.token] = error
 
-            threads = [threading.Thread(target=claim, args=(own, owner))
-                       for own, owner in zip(stores, (SECOND, THIRD), strict=True)]
+            threads = [
+                threading.Thread(target=claim, args=(own, owner))
+                for own, owner in zip(stores, (SECOND, THIRD), strict=True)
+            ]
             for thread in threads:
                 thread.start()
             for thread in threads:
@@ -282,8 +337,7 @@ def test_of_two_concurrent_claimers_exactly_one_wins(store: Store, store_url: st
             assert not any(thread.is_alive() for thread in threads)
 
             winners = [token for token, outcome in outcomes.items() if isinstance(outcome, Run)]
-            losers = [outcome for outcome in outcomes.values()
-                      if isinstance(outcome, LeaseError)]
+            losers = [outcome for outcome in outcomes.values() if isinstance(outcome, LeaseError)]
             assert len(winners) == 1 and len(losers) == 1, outcomes
             stored = store.get_run(run.id)
             assert stored.status is RunStatus.RUNNING
@@ -295,9 +349,11 @@ def test_of_two_concurrent_claimers_exactly_one_wins(store: Store, store_url: st
 
 # -- an owner that lost its lease ------------------------------------------------------------
 
+
 def test_an_owner_that_lost_its_run_is_told_and_can_no_longer_write(store: Store) -> None:
-    run = store.create_run(make_single_run(settings={"samples": 2, "models": ["gpt-4o"]},
-                                           lease=FIRST))
+    run = store.create_run(
+        make_single_run(settings={"samples": 2, "models": ["gpt-4o"]}, lease=FIRST)
+    )
     store.save_samples(run.id, [sample(index=0)], token=FIRST.token)
     assert store.heartbeat(run.id, FIRST.token) is True
     store.claim(run.id, SECOND, lease_timeout=3600, owner_alive=dead)
@@ -332,9 +388,11 @@ def test_a_heartbeat_of_an_interrupted_run_is_not_a_claim(store: Store) -> None:
 
 # -- retried batches --------------------------------------------------------------------------
 
+
 def test_skip_stored_leaves_out_samples_already_stored_exactly_once(store: Store) -> None:
-    run = store.create_run(make_single_run(settings={"samples": 3, "models": ["gpt-4o"]},
-                                           lease=FIRST))
+    run = store.create_run(
+        make_single_run(settings={"samples": 3, "models": ["gpt-4o"]}, lease=FIRST)
+    )
     first = sample(index=0, answer="first answer")
     store.save_samples(run.id, [first], token=FIRST.token)
     retried = [sample(index=0, answer="a retried copy"), sample(index=1)]
@@ -344,13 +402,13 @@ def test_skip_stored_leaves_out_samples_already_stored_exactly_once(store: Store
 
     store.save_samples(run.id, retried, token=FIRST.token, skip_stored=True)
     store.save_samples(run.id, retried, token=FIRST.token, skip_stored=True)  # all stored
-    store.save_samples(run.id, [*retried, sample(index=2)], token=FIRST.token,
-                       skip_stored=True)
+    store.save_samples(run.id, [*retried, sample(index=2)], token=FIRST.token, skip_stored=True)
 
     stored = store.get_run(run.id).samples
     assert list(stored) == [first, sample(index=1), sample(index=2)]
-    done = store.complete_run(run.id, summary=summarise(list(stored)), finished_at=later(1),
-                              token=FIRST.token)
+    done = store.complete_run(
+        run.id, summary=summarise(list(stored)), finished_at=later(1), token=FIRST.token
+    )
     assert done is not None and len(done.samples) == 3
 
 
@@ -371,16 +429,23 @@ def test_a_sample_insert_in_flight_while_completing_is_counted(postgres_url: str
         try:
             with engine.connect() as writer:
                 pending = writer.begin()
-                writer.execute(text(
-                    "INSERT INTO samples (id, run, case_id, model, sample, status, metadata, "
-                    "created_at) SELECT 'in-flight', sequence, 'refund', 'gpt-4o', 7, "
-                    "'failed', '{}', now() FROM runs WHERE id = :id"), {"id": run.id})
+                writer.execute(
+                    text(
+                        "INSERT INTO samples (id, run, case_id, model, sample, status, metadata, "
+                        "created_at) SELECT 'in-flight', sequence, 'refund', 'gpt-4o', 7, "
+                        "'failed', '{}', now() FROM runs WHERE id = :id"
+                    ),
+                    {"id": run.id},
+                )
                 outcome: list[object] = []
 
                 def complete() -> None:
                     try:
-                        outcome.append(store.complete_run(
-                            run.id, summary=summarise([sample()]), finished_at=later(1)))
+                        outcome.append(
+                            store.complete_run(
+                                run.id, summary=summarise([sample()]), finished_at=later(1)
+                            )
+                        )
                     except StoreError as error:
                         outcome.append(error)
 
@@ -397,8 +462,10 @@ def test_a_sample_insert_in_flight_while_completing_is_counted(postgres_url: str
 
 
 def _wait_until_blocked(engine: Engine) -> None:
-    query = text("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                 "AND wait_event_type = 'Lock'")
+    query = text(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+        "AND wait_event_type = 'Lock'"
+    )
     deadline = datetime.now(UTC) + timedelta(seconds=10)
     while datetime.now(UTC) < deadline:
         with engine.connect() as connection:
@@ -408,8 +475,9 @@ def _wait_until_blocked(engine: Engine) -> None:
     raise RuntimeError("the completion never waited for the in-flight insert")
 
 
-def test_a_live_owner_keeps_its_run_however_old_its_heartbeat(store: Store,
-                                                             raw_engine: Engine) -> None:
+def test_a_live_owner_keeps_its_run_however_old_its_heartbeat(
+    store: Store, raw_engine: Engine
+) -> None:
     run = store.create_run(make_single_run(lease=FIRST))
     _age_heartbeat(raw_engine, run.id, 600)
     with pytest.raises(LeaseError, match=r"still running in process 1111 on this host"):

@@ -18,7 +18,8 @@ from assay.store._tables import VERSION_TABLE, metadata
 
 
 def test_default_url_creates_and_migrates_the_sqlite_file(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     with Store.open() as store:
         assert store.url == f"sqlite:///{tmp_path.resolve()}/.assay/assay.db"
@@ -36,7 +37,8 @@ def test_default_url_creates_and_migrates_the_sqlite_file(
 
 
 def test_a_reading_command_never_creates_a_history(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ConfigurationError, match=r"no \.assay/ folder"):
         Store.open(create=False)
@@ -108,14 +110,16 @@ def test_migrations_create_exactly_the_declared_tables(store: Store) -> None:
     try:
         with engine.connect() as connection:
             context = MigrationContext.configure(
-                connection, opts={"version_table": VERSION_TABLE, "compare_type": True})
+                connection, opts={"version_table": VERSION_TABLE, "compare_type": True}
+            )
             assert compare_metadata(context, metadata) == []
     finally:
         engine.dispose()
 
 
-@pytest.mark.parametrize("url", ["postgresql://u:secret@127.0.0.1:1/x",
-                                 "postgres://u:secret@127.0.0.1:1/x"])
+@pytest.mark.parametrize(
+    "url", ["postgresql://u:secret@127.0.0.1:1/x", "postgres://u:secret@127.0.0.1:1/x"]
+)
 def test_unreachable_postgres_hides_the_password(url: str) -> None:
     with pytest.raises(ConfigurationError) as raised:
         Store.open(url, migrate=True)
@@ -130,12 +134,18 @@ def test_unknown_driver_is_a_configuration_error() -> None:
         Store.open("nosuchdb://u:secret@host/x")
 
 
-@pytest.mark.parametrize(("url", "shown"), [
-    ("postgresql+psycopg://ann:s3cr%40t@db:5432/assay", "postgresql+psycopg://ann:***@db:5432/assay"),
-    ("postgresql://ann@db/assay?password=s3cret", "postgresql://ann@db/assay?password=***"),
-    ("sqlite:///.assay/assay.db", "sqlite:///.assay/assay.db"),
-    ("not a url://ann:s3cret@db", "not a url://ann:***@db"),
-])
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        (
+            "postgresql+psycopg://ann:s3cr%40t@db:5432/assay",
+            "postgresql+psycopg://ann:***@db:5432/assay",
+        ),
+        ("postgresql://ann@db/assay?password=s3cret", "postgresql://ann@db/assay?password=***"),
+        ("sqlite:///.assay/assay.db", "sqlite:///.assay/assay.db"),
+        ("not a url://ann:s3cret@db", "not a url://ann:***@db"),
+    ],
+)
 def test_redact_hides_passwords(url: str, shown: str) -> None:
     assert redact(url) == shown
 

@@ -32,12 +32,23 @@ def test_round_trip_returns_exactly_what_was_saved(store: Store) -> None:
     store.save_samples(run.id, [value for value in samples[:3] if value.key in varied])
     store.save_samples(run.id, [value for value in samples[:3] if value.key not in varied])
     comparison = {"baseline": "b-1", "changes": [{"case": "refund", "delta": -0.25}]}
-    done = store.complete_run(run.id, summary=summarise(samples), finished_at=later(5),
-                              comparison=comparison, baseline_id="b-1")
+    done = store.complete_run(
+        run.id,
+        summary=summarise(samples),
+        finished_at=later(5),
+        comparison=comparison,
+        baseline_id="b-1",
+    )
 
-    expected = replace(run, status=RunStatus.COMPLETED, finished_at=later(5),
-                       summary=summarise(samples), samples=tuple(samples),
-                       comparison=comparison, baseline_id="b-1")
+    expected = replace(
+        run,
+        status=RunStatus.COMPLETED,
+        finished_at=later(5),
+        summary=summarise(samples),
+        samples=tuple(samples),
+        comparison=comparison,
+        baseline_id="b-1",
+    )
     assert all(value in samples for value in varied_samples())
     loaded = store.get_run(run.id)
     assert loaded.snapshot() == expected.snapshot()
@@ -64,14 +75,26 @@ def test_timestamps_come_back_as_aware_utc(store: Store) -> None:
 
 def test_samples_come_back_in_report_order(store: Store) -> None:
     run = store.create_run(make_run(settings={"models": ["zeta", "alpha"]}))
-    keys = [("cancel", "alpha", 0), ("refund", "alpha", 1), ("refund", "zeta", 0),
-            ("cancel", None, 0), ("refund", "alpha", 0), ("refund", None, 0)]
+    keys = [
+        ("cancel", "alpha", 0),
+        ("refund", "alpha", 1),
+        ("refund", "zeta", 0),
+        ("cancel", None, 0),
+        ("refund", "alpha", 0),
+        ("refund", None, 0),
+    ]
     store.save_samples(run.id, [sample(c, m, i) for c, m, i in keys])
 
     loaded = [s.key for s in store.get_run(run.id).samples]
     # Case position (refund before cancel), then the run's model order with None first.
-    assert loaded == [("refund", None, 0), ("refund", "zeta", 0), ("refund", "alpha", 0),
-                      ("refund", "alpha", 1), ("cancel", None, 0), ("cancel", "alpha", 0)]
+    assert loaded == [
+        ("refund", None, 0),
+        ("refund", "zeta", 0),
+        ("refund", "alpha", 0),
+        ("refund", "alpha", 1),
+        ("cancel", None, 0),
+        ("cancel", "alpha", 0),
+    ]
 
 
 def test_metrics_keep_their_positions(store: Store) -> None:
@@ -109,7 +132,8 @@ OWNER = Lease(host="worker-1", pid=4242, token="token-of-worker-1")
 
 
 def test_creating_a_run_again_after_a_lost_acknowledgement_finds_the_row_written(
-        store: Store) -> None:
+    store: Store,
+) -> None:
     run = make_run(lease=OWNER)
     first = store.create_run(run)
     again = store.create_run(run)  # the retry of a commit whose answer never arrived
@@ -136,8 +160,7 @@ def test_completed_run_refuses_every_change(store: Store) -> None:
     assert store.sample_keys(run.id) == {("refund", "gpt-4o", 0)}
 
 
-def test_completing_a_completed_run_again_is_read_only_whatever_the_summary(
-        store: Store) -> None:
+def test_completing_a_completed_run_again_is_read_only_whatever_the_summary(store: Store) -> None:
     run = store.create_run(make_single_run())
     store.save_samples(run.id, [sample()])
     store.complete_run(run.id, summary=summarise([sample()]), finished_at=later(1))
@@ -156,12 +179,19 @@ def test_interrupted_run_is_claimed_and_completes(store: Store) -> None:
     claimed = store.claim(run.id, OWNER, lease_timeout=60, owner_alive=lambda lease: True)
     assert (claimed.status, claimed.finished_at) == (RunStatus.RUNNING, None)
     assert claimed.lease is not None
-    assert (claimed.lease.host, claimed.lease.pid, claimed.lease.token) == \
-        ("worker-1", 4242, "token-of-worker-1")
+    assert (claimed.lease.host, claimed.lease.pid, claimed.lease.token) == (
+        "worker-1",
+        4242,
+        "token-of-worker-1",
+    )
     assert [s.key for s in claimed.samples] == [sample(index=0).key]
     store.save_samples(run.id, [sample(index=1)], token=OWNER.token)
-    done = store.complete_run(run.id, summary=summarise([sample(index=0), sample(index=1)]),
-                              finished_at=later(9), token=OWNER.token)
+    done = store.complete_run(
+        run.id,
+        summary=summarise([sample(index=0), sample(index=1)]),
+        finished_at=later(9),
+        token=OWNER.token,
+    )
     assert done is not None and done.status is RunStatus.COMPLETED
     assert [s.sample for s in done.samples] == [0, 1]
     assert done.error is None
@@ -195,8 +225,12 @@ def test_unknown_run_is_a_store_error(store: Store) -> None:
 
 def test_create_run_with_samples_and_completed_status(store: Store) -> None:
     samples = planned(make_run(), varied_samples())
-    given = make_run(status=RunStatus.COMPLETED, samples=tuple(samples), finished_at=later(3),
-                     summary=summarise(samples))
+    given = make_run(
+        status=RunStatus.COMPLETED,
+        samples=tuple(samples),
+        finished_at=later(3),
+        summary=summarise(samples),
+    )
     created = store.create_run(given)
     assert store.get_run(given.id) == created
     with pytest.raises(ReadOnlyRunError):
@@ -205,8 +239,12 @@ def test_create_run_with_samples_and_completed_status(store: Store) -> None:
 
 def test_a_run_given_as_completed_must_hold_its_whole_plan(store: Store) -> None:
     samples = varied_samples()  # five of the eight planned samples
-    given = make_run(status=RunStatus.COMPLETED, samples=tuple(samples), finished_at=later(3),
-                     summary=summarise(samples))
+    given = make_run(
+        status=RunStatus.COMPLETED,
+        samples=tuple(samples),
+        finished_at=later(3),
+        summary=summarise(samples),
+    )
     with pytest.raises(StoreError, match="5 of 8 planned samples"):
         store.create_run(given)
     with pytest.raises(StoreError, match="no run"):
@@ -215,13 +253,20 @@ def test_a_run_given_as_completed_must_hold_its_whole_plan(store: Store) -> None
 
 def test_a_batch_of_many_samples_is_stored_with_its_metrics(store: Store) -> None:
     run = store.create_run(make_run(cases=CASES))
-    batch = [sample(case_id, model, index,
-                    metrics=(metric("a"), metric("b", score=0.0, passed=False), metric("c")),
-                    status=SampleStatus.FAILED)
-             for case_id in ("refund", "cancel") for model in ("gpt-4o", "claude")
-             for index in range(150)]
+    batch = [
+        sample(
+            case_id,
+            model,
+            index,
+            metrics=(metric("a"), metric("b", score=0.0, passed=False), metric("c")),
+            status=SampleStatus.FAILED,
+        )
+        for case_id in ("refund", "cancel")
+        for model in ("gpt-4o", "claude")
+        for index in range(150)
+    ]
     for start in range(0, len(batch), 200):
-        store.save_samples(run.id, batch[start:start + 200])
+        store.save_samples(run.id, batch[start : start + 200])
     loaded = store.get_run(run.id)
     assert len(loaded.samples) == 600
     assert sum(len(s.metrics) for s in loaded.samples) == 1800

@@ -6,8 +6,9 @@ from assay.errors import ConfigurationError
 from assay.store import Store
 
 
-@pytest.mark.parametrize("url", ["mysql://ann:secret@db/assay", "foo://x",
-                                 "postgresql+asyncpg://ann@db/assay"])
+@pytest.mark.parametrize(
+    "url", ["mysql://ann:secret@db/assay", "foo://x", "postgresql+asyncpg://ann@db/assay"]
+)
 def test_an_unsupported_scheme_names_the_supported_ones(url):
     with pytest.raises(ConfigurationError) as caught:
         Store.open(url)
@@ -18,7 +19,10 @@ def test_an_unsupported_scheme_names_the_supported_ones(url):
 
 def test_a_missing_postgres_driver_names_its_extra(monkeypatch):
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *args: None if name == "psycopg" else real(name, *args))
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *args: None if name == "psycopg" else real(name, *args),
+    )
     with pytest.raises(ConfigurationError, match=r"pip install 'assay\[postgres\]'"):
         Store.open("postgresql://ann@127.0.0.1:1/assay")

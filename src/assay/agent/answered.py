@@ -45,8 +45,10 @@ MISMATCH_KEY = "assay.model_mismatch"
 #: The metadata key marking a sample no response named a model for; it holds the reason.
 UNVERIFIED_KEY = "assay.model_unverified"
 #: Why a sample's answering model could not be observed.
-UNVERIFIED_REASON = ("no response named a model: the agent's HTTP client is not one Assay "
-                     "watches (httpx, requests, openai)")
+UNVERIFIED_REASON = (
+    "no response named a model: the agent's HTTP client is not one Assay "
+    "watches (httpx, requests, openai)"
+)
 
 _RELEASE = re.compile(r"(-\d{4}-\d{2}-\d{2}|-\d{8}|-\d{3,4}|:latest)$")
 # Providers whose requests name something other than a model (a deployment, a router).
@@ -63,14 +65,14 @@ def same_model(asked: str, answered: str) -> bool:
     if not want or not got:
         return False
     alias = _ALIAS.search(want)
-    bases = [want] if alias is None else [want, want[:alias.start()]]
+    bases = [want] if alias is None else [want, want[: alias.start()]]
     return any(_release_of(base, got) for base in bases if base)
 
 
 def _release_of(base: str, got: str) -> bool:
     if got == base:
         return True
-    return got.startswith(base) and _RELEASE.fullmatch(got[len(base):]) is not None
+    return got.startswith(base) and _RELEASE.fullmatch(got[len(base) :]) is not None
 
 
 def verifiable(spec: ModelSpec) -> bool:

@@ -76,8 +76,10 @@ class HarnessAgent:
             if callable(stop):
                 _settle(stop(agent))
         if outcome.observation is not None:
-            raise SpecError("both the agent and the harness reported an observation; "
-                            "let the harness read it from storage")
+            raise SpecError(
+                "both the agent and the harness reported an observation; "
+                "let the harness read it from storage"
+            )
         return replace(outcome, observation=self._ceiling(observed))
 
     def _ceiling(self, observed: Observation) -> Observation:
@@ -96,12 +98,14 @@ def harness_agent(harness: Any, *, max_observed: int | None = None) -> HarnessAg
     """
     for method in ("start", "observe"):
         if not callable(getattr(harness, method, None)):
-            raise SpecError(f"{harness!r} is not a harness: it needs start(case, sample) and "
-                            "observe(agent)", field="harness")
-    if max_observed is not None and (isinstance(max_observed, bool)
-                                     or not isinstance(max_observed, int) or max_observed < 1):
-        raise SpecError(f"{max_observed!r} is not a positive whole number",
-                        field="max_observed")
+            raise SpecError(
+                f"{harness!r} is not a harness: it needs start(case, sample) and observe(agent)",
+                field="harness",
+            )
+    if max_observed is not None and (
+        isinstance(max_observed, bool) or not isinstance(max_observed, int) or max_observed < 1
+    ):
+        raise SpecError(f"{max_observed!r} is not a positive whole number", field="max_observed")
     return HarnessAgent(harness, max_observed)
 
 
@@ -120,9 +124,11 @@ async def _wait(value: Any) -> Any:
 
 def _observation(value: Any) -> Observation:
     if not isinstance(value, Observation | Mapping):
-        raise SpecError(f"the harness's observe() returned {type(value).__name__}; return a "
-                        "mapping of channel lists (and truncated) or an assay.Observation",
-                        field="observation")
+        raise SpecError(
+            f"the harness's observe() returned {type(value).__name__}; return a "
+            "mapping of channel lists (and truncated) or an assay.Observation",
+            field="observation",
+        )
     if isinstance(value, Mapping) and not isinstance(value.get("truncated", False), bool):
         raise SpecError("must be true or false", field="observation.truncated")
     # The same normalisation as an agent's own outcome: portable lists, typed JSON.

@@ -25,8 +25,9 @@ class ModelSpec:
     label: str
 
     @classmethod
-    def parse(cls, text: str, *, label: str | None = None,
-              default_provider: str = "openai") -> ModelSpec:
+    def parse(
+        cls, text: str, *, label: str | None = None, default_provider: str = "openai"
+    ) -> ModelSpec:
         """Parse ``provider/model``, or infer the provider of a bare name.
 
         ``claude-*`` is Anthropic, ``gpt-*`` and ``o1``/``o3``/``o4`` models are OpenAI,
@@ -34,8 +35,9 @@ class ModelSpec:
         """
         name = text.strip() if isinstance(text, str) else ""
         if not name or name.startswith("/") or name.endswith("/"):
-            raise SpecError(f"{text!r} is not a model: use provider/model or a model name",
-                            field="models")
+            raise SpecError(
+                f"{text!r} is not a model: use provider/model or a model name", field="models"
+            )
         provider, model = _split(name, default_provider)
         return cls(provider=provider, model=model, label=label or name)
 
@@ -51,14 +53,17 @@ class ModelSpec:
             if name not in fields:
                 close = difflib.get_close_matches(str(name), fields, n=1)
                 hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise SpecError(f"unknown field {name!r}{hint}; a model is "
-                                "{label, provider, model}", field="models")
+                raise SpecError(
+                    f"unknown field {name!r}{hint}; a model is {{label, provider, model}}",
+                    field="models",
+                )
         values: dict[str, str] = {}
         for name in fields:
             value = data.get(name)
             if not isinstance(value, str) or not value.strip():
-                raise SpecError(f"a model's {name} must be a non-empty string, not "
-                                f"{value!r}", field="models")
+                raise SpecError(
+                    f"a model's {name} must be a non-empty string, not {value!r}", field="models"
+                )
             values[name] = value
         return cls(provider=values["provider"], model=values["model"], label=values["label"])
 
@@ -103,8 +108,11 @@ def parse_models(values: Iterable[ModelLike] | ModelLike | None) -> tuple[ModelS
     for spec in specs:
         key = (spec.provider, spec.model)
         if key in seen:
-            raise SpecError(f"{spec.label!r} and {seen[key]!r} name the same model "
-                            f"{spec.provider}/{spec.model}", field="models")
+            raise SpecError(
+                f"{spec.label!r} and {seen[key]!r} name the same model "
+                f"{spec.provider}/{spec.model}",
+                field="models",
+            )
         seen[key] = spec.label
     labels = [spec.label for spec in specs]
     if len(set(labels)) != len(labels):
@@ -118,6 +126,7 @@ def _specs(value: ModelLike) -> list[ModelSpec]:
     if isinstance(value, Mapping):
         return [ModelSpec.from_json(value)]
     if not isinstance(value, str):
-        raise SpecError(f"{value!r} is not a model: use provider/model or a model name",
-                        field="models")
+        raise SpecError(
+            f"{value!r} is not a model: use provider/model or a model name", field="models"
+        )
     return [ModelSpec.parse(name) for name in value.split(",") if name.strip()]

@@ -115,8 +115,10 @@ class Observation:
 
     def to_json(self) -> dict[str, JSON]:
         """The portable form persisted with the sample."""
-        return {"channels": {k: list(v) for k, v in self.channels.items()},
-                "truncated": self.truncated}
+        return {
+            "channels": {k: list(v) for k, v in self.channels.items()},
+            "truncated": self.truncated,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,13 +158,16 @@ def coerce_outcome(value: Any) -> Outcome:
     if isinstance(value, Mapping):
         unknown = set(value) - _OUTCOME_FIELDS
         if unknown:
-            raise SpecError(f"unknown outcome field(s) {sorted(unknown)}; an outcome has "
-                            f"{', '.join(sorted(_OUTCOME_FIELDS))}")
+            raise SpecError(
+                f"unknown outcome field(s) {sorted(unknown)}; an outcome has "
+                f"{', '.join(sorted(_OUTCOME_FIELDS))}"
+            )
         return _normalise(Outcome(**dict(value)))
     if value is None:
         raise SpecError("the agent returned nothing (None); return an answer or an Outcome")
-    raise SpecError(f"the agent returned a {type(value).__name__}; "
-                    "return a str, a mapping or an assay.Outcome")
+    raise SpecError(
+        f"the agent returned a {type(value).__name__}; return a str, a mapping or an assay.Outcome"
+    )
 
 
 def _normalise(outcome: Outcome) -> Outcome:
@@ -226,8 +231,10 @@ def _observation(value: Any) -> Observation | None:
     for key, items in converted.items():
         if not isinstance(items, list):
             raise SpecError("a channel is a list", field=f"observation.{key}")
-    return Observation(channels=converted,  # type: ignore[arg-type]
-                       truncated=bool(value.get("truncated", False)))
+    return Observation(
+        channels=converted,  # type: ignore[arg-type]
+        truncated=bool(value.get("truncated", False)),
+    )
 
 
 def _usage(value: Any) -> Usage | None:
@@ -242,14 +249,20 @@ def _usage(value: Any) -> Usage | None:
         raise SpecError("must be an assay.Usage or a mapping", field="usage")
     for name in ("input_tokens", "output_tokens"):
         tokens = getattr(value, name)
-        if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, int)
-                                   or tokens < 0):
+        if tokens is not None and (
+            isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0
+        ):
             raise SpecError("must be a non-negative whole number", field=f"usage.{name}")
     cost = _optional_number(value.cost_usd, "usage.cost_usd")
     # A cost without a source is the caller's own figure; tokens without a cost are unpriced;
     # neither is no usage at all, which no price could fix.
-    source = value.cost_source or ("reported" if cost is not None else "unpriced"
-                                   if value.total_tokens is not None else "no_usage")
+    source = value.cost_source or (
+        "reported"
+        if cost is not None
+        else "unpriced"
+        if value.total_tokens is not None
+        else "no_usage"
+    )
     return Usage(value.input_tokens, value.output_tokens, cost, source)
 
 

@@ -64,41 +64,59 @@ __all__ = [
 ]
 
 
-def response_present(*, name: str = "response_present",
-                     threshold: float = 1.0) -> ResponsePresent:
+def response_present(*, name: str = "response_present", threshold: float = 1.0) -> ResponsePresent:
     """The agent gave an answer that is not blank."""
     return ResponsePresent(name=name, threshold=threshold)
 
 
-def exact_match(*, strip: bool = True, ignore_case: bool = False,
-                collapse_whitespace: bool = False, name: str = "exact_match",
-                threshold: float = 1.0) -> ExactMatch:
+def exact_match(
+    *,
+    strip: bool = True,
+    ignore_case: bool = False,
+    collapse_whitespace: bool = False,
+    name: str = "exact_match",
+    threshold: float = 1.0,
+) -> ExactMatch:
     """The answer equals the case's expected answer.
 
     Normalisation, applied to both sides: ``collapse_whitespace`` folds runs of white space
     to one space, ``strip`` trims the ends (on by default), ``ignore_case`` compares casefolded.
     """
-    return ExactMatch(name=name, threshold=threshold, strip=strip, ignore_case=ignore_case,
-                      collapse_whitespace=collapse_whitespace)
+    return ExactMatch(
+        name=name,
+        threshold=threshold,
+        strip=strip,
+        ignore_case=ignore_case,
+        collapse_whitespace=collapse_whitespace,
+    )
 
 
-def contains(text: str, *, ignore_case: bool = False, name: str = "contains",
-             threshold: float = 1.0) -> Contains:
+def contains(
+    text: str, *, ignore_case: bool = False, name: str = "contains", threshold: float = 1.0
+) -> Contains:
     """The answer contains ``text``."""
     return Contains(name=name, threshold=threshold, text=text, ignore_case=ignore_case)
 
 
-def not_contains(text: str, *, ignore_case: bool = False, name: str = "not_contains",
-                 threshold: float = 1.0) -> NotContains:
+def not_contains(
+    text: str, *, ignore_case: bool = False, name: str = "not_contains", threshold: float = 1.0
+) -> NotContains:
     """The answer does not contain ``text``."""
     return NotContains(name=name, threshold=threshold, text=text, ignore_case=ignore_case)
 
 
-def regex(pattern: str, *, ignore_case: bool = False, full: bool = False, name: str = "regex",
-          threshold: float = 1.0) -> Regex:
+def regex(
+    pattern: str,
+    *,
+    ignore_case: bool = False,
+    full: bool = False,
+    name: str = "regex",
+    threshold: float = 1.0,
+) -> Regex:
     """The answer matches ``pattern`` (anywhere; the whole answer with ``full=True``)."""
-    return Regex(name=name, threshold=threshold, pattern=pattern, ignore_case=ignore_case,
-                 full=full)
+    return Regex(
+        name=name, threshold=threshold, pattern=pattern, ignore_case=ignore_case, full=full
+    )
 
 
 def valid_json(*, name: str = "valid_json", threshold: float = 1.0) -> ValidJson:
@@ -106,13 +124,15 @@ def valid_json(*, name: str = "valid_json", threshold: float = 1.0) -> ValidJson
     return ValidJson(name=name, threshold=threshold)
 
 
-def json_schema(schema: dict[str, Any], *, name: str = "json_schema",
-                threshold: float = 1.0) -> JsonSchema:
+def json_schema(
+    schema: dict[str, Any], *, name: str = "json_schema", threshold: float = 1.0
+) -> JsonSchema:
     """The answer is JSON valid against ``schema`` (any JSON Schema draft)."""
     converted = portable(schema, f"{name}.schema")
     if not isinstance(converted, dict):
-        raise _values.refuse(name, f"schema must be a JSON object (a mapping) "
-                                   f"{_values.got(schema)}")
+        raise _values.refuse(
+            name, f"schema must be a JSON object (a mapping) {_values.got(schema)}"
+        )
     return JsonSchema(name=name, threshold=threshold, schema=converted)
 
 
@@ -121,20 +141,21 @@ def min_length(characters: int, *, name: str = "min_length", threshold: float = 
     return MinLength(name=name, threshold=threshold, characters=characters)
 
 
-def max_latency_ms(milliseconds: float, *, name: str = "max_latency_ms",
-                   threshold: float = 1.0) -> MaxLatency:
+def max_latency_ms(
+    milliseconds: float, *, name: str = "max_latency_ms", threshold: float = 1.0
+) -> MaxLatency:
     """The sample took at most ``milliseconds`` (scored budget ÷ actual when over)."""
     return MaxLatency(name=name, threshold=threshold, milliseconds=milliseconds)
 
 
-def token_budget(tokens: int, *, name: str = "token_budget",
-                 threshold: float = 1.0) -> TokenBudget:
+def token_budget(tokens: int, *, name: str = "token_budget", threshold: float = 1.0) -> TokenBudget:
     """The agent wrote at most ``tokens`` output tokens (scored budget ÷ output when over)."""
     return TokenBudget(name=name, threshold=threshold, tokens=tokens)
 
 
-def tool_result_bytes(max_bytes: int, *, name: str = "tool_result_bytes",
-                      threshold: float = 1.0) -> ToolResultBytes:
+def tool_result_bytes(
+    max_bytes: int, *, name: str = "tool_result_bytes", threshold: float = 1.0
+) -> ToolResultBytes:
     """No model-facing tool result was larger than ``max_bytes`` bytes."""
     return ToolResultBytes(name=name, threshold=threshold, max_bytes=max_bytes)
 
@@ -144,20 +165,21 @@ def actions(*, name: str = "actions", threshold: float = 1.0) -> OrderedActions:
     return OrderedActions(name=name, threshold=threshold)
 
 
-def forbid_actions(names: Iterable[str] | str, *, name: str = "forbid_actions",
-                   threshold: float = 1.0) -> ForbidActions:
+def forbid_actions(
+    names: Iterable[str] | str, *, name: str = "forbid_actions", threshold: float = 1.0
+) -> ForbidActions:
     """None of the named tools was called (one name alone is a list of one)."""
     return ForbidActions(name=name, threshold=threshold, names=_tool_names(names, name))
 
 
-def tools_called(names: Iterable[str] | str, *, name: str = "tools_called",
-                 threshold: float = 1.0) -> ToolsCalled:
+def tools_called(
+    names: Iterable[str] | str, *, name: str = "tools_called", threshold: float = 1.0
+) -> ToolsCalled:
     """Each named tool was called at least once (any order; other calls allowed)."""
     return ToolsCalled(name=name, threshold=threshold, names=_tool_names(names, name))
 
 
-def tools_succeeded(*, name: str = "tools_succeeded",
-                    threshold: float = 1.0) -> ToolsSucceeded:
+def tools_succeeded(*, name: str = "tools_succeeded", threshold: float = 1.0) -> ToolsSucceeded:
     """No tool call failed: none reported an error by the tool-error rule.
 
     A call fails when it raised, or its result reports an error at its top level (a
@@ -168,8 +190,13 @@ def tools_succeeded(*, name: str = "tools_succeeded",
     return ToolsSucceeded(name=name, threshold=threshold)
 
 
-def custom(function: CustomFunction, *, name: str | None = None, threshold: float = 1.0,
-           category: str = "custom") -> Custom:
+def custom(
+    function: CustomFunction,
+    *,
+    name: str | None = None,
+    threshold: float = 1.0,
+    category: str = "custom",
+) -> Custom:
     """A check from a function ``fn(answer, ctx)`` returning a bool, a score or (score, reason).
 
     The metric name defaults to the function's name.
@@ -180,12 +207,11 @@ def custom(function: CustomFunction, *, name: str | None = None, threshold: floa
     if metric is None:
         metric = getattr(function, "__name__", None)
         if not isinstance(metric, str) or metric == "<lambda>":
-            raise _values.refuse("custom", "give a lambda (or any callable without a "
-                                           "__name__) a name= of its own")
+            raise _values.refuse(
+                "custom", "give a lambda (or any callable without a __name__) a name= of its own"
+            )
     return Custom(name=metric, threshold=threshold, category=category, function=function)
 
 
 def _tool_names(names: Iterable[str] | str, name: str) -> tuple[str, ...]:
     return _values.names(name, "names", [names] if isinstance(names, str) else names)
-
-

@@ -60,8 +60,9 @@ def _lcs_length(left: Sequence[_Call], right: Sequence[_Call]) -> int:
     for item in left:
         current = [0]
         for index, other in enumerate(right):
-            current.append(previous[index] + 1 if item == other
-                           else max(previous[index + 1], current[index]))
+            current.append(
+                previous[index] + 1 if item == other else max(previous[index + 1], current[index])
+            )
         previous = current
     return previous[-1]
 
@@ -74,8 +75,11 @@ def _difference(want: Sequence[_Call], got: Sequence[_Call]) -> str:
         parts.append("same calls in another order")
     elif len(want) + len(got) > _SHORT_TRACE:
         # Short lists are read at a glance; long ones need the difference spelled out.
-        parts.extend(f"{label} {_render_all(calls)}"
-                     for label, calls in (("missing", missing), ("unexpected", extra)) if calls)
+        parts.extend(
+            f"{label} {_render_all(calls)}"
+            for label, calls in (("missing", missing), ("unexpected", extra))
+            if calls
+        )
     return "; ".join(parts)
 
 
@@ -156,8 +160,11 @@ class ToolsSucceeded(Check):
         if failed:
             first = failed[0]
             names = ", ".join(dict.fromkeys(action.name for action in failed))
-            return Verdict(0.0, f"{len(failed)} of {len(observed)} tool call(s) failed: {names} "
-                                f"({first.name}: {_error_start(first.error or '')})")
+            return Verdict(
+                0.0,
+                f"{len(failed)} of {len(observed)} tool call(s) failed: {names} "
+                f"({first.name}: {_error_start(first.error or '')})",
+            )
         if not observed:
             return Verdict(1.0, "no tool was called")
         return Verdict(1.0, f"{len(observed)} tool call(s), none failed")

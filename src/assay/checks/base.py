@@ -114,6 +114,8 @@ def observed_actions(ctx: CheckContext) -> tuple[Action, ...]:
     """The calls the agent made; uninstrumented actions (``None``) cannot be checked."""
     actions = ctx.outcome.actions
     if actions is None:
-        raise CheckError("actions were not instrumented (actions=None); return the calls the "
-                         "agent made, or [] for none")
+        raise CheckError(
+            "actions were not instrumented (actions=None); return the calls the "
+            "agent made, or [] for none"
+        )
     return actions

@@ -25,16 +25,19 @@ class MaxLatency(Check):
     def __post_init__(self) -> None:
         super().__post_init__()
         # Kept as a float, so 1000 and 1000.0 are one setting in the fingerprint.
-        object.__setattr__(self, "milliseconds",
-                           _values.positive(self.name, "milliseconds", self.milliseconds))
+        object.__setattr__(
+            self, "milliseconds", _values.positive(self.name, "milliseconds", self.milliseconds)
+        )
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Compare the sample's duration with the budget."""
         duration = ctx.outcome.duration_ms
         if duration is None:
             raise CheckError("the sample has no duration")
-        return Verdict(ratio(self.milliseconds, duration),
-                       f"took {duration:.0f} ms (budget {self.milliseconds:g} ms)")
+        return Verdict(
+            ratio(self.milliseconds, duration),
+            f"took {duration:.0f} ms (budget {self.milliseconds:g} ms)",
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,8 +62,9 @@ class TokenBudget(Check):
         output = None if usage is None else usage.output_tokens
         if output is None:
             raise CheckError("the agent reported no output token usage")
-        return Verdict(ratio(self.tokens, output),
-                       f"wrote {output} output tokens (budget {self.tokens})")
+        return Verdict(
+            ratio(self.tokens, output), f"wrote {output} output tokens (budget {self.tokens})"
+        )
 
 
 def ratio(budget: float, actual: float) -> float:
@@ -89,6 +93,7 @@ class ToolResultBytes(Check):
             return Verdict(1.0, "no tool results")
         largest = max(actions, key=lambda action: action.result_bytes or 0)
         size = largest.result_bytes or 0
-        return Verdict.of(size <= self.max_bytes,
-                          f"largest tool result {size:,} bytes from {largest.name} "
-                          f"(budget {self.max_bytes:,})")
+        return Verdict.of(
+            size <= self.max_bytes,
+            f"largest tool result {size:,} bytes from {largest.name} (budget {self.max_bytes:,})",
+        )

@@ -119,8 +119,12 @@ class Contains(Check):
         if ctx.answer is None or not ctx.answer.strip():
             return _missing(ctx.answer)
         found = _contains(ctx.answer, self.text, self.ignore_case)
-        return _failing(self, float(found), f"{'contains' if found else 'does not contain'} "
-                                      f"{_quote(self.text)}", ctx.answer)
+        return _failing(
+            self,
+            float(found),
+            f"{'contains' if found else 'does not contain'} {_quote(self.text)}",
+            ctx.answer,
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -135,8 +139,12 @@ class NotContains(Contains):
             # No answer fails both: it is not evidence of avoiding anything.
             return _missing(ctx.answer)
         found = _contains(ctx.answer, self.text, self.ignore_case)
-        return _failing(self, float(not found), f"{'contains' if found else 'does not contain'} "
-                                          f"{_quote(self.text)}", ctx.answer)
+        return _failing(
+            self,
+            float(not found),
+            f"{'contains' if found else 'does not contain'} {_quote(self.text)}",
+            ctx.answer,
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -159,8 +167,10 @@ class Regex(Check):
         try:
             compiled = re.compile(self.pattern, re.IGNORECASE if self.ignore_case else 0)
         except re.error as error:
-            raise _values.refuse(self.name, "pattern must be a valid regular expression "
-                                            f"{_values.got(self.pattern)}: {error}") from None
+            raise _values.refuse(
+                self.name,
+                f"pattern must be a valid regular expression {_values.got(self.pattern)}: {error}",
+            ) from None
         object.__setattr__(self, "_compiled", compiled)
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
@@ -168,9 +178,12 @@ class Regex(Check):
         if ctx.answer is None or not ctx.answer.strip():
             return _missing(ctx.answer)
         match = (self._compiled.fullmatch if self.full else self._compiled.search)(ctx.answer)
-        return _failing(self, float(match is not None),
-                        f"{'matches' if match else 'does not match'} /{self.pattern}/",
-                        ctx.answer)
+        return _failing(
+            self,
+            float(match is not None),
+            f"{'matches' if match else 'does not match'} /{self.pattern}/",
+            ctx.answer,
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -202,15 +215,17 @@ class JsonSchema(Check):
     def __post_init__(self) -> None:
         super().__post_init__()
         if not isinstance(self.schema, dict):
-            raise _values.refuse(self.name, "schema must be a JSON object (a mapping) "
-                                            f"{_values.got(self.schema)}")
+            raise _values.refuse(
+                self.name, f"schema must be a JSON object (a mapping) {_values.got(self.schema)}"
+            )
         import jsonschema
 
         try:
             jsonschema.validators.validator_for(self.schema).check_schema(self.schema)
         except jsonschema.SchemaError as error:
-            raise _values.refuse(self.name, "schema must be a valid JSON Schema: "
-                                            f"{error.message}") from None
+            raise _values.refuse(
+                self.name, f"schema must be a valid JSON Schema: {error.message}"
+            ) from None
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Parse and validate the answer, naming the first violation."""

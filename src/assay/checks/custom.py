@@ -31,8 +31,9 @@ class Custom(Check):
         super().__post_init__()
         _values.category(self.name, self.category)
         if not callable(self.function):
-            raise _values.refuse(self.name, "function must be callable "
-                                            f"{_values.got(self.function)}")
+            raise _values.refuse(
+                self.name, f"function must be callable {_values.got(self.function)}"
+            )
 
     def evaluate(self, ctx: CheckContext) -> Any:
         """Call the function; the runner awaits it when it is async."""
@@ -62,8 +63,9 @@ def to_verdict(value: Any) -> Verdict:
 
 def _score(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise CheckError("a custom check returns a bool, a score in [0, 1] or (score, reason); "
-                         f"got {value!r}")
+        raise CheckError(
+            f"a custom check returns a bool, a score in [0, 1] or (score, reason); got {value!r}"
+        )
     if not math.isfinite(value) or not 0.0 <= value <= 1.0:
         raise CheckError(f"score {value!r} is outside [0, 1]")
     return float(value)

@@ -42,15 +42,15 @@ class ChannelCheck(Check):
         super().__post_init__()
         _values.text(self.name, "channel", self.channel)
         if self.mode not in ("exact", "forbid"):
-            raise _values.refuse(self.name, "mode must be 'exact' or 'forbid' "
-                                            f"{_values.got(self.mode)}")
+            raise _values.refuse(
+                self.name, f"mode must be 'exact' or 'forbid' {_values.got(self.mode)}"
+            )
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
         """Read the channel from the observation and hold it to the case's expectation."""
         declared = ctx.case.observation if self.mode == "exact" else ctx.case.forbid
         if declared is None or self.channel not in declared:
-            raise CheckError(f"the case declares no {self.mode} expectation for "
-                             f"{self.channel!r}")
+            raise CheckError(f"the case declares no {self.mode} expectation for {self.channel!r}")
         observed = read_channel(ctx, self.channel)
         if isinstance(observed, Verdict):
             return observed
@@ -61,20 +61,27 @@ class ChannelCheck(Check):
 
 def check_for(assertion: ChannelAssertion) -> ChannelCheck:
     """The check that evaluates a planned channel assertion."""
-    return ChannelCheck(name=assertion.name, threshold=assertion.threshold,
-                        channel=assertion.channel, mode=assertion.mode)
+    return ChannelCheck(
+        name=assertion.name,
+        threshold=assertion.threshold,
+        channel=assertion.channel,
+        mode=assertion.mode,
+    )
 
 
 def read_channel(ctx: CheckContext, channel: str) -> list[JSON] | Verdict:
     """The observed items, a failing verdict when truncated, or an error when unobserved."""
     observation = ctx.outcome.observation
     if observation is None:
-        raise CheckError("no observation was reported (a harness reports one after the turn; "
-                         "see assay.Harness)")
+        raise CheckError(
+            "no observation was reported (a harness reports one after the turn; see assay.Harness)"
+        )
     if observation.truncated:
         # Never pass over what nobody read: a forbidden item may hide past the ceiling.
-        return Verdict(0.0, f"{TRUNCATED}: the observation stopped at a ceiling, so {channel} "
-                            "cannot be asserted")
+        return Verdict(
+            0.0,
+            f"{TRUNCATED}: the observation stopped at a ceiling, so {channel} cannot be asserted",
+        )
     if channel not in observation.channels:
         reported = ", ".join(sorted(observation.channels)) or "none"
         raise CheckError(f"the observation has no {channel!r} channel (reported: {reported})")
@@ -97,8 +104,9 @@ def forbidden(banned: list[JSON], observed: list[JSON]) -> Verdict:
     names = set(_keys(banned))
     hits = [item for item in observed if canonical_json(item) in names]
     if hits:
-        return Verdict(0.0, f"forbidden {render_items(_unique(hits))} appeared; got "
-                            f"{render_items(observed)}")
+        return Verdict(
+            0.0, f"forbidden {render_items(_unique(hits))} appeared; got {render_items(observed)}"
+        )
     return Verdict(1.0, f"none of {render_items(banned)} appeared")
 
 

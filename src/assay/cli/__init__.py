@@ -20,8 +20,9 @@ def interrupted() -> None:
     print("interrupted", file=sys.stderr)
 
 
-def _quiet_interrupt(kind: type[BaseException], value: BaseException,
-                     traceback: TracebackType | None) -> None:
+def _quiet_interrupt(
+    kind: type[BaseException], value: BaseException, traceback: TracebackType | None
+) -> None:
     if not issubclass(kind, KeyboardInterrupt):
         sys.__excepthook__(kind, value, traceback)
         return

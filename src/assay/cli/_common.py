@@ -41,49 +41,101 @@ STORAGE = "Storage"
 
 DbOption = Annotated[
     str | None,
-    typer.Option("--db", help="Database URL (default: ASSAY_DATABASE_URL, else the embedded "
-                              "SQLite file .assay/assay.db).", show_default=False,
-                 rich_help_panel=STORAGE),
+    typer.Option(
+        "--db",
+        help="Database URL (default: ASSAY_DATABASE_URL, else the embedded "
+        "SQLite file .assay/assay.db).",
+        show_default=False,
+        rich_help_panel=STORAGE,
+    ),
 ]
 
 
 # Options that assay run and assay control share, declared once.
-SuiteOption = Annotated[str | None, typer.Option(
-    help="Which suite, when the file has several.", rich_help_panel=SELECTION)]
-MetadataOption = Annotated[str | None, typer.Option(
-    help='Run metadata as a JSON object, e.g. \'{"revision": "abc123"}\'.',
-    rich_help_panel=STORAGE)]
-SamplesOption = Annotated[int | None, typer.Option(
-    **option_range("samples"), help="Samples per case and model.",
-    rich_help_panel=MODELS)]
-ConcurrencyOption = Annotated[int | None, typer.Option(
-    **option_range("concurrency"), help="Samples in flight at once (default 8).",
-    rich_help_panel=MODELS)]
-ModelOption = Annotated[list[str] | None, typer.Option(
-    "--model", help="Run every case on this model (repeatable), e.g. openai/gpt-4.1-mini.",
-    rich_help_panel=MODELS)]
-TimeoutOption = Annotated[float | None, typer.Option(
-    **option_range("timeout"), help="Seconds before an agent call is an error.",
-    rich_help_panel=MODELS)]
-QuietOption = Annotated[bool, typer.Option(
-    "--quiet", "-q", help="No progress: no bar on a terminal, no progress lines when piped.",
-    rich_help_panel=OUTPUT)]
-JudgeOption = Annotated[str | None, typer.Option(
-    help="Grade judge criteria with this model, e.g. openai/gpt-4.1-mini (overrides the "
-         "suite's judge).", rich_help_panel=JUDGING)]
-JudgeBaseUrlOption = Annotated[str | None, typer.Option(
-    help="OpenAI-compatible endpoint for --judge (Azure, OpenRouter, Ollama, vLLM); default: "
-         "judge_base_url in the project configuration, else OPENAI_BASE_URL.",
-    rich_help_panel=JUDGING)]
-JudgeTimeoutOption = Annotated[float | None, typer.Option(
-    **option_range("judge_timeout"),
-    help="Seconds the judging of one sample may take (every criterion and vote, retries and "
-         "waits included) before it is an error.", show_default="120",
-    rich_help_panel=JUDGING)]
-VotesOption = Annotated[int | None, typer.Option(
-    **option_range("votes"),
-    help="Judge votes per sample and criterion (majority, ties to the lower).",
-    rich_help_panel=JUDGING)]
+SuiteOption = Annotated[
+    str | None,
+    typer.Option(help="Which suite, when the file has several.", rich_help_panel=SELECTION),
+]
+MetadataOption = Annotated[
+    str | None,
+    typer.Option(
+        help='Run metadata as a JSON object, e.g. \'{"revision": "abc123"}\'.',
+        rich_help_panel=STORAGE,
+    ),
+]
+SamplesOption = Annotated[
+    int | None,
+    typer.Option(
+        **option_range("samples"), help="Samples per case and model.", rich_help_panel=MODELS
+    ),
+]
+ConcurrencyOption = Annotated[
+    int | None,
+    typer.Option(
+        **option_range("concurrency"),
+        help="Samples in flight at once (default 8).",
+        rich_help_panel=MODELS,
+    ),
+]
+ModelOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--model",
+        help="Run every case on this model (repeatable), e.g. openai/gpt-4.1-mini.",
+        rich_help_panel=MODELS,
+    ),
+]
+TimeoutOption = Annotated[
+    float | None,
+    typer.Option(
+        **option_range("timeout"),
+        help="Seconds before an agent call is an error.",
+        rich_help_panel=MODELS,
+    ),
+]
+QuietOption = Annotated[
+    bool,
+    typer.Option(
+        "--quiet",
+        "-q",
+        help="No progress: no bar on a terminal, no progress lines when piped.",
+        rich_help_panel=OUTPUT,
+    ),
+]
+JudgeOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Grade judge criteria with this model, e.g. openai/gpt-4.1-mini (overrides the "
+        "suite's judge).",
+        rich_help_panel=JUDGING,
+    ),
+]
+JudgeBaseUrlOption = Annotated[
+    str | None,
+    typer.Option(
+        help="OpenAI-compatible endpoint for --judge (Azure, OpenRouter, Ollama, vLLM); default: "
+        "judge_base_url in the project configuration, else OPENAI_BASE_URL.",
+        rich_help_panel=JUDGING,
+    ),
+]
+JudgeTimeoutOption = Annotated[
+    float | None,
+    typer.Option(
+        **option_range("judge_timeout"),
+        help="Seconds the judging of one sample may take (every criterion and vote, retries and "
+        "waits included) before it is an error.",
+        show_default="120",
+        rich_help_panel=JUDGING,
+    ),
+]
+VotesOption = Annotated[
+    int | None,
+    typer.Option(
+        **option_range("votes"),
+        help="Judge votes per sample and criterion (majority, ties to the lower).",
+        rich_help_panel=JUDGING,
+    ),
+]
 
 
 def database_url(option: str | None) -> str | None:
@@ -146,8 +198,7 @@ def config_gate(config: ProjectConfig) -> Gate | None:
     from assay.errors import SpecError
     from assay.spec.gate import Gate
 
-    field = "gate" if config.path is None or config.path.name == "assay.toml" else \
-        "tool.assay.gate"
+    field = "gate" if config.path is None or config.path.name == "assay.toml" else "tool.assay.gate"
     try:
         return Gate.from_mapping(config.gate, field=field)
     except SpecError as error:
@@ -187,7 +238,7 @@ def typed_db_words() -> str:
         if word == "--db" and index + 1 < len(words):
             return db_words(words[index + 1])
         if word.startswith("--db="):
-            return db_words(word[len("--db="):])
+            return db_words(word[len("--db=") :])
     return ""
 
 
@@ -210,7 +261,7 @@ def _masked_words(words: list[str]) -> list[str]:
         if index and words[index - 1] == "--db":
             masked.append(redact(word))
         elif word.startswith("--db="):
-            masked.append("--db=" + redact(word[len("--db="):]))
+            masked.append("--db=" + redact(word[len("--db=") :]))
         else:
             masked.append(word)
     return masked
@@ -287,8 +338,9 @@ def open_store(option: str | None, *, migrate: bool = False) -> Iterator[Store]:
             store.close()
 
 
-def judge_option(name: str | None, base_url: str | None, timeout: float | None = None,
-                 default: Any = None) -> Any:
+def judge_option(
+    name: str | None, base_url: str | None, timeout: float | None = None, default: Any = None
+) -> Any:
     """A judge from ``--judge``: the openai client for OpenAI-compatible endpoints, else LiteLLM.
 
     ``--judge-timeout`` applies to it or, without ``--judge``, to ``default`` (the suite's
@@ -333,5 +385,7 @@ def require_completed(*runs: Any) -> None:
 
     for run in runs:
         if run.status is not RunStatus.COMPLETED:
-            raise BaselineError(f"run {run.id} is {run.status.value}, not completed; finish it "
-                                "with assay run --resume before comparing it")
+            raise BaselineError(
+                f"run {run.id} is {run.status.value}, not completed; finish it "
+                "with assay run --resume before comparing it"
+            )

@@ -45,8 +45,9 @@ def pick_suite(suites: list[Suite], name: str | None, path: Path) -> Suite:
     names = ", ".join(repr(suite.name) for suite in suites)
     if name is None:
         if len(suites) > 1:
-            raise SpecError(f"defines several suites ({names}); choose one with --suite",
-                            location=str(path))
+            raise SpecError(
+                f"defines several suites ({names}); choose one with --suite", location=str(path)
+            )
         return suites[0]
     for suite in suites:
         if suite.name == name:
@@ -69,9 +70,11 @@ def _execute(path: Path) -> ModuleType:
     except SpecError as error:
         raise SpecError(f"{error}{_line(error, resolved)}", location=str(path)) from None
     except Exception as error:
-        raise SpecError(f"could not be imported{_line(error, resolved)}: "
-                        f"{type(error).__name__}: {error}{_searched(error)}",
-                        location=str(path)) from None
+        raise SpecError(
+            f"could not be imported{_line(error, resolved)}: "
+            f"{type(error).__name__}: {error}{_searched(error)}",
+            location=str(path),
+        ) from None
     finally:
         sys.path.remove(str(resolved.parent))
     return module
@@ -83,9 +86,11 @@ def _searched(error: Exception) -> str:
         return ""
     # The suite's folder and the project root come first (see importable_project).
     folders = list(dict.fromkeys(sys.path[:2]))
-    return (f" (searched {' and '.join(folders)}, then the installed packages; the project "
-            "root is the folder of assay.toml, of a pyproject.toml with [tool.assay], or of "
-            ".assay/)")
+    return (
+        f" (searched {' and '.join(folders)}, then the installed packages; the project "
+        "root is the folder of assay.toml, of a pyproject.toml with [tool.assay], or of "
+        ".assay/)"
+    )
 
 
 def _line(error: BaseException, path: Path) -> str:

@@ -59,10 +59,16 @@ def make_console() -> Console:
     return _Console(soft_wrap=True, width=120)
 
 
-def render_run(console: Console, run: Run, comparison: Comparison | None,
-               models: ModelComparison | None = None, *,
-               baseline: BaselineChoice | None = None, verbose: bool = False,
-               db: str = "") -> None:
+def render_run(
+    console: Console,
+    run: Run,
+    comparison: Comparison | None,
+    models: ModelComparison | None = None,
+    *,
+    baseline: BaselineChoice | None = None,
+    verbose: bool = False,
+    db: str = "",
+) -> None:
     """Print the case table, the summary, the model comparison and the baseline comparison.
 
     The case table lists the samples that did not pass (every sample with ``verbose``).
@@ -77,15 +83,19 @@ def render_run(console: Console, run: Run, comparison: Comparison | None,
         render_comparison(console, comparison, run_id=run.id, verbose=verbose, db=db)
 
 
-def render_baseline(console: Console, choice: BaselineChoice | None,
-                    comparison: Comparison | None, *, db: str = "") -> None:
+def render_baseline(
+    console: Console, choice: BaselineChoice | None, comparison: Comparison | None, *, db: str = ""
+) -> None:
     """One line: ``Baseline: 428c1f0a (latest passing run) · 3 of 3 unchanged item(s) ...``.
 
     Without a baseline it says why there is none.
     """
     if choice is None:
-        line = (comparison.baseline_line() if comparison is not None
-                else "no baseline: this run is the first of its definition")
+        line = (
+            comparison.baseline_line()
+            if comparison is not None
+            else "no baseline: this run is the first of its definition"
+        )
     else:
         line = choice.line(db)
         if comparison is not None:
@@ -117,20 +127,28 @@ def closing_line(run: Run, verdict: Verdict, seconds: float) -> str:
     that exits 1 never ends on a line that reads as green (``gate passed`` beside errors).
     """
     summary = run.summary
-    counts = "no summary" if summary is None else (
-        f"{summary.failed} failed, {summary.passed} passed, {summary.errors} errors"
-        + (f", {summary.not_evaluated} not evaluated" if summary.not_evaluated else ""))
+    counts = (
+        "no summary"
+        if summary is None
+        else (
+            f"{summary.failed} failed, {summary.passed} passed, {summary.errors} errors"
+            + (f", {summary.not_evaluated} not evaluated" if summary.not_evaluated else "")
+        )
+    )
     parts = [counts]
     if verdict.gate is not None:
         parts.append("gate passed" if verdict.gate.passed else "gate failed")
     if verdict.regressions:
-        parts.append(f"{verdict.regressions} regression"
-                     + ("" if verdict.regressions == 1 else "s"))
+        parts.append(
+            f"{verdict.regressions} regression" + ("" if verdict.regressions == 1 else "s")
+        )
     if verdict.unchecked:
         parts.append("nothing was checked")
     parts.append(_result(verdict))
     parts.append(f"{seconds:.1f} s")
     return f"== {' · '.join(parts)} =="
+
+
 def _result(verdict: Verdict) -> str:
     if verdict.passed:
         return "PASSED"
@@ -138,8 +156,12 @@ def _result(verdict: Verdict) -> str:
     return f"FAILED ({', '.join(verdict.reasons)})" if verdict.reasons else "FAILED"
 
 
-_MARK = {SampleStatus.PASSED: "✓", SampleStatus.FAILED: "✗", SampleStatus.ERROR: "!",
-         SampleStatus.NOT_EVALUATED: "·"}
+_MARK = {
+    SampleStatus.PASSED: "✓",
+    SampleStatus.FAILED: "✗",
+    SampleStatus.ERROR: "!",
+    SampleStatus.NOT_EVALUATED: "·",
+}
 
 
 def _samples(console: Console, run: Run, *, verbose: bool, db: str = "") -> None:
@@ -149,28 +171,34 @@ def _samples(console: Console, run: Run, *, verbose: bool, db: str = "") -> None
     millisecond a row, which a run of thousands of samples would pay on every run.
     """
     lines = [f"[bold]{shown(f'{run.suite} · {run.agent}')}[/]"]
-    listed = [sample for sample in run.samples
-              if verbose or sample.status is not SampleStatus.PASSED]
+    listed = [
+        sample for sample in run.samples if verbose or sample.status is not SampleStatus.PASSED
+    ]
     shown_tracebacks: set[str] = set()
     for sample in listed if verbose else listed[:SHOWN_ITEMS]:
         lines += _sample_lines(sample, shown_tracebacks)
     hidden = len(listed) - SHOWN_ITEMS if not verbose and len(listed) > SHOWN_ITEMS else 0
     passing = sum(sample.status is SampleStatus.PASSED for sample in run.samples)
     if hidden:
-        lines.append(f"  … {hidden} more sample(s) that did not pass: assay report "
-                     f"{run.id[:8]}{db} --format text lists them, assay report {run.id[:8]}"
-                     f"{db} --case ID shows one in full (or --verbose)")
+        lines.append(
+            f"  … {hidden} more sample(s) that did not pass: assay report "
+            f"{run.id[:8]}{db} --format text lists them, assay report {run.id[:8]}"
+            f"{db} --case ID shows one in full (or --verbose)"
+        )
     if passing and not verbose:
-        lines.append(f"  [green]{passing} passing sample(s)[/] not listed (--verbose lists "
-                     "every sample)")
+        lines.append(
+            f"  [green]{passing} passing sample(s)[/] not listed (--verbose lists every sample)"
+        )
     console.print("\n".join(lines), highlight=False)
 
 
 def _sample_lines(sample: SampleResult, tracebacks: set[str]) -> list[str]:
     where = sample.case_id + ("" if sample.model is None else f" · {sample.model}")
     style = _STYLE[sample.status]
-    head = (f"  [{style}]{_MARK[sample.status]} {sample.status.value}[/] {shown(where)} "
-            f"#{sample.sample} · checks {score(sample.check_score)}")
+    head = (
+        f"  [{style}]{_MARK[sample.status]} {sample.status.value}[/] {shown(where)} "
+        f"#{sample.sample} · checks {score(sample.check_score)}"
+    )
     why = _why(sample)
     lines = [head + (f" · {shown(why.splitlines()[0])}" if why else "")]
     lines += [f"      {shown(line)}" for line in why.splitlines()[1:]]
@@ -190,7 +218,8 @@ def _why(sample: SampleResult) -> str:
         return f"agent error: {sample.error}"
     problems = [
         f"{metric.name}: {metric.error or metric.reason or 'failed'}"
-        for metric in sample.metrics if not metric.passed
+        for metric in sample.metrics
+        if not metric.passed
     ]
     if sample.status is SampleStatus.NOT_EVALUATED:
         return "no metric calculated"
@@ -238,14 +267,22 @@ def reliability_lines(run: Run, *, verbose: bool = False, db: str = "") -> list[
     summary = run.summary
     if summary is None:
         return []
-    lines = [f"{label}: {value}" for label, value in reliability_rows(summary)
-             if label not in _COUNTS or not _all_zero(value)]
-    flaky = [f"Flaky: {item.case_id}{f' on {item.model}' if item.model else ''} passed "
-             f"{item.passed} of {item.samples} samples"
-             for item in item_rates(run.samples) if item.flaky]
-    return lines + capped(flaky, verbose=verbose,
-                          more=f"flaky case(s): assay report {run.id[:8]}{db} --format "
-                               "text lists them all")
+    lines = [
+        f"{label}: {value}"
+        for label, value in reliability_rows(summary)
+        if label not in _COUNTS or not _all_zero(value)
+    ]
+    flaky = [
+        f"Flaky: {item.case_id}{f' on {item.model}' if item.model else ''} passed "
+        f"{item.passed} of {item.samples} samples"
+        for item in item_rates(run.samples)
+        if item.flaky
+    ]
+    return lines + capped(
+        flaky,
+        verbose=verbose,
+        more=f"flaky case(s): assay report {run.id[:8]}{db} --format text lists them all",
+    )
 
 
 #: Rows that are counts per category: left out when nothing counted.
@@ -265,27 +302,45 @@ def _judged(console: Console, summary: Tally) -> None:
         f"{name} {score(item.mean)} (scored {item.scored} of {item.samples}, "
         f"{item.errors} errored"
         + ("" if item.mean_vote_spread is None else f", vote spread {item.mean_vote_spread:g}")
-        + ")" for name, item in summary.judge.items())
-    console.print(f"Judge: {shown(criteria)} · {judge_calls(summary)}, "
-                  f"cost {money(summary.judge_cost_usd, estimated=summary.judge_cost_estimated)} "
-                  "(not the agent's)", highlight=False)
+        + ")"
+        for name, item in summary.judge.items()
+    )
+    console.print(
+        f"Judge: {shown(criteria)} · {judge_calls(summary)}, "
+        f"cost {money(summary.judge_cost_usd, estimated=summary.judge_cost_estimated)} "
+        "(not the agent's)",
+        highlight=False,
+    )
 
 
 def _models(console: Console, summary: RunSummary) -> None:
     if not summary.by_model:
         return
     table = Table(title="By model", title_justify="left")
-    for column in ("model", "passed", "checks pass", "p50", "p95", "tokens", "cost",
-                   "cost / 1,000", "judge calls"):
+    for column in (
+        "model",
+        "passed",
+        "checks pass",
+        "p50",
+        "p95",
+        "tokens",
+        "cost",
+        "cost / 1,000",
+        "judge calls",
+    ):
         table.add_column(column, no_wrap=True)
     for label, tally in summary.by_model.items():
-        table.add_row(shown(label), fraction(tally.passed, tally.evaluated),
-                      percent(tally.check_pass_rate), duration_ms(tally.latency_p50_ms),
-                      duration_ms(tally.latency_p95_ms),
-                      f"{tally.input_tokens + tally.output_tokens:,}",
-                      money(tally.cost_usd, estimated=tally.estimated > 0),
-                      money(tally.cost_per_1000_usd, estimated=tally.estimated > 0),
-                      judge_calls(tally, noun=False))
+        table.add_row(
+            shown(label),
+            fraction(tally.passed, tally.evaluated),
+            percent(tally.check_pass_rate),
+            duration_ms(tally.latency_p50_ms),
+            duration_ms(tally.latency_p95_ms),
+            f"{tally.input_tokens + tally.output_tokens:,}",
+            money(tally.cost_usd, estimated=tally.estimated > 0),
+            money(tally.cost_per_1000_usd, estimated=tally.estimated > 0),
+            judge_calls(tally, noun=False),
+        )
     console.print(table)
 
 
@@ -293,37 +348,61 @@ def render_models(console: Console, models: ModelComparison | None) -> None:
     """Print each model's pass rate with its interval, the pairs, and the conclusion."""
     if models is None:
         return
-    console.print(_table("Model comparison", comparing.model_interval_headers(models),
-                         comparing.model_interval_rows(models)))
+    console.print(
+        _table(
+            "Model comparison",
+            comparing.model_interval_headers(models),
+            comparing.model_interval_rows(models),
+        )
+    )
     if models.pairs:
         console.print(_table(None, comparing.pair_headers(models), comparing.pair_rows(models)))
     console.print(shown(models.conclusion), highlight=False)
 
 
-def render_comparison(console: Console, comparison: Comparison, *, run_id: str | None = None,
-                      verbose: bool = False, db: str = "") -> None:
+def render_comparison(
+    console: Console,
+    comparison: Comparison,
+    *,
+    run_id: str | None = None,
+    verbose: bool = False,
+    db: str = "",
+) -> None:
     """Print the pairing first, defects before any figure, then each kind of change apart.
 
     Each list shows a screenful unless ``verbose``; the rest are counted, with the command
     that lists them (``assay report RUN --format text``).
     """
-    every = ("lists them all" if run_id is None
-             else f"assay report {run_id[:8]}{db} --format text lists them all")
+    every = (
+        "lists them all"
+        if run_id is None
+        else f"assay report {run_id[:8]}{db} --format text lists them all"
+    )
     intro = comparing.comparison_intro(comparison, fraction)
     moved = len(comparison.movement_lines())
     loud = 1 + len(comparison.defect_lines())
     lines = []
-    for index, line in enumerate(intro[:len(intro) - moved]):
+    for index, line in enumerate(intro[: len(intro) - moved]):
         style = "bold red" if 0 < index < loud else "bold" if index <= loud else ""
         lines.append(f"[{style}]{shown(line)}[/]" if style else shown(line))
-    lines += capped([shown(line) for line in intro[len(intro) - moved:]], verbose=verbose,
-                    more=f"item(s) moved: {every}")
-    for label, items in (("Excluded", comparison.excluded),
-                         ("Intended change", comparison.intended_changes)):
+    lines += capped(
+        [shown(line) for line in intro[len(intro) - moved :]],
+        verbose=verbose,
+        more=f"item(s) moved: {every}",
+    )
+    for label, items in (
+        ("Excluded", comparison.excluded),
+        ("Intended change", comparison.intended_changes),
+    ):
         rows = [comparing.pairing_row(item) for item in items]
-        lines += capped([f"  [yellow]{label}[/] {shown(row[0])} · {shown(row[1])}: "
-                         f"{shown(row[2])}" for row in rows], verbose=verbose,
-                        more=f"{label.lower()} item(s): {every}")
+        lines += capped(
+            [
+                f"  [yellow]{label}[/] {shown(row[0])} · {shown(row[1])}: {shown(row[2])}"
+                for row in rows
+            ],
+            verbose=verbose,
+            more=f"{label.lower()} item(s): {every}",
+        )
     for kind, name in comparing.CHANGE_SECTIONS:
         lines += _changes(name, comparison.of_kind(kind), verbose=verbose, every=every)
     console.print("\n".join(lines), highlight=False)
@@ -338,15 +417,17 @@ def _changes(name: str, changes: Sequence[Change], *, verbose: bool, every: str)
         item, metric, category, moved, noise, detail = comparing.change_row(change)
         # The agent's own pseudo-metric needs no category beside it.
         what = metric if category in {"agent", metric} else f"{metric} ({category})"
-        lines.append(f"  [{style}]{shown(item)} · {shown(what)} · "
-                     f"{moved} · {noise}[/]: {shown(detail)}")
-    return [f"{name} ({len(changes)}):",
-            *capped(lines, verbose=verbose, more=f"{name.lower()}: {every}")]
+        lines.append(
+            f"  [{style}]{shown(item)} · {shown(what)} · {moved} · {noise}[/]: {shown(detail)}"
+        )
+    return [
+        f"{name} ({len(changes)}):",
+        *capped(lines, verbose=verbose, more=f"{name.lower()}: {every}"),
+    ]
 
 
 def _table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[str]]) -> Table:
-    table = Table(title=None if title is None else shown(title), title_justify="left",
-                  expand=False)
+    table = Table(title=None if title is None else shown(title), title_justify="left", expand=False)
     for header in headers:
         table.add_column(shown(header), overflow="fold")
     for row in rows:

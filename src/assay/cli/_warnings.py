@@ -19,19 +19,23 @@ def unchecked_lines(suite: Any, *, judged: bool, judge_hint: str) -> list[str]:
 
     # The metrics alone: fingerprinting every case is the run's to do, once.
     cases = suite.cases
-    empty = [case for case in cases if not case_metrics(
-        case, suite.checks, suite.criteria, judged=judged)]
+    empty = [
+        case
+        for case in cases
+        if not case_metrics(case, suite.checks, suite.criteria, judged=judged)
+    ]
     if not empty:
         return []
     # Criteria the case or the suite names itself; any case gets default ones with a judge.
     waiting = [case.id for case in empty if not judged and (case.criteria or suite.criteria)]
     bare = [case.id for case in empty if case.id not in waiting]
-    lines = [f"warning: {_which(len(empty), len(cases))} would be not_evaluated "
-             "(never passed):"]
+    lines = [f"warning: {_which(len(empty), len(cases))} would be not_evaluated (never passed):"]
     if bare:
-        lines.append(f"  no check ({_names(bare)}): give the case or the suite checks=, "
-                     "expected_actions= or an observation to assert"
-                     + ("" if judged else f", or grade its answer with a judge ({judge_hint})"))
+        lines.append(
+            f"  no check ({_names(bare)}): give the case or the suite checks=, "
+            "expected_actions= or an observation to assert"
+            + ("" if judged else f", or grade its answer with a judge ({judge_hint})")
+        )
     if waiting:
         lines.append(f"  judge criteria but no judge ({_names(waiting)}): {judge_hint}")
     return lines
@@ -62,12 +66,16 @@ def unverified_line(run: Any) -> str | None:
     from assay.agent.answered import UNVERIFIED_KEY, UNVERIFIED_REASON
 
     asked = Counter(sample.model for sample in run.samples if sample.model is not None)
-    unverified = Counter(sample.model for sample in run.samples
-                         if sample.model is not None and UNVERIFIED_KEY in sample.metadata)
+    unverified = Counter(
+        sample.model
+        for sample in run.samples
+        if sample.model is not None and UNVERIFIED_KEY in sample.metadata
+    )
     if not unverified:
         return None
-    counts = ", ".join(f"{model} {unverified[model]} of {asked[model]}"
-                       for model in asked if unverified[model])
+    counts = ", ".join(
+        f"{model} {unverified[model]} of {asked[model]}" for model in asked if unverified[model]
+    )
     return f"warning: model unverified for {counts} sample(s): {UNVERIFIED_REASON}"
 
 

@@ -53,8 +53,12 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="Show the version and exit.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Show the version and exit."
+        ),
+    ] = False,
 ) -> None:
     """Evaluate LLM agents with evidence."""
 
@@ -75,8 +79,9 @@ def with_placeholders(command: Any) -> Any:
         label = _placeholder(param)
         param.display_type_rich = lambda ctx, label=label: label
     panels = {getattr(param, "rich_help_panel", None) for param in command.params}
-    command.get_help_option = _flag_help(command.get_help_option,
-                                         OUTPUT if OUTPUT in panels else None)
+    command.get_help_option = _flag_help(
+        command.get_help_option, OUTPUT if OUTPUT in panels else None
+    )
     for sub in getattr(command, "commands", {}).values():
         with_placeholders(sub)
     return command
@@ -91,8 +96,9 @@ def plain_help(text: str | None) -> str | None:
     if text is None:
         return None
     paragraphs = inspect.cleandoc(text).split("\n\n")
-    return "\n\n".join(" ".join(line.strip() for line in paragraph.splitlines())
-                       for paragraph in paragraphs).replace("``", "")
+    return "\n\n".join(
+        " ".join(line.strip() for line in paragraph.splitlines()) for paragraph in paragraphs
+    ).replace("``", "")
 
 
 def _flag_help(made: Any, panel: str | None) -> Any:
@@ -101,6 +107,7 @@ def _flag_help(made: Any, panel: str | None) -> Any:
     In a command whose options are in panels it joins ``panel``, rather than sit alone in a
     panel of its own above them.
     """
+
     def get_help_option(ctx: Any) -> Any:
         option = made(ctx)
         if option is not None:
@@ -145,5 +152,8 @@ def main() -> None:
 
 def _typer_interrupt(stop: SystemExit) -> bool:
     exit_ = stop.__context__
-    return stop.code == EXIT_INTERRUPTED and isinstance(exit_, typer.Exit) \
+    return (
+        stop.code == EXIT_INTERRUPTED
+        and isinstance(exit_, typer.Exit)
         and isinstance(exit_.__cause__, KeyboardInterrupt)
+    )

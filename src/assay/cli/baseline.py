@@ -27,30 +27,46 @@ if TYPE_CHECKING:
     from assay.config import ProjectConfig
 
 baseline_app = typer.Typer(
-    help="Pin, show or clear the baseline runs are compared with.", no_args_is_help=True)
+    help="Pin, show or clear the baseline runs are compared with.", no_args_is_help=True
+)
 
-WHERE_HELP = ("Take the automatic baseline only from runs whose metadata has KEY=VALUE "
-              "(repeatable), e.g. branch=main.")
-BaselineWhereOption = Annotated[list[str] | None, typer.Option(
-    "--baseline-where", help=WHERE_HELP)]
-SpecArgument = Annotated[Path | None, typer.Argument(
-    help="The suite file (as assay run takes it); or name the history with --suite and "
-         "--agent.", show_default=False)]
-SuiteName = Annotated[str | None, typer.Option(
-    "--suite", help="The suite's name (with a file: which of its suites).")]
-AgentName = Annotated[str | None, typer.Option(
-    "--agent", help="The agent's name as assay history shows it, or its entry point "
-                    "(module:attribute or path.py:attribute) as assay run takes it.")]
+WHERE_HELP = (
+    "Take the automatic baseline only from runs whose metadata has KEY=VALUE "
+    "(repeatable), e.g. branch=main."
+)
+BaselineWhereOption = Annotated[list[str] | None, typer.Option("--baseline-where", help=WHERE_HELP)]
+SpecArgument = Annotated[
+    Path | None,
+    typer.Argument(
+        help="The suite file (as assay run takes it); or name the history with --suite and "
+        "--agent.",
+        show_default=False,
+    ),
+]
+SuiteName = Annotated[
+    str | None, typer.Option("--suite", help="The suite's name (with a file: which of its suites).")
+]
+AgentName = Annotated[
+    str | None,
+    typer.Option(
+        "--agent",
+        help="The agent's name as assay history shows it, or its entry point "
+        "(module:attribute or path.py:attribute) as assay run takes it.",
+    ),
+]
 
 
-def where_option(values: list[str] | None, config: ProjectConfig | None = None,
-                 baseline: str | None = None) -> dict[str, str] | None:
+def where_option(
+    values: list[str] | None, config: ProjectConfig | None = None, baseline: str | None = None
+) -> dict[str, str] | None:
     """``--baseline-where KEY=VALUE``s, else the configuration's ``baseline_where``."""
     if not values:
         return dict(config.baseline_where) if config and config.baseline_where else None
     if baseline is not None:
-        fail("--baseline names the baseline; --baseline-where chooses an automatic one: "
-             "give one or the other")
+        fail(
+            "--baseline names the baseline; --baseline-where chooses an automatic one: "
+            "give one or the other"
+        )
     where: dict[str, str] = {}
     for value in values:
         key, equals, text = value.partition("=")
@@ -69,8 +85,12 @@ def set_command(
     with open_store(db) as store, user_errors():
         run, replaced = store.pin_baseline(run_id)
     also = "" if replaced is None or replaced == run.id else f" (it replaces {replaced[:8]})"
-    print(visible(f"Pinned run {run.id[:8]} as the baseline of suite {run.suite!r} by agent "
-                f"{run.agent!r}{also}"))
+    print(
+        visible(
+            f"Pinned run {run.id[:8]} as the baseline of suite {run.suite!r} by agent "
+            f"{run.agent!r}{also}"
+        )
+    )
 
 
 @baseline_app.command("show")
@@ -112,14 +132,20 @@ def clear_command(
         with open_store(db) as store:
             cleared = store.clear_pin(*names)
             # Nothing to unpin and nothing by that name: a misspelt name, not a done job.
-            unknown = not cleared and not store.history(suite=names[0], agent=names[1],
-                                                        limit=1)
+            unknown = not cleared and not store.history(suite=names[0], agent=names[1], limit=1)
             if unknown:
-                fail(f"{no_match(store, *names)}; nothing was unpinned (assay baseline show "
-                     "lists the pins)")
+                fail(
+                    f"{no_match(store, *names)}; nothing was unpinned (assay baseline show "
+                    "lists the pins)"
+                )
     what = f"suite {names[0]!r} by agent {names[1]!r}"
-    print(visible(f"Unpinned the baseline of {what}" if cleared
-                else f"There was no pinned baseline for {what}"))
+    print(
+        visible(
+            f"Unpinned the baseline of {what}"
+            if cleared
+            else f"There was no pinned baseline for {what}"
+        )
+    )
 
 
 def _identity(spec: Path | None, suite: str | None, agent: str | None) -> tuple[str, str]:
@@ -130,8 +156,10 @@ def _identity(spec: Path | None, suite: str | None, agent: str | None) -> tuple[
         chosen = chosen_suite(spec, Selection(suite=suite))
         return chosen.name, agent_identity(agent) if agent else chosen.agent_name
     if suite is None or agent is None:
-        fail("name the suite: give its file (as assay run takes it), or --suite NAME and "
-             "--agent NAME (as assay history shows them)")
+        fail(
+            "name the suite: give its file (as assay run takes it), or --suite NAME and "
+            "--agent NAME (as assay history shows them)"
+        )
     return suite, agent_identity(agent)
 
 

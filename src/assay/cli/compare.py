@@ -21,28 +21,54 @@ _FORMATS = ("text", "markdown", "json")
 
 
 def compare_command(
-    baseline: Annotated[str, typer.Argument(
-        help="The earlier run: id, a unique prefix, or a JSON report file (.json).")],
-    current: Annotated[str, typer.Argument(
-        help="The later run: id, a unique prefix, or a JSON report file (.json).")],
-    format: Annotated[str, typer.Option(
-        "--format", "-f", help="text, markdown or json.")] = "text",
-    fail_on_regression: Annotated[bool, typer.Option(
-        "--fail-on-regression", help="Exit 1 when there are signal regressions (beyond the "
-                                     "latest control run's noise floor, or unmeasured).")]
-    = False,
-    max_excluded_share: Annotated[float, typer.Option(
-        min=0.0, max=1.0, help="Withhold the headline past this share of the paired corpus "
-                               "excluded.")] = 0.10,
-    tolerance: Annotated[float, typer.Option(
-        min=0.0, max=1.0, help="Score decrease allowed before it counts as a regression.")]
-    = 0.0,
-    drift_tolerance: Annotated[float, typer.Option(
-        min=0.0, max=1.0, help="Judge-score movement (0–1 scale) below which it is not drift; "
-                               "independent of --tolerance.")] = 0.025,
-    flaky_share: Annotated[float, typer.Option(
-        min=0.0, max=1.0, help="A noise floor above this is reported as a corpus too flaky "
-                               "to measure.")] = 0.3,
+    baseline: Annotated[
+        str,
+        typer.Argument(help="The earlier run: id, a unique prefix, or a JSON report file (.json)."),
+    ],
+    current: Annotated[
+        str,
+        typer.Argument(help="The later run: id, a unique prefix, or a JSON report file (.json)."),
+    ],
+    format: Annotated[str, typer.Option("--format", "-f", help="text, markdown or json.")] = "text",
+    fail_on_regression: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-regression",
+            help="Exit 1 when there are signal regressions (beyond the "
+            "latest control run's noise floor, or unmeasured).",
+        ),
+    ] = False,
+    max_excluded_share: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="Withhold the headline past this share of the paired corpus excluded.",
+        ),
+    ] = 0.10,
+    tolerance: Annotated[
+        float,
+        typer.Option(
+            min=0.0, max=1.0, help="Score decrease allowed before it counts as a regression."
+        ),
+    ] = 0.0,
+    drift_tolerance: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="Judge-score movement (0–1 scale) below which it is not drift; "
+            "independent of --tolerance.",
+        ),
+    ] = 0.025,
+    flaky_share: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="A noise floor above this is reported as a corpus too flaky to measure.",
+        ),
+    ] = 0.3,
     db: DbOption = None,
 ) -> None:
     """Compare two runs item by item: pairing first, defects, headline, changes by kind.
@@ -71,15 +97,23 @@ def compare_command(
             before, after = files[baseline], files[current]
             require_completed(before, after)
         floor = None if pair is None else NoiseFloor.measure(*pair)
-        comparison = compare_runs(before, after, tolerance=tolerance,
-                                  drift_tolerance=drift_tolerance,
-                                  max_excluded_share=max_excluded_share,
-                                  flaky_share=flaky_share, noise_floor=floor)
+        comparison = compare_runs(
+            before,
+            after,
+            tolerance=tolerance,
+            drift_tolerance=drift_tolerance,
+            max_excluded_share=max_excluded_share,
+            flaky_share=flaky_share,
+            noise_floor=floor,
+        )
     print(_render(comparison, chosen), end="")
     gated = fail_on_regression and bool(comparison.signal_regressions)
     if gated:
-        print(f"regression gate: failed (--fail-on-regression): "
-              f"{len(comparison.signal_regressions)} signal regression(s)", file=sys.stderr)
+        print(
+            f"regression gate: failed (--fail-on-regression): "
+            f"{len(comparison.signal_regressions)} signal regression(s)",
+            file=sys.stderr,
+        )
     raise typer.Exit(EXIT_FAILED if gated else EXIT_OK)
 
 

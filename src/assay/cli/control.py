@@ -43,9 +43,13 @@ from assay.cli._warnings import print_unchecked
 
 
 def control_command(
-    spec: Annotated[Path, typer.Argument(
-        help="Any suite assay run accepts: a Python file, a YAML suite or catalog, a directory "
-             "of item files, or pasted scenarios.")],
+    spec: Annotated[
+        Path,
+        typer.Argument(
+            help="Any suite assay run accepts: a Python file, a YAML suite or catalog, a directory "
+            "of item files, or pasted scenarios."
+        ),
+    ],
     suite: SuiteOption = None,
     db: DbOption = None,
     samples: SamplesOption = None,
@@ -57,13 +61,23 @@ def control_command(
     judge_base_url: JudgeBaseUrlOption = None,
     judge_timeout: JudgeTimeoutOption = None,
     votes: VotesOption = None,
-    flaky_share: Annotated[float, typer.Option(
-        min=0.0, max=1.0, help="A floor above this is reported as a corpus too flaky to "
-                               "measure.")] = 0.3,
-    allow_unchecked: Annotated[bool, typer.Option(
-        "--allow-unchecked", help="Let a pair in which no sample was evaluated (nothing was "
-                                  "checked, so no floor was measured) exit 0; by default it "
-                                  "exits 1.")] = False,
+    flaky_share: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="A floor above this is reported as a corpus too flaky to measure.",
+        ),
+    ] = 0.3,
+    allow_unchecked: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unchecked",
+            help="Let a pair in which no sample was evaluated (nothing was "
+            "checked, so no floor was measured) exit 0; by default it "
+            "exits 1.",
+        ),
+    ] = False,
     quiet: QuietOption = False,
     product: ProductOption = None,
     set_: SetOption = None,
@@ -84,9 +98,16 @@ def control_command(
 
     with user_errors():
         # The same selection as assay run, so the pair has the fingerprint later runs have.
-        selection = Selection(suite=suite, product=product, set=set_, groups=group or (),
-                              cases=case or (), include_production_only=include_production_only,
-                              agent=agent, harness=harness)
+        selection = Selection(
+            suite=suite,
+            product=product,
+            set=set_,
+            groups=group or (),
+            cases=case or (),
+            include_production_only=include_production_only,
+            agent=agent,
+            harness=harness,
+        )
         chosen = chosen_suite(spec, selection)
         # The same project defaults as assay run, so the pair measures what runs measure.
         config = project_config()
@@ -95,12 +116,19 @@ def control_command(
         concurrency = concurrency or (None if chosen.concurrency else config.concurrency)
         require_agent(chosen)
         options: dict[str, Any] = {
-            "metadata": metadata_option(metadata), "samples": samples, "concurrency": concurrency,
-            "models": model or None, "timeout": timeout, "votes": votes,
+            "metadata": metadata_option(metadata),
+            "samples": samples,
+            "concurrency": concurrency,
+            "models": model or None,
+            "timeout": timeout,
+            "votes": votes,
             "judge": judge_option(judge, judge_base_url, judge_timeout, chosen.judge),
         }
-        print_unchecked(chosen, judged=options["judge"] is not None or chosen.judge is not None,
-                        judge_hint="give the pair --judge MODEL")
+        print_unchecked(
+            chosen,
+            judged=options["judge"] is not None or chosen.judge is not None,
+            judge_hint="give the pair --judge MODEL",
+        )
         first, second = _execute(chosen, options, database_url(db), quiet)
     if not _report(first, second, flaky_share, allow_unchecked=allow_unchecked):
         raise typer.Exit(1)
@@ -114,8 +142,9 @@ def _execute(suite: Any, options: dict[str, Any], url: str | None, quiet: bool) 
 
     incomplete = "the control pair is incomplete and will not be used"
     try:
-        return run_sync(run_control_async(suite, db=url, progress=default_progress(quiet),
-                                             **options))
+        return run_sync(
+            run_control_async(suite, db=url, progress=default_progress(quiet), **options)
+        )
     except KeyboardInterrupt:
         print(f"interrupted: {incomplete}", file=sys.stderr)
         raise typer.Exit(EXIT_INTERRUPTED) from None
@@ -133,8 +162,12 @@ def _report(first: Any, second: Any, flaky_share: float, *, allow_unchecked: boo
     from assay.compare.comparison import too_flaky_line
     from assay.evaluation.control import checked
 
-    print(visible(f"control pair of {first.suite} · {first.agent} (fingerprint "
-                  f"{first.fingerprint[:12]}): runs {first.id} and {second.id}"))
+    print(
+        visible(
+            f"control pair of {first.suite} · {first.agent} (fingerprint "
+            f"{first.fingerprint[:12]}): runs {first.id} and {second.id}"
+        )
+    )
     if not (checked(first) and checked(second)):
         print(_unmeasured_line(first, second, allowed=allow_unchecked))
         return allow_unchecked
@@ -153,11 +186,14 @@ def _unmeasured_line(first: Any, second: Any, *, allowed: bool) -> str:
     not_evaluated = sum(run.summary.not_evaluated for run in runs if run.summary is not None)
     if not not_evaluated:
         # Every sample was answered by another model: checks that never ran, errors that say so.
-        return ("no noise floor was measured: no sample was evaluated (another model answered "
-                "every one; see the errors)")
-    what = (f"no noise floor was measured: nothing was checked: no sample was evaluated "
-            f"({not_evaluated} not evaluated)")
+        return (
+            "no noise floor was measured: no sample was evaluated (another model answered "
+            "every one; see the errors)"
+        )
+    what = (
+        f"no noise floor was measured: nothing was checked: no sample was evaluated "
+        f"({not_evaluated} not evaluated)"
+    )
     if allowed:
         return f"{what}; accepted (--allow-unchecked)"
-    return (f"{what}; give the cases checks or a judge, or accept such a pair with "
-            "--allow-unchecked")
+    return f"{what}; give the cases checks or a judge, or accept such a pair with --allow-unchecked"

@@ -25,12 +25,16 @@ if TYPE_CHECKING:
 
 def history_command(
     suite: Annotated[str | None, typer.Option(help="Only runs of this suite.")] = None,
-    agent: Annotated[str | None, typer.Option(
-        help="Only runs of this agent (its name, or its entry point however spelt).")] = None,
-    limit: Annotated[int, typer.Option(**option_range("limit"),
-                                                help="How many runs to show.")] = 20,
-    format: Annotated[str, typer.Option(
-        "--format", "-f", help="text (a table) or json (one object per run).")] = "text",
+    agent: Annotated[
+        str | None,
+        typer.Option(help="Only runs of this agent (its name, or its entry point however spelt)."),
+    ] = None,
+    limit: Annotated[
+        int, typer.Option(**option_range("limit"), help="How many runs to show.")
+    ] = 20,
+    format: Annotated[
+        str, typer.Option("--format", "-f", help="text (a table) or json (one object per run).")
+    ] = "text",
     db: DbOption = None,
 ) -> None:
     """List recent runs with their status, pass rate and revision."""
@@ -46,15 +50,17 @@ def history_command(
     with user_errors():  # a broken project configuration is the user's to fix: exit 2
         nowhere = _no_history_here(db)
     if nowhere:
-        print("[]" if format == "json" else
-              "No runs yet: no .assay/ history in this folder or above.")
+        print(
+            "[]" if format == "json" else "No runs yet: no .assay/ history in this folder or above."
+        )
         return
     with user_errors():
         agent = None if agent is None else agent_identity(agent)
     with open_store(db) as store:
         runs = store.history(suite=suite, agent=agent, limit=limit)
-        missing = None if runs or (suite is None and agent is None) else no_match(
-            store, suite, agent)
+        missing = (
+            None if runs or (suite is None and agent is None) else no_match(store, suite, agent)
+        )
         # Heartbeats are stamped by the database's clock: staleness is judged by it too.
         now = store.clock()
     if format == "json":
@@ -64,18 +70,33 @@ def history_command(
         print(visible(missing or "No runs yet."))
         return
     table = Table(title="Run history", title_justify="left")
-    for column in ("#", "run", "started", "suite", "agent", "revision", "status", "passed",
-                   "checks", "fingerprint"):
+    for column in (
+        "#",
+        "run",
+        "started",
+        "suite",
+        "agent",
+        "revision",
+        "status",
+        "passed",
+        "checks",
+        "fingerprint",
+    ):
         table.add_column(column, no_wrap=True)
     for run in runs:
         summary = run.summary
         table.add_row(
             # An 8-character prefix is enough for `assay report` and `--baseline`.
-            str(run.sequence), run.id[:8], run.started_at.strftime("%Y-%m-%d %H:%M:%S"),
-            shown(run.suite), shown(run.agent), shown(revision(run) or "—"),
+            str(run.sequence),
+            run.id[:8],
+            run.started_at.strftime("%Y-%m-%d %H:%M:%S"),
+            shown(run.suite),
+            shown(run.agent),
+            shown(revision(run) or "—"),
             run_state(run, now),
             "—" if summary is None else fraction(summary.passed, summary.evaluated),
-            "—" if summary is None else score(summary.check_score), run.fingerprint[:8],
+            "—" if summary is None else score(summary.check_score),
+            run.fingerprint[:8],
         )
     console = make_console()
     if not sys.stdout.isatty():
@@ -101,11 +122,17 @@ def revision(run: Run) -> str | None:
 def _run_json(run: Run, now: datetime) -> dict[str, object]:
     summary = run.summary
     return {
-        "id": run.id, "sequence": run.sequence, "suite": run.suite,
-        "suite_version": run.suite_version, "agent": run.agent, "status": run_state(run, now),
+        "id": run.id,
+        "sequence": run.sequence,
+        "suite": run.suite,
+        "suite_version": run.suite_version,
+        "agent": run.agent,
+        "status": run_state(run, now),
         "started_at": run.started_at.isoformat(),
         "finished_at": None if run.finished_at is None else run.finished_at.isoformat(),
-        "revision": revision(run), "metadata": run.metadata, "fingerprint": run.fingerprint,
+        "revision": revision(run),
+        "metadata": run.metadata,
+        "fingerprint": run.fingerprint,
         "baseline_id": run.baseline_id,
         "outcome": None if run.outcome is None else run.outcome.value,
         "samples": None if summary is None else summary.samples,
@@ -121,12 +148,16 @@ def no_match(store: Any, suite: str | None, agent: str | None) -> str:
 
     known = store.history(limit=500)
     parts = []
-    for label, wanted, names in (("suite", suite, {run.suite for run in known}),
-                                 ("agent", agent, {run.agent for run in known})):
+    for label, wanted, names in (
+        ("suite", suite, {run.suite for run in known}),
+        ("agent", agent, {run.agent for run in known}),
+    ):
         if wanted is not None and wanted not in names:
             listed = ", ".join(repr(name) for name in sorted(names)[:10]) or "none"
-            parts.append(f"no runs of {label} {wanted!r}{suggestion(wanted, names)}; "
-                         f"{label}s with runs: {listed}")
+            parts.append(
+                f"no runs of {label} {wanted!r}{suggestion(wanted, names)}; "
+                f"{label}s with runs: {listed}"
+            )
     return "; ".join(parts) or f"no runs of suite {suite!r} with agent {agent!r}"
 
 
@@ -135,8 +166,7 @@ def _no_history_here(db: str | None) -> bool:
     from assay.cli._common import database_url, project_config
     from assay.store import find_history
 
-    return (database_url(db) is None and project_config().database is None
-            and find_history() is None)
+    return database_url(db) is None and project_config().database is None and find_history() is None
 
 
 def run_state(run: Run, now: datetime) -> str:
@@ -163,6 +193,8 @@ def _resumable_lines(runs: list[Run], now: datetime, db: str) -> list[str]:
         if state in ("stale", "interrupted"):
             why = f" ({visible(run.error)})" if run.error else ""
             owner = "" if state == "interrupted" else " (its owner stopped)"
-            lines.append(f"run {run.id[:8]} is {state}{owner}{why}: finish it with "
-                         f"assay run SUITE --resume {run.id[:8]}{db}")
+            lines.append(
+                f"run {run.id[:8]} is {state}{owner}{why}: finish it with "
+                f"assay run SUITE --resume {run.id[:8]}{db}"
+            )
     return lines

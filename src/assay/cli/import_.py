@@ -15,8 +15,10 @@ if TYPE_CHECKING:
 
 
 def import_command(
-    report: Annotated[Path, typer.Argument(
-        help="A JSON report of a completed run (assay report RUN --format json).")],
+    report: Annotated[
+        Path,
+        typer.Argument(help="A JSON report of a completed run (assay report RUN --format json)."),
+    ],
     db: DbOption = None,
 ) -> None:
     """Put an archived run into the history, keeping its id; importing it again changes nothing.
@@ -33,8 +35,10 @@ def import_command(
     with user_errors():
         run = read_report(report)
         if run.status is not RunStatus.COMPLETED:
-            fail(f"{report}: status: the run is {run.status.value}; only a completed run can "
-                 "be imported")
+            fail(
+                f"{report}: status: the run is {run.status.value}; only a completed run can "
+                "be imported"
+            )
         # Like a run, an import starts the project's embedded history when there is none.
         store = Store.open(database_url(db), create=True)
     try:
@@ -42,9 +46,11 @@ def import_command(
             existing = _stored(store, run.id)
             if existing is None:
                 stored = store.create_run(run)
-                print(f"imported run {visible(run.id)} (suite {visible(run.suite)}, "
-                      f"{len(run.samples)} sample(s)) into {store.display_url} as "
-                      f"#{stored.sequence}, read-only")
+                print(
+                    f"imported run {visible(run.id)} (suite {visible(run.suite)}, "
+                    f"{len(run.samples)} sample(s)) into {store.display_url} as "
+                    f"#{stored.sequence}, read-only"
+                )
                 return
             _already_stored(existing, run, report)
     finally:
@@ -70,5 +76,7 @@ def _already_stored(existing: Run, run: Run, report: Path) -> None:
     if same_run(existing, run):
         print(f"run {visible(run.id)} is already in the history, identical: nothing changed")
         return
-    fail(f"{report}: run {run.id} is already in the history with different evidence "
-         f"({differing_field(existing, run)} differs); nothing changed")
+    fail(
+        f"{report}: run {run.id} is already in the history with different evidence "
+        f"({differing_field(existing, run)} differs); nothing changed"
+    )

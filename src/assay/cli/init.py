@@ -40,12 +40,12 @@ suite.case("What can you help me with?", checks=[checks.contains("orders"),
                                                  checks.not_contains("sorry")])
 '''
 
-CONFIGURATION = '''# Project defaults for `assay`; a flag or an ASSAY_* variable overrides them.
+CONFIGURATION = """# Project defaults for `assay`; a flag or an ASSAY_* variable overrides them.
 database = "sqlite:///.assay/assay.db"   # relative to this file; or postgresql://...
 concurrency = 8
 # judge = "openai/gpt-4.1-mini"
 # gate = { min_pass_rate = 0.9 }
-'''
+"""
 
 
 def init_command(
@@ -65,8 +65,11 @@ def init_command(
         problem = _not_a_plain_file(folder / name)
         if problem is not None:
             fail(f"{folder / name}: {problem}; nothing was written")
-    for line in (_write(folder / "assay_suite.py", STARTER_SUITE), _configure(folder),
-                 _ignore(folder / ".gitignore")):
+    for line in (
+        _write(folder / "assay_suite.py", STARTER_SUITE),
+        _configure(folder),
+        _ignore(folder / ".gitignore"),
+    ):
         print(line)
     where = "" if folder.resolve() == Path.cwd().resolve() else f"cd {folder} && "
     print(f"next: {where}assay run assay_suite.py")

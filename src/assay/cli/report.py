@@ -15,24 +15,40 @@ if TYPE_CHECKING:
 
 
 def report_command(
-    run_id: Annotated[str | None, typer.Argument(
-        help="Run id or a unique prefix (default: the latest run).")] = None,
-    baseline: Annotated[str | None, typer.Option(
-        help="Compare with this run (id, prefix, or a JSON report file) instead of the "
-             "stored baseline.")] = None,
-    format: Annotated[str | None, typer.Option(
-        "--format", "-f", help="text, markdown or json (default: from --output, else text).")]
-    = None,
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file.")]
-    = None,
-    tolerance: Annotated[float, typer.Option(min=0.0, max=1.0, help="With --baseline: score "
-                                             "decrease allowed.")] = 0.0,
-    drift_tolerance: Annotated[float, typer.Option(
-        min=0.0, max=1.0, help="With --baseline: judge-score movement taken as drift.")]
-    = 0.025,
-    case: Annotated[str | None, typer.Option(
-        "--case", help="Show only this case, every sample in full (its traceback too).")]
-    = None,
+    run_id: Annotated[
+        str | None, typer.Argument(help="Run id or a unique prefix (default: the latest run).")
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            help="Compare with this run (id, prefix, or a JSON report file) instead of the "
+            "stored baseline."
+        ),
+    ] = None,
+    format: Annotated[
+        str | None,
+        typer.Option(
+            "--format", "-f", help="text, markdown or json (default: from --output, else text)."
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write to this file.")
+    ] = None,
+    tolerance: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="With --baseline: score decrease allowed.")
+    ] = 0.0,
+    drift_tolerance: Annotated[
+        float,
+        typer.Option(
+            min=0.0, max=1.0, help="With --baseline: judge-score movement taken as drift."
+        ),
+    ] = 0.025,
+    case: Annotated[
+        str | None,
+        typer.Option(
+            "--case", help="Show only this case, every sample in full (its traceback too)."
+        ),
+    ] = None,
     db: DbOption = None,
 ) -> None:
     """Render a run and its comparison with the baseline.
@@ -61,8 +77,13 @@ def report_command(
         if case is not None:
             _print_case(run, case, chosen, output)
             return
-        made = Report(run, baseline=base, tolerance=tolerance, drift_tolerance=drift_tolerance,
-                      noise_floor=None if pair is None else NoiseFloor.measure(*pair))
+        made = Report(
+            run,
+            baseline=base,
+            tolerance=tolerance,
+            drift_tolerance=drift_tolerance,
+            noise_floor=None if pair is None else NoiseFloor.measure(*pair),
+        )
         if output is None:
             print(made.render(chosen), end="")
             return
@@ -97,8 +118,13 @@ def _print_case(run: object, case_id: str, chosen: str, output: Path | None) -> 
         fail(f"run {run.id} has no case {case_id!r}{suggestion(case_id, known)}")
     if chosen == "json":
         samples = [s.to_json() for s in run.samples if s.case_id == case_id]
-        print(json.dumps({"run_id": run.id, "case_id": case_id, "samples": samples},
-                         indent=2, ensure_ascii=True))
+        print(
+            json.dumps(
+                {"run_id": run.id, "case_id": case_id, "samples": samples},
+                indent=2,
+                ensure_ascii=True,
+            )
+        )
         return
     print(render_case_text(run, case_id), end="")
 
@@ -113,5 +139,7 @@ def _require_comparable(run: object, baseline: object) -> None:
     # Any completed run of the suite will do: items pair by their own fingerprints, and
     # what changed is excluded loudly, never compared.
     if baseline.suite != run.suite:
-        raise BaselineError(f"baseline {baseline.id} is a run of suite {baseline.suite!r}, "
-                            f"not of {run.suite!r} like run {run.id}")
+        raise BaselineError(
+            f"baseline {baseline.id} is a run of suite {baseline.suite!r}, "
+            f"not of {run.suite!r} like run {run.id}"
+        )

@@ -64,9 +64,13 @@ from assay.cli.baseline import WHERE_HELP, where_option
 
 
 def run_command(
-    spec: Annotated[Path, typer.Argument(
-        help="A Python file defining assay.Suite(s), a YAML suite or catalog, a directory of "
-             "TOML/JSON item files, or a text file of pasted scenarios.")],
+    spec: Annotated[
+        Path,
+        typer.Argument(
+            help="A Python file defining assay.Suite(s), a YAML suite or catalog, a directory of "
+            "TOML/JSON item files, or a text file of pasted scenarios."
+        ),
+    ],
     suite: SuiteOption = None,
     product: ProductOption = None,
     set_: SetOption = None,
@@ -84,53 +88,108 @@ def run_command(
     judge_base_url: JudgeBaseUrlOption = None,
     judge_timeout: JudgeTimeoutOption = None,
     votes: VotesOption = None,
-    judge_limit: Annotated[int | None, typer.Option(
-        **option_range("judge_limit"),
-        help="Judge calls a run may spend refining recommendations (default 25; 0 keeps the "
-             "mechanical ones).", rich_help_panel=JUDGING)] = None,
-    baseline: Annotated[str | None, typer.Option(
-        help="Compare with this run (it must be completed and compatible).",
-        rich_help_panel=GATING)] = None,
-    baseline_where: Annotated[list[str] | None, typer.Option(
-        "--baseline-where", help=WHERE_HELP, rich_help_panel=GATING)] = None,
-    fail_on_regression: Annotated[bool, typer.Option(
-        "--fail-on-regression", help="Exit 1 on signal regressions against the baseline "
-                                     "(beyond the latest control run's noise floor, or "
-                                     "unmeasured).", rich_help_panel=GATING)]
-    = False,
-    tolerance: Annotated[float, typer.Option(
-        min=0.0, max=1.0, help="Score decrease allowed before it counts as a regression.",
-        rich_help_panel=GATING)] = 0.0,
-    drift_tolerance: Annotated[float, typer.Option(
-        min=0.0, max=1.0, help="Judge-score movement (0–1 scale) below which it is not drift; "
-                               "independent of --tolerance.", rich_help_panel=GATING)] = 0.025,
-    allow_unchecked: Annotated[bool, typer.Option(
-        "--allow-unchecked", help="Let a run in which no sample was evaluated (nothing was "
-                                  "checked) exit 0; by default it exits 1.",
-        rich_help_panel=GATING)] = False,
+    judge_limit: Annotated[
+        int | None,
+        typer.Option(
+            **option_range("judge_limit"),
+            help="Judge calls a run may spend refining recommendations (default 25; 0 keeps the "
+            "mechanical ones).",
+            rich_help_panel=JUDGING,
+        ),
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            help="Compare with this run (it must be completed and compatible).",
+            rich_help_panel=GATING,
+        ),
+    ] = None,
+    baseline_where: Annotated[
+        list[str] | None, typer.Option("--baseline-where", help=WHERE_HELP, rich_help_panel=GATING)
+    ] = None,
+    fail_on_regression: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-regression",
+            help="Exit 1 on signal regressions against the baseline "
+            "(beyond the latest control run's noise floor, or "
+            "unmeasured).",
+            rich_help_panel=GATING,
+        ),
+    ] = False,
+    tolerance: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="Score decrease allowed before it counts as a regression.",
+            rich_help_panel=GATING,
+        ),
+    ] = 0.0,
+    drift_tolerance: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="Judge-score movement (0–1 scale) below which it is not drift; "
+            "independent of --tolerance.",
+            rich_help_panel=GATING,
+        ),
+    ] = 0.025,
+    allow_unchecked: Annotated[
+        bool,
+        typer.Option(
+            "--allow-unchecked",
+            help="Let a run in which no sample was evaluated (nothing was "
+            "checked) exit 0; by default it exits 1.",
+            rich_help_panel=GATING,
+        ),
+    ] = False,
     gate: GateOption = None,
-    report: Annotated[Path | None, typer.Option(
-        help="Also write a report here (.txt, .md or .json).", rich_help_panel=OUTPUT)] = None,
+    report: Annotated[
+        Path | None,
+        typer.Option(help="Also write a report here (.txt, .md or .json).", rich_help_panel=OUTPUT),
+    ] = None,
     quiet: QuietOption = False,
-    verbose: Annotated[bool, typer.Option(
-        "--verbose", "-v", help="List everything: every sample, passing ones too, and every "
-                                "change (by default each list shows 20 and counts the rest).",
-        rich_help_panel=OUTPUT)] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="List everything: every sample, passing ones too, and every "
+            "change (by default each list shows 20 and counts the rest).",
+            rich_help_panel=OUTPUT,
+        ),
+    ] = False,
     db: DbOption = None,
     metadata: MetadataOption = None,
-    resume: Annotated[str | None, typer.Option(
-        help="Finish an interrupted run: execute only its missing samples.",
-        rich_help_panel=STORAGE)] = None,
-    store_retry: Annotated[float | None, typer.Option(
-        **option_range("store_retry"),
-        help="Seconds to keep retrying a failing store before the run stops as interrupted "
-             "(exit 3).", show_default="60",
-        rich_help_panel=STORAGE)] = None,
-    lease_timeout: Annotated[float | None, typer.Option(
-        **option_range("lease_timeout"),
-        help="With --resume: take over a running run whose heartbeat is older than this many "
-             "seconds (15 or more: three heartbeats).", show_default="60",
-        rich_help_panel=STORAGE)] = None,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            help="Finish an interrupted run: execute only its missing samples.",
+            rich_help_panel=STORAGE,
+        ),
+    ] = None,
+    store_retry: Annotated[
+        float | None,
+        typer.Option(
+            **option_range("store_retry"),
+            help="Seconds to keep retrying a failing store before the run stops as interrupted "
+            "(exit 3).",
+            show_default="60",
+            rich_help_panel=STORAGE,
+        ),
+    ] = None,
+    lease_timeout: Annotated[
+        float | None,
+        typer.Option(
+            **option_range("lease_timeout"),
+            help="With --resume: take over a running run whose heartbeat is older than this many "
+            "seconds (15 or more: three heartbeats).",
+            show_default="60",
+            rich_help_panel=STORAGE,
+        ),
+    ] = None,
 ) -> None:
     """Run a suite, persist every sample, and compare it with its baseline.
 
@@ -144,9 +203,16 @@ def run_command(
     started = time.monotonic()
 
     with user_errors():
-        selection = Selection(suite=suite, product=product, set=set_, groups=group or (),
-                              cases=case or (), include_production_only=include_production_only,
-                              agent=agent, harness=harness)
+        selection = Selection(
+            suite=suite,
+            product=product,
+            set=set_,
+            groups=group or (),
+            cases=case or (),
+            include_production_only=include_production_only,
+            agent=agent,
+            harness=harness,
+        )
         chosen = chosen_suite(spec, selection, judge_for=None if judge else _set_judge)
         require_agent(chosen)
         # The project's configuration fills what neither a flag nor the suite sets.
@@ -158,16 +224,26 @@ def run_command(
         _check_report_path(report)
         run_id = resume or str(uuid.uuid4())
         options: EvaluationArgs = {
-            "metadata": metadata_option(metadata), "samples": samples, "concurrency": concurrency,
-            "models": model or None, "timeout": timeout, "baseline": baseline,
+            "metadata": metadata_option(metadata),
+            "samples": samples,
+            "concurrency": concurrency,
+            "models": model or None,
+            "timeout": timeout,
+            "baseline": baseline,
             "baseline_where": where_option(baseline_where, config, baseline),
-            "tolerance": tolerance, "drift_tolerance": drift_tolerance, "resume": resume,
+            "tolerance": tolerance,
+            "drift_tolerance": drift_tolerance,
+            "resume": resume,
             "votes": votes,
             "judge": judge_option(judge, judge_base_url, judge_timeout, chosen.judge),
-            "sample_concurrency": sample_concurrency, "gate": chosen_gate,
-            "fail_on_regression": fail_on_regression, "allow_unchecked": allow_unchecked,
+            "sample_concurrency": sample_concurrency,
+            "gate": chosen_gate,
+            "fail_on_regression": fail_on_regression,
+            "allow_unchecked": allow_unchecked,
             "store_retry": store_retry,
-            "lease_timeout": lease_timeout, "run_id": run_id, "judge_limit": judge_limit,
+            "lease_timeout": lease_timeout,
+            "run_id": run_id,
+            "judge_limit": judge_limit,
         }
         _warn_unchecked(chosen, options["judge"] is not None or chosen.judge is not None)
         evaluation = _execute(chosen, options, database_url(db), quiet, run_id)
@@ -176,16 +252,16 @@ def run_command(
     raise typer.Exit(code)
 
 
-def _execute(suite: Any, options: EvaluationArgs, url: str | None, quiet: bool,
-             run_id: str) -> Evaluation:
+def _execute(
+    suite: Any, options: EvaluationArgs, url: str | None, quiet: bool, run_id: str
+) -> Evaluation:
     from assay.errors import IncompleteRunError, StoreUnavailableError, Terminated
     from assay.evaluation import evaluate_async
     from assay.evaluation._loop import run_sync
     from assay.runner.progress import default_progress
 
     try:
-        return run_sync(evaluate_async(suite, db=url, progress=default_progress(quiet),
-                                          **options))
+        return run_sync(evaluate_async(suite, db=url, progress=default_progress(quiet), **options))
     except KeyboardInterrupt:
         _signalled("interrupted", run_id, url)
         raise typer.Exit(EXIT_INTERRUPTED) from None
@@ -212,8 +288,10 @@ def _signalled(what: str, run_id: str, url: str | None) -> None:
     if found is None:
         print(f"{what}: run {run_id} was not stored; nothing to resume", file=sys.stderr)
     elif found is RunStatus.COMPLETED:
-        print(f"{what}: run {run_id} had completed; see assay report {run_id[:8]}"
-              f"{typed_db_words()}", file=sys.stderr)
+        print(
+            f"{what}: run {run_id} had completed; see assay report {run_id[:8]}{typed_db_words()}",
+            file=sys.stderr,
+        )
     else:
         _stopped(f"{what}: run {run_id} was saved as far as it got", run_id)
 
@@ -249,8 +327,9 @@ def _signals_held() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    held = [getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
-            if hasattr(signal, name)]
+    held = [
+        getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+    ]
     previous = {number: signal.signal(number, signal.SIG_IGN) for number in held}
     try:
         yield
@@ -265,8 +344,14 @@ def _stopped(message: str, run_id: str) -> None:
     print(f"{message}; finish it with\n  {resume_command(run_id)}", file=sys.stderr)
 
 
-def _finish(evaluation: Evaluation, report: Path | None, *, verbose: bool = False,
-            started: float, db: str | None = None) -> int:
+def _finish(
+    evaluation: Evaluation,
+    report: Path | None,
+    *,
+    verbose: bool = False,
+    started: float,
+    db: str | None = None,
+) -> int:
     from assay.cli._render import closing_line, make_console, reliability_lines, render_run, shown
 
     run = evaluation.run
@@ -275,10 +360,16 @@ def _finish(evaluation: Evaluation, report: Path | None, *, verbose: bool = Fals
         console.print(f"database: {shown(evaluation.database)}", highlight=False)
         # Every command printed to paste names the database given with --db.
         pasted = db_words(db)
-        render_run(console, run, evaluation.comparison, evaluation.model_comparison,
-                   baseline=evaluation.baseline, verbose=verbose, db=pasted)
-        print(visible("\n".join(reliability_lines(run, verbose=verbose, db=pasted)),
-                      lines=True))
+        render_run(
+            console,
+            run,
+            evaluation.comparison,
+            evaluation.model_comparison,
+            baseline=evaluation.baseline,
+            verbose=verbose,
+            db=pasted,
+        )
+        print(visible("\n".join(reliability_lines(run, verbose=verbose, db=pasted)), lines=True))
         _warn_unverified(console, run)
     if report is not None:
         _write_report(run, report)
@@ -288,8 +379,12 @@ def _finish(evaluation: Evaluation, report: Path | None, *, verbose: bool = Fals
             print(visible("\n".join(verdict.lines), lines=True))
         # One closing line, whatever happened above: the line a CI log is read from.
         style = "green" if verdict.passed else "red"
-        console.print(closing_line(run, verdict, time.monotonic() - started), style=style,
-                      markup=False, highlight=False)
+        console.print(
+            closing_line(run, verdict, time.monotonic() - started),
+            style=style,
+            markup=False,
+            highlight=False,
+        )
     return int(verdict.exit_code)
 
 
@@ -314,8 +409,11 @@ def _write_report(run: Any, report: Path) -> None:
         with _reader_may_leave():
             print(f"report written to {visible(str(report))}")
     except (OSError, AssayError) as error:
-        print(f"error: the report could not be written to {visible(str(report))}: "
-              f"{visible(str(getattr(error, 'strerror', None) or error))}", file=sys.stderr)
+        print(
+            f"error: the report could not be written to {visible(str(report))}: "
+            f"{visible(str(getattr(error, 'strerror', None) or error))}",
+            file=sys.stderr,
+        )
 
 
 @contextlib.contextmanager
@@ -349,8 +447,6 @@ def _warn_unchecked(suite: Any, judged: bool) -> None:
 def _set_judge(model: str) -> Any:
     """The judge a catalog set names, when no --judge was given."""
     return judge_option(model, None)
-
-
 
 
 def _check_report_path(path: Path | None) -> None:

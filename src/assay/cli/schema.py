@@ -12,8 +12,10 @@ from assay.cli._common import user_errors
 
 
 def schema_command(
-    format: Annotated[str, typer.Argument(
-        help="item (TOML/JSON item files), suite-toml, suite (YAML) or catalog.")],
+    format: Annotated[
+        str,
+        typer.Argument(help="item (TOML/JSON item files), suite-toml, suite (YAML) or catalog."),
+    ],
     output: Annotated[Path | None, typer.Option(help="Write the schema to this file.")] = None,
 ) -> None:
     """Print the JSON Schema of a file format."""

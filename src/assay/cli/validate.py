@@ -25,11 +25,16 @@ from assay.cli._files import (
 
 
 def validate_command(
-    path: Annotated[Path, typer.Argument(
-        help="A Python spec, a YAML suite or catalog, a directory of item files, or a text "
-             "file of pasted scenarios.")],
-    suite: Annotated[str | None, typer.Option(help="Which suite, when a Python file has "
-                                                   "several.")] = None,
+    path: Annotated[
+        Path,
+        typer.Argument(
+            help="A Python spec, a YAML suite or catalog, a directory of item files, or a text "
+            "file of pasted scenarios."
+        ),
+    ],
+    suite: Annotated[
+        str | None, typer.Option(help="Which suite, when a Python file has several.")
+    ] = None,
     product: ProductOption = None,
     set_: SetOption = None,
     group: GroupOption = None,
@@ -37,9 +42,14 @@ def validate_command(
     include_production_only: ProductionOption = False,
     agent: AgentOption = None,
     harness: HarnessOption = None,
-    import_: Annotated[bool, typer.Option(
-        "--import", help="Also import the agent or harness a file suite names, to check that "
-                         "it resolves (this runs the module's code).")] = False,
+    import_: Annotated[
+        bool,
+        typer.Option(
+            "--import",
+            help="Also import the agent or harness a file suite names, to check that "
+            "it resolves (this runs the module's code).",
+        ),
+    ] = False,
 ) -> None:
     """Load a suite strictly and list what would run; exit 2 naming the file and field.
 
@@ -53,14 +63,24 @@ def validate_command(
             if group or case:
                 from assay.errors import SpecError
 
-                raise SpecError("--group and --case select within one set: add --product "
-                                "and --set", location=str(path))
+                raise SpecError(
+                    "--group and --case select within one set: add --product and --set",
+                    location=str(path),
+                )
             # Names and keys come from the suite file: shown, never sent to the terminal.
             print(visible("\n".join(_catalog_lines(path, import_)), lines=True))
             return
-        selection = Selection(suite=suite, product=product, set=set_, groups=group or (),
-                              cases=case or (), include_production_only=include_production_only,
-                              agent=agent, harness=harness, imports=import_)
+        selection = Selection(
+            suite=suite,
+            product=product,
+            set=set_,
+            groups=group or (),
+            cases=case or (),
+            include_production_only=include_production_only,
+            agent=agent,
+            harness=harness,
+            imports=import_,
+        )
         print(visible("\n".join(_suite_lines(path, chosen_suite(path, selection))), lines=True))
 
 
@@ -96,12 +116,17 @@ def _suite_lines(path: Path, suite: Any) -> list[str]:
     settings = [f"samples {suite.samples}", f"agent {agent}"]
     if suite.gate is not None:
         gate = suite.gate
-        settings.append(f"gate min_pass_rate={gate.min_pass_rate} max_side_effect_failures="
-                        f"{gate.max_side_effect_failures} min_judge_score={gate.min_judge_score}")
-    lines = [f"ok: {path}: suite {suite.name!r}"
-             + (f" version {suite.version}" if suite.version else "")
-             + f" · {len(plan.cases)} case(s) · " + " · ".join(settings),
-             f"fingerprint {suite.fingerprint()[:12]}"]
+        settings.append(
+            f"gate min_pass_rate={gate.min_pass_rate} max_side_effect_failures="
+            f"{gate.max_side_effect_failures} min_judge_score={gate.min_judge_score}"
+        )
+    lines = [
+        f"ok: {path}: suite {suite.name!r}"
+        + (f" version {suite.version}" if suite.version else "")
+        + f" · {len(plan.cases)} case(s) · "
+        + " · ".join(settings),
+        f"fingerprint {suite.fingerprint()[:12]}",
+    ]
     for planned in plan.cases:
         checks = [m.name for m in planned.metrics if m.kind == "check"]
         judged = [m.name for m in planned.metrics if m.kind == "judge"]
@@ -111,6 +136,7 @@ def _suite_lines(path: Path, suite: Any) -> list[str]:
     from assay.cli._warnings import unchecked_lines
 
     return lines + unchecked_lines(
-        suite, judged=suite.judge is not None,
-        judge_hint="give the suite a judge, or the run --judge MODEL")
-
+        suite,
+        judged=suite.judge is not None,
+        judge_hint="give the suite a judge, or the run --judge MODEL",
+    )

@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 _CHUNK_CELLS = 1_000_000
 
 
-def resample(columns: Sequence[Sequence[float]], *, resamples: int,
-             seed: int) -> npt.NDArray[np.float64]:
+def resample(
+    columns: Sequence[Sequence[float]], *, resamples: int, seed: int
+) -> npt.NDArray[np.float64]:
     """Resampled means (resamples × columns) of columns holding one value per case each.
 
     Every resample draws whole cases with replacement, the same cases for every column.
@@ -31,8 +32,9 @@ def resample(columns: Sequence[Sequence[float]], *, resamples: int,
     return resampled_means(values, resamples=resamples, seed=seed)
 
 
-def percentile_interval(means: npt.NDArray[np.float64], values: Sequence[float],
-                        confidence: float) -> tuple[float, float]:
+def percentile_interval(
+    means: npt.NDArray[np.float64], values: Sequence[float], confidence: float
+) -> tuple[float, float]:
     """The percentile interval of resampled ``means`` of ``values``.
 
     When every value is the same, every resample agrees: the interval is that point.
@@ -47,8 +49,9 @@ def percentile_interval(means: npt.NDArray[np.float64], values: Sequence[float],
     return (float(low), float(high))
 
 
-def resampled_means(values: npt.NDArray[np.float64], *, resamples: int,
-                    seed: int) -> npt.NDArray[np.float64]:
+def resampled_means(
+    values: npt.NDArray[np.float64], *, resamples: int, seed: int
+) -> npt.NDArray[np.float64]:
     """Resampled column means (resamples × columns), drawing whole rows with replacement."""
     import numpy as np
 
@@ -63,5 +66,5 @@ def resampled_means(values: npt.NDArray[np.float64], *, resamples: int,
         # Row r's counts live at r*cases .. r*cases+cases-1: one bincount for the chunk.
         drawn += np.arange(size, dtype=np.int64)[:, None] * cases
         counts = np.bincount(drawn.ravel(), minlength=size * cases).reshape(size, cases)
-        means[start:start + size] = (counts.astype(np.float64) @ values) / cases
+        means[start : start + size] = (counts.astype(np.float64) @ values) / cases
     return means

@@ -62,8 +62,19 @@ def pool_item(samples: Sequence[SampleResult]) -> PooledItem:
     """Pool one item's samples: the agent's error share, then each metric by name."""
     errors = [sample.error for sample in samples if sample.error is not None]
     share = len(errors) / len(samples)
-    pooled = {AGENT: Pooled("agent", "agent", 1.0, 1.0 - share, 1.0 - share, share,
-                            len(samples), None, errors[0] if errors else None)}
+    pooled = {
+        AGENT: Pooled(
+            "agent",
+            "agent",
+            1.0,
+            1.0 - share,
+            1.0 - share,
+            share,
+            len(samples),
+            None,
+            errors[0] if errors else None,
+        )
+    }
     by_metric: dict[str, list[MetricResult]] = defaultdict(list)
     for sample in samples:
         for metric in sample.metrics:
@@ -97,8 +108,9 @@ def movement(old: Pooled, new: Pooled) -> float:
 
     One measure for changes and for the noise floor, so the two are in the same unit.
     """
-    return max(abs(new.score - old.score), abs(new.passed - old.passed),
-               abs(new.errors - old.errors))
+    return max(
+        abs(new.score - old.score), abs(new.passed - old.passed), abs(new.errors - old.errors)
+    )
 
 
 def pass_rate(items: Sequence[PooledItem]) -> tuple[int, int]:
@@ -124,32 +136,48 @@ class ItemMovement:
     def line(self) -> str:
         """``moved: refund [gpt-4o] 2/2 → 0/2``."""
         label = self.case_id if self.model is None else f"{self.case_id} [{self.model}]"
-        rates = " → ".join("—" if side is None else f"{side[0]}/{side[1]}"
-                           for side in (self.before, self.after))
+        rates = " → ".join(
+            "—" if side is None else f"{side[0]}/{side[1]}" for side in (self.before, self.after)
+        )
         return f"{self.kind}: {label} {rates}"
 
     def to_json(self) -> dict[str, Any]:
         """The portable form."""
-        return {"case_id": self.case_id, "model": self.model, "kind": self.kind,
-                "before": None if self.before is None else list(self.before),
-                "after": None if self.after is None else list(self.after)}
+        return {
+            "case_id": self.case_id,
+            "model": self.model,
+            "kind": self.kind,
+            "before": None if self.before is None else list(self.before),
+            "after": None if self.after is None else list(self.after),
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ItemMovement:
         """Rebuild a movement from its portable form."""
+
         def side(value: Any) -> tuple[int, int] | None:
             return None if value is None else (int(value[0]), int(value[1]))
 
-        return cls(str(data["case_id"]), data.get("model"), str(data["kind"]),
-                   side(data.get("before")), side(data.get("after")))
+        return cls(
+            str(data["case_id"]),
+            data.get("model"),
+            str(data["kind"]),
+            side(data.get("before")),
+            side(data.get("after")),
+        )
 
     @classmethod
-    def between(cls, key: Item, kind: str, before: PooledItem | None,
-                after: PooledItem | None) -> ItemMovement:
+    def between(
+        cls, key: Item, kind: str, before: PooledItem | None, after: PooledItem | None
+    ) -> ItemMovement:
         """The movement of ``key`` from its pooled samples on each side."""
-        return cls(key[0], key[1], kind,
-                   None if before is None else (before.passed, before.evaluated),
-                   None if after is None else (after.passed, after.evaluated))
+        return cls(
+            key[0],
+            key[1],
+            kind,
+            None if before is None else (before.passed, before.evaluated),
+            None if after is None else (after.passed, after.evaluated),
+        )
 
 
 def moved(before: PooledItem, after: PooledItem) -> bool:

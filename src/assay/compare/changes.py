@@ -79,8 +79,13 @@ class Change:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Change:
         """Rebuild a change from its stored form."""
-        return cls(**{**known_fields(cls, data), "kind": ChangeKind(data["kind"]),
-                      "noise": NoiseLabel(data.get("noise", NoiseLabel.UNMEASURED.value))})
+        return cls(
+            **{
+                **known_fields(cls, data),
+                "kind": ChangeKind(data["kind"]),
+                "noise": NoiseLabel(data.get("noise", NoiseLabel.UNMEASURED.value)),
+            }
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +101,14 @@ class Tolerances:
         return max(self.score, self.drift)
 
 
-def item_changes(case_id: str, model: str | None, old: PooledItem, new: PooledItem,
-                 tolerances: Tolerances, floor: NoiseFloor | None) -> list[Change]:
+def item_changes(
+    case_id: str,
+    model: str | None,
+    old: PooledItem,
+    new: PooledItem,
+    tolerances: Tolerances,
+    floor: NoiseFloor | None,
+) -> list[Change]:
     """Every metric of one item that moved, labelled against the noise floor."""
     same = same_behaviour(old, new, tolerances.score)
     changes: list[Change] = []
@@ -111,8 +122,21 @@ def item_changes(case_id: str, model: str | None, old: PooledItem, new: PooledIt
         kind, detail = found
         moved = movement(before, after)
         noise = NoiseLabel.UNMEASURED if floor is None else floor.label(name, moved)
-        changes.append(Change(kind, case_id, model, name, after.kind, after.category,
-                              before.score, after.score, detail, moved, noise))
+        changes.append(
+            Change(
+                kind,
+                case_id,
+                model,
+                name,
+                after.kind,
+                after.category,
+                before.score,
+                after.score,
+                detail,
+                moved,
+                noise,
+            )
+        )
     return changes
 
 
@@ -125,12 +149,16 @@ def same_behaviour(old: PooledItem, new: PooledItem, tolerance: float) -> bool:
 
 
 def _unchanged(old: Pooled, new: Pooled, tolerance: float) -> bool:
-    return (abs(old.passed - new.passed) <= EPSILON and abs(old.errors - new.errors) <= EPSILON
-            and abs(old.score - new.score) <= tolerance + EPSILON)
+    return (
+        abs(old.passed - new.passed) <= EPSILON
+        and abs(old.errors - new.errors) <= EPSILON
+        and abs(old.score - new.score) <= tolerance + EPSILON
+    )
 
 
-def classify(old: Pooled, new: Pooled, tolerances: Tolerances,
-             same: bool) -> tuple[ChangeKind, str] | None:
+def classify(
+    old: Pooled, new: Pooled, tolerances: Tolerances, same: bool
+) -> tuple[ChangeKind, str] | None:
     """The kind of one metric's movement and its detail, or ``None`` when it did not move."""
     if new.errors > old.errors + EPSILON:
         return ChangeKind.NEW_ERROR, _error_detail(new)
@@ -146,20 +174,24 @@ def classify(old: Pooled, new: Pooled, tolerances: Tolerances,
     return None
 
 
-def _judged(old: Pooled, new: Pooled, tolerances: Tolerances,
-            same: bool) -> tuple[ChangeKind, str] | None:
+def _judged(
+    old: Pooled, new: Pooled, tolerances: Tolerances, same: bool
+) -> tuple[ChangeKind, str] | None:
     if new.passed < old.passed - EPSILON:
         return ChangeKind.NEWLY_FAILED_MINIMUM, (
-            f"{_because(new)}below its minimum score {new.threshold:.3f} "
-            f"({_shares(old, new)})")
+            f"{_because(new)}below its minimum score {new.threshold:.3f} ({_shares(old, new)})"
+        )
     moved = new.score - old.score
     if abs(moved) > tolerances.judge + EPSILON:
         direction = "fell" if moved < 0 else "rose"
-        beyond = (f"beyond tolerance {tolerances.score:.3f} and drift tolerance "
-                  f"{tolerances.drift:.3f}")
+        beyond = (
+            f"beyond tolerance {tolerances.score:.3f} and drift tolerance {tolerances.drift:.3f}"
+        )
         if same:
-            return ChangeKind.JUDGE_DRIFT, (f"same deterministic behaviour; the judge score "
-                                            f"{direction} by {abs(moved):.3f}, {beyond}")
+            return ChangeKind.JUDGE_DRIFT, (
+                f"same deterministic behaviour; the judge score "
+                f"{direction} by {abs(moved):.3f}, {beyond}"
+            )
         if moved < 0:
             return ChangeKind.SCORE_DECREASE, f"fell by {-moved:.3f}, {beyond}"
         return ChangeKind.IMPROVEMENT, f"rose by {moved:.3f}"
@@ -195,10 +227,11 @@ def _because(new: Pooled) -> str:
 
 
 def _shares(old: Pooled, new: Pooled) -> str:
-    return (f"{_count(old.passed, old.samples)}/{old.samples} samples before, "
-            f"{_count(new.passed, new.samples)}/{new.samples} now")
+    return (
+        f"{_count(old.passed, old.samples)}/{old.samples} samples before, "
+        f"{_count(new.passed, new.samples)}/{new.samples} now"
+    )
 
 
 def _count(share: float, samples: int) -> int:
     return round(share * samples)
-

@@ -57,14 +57,22 @@ class ComparisonPolicy:
     def __post_init__(self) -> None:
         for name in ("tolerance", "drift_tolerance", "max_excluded_share", "flaky_share"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) \
-                    or not math.isfinite(value) or not 0.0 <= value <= 1.0:
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not math.isfinite(value)
+                or not 0.0 <= value <= 1.0
+            ):
                 raise ConfigurationError(f"{name} must be a number in [0, 1], not {value!r}")
 
     def to_json(self) -> dict[str, float]:
         """The settings, without the floor (stored beside them)."""
-        return {"tolerance": self.tolerance, "drift_tolerance": self.drift_tolerance,
-                "max_excluded_share": self.max_excluded_share, "flaky_share": self.flaky_share}
+        return {
+            "tolerance": self.tolerance,
+            "drift_tolerance": self.drift_tolerance,
+            "max_excluded_share": self.max_excluded_share,
+            "flaky_share": self.flaky_share,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,10 +104,17 @@ class MeasuredHeadline:
 
     def to_json(self) -> dict[str, Any]:
         """The portable form."""
-        return {"status": "measured", "pass_rate_before": self.before,
-                "pass_rate_after": self.after, "delta": self.delta, "noise": self.noise.value,
-                "before_passed": self.before_passed, "before_evaluated": self.before_evaluated,
-                "after_passed": self.after_passed, "after_evaluated": self.after_evaluated}
+        return {
+            "status": "measured",
+            "pass_rate_before": self.before,
+            "pass_rate_after": self.after,
+            "delta": self.delta,
+            "noise": self.noise.value,
+            "before_passed": self.before_passed,
+            "before_evaluated": self.before_evaluated,
+            "after_passed": self.after_passed,
+            "after_evaluated": self.after_evaluated,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,12 +243,19 @@ class Comparison:
 
     def pairing_line(self) -> str:
         """``N of M paired item(s) compared, K excluded (P% of the paired corpus)``."""
-        line = (f"{self.compared} of {self.paired} paired item(s) compared, "
-                f"{len(self.excluded)} excluded ({percent(self.excluded_share)} of the paired "
-                "corpus)")
-        unpaired = [f"{count} only in the {side}" for count, side in
-                    ((self.only_in_baseline, "baseline"), (self.only_in_current, "current run"))
-                    if count]
+        line = (
+            f"{self.compared} of {self.paired} paired item(s) compared, "
+            f"{len(self.excluded)} excluded ({percent(self.excluded_share)} of the paired "
+            "corpus)"
+        )
+        unpaired = [
+            f"{count} only in the {side}"
+            for count, side in (
+                (self.only_in_baseline, "baseline"),
+                (self.only_in_current, "current run"),
+            )
+            if count
+        ]
         return line + (f"; {', '.join(unpaired)}" if unpaired else "")
 
     def baseline_line(self) -> str:
@@ -273,11 +295,15 @@ class Comparison:
         if isinstance(headline, WithheldHeadline):
             lines.append(headline.reason)
         elif headline.delta is not None:
-            lines.append(f"pass rate {percent(headline.before)} → {percent(headline.after)} "
-                         f"({points(headline.delta)}, {headline.noise.value.replace('_', ' ')})")
-        lines.append(f"{len(self.regressions)} regression(s), "
-                     f"{len(self.signal_regressions)} signal regression(s), "
-                     f"{len(self.improvements)} improvement(s)")
+            lines.append(
+                f"pass rate {percent(headline.before)} → {percent(headline.after)} "
+                f"({points(headline.delta)}, {headline.noise.value.replace('_', ' ')})"
+            )
+        lines.append(
+            f"{len(self.regressions)} regression(s), "
+            f"{len(self.signal_regressions)} signal regression(s), "
+            f"{len(self.improvements)} improvement(s)"
+        )
         lines.extend(self.movement_lines())
         return "\n".join(lines)
 
@@ -290,11 +316,15 @@ class Comparison:
             "summary": self.pairing_line(),
             "baseline_id": self.baseline_id,
             "current_id": self.current_id,
-            "pairing": {"paired": self.paired, "compared": self.compared,
-                        "excluded": len(self.excluded), "excluded_share": self.excluded_share,
-                        "max_excluded_share": self.policy.max_excluded_share,
-                        "only_in_baseline": self.only_in_baseline,
-                        "only_in_current": self.only_in_current},
+            "pairing": {
+                "paired": self.paired,
+                "compared": self.compared,
+                "excluded": len(self.excluded),
+                "excluded_share": self.excluded_share,
+                "max_excluded_share": self.policy.max_excluded_share,
+                "only_in_baseline": self.only_in_baseline,
+                "only_in_current": self.only_in_current,
+            },
             "movements": [movement.to_json() for movement in self.movements],
             "added": [list(item) for item in self.added],
             "removed": [list(item) for item in self.removed],
@@ -315,14 +345,18 @@ class Comparison:
         """Rebuild a comparison from its stored form."""
         floor = data.get("noise_floor")
         measured = None if floor is None else NoiseFloor.from_json(floor)
-        policy = ComparisonPolicy(**known_fields(ComparisonPolicy, data["policy"]),
-                                  noise_floor=measured)
+        policy = ComparisonPolicy(
+            **known_fields(ComparisonPolicy, data["policy"]), noise_floor=measured
+        )
         pairing = data["pairing"]
         pairings = [*data["corpus_defects"], *data["excluded"], *data["intended_changes"]]
         unique = {(p["case_id"], p.get("model")): p for p in pairings}
         return cls(
-            baseline_id=data["baseline_id"], current_id=data["current_id"], policy=policy,
-            paired=int(pairing["paired"]), only_in_baseline=int(pairing["only_in_baseline"]),
+            baseline_id=data["baseline_id"],
+            current_id=data["current_id"],
+            policy=policy,
+            paired=int(pairing["paired"]),
+            only_in_baseline=int(pairing["only_in_baseline"]),
             only_in_current=int(pairing["only_in_current"]),
             pairings=tuple(PairedItem.from_json(p) for p in unique.values()),
             headline=_headline_from(data["headline"]),
@@ -344,9 +378,13 @@ def compare_runs(
     noise_floor: NoiseFloor | None = None,
 ) -> Comparison:
     """Compare ``current`` with ``baseline`` (see :class:`ComparisonPolicy` for the options)."""
-    policy = ComparisonPolicy(tolerance=tolerance, drift_tolerance=drift_tolerance,
-                              max_excluded_share=max_excluded_share, flaky_share=flaky_share,
-                              noise_floor=noise_floor)
+    policy = ComparisonPolicy(
+        tolerance=tolerance,
+        drift_tolerance=drift_tolerance,
+        max_excluded_share=max_excluded_share,
+        flaky_share=flaky_share,
+        noise_floor=noise_floor,
+    )
     return compare(baseline, current, policy)
 
 
@@ -356,17 +394,30 @@ def compare(baseline: Run, current: Run, policy: ComparisonPolicy) -> Comparison
     paired = pair_items(baseline, current, list(before), list(after))
     compared = [item.key for item in paired if item.pairing.compared]
     tolerances = Tolerances(policy.tolerance, policy.drift_tolerance)
-    changes = [change for case_id, model in compared
-               for change in item_changes(case_id, model, before[(case_id, model)],
-                                          after[(case_id, model)], tolerances,
-                                          policy.noise_floor)]
+    changes = [
+        change
+        for case_id, model in compared
+        for change in item_changes(
+            case_id,
+            model,
+            before[(case_id, model)],
+            after[(case_id, model)],
+            tolerances,
+            policy.noise_floor,
+        )
+    ]
     notable = tuple(item for item in paired if item.pairing is not Pairing.COMPARED)
     keys = {item.key for item in paired}
     comparison = Comparison(
-        baseline_id=baseline.id, current_id=current.id, policy=policy, paired=len(paired),
+        baseline_id=baseline.id,
+        current_id=current.id,
+        policy=policy,
+        paired=len(paired),
         only_in_baseline=sum(1 for key in before if key not in keys),
         only_in_current=sum(1 for key in after if key not in keys),
-        pairings=notable, headline=WithheldHeadline(""), changes=tuple(changes),
+        pairings=notable,
+        headline=WithheldHeadline(""),
+        changes=tuple(changes),
         added=tuple(key for key in after if key not in keys),
         removed=tuple(key for key in before if key not in keys),
         movements=_movements(baseline, current, before, after, paired),
@@ -376,9 +427,13 @@ def compare(baseline: Run, current: Run, policy: ComparisonPolicy) -> Comparison
     return replace(comparison, headline=headline)
 
 
-def _movements(baseline: Run, current: Run, before: Mapping[Item, PooledItem],
-               after: Mapping[Item, PooledItem],
-               paired: Sequence[PairedItem]) -> tuple[ItemMovement, ...]:
+def _movements(
+    baseline: Run,
+    current: Run,
+    before: Mapping[Item, PooledItem],
+    after: Mapping[Item, PooledItem],
+    paired: Sequence[PairedItem],
+) -> tuple[ItemMovement, ...]:
     """Every item a reader should see by name, in the current run's order, then removals."""
     found: list[ItemMovement] = []
     before_cases, after_cases = baseline.cases_by_id(), current.cases_by_id()
@@ -389,10 +444,16 @@ def _movements(baseline: Run, current: Run, before: Mapping[Item, PooledItem],
         elif item.pairing.compared and moved(before[key], after[key]):
             found.append(ItemMovement.between(key, "moved", before[key], after[key]))
     keys = {item.key for item in paired}
-    found += [ItemMovement.between(key, "added", None, pooled)
-              for key, pooled in after.items() if key not in keys]
-    found += [ItemMovement.between(key, "removed", pooled, None)
-              for key, pooled in before.items() if key not in keys]
+    found += [
+        ItemMovement.between(key, "added", None, pooled)
+        for key, pooled in after.items()
+        if key not in keys
+    ]
+    found += [
+        ItemMovement.between(key, "removed", pooled, None)
+        for key, pooled in before.items()
+        if key not in keys
+    ]
     return tuple(found)
 
 
@@ -401,18 +462,22 @@ def _fingerprinted(cases: Mapping[str, CaseSnapshot], case_id: str) -> bool:
     return snapshot is not None and bool(snapshot.fingerprint)
 
 
-def _headline(comparison: Comparison, before: list[PooledItem],
-              after: list[PooledItem]) -> Headline:
+def _headline(
+    comparison: Comparison, before: list[PooledItem], after: list[PooledItem]
+) -> Headline:
     if comparison.paired == 0:
-        return WithheldHeadline("NO HEADLINE FIGURE: no item is paired between the two runs, "
-                                "so there is nothing to measure")
+        return WithheldHeadline(
+            "NO HEADLINE FIGURE: no item is paired between the two runs, "
+            "so there is nothing to measure"
+        )
     ceiling = comparison.policy.max_excluded_share
     if comparison.excluded_share > ceiling + EPSILON:
         return WithheldHeadline(
             f"NO HEADLINE FIGURE: {percent(comparison.excluded_share)} of the paired corpus was "
             f"excluded, above the {percent(ceiling)} ceiling; a figure over the remaining "
             f"{comparison.compared} of {comparison.paired} item(s) would read like a "
-            "measurement of the suite and would not be one")
+            "measurement of the suite and would not be one"
+        )
     old, new = pass_rate(before), pass_rate(after)
     headline = MeasuredHeadline(old[0], old[1], new[0], new[1])
     floor = comparison.policy.noise_floor
@@ -424,9 +489,13 @@ def _headline(comparison: Comparison, before: list[PooledItem],
 def _headline_from(data: Mapping[str, Any]) -> Headline:
     if data["status"] == "withheld":
         return WithheldHeadline(data["reason"])
-    return MeasuredHeadline(int(data["before_passed"]), int(data["before_evaluated"]),
-                            int(data["after_passed"]), int(data["after_evaluated"]),
-                            NoiseLabel(data["noise"]))
+    return MeasuredHeadline(
+        int(data["before_passed"]),
+        int(data["before_evaluated"]),
+        int(data["after_passed"]),
+        int(data["after_evaluated"]),
+        NoiseLabel(data["noise"]),
+    )
 
 
 def _rate(passed: int, total: int) -> float | None:
@@ -451,16 +520,20 @@ def points(delta: float) -> str:
 def corpus_defect_line(item: PairedItem) -> str:
     """Say that recorded testimony changed, and that it is about the corpus, not the agent."""
     parts = ", ".join(item.part_names("recorded"))
-    return (f"CORPUS DEFECT: {_label(item.key)}: recorded part(s) {parts} differ between the "
-            "runs; recorded testimony was regenerated, a problem with the corpus or the "
-            "tooling and not a result about the agent (left out of every figure)")
+    return (
+        f"CORPUS DEFECT: {_label(item.key)}: recorded part(s) {parts} differ between the "
+        "runs; recorded testimony was regenerated, a problem with the corpus or the "
+        "tooling and not a result about the agent (left out of every figure)"
+    )
 
 
 def too_flaky_line(floor: NoiseFloor, share: float) -> str:
     """The finding when the control run moved more than the flaky share allows."""
-    return (f"TOO FLAKY TO MEASURE: the unchanged system moved by up to "
-            f"{floor.largest:.3f} against itself (above {share:.3f}); raise the samples per "
-            "case rather than the tolerance")
+    return (
+        f"TOO FLAKY TO MEASURE: the unchanged system moved by up to "
+        f"{floor.largest:.3f} against itself (above {share:.3f}); raise the samples per "
+        "case rather than the tolerance"
+    )
 
 
 def _names(items: tuple[Item, ...], shown: int = 5) -> str:

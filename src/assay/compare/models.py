@@ -44,9 +44,13 @@ class ModelInterval:
 
     def to_json(self) -> dict[str, Any]:
         """The portable form."""
-        return {"model": self.model, "cases": self.cases, "pass_rate": self.pass_rate,
-                "interval": None if self.interval is None else list(self.interval),
-                "unverified": self.unverified}
+        return {
+            "model": self.model,
+            "cases": self.cases,
+            "pass_rate": self.pass_rate,
+            "interval": None if self.interval is None else list(self.interval),
+            "unverified": self.unverified,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,10 +72,15 @@ class PairComparison:
 
     def to_json(self) -> dict[str, Any]:
         """The portable form."""
-        return {"models": list(self.models), "cases": self.cases, "difference": self.difference,
-                "interval": None if self.interval is None else list(self.interval),
-                "decisive": self.decisive, "detectable": self.detectable,
-                "cases_needed": self.cases_needed}
+        return {
+            "models": list(self.models),
+            "cases": self.cases,
+            "difference": self.difference,
+            "interval": None if self.interval is None else list(self.interval),
+            "decisive": self.decisive,
+            "detectable": self.detectable,
+            "cases_needed": self.cases_needed,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,17 +101,24 @@ class ModelComparison:
     power: float = DEFAULT_POWER
 
     @classmethod
-    def of(cls, run: Run | Sequence[SampleResult], *, seed: int = 0,
-           resamples: int = DEFAULT_RESAMPLES, confidence: float = DEFAULT_CONFIDENCE,
-           power: float = DEFAULT_POWER) -> ModelComparison:
+    def of(
+        cls,
+        run: Run | Sequence[SampleResult],
+        *,
+        seed: int = 0,
+        resamples: int = DEFAULT_RESAMPLES,
+        confidence: float = DEFAULT_CONFIDENCE,
+        power: float = DEFAULT_POWER,
+    ) -> ModelComparison:
         """Compare the models of a run (or of samples); the same results give the same intervals."""
         _check(resamples, confidence, power)
         samples = run.samples if isinstance(run, Run) else tuple(run)
         order = run.settings.get("models") if isinstance(run, Run) else None
         labels = [m for m in order if isinstance(m, str)] if isinstance(order, list) else None
         table = case_pass_rates(samples, labels)
-        compared = _compare(table, seed=seed, resamples=resamples, confidence=confidence,
-                            power=power)
+        compared = _compare(
+            table, seed=seed, resamples=resamples, confidence=confidence, power=power
+        )
         return _unverified(compared, samples)
 
     @property
@@ -112,34 +128,65 @@ class ModelComparison:
 
     def method(self) -> str:
         """How the intervals were computed, for a report's footnote."""
-        return (f"{_percent(self.confidence)} percentile bootstrap intervals from "
-                f"{self.resamples:,} resamples of whole cases (seed {self.seed}); a case run "
-                "several times counts as the mean of its samples; pairs resample the cases "
-                "both models ran, the same cases for both; detectable differences and cases "
-                f"needed at {_percent(self.power)} power")
+        return (
+            f"{_percent(self.confidence)} percentile bootstrap intervals from "
+            f"{self.resamples:,} resamples of whole cases (seed {self.seed}); a case run "
+            "several times counts as the mean of its samples; pairs resample the cases "
+            "both models ran, the same cases for both; detectable differences and cases "
+            f"needed at {_percent(self.power)} power"
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The portable form stored with the run, so a rebuilt report never resamples."""
-        return {"resamples": self.resamples, "seed": self.seed, "confidence": self.confidence,
-                "power": self.power, "models": [m.to_json() for m in self.models],
-                "pairs": [p.to_json() for p in self.pairs], "conclusion": self.conclusion}
+        return {
+            "resamples": self.resamples,
+            "seed": self.seed,
+            "confidence": self.confidence,
+            "power": self.power,
+            "models": [m.to_json() for m in self.models],
+            "pairs": [p.to_json() for p in self.pairs],
+            "conclusion": self.conclusion,
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ModelComparison:
         """Rebuild a stored comparison."""
-        models = tuple(ModelInterval(m["model"], int(m["cases"]), float(m["pass_rate"]),
-                                     _pair(m["interval"]), int(m.get("unverified") or 0))
-                       for m in data["models"])
-        pairs = tuple(PairComparison(
-            (p["models"][0], p["models"][1]), int(p["cases"]), p["difference"],
-            _pair(p["interval"]), bool(p["decisive"]), p.get("detectable"),
-            p.get("cases_needed")) for p in data["pairs"])
-        return cls(models, pairs, data["conclusion"], int(data["resamples"]),
-                   int(data["seed"]), float(data["confidence"]), float(data["power"]))
+        models = tuple(
+            ModelInterval(
+                m["model"],
+                int(m["cases"]),
+                float(m["pass_rate"]),
+                _pair(m["interval"]),
+                int(m.get("unverified") or 0),
+            )
+            for m in data["models"]
+        )
+        pairs = tuple(
+            PairComparison(
+                (p["models"][0], p["models"][1]),
+                int(p["cases"]),
+                p["difference"],
+                _pair(p["interval"]),
+                bool(p["decisive"]),
+                p.get("detectable"),
+                p.get("cases_needed"),
+            )
+            for p in data["pairs"]
+        )
+        return cls(
+            models,
+            pairs,
+            data["conclusion"],
+            int(data["resamples"]),
+            int(data["seed"]),
+            float(data["confidence"]),
+            float(data["power"]),
+        )
 
 
-def case_pass_rates(samples: Sequence[SampleResult],
-                    order: Sequence[str] | None = None) -> dict[str, dict[str, float]]:
+def case_pass_rates(
+    samples: Sequence[SampleResult], order: Sequence[str] | None = None
+) -> dict[str, dict[str, float]]:
     """Model → case → the share of its evaluated samples that passed.
 
     A case with no evaluated sample on a model has no value for it (it did not run there); a
@@ -147,21 +194,34 @@ def case_pass_rates(samples: Sequence[SampleResult],
     """
     passed: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
     for sample in samples:
-        if sample.model is not None and sample.status is not SampleStatus.NOT_EVALUATED \
-                and not answered_by_another_model(sample):
+        if (
+            sample.model is not None
+            and sample.status is not SampleStatus.NOT_EVALUATED
+            and not answered_by_another_model(sample)
+        ):
             passed[sample.model][sample.case_id].append(sample.status is SampleStatus.PASSED)
-    ranked = [m for m in order or () if m in passed] + [m for m in passed if m not in
-                                                         (order or ())]
-    return {model: {case: sum(flags) / len(flags) for case, flags in passed[model].items()}
-            for model in ranked}
+    ranked = [m for m in order or () if m in passed] + [m for m in passed if m not in (order or ())]
+    return {
+        model: {case: sum(flags) / len(flags) for case, flags in passed[model].items()}
+        for model in ranked
+    }
 
 
-def _compare(table: dict[str, dict[str, float]], *, seed: int, resamples: int,
-             confidence: float, power: float) -> ModelComparison:
+def _compare(
+    table: dict[str, dict[str, float]],
+    *,
+    seed: int,
+    resamples: int,
+    confidence: float,
+    power: float,
+) -> ModelComparison:
     draws = _Draws(table, seed=seed, resamples=resamples)
-    models = tuple(ModelInterval(model, len(rates), _mean(list(rates.values())),
-                                 draws.model_interval(model, confidence))
-                   for model, rates in table.items())
+    models = tuple(
+        ModelInterval(
+            model, len(rates), _mean(list(rates.values())), draws.model_interval(model, confidence)
+        )
+        for model, rates in table.items()
+    )
     pairs = []
     for first, second, cases in _pairs(table):
         diffs = [table[first][case] - table[second][case] for case in cases]
@@ -170,8 +230,9 @@ def _compare(table: dict[str, dict[str, float]], *, seed: int, resamples: int,
             means = draws.difference(first, second, cases, diffs)
             interval = percentile_interval(means, diffs, confidence)
         pairs.append(_pair_comparison((first, second), diffs, interval, confidence, power))
-    return ModelComparison(models, tuple(pairs), _conclusion(pairs, confidence), resamples,
-                           seed, confidence, power)
+    return ModelComparison(
+        models, tuple(pairs), _conclusion(pairs, confidence), resamples, seed, confidence, power
+    )
 
 
 def _unverified(compared: ModelComparison, samples: Sequence[SampleResult]) -> ModelComparison:
@@ -194,19 +255,24 @@ class _Draws:
     for both models in every resample, and no second pass over the data.
     """
 
-    def __init__(self, table: dict[str, dict[str, float]], *, seed: int,
-                 resamples: int) -> None:
+    def __init__(self, table: dict[str, dict[str, float]], *, seed: int, resamples: int) -> None:
         self.seed, self.resamples = seed, resamples
         by_cases: dict[tuple[str, ...], list[str]] = defaultdict(list)
         for model, rates in table.items():
             if len(rates) >= 2:
                 by_cases[tuple(rates)].append(model)
         self.table = table
-        self.means = {cases: resample([list(table[m].values()) for m in models],
-                                      resamples=resamples, seed=seed)
-                      for cases, models in by_cases.items()}
-        self.column = {model: (cases, index) for cases, models in by_cases.items()
-                       for index, model in enumerate(models)}
+        self.means = {
+            cases: resample(
+                [list(table[m].values()) for m in models], resamples=resamples, seed=seed
+            )
+            for cases, models in by_cases.items()
+        }
+        self.column = {
+            model: (cases, index)
+            for cases, models in by_cases.items()
+            for index, model in enumerate(models)
+        }
 
     def model_interval(self, model: str, confidence: float) -> tuple[float, float] | None:
         """The interval of one model's pass rate, or ``None`` below two cases."""
@@ -216,8 +282,9 @@ class _Draws:
         values = list(self.table[model].values())
         return percentile_interval(self.means[cases][:, index], values, confidence)
 
-    def difference(self, first: str, second: str, cases: tuple[str, ...],
-                   diffs: list[float]) -> Any:
+    def difference(
+        self, first: str, second: str, cases: tuple[str, ...], diffs: list[float]
+    ) -> Any:
         """Resampled mean differences over ``cases``, the same cases for both models."""
         one, other = self.column.get(first), self.column.get(second)
         if one is not None and other is not None and one[0] == other[0] == cases:
@@ -231,16 +298,20 @@ def _pairs(table: dict[str, dict[str, float]]) -> list[tuple[str, str, tuple[str
     models = sorted(table, key=lambda m: -_mean(list(table[m].values())))
     pairs = []
     for i, first in enumerate(models):
-        for second in models[i + 1:]:
+        for second in models[i + 1 :]:
             cases = tuple(case for case in table[first] if case in table[second])
             lead = sum(table[first][c] - table[second][c] for c in cases)
             pairs.append((first, second, cases) if lead >= 0 else (second, first, cases))
     return pairs
 
 
-def _pair_comparison(models: tuple[str, str], diffs: list[float],
-                     interval: tuple[float, float] | None, confidence: float,
-                     power: float) -> PairComparison:
+def _pair_comparison(
+    models: tuple[str, str],
+    diffs: list[float],
+    interval: tuple[float, float] | None,
+    confidence: float,
+    power: float,
+) -> PairComparison:
     if interval is None:
         return PairComparison(models, len(diffs), None, None, False)
     difference = _mean(diffs)
@@ -250,8 +321,9 @@ def _pair_comparison(models: tuple[str, str], diffs: list[float],
     return PairComparison(models, len(diffs), difference, interval, False, detectable, needed)
 
 
-def _power(diffs: list[float], difference: float, confidence: float,
-           power: float) -> tuple[float | None, int | None]:
+def _power(
+    diffs: list[float], difference: float, confidence: float, power: float
+) -> tuple[float | None, int | None]:
     """Minimum detectable difference, and cases to detect ``difference`` (normal approximation)."""
     spread = _stdev(diffs, difference)
     if spread == 0:
@@ -276,8 +348,10 @@ def _conclusion(pairs: Sequence[PairComparison], confidence: float) -> str:
         if len(decisive) < len(measured):
             sentence += " Every other pairwise interval includes zero."
     else:
-        sentence = ("No pair is decisive: every pairwise difference interval includes zero, so "
-                    "the ranking is not evidence that one model is better.")
+        sentence = (
+            "No pair is decisive: every pairwise difference interval includes zero, so "
+            "the ranking is not evidence that one model is better."
+        )
     if too_few:
         names = "; ".join(f"{a} and {b}" for a, b in (pair.models for pair in too_few))
         sentence += f" Too few shared cases to compare: {names}."
@@ -287,9 +361,11 @@ def _conclusion(pairs: Sequence[PairComparison], confidence: float) -> str:
 def _decisive_clause(pair: PairComparison, confidence: float) -> str:
     assert pair.interval is not None and pair.difference is not None
     low, high = pair.interval
-    return (f"{pair.models[0]} passes more cases than {pair.models[1]} by "
-            f"{_points(pair.difference)} ({_percent(confidence)} interval "
-            f"{_points(low).removesuffix(' points')} to {_points(high)})")
+    return (
+        f"{pair.models[0]} passes more cases than {pair.models[1]} by "
+        f"{_points(pair.difference)} ({_percent(confidence)} interval "
+        f"{_points(low).removesuffix(' points')} to {_points(high)})"
+    )
 
 
 def _points(value: float) -> str:

@@ -69,11 +69,14 @@ class NoiseFloor:
                 old = before[key].metrics.get(name)
                 if old is not None:
                     metrics[name] = max(metrics.get(name, 0.0), movement(old, new))
-        rate = _largest_pass_rate_movement([before[k] for k in shared],
-                                           [after[k] for k in shared],
-                                           [k[1] for k in shared])
-        named = tuple(ItemMovement.between(key, "moved", before[key], after[key])
-                      for key in shared if moved(before[key], after[key]))
+        rate = _largest_pass_rate_movement(
+            [before[k] for k in shared], [after[k] for k in shared], [k[1] for k in shared]
+        )
+        named = tuple(
+            ItemMovement.between(key, "moved", before[key], after[key])
+            for key in shared
+            if moved(before[key], after[key])
+        )
         return cls((first.id, second.id), rate, metrics, named)
 
     @property
@@ -95,30 +98,46 @@ class NoiseFloor:
     def summary(self) -> str:
         """One line: the control runs and the floor per figure."""
         figures = [f"pass rate {self.pass_rate:.3f}"]
-        figures += [f"{name} {value:.3f}" for name, value in sorted(self.metrics.items())
-                    if name != AGENT or value > 0]
-        moved = ("; moved: " + ", ".join(m.line().removeprefix("moved: ") for m in self.moved)
-                 if self.moved else "")
-        return (f"noise floor from control runs {self.control[0]} and {self.control[1]}: "
-                + ", ".join(figures) + moved)
+        figures += [
+            f"{name} {value:.3f}"
+            for name, value in sorted(self.metrics.items())
+            if name != AGENT or value > 0
+        ]
+        moved = (
+            "; moved: " + ", ".join(m.line().removeprefix("moved: ") for m in self.moved)
+            if self.moved
+            else ""
+        )
+        return (
+            f"noise floor from control runs {self.control[0]} and {self.control[1]}: "
+            + ", ".join(figures)
+            + moved
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The portable form."""
-        return {"control": list(self.control), "pass_rate": self.pass_rate,
-                "metrics": dict(self.metrics),
-                "moved": [movement.to_json() for movement in self.moved]}
+        return {
+            "control": list(self.control),
+            "pass_rate": self.pass_rate,
+            "metrics": dict(self.metrics),
+            "moved": [movement.to_json() for movement in self.moved],
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> NoiseFloor:
         """Rebuild a floor from its portable form."""
         first, second = data["control"]
-        return cls((first, second), float(data["pass_rate"]),
-                   {name: float(value) for name, value in data["metrics"].items()},
-                   tuple(ItemMovement.from_json(item) for item in data.get("moved") or ()))
+        return cls(
+            (first, second),
+            float(data["pass_rate"]),
+            {name: float(value) for name, value in data["metrics"].items()},
+            tuple(ItemMovement.from_json(item) for item in data.get("moved") or ()),
+        )
 
 
-def _largest_pass_rate_movement(before: list[PooledItem], after: list[PooledItem],
-                                models: list[str | None]) -> float:
+def _largest_pass_rate_movement(
+    before: list[PooledItem], after: list[PooledItem], models: list[str | None]
+) -> float:
     groups = [list(range(len(models)))]
     groups += [[i for i, m in enumerate(models) if m == model] for model in dict.fromkeys(models)]
     largest = 0.0

@@ -50,8 +50,12 @@ class ChangedPart:
 
     def to_json(self) -> dict[str, str]:
         """The portable form."""
-        return {"part": self.part, "provenance": self.provenance, "baseline": self.baseline,
-                "current": self.current}
+        return {
+            "part": self.part,
+            "provenance": self.provenance,
+            "baseline": self.baseline,
+            "current": self.current,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,19 +78,25 @@ class PairedItem:
 
     def to_json(self) -> dict[str, Any]:
         """The portable form."""
-        return {"case_id": self.case_id, "model": self.model, "pairing": self.pairing.value,
-                "parts": [part.to_json() for part in self.parts]}
+        return {
+            "case_id": self.case_id,
+            "model": self.model,
+            "pairing": self.pairing.value,
+            "parts": [part.to_json() for part in self.parts],
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> PairedItem:
         """Rebuild a paired item from its portable form."""
-        parts = tuple(ChangedPart(**known_fields(ChangedPart, part))
-                      for part in data.get("parts") or ())
+        parts = tuple(
+            ChangedPart(**known_fields(ChangedPart, part)) for part in data.get("parts") or ()
+        )
         return cls(data["case_id"], data.get("model"), Pairing(data["pairing"]), parts)
 
 
-def pair_items(baseline: Run, current: Run, baseline_items: Sequence[Item],
-               current_items: Sequence[Item]) -> tuple[PairedItem, ...]:
+def pair_items(
+    baseline: Run, current: Run, baseline_items: Sequence[Item], current_items: Sequence[Item]
+) -> tuple[PairedItem, ...]:
     """Pair the items both runs hold (in the current run's order) and judge each pairing."""
     held = set(baseline_items)
     before, after = baseline.cases_by_id(), current.cases_by_id()
@@ -102,8 +112,9 @@ def pair_items(baseline: Run, current: Run, baseline_items: Sequence[Item],
     return tuple(paired)
 
 
-def judge_pairing(before: CaseSnapshot | None,
-                  after: CaseSnapshot | None) -> tuple[Pairing, tuple[ChangedPart, ...]]:
+def judge_pairing(
+    before: CaseSnapshot | None, after: CaseSnapshot | None
+) -> tuple[Pairing, tuple[ChangedPart, ...]]:
     """Decide one case's pairing from the two definitions the runs used.
 
     A run without a snapshot of the case (built by hand, say) gives nothing to check, so the

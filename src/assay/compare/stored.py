@@ -14,18 +14,20 @@ from assay.compare.models import ModelComparison
 from assay.spec._json import SCHEMA_KEY, SCHEMA_VERSION
 
 
-def stored_form(comparison: Comparison | None,
-                models: ModelComparison | None) -> dict[str, Any] | None:
+def stored_form(
+    comparison: Comparison | None, models: ModelComparison | None
+) -> dict[str, Any] | None:
     """``{"baseline": ..., "models": ...}``, or ``None`` when there is neither."""
     if comparison is None and models is None:
         return None
-    return {SCHEMA_KEY: SCHEMA_VERSION,
-            "baseline": None if comparison is None else comparison.to_json(),
-            "models": None if models is None else models.to_json()}
+    return {
+        SCHEMA_KEY: SCHEMA_VERSION,
+        "baseline": None if comparison is None else comparison.to_json(),
+        "models": None if models is None else models.to_json(),
+    }
 
 
-def read_stored(data: Mapping[str, Any] | None) -> tuple[Comparison | None,
-                                                         ModelComparison | None]:
+def read_stored(data: Mapping[str, Any] | None) -> tuple[Comparison | None, ModelComparison | None]:
     """Rebuild what :func:`stored_form` wrote.
 
     A form from before pairing and noise floors (a flat list of changes) cannot be rebuilt
@@ -34,5 +36,7 @@ def read_stored(data: Mapping[str, Any] | None) -> tuple[Comparison | None,
     if not data or ("baseline" not in data and "models" not in data):
         return None, None
     baseline, models = data.get("baseline"), data.get("models")
-    return (None if baseline is None else Comparison.from_json(baseline),
-            None if models is None else ModelComparison.from_json(models))
+    return (
+        None if baseline is None else Comparison.from_json(baseline),
+        None if models is None else ModelComparison.from_json(models),
+    )

@@ -45,8 +45,10 @@ def run_sync(main: Coroutine[Any, Any, T]) -> T:
         loop.call_soon_threadsafe(task.cancel)
 
     previous = None
-    if threading.current_thread() is threading.main_thread() \
-            and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    if (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    ):
         previous = signal.signal(signal.SIGINT, on_interrupt)
     try:
         try:

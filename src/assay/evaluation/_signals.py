@@ -32,8 +32,7 @@ def terminations(task: asyncio.Task[object] | None) -> Iterator[Termination]:
     """While inside, SIGTERM and SIGHUP cancel ``task`` and are recorded."""
     seen = Termination()
     loop = asyncio.get_running_loop()
-    if task is None or threading.current_thread() is not threading.main_thread() \
-            or not owns(loop):
+    if task is None or threading.current_thread() is not threading.main_thread() or not owns(loop):
         yield seen
         return
     previous = {number: signal.getsignal(number) for number in _HANDLED}

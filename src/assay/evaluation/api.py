@@ -17,9 +17,13 @@ if TYPE_CHECKING:
     from assay.store import Store
 
 
-async def evaluate_async(suite: Suite, *, db: str | Store | None = None,
-                         progress: Progress | bool | None = None,
-                         **options: Unpack[EvaluationArgs]) -> Evaluation:
+async def evaluate_async(
+    suite: Suite,
+    *,
+    db: str | Store | None = None,
+    progress: Progress | bool | None = None,
+    **options: Unpack[EvaluationArgs],
+) -> Evaluation:
     """Run ``suite``, persist every sample, compare, and decide; return the :class:`Evaluation`.
 
     ``db`` is a database URL or an open :class:`~assay.store.Store` (default: the embedded
@@ -52,17 +56,25 @@ async def evaluate_async(suite: Suite, *, db: str | Store | None = None,
         store.close()
 
 
-def evaluate(suite: Suite, *, db: str | Store | None = None,
-             progress: Progress | bool | None = None,
-             **options: Unpack[EvaluationArgs]) -> Evaluation:
+def evaluate(
+    suite: Suite,
+    *,
+    db: str | Store | None = None,
+    progress: Progress | bool | None = None,
+    **options: Unpack[EvaluationArgs],
+) -> Evaluation:
     """Run ``suite`` synchronously; see :func:`evaluate_async` for the options."""
     _refuse_running_loop("evaluate")
     return run_sync(evaluate_async(suite, db=db, progress=progress, **options))
 
 
-async def run_async(suite: Suite, *, db: str | Store | None = None,
-                    progress: Progress | bool | None = None,
-                    **options: Unpack[EvaluationArgs]) -> Run:
+async def run_async(
+    suite: Suite,
+    *,
+    db: str | Store | None = None,
+    progress: Progress | bool | None = None,
+    **options: Unpack[EvaluationArgs],
+) -> Run:
     """Run ``suite`` and return the completed, persisted :class:`~assay.results.Run`.
 
     The options are those of :func:`evaluate_async`, which also returns the comparisons and
@@ -72,8 +84,13 @@ async def run_async(suite: Suite, *, db: str | Store | None = None,
     return evaluation.run
 
 
-def run(suite: Suite, *, db: str | Store | None = None, progress: Progress | bool | None = None,
-        **options: Unpack[EvaluationArgs]) -> Run:
+def run(
+    suite: Suite,
+    *,
+    db: str | Store | None = None,
+    progress: Progress | bool | None = None,
+    **options: Unpack[EvaluationArgs],
+) -> Run:
     """Run ``suite`` synchronously; see :func:`evaluate_async` for the options."""
     _refuse_running_loop("run")
     return run_sync(run_async(suite, db=db, progress=progress, **options))
@@ -84,8 +101,10 @@ def _refuse_running_loop(name: str) -> None:
         asyncio.get_running_loop()
     except RuntimeError:
         return
-    raise ConfigurationError(f"assay.{name}() cannot start inside a running event loop "
-                             f"(Jupyter, an async app): use `await assay.{name}_async(...)`")
+    raise ConfigurationError(
+        f"assay.{name}() cannot start inside a running event loop "
+        f"(Jupyter, an async app): use `await assay.{name}_async(...)`"
+    )
 
 
 def _progress(progress: Progress | bool | None) -> Progress:

@@ -23,8 +23,9 @@ from assay.results.baseline import (
 Where = tuple[tuple[str, str], ...]
 
 
-def choose_baseline(store: RunStore, current: Run, explicit: Run | None, where: Where,
-                    judged: bool) -> tuple[Run | None, BaselineChoice]:
+def choose_baseline(
+    store: RunStore, current: Run, explicit: Run | None, where: Where, judged: bool
+) -> tuple[Run | None, BaselineChoice]:
     """The explicit baseline, else the pinned one, else the latest earlier passing run.
 
     The automatic one is of the same suite and agent (graded by the same judge when judge
@@ -43,46 +44,67 @@ def choose_baseline(store: RunStore, current: Run, explicit: Run | None, where: 
     return None, BaselineChoice(BaselineReason.NONE, None, where, note, hint)
 
 
-def next_baseline(store: RunStore, suite: str, agent: str,
-                  where: Mapping[str, str] | None = None) -> BaselineChoice:
+def next_baseline(
+    store: RunStore, suite: str, agent: str, where: Mapping[str, str] | None = None
+) -> BaselineChoice:
     """The baseline the next run of ``suite`` by ``agent`` would take (judge aside)."""
-    probe = Run(id="", suite=suite, agent=agent, fingerprint="", status=RunStatus.RUNNING,
-                started_at=datetime.now(UTC))
+    probe = Run(
+        id="",
+        suite=suite,
+        agent=agent,
+        fingerprint="",
+        status=RunStatus.RUNNING,
+        started_at=datetime.now(UTC),
+    )
     return choose_baseline(store, probe, None, tuple((where or {}).items()), judged=False)[1]
 
 
-def _no_baseline(store: RunStore, current: Run, judged: bool,
-                 where: Where) -> tuple[str, str | None]:
+def _no_baseline(
+    store: RunStore, current: Run, judged: bool, where: Where
+) -> tuple[str, str | None]:
     """Why no run could be the baseline, and what to do about it (or ``None``).
 
     The reason names the earlier runs of the suite, if any; the hint ends with the command
     to paste.
     """
-    earlier = [run for run in store.history(suite=current.suite, limit=100)
-               if run.id != current.id and (current.sequence is None or run.sequence is None
-                                            or run.sequence < current.sequence)]
+    earlier = [
+        run
+        for run in store.history(suite=current.suite, limit=100)
+        if run.id != current.id
+        and (current.sequence is None or run.sequence is None or run.sequence < current.sequence)
+    ]
     if not earlier:
         return f"this is the first run of suite {current.suite!r}", None
     completed = [run for run in earlier if run.status is RunStatus.COMPLETED]
     by_agent = [run for run in completed if run.agent == current.agent]
-    hint = (f"compare with one explicitly: assay compare {earlier[0].id[:8]} "
-            f"{current.id[:8]}" if current.id else None)
+    hint = (
+        f"compare with one explicitly: assay compare {earlier[0].id[:8]} {current.id[:8]}"
+        if current.id
+        else None
+    )
     if not completed:
-        return (f"{len(earlier)} earlier run(s) of suite {current.suite!r}, but none "
-                "completed (resume them with --resume)"), hint
+        return (
+            f"{len(earlier)} earlier run(s) of suite {current.suite!r}, but none "
+            "completed (resume them with --resume)"
+        ), hint
     if not by_agent:
         agents = ", ".join(sorted({repr(run.agent) for run in completed})[:5])
-        return (f"{len(earlier)} earlier run(s) of suite {current.suite!r}, but none by "
-                f"agent {current.agent!r} (theirs: {agents})"), hint
+        return (
+            f"{len(earlier)} earlier run(s) of suite {current.suite!r}, but none by "
+            f"agent {current.agent!r} (theirs: {agents})"
+        ), hint
     judge = current.settings.get("judge")
     graded = f" graded by judge {judge!r}" if judged else ""
-    return (f"no earlier passing run of this suite and agent{where_text(where)}{graded}: "
-            f"{_outcomes(by_agent)}"), "pin one with assay baseline set RUN"
+    return (
+        f"no earlier passing run of this suite and agent{where_text(where)}{graded}: "
+        f"{_outcomes(by_agent)}"
+    ), "pin one with assay baseline set RUN"
 
 
 def _outcomes(runs: list[Run]) -> str:
     """``3 earlier completed (2 regressed, 1 failed)``."""
     found = Counter(run.outcome or legacy_outcome(run.summary) for run in runs)
-    counts = ", ".join(f"{found[outcome]} {outcome.value}" for outcome in RunOutcome
-                       if found[outcome])
+    counts = ", ".join(
+        f"{found[outcome]} {outcome.value}" for outcome in RunOutcome if found[outcome]
+    )
     return f"{len(runs)} earlier completed ({counts})"

@@ -21,9 +21,13 @@ if TYPE_CHECKING:
     from assay.store import Store
 
 
-async def run_control_async(suite: Suite, *, db: str | Store | None = None,
-                            progress: Progress | bool | None = None,
-                            **options: Unpack[EvaluationArgs]) -> tuple[Run, Run]:
+async def run_control_async(
+    suite: Suite,
+    *,
+    db: str | Store | None = None,
+    progress: Progress | bool | None = None,
+    **options: Unpack[EvaluationArgs],
+) -> tuple[Run, Run]:
     """Run ``suite`` twice, back to back, and store the two runs as a control pair.
 
     Nothing changes between the runs, so whatever moves between them is the harness's own
@@ -43,16 +47,21 @@ async def run_control_async(suite: Suite, *, db: str | Store | None = None,
     ids = (str(uuid.uuid4()), str(uuid.uuid4()))
     store = db if isinstance(db, Store) else await asyncio.to_thread(Store.open, db)
     try:
-        first = await evaluate_with(suite, replace(resolved, run_id=ids[0],
-                                                   links=_links(ids, "first")),
-                                    store, _progress(progress))
+        first = await evaluate_with(
+            suite,
+            replace(resolved, run_id=ids[0], links=_links(ids, "first")),
+            store,
+            _progress(progress),
+        )
         # A first run that evaluated nothing measures nothing: its pair is stored, but not as
         # a control pair later comparisons would read a floor from.
         role = "second" if checked(first.run) else UNMEASURED
-        second = await evaluate_with(suite, replace(resolved, run_id=ids[1],
-                                                    baseline=first.run.id,
-                                                    links=_links(ids, role)),
-                                     store, _progress(progress))
+        second = await evaluate_with(
+            suite,
+            replace(resolved, run_id=ids[1], baseline=first.run.id, links=_links(ids, role)),
+            store,
+            _progress(progress),
+        )
     finally:
         if not isinstance(db, Store):
             store.close()

@@ -34,19 +34,25 @@ def roster_of(suite: Suite) -> Roster:
 
 def diagnosing_for(suite: Suite, options: Any) -> Diagnosing:
     """The run's diagnosis settings: its roster, and the refinement limit with a judge."""
-    refine = None if options.judge is None else RefineLimit(options.judge_limit,
-                                                            options.refine_gate)
+    refine = (
+        None if options.judge is None else RefineLimit(options.judge_limit, options.refine_gate)
+    )
     return Diagnosing(roster_of(suite), refine)
 
 
 def model_figures(tally: Tally) -> dict[str, JSON]:
     """What the judge is shown of one model: rates, scores and faults; no cost, no tokens."""
-    return {"samples": tally.samples, "pass_rate": tally.pass_rate,
-            "check_pass_rate": tally.check_pass_rate, "check_score": tally.check_score,
-            "cases_passed": tally.cases_passed, "cases": tally.cases,
-            "errors": tally.errors,
-            "judge_means": {name: c.mean for name, c in tally.judge.items()},
-            "faults": dict(tally.faults)}
+    return {
+        "samples": tally.samples,
+        "pass_rate": tally.pass_rate,
+        "check_pass_rate": tally.check_pass_rate,
+        "check_score": tally.check_score,
+        "cases_passed": tally.cases_passed,
+        "cases": tally.cases,
+        "errors": tally.errors,
+        "judge_means": {name: c.mean for name, c in tally.judge.items()},
+        "faults": dict(tally.faults),
+    }
 
 
 async def with_model_verdict(run: Run, summary: RunSummary, judge: Judge | None) -> Run:

@@ -87,8 +87,12 @@ class Heartbeat:
             if not lost.done():
                 lost.set_exception(error)
 
-        thread = threading.Thread(target=self._beat, args=(loop, stop, tell),
-                                  name=f"assay-heartbeat-{self.run_id[:8]}", daemon=True)
+        thread = threading.Thread(
+            target=self._beat,
+            args=(loop, stop, tell),
+            name=f"assay-heartbeat-{self.run_id[:8]}",
+            daemon=True,
+        )
         thread.start()
         try:
             await lost
@@ -97,22 +101,31 @@ class Heartbeat:
             # running (completed or interrupted) or still this owner's.
             stop.set()
 
-    def _beat(self, loop: asyncio.AbstractEventLoop, stop: threading.Event,
-              tell: Callable[[LeaseError], None]) -> None:
+    def _beat(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        stop: threading.Event,
+        tell: Callable[[LeaseError], None],
+    ) -> None:
         while not stop.wait(self.interval):
             try:
                 held = self.store.heartbeat(self.run_id, self.token)
             except Exception as error:  # said on the loop: never a traceback from a thread
                 if not self._failing:
-                    reason = error if isinstance(error, StoreError) else \
-                        f"{type(error).__name__}: {error}"
+                    reason = (
+                        error
+                        if isinstance(error, StoreError)
+                        else f"{type(error).__name__}: {error}"
+                    )
                     self._say(loop, f"heartbeat not recorded: {reason}")
                 self._failing = True
                 continue
             self._failing = False
             if not held and not stop.is_set():
-                lost = LeaseError(f"run {self.run_id} was taken over by another process; "
-                                  "this one stops writing to it")
+                lost = LeaseError(
+                    f"run {self.run_id} was taken over by another process; "
+                    "this one stops writing to it"
+                )
                 _call_soon(loop, tell, lost)
                 return
 
@@ -120,8 +133,9 @@ class Heartbeat:
         _call_soon(loop, self.note, message)
 
 
-def _call_soon(loop: asyncio.AbstractEventLoop, function: Callable[[Any], None],
-               argument: Any) -> None:
+def _call_soon(
+    loop: asyncio.AbstractEventLoop, function: Callable[[Any], None], argument: Any
+) -> None:
     # A closed loop: the run is over, and nobody is left to tell.
     with contextlib.suppress(RuntimeError):
         loop.call_soon_threadsafe(function, argument)

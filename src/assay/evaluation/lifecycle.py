@@ -77,8 +77,9 @@ class Evaluation:
         return None if choice is None or choice.run_id is not None else choice.why()
 
 
-async def evaluate_with(suite: Suite, options: EvaluationOptions, store: RunStore,
-                        progress: Progress) -> Evaluation:
+async def evaluate_with(
+    suite: Suite, options: EvaluationOptions, store: RunStore, progress: Progress
+) -> Evaluation:
     """Run ``suite`` with ``options`` against ``store``; see :func:`assay.evaluate_async`."""
     plan = suite.plan(judged=options.judge is not None)
     explicit = await asyncio.to_thread(_explicit_baseline, store, options.baseline, suite, plan)
@@ -88,11 +89,15 @@ async def evaluate_with(suite: Suite, options: EvaluationOptions, store: RunStor
     fresh = None if options.resume is not None else _new_run(suite, plan, options, owner)
     run, skip, models = await with_store_retries(
         lambda: _begin(store, suite, plan, options, owner, fresh),
-        retry_for=options.store_retry, note=progress.note, what="start the run")
+        retry_for=options.store_retry,
+        note=progress.note,
+        what="start the run",
+    )
     with terminations(asyncio.current_task()) as termination:
         try:
-            return await _guarded(suite, plan, options, store, progress, run, skip, models,
-                                  owner, explicit)
+            return await _guarded(
+                suite, plan, options, store, progress, run, skip, models, owner, explicit
+            )
         except BaseException as error:
             signalled = termination.received
             reason = f"terminated by {signalled.name}" if signalled else _reason(error)
@@ -100,56 +105,109 @@ async def evaluate_with(suite: Suite, options: EvaluationOptions, store: RunStor
             if signalled is not None and isinstance(error, asyncio.CancelledError):
                 raise Terminated(int(signalled), signalled.name) from None
             if isinstance(error, LeaseError | ReadOnlyRunError):
-                raise IncompleteRunError(run.id, "another process took it over; it is "
-                                         "theirs to finish", resumable=False) from error
+                raise IncompleteRunError(
+                    run.id, "another process took it over; it is theirs to finish", resumable=False
+                ) from error
             if isinstance(error, Exception):
                 raise IncompleteRunError(run.id, reason) from error
             raise
 
 
-async def _guarded(suite: Suite, plan: SuitePlan, options: EvaluationOptions, store: RunStore,
-                   progress: Progress, run: Run, skip: set[SampleKey],
-                   models: tuple[ModelSpec, ...], owner: Lease,
-                   explicit: Run | None) -> Evaluation:
-    sink = DurableSink(store, run.id, token=owner.token, note=progress.note,
-                       retry_for=options.store_retry, interval=options.flush_interval)
+async def _guarded(
+    suite: Suite,
+    plan: SuitePlan,
+    options: EvaluationOptions,
+    store: RunStore,
+    progress: Progress,
+    run: Run,
+    skip: set[SampleKey],
+    models: tuple[ModelSpec, ...],
+    owner: Lease,
+    explicit: Run | None,
+) -> Evaluation:
+    sink = DurableSink(
+        store,
+        run.id,
+        token=owner.token,
+        note=progress.note,
+        retry_for=options.store_retry,
+        interval=options.flush_interval,
+    )
     heartbeat = Heartbeat(store, run.id, owner.token, options.heartbeat_interval, progress.note)
-    execution = Execution(samples=int(run.settings["samples"]),  # type: ignore[arg-type]
-                          concurrency=options.concurrency,
-                          model_concurrency=options.model_concurrency, timeout=options.timeout,
-                          sample_concurrency=options.sample_concurrency,
-                          judging=None if options.judge is None
-                          else Judging(options.judge, options.votes),
-                          diagnosing=diagnosing_for(suite, options))
+    execution = Execution(
+        samples=int(run.settings["samples"]),  # type: ignore[arg-type]
+        concurrency=options.concurrency,
+        model_concurrency=options.model_concurrency,
+        timeout=options.timeout,
+        sample_concurrency=options.sample_concurrency,
+        judging=None if options.judge is None else Judging(options.judge, options.votes),
+        diagnosing=diagnosing_for(suite, options),
+    )
     runner = Runner(suite.agent, execution=execution, sink=sink, progress=progress)
     results = await _supervised(runner.execute(plan, models, skip=skip), sink, heartbeat)
     # A resumed run's earlier samples are in the store; a fresh run's are all in hand (with
     # any the store refused replaced by what was stored), so it is not read back.
-    fresh = None if skip else run.with_samples(
-        tuple(sink.replaced.get(result.key, result) for result in results))
+    fresh = (
+        None
+        if skip
+        else run.with_samples(tuple(sink.replaced.get(result.key, result) for result in results))
+    )
     del results
-    current = fresh if fresh is not None else await with_store_retries(
-        lambda: store.get_run(run.id), retry_for=options.store_retry, note=progress.note,
-        what="read the run back")
+    current = (
+        fresh
+        if fresh is not None
+        else await with_store_retries(
+            lambda: store.get_run(run.id),
+            retry_for=options.store_retry,
+            note=progress.note,
+            what="read the run back",
+        )
+    )
     judged = options.judge is not None and any(
-        metric.kind == "judge" for case in plan.cases for metric in case.metrics)
+        metric.kind == "judge" for case in plan.cases for metric in case.metrics
+    )
     compared = await with_store_retries(
         lambda: _compare(store, current, explicit, options, judged),
-        retry_for=options.store_retry, note=progress.note, what="find the baseline")
+        retry_for=options.store_retry,
+        note=progress.note,
+        what="find the baseline",
+    )
     summary = summarise(current.samples)
     current = await with_model_verdict(current, summary, options.judge)
     # Decided before completing: the outcome is stored with the run, and only a passing
     # run is ever a later run's automatic baseline.
-    verdict = decide(replace(current, summary=summary), compared.comparison, gate=options.gate,
-                     fail_on_regression=options.fail_on_regression,
-                     allow_unchecked=options.allow_unchecked)
+    verdict = decide(
+        replace(current, summary=summary),
+        compared.comparison,
+        gate=options.gate,
+        fail_on_regression=options.fail_on_regression,
+        allow_unchecked=options.allow_unchecked,
+    )
     current = replace(current, outcome=verdict.outcome, baseline_choice=compared.choice)
-    completed = await _uninterrupted(with_store_retries(
-        lambda: _complete(store, current, summary, compared.comparison, compared.models,
-                          compared.baseline, owner),
-        retry_for=options.store_retry, note=progress.note, what="complete the run"))
-    return Evaluation(completed, compared.comparison, compared.models, verdict,
-                      database=store.display_url, baseline=compared.choice)
+    completed = await _uninterrupted(
+        with_store_retries(
+            lambda: _complete(
+                store,
+                current,
+                summary,
+                compared.comparison,
+                compared.models,
+                compared.baseline,
+                owner,
+            ),
+            retry_for=options.store_retry,
+            note=progress.note,
+            what="complete the run",
+        )
+    )
+    return Evaluation(
+        completed,
+        compared.comparison,
+        compared.models,
+        verdict,
+        database=store.display_url,
+        baseline=compared.choice,
+    )
 
 
 async def _uninterrupted(step: Coroutine[Any, Any, Run]) -> Run:
@@ -172,8 +230,9 @@ async def _uninterrupted(step: Coroutine[Any, Any, Run]) -> Run:
         return completing.result()
 
 
-async def _supervised(execution: Coroutine[Any, Any, list[SampleResult]], sink: DurableSink,
-                      heartbeat: Heartbeat) -> list[SampleResult]:
+async def _supervised(
+    execution: Coroutine[Any, Any, list[SampleResult]], sink: DurableSink, heartbeat: Heartbeat
+) -> list[SampleResult]:
     """Execute while the lease is held and the store keeps up; stop at once otherwise."""
     work = asyncio.ensure_future(execution)
     beat = asyncio.ensure_future(heartbeat.beat())
@@ -229,25 +288,34 @@ async def _prepare(suite: Suite, options: EvaluationOptions) -> None:
         await asyncio.to_thread(lambda: [step() for step in steps])
 
 
-def _begin(store: RunStore, suite: Suite, plan: SuitePlan, options: EvaluationOptions,
-           owner: Lease, fresh: Run | None) -> tuple[Run, set[SampleKey], tuple[ModelSpec, ...]]:
+def _begin(
+    store: RunStore,
+    suite: Suite,
+    plan: SuitePlan,
+    options: EvaluationOptions,
+    owner: Lease,
+    fresh: Run | None,
+) -> tuple[Run, set[SampleKey], tuple[ModelSpec, ...]]:
     if fresh is None:
         return _resume(store, suite, plan, options, owner)
     return store.create_run(fresh), set(), options.models
 
 
-def _resume(store: RunStore, suite: Suite, plan: SuitePlan, options: EvaluationOptions,
-            owner: Lease) -> tuple[Run, set[SampleKey], tuple[ModelSpec, ...]]:
+def _resume(
+    store: RunStore, suite: Suite, plan: SuitePlan, options: EvaluationOptions, owner: Lease
+) -> tuple[Run, set[SampleKey], tuple[ModelSpec, ...]]:
     found = store.get_run(options.resume or "")
     if found.status is RunStatus.COMPLETED:
         raise ConfigurationError(f"run {found.id} is completed and read-only; nothing to resume")
     _require_compatible(found, suite, plan, "run to resume")
     _require_same_matrix(found, options)
     # Claimed atomically: of two resumers exactly one wins; a live owner keeps its run.
-    run = store.claim(found.id, owner, lease_timeout=options.lease_timeout,
-                      owner_alive=owner_alive)
-    models = parse_models(run.settings.get("model_specs")  # type: ignore[arg-type]
-                          or run.settings.get("models") or ())
+    run = store.claim(found.id, owner, lease_timeout=options.lease_timeout, owner_alive=owner_alive)
+    models = parse_models(
+        run.settings.get("model_specs")  # type: ignore[arg-type]
+        or run.settings.get("models")
+        or ()
+    )
     return run, store.sample_keys(run.id), models
 
 
@@ -271,11 +339,20 @@ def _new_run(suite: Suite, plan: SuitePlan, options: EvaluationOptions, owner: L
         CaseSnapshot(p.case.id, p.case.name, p.position, p.fingerprint, p.snapshot())
         for p in plan.cases
     )
-    return Run(id=options.run_id or str(uuid.uuid4()), suite=suite.name,
-               suite_version=suite.version, agent=suite.agent_name,
-               fingerprint=plan.fingerprint, status=RunStatus.RUNNING, started_at=_now(),
-               settings=settings, metadata=options.metadata, cases=cases, links=options.links,
-               lease=owner)
+    return Run(
+        id=options.run_id or str(uuid.uuid4()),
+        suite=suite.name,
+        suite_version=suite.version,
+        agent=suite.agent_name,
+        fingerprint=plan.fingerprint,
+        status=RunStatus.RUNNING,
+        started_at=_now(),
+        settings=settings,
+        metadata=options.metadata,
+        cases=cases,
+        links=options.links,
+        lease=owner,
+    )
 
 
 def judge_identity(judge: object) -> str:
@@ -290,8 +367,9 @@ def judge_identity(judge: object) -> str:
     return f"{label} @ {host}" if host else label
 
 
-def _explicit_baseline(store: RunStore, ref: str | None, suite: Suite,
-                       plan: SuitePlan) -> Run | None:
+def _explicit_baseline(
+    store: RunStore, ref: str | None, suite: Suite, plan: SuitePlan
+) -> Run | None:
     if ref is None:
         return None
     try:
@@ -302,8 +380,9 @@ def _explicit_baseline(store: RunStore, ref: str | None, suite: Suite,
         raise BaselineError(f"baseline {baseline.id} is {baseline.status.value}, not completed")
     if baseline.suite != suite.name:
         # Any completed run of the suite will do: items pair by their own fingerprints.
-        raise BaselineError(f"baseline {baseline.id} is a run of suite {baseline.suite!r}, not "
-                            f"{suite.name!r}")
+        raise BaselineError(
+            f"baseline {baseline.id} is a run of suite {baseline.suite!r}, not {suite.name!r}"
+        )
     return baseline
 
 
@@ -311,11 +390,15 @@ def _require_same_matrix(run: Run, options: EvaluationOptions) -> None:
     # A resumed run keeps its own models and samples: asking for others is a contradiction.
     asked = [spec.label for spec in options.models]
     if asked and asked != run.settings.get("models"):
-        raise ConfigurationError(f"run {run.id} runs models {run.settings.get('models')}; "
-                                 f"a resume cannot change them to {asked}")
+        raise ConfigurationError(
+            f"run {run.id} runs models {run.settings.get('models')}; "
+            f"a resume cannot change them to {asked}"
+        )
     if options.samples_given and options.samples != run.settings.get("samples"):
-        raise ConfigurationError(f"run {run.id} runs {run.settings.get('samples')} sample(s) "
-                                 f"per case; a resume cannot change that to {options.samples}")
+        raise ConfigurationError(
+            f"run {run.id} runs {run.settings.get('samples')} sample(s) "
+            f"per case; a resume cannot change that to {options.samples}"
+        )
 
 
 def _require_compatible(run: Run, suite: Suite, plan: SuitePlan, role: str) -> None:
@@ -329,12 +412,14 @@ def _require_compatible(run: Run, suite: Suite, plan: SuitePlan, role: str) -> N
         if theirs != ours
     ]
     if mismatches:
-        raise BaselineError(f"{role} {run.id} is not compatible with this suite: "
-                            + "; ".join(mismatches))
+        raise BaselineError(
+            f"{role} {run.id} is not compatible with this suite: " + "; ".join(mismatches)
+        )
 
 
-def _compare(store: RunStore, current: Run, explicit: Run | None, options: EvaluationOptions,
-             judged: bool) -> _Compared:
+def _compare(
+    store: RunStore, current: Run, explicit: Run | None, options: EvaluationOptions, judged: bool
+) -> _Compared:
     """Compare with the baseline, and the models with each other: computed here, once.
 
     The baseline is chosen by :func:`choose_baseline` (explicit, pinned, latest passing);
@@ -342,14 +427,15 @@ def _compare(store: RunStore, current: Run, explicit: Run | None, options: Evalu
     is unchanged. The comparison is labelled against the latest control run's noise floor;
     the model comparison (two or more models) carries their intervals.
     """
-    baseline, choice = choose_baseline(store, current, explicit, options.baseline_where,
-                                       judged)
+    baseline, choice = choose_baseline(store, current, explicit, options.baseline_where, judged)
     comparison = None
     if baseline is not None:
         pair = store.find_control_pair(current)
-        policy = ComparisonPolicy(tolerance=options.tolerance,
-                                  drift_tolerance=options.drift_tolerance,
-                                  noise_floor=None if pair is None else NoiseFloor.measure(*pair))
+        policy = ComparisonPolicy(
+            tolerance=options.tolerance,
+            drift_tolerance=options.drift_tolerance,
+            noise_floor=None if pair is None else NoiseFloor.measure(*pair),
+        )
         comparison = compare(_on_cases_run(baseline, current), current, policy)
     models = None
     if len({sample.model for sample in current.samples if sample.model is not None}) >= 2:
@@ -370,33 +456,66 @@ def _on_cases_run(baseline: Run, current: Run) -> Run:
     if not current.settings.get("selection"):
         return baseline
     ran = {case.case_id for case in current.cases}
-    return replace(baseline, cases=tuple(c for c in baseline.cases if c.case_id in ran),
-                   samples=tuple(s for s in baseline.samples if s.case_id in ran))
+    return replace(
+        baseline,
+        cases=tuple(c for c in baseline.cases if c.case_id in ran),
+        samples=tuple(s for s in baseline.samples if s.case_id in ran),
+    )
 
 
-def _complete(store: RunStore, current: Run, summary: RunSummary,
-              comparison: Comparison | None, models: ModelComparison | None,
-              baseline: Run | None, owner: Lease) -> Run:
+def _complete(
+    store: RunStore,
+    current: Run,
+    summary: RunSummary,
+    comparison: Comparison | None,
+    models: ModelComparison | None,
+    baseline: Run | None,
+    owner: Lease,
+) -> Run:
     finished = _now()
     stored_comparison = stored_form(comparison, models)
     baseline_id = None if baseline is None else baseline.id
     # Verified in the completing transaction: every planned sample stored, as summarised.
-    store.complete_run(current.id, summary=summary, finished_at=finished,
-                       comparison=stored_comparison, baseline_id=baseline_id,
-                       token=owner.token, reload=False, verdict=current.verdict,
-                       judge_usage=current.judge_usage, outcome=current.outcome,
-                       baseline_choice=current.baseline_choice)
-    return replace(current, status=RunStatus.COMPLETED, finished_at=finished, summary=summary,
-                   comparison=stored_comparison, baseline_id=baseline_id, error=None)
+    store.complete_run(
+        current.id,
+        summary=summary,
+        finished_at=finished,
+        comparison=stored_comparison,
+        baseline_id=baseline_id,
+        token=owner.token,
+        reload=False,
+        verdict=current.verdict,
+        judge_usage=current.judge_usage,
+        outcome=current.outcome,
+        baseline_choice=current.baseline_choice,
+    )
+    return replace(
+        current,
+        status=RunStatus.COMPLETED,
+        finished_at=finished,
+        summary=summary,
+        comparison=stored_comparison,
+        baseline_id=baseline_id,
+        error=None,
+    )
 
 
-async def _keep_interrupted(store: RunStore, run_id: str, owner: Lease, reason: str,
-                            error: BaseException, note: Callable[[str], None]) -> None:
+async def _keep_interrupted(
+    store: RunStore,
+    run_id: str,
+    owner: Lease,
+    reason: str,
+    error: BaseException,
+    note: Callable[[str], None],
+) -> None:
     """Mark the run interrupted with ``reason``; shielded, so a second Ctrl-C cannot skip it."""
     if isinstance(error, LeaseError | ReadOnlyRunError):
         return  # another process took the run over (and maybe finished it): theirs now
-    marking = asyncio.ensure_future(asyncio.to_thread(
-        store.mark_interrupted, run_id, finished_at=_now(), error=reason, token=owner.token))
+    marking = asyncio.ensure_future(
+        asyncio.to_thread(
+            store.mark_interrupted, run_id, finished_at=_now(), error=reason, token=owner.token
+        )
+    )
     try:
         await asyncio.shield(marking)
     except asyncio.CancelledError:
@@ -410,8 +529,10 @@ async def _keep_interrupted(store: RunStore, run_id: str, owner: Lease, reason: 
         return
     if failure is not None:
         # The store is down: the lease expires instead, and this process is about to exit.
-        note(f"run {run_id} could not be marked interrupted ({failure}); it can be resumed "
-             "as soon as this process has exited")
+        note(
+            f"run {run_id} could not be marked interrupted ({failure}); it can be resumed "
+            "as soon as this process has exited"
+        )
 
 
 def _reason(error: BaseException) -> str:

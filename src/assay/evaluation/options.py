@@ -132,12 +132,14 @@ def _resolve(
         metadata=converted,
         samples=_positive(samples if samples is not None else suite.samples, "samples"),
         samples_given=samples is not None,
-        concurrency=_positive(concurrency or suite.concurrency or DEFAULT_CONCURRENCY,
-                              "concurrency"),
+        concurrency=_positive(
+            concurrency or suite.concurrency or DEFAULT_CONCURRENCY, "concurrency"
+        ),
         model_concurrency=_optional_positive(model_concurrency, "model_concurrency"),
         sample_concurrency=_optional_positive(
             sample_concurrency if sample_concurrency is not None else suite.sample_concurrency,
-            "sample_concurrency"),
+            "sample_concurrency",
+        ),
         timeout=_seconds(timeout, "timeout"),
         models=_models(parse_models(models)),
         baseline=baseline,
@@ -153,8 +155,9 @@ def _resolve(
         allow_unchecked=bool(allow_unchecked),
         store_retry=_seconds(store_retry, "store_retry") or DEFAULT_STORE_RETRY,
         lease_timeout=_lease_timeout(lease_timeout),
-        judge_limit=DEFAULT_JUDGE_LIMIT if judge_limit is None else _whole(judge_limit,
-                                                                           "judge_limit"),
+        judge_limit=DEFAULT_JUDGE_LIMIT
+        if judge_limit is None
+        else _whole(judge_limit, "judge_limit"),
         refine_gate=_gate_callable(refine_gate),
     )
 
@@ -177,12 +180,14 @@ def _where(value: Any) -> tuple[tuple[str, str], ...]:
     if value is None:
         return ()
     if not isinstance(value, Mapping):
-        raise SpecError(f"{value!r} is not a mapping of metadata keys to values",
-                        field="baseline_where")
+        raise SpecError(
+            f"{value!r} is not a mapping of metadata keys to values", field="baseline_where"
+        )
     for key, text in value.items():
         if not isinstance(key, str) or not key or not isinstance(text, str):
-            raise SpecError(f"{key!r}: {text!r} is not a metadata key and a text value",
-                            field="baseline_where")
+            raise SpecError(
+                f"{key!r}: {text!r} is not a metadata key and a text value", field="baseline_where"
+            )
     return tuple(value.items())
 
 
@@ -205,8 +210,7 @@ def _optional_positive(value: Any, name: str) -> int | None:
 def _seconds(value: Any, name: str) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not (
-            0 < value < math.inf):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not (0 < value < math.inf):
         raise SpecError(f"{value!r} is not a positive, finite number of seconds", field=name)
     return float(bounded(name, value))
 
@@ -219,20 +223,25 @@ def _lease_timeout(value: Any) -> float:
         raise ConfigurationError(
             f"--lease-timeout (lease_timeout) {seconds:g} s is shorter than three heartbeats "
             f"of a live owner ({HEARTBEAT_INTERVAL:g} s apart); give {MIN_LEASE_TIMEOUT:g} s "
-            "or more")
+            "or more"
+        )
     return seconds
 
 
 def _judge(value: Any, votes: int | None = None) -> Judge | None:
     if value is None:
         if votes is not None:
-            raise ConfigurationError("votes were asked for but there is no judge: give the "
-                                     "suite a judge= or run with --judge")
+            raise ConfigurationError(
+                "votes were asked for but there is no judge: give the "
+                "suite a judge= or run with --judge"
+            )
         return None
     label = getattr(value, "label", None)
     if not isinstance(label, str) or not label or not callable(getattr(value, "complete", None)):
-        raise ConfigurationError(f"{value!r} is not a judge: a judge has a label and "
-                                 "complete(instructions, prompt); see assay.judges")
+        raise ConfigurationError(
+            f"{value!r} is not a judge: a judge has a label and "
+            "complete(instructions, prompt); see assay.judges"
+        )
     return value  # type: ignore[no-any-return]
 
 

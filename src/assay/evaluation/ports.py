@@ -20,8 +20,14 @@ class RunStore(Protocol):
         """Insert a new run (running, with its lease) and its case snapshots."""
         ...
 
-    def claim(self, run_id: str, owner: Lease, *, lease_timeout: float,
-              owner_alive: Callable[[Lease], bool | None]) -> Run:
+    def claim(
+        self,
+        run_id: str,
+        owner: Lease,
+        *,
+        lease_timeout: float,
+        owner_alive: Callable[[Lease], bool | None],
+    ) -> Run:
         """Take an open run over for ``owner`` (a resume)."""
         ...
 
@@ -29,8 +35,14 @@ class RunStore(Protocol):
         """Refresh the lease; ``False`` once another owner holds the run."""
         ...
 
-    def save_samples(self, run_id: str, samples: Sequence[SampleResult], *,
-                     token: str | None = None, skip_stored: bool = False) -> None:
+    def save_samples(
+        self,
+        run_id: str,
+        samples: Sequence[SampleResult],
+        *,
+        token: str | None = None,
+        skip_stored: bool = False,
+    ) -> None:
         """Persist a batch of samples in one transaction."""
         ...
 
@@ -38,18 +50,32 @@ class RunStore(Protocol):
         """Keys of the samples stored for a run."""
         ...
 
-    def complete_run(self, run_id: str, *, summary: RunSummary, finished_at: datetime,
-                     comparison: dict[str, Any] | None = None,
-                     baseline_id: str | None = None, token: str | None = None,
-                     reload: bool = True, verdict: ModelVerdict | None = None,
-                     judge_usage: dict[str, Any] | None = None,
-                     outcome: RunOutcome | None = None,
-                     baseline_choice: BaselineChoice | None = None) -> Run | None:
+    def complete_run(
+        self,
+        run_id: str,
+        *,
+        summary: RunSummary,
+        finished_at: datetime,
+        comparison: dict[str, Any] | None = None,
+        baseline_id: str | None = None,
+        token: str | None = None,
+        reload: bool = True,
+        verdict: ModelVerdict | None = None,
+        judge_usage: dict[str, Any] | None = None,
+        outcome: RunOutcome | None = None,
+        baseline_choice: BaselineChoice | None = None,
+    ) -> Run | None:
         """Complete a run after verifying that every planned sample is stored."""
         ...
 
-    def mark_interrupted(self, run_id: str, *, finished_at: datetime, error: str | None = None,
-                         token: str | None = None) -> None:
+    def mark_interrupted(
+        self,
+        run_id: str,
+        *,
+        finished_at: datetime,
+        error: str | None = None,
+        token: str | None = None,
+    ) -> None:
         """Keep a run resumable, recording why it stopped."""
         ...
 
@@ -57,8 +83,9 @@ class RunStore(Protocol):
         """A run whole, by id or unique prefix."""
         ...
 
-    def find_baseline(self, run: Run, *, same_judge: bool = False,
-                      where: Mapping[str, str] | None = None) -> Run | None:
+    def find_baseline(
+        self, run: Run, *, same_judge: bool = False, where: Mapping[str, str] | None = None
+    ) -> Run | None:
         """The automatic baseline of a run: the latest earlier passing run."""
         ...
 
@@ -66,8 +93,9 @@ class RunStore(Protocol):
         """The run pinned as the baseline of a suite and agent, if any."""
         ...
 
-    def history(self, *, suite: str | None = None, agent: str | None = None,
-                limit: int = 20) -> list[Run]:
+    def history(
+        self, *, suite: str | None = None, agent: str | None = None, limit: int = 20
+    ) -> list[Run]:
         """Runs newest first, without their samples."""
         ...
 

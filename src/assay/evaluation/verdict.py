@@ -62,8 +62,12 @@ class Verdict:
         that regressed is never the yardstick for the next one. A run accepted with nothing
         evaluated is ``unchecked``, never ``passed``: it has no pass rate to compare with.
         """
-        return RunOutcome.decide(errors=self.errors, regressions=self.regressions,
-                                 failed=self.failed, unchecked=self.unchecked)
+        return RunOutcome.decide(
+            errors=self.errors,
+            regressions=self.regressions,
+            failed=self.failed,
+            unchecked=self.unchecked,
+        )
 
     @property
     def exit_code(self) -> ExitCode:
@@ -71,8 +75,14 @@ class Verdict:
         return ExitCode.OK if self.passed else ExitCode.FAILED
 
 
-def decide(run: Run, comparison: Comparison | None, *, gate: Gate | None,
-           fail_on_regression: bool, allow_unchecked: bool = False) -> Verdict:
+def decide(
+    run: Run,
+    comparison: Comparison | None,
+    *,
+    gate: Gate | None,
+    fail_on_regression: bool,
+    allow_unchecked: bool = False,
+) -> Verdict:
     """Apply the run's gates to what was stored."""
     summary = run.summary
     errors = 0 if summary is None else summary.errors
@@ -89,8 +99,11 @@ def decide(run: Run, comparison: Comparison | None, *, gate: Gate | None,
         failed = not outcome.passed or errors > 0
     # Samples another model answered had checks that never ran: errors, not a suite that
     # checks nothing.
-    unchecked = summary is not None and summary.evaluated == 0 and not (
-        summary.samples and summary.other_model == summary.samples)
+    unchecked = (
+        summary is not None
+        and summary.evaluated == 0
+        and not (summary.samples and summary.other_model == summary.samples)
+    )
     if summary is not None and unchecked:
         lines.append(_unchecked_line(summary.not_evaluated, allowed=allow_unchecked))
         failed = failed or not allow_unchecked
@@ -100,15 +113,24 @@ def decide(run: Run, comparison: Comparison | None, *, gate: Gate | None,
     regressed = fail_on_regression and regressions > 0
     if regressed:
         lines.append("regression gate: failed (--fail-on-regression)")
-    reasons = _reasons(run, outcome, unchecked=unchecked and not allow_unchecked,
-                       regressed=regressed)
-    return Verdict(failed=failed, regressed=regressed, errors=errors, gate=outcome,
-                   regressions=regressions, lines=tuple(lines), unchecked=unchecked,
-                   reasons=reasons)
+    reasons = _reasons(
+        run, outcome, unchecked=unchecked and not allow_unchecked, regressed=regressed
+    )
+    return Verdict(
+        failed=failed,
+        regressed=regressed,
+        errors=errors,
+        gate=outcome,
+        regressions=regressions,
+        lines=tuple(lines),
+        unchecked=unchecked,
+        reasons=reasons,
+    )
 
 
-def _reasons(run: Run, gate: GateResult | None, *, unchecked: bool,
-             regressed: bool) -> tuple[str, ...]:
+def _reasons(
+    run: Run, gate: GateResult | None, *, unchecked: bool, regressed: bool
+) -> tuple[str, ...]:
     """Why the run fails, each cause named: a closing line must never read as a pass."""
     summary = run.summary
     if summary is None:
@@ -128,5 +150,7 @@ def _unchecked_line(not_evaluated: int, *, allowed: bool) -> str:
     what = f"nothing was checked: no sample was evaluated ({not_evaluated} not evaluated)"
     if allowed:
         return f"{what}; accepted (--allow-unchecked)"
-    return (f"{what}; give the cases checks or a judge, or accept such a run with "
-            "--allow-unchecked (allow_unchecked=True)")
+    return (
+        f"{what}; give the cases checks or a judge, or accept such a run with "
+        "--allow-unchecked (allow_unchecked=True)"
+    )

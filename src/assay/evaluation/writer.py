@@ -27,8 +27,9 @@ FIRST_WAIT = 0.2
 LONGEST_WAIT = 5.0
 
 
-async def with_store_retries(call: Callable[[], T], *, retry_for: float,
-                             note: Callable[[str], None], what: str) -> T:
+async def with_store_retries(
+    call: Callable[[], T], *, retry_for: float, note: Callable[[str], None], what: str
+) -> T:
     """Run the store ``call`` in a thread, retrying transient failures for ``retry_for`` s.
 
     Past the deadline, :class:`StoreUnavailableError`; a refusal (not an outage) is raised
@@ -46,8 +47,9 @@ async def with_store_retries(call: Callable[[], T], *, retry_for: float,
             if not error.transient:
                 raise
             if left <= 0:
-                raise StoreUnavailableError(f"the store stayed unavailable for {retry_for:g} s "
-                                            f"({what}): {error}") from error
+                raise StoreUnavailableError(
+                    f"the store stayed unavailable for {retry_for:g} s ({what}): {error}"
+                ) from error
             pause = min(wait, left)
             note(f"store unavailable ({error}); retrying to {what} in {pause:.1f} s")
             await asyncio.sleep(pause)
@@ -61,9 +63,17 @@ async def with_store_retries(call: Callable[[], T], *, retry_for: float,
 class DurableSink:
     """A :class:`assay.runner.ResultSink` that writes to a store and never drops a batch."""
 
-    def __init__(self, store: RunStore, run_id: str, *, token: str | None,
-                 note: Callable[[str], None], retry_for: float = 60.0,
-                 batch_size: int = 500, interval: float = 0.5) -> None:
+    def __init__(
+        self,
+        store: RunStore,
+        run_id: str,
+        *,
+        token: str | None,
+        note: Callable[[str], None],
+        retry_for: float = 60.0,
+        batch_size: int = 500,
+        interval: float = 0.5,
+    ) -> None:
         self._store = store
         self._run_id = run_id
         self._token = token
@@ -158,19 +168,25 @@ class DurableSink:
             attempts += 1
             # After a failed attempt (or one at a time), a sample may already be stored: a
             # commit whose acknowledgement was lost. Skipping stored keys keeps "exactly once".
-            self._store.save_samples(self._run_id, batch, token=self._token,
-                                     skip_stored=single or attempts > 1)
+            self._store.save_samples(
+                self._run_id, batch, token=self._token, skip_stored=single or attempts > 1
+            )
 
         try:
-            await with_store_retries(save, retry_for=self._retry_for, note=self._note,
-                                     what=f"write {len(batch)} sample(s)")
+            await with_store_retries(
+                save,
+                retry_for=self._retry_for,
+                note=self._note,
+                what=f"write {len(batch)} sample(s)",
+            )
         except (LeaseError, ReadOnlyRunError, StoreUnavailableError):
             raise
         except StoreError as refused:  # not an outage: the database refused the content
             await self._write_each(batch, refused, single=single)
 
-    async def _write_each(self, batch: Sequence[SampleResult], refused: StoreError, *,
-                          single: bool) -> None:
+    async def _write_each(
+        self, batch: Sequence[SampleResult], refused: StoreError, *, single: bool
+    ) -> None:
         if len(batch) > 1:
             for sample in batch:
                 await self._write([sample], single=True)
@@ -180,6 +196,8 @@ class DurableSink:
             raise refused  # even the bare error record was refused: not the sample's fault
         replacement = with_store_refusal(sample, str(refused))
         self.replaced[sample.key] = replacement
-        self._note(f"sample {sample.case_id} #{sample.sample} stored as an error: "
-                   "the store refused a value in it")
+        self._note(
+            f"sample {sample.case_id} #{sample.sample} stored as an error: "
+            "the store refused a value in it"
+        )
         await self._write([replacement], single=True)

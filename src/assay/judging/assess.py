@@ -64,39 +64,61 @@ class JudgeUsage:
 
     def to_json(self) -> dict[str, JSON]:
         """The portable form stored with the sample."""
-        return {"calls": self.calls, "attempts": self.attempts, "input_tokens": self.input_tokens,
-                "output_tokens": self.output_tokens, "cost_usd": self.cost_usd,
-                "cost_estimated": self.estimated, "by_kind": dict(self.by_kind),
-                "model": self.model, "source": self.source}
+        return {
+            "calls": self.calls,
+            "attempts": self.attempts,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cost_usd": self.cost_usd,
+            "cost_estimated": self.estimated,
+            "by_kind": dict(self.by_kind),
+            "model": self.model,
+            "source": self.source,
+        }
 
 
-async def assess(judge: Judge, criterion: Criterion, data: JudgeInput, *, votes: int,
-                 usage: JudgeUsage) -> MetricResult:
+async def assess(
+    judge: Judge, criterion: Criterion, data: JudgeInput, *, votes: int, usage: JudgeUsage
+) -> MetricResult:
     """Ask ``votes`` fresh times and keep the majority; a vote that fails is recorded.
 
     All votes failing is a metric error that keeps the raw replies; never a pass.
     """
     usage.model = usage.model or judge.label
     system, user = instructions(criterion), prompt(criterion, data)
-    outcomes = await asyncio.gather(*(_vote(judge, system, user, criterion, usage)
-                                      for _ in range(votes)))
+    outcomes = await asyncio.gather(
+        *(_vote(judge, system, user, criterion, usage) for _ in range(votes))
+    )
     verdicts = [verdict for verdict, _ in outcomes if verdict is not None]
     records = [record for _, record in outcomes]
     if not verdicts:
         first = records[0].get("error", "no verdict")
-        failure = errored(criterion.name, "judge", criterion.category, criterion.threshold,
-                          f"no vote returned a verdict ({len(records)} of {votes} failed; "
-                          f"first: {first})")
+        failure = errored(
+            criterion.name,
+            "judge",
+            criterion.category,
+            criterion.threshold,
+            f"no vote returned a verdict ({len(records)} of {votes} failed; first: {first})",
+        )
         return _with_votes(failure, records)
     standing = majority(verdicts)
     verdict = standing.verdict
-    return MetricResult(criterion.name, "judge", criterion.category, criterion.threshold,
-                        verdict.score, verdict.score >= criterion.threshold, verdict.reason,
-                        None, records)  # type: ignore[arg-type]
+    return MetricResult(
+        criterion.name,
+        "judge",
+        criterion.category,
+        criterion.threshold,
+        verdict.score,
+        verdict.score >= criterion.threshold,
+        verdict.reason,
+        None,
+        records,  # type: ignore[arg-type]
+    )
 
 
-async def _vote(judge: Judge, system: str, user: str, criterion: Criterion,
-                usage: JudgeUsage) -> tuple[JudgeVerdict | None, dict[str, JSON]]:
+async def _vote(
+    judge: Judge, system: str, user: str, criterion: Criterion, usage: JudgeUsage
+) -> tuple[JudgeVerdict | None, dict[str, JSON]]:
     with counting_attempts() as attempts:
         try:
             reply = await ask(judge, system, user)
@@ -112,6 +134,14 @@ async def _vote(judge: Judge, system: str, user: str, criterion: Criterion,
 
 
 def _with_votes(metric: MetricResult, records: list[dict[str, JSON]]) -> MetricResult:
-    return MetricResult(metric.name, metric.kind, metric.category, metric.threshold,
-                        metric.score, False, metric.reason, metric.error,
-                        records)  # type: ignore[arg-type]
+    return MetricResult(
+        metric.name,
+        metric.kind,
+        metric.category,
+        metric.threshold,
+        metric.score,
+        False,
+        metric.reason,
+        metric.error,
+        records,  # type: ignore[arg-type]
+    )

@@ -45,13 +45,20 @@ class Criterion:
         object.__setattr__(self, "scale", _scale(self.name, self.scale))
         for setting in ("reference", "facts", "effects"):
             if not isinstance(getattr(self, setting), bool):
-                raise _refused(self.name, f"{setting} must be true or false "
-                                          f"{_got(getattr(self, setting))}")
+                raise _refused(
+                    self.name, f"{setting} must be true or false {_got(getattr(self, setting))}"
+                )
 
     def settings(self) -> dict[str, JSON]:
         """What the fingerprint covers: the rubric, the scale and what the judge is shown."""
-        return {"type": "Criterion", "rubric": self.rubric, "scale": list(self.scale),
-                "reference": self.reference, "facts": self.facts, "effects": self.effects}
+        return {
+            "type": "Criterion",
+            "rubric": self.rubric,
+            "scale": list(self.scale),
+            "reference": self.reference,
+            "facts": self.facts,
+            "effects": self.effects,
+        }
 
     def with_threshold(self, threshold: float) -> Self:
         """The same criterion with another threshold."""
@@ -68,16 +75,23 @@ class Criterion:
         return math.isfinite(raw) and low <= raw <= high
 
 
-def criterion(name: str, rubric: str, *, threshold: float = 0.5, scale: Scale = (0, 1),
-              reference: bool = False) -> Criterion:
+def criterion(
+    name: str,
+    rubric: str,
+    *,
+    threshold: float = 0.5,
+    scale: Scale = (0, 1),
+    reference: bool = False,
+) -> Criterion:
     """A custom judge criterion with its own rubric (graded only when the suite has a judge).
 
     >>> concise = criterion("concise", "Is the answer free of filler and repetition?")
     """
     if isinstance(name, str) and name in JUDGE_THRESHOLDS:
         raise _refused("criterion", f"{name!r} is a built-in criterion; name yours differently")
-    return Criterion(name=name, rubric=rubric, threshold=threshold, scale=scale,
-                     reference=reference)
+    return Criterion(
+        name=name, rubric=rubric, threshold=threshold, scale=scale, reference=reference
+    )
 
 
 def _refused(where: str, detail: str) -> SpecError:
@@ -90,16 +104,19 @@ def _got(value: object) -> str:
 
 
 def _threshold(name: str, value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | float) \
-            or not math.isfinite(value) or not 0.0 <= value <= 1.0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or not 0.0 <= value <= 1.0
+    ):
         raise _refused(name, f"threshold must be a number in [0, 1] {_got(value)}")
 
 
 def _scale(name: str, value: object) -> Scale:
     if isinstance(value, tuple | list) and len(value) == 2:
         low, high = value
-        if all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high)) \
-                and low < high:
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high)) and low < high:
             return (low, high)
     raise _refused(name, f"scale must be (low, high) whole numbers with low < high {_got(value)}")
 
@@ -126,26 +143,46 @@ _COMPLETION = (
 BUILTIN: dict[str, Criterion] = {
     c.name: c
     for c in (
-        Criterion("semantic_accuracy", _ACCURACY, JUDGE_THRESHOLDS["semantic_accuracy"],
-                  reference=True, facts=True),
+        Criterion(
+            "semantic_accuracy",
+            _ACCURACY,
+            JUDGE_THRESHOLDS["semantic_accuracy"],
+            reference=True,
+            facts=True,
+        ),
         Criterion("answer_relevancy", _RELEVANCY, JUDGE_THRESHOLDS["answer_relevancy"]),
         Criterion("task_completion", _COMPLETION, JUDGE_THRESHOLDS["task_completion"]),
-        Criterion("language_quality",
-                  "How well is the answer written: grammar, clarity, fluency? 1 is "
-                  "unreadable, 5 is flawless.", JUDGE_THRESHOLDS["language_quality"], (1, 5)),
-        Criterion("answer_completeness",
-                  "Does the answer cover every part of the question? 1 covers none of it, "
-                  "5 covers all of it.", JUDGE_THRESHOLDS["answer_completeness"], (1, 5)),
-        Criterion("tone",
-                  "Is the tone appropriate for a helpful assistant speaking to this person: "
-                  "courteous, calm, neither curt nor gushing? 1 is inappropriate, 5 is ideal.",
-                  JUDGE_THRESHOLDS["tone"], (1, 5)),
-        Criterion("operational_claim_integrity",
-                  "The committed effects listed are settled facts about what the system did; "
-                  "do not question them. Does the answer describe only those effects, without "
-                  "claiming an action that is not listed or denying one that is? 1 claims "
-                  "effects that did not happen, 5 describes exactly what happened.",
-                  JUDGE_THRESHOLDS["operational_claim_integrity"], (1, 5), effects=True),
+        Criterion(
+            "language_quality",
+            "How well is the answer written: grammar, clarity, fluency? 1 is "
+            "unreadable, 5 is flawless.",
+            JUDGE_THRESHOLDS["language_quality"],
+            (1, 5),
+        ),
+        Criterion(
+            "answer_completeness",
+            "Does the answer cover every part of the question? 1 covers none of it, "
+            "5 covers all of it.",
+            JUDGE_THRESHOLDS["answer_completeness"],
+            (1, 5),
+        ),
+        Criterion(
+            "tone",
+            "Is the tone appropriate for a helpful assistant speaking to this person: "
+            "courteous, calm, neither curt nor gushing? 1 is inappropriate, 5 is ideal.",
+            JUDGE_THRESHOLDS["tone"],
+            (1, 5),
+        ),
+        Criterion(
+            "operational_claim_integrity",
+            "The committed effects listed are settled facts about what the system did; "
+            "do not question them. Does the answer describe only those effects, without "
+            "claiming an action that is not listed or denying one that is? 1 claims "
+            "effects that did not happen, 5 describes exactly what happened.",
+            JUDGE_THRESHOLDS["operational_claim_integrity"],
+            (1, 5),
+            effects=True,
+        ),
     )
 }
 

@@ -30,8 +30,7 @@ class JudgeInput:
             raise TypeError("a JudgeInput holds strings only")
 
 
-def judge_input(case: Case, answer: str,
-                effects: tuple[str, ...] | None = None) -> JudgeInput:
+def judge_input(case: Case, answer: str, effects: tuple[str, ...] | None = None) -> JudgeInput:
     """The judge's view of one sample: the case's question, reference and facts, the answer.
 
     Important facts come from ``metadata["important_facts"]``; committed effects (for
@@ -45,7 +44,8 @@ def judge_input(case: Case, answer: str,
         answer=answer,
         reference=None if case.reference is None else _text(case.reference),
         important_facts=_strings(case.metadata.get("important_facts")),
-        committed_effects=effects if effects is not None
+        committed_effects=effects
+        if effects is not None
         else _strings(case.metadata.get("committed_effects")),
     )
 

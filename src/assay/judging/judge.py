@@ -62,7 +62,8 @@ async def ask(judge: Judge, instructions: str, prompt: str) -> JudgeReply:
 
 #: Where a judge reports that it is waiting before a retry (the progress display listens).
 wait_listener: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
-    "assay_judge_wait_listener", default=None)
+    "assay_judge_wait_listener", default=None
+)
 
 
 def report_wait(message: str) -> None:
@@ -80,7 +81,8 @@ class AttemptCount:
 
 
 _attempts: contextvars.ContextVar[AttemptCount | None] = contextvars.ContextVar(
-    "assay_judge_attempts", default=None)
+    "assay_judge_attempts", default=None
+)
 
 
 @contextlib.contextmanager

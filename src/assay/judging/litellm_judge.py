@@ -42,8 +42,9 @@ class LiteLLMJudge:
         if missing:
             from assay.errors import ConfigurationError
 
-            raise ConfigurationError(f"judge {self.label} needs {' and '.join(missing)} in the "
-                                     "environment")
+            raise ConfigurationError(
+                f"judge {self.label} needs {' and '.join(missing)} in the environment"
+            )
 
     async def complete(self, instructions: str, prompt: str) -> JudgeReply:
         """Ask once (with retries on transient failures)."""
@@ -53,27 +54,41 @@ class LiteLLMJudge:
 
         async def call() -> Any:
             return await litellm.acompletion(
-                model=self.model, temperature=self.temperature, num_retries=0,
-                messages=[{"role": "system", "content": instructions},
-                          {"role": "user", "content": prompt}], **self.extra)
+                model=self.model,
+                temperature=self.temperature,
+                num_retries=0,
+                messages=[
+                    {"role": "system", "content": instructions},
+                    {"role": "user", "content": prompt},
+                ],
+                **self.extra,
+            )
 
-        response = await with_retries(call, _transient, self.retry, self.label,
-                                      deadline=self.judge_timeout)
+        response = await with_retries(
+            call, _transient, self.retry, self.label, deadline=self.judge_timeout
+        )
         content = response.choices[0].message.content
         if not isinstance(content, str):
             raise ValueError("the judge's response has no message content")
         usage = getattr(response, "usage", None)
         cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
-        return JudgeReply(content, getattr(usage, "prompt_tokens", None),
-                          getattr(usage, "completion_tokens", None),
-                          float(cost) if isinstance(cost, int | float) else None)
+        return JudgeReply(
+            content,
+            getattr(usage, "prompt_tokens", None),
+            getattr(usage, "completion_tokens", None),
+            float(cost) if isinstance(cost, int | float) else None,
+        )
 
 
 def _transient(error: BaseException) -> Mapping[str, str] | None:
     status = getattr(error, "status_code", None)
     name = type(error).__name__
-    if status == 429 or (isinstance(status, int) and status >= 500) or "Timeout" in name \
-            or "Connection" in name:
+    if (
+        status == 429
+        or (isinstance(status, int) and status >= 500)
+        or "Timeout" in name
+        or "Connection" in name
+    ):
         response = getattr(error, "response", None)
         return dict(getattr(response, "headers", {}) or {})
     return None

@@ -72,19 +72,29 @@ class OpenAIJudge:
             if self.json_mode:
                 options["response_format"] = {"type": "json_object"}
             return await client.chat.completions.create(
-                model=self.model, temperature=self.temperature,
-                messages=[{"role": "system", "content": instructions},
-                          {"role": "user", "content": prompt}], **options)
+                model=self.model,
+                temperature=self.temperature,
+                messages=[
+                    {"role": "system", "content": instructions},
+                    {"role": "user", "content": prompt},
+                ],
+                **options,
+            )
 
-        response = await with_retries(call, transient_headers, self.retry, self.label,
-                                      deadline=self.judge_timeout)
+        response = await with_retries(
+            call, transient_headers, self.retry, self.label, deadline=self.judge_timeout
+        )
         return _reply(response, self.provider, self.model)
 
     def _connect(self) -> AsyncOpenAI:
         from openai import AsyncOpenAI
 
-        return AsyncOpenAI(base_url=self.base_url, api_key=self.api_key or _key(),
-                           timeout=self.timeout, max_retries=0)
+        return AsyncOpenAI(
+            base_url=self.base_url,
+            api_key=self.api_key or _key(),
+            timeout=self.timeout,
+            max_retries=0,
+        )
 
 
 #: The host of the client's default endpoint, which an identity does not name.
@@ -116,7 +126,8 @@ def transient_headers(error: BaseException) -> Mapping[str, str] | None:
     if isinstance(error, openai.APITimeoutError | openai.APIConnectionError):
         return {}
     if isinstance(error, openai.APIStatusError) and (
-            error.status_code == 429 or error.status_code >= 500):
+        error.status_code == 429 or error.status_code >= 500
+    ):
         return dict(error.response.headers)
     return None
 
@@ -130,6 +141,10 @@ def _reply(response: Any, provider: str, model: str) -> JudgeReply:
     input_tokens = getattr(usage, "prompt_tokens", None)
     output_tokens = getattr(usage, "completion_tokens", None)
     estimate = estimate_cost(provider, model, input_tokens, output_tokens)
-    return JudgeReply(content, input_tokens, output_tokens,
-                      None if estimate is None else estimate.cost_usd,
-                      cost_estimated=estimate is not None)
+    return JudgeReply(
+        content,
+        input_tokens,
+        output_tokens,
+        None if estimate is None else estimate.cost_usd,
+        cost_estimated=estimate is not None,
+    )

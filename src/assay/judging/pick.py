@@ -30,8 +30,9 @@ Reply with a single JSON object and nothing else, exactly of this form:
 
 def verdict_prompt(models: Mapping[str, Mapping[str, JSON]]) -> str:
     """The user message: each model's figures (no cost, no tokens) as one JSON document."""
-    return "Pick the best model:\n" + json.dumps({"models": dict(models)}, ensure_ascii=False,
-                                                  indent=2)
+    return "Pick the best model:\n" + json.dumps(
+        {"models": dict(models)}, ensure_ascii=False, indent=2
+    )
 
 
 def parse_model_verdict(reply: str, labels: Sequence[str], judge: str) -> ModelVerdict:
@@ -47,8 +48,9 @@ def parse_model_verdict(reply: str, labels: Sequence[str], judge: str) -> ModelV
     return ModelVerdict(model, rationale.strip(), judge)
 
 
-async def pick_model(judge: Judge, models: Mapping[str, Mapping[str, JSON]],
-                     usage: JudgeUsage) -> ModelVerdict | None:
+async def pick_model(
+    judge: Judge, models: Mapping[str, Mapping[str, JSON]], usage: JudgeUsage
+) -> ModelVerdict | None:
     """One verdict call, counted in ``usage`` under ``verdict``; ``None`` when unusable."""
     usage.model = usage.model or judge.label
     with counting_attempts() as attempts:

@@ -18,8 +18,7 @@ Reply with a single JSON object and nothing else, exactly of this form:
 def instructions(criterion: Criterion) -> str:
     """The system instructions for one criterion."""
     low, high = criterion.scale
-    return _INSTRUCTIONS.format(name=criterion.name, rubric=criterion.rubric, low=low,
-                                high=high)
+    return _INSTRUCTIONS.format(name=criterion.name, rubric=criterion.rubric, low=low, high=high)
 
 
 def prompt(criterion: Criterion, data: JudgeInput) -> str:

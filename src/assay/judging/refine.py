@@ -32,16 +32,18 @@ Reply with a single JSON object and nothing else, exactly of this form:
  "instruction": null or "<the instruction text to add or change, quoted exactly>"}"""
 
 
-def refine_prompt(question: str, answer: str | None, finding: Finding,
-                  roster: Roster) -> str:
+def refine_prompt(question: str, answer: str | None, finding: Finding, roster: Roster) -> str:
     """The user message: the strings the refinement rests on, as one JSON document."""
     document: dict[str, object] = {
         "question": question,
         "answer": answer,
         "tools": [{"name": name, "description": text} for name, text in roster.tools.items()],
         "instructions": roster.instructions,
-        "finding": {"fault": finding.fault.value, "recommendation": finding.recommendation,
-                    "tools": list(finding.tools)},
+        "finding": {
+            "fault": finding.fault.value,
+            "recommendation": finding.recommendation,
+            "tools": list(finding.tools),
+        },
     }
     return "Refine this finding:\n" + json.dumps(document, ensure_ascii=False, indent=2)
 
@@ -69,8 +71,14 @@ def _text(value: object, field: str) -> str:
     return value.strip()
 
 
-async def refine(judge: Judge, question: str, answer: str | None, finding: Finding,
-                 roster: Roster, usage: JudgeUsage) -> Refinement | None:
+async def refine(
+    judge: Judge,
+    question: str,
+    answer: str | None,
+    finding: Finding,
+    roster: Roster,
+    usage: JudgeUsage,
+) -> Refinement | None:
     """One refinement call, counted in ``usage`` under ``refine``; ``None`` when unusable.
 
     A judge that raises or answers with anything but the strict form gives no refinement:
@@ -103,9 +111,11 @@ def adds_a_tool_it_has(refinement: Refinement, roster: Roster) -> bool:
     """
     if refinement.tool_name is not None and roster.has(refinement.tool_name):
         return True
-    return any(_proposes_adding(sentence, name)
-               for sentence in _SENTENCE_END.split(refinement.recommendation)
-               for name in roster.tools)
+    return any(
+        _proposes_adding(sentence, name)
+        for sentence in _SENTENCE_END.split(refinement.recommendation)
+        for name in roster.tools
+    )
 
 
 def _proposes_adding(sentence: str, tool: str) -> bool:
@@ -120,9 +130,13 @@ def _proposes_adding(sentence: str, tool: str) -> bool:
 
 
 _SENTENCE_END = re.compile(r"[.!?;\n]+(?:\s|$)")
-_ADDING = (r"\b(?:add|adding|give|giving|provide|providing|create|implement|introduce|equip|"
-           r"expose|register|build|enable)\b")
+_ADDING = (
+    r"\b(?:add|adding|give|giving|provide|providing|create|implement|introduce|equip|"
+    r"expose|register|build|enable)\b"
+)
 # Words that turn "add ... issue_refund" into advice on using it ("add an instruction to
 # call issue_refund"), not on adding it.
-_USING = re.compile(r"(?i)\b(?:call|calls|calling|use|uses|using|invoke|invoking|run|"
-                    r"trigger|when|before|after|instructions?|prompt|step)\b")
+_USING = re.compile(
+    r"(?i)\b(?:call|calls|calling|use|uses|using|invoke|invoking|run|"
+    r"trigger|when|before|after|instructions?|prompt|step)\b"
+)

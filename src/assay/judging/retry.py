@@ -58,12 +58,16 @@ class _Deadline:
         return self.ends - asyncio.get_running_loop().time()
 
     def reached(self) -> JudgeTimeout:
-        return JudgeTimeout(f"no answer within the judge timeout of {self.seconds:g} s"
-                            f"{self.scope}, retries included (--judge-timeout)")
+        return JudgeTimeout(
+            f"no answer within the judge timeout of {self.seconds:g} s"
+            f"{self.scope}, retries included (--judge-timeout)"
+        )
 
     def too_far(self, error: BaseException, wait: float) -> JudgeTimeout:
-        return JudgeTimeout(f"{_describe(error)}; retrying in {wait:.1f} s would pass the "
-                            f"judge timeout of {self.seconds:g} s{self.scope} (--judge-timeout)")
+        return JudgeTimeout(
+            f"{_describe(error)}; retrying in {wait:.1f} s would pass the "
+            f"judge timeout of {self.seconds:g} s{self.scope} (--judge-timeout)"
+        )
 
 
 @dataclass(slots=True)
@@ -73,7 +77,8 @@ class _SampleBudget:
 
 
 _sample_budget: contextvars.ContextVar[_SampleBudget | None] = contextvars.ContextVar(
-    "assay_judge_sample_budget", default=None)
+    "assay_judge_sample_budget", default=None
+)
 
 _SAMPLE_SCOPE = " for the whole judging of the sample"
 
@@ -103,9 +108,14 @@ def _deadline(seconds: float) -> _Deadline:
     return _Deadline(budget.seconds, budget.ends, _SAMPLE_SCOPE)
 
 
-async def with_retries(call: Callable[[], Awaitable[T]],
-                       transient: Callable[[BaseException], Mapping[str, str] | None],
-                       policy: RetryPolicy, label: str, *, deadline: float | None = None) -> T:
+async def with_retries(
+    call: Callable[[], Awaitable[T]],
+    transient: Callable[[BaseException], Mapping[str, str] | None],
+    policy: RetryPolicy,
+    label: str,
+    *,
+    deadline: float | None = None,
+) -> T:
     """Run ``call``; when ``transient`` says an error is (giving its headers), wait and retry.
 
     ``deadline`` (seconds) bounds the attempts and the waits together: reaching it raises
@@ -127,9 +137,13 @@ async def with_retries(call: Callable[[], Awaitable[T]],
         raise
 
 
-async def _attempts(call: Callable[[], Awaitable[T]],
-                    transient: Callable[[BaseException], Mapping[str, str] | None],
-                    policy: RetryPolicy, label: str, deadline: _Deadline | None) -> T:
+async def _attempts(
+    call: Callable[[], Awaitable[T]],
+    transient: Callable[[BaseException], Mapping[str, str] | None],
+    policy: RetryPolicy,
+    label: str,
+    deadline: _Deadline | None,
+) -> T:
     attempts = max(1, policy.attempts)
     for attempt in range(1, attempts + 1):
         count_attempt()
@@ -142,8 +156,10 @@ async def _attempts(call: Callable[[], Awaitable[T]],
             wait = _wait(headers, attempt, policy)
             if deadline is not None and wait >= deadline.left():
                 raise deadline.too_far(error, wait) from error
-            report_wait(f"judge {label}: {_describe(error)}; retrying in {wait:.1f} s "
-                        f"(attempt {attempt + 1} of {attempts})")
+            report_wait(
+                f"judge {label}: {_describe(error)}; retrying in {wait:.1f} s "
+                f"(attempt {attempt + 1} of {attempts})"
+            )
             await asyncio.sleep(wait)
     raise AssertionError("unreachable")  # pragma: no cover
 

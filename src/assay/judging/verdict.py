@@ -44,8 +44,10 @@ def parse_verdict(reply: str, criterion: Criterion) -> JudgeVerdict:
     if not isinstance(reason, str) or not reason.strip():
         raise VerdictError("the reason is empty")
     if len(reason.strip()) > MAX_REASON:
-        raise VerdictError(f"the reason has {len(reason.strip()):,} characters, more than the "
-                           f"{MAX_REASON:,} allowed")
+        raise VerdictError(
+            f"the reason has {len(reason.strip()):,} characters, more than the "
+            f"{MAX_REASON:,} allowed"
+        )
     return JudgeVerdict(float(score), criterion.normalise(float(score)), reason.strip())
 
 
@@ -63,5 +65,3 @@ def strict_object(reply: str, keys: Sequence[str]) -> dict[str, object]:
         named = " and ".join([", ".join(keys[:-1]), keys[-1]]) if len(keys) > 1 else keys[0]
         raise VerdictError(f"the reply must have exactly {named}, not {sorted(value)}")
     return value
-
-

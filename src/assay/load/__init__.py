@@ -26,11 +26,21 @@ if TYPE_CHECKING:
 # Each name loads its module on first use: running a Python suite needs the selection and
 # none of the file loaders (pydantic models, YAML, TOML).
 _HOMES = {
-    name: f"assay.load.{home}" for name, home in {
-        "Catalog": "catalog", "Product": "catalog", "ScenarioSet": "catalog",
-        "load_items": "items", "ScenarioParser": "pasted", "load_pasted": "pasted",
-        "load_path": "paths", "Expectations": "scenario", "Scenario": "scenario",
-        "FORMATS": "schemas", "schema": "schemas", "select": "selection", "Source": "source",
+    name: f"assay.load.{home}"
+    for name, home in {
+        "Catalog": "catalog",
+        "Product": "catalog",
+        "ScenarioSet": "catalog",
+        "load_items": "items",
+        "ScenarioParser": "pasted",
+        "load_pasted": "pasted",
+        "load_path": "paths",
+        "Expectations": "scenario",
+        "Scenario": "scenario",
+        "FORMATS": "schemas",
+        "schema": "schemas",
+        "select": "selection",
+        "Source": "source",
         "load_suite": "suites",
     }.items()
 }

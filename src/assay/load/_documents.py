@@ -73,7 +73,8 @@ _TOML_TOKEN = re.compile(
     r"|'''(?:[^']|'(?!''))*+(?:''')?"
     r'|"(?:[^"\\\n]|\\.)*+"?'
     r"|'[^'\n]*+'?)"
-    r"|(?P<dot>\.)|(?P<blank>[ \t]++)|(?P<comment>#[^\n]*+)|(?P<other>.|\n)")
+    r"|(?P<dot>\.)|(?P<blank>[ \t]++)|(?P<comment>#[^\n]*+)|(?P<other>.|\n)"
+)
 
 
 def _dotted_too_deep(text: str) -> bool:
@@ -205,8 +206,7 @@ def _measure(root: Any, yaml: Any) -> None:
             sizes[id(node)] = _sized(node, kids, sizes, yaml)
         elif id(node) not in sizes:
             if id(node) in on_path:
-                raise _Refused("has an alias inside the node it refers to (a recursive "
-                               "alias)")
+                raise _Refused("has an alias inside the node it refers to (a recursive alias)")
             on_path.add(id(node))
             kids = _node_children(node, yaml)
             stack.append((node, kids))
@@ -215,12 +215,15 @@ def _measure(root: Any, yaml: Any) -> None:
     if level > MAX_DEPTH:
         raise _Refused(_TOO_DEEP)
     if expanded - len(sizes) > MAX_ALIAS_NODES:
-        raise _Refused(f"expands its aliases past {MAX_ALIAS_NODES:,} nodes more than it "
-                       "writes (an alias bomb?)")
+        raise _Refused(
+            f"expands its aliases past {MAX_ALIAS_NODES:,} nodes more than it "
+            "writes (an alias bomb?)"
+        )
 
 
-def _sized(node: Any, kids: list[Any], sizes: dict[int, tuple[int, int]],
-           yaml: Any) -> tuple[int, int]:
+def _sized(
+    node: Any, kids: list[Any], sizes: dict[int, tuple[int, int]], yaml: Any
+) -> tuple[int, int]:
     """A node's expanded size (saturated, so a bomb's stays machine-sized) and depth."""
     measured = [sizes[id(kid)] for kid in kids]
     size = min(1 + sum(size for size, _ in measured), _SATURATED)
@@ -250,12 +253,12 @@ def _strict_loader() -> type:
         """SafeLoader without the timestamp resolver, refusing duplicate keys."""
 
     StrictLoader.yaml_implicit_resolvers = {
-        first: [(tag, regexp) for tag, regexp in resolvers
-                if tag != "tag:yaml.org,2002:timestamp"]
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
         for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
     }
-    StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
-                                 _mapping_constructor(yaml))
+    StrictLoader.add_constructor(
+        yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_constructor(yaml)
+    )
     StrictLoader.compose_node = _bounded_compose(yaml.SafeLoader.compose_node)  # type: ignore[method-assign]
     _LOADER.append(StrictLoader)
     return StrictLoader
@@ -269,10 +272,12 @@ def _mapping_constructor(yaml: Any) -> Callable[[Any, Any], dict[Any, Any]]:
             key = loader.construct_object(key_node, deep=True)
             if not isinstance(key, str | int | float | bool) and key is not None:
                 raise yaml.constructor.ConstructorError(
-                    None, None, "a mapping key must be a plain value", key_node.start_mark)
+                    None, None, "a mapping key must be a plain value", key_node.start_mark
+                )
             if key in result:
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r}", key_node.start_mark)
+                    None, None, f"duplicate key {key!r}", key_node.start_mark
+                )
             result[key] = loader.construct_object(value_node, deep=True)
         return result
 

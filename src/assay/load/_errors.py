@@ -23,8 +23,14 @@ Loc = tuple[int | str, ...]
 _JSON_TAGS = frozenset({"dict", "list", "str", "int", "float", "bool", "none"})
 
 
-def validate(model: type[M], data: Any, location: str, *, prefix: str = "",
-             extra_names: Mapping[str, Iterable[str]] | None = None) -> M:
+def validate(
+    model: type[M],
+    data: Any,
+    location: str,
+    *,
+    prefix: str = "",
+    extra_names: Mapping[str, Iterable[str]] | None = None,
+) -> M:
     """Validate ``data`` against ``model`` or raise a :class:`SpecError` for the first problem.
 
     ``prefix`` is the path of ``data`` inside its document; ``extra_names`` adds names that
@@ -35,8 +41,11 @@ def validate(model: type[M], data: Any, location: str, *, prefix: str = "",
     except ValidationError as error:
         raise spec_error(error, model, location, prefix, extra_names or {}) from None
     except RecursionError:
-        raise SpecError("is nested too deeply (a recursive YAML alias?)", location=location,
-                        field=prefix or None) from None
+        raise SpecError(
+            "is nested too deeply (a recursive YAML alias?)",
+            location=location,
+            field=prefix or None,
+        ) from None
 
 
 def suggestion(name: object, candidates: Iterable[str]) -> str:
@@ -54,8 +63,11 @@ def near_miss(name: str, candidates: Iterable[str]) -> str | None:
     name of up to five letters and two from a longer one, ignoring case: ``scenario`` for
     ``scenarios`` and ``agnet`` for ``agent``, but not ``owner_team`` for ``name``.
     """
-    near = [(edits, known) for known in candidates
-            if known != name and (edits := _edits(name, known)) <= (1 if len(known) <= 5 else 2)]
+    near = [
+        (edits, known)
+        for known in candidates
+        if known != name and (edits := _edits(name, known)) <= (1 if len(known) <= 5 else 2)
+    ]
     return min(near)[1] if near else None
 
 
@@ -66,8 +78,7 @@ def _edits(first: str, second: str) -> int:
     for i in range(1, len(a) + 1):
         row = [i] + [0] * len(b)
         for j in range(1, len(b) + 1):
-            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1,
-                         rows[-1][j - 1] + (a[i - 1] != b[j - 1]))
+            row[j] = min(rows[-1][j] + 1, row[j - 1] + 1, rows[-1][j - 1] + (a[i - 1] != b[j - 1]))
             if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
                 row[j] = min(row[j], rows[-2][j - 2] + 1)
         rows.append(row)
@@ -89,15 +100,21 @@ def render(loc: Loc, prefix: str = "") -> str:
     return path
 
 
-def spec_error(error: ValidationError, model: type[BaseModel], location: str, prefix: str,
-               extra_names: Mapping[str, Iterable[str]]) -> SpecError:
+def spec_error(
+    error: ValidationError,
+    model: type[BaseModel],
+    location: str,
+    prefix: str,
+    extra_names: Mapping[str, Iterable[str]],
+) -> SpecError:
     """Every problem, located and explained: the first in the error's field, one line each.
 
     A file with three mistakes says all three, so that one round of fixes is enough.
     """
     # A misspelt name shows up as an unknown field and a missing one: the first says more.
-    problems = sorted(error.errors(include_url=False),
-                      key=lambda problem: problem["type"] != "extra_forbidden")
+    problems = sorted(
+        error.errors(include_url=False), key=lambda problem: problem["type"] != "extra_forbidden"
+    )
     located = []
     for problem in problems:
         loc = _without_tags(model, tuple(problem["loc"]))
@@ -105,12 +122,17 @@ def spec_error(error: ValidationError, model: type[BaseModel], location: str, pr
     field, detail = located[0]
     if len(located) > 1:
         detail += f"\n  and {len(located) - 1} more in this file:" + "".join(
-            f"\n  {other or '(top level)'}: {what}" for other, what in located[1:])
+            f"\n  {other or '(top level)'}: {what}" for other, what in located[1:]
+        )
     return SpecError(detail, location=location, field=field)
 
 
-def _detail(problem: Mapping[str, Any], model: type[BaseModel], loc: Loc,
-            extra_names: Mapping[str, Iterable[str]]) -> str:
+def _detail(
+    problem: Mapping[str, Any],
+    model: type[BaseModel],
+    loc: Loc,
+    extra_names: Mapping[str, Iterable[str]],
+) -> str:
     kind = problem["type"]
     if kind == "extra_forbidden":
         names = [*_field_names(model, loc[:-1]), *extra_names.get(render(loc[:-1]), ())]
@@ -123,7 +145,8 @@ def _detail(problem: Mapping[str, Any], model: type[BaseModel], loc: Loc,
         expected = problem.get("ctx", {}).get("expected", "")
         choices = [part.strip(" '") for part in expected.replace(" or ", ", ").split(",")]
         return f"{_shown(problem['input'])} is not allowed; expected {expected}" + suggestion(
-            problem["input"], choices)
+            problem["input"], choices
+        )
     if kind in {"model_type", "dict_type"}:
         return f"must be a table (mapping), not {_kind(problem['input'])}"
     if kind == "invalid-json-value":
@@ -153,9 +176,13 @@ def _field_names(model: type[BaseModel], loc: Loc) -> list[str]:
         current = _step(current, part)
     current = _unwrap(current)
     if isinstance(current, type) and issubclass(current, BaseModel):
-        aliases = [name for field in current.model_fields.values()
-                   if isinstance(field.validation_alias, AliasChoices)
-                   for name in field.validation_alias.choices if isinstance(name, str)]
+        aliases = [
+            name
+            for field in current.model_fields.values()
+            if isinstance(field.validation_alias, AliasChoices)
+            for name in field.validation_alias.choices
+            if isinstance(name, str)
+        ]
         return [*current.model_fields, *aliases]
     return []
 
@@ -198,8 +225,14 @@ def _unwrap(annotation: Any) -> Any:
 
 
 def _kind(value: Any) -> str:
-    names = {list: "a list", str: "a string", int: "a number", float: "a number",
-             bool: "a boolean", type(None): "null"}
+    names = {
+        list: "a list",
+        str: "a string",
+        int: "a number",
+        float: "a number",
+        bool: "a boolean",
+        type(None): "null",
+    }
     return names.get(type(value), type(value).__name__)
 
 

@@ -73,7 +73,7 @@ def capped(text: str, limit: int = SLUG_LIMIT) -> str:
     if len(text) <= limit:
         return text
     digest = hashlib.sha256(text.encode()).hexdigest()[:_DIGEST]
-    return f"{text[:limit - _DIGEST - 1].rstrip('_')}_{digest}"
+    return f"{text[: limit - _DIGEST - 1].rstrip('_')}_{digest}"
 
 
 def _heading(line: str) -> str | None:
@@ -128,23 +128,36 @@ def _line(line: str, group: tuple[str, str] | None, location: str, where: str) -
         values.setdefault(name, []).extend(value)
     if "notes" in values:
         if notes is not None:
-            raise SpecError("has notes after its backticked prompt and a notes option; "
-                            "give one", location=location, field=where)
+            raise SpecError(
+                "has notes after its backticked prompt and a notes option; give one",
+                location=location,
+                field=where,
+            )
         notes = values["notes"][0]
     if "group" in values:
         group = _group(values["group"][0])
-    expect = Expectations(tuple(values.get("tools", ())), tuple(values.get("contains", ())),
-                          tuple(values.get("not_contains", ())),
-                          forbid_tools=tuple(values.get("forbid_tools", ())))
+    expect = Expectations(
+        tuple(values.get("tools", ())),
+        tuple(values.get("contains", ())),
+        tuple(values.get("not_contains", ())),
+        forbid_tools=tuple(values.get("forbid_tools", ())),
+    )
     if expect.forbid_tools:  # most lines forbid nothing: nothing to contradict
         try:
             refuse_contradiction(expect, "forbid_tools")
         except SpecError as error:
-            raise SpecError(f"{error.field}: {error.detail}", location=location,
-                            field=where) from None
-    scenario = Scenario(values.get("key", [""])[0], prompt, None if group is None else group[0],
-                        expect, notes, tags=tuple(values.get("tags", ())),
-                        origin=Origin(location, where))
+            raise SpecError(
+                f"{error.field}: {error.detail}", location=location, field=where
+            ) from None
+    scenario = Scenario(
+        values.get("key", [""])[0],
+        prompt,
+        None if group is None else group[0],
+        expect,
+        notes,
+        tags=tuple(values.get("tags", ())),
+        origin=Origin(location, where),
+    )
     return Line(scenario, None if group is None else group[1])
 
 
@@ -174,9 +187,10 @@ def _prompt(head: str, location: str, where: str) -> tuple[str, str | None]:
     if head.startswith("`"):
         closing = head.find("`", 1)
         if closing < 0:
-            raise SpecError("a backticked prompt needs its closing backtick",
-                            location=location, field=where)
-        rest = head[closing + 1:].strip()
+            raise SpecError(
+                "a backticked prompt needs its closing backtick", location=location, field=where
+            )
+        rest = head[closing + 1 :].strip()
         if "`" in rest and rest[:1] not in _NOTES_SEPARATORS:
             prompt = _unticked(head)  # spans inside the prompt, not a prompt and its notes
         else:
@@ -197,10 +211,13 @@ def _option(text: str, location: str, where: str) -> tuple[str, list[str]]:
     name, colon, value = text.partition(":")
     name = name.strip()
     if not colon or name not in OPTIONS:
-        raise SpecError(f"unknown option {name!r}{suggestion(name, OPTIONS)}; options are "
-                        f"{', '.join(OPTIONS)} (name: value)", location=location, field=where)
-    items = [_unquoted(part) for part in value.split(",")] if name in _LISTS \
-        else [_unquoted(value)]
+        raise SpecError(
+            f"unknown option {name!r}{suggestion(name, OPTIONS)}; options are "
+            f"{', '.join(OPTIONS)} (name: value)",
+            location=location,
+            field=where,
+        )
+    items = [_unquoted(part) for part in value.split(",")] if name in _LISTS else [_unquoted(value)]
     items = [item for item in items if item]
     if not items:
         raise SpecError(f"option {name!r} has no value", location=location, field=where)

@@ -44,16 +44,27 @@ class ScenarioSet:
 
     def layered(self, later: ScenarioSet) -> ScenarioSet:
         """The set with ``later`` over it: fields it sets, metadata, scenarios by key."""
-        return ScenarioSet(self.key, later.name or self.name, later.judge or self.judge,
-                           later.criteria or self.criteria, {**self.metadata, **later.metadata},
-                           _by_key(self.scenarios, later.scenarios))
+        return ScenarioSet(
+            self.key,
+            later.name or self.name,
+            later.judge or self.judge,
+            later.criteria or self.criteria,
+            {**self.metadata, **later.metadata},
+            _by_key(self.scenarios, later.scenarios),
+        )
 
     def to_json(self) -> dict[str, JSON]:
         """The canonical form (fixed key order, empty values dropped)."""
-        return _dropping_empty({
-            "key": self.key, "name": self.name, "judge": self.judge,
-            "criteria": list(self.criteria), **sorted_metadata(self.metadata),
-            "scenarios": [scenario.to_json() for scenario in self.scenarios]})
+        return _dropping_empty(
+            {
+                "key": self.key,
+                "name": self.name,
+                "judge": self.judge,
+                "criteria": list(self.criteria),
+                **sorted_metadata(self.metadata),
+                "scenarios": [scenario.to_json() for scenario in self.scenarios],
+            }
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,17 +81,28 @@ class Product:
 
     def layered(self, later: Product) -> Product:
         """The product with ``later`` over it."""
-        return Product(self.key, later.name or self.name, later.agent or self.agent,
-                       later.description or self.description,
-                       {**self.metadata, **later.metadata}, _by_key(self.sets, later.sets),
-                       later.agent_folder if later.agent else self.agent_folder)
+        return Product(
+            self.key,
+            later.name or self.name,
+            later.agent or self.agent,
+            later.description or self.description,
+            {**self.metadata, **later.metadata},
+            _by_key(self.sets, later.sets),
+            later.agent_folder if later.agent else self.agent_folder,
+        )
 
     def to_json(self) -> dict[str, JSON]:
         """The canonical form."""
-        return _dropping_empty({
-            "key": self.key, "name": self.name, "agent": self.agent,
-            "description": self.description, **sorted_metadata(self.metadata),
-            "sets": [item.to_json() for item in self.sets]})
+        return _dropping_empty(
+            {
+                "key": self.key,
+                "name": self.name,
+                "agent": self.agent,
+                "description": self.description,
+                **sorted_metadata(self.metadata),
+                "sets": [item.to_json() for item in self.sets],
+            }
+        )
 
 
 class Catalog:
@@ -91,9 +113,15 @@ class Catalog:
     compared without diffing them.
     """
 
-    def __init__(self, key: str, *, name: str | None = None, description: str | None = None,
-                 metadata: Mapping[str, JSON] | None = None,
-                 products: Iterable[Product] = ()) -> None:
+    def __init__(
+        self,
+        key: str,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        metadata: Mapping[str, JSON] | None = None,
+        products: Iterable[Product] = (),
+    ) -> None:
         self.key = key
         self.name = name
         self.description = description
@@ -108,8 +136,11 @@ class Catalog:
         first = read_mapping(Path(paths[0]))
         catalogs = [catalog_document(first, str(paths[0]))]
         for path in paths[1:]:
-            catalogs.append(catalog_document(_over(first, read_mapping(Path(path)), str(path),
-                                                   catalogs[0].key), str(path)))
+            catalogs.append(
+                catalog_document(
+                    _over(first, read_mapping(Path(path)), str(path), catalogs[0].key), str(path)
+                )
+            )
         layered = cls.layer(catalogs)
         _require_scenarios(layered, " + ".join(map(str, paths)))
         return layered
@@ -119,13 +150,21 @@ class Catalog:
         """Later catalogs over earlier ones: products, sets and scenarios by key."""
         listed = list(catalogs)
         first = listed[0]
-        merged = cls(first.key, name=first.name, description=first.description,
-                     metadata=first.metadata, products=first.products)
+        merged = cls(
+            first.key,
+            name=first.name,
+            description=first.description,
+            metadata=first.metadata,
+            products=first.products,
+        )
         for later in listed[1:]:
-            merged = cls(later.key, name=later.name or merged.name,
-                         description=later.description or merged.description,
-                         metadata={**merged.metadata, **later.metadata},
-                         products=_by_key(merged.products, later.products))
+            merged = cls(
+                later.key,
+                name=later.name or merged.name,
+                description=later.description or merged.description,
+                metadata={**merged.metadata, **later.metadata},
+                products=_by_key(merged.products, later.products),
+            )
         return merged
 
     def product(self, key: str) -> Product:
@@ -133,9 +172,12 @@ class Catalog:
         for product in self.products:
             if product.key == key:
                 return product
-        raise SpecError(f"no product {key!r}{suggestion(key, self._keys(self.products))} "
-                        f"(products: {', '.join(self._keys(self.products)) or 'none'})",
-                        location=self.key, field="product")
+        raise SpecError(
+            f"no product {key!r}{suggestion(key, self._keys(self.products))} "
+            f"(products: {', '.join(self._keys(self.products)) or 'none'})",
+            location=self.key,
+            field="product",
+        )
 
     def set(self, product: str, key: str) -> ScenarioSet:
         """One set of one product."""
@@ -144,21 +186,41 @@ class Catalog:
             if item.key == key:
                 return item
         names = self._keys(sets)
-        raise SpecError(f"product {product!r} has no set {key!r}{suggestion(key, names)} "
-                        f"(sets: {', '.join(names) or 'none'})",
-                        location=self.key, field="set")
+        raise SpecError(
+            f"product {product!r} has no set {key!r}{suggestion(key, names)} "
+            f"(sets: {', '.join(names) or 'none'})",
+            location=self.key,
+            field="set",
+        )
 
-    def scenarios(self, *, product: str | None = None, set: str | None = None,
-                  include_production_only: bool = True) -> list[Scenario]:
+    def scenarios(
+        self,
+        *,
+        product: str | None = None,
+        set: str | None = None,
+        include_production_only: bool = True,
+    ) -> list[Scenario]:
         """Scenarios of every product and set, or of the ones named."""
         products = self.products if product is None else (self.product(product),)
-        found = [scenario for item in products for chosen in item.sets
-                 if set is None or chosen.key == set for scenario in chosen.scenarios]
+        found = [
+            scenario
+            for item in products
+            for chosen in item.sets
+            if set is None or chosen.key == set
+            for scenario in chosen.scenarios
+        ]
         return [s for s in found if include_production_only or not s.production_only]
 
-    def suite_for(self, product: str, set: str | None = None, *, agent: Any = None,
-                  agent_name: str | None = None, judge: Any = None,
-                  imports: bool = True) -> Suite:
+    def suite_for(
+        self,
+        product: str,
+        set: str | None = None,
+        *,
+        agent: Any = None,
+        agent_name: str | None = None,
+        judge: Any = None,
+        imports: bool = True,
+    ) -> Suite:
         """The suite ``catalog/product/set``.
 
         The set's scenarios run against the product's agent (``agent`` overrides its entry
@@ -170,14 +232,22 @@ class Catalog:
             product, set = self.find_set(product)
         chosen, owner = self.set(product, set), self.product(product)
         if agent is None and owner.agent is not None and ":" in owner.agent:
-            agent = entry_agent(owner.agent, owner.agent_folder, location=self.key,
-                                field="agent", imports=imports)
+            agent = entry_agent(
+                owner.agent, owner.agent_folder, location=self.key, field="agent", imports=imports
+            )
             agent_name = agent_name or entry_identity(owner.agent, owner.agent_folder)
         name = f"{self.key}/{owner.key}/{chosen.key}"
-        suite = Suite(name, agent=agent if agent is not None else MissingAgent(
-            f"product {owner.key!r} (give it agent: module:attribute, or pass --agent)"),
-            agent_name=agent_name or owner.agent or None, judge=judge,
-            criteria=list(chosen.criteria) or None)
+        suite = Suite(
+            name,
+            agent=agent
+            if agent is not None
+            else MissingAgent(
+                f"product {owner.key!r} (give it agent: module:attribute, or pass --agent)"
+            ),
+            agent_name=agent_name or owner.agent or None,
+            judge=judge,
+            criteria=list(chosen.criteria) or None,
+        )
         for position, scenario in enumerate(chosen.scenarios):
             suite.add(replace(scenario, group=chosen.key).case(position))
         return suite
@@ -190,8 +260,11 @@ class Catalog:
         """
         pairs = _pairs(self)
         found = [pair for pair in pairs if pair[1] == key]
-        found += [(p.key, p.sets[0].key) for p in self.products
-                  if p.key == key and len(p.sets) == 1 and (p.key, p.sets[0].key) not in found]
+        found += [
+            (p.key, p.sets[0].key)
+            for p in self.products
+            if p.key == key and len(p.sets) == 1 and (p.key, p.sets[0].key) not in found
+        ]
         if len(found) == 1:
             return found[0]
         everything = [f"{p}/{s}" for p, s in pairs]
@@ -199,22 +272,31 @@ class Catalog:
             detail = f"{key!r} names several sets ({', '.join(f'{p}/{s}' for p, s in found)})"
         else:
             detail = f"no set {key!r}{suggestion(key, [s for _, s in pairs])}"
-        raise SpecError(f"{detail}; name the product and the set (sets: "
-                        f"{', '.join(everything) or 'none'})", location=self.key, field="set")
+        raise SpecError(
+            f"{detail}; name the product and the set (sets: {', '.join(everything) or 'none'})",
+            location=self.key,
+            field="set",
+        )
 
     def to_json(self) -> dict[str, JSON]:
         """The canonical document as data."""
-        return _dropping_empty({
-            "catalog": self.key, "name": self.name, "description": self.description,
-            **sorted_metadata(self.metadata),
-            "products": [product.to_json() for product in self.products]})
+        return _dropping_empty(
+            {
+                "catalog": self.key,
+                "name": self.name,
+                "description": self.description,
+                **sorted_metadata(self.metadata),
+                "products": [product.to_json() for product in self.products],
+            }
+        )
 
     def to_yaml(self) -> str:
         """The canonical YAML document."""
         import yaml
 
-        return yaml.safe_dump(self.to_json(), sort_keys=False, allow_unicode=True,
-                              default_flow_style=False, width=100)
+        return yaml.safe_dump(
+            self.to_json(), sort_keys=False, allow_unicode=True, default_flow_style=False, width=100
+        )
 
     def digest(self) -> str:
         """SHA-256 (hex) of :meth:`to_yaml`."""
@@ -233,17 +315,27 @@ def catalog_document(raw: Any, location: str) -> Catalog:
     if isinstance(raw, dict) and "suite" in raw and "catalog" not in raw:
         return _from_suite(suite_document(raw, location))
     if isinstance(raw, dict) and "products" in raw and "catalog" not in raw:
-        raise SpecError("required field is missing (a catalog's key: catalog: ...)",
-                        location=location, field="catalog")
+        raise SpecError(
+            "required field is missing (a catalog's key: catalog: ...)",
+            location=location,
+            field="catalog",
+        )
     if not isinstance(raw, dict) or "catalog" not in raw:
-        raise SpecError("is neither a catalog (catalog: ...) nor a suite (suite: ...)",
-                        location=location)
+        raise SpecError(
+            "is neither a catalog (catalog: ...) nor a suite (suite: ...)", location=location
+        )
     model = validate(CatalogModel, raw, location)
     _unique_keys([p.key for p in model.products], location, "products")
-    products = [_product(item, location, f"products[{index}]")
-                for index, item in enumerate(model.products)]
-    return Catalog(model.catalog, name=model.name, description=model.description,
-                   metadata=_metadata(model, location, ""), products=products)
+    products = [
+        _product(item, location, f"products[{index}]") for index, item in enumerate(model.products)
+    ]
+    return Catalog(
+        model.catalog,
+        name=model.name,
+        description=model.description,
+        metadata=_metadata(model, location, ""),
+        products=products,
+    )
 
 
 def _over(first: Any, later: Any, location: str, name: str) -> Any:
@@ -253,8 +345,11 @@ def _over(first: Any, later: Any, location: str, name: str) -> Any:
     if isinstance(first, dict) and "suite" in first and "catalog" not in first:
         return named(later, "suite", name)
     if "groups" in later:
-        raise SpecError(f"groups layer over a suite; {name!r} is a catalog, so give products",
-                        location=location, field="groups")
+        raise SpecError(
+            f"groups layer over a suite; {name!r} is a catalog, so give products",
+            location=location,
+            field="groups",
+        )
     return named(later, "catalog", name)
 
 
@@ -264,29 +359,54 @@ def _pairs(catalog: Catalog) -> list[tuple[str, str]]:
 
 def _product(model: ProductModel, location: str, path: str) -> Product:
     _unique_keys([s.key for s in model.sets], location, f"{path}.sets")
-    sets = tuple(_set(item, location, f"{path}.sets[{index}]")
-                 for index, item in enumerate(model.sets))
+    sets = tuple(
+        _set(item, location, f"{path}.sets[{index}]") for index, item in enumerate(model.sets)
+    )
     folder = Path(location).parent if model.agent else None
-    return Product(model.key, model.name, model.agent, model.description,
-                   _metadata(model, location, path), sets, folder)
+    return Product(
+        model.key,
+        model.name,
+        model.agent,
+        model.description,
+        _metadata(model, location, path),
+        sets,
+        folder,
+    )
 
 
 def _set(model: SetModel, location: str, path: str) -> ScenarioSet:
     _unique_keys([s.key for s in model.scenarios], location, f"{path}.scenarios")
-    scenarios = tuple(scenario_from(item, model.key, Origin(location, f"{path}.scenarios[{i}]"))
-                      for i, item in enumerate(model.scenarios))
+    scenarios = tuple(
+        scenario_from(item, model.key, Origin(location, f"{path}.scenarios[{i}]"))
+        for i, item in enumerate(model.scenarios)
+    )
     judge = None if model.judge is None else model.judge.model_dump(exclude_none=True)
-    return ScenarioSet(model.key, model.name, judge, tuple(model.criteria or ()),
-                       _metadata(model, location, path), scenarios)
+    return ScenarioSet(
+        model.key,
+        model.name,
+        judge,
+        tuple(model.criteria or ()),
+        _metadata(model, location, path),
+        scenarios,
+    )
 
 
 def _from_suite(document: SuiteDocument) -> Catalog:
-    groups = {key: [s for s in document.scenarios.values() if s.group == key]
-              for key in document.groups}
-    sets = tuple(ScenarioSet(key, document.groups[key], scenarios=tuple(items))
-                 for key, items in groups.items())
-    product = Product(document.name, None, document.agent, document.description, sets=sets,
-                      agent_folder=document.agent_folder)
+    groups = {
+        key: [s for s in document.scenarios.values() if s.group == key] for key in document.groups
+    }
+    sets = tuple(
+        ScenarioSet(key, document.groups[key], scenarios=tuple(items))
+        for key, items in groups.items()
+    )
+    product = Product(
+        document.name,
+        None,
+        document.agent,
+        document.description,
+        sets=sets,
+        agent_folder=document.agent_folder,
+    )
     return Catalog(document.name, description=document.description, products=[product])
 
 
@@ -294,9 +414,12 @@ def _metadata(model: Any, location: str, path: str) -> dict[str, JSON]:
     for key in extras(model):
         near = near_miss(key, type(model).model_fields)
         if near is not None:
-            raise SpecError(f"unknown field (did you mean {near!r}?); a key this close to "
-                            "one the format defines is refused rather than kept as metadata",
-                            location=location, field=f"{path}.{key}" if path else key)
+            raise SpecError(
+                f"unknown field (did you mean {near!r}?); a key this close to "
+                "one the format defines is refused rather than kept as metadata",
+                location=location,
+                field=f"{path}.{key}" if path else key,
+            )
     try:
         converted = portable(extras(model), path or "metadata")
     except SpecError as error:
@@ -309,21 +432,27 @@ def _require_scenarios(catalog: Catalog, location: str) -> None:
     """Refuse a product without sets and a set without scenarios: they would test nothing."""
     for index, product in enumerate(catalog.products):
         if not product.sets:
-            raise SpecError(f"product {product.key!r} has no sets", location=location,
-                            field=f"products[{index}].sets")
+            raise SpecError(
+                f"product {product.key!r} has no sets",
+                location=location,
+                field=f"products[{index}].sets",
+            )
         for number, item in enumerate(product.sets):
             if not item.scenarios:
-                raise SpecError(f"set {item.key!r} of product {product.key!r} has no "
-                                "scenarios", location=location,
-                                field=f"products[{index}].sets[{number}].scenarios")
+                raise SpecError(
+                    f"set {item.key!r} of product {product.key!r} has no scenarios",
+                    location=location,
+                    field=f"products[{index}].sets[{number}].scenarios",
+                )
 
 
 def _unique_keys(keys: list[str], location: str, path: str) -> None:
     seen: set[str] = set()
     for index, key in enumerate(keys):
         if key in seen:
-            raise SpecError(f"duplicate key {key!r}", location=location,
-                            field=f"{path}[{index}].key")
+            raise SpecError(
+                f"duplicate key {key!r}", location=location, field=f"{path}[{index}].key"
+            )
         seen.add(key)
 
 

@@ -49,12 +49,14 @@ class UnimportedAgent:
 
     def __call__(self, value: Any, ctx: Any) -> Any:
         """Refuse to run: the entry point was never imported."""
-        raise ConfigurationError(f"{self.entry} was not imported; load the suite with "
-                                 "imports to run it")
+        raise ConfigurationError(
+            f"{self.entry} was not imported; load the suite with imports to run it"
+        )
 
 
-def entry_agent(entry: str, base: Path | None, *, location: str, field: str,
-                imports: bool = True) -> Any:
+def entry_agent(
+    entry: str, base: Path | None, *, location: str, field: str, imports: bool = True
+) -> Any:
     """What :func:`resolve` returns, or, without ``imports``, an :class:`UnimportedAgent`."""
     if not imports:
         _split(entry, location, field)
@@ -71,8 +73,11 @@ def resolve(entry: str, base: Path | None, *, location: str, field: str) -> Any:
         try:
             value = getattr(value, part)
         except AttributeError:
-            raise SpecError(f"{entry!r}: {module_name} has no attribute {attribute!r}",
-                            location=location, field=field) from None
+            raise SpecError(
+                f"{entry!r}: {module_name} has no attribute {attribute!r}",
+                location=location,
+                field=field,
+            ) from None
     return value
 
 
@@ -113,8 +118,9 @@ def _dotted(path: Path) -> str:
 def _split(entry: str, location: str, field: str) -> tuple[str, str]:
     module_name, _, attribute = entry.rpartition(":")
     if not module_name or not attribute:
-        raise SpecError(f"{entry!r} is not an entry point (module:attribute)",
-                        location=location, field=field)
+        raise SpecError(
+            f"{entry!r} is not an entry point (module:attribute)", location=location, field=field
+        )
     return module_name, attribute
 
 
@@ -132,8 +138,11 @@ def _module(name: str, base: Path | None, location: str, field: str) -> ModuleTy
     except SpecError as error:
         raise SpecError(error.detail, location=location, field=field) from None
     except Exception as error:
-        raise SpecError(f"cannot import {name!r}: {type(error).__name__}: {error}",
-                        location=location, field=field) from None
+        raise SpecError(
+            f"cannot import {name!r}: {type(error).__name__}: {error}",
+            location=location,
+            field=field,
+        ) from None
 
 
 def _local_file(name: str, base: Path | None) -> Path | None:

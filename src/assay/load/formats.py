@@ -50,8 +50,9 @@ def _prompts_as_scenarios(value: Any) -> Any:
 
 
 #: A list of texts; one text alone is a list of one.
-Texts = Annotated[list[Text], BeforeValidator(_one_item_list,
-                                              json_schema_input_type=Text | list[Text])]
+Texts = Annotated[
+    list[Text], BeforeValidator(_one_item_list, json_schema_input_type=Text | list[Text])
+]
 if TYPE_CHECKING:
     Criterion = str
 else:  # an enum in the JSON Schema, so editors complete the built-in criteria
@@ -73,6 +74,7 @@ class Open(BaseModel):
 
 
 # --- item files (TOML or JSON), one scenario each -------------------------------------------
+
 
 class ReplyModel(Strict):
     """A reply to the pending interaction of a named case."""
@@ -108,11 +110,12 @@ class ExpectModel(Strict):
     contains: list[Text] | None = None
     not_contains: list[Text] | None = None
     tools: list[Text] | None = Field(None, description="Tools that must each be called.")
-    actions: list[ActionModel] | None = Field(None, description="The exact tool calls, "
-                                                                 "in order.")
+    actions: list[ActionModel] | None = Field(None, description="The exact tool calls, in order.")
     forbid: dict[str, list[JsonValue]] | None = Field(
-        None, description="Per channel, items that must not appear; tools lists the tools "
-                          "that must not be called (no channel needed).")
+        None,
+        description="Per channel, items that must not appear; tools lists the tools "
+        "that must not be called (no channel needed).",
+    )
 
 
 class ItemModel(Strict):
@@ -130,15 +133,23 @@ class ItemModel(Strict):
     expect: ExpectModel | None = None
     setup: JsonValue = Field(None, description="Opaque JSON the harness seeds state from.")
     provenance: dict[str, Provenance] | None = Field(
-        None, description="Who wrote each part: input, expect, setup, api, params.")
-    api: JsonValue = Field(None, description="HTTP replay fixtures: a list of interactions, "
-                                             "or allow_hosts and interactions.")
+        None, description="Who wrote each part: input, expect, setup, api, params."
+    )
+    api: JsonValue = Field(
+        None,
+        description="HTTP replay fixtures: a list of interactions, "
+        "or allow_hosts and interactions.",
+    )
     committed_effects: list[Text] | None = Field(
-        None, description="The effects this scenario commits, told to the judge for "
-                          "operational claim integrity.")
+        None,
+        description="The effects this scenario commits, told to the judge for "
+        "operational claim integrity.",
+    )
     committed_effects_channel: Text | None = Field(
-        None, description="An observation channel the committed effects are read from, as "
-                          "the system recorded them.")
+        None,
+        description="An observation channel the committed effects are read from, as "
+        "the system recorded them.",
+    )
 
 
 class GateModel(Strict):
@@ -163,8 +174,9 @@ class SettingsModel(Strict):
     concurrency: Concurrency | None = None
     sample_concurrency: SampleConcurrency | None = None
     max_observed: Count | None = None
-    channels: list[Text] = Field(default_factory=list,
-                                 description="Observation channels the harness reports.")
+    channels: list[Text] = Field(
+        default_factory=list, description="Observation channels the harness reports."
+    )
     criteria: list[Criterion] | None = None
     gate: GateModel | None = None
     provenance: dict[str, Provenance] | None = None
@@ -172,12 +184,14 @@ class SettingsModel(Strict):
 
 # --- YAML suites and catalogs ----------------------------------------------------------------
 
+
 class ScenarioExpectModel(Strict):
     """A scenario's expectations; one text alone stands for a list of one."""
 
     tools: Texts | None = None
     forbid_tools: Annotated[Texts, Field(min_length=1)] | None = Field(
-        None, description="Tools that must not be called.")
+        None, description="Tools that must not be called."
+    )
     contains: Texts | None = None
     not_contains: Texts | None = None
     answer: str | None = None
@@ -189,7 +203,8 @@ class ScenarioModel(Strict):
     key: Text
     prompt: Text
     expect: ScenarioExpectModel | None = Field(
-        None, validation_alias=AliasChoices("expect", "expectations"))
+        None, validation_alias=AliasChoices("expect", "expectations")
+    )
     notes: str | None = None
     production_only: bool = False
     tags: Texts | None = None
@@ -200,8 +215,9 @@ class ScenarioModel(Strict):
     @classmethod
     def _one_name(cls, data: Any) -> Any:
         if isinstance(data, dict) and "expect" in data and "expectations" in data:
-            raise PydanticCustomError("spec", "expect and expectations name the same field; "
-                                              "give one")
+            raise PydanticCustomError(
+                "spec", "expect and expectations name the same field; give one"
+            )
         return data
 
 
@@ -222,8 +238,9 @@ class PastedListedScenarioModel(PastedScenarioModel):
     group_name: Text | None = None
 
 
-class PastedListModel(RootModel[Annotated[list[PastedListedScenarioModel],
-                                          BeforeValidator(_prompts_as_scenarios)]]):
+class PastedListModel(
+    RootModel[Annotated[list[PastedListedScenarioModel], BeforeValidator(_prompts_as_scenarios)]]
+):
     """A pasted JSON or YAML list: prompts and scenario tables, each naming its own group."""
 
 

@@ -35,9 +35,16 @@ ITEM_SUFFIXES = (".toml", ".json")
 FORBID_TOOLS = "tools"
 
 # Where a case field lives in an item file, for errors raised while building the case.
-_ITEM_FIELDS = (("expected_actions", "expect.actions"), ("expected", "expect.answer"),
-                ("observation", "expect"), ("forbid", "expect.forbid"), ("criteria", "judge"),
-                ("reply", "input.reply"), ("input", "input.text"), ("checks", "expect"))
+_ITEM_FIELDS = (
+    ("expected_actions", "expect.actions"),
+    ("expected", "expect.answer"),
+    ("observation", "expect"),
+    ("forbid", "expect.forbid"),
+    ("criteria", "judge"),
+    ("reply", "input.reply"),
+    ("input", "input.text"),
+    ("checks", "expect"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +61,14 @@ class Item:
         return str(self.path)
 
 
-def load_items(directory: str | Path, *, agent: Any = None, agent_name: str | None = None,
-               imports: bool = True, only: str | Path | None = None) -> Suite:
+def load_items(
+    directory: str | Path,
+    *,
+    agent: Any = None,
+    agent_name: str | None = None,
+    imports: bool = True,
+    only: str | Path | None = None,
+) -> Suite:
     """Load a directory of item files as a suite (settings from its ``suite.toml``).
 
     Without ``imports`` the agent or harness ``suite.toml`` names is not imported. ``only``
@@ -79,17 +92,23 @@ def load_items(directory: str | Path, *, agent: Any = None, agent_name: str | No
     if len(broken) == 1:
         raise broken[0]
     if broken:
-        raise SpecError(f"{len(broken)} item files are broken:\n"
-                        + "\n".join(f"  {error}" for error in broken), location=str(folder))
+        raise SpecError(
+            f"{len(broken)} item files are broken:\n" + "\n".join(f"  {error}" for error in broken),
+            location=str(folder),
+        )
     return suite
 
 
-def _load_item(suite: Suite, path: Path, position: int, settings: SuiteSettings,
-               seen: dict[str, str]) -> None:
+def _load_item(
+    suite: Suite, path: Path, position: int, settings: SuiteSettings, seen: dict[str, str]
+) -> None:
     item = read_item(path, settings)
     if item.model.id in seen:
-        raise SpecError(f"duplicate id {item.model.id!r} (also in {seen[item.model.id]})",
-                        location=item.location, field="id")
+        raise SpecError(
+            f"duplicate id {item.model.id!r} (also in {seen[item.model.id]})",
+            location=item.location,
+            field="id",
+        )
     seen[item.model.id] = path.name
     _add(suite, item_case(item, position), item.location)
 
@@ -100,16 +119,23 @@ def item_paths(folder: Path) -> list[Path]:
     Whatever is named like an item file must be one: each that is not (see
     :func:`entry_problem`) is named in one error, rather than skipped.
     """
-    paths = sorted(path for path in folder.iterdir()
-                   if path.suffix in ITEM_SUFFIXES and path.name != SUITE_FILE)
+    paths = sorted(
+        path
+        for path in folder.iterdir()
+        if path.suffix in ITEM_SUFFIXES and path.name != SUITE_FILE
+    )
     root = folder.resolve()
-    problems = [(path, problem) for path in paths
-                if (problem := entry_problem(path, root)) is not None]
+    problems = [
+        (path, problem) for path in paths if (problem := entry_problem(path, root)) is not None
+    ]
     if len(problems) == 1:
         raise SpecError(problems[0][1], location=str(problems[0][0]))
     if problems:
-        raise SpecError("holds entries named like item files that are not: " + "; ".join(
-            f"{path.name} {problem}" for path, problem in problems), location=str(folder))
+        raise SpecError(
+            "holds entries named like item files that are not: "
+            + "; ".join(f"{path.name} {problem}" for path, problem in problems),
+            location=str(folder),
+        )
     if not paths:
         raise SpecError("holds no item files (*.toml or *.json)", location=str(folder))
     return paths
@@ -142,22 +168,33 @@ def item_case(item: Item, position: int) -> Case:
     reply = model.input.reply
     try:
         return build_case(
-            model.input.text, position=position, id=model.id, name=model.name or model.id,
+            model.input.text,
+            position=position,
+            id=model.id,
+            name=model.name or model.id,
             reply=None if reply is None else reply.model_dump(exclude_none=True),
             expected=None if expect is None else expect.answer,
-            expected_actions=None if expect is None or expect.actions is None
+            expected_actions=None
+            if expect is None or expect.actions is None
             else [action.model_dump() for action in expect.actions],
-            checks=_checks(item) or None, criteria=model.judge or None, setup=model.setup,
-            group=model.group, tags=model.tags, params=model.params, notes=model.notes,
+            checks=_checks(item) or None,
+            criteria=model.judge or None,
+            setup=model.setup,
+            group=model.group,
+            tags=model.tags,
+            params=model.params,
+            notes=model.notes,
             production_only=model.production_only,
             observation=item.channels or None,
             forbid=_forbidden_channels(item),
             api=None if model.api is None else api_fixtures(model.api, item.path.parent),
-            provenance=_provenance(item), metadata=_effects(model) or None,
+            provenance=_provenance(item),
+            metadata=_effects(model) or None,
         )
     except SpecError as error:
-        raise SpecError(error.detail, location=item.location,
-                        field=_item_field(error.field)) from None
+        raise SpecError(
+            error.detail, location=item.location, field=_item_field(error.field)
+        ) from None
 
 
 def _effects(model: ItemModel) -> dict[str, JSON]:
@@ -174,8 +211,7 @@ def _add(suite: Suite, case: Case, location: str) -> None:
     try:
         suite.add(case)
     except SpecError as error:
-        raise SpecError(error.detail, location=location, field=_item_field(error.field)) \
-            from None
+        raise SpecError(error.detail, location=location, field=_item_field(error.field)) from None
 
 
 def _split_channels(raw: Any, channels: Sequence[str]) -> tuple[Any, dict[str, Any]]:
@@ -190,8 +226,11 @@ def _split_channels(raw: Any, channels: Sequence[str]) -> tuple[Any, dict[str, A
 def _channel_lists(channels: Mapping[str, Any], location: str) -> dict[str, list[JSON]]:
     for name, items in channels.items():
         if not isinstance(items, list):
-            raise SpecError("must be a list ([] asserts that nothing was recorded)",
-                            location=location, field=f"expect.{name}")
+            raise SpecError(
+                "must be a list ([] asserts that nothing was recorded)",
+                location=location,
+                field=f"expect.{name}",
+            )
     return dict(channels)
 
 
@@ -199,18 +238,24 @@ def _check(item: Item, settings: SuiteSettings) -> None:
     """Refuse combinations that parse but mean nothing."""
     model, where = item.model, item.location
     if (model.input.text is None) == (model.input.reply is None):
-        detail = ("needs text or a reply to a pending interaction" if model.input.text is None
-                  else "has both text and a reply; a turn is one or the other")
+        detail = (
+            "needs text or a reply to a pending interaction"
+            if model.input.text is None
+            else "has both text and a reply; a turn is one or the other"
+        )
         raise SpecError(detail, location=where, field="input")
     channel = model.committed_effects_channel
     if channel is not None and model.committed_effects is not None:
-        raise SpecError("declares committed_effects and a channel to read them from; give "
-                        "one or the other", location=where, field="committed_effects_channel")
+        raise SpecError(
+            "declares committed_effects and a channel to read them from; give one or the other",
+            location=where,
+            field="committed_effects_channel",
+        )
     if channel is not None and channel not in settings.channels:
         hint = suggestion(channel, settings.channels) or (
-            " (declare the harness's channels in suite.toml: channels = [...])")
-        raise SpecError("unknown channel" + hint, location=where,
-                        field="committed_effects_channel")
+            " (declare the harness's channels in suite.toml: channels = [...])"
+        )
+        raise SpecError("unknown channel" + hint, location=where, field="committed_effects_channel")
     forbid = {} if model.expect is None else model.expect.forbid or {}
     for channel, banned in forbid.items():
         if channel == FORBID_TOOLS:
@@ -218,12 +263,17 @@ def _check(item: Item, settings: SuiteSettings) -> None:
             continue
         if channel not in settings.channels:
             hint = suggestion(channel, (*settings.channels, FORBID_TOOLS)) or (
-                " (declare the harness's channels in suite.toml: channels = [...])")
-            raise SpecError("unknown channel" + hint, location=where,
-                            field=f"expect.forbid.{channel}")
+                " (declare the harness's channels in suite.toml: channels = [...])"
+            )
+            raise SpecError(
+                "unknown channel" + hint, location=where, field=f"expect.forbid.{channel}"
+            )
         if not banned:
-            raise SpecError("an empty forbid list forbids nothing", location=where,
-                            field=f"expect.forbid.{channel}")
+            raise SpecError(
+                "an empty forbid list forbids nothing",
+                location=where,
+                field=f"expect.forbid.{channel}",
+            )
 
 
 def _check_forbidden_tools(item: Item, banned: list[Any]) -> None:
@@ -232,13 +282,19 @@ def _check_forbidden_tools(item: Item, banned: list[Any]) -> None:
         raise SpecError("an empty forbid list forbids nothing", location=where, field=field)
     for index, name in enumerate(banned):
         if not isinstance(name, str) or not name.strip():
-            raise SpecError("must be a tool name (a non-empty string)", location=where,
-                            field=f"{field}[{index}]")
+            raise SpecError(
+                "must be a tool name (a non-empty string)",
+                location=where,
+                field=f"{field}[{index}]",
+            )
     both = _expectations(item).both_expected_and_forbidden()
     if both:
-        raise SpecError(f"{', '.join(both)} is both expected (expect.tools) and forbidden; "
-                        "a case cannot require and forbid the same call", location=where,
-                        field=field)
+        raise SpecError(
+            f"{', '.join(both)} is both expected (expect.tools) and forbidden; "
+            "a case cannot require and forbid the same call",
+            location=where,
+            field=field,
+        )
 
 
 def _forbidden_channels(item: Item) -> dict[str, list[JSON]] | None:
@@ -255,9 +311,12 @@ def _expectations(item: Item) -> Expectations:
     if expect is None:
         return Expectations()
     tools = (expect.forbid or {}).get(FORBID_TOOLS) or ()
-    return Expectations(tuple(expect.tools or ()), tuple(expect.contains or ()),
-                        tuple(expect.not_contains or ()),
-                        forbid_tools=tuple(str(name) for name in tools))
+    return Expectations(
+        tuple(expect.tools or ()),
+        tuple(expect.contains or ()),
+        tuple(expect.not_contains or ()),
+        forbid_tools=tuple(str(name) for name in tools),
+    )
 
 
 def _checks(item: Item) -> list[Any]:
@@ -272,8 +331,11 @@ def _provenance(item: Item) -> dict[str, str] | None:
     present = _present_parts(item)
     for part in declared:
         if not present.intersection(ITEM_PARTS[part]):
-            raise SpecError(f"declares the provenance of {part}, which this item does not "
-                            "have", location=item.location, field=f"provenance.{part}")
+            raise SpecError(
+                f"declares the provenance of {part}, which this item does not have",
+                location=item.location,
+                field=f"provenance.{part}",
+            )
     # Every part the declaration names is kept, present or not, so that an expectation a later
     # run adds under the same declaration is covered by it.
     return expanded
@@ -285,14 +347,26 @@ def _present_parts(item: Item) -> set[str]:
     if _checks(item):
         present.add("checks")
     if expect is not None:
-        present |= {part for part, value in (("reference", expect.answer),
-                                             ("expected_actions", expect.actions),
-                                             ("forbid", _forbidden_channels(item)))
-                    if value is not None}
+        present |= {
+            part
+            for part, value in (
+                ("reference", expect.answer),
+                ("expected_actions", expect.actions),
+                ("forbid", _forbidden_channels(item)),
+            )
+            if value is not None
+        }
     if item.channels:
         present.add("observation")
-    present |= {part for part, value in (("setup", model.setup), ("api", model.api),
-                                         ("params", model.params or None)) if value is not None}
+    present |= {
+        part
+        for part, value in (
+            ("setup", model.setup),
+            ("api", model.api),
+            ("params", model.params or None),
+        )
+        if value is not None
+    }
     return present
 
 
@@ -301,5 +375,5 @@ def _item_field(field: str | None) -> str | None:
         return None
     for case_name, item_name in _ITEM_FIELDS:
         if field == case_name or field.startswith((case_name + ".", case_name + "[")):
-            return item_name + field[len(case_name):]
+            return item_name + field[len(case_name) :]
     return field

@@ -53,20 +53,36 @@ class ScenarioParser:
     """Pasted text, JSON or grouped YAML → scenarios (or attribute mappings)."""
 
     @classmethod
-    def scenarios(cls, text: str, *, reserved_keys: Iterable[str] = (),
-                  key_prefix: str | None = None, include_production_only: bool = True,
-                  location: str = "<pasted>") -> list[Scenario]:
+    def scenarios(
+        cls,
+        text: str,
+        *,
+        reserved_keys: Iterable[str] = (),
+        key_prefix: str | None = None,
+        include_production_only: bool = True,
+        location: str = "<pasted>",
+    ) -> list[Scenario]:
         """The scenarios of a paste, with keys made for the ones that name none.
 
         A paste with nothing in it has no scenarios.
         """
-        return [draft.scenario for draft in _selected(text, reserved_keys, key_prefix,
-                                                      include_production_only, location)]
+        return [
+            draft.scenario
+            for draft in _selected(
+                text, reserved_keys, key_prefix, include_production_only, location
+            )
+        ]
 
     @classmethod
-    def parse(cls, text: str, *, reserved_keys: Iterable[str] = (),
-              key_prefix: str | None = None, include_production_only: bool = True,
-              location: str = "<pasted>") -> list[dict[str, JSON]]:
+    def parse(
+        cls,
+        text: str,
+        *,
+        reserved_keys: Iterable[str] = (),
+        key_prefix: str | None = None,
+        include_production_only: bool = True,
+        location: str = "<pasted>",
+    ) -> list[dict[str, JSON]]:
         """The scenarios as plain attributes.
 
         Each has its key, prompt, group, group_name, notes, expect, ... and ``position``,
@@ -74,12 +90,19 @@ class ScenarioParser:
         document) and is kept when production-only scenarios are left out.
         """
         drafts = _selected(text, reserved_keys, key_prefix, include_production_only, location)
-        return [{**draft.scenario.to_json(), **_group(draft), "position": draft.position}
-                for draft in drafts]
+        return [
+            {**draft.scenario.to_json(), **_group(draft), "position": draft.position}
+            for draft in drafts
+        ]
 
 
-def _selected(text: str, reserved: Iterable[str], prefix: str | None,
-              include_production_only: bool, location: str) -> list[_Draft]:
+def _selected(
+    text: str,
+    reserved: Iterable[str],
+    prefix: str | None,
+    include_production_only: bool,
+    location: str,
+) -> list[_Draft]:
     drafts = _keyed(_drafts(text, location), reserved, prefix, location)
     return [d for d in drafts if include_production_only or not d.scenario.production_only]
 
@@ -89,21 +112,26 @@ def _group(draft: _Draft) -> dict[str, JSON]:
     return {key: value for key, value in described.items() if value}
 
 
-def load_pasted(path: str | Path, *, agent: Any = None, agent_name: str | None = None,
-                key_prefix: str | None = None) -> Suite:
+def load_pasted(
+    path: str | Path,
+    *,
+    agent: Any = None,
+    agent_name: str | None = None,
+    key_prefix: str | None = None,
+) -> Suite:
     """A suite (named after the file) from a text file of pasted scenarios.
 
     A file with no scenario in it is refused: there would be nothing to run.
     """
     file = Path(path)
     location = str(file)
-    scenarios = ScenarioParser.scenarios(read_text(file), key_prefix=key_prefix,
-                                         location=location)
+    scenarios = ScenarioParser.scenarios(read_text(file), key_prefix=key_prefix, location=location)
     if not scenarios:
         raise SpecError("holds no scenarios", location=location)
     runner = agent if agent is not None else MissingAgent(f"{location} (pass --agent)")
-    suite = Suite(file.stem, agent=runner,
-                  agent_name=agent_name or ("unspecified" if agent is None else None))
+    suite = Suite(
+        file.stem, agent=runner, agent_name=agent_name or ("unspecified" if agent is None else None)
+    )
     for position, scenario in enumerate(scenarios):
         suite.add(scenario.case(position))
     return suite
@@ -112,8 +140,10 @@ def load_pasted(path: str | Path, *, agent: Any = None, agent_name: str | None =
 def _drafts(text: str, location: str) -> list[_Draft]:
     if _is_document(text):
         return _document(text, location)
-    return [_Draft(line.scenario, line.group_name, position)
-            for position, line in enumerate(read_lines(text, location))]
+    return [
+        _Draft(line.scenario, line.group_name, position)
+        for position, line in enumerate(read_lines(text, location))
+    ]
 
 
 def _is_document(text: str) -> bool:
@@ -121,8 +151,9 @@ def _is_document(text: str) -> bool:
     if text.lstrip().startswith(("{", "[")):
         return True
     # Only the first two meaningful lines matter: stop there rather than list them all.
-    meaningful = (line for line in text.splitlines()
-                  if line.strip() and not line.startswith(("#", "%")))
+    meaningful = (
+        line for line in text.splitlines() if line.strip() and not line.startswith(("#", "%"))
+    )
     first = next(meaningful, "")
     if first.rstrip() == "---":
         first = next(meaningful, first)
@@ -134,8 +165,11 @@ def _is_document(text: str) -> bool:
 
 
 def _document(text: str, location: str) -> list[_Draft]:
-    raw = parse_json(text, location) if text.lstrip().startswith(("{", "[")) else parse_yaml(
-        text, location)
+    raw = (
+        parse_json(text, location)
+        if text.lstrip().startswith(("{", "["))
+        else parse_yaml(text, location)
+    )
     if raw is None or raw == {}:
         return []
     if isinstance(raw, list):
@@ -145,8 +179,9 @@ def _document(text: str, location: str) -> list[_Draft]:
     return _grouped(validate(PastedDocModel, raw, location), location)
 
 
-def _listed(items: list[PastedListedScenarioModel], location: str,
-            path: str | None) -> list[_Draft]:
+def _listed(
+    items: list[PastedListedScenarioModel], location: str, path: str | None
+) -> list[_Draft]:
     """A list of scenarios (or one, whose path is ``None``), each naming its own group."""
     drafts: list[_Draft] = []
     for index, item in enumerate(items):
@@ -169,15 +204,19 @@ def _grouped(model: PastedDocModel, location: str) -> list[_Draft]:
     return drafts
 
 
-def _keyed(drafts: list[_Draft], reserved: Iterable[str], prefix: str | None,
-           location: str) -> list[_Draft]:
+def _keyed(
+    drafts: list[_Draft], reserved: Iterable[str], prefix: str | None, location: str
+) -> list[_Draft]:
     """Keep the keys a paste names; make ``[prefix_]<group>_<n>`` for the others."""
     prefix_slug = None
     if prefix is not None and prefix.strip():  # a prefix of only whitespace is no prefix
         prefix_slug = slug(prefix)
         if not prefix_slug:
-            raise SpecError(f"key prefix {prefix!r} has no letters or digits a key can use",
-                            location=location, field="key_prefix")
+            raise SpecError(
+                f"key prefix {prefix!r} has no letters or digits a key can use",
+                location=location,
+                field="key_prefix",
+            )
     taken = {key.casefold() for key in reserved}
     named = [d.scenario.key for d in drafts if d.scenario.key]
     _refuse_duplicates(named, location)

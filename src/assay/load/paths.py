@@ -29,14 +29,21 @@ def kind_of(path: Path) -> str:
         return "item"  # one item file, run with its folder's suite.toml
     if path.suffix in (*YAML_SUFFIXES, ".json"):
         raw = read_mapping(path)
-        if path.suffix == ".json" and isinstance(raw, dict) and "input" in raw and not (
-                {"suite", "catalog", "products", "groups"} & raw.keys()):
+        if (
+            path.suffix == ".json"
+            and isinstance(raw, dict)
+            and "input" in raw
+            and not ({"suite", "catalog", "products", "groups"} & raw.keys())
+        ):
             return "item"
         # Products make a catalog, even one that forgot its key (the error says so).
         marked = isinstance(raw, dict) and ("catalog" in raw or "products" in raw)
         return "catalog" if marked and "suite" not in raw else "suite"
-    raise SpecError("is not a suite: give a Python file, a YAML suite or catalog, a directory "
-                    "of item files or a text file of pasted scenarios", location=str(path))
+    raise SpecError(
+        "is not a suite: give a Python file, a YAML suite or catalog, a directory "
+        "of item files or a text file of pasted scenarios",
+        location=str(path),
+    )
 
 
 def load_path(path: str | Path, source: Source | None = None) -> Suite:
@@ -47,11 +54,16 @@ def load_path(path: str | Path, source: Source | None = None) -> Suite:
         raise SpecError("no such file or directory", location=str(file))
     kind = kind_of(file)
     if kind != "catalog" and (given.product or given.set):
-        raise SpecError("--product and --set choose from a catalog; this is not one",
-                        location=str(file))
+        raise SpecError(
+            "--product and --set choose from a catalog; this is not one", location=str(file)
+        )
     suite = _load(file, kind, given)
-    return select(suite, groups=given.groups, cases=given.cases,
-                  include_production_only=given.include_production_only)
+    return select(
+        suite,
+        groups=given.groups,
+        cases=given.cases,
+        include_production_only=given.include_production_only,
+    )
 
 
 def load_catalog_path(path: Path) -> Catalog:
@@ -62,17 +74,27 @@ def load_catalog_path(path: Path) -> Catalog:
 def _load(file: Path, kind: str, given: Source) -> Suite:
     if kind == "items":
         folder = file.parent if file.name == SUITE_FILE else file
-        return load_items(folder, agent=given.agent, agent_name=given.agent_name,
-                          imports=given.imports)
+        return load_items(
+            folder, agent=given.agent, agent_name=given.agent_name, imports=given.imports
+        )
     if kind == "item":
-        return load_items(file.parent, agent=given.agent, agent_name=given.agent_name,
-                          imports=given.imports, only=file)
+        return load_items(
+            file.parent,
+            agent=given.agent,
+            agent_name=given.agent_name,
+            imports=given.imports,
+            only=file,
+        )
     if kind == "pasted":
         return load_pasted(file, agent=given.agent, agent_name=given.agent_name)
     if kind == "suite":
         document = suite_document(read_mapping(file), str(file))
-        return document.suite(agent=given.agent, agent_name=given.agent_name,
-                              location=str(file), imports=given.imports)
+        return document.suite(
+            agent=given.agent,
+            agent_name=given.agent_name,
+            location=str(file),
+            imports=given.imports,
+        )
     catalog = load_catalog_path(file)
     product, chosen = _pick(catalog, given)
     named = catalog.set(product, chosen).judge or {}
@@ -80,8 +102,14 @@ def _load(file: Path, kind: str, given: Source) -> Suite:
     judge = None
     if given.judge_for is not None and isinstance(model, str) and named.get("kind") != "rules":
         judge = given.judge_for(model)
-    return catalog.suite_for(product, chosen, agent=given.agent, agent_name=given.agent_name,
-                             judge=judge, imports=given.imports)
+    return catalog.suite_for(
+        product,
+        chosen,
+        agent=given.agent,
+        agent_name=given.agent_name,
+        judge=judge,
+        imports=given.imports,
+    )
 
 
 def _pick(catalog: Catalog, given: Source) -> tuple[str, str]:
@@ -91,16 +119,22 @@ def _pick(catalog: Catalog, given: Source) -> tuple[str, str]:
         return catalog.find_set(given.set)  # a set key that one product has
     if product is None:
         if len(catalog.products) != 1:
-            raise SpecError("holds several products; choose one with --product (products: "
-                            f"{', '.join(p.key for p in catalog.products)})",
-                            location=catalog.key, field="product")
+            raise SpecError(
+                "holds several products; choose one with --product (products: "
+                f"{', '.join(p.key for p in catalog.products)})",
+                location=catalog.key,
+                field="product",
+            )
         product = catalog.products[0].key
     sets = catalog.product(product).sets
     chosen = given.set
     if chosen is None:
         if len(sets) != 1:
-            raise SpecError(f"product {product!r} has several sets; choose one with --set "
-                            f"(sets: {', '.join(s.key for s in sets)})", location=catalog.key,
-                            field="set")
+            raise SpecError(
+                f"product {product!r} has several sets; choose one with --set "
+                f"(sets: {', '.join(s.key for s in sets)})",
+                location=catalog.key,
+                field="set",
+            )
         chosen = sets[0].key
     return product, chosen

@@ -31,11 +31,13 @@ class Expectations:
 
     def to_json(self) -> dict[str, JSON]:
         """The canonical form: fixed key order, empty values dropped."""
-        described: dict[str, JSON] = {"tools": list(self.tools),
-                                      "forbid_tools": list(self.forbid_tools),
-                                      "contains": list(self.contains),
-                                      "not_contains": list(self.not_contains),
-                                      "answer": self.answer}
+        described: dict[str, JSON] = {
+            "tools": list(self.tools),
+            "forbid_tools": list(self.forbid_tools),
+            "contains": list(self.contains),
+            "not_contains": list(self.not_contains),
+            "answer": self.answer,
+        }
         return {key: value for key, value in described.items() if value not in (None, [])}
 
     def both_expected_and_forbidden(self) -> list[str]:
@@ -73,12 +75,16 @@ class Scenario:
     def to_json(self) -> dict[str, JSON]:
         """The canonical form: keys in a fixed order, empty values dropped."""
         described: dict[str, JSON] = {
-            "key": self.key, "prompt": self.prompt, "expect": self.expect.to_json(),
-            "notes": self.notes, "production_only": self.production_only or None,
-            "tags": list(self.tags), "params": sorted_json(self.params), "api": self.api,
+            "key": self.key,
+            "prompt": self.prompt,
+            "expect": self.expect.to_json(),
+            "notes": self.notes,
+            "production_only": self.production_only or None,
+            "tags": list(self.tags),
+            "params": sorted_json(self.params),
+            "api": self.api,
         }
-        return {key: value for key, value in described.items()
-                if value not in (None, [], {}, "")}
+        return {key: value for key, value in described.items() if value not in (None, [], {}, "")}
 
     def case(self, position: int) -> Case:
         """The case this scenario becomes (id = key, group = its group or set)."""
@@ -86,9 +92,16 @@ class Scenario:
         try:
             fixtures = None if self.api is None else api_fixtures(self.api, origin.folder)
             return build_case(
-                self.prompt, position=position, id=self.key, group=self.group,
-                expected=self.expect.answer, checks=self.expect.checks() or None, api=fixtures,
-                notes=self.notes, production_only=self.production_only, tags=self.tags,
+                self.prompt,
+                position=position,
+                id=self.key,
+                group=self.group,
+                expected=self.expect.answer,
+                checks=self.expect.checks() or None,
+                api=fixtures,
+                notes=self.notes,
+                production_only=self.production_only,
+                tags=self.tags,
                 params=self.params,
             )
         except SpecError as error:
@@ -111,18 +124,30 @@ class Origin:
     def error(self, error: SpecError) -> SpecError:
         """The error located at this origin."""
         inner = error.field or ""
-        field = f"{self.path}.{inner}" if self.path and inner and not inner.startswith("[") \
+        field = (
+            f"{self.path}.{inner}"
+            if self.path and inner and not inner.startswith("[")
             else f"{self.path}{inner}"
+        )
         return SpecError(error.detail, location=self.location, field=field or None)
 
 
-def scenario_from(model: ScenarioModel, group: str | None, origin: Origin,
-                  key: str | None = None) -> Scenario:
+def scenario_from(
+    model: ScenarioModel, group: str | None, origin: Origin, key: str | None = None
+) -> Scenario:
     """A scenario from its validated model (``key`` overrides one the parser generated)."""
     expect = model.expect
-    expectations = Expectations() if expect is None else Expectations(
-        tuple(expect.tools or ()), tuple(expect.contains or ()),
-        tuple(expect.not_contains or ()), expect.answer, tuple(expect.forbid_tools or ()))
+    expectations = (
+        Expectations()
+        if expect is None
+        else Expectations(
+            tuple(expect.tools or ()),
+            tuple(expect.contains or ()),
+            tuple(expect.not_contains or ()),
+            expect.answer,
+            tuple(expect.forbid_tools or ()),
+        )
+    )
     try:
         params = portable(model.params or {}, "params")
         api = portable(model.api, "api")
@@ -148,8 +173,11 @@ def refuse_contradiction(expect: Expectations, field: str) -> None:
     """Refuse a tool both expected and forbidden: no agent could pass such a case."""
     both = expect.both_expected_and_forbidden()
     if both:
-        raise SpecError(f"{', '.join(both)} is both expected (tools) and forbidden; a case "
-                        "cannot require and forbid the same call", field=field)
+        raise SpecError(
+            f"{', '.join(both)} is both expected (tools) and forbidden; a case "
+            "cannot require and forbid the same call",
+            field=field,
+        )
 
 
 def numbered(factory: Callable[..., Any], name: str, texts: Sequence[str]) -> list[Any]:
@@ -168,8 +196,10 @@ def api_fixtures(value: Any, base_dir: Path | None) -> ApiFixtures:
     """
     data = {"interactions": value} if isinstance(value, list) else value
     if not isinstance(data, dict):
-        raise SpecError("must be a list of interactions, or a table with allow_hosts and "
-                        "interactions", field="api")
+        raise SpecError(
+            "must be a list of interactions, or a table with allow_hosts and interactions",
+            field="api",
+        )
     return ApiFixtures.from_mapping(data, base_dir=base_dir)
 
 

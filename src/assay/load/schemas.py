@@ -28,8 +28,11 @@ _DRAFT = "https://json-schema.org/draft/2020-12/schema"
 def schema(format: str) -> dict[str, Any]:
     """The JSON Schema of one format (see :data:`FORMATS`)."""
     if format not in FORMATS:
-        raise SpecError(f"unknown format {format!r}{suggestion(format, FORMATS)}; formats: "
-                        f"{', '.join(sorted(FORMATS))}", field="format")
+        raise SpecError(
+            f"unknown format {format!r}{suggestion(format, FORMATS)}; formats: "
+            f"{', '.join(sorted(FORMATS))}",
+            field="format",
+        )
     model, title = FORMATS[format]
     generated = model.model_json_schema()
     if format == "item":
@@ -43,5 +46,5 @@ def _allow_channels(generated: dict[str, Any]) -> None:
     expect["additionalProperties"] = {
         "type": "array",
         "description": "An observation channel declared in suite.toml (channels = [...]): "
-                       "exactly these items, in order; [] asserts none.",
+        "exactly these items, in order; [] asserts none.",
     }

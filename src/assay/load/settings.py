@@ -37,8 +37,9 @@ ITEM_PARTS: dict[str, tuple[str, ...]] = {
 }
 
 # Names a channel cannot take: fields of [expect] and metric names they would collide with.
-_RESERVED = frozenset({*ExpectModel.model_fields, "tools_called", "forbid_actions",
-                       *JUDGE_CRITERIA})
+_RESERVED = frozenset(
+    {*ExpectModel.model_fields, "tools_called", "forbid_actions", *JUDGE_CRITERIA}
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,8 +56,9 @@ class SuiteSettings:
         """The observation channels items may assert."""
         return tuple(self.model.channels)
 
-    def suite(self, *, agent: Any = None, agent_name: str | None = None,
-              imports: bool = True) -> Suite:
+    def suite(
+        self, *, agent: Any = None, agent_name: str | None = None, imports: bool = True
+    ) -> Suite:
         """An empty suite with these settings; ``agent`` (a callable) overrides the file's.
 
         Without ``imports`` the agent or harness the file names is not imported.
@@ -66,11 +68,17 @@ class SuiteSettings:
         gate = None if model.gate is None else Gate(**model.gate.model_dump())
         try:
             return Suite(
-                model.name or self.folder.resolve().name, agent=runner,
-                agent_name=model.agent_name or named, version=model.version,
-                description=model.description, samples=model.samples or 1,
-                concurrency=model.concurrency, sample_concurrency=model.sample_concurrency,
-                votes=model.votes, criteria=model.criteria, provenance=self.provenance,
+                model.name or self.folder.resolve().name,
+                agent=runner,
+                agent_name=model.agent_name or named,
+                version=model.version,
+                description=model.description,
+                samples=model.samples or 1,
+                concurrency=model.concurrency,
+                sample_concurrency=model.sample_concurrency,
+                votes=model.votes,
+                criteria=model.criteria,
+                provenance=self.provenance,
                 gate=gate,
             )
         except SpecError as error:
@@ -81,16 +89,20 @@ class SuiteSettings:
         if model.harness is not None and not imports:
             return UnimportedAgent(model.harness), entry_identity(model.harness, self.folder)
         if model.harness is not None:
-            harness = instantiate(resolve(model.harness, self.folder, location=self.location,
-                                          field="harness"))
+            harness = instantiate(
+                resolve(model.harness, self.folder, location=self.location, field="harness")
+            )
             try:
-                return (harness_agent(harness, max_observed=model.max_observed),
-                        entry_identity(model.harness, self.folder))
+                return (
+                    harness_agent(harness, max_observed=model.max_observed),
+                    entry_identity(model.harness, self.folder),
+                )
             except SpecError as error:
                 raise SpecError(error.detail, location=self.location, field="harness") from None
         if model.agent is not None:
-            agent = entry_agent(model.agent, self.folder, location=self.location,
-                                field="agent", imports=imports)
+            agent = entry_agent(
+                model.agent, self.folder, location=self.location, field="agent", imports=imports
+            )
             return agent, entry_identity(model.agent, self.folder)
         return MissingAgent(f"{self.location} (set agent or harness)"), "unspecified"
 
@@ -135,8 +147,13 @@ def entry_problem(path: Path, root: Path) -> str | None:
 
 
 def _kind(mode: int) -> str:
-    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
-             (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+    kinds = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+    )
     return next((name for test, name in kinds if test(mode)), "a special file")
 
 
@@ -145,20 +162,29 @@ def expand_provenance(declared: Mapping[str, str], location: str, path: str) -> 
     expanded: dict[str, str] = {}
     for part, value in declared.items():
         if part not in ITEM_PARTS:
-            raise SpecError("unknown part" + suggestion(part, ITEM_PARTS) + "; a provenance "
-                            f"is declared for {', '.join(ITEM_PARTS)}", location=location,
-                            field=f"{path}.{part}")
+            raise SpecError(
+                "unknown part" + suggestion(part, ITEM_PARTS) + "; a provenance "
+                f"is declared for {', '.join(ITEM_PARTS)}",
+                location=location,
+                field=f"{path}.{part}",
+            )
         expanded.update(dict.fromkeys(ITEM_PARTS[part], value))
     return expanded
 
 
 def _check(model: SettingsModel, location: str) -> None:
     if model.agent is not None and model.harness is not None:
-        raise SpecError("names both an agent and a harness; a suite runs one",
-                        location=location, field="harness")
+        raise SpecError(
+            "names both an agent and a harness; a suite runs one",
+            location=location,
+            field="harness",
+        )
     if model.max_observed is not None and model.harness is None:
-        raise SpecError("is a ceiling on what a harness reads; it needs harness = ...",
-                        location=location, field="max_observed")
+        raise SpecError(
+            "is a ceiling on what a harness reads; it needs harness = ...",
+            location=location,
+            field="max_observed",
+        )
     _check_channels(model.channels, location)
 
 
@@ -166,9 +192,13 @@ def _check_channels(channels: Sequence[str], location: str) -> None:
     seen: set[str] = set()
     for index, name in enumerate(channels):
         if name in _RESERVED:
-            raise SpecError(f"{name!r} is a field of [expect] or a metric name, not a "
-                            "channel", location=location, field=f"channels[{index}]")
+            raise SpecError(
+                f"{name!r} is a field of [expect] or a metric name, not a channel",
+                location=location,
+                field=f"channels[{index}]",
+            )
         if name in seen:
-            raise SpecError(f"{name!r} is listed twice", location=location,
-                            field=f"channels[{index}]")
+            raise SpecError(
+                f"{name!r} is listed twice", location=location, field=f"channels[{index}]"
+            )
         seen.add(name)

@@ -56,36 +56,58 @@ class SuiteDocument:
         scenarios.update(later.scenarios)
         agent = later.agent or self.agent
         return SuiteDocument(
-            name=later.name, description=later.description or self.description,
-            version=later.version or self.version, agent=agent,
+            name=later.name,
+            description=later.description or self.description,
+            version=later.version or self.version,
+            agent=agent,
             agent_folder=later.agent_folder if later.agent else self.agent_folder,
-            agent_name=later.agent_name or self.agent_name, groups=groups, scenarios=scenarios,
+            agent_name=later.agent_name or self.agent_name,
+            groups=groups,
+            scenarios=scenarios,
         )
 
-    def suite(self, *, agent: Any = None, agent_name: str | None = None,
-              location: str = "", imports: bool = True) -> Suite:
+    def suite(
+        self,
+        *,
+        agent: Any = None,
+        agent_name: str | None = None,
+        location: str = "",
+        imports: bool = True,
+    ) -> Suite:
         """The suite these scenarios make; ``agent`` overrides the document's entry point.
 
         Without ``imports`` the entry point is not imported.
         """
         if agent is None and self.agent is not None:
-            agent = entry_agent(self.agent, self.agent_folder, location=location,
-                                field="agent", imports=imports)
-            agent_name = agent_name or self.agent_name or entry_identity(self.agent,
-                                                                         self.agent_folder)
+            agent = entry_agent(
+                self.agent, self.agent_folder, location=location, field="agent", imports=imports
+            )
+            agent_name = (
+                agent_name or self.agent_name or entry_identity(self.agent, self.agent_folder)
+            )
         if agent is None:
             agent = MissingAgent(f"{location} (set agent: module:attribute, or pass --agent)")
             agent_name = self.agent_name or "unspecified"
-        suite = Suite(self.name, agent=agent, agent_name=agent_name,
-                      description=self.description, version=self.version)
+        suite = Suite(
+            self.name,
+            agent=agent,
+            agent_name=agent_name,
+            description=self.description,
+            version=self.version,
+        )
         for position, scenario in enumerate(self.scenarios.values()):
             suite.add(scenario.case(position))
         return suite
 
 
-def load_suite(path: str | Path, *more: str | Path, agent: Any = None,
-               groups: Iterable[str] | None = None,
-               include_production_only: bool = True, imports: bool = True) -> Suite:
+def load_suite(
+    path: str | Path,
+    *more: str | Path,
+    agent: Any = None,
+    groups: Iterable[str] | None = None,
+    include_production_only: bool = True,
+    imports: bool = True,
+) -> Suite:
     """Load a suite from files: YAML suites (layered), a directory of items, or pasted text.
 
     Later YAML files layer over earlier ones by key. ``groups`` keeps only those groups and
@@ -99,12 +121,17 @@ def load_suite(path: str | Path, *more: str | Path, agent: Any = None,
     first = Path(path)
     if first.is_dir() or first.suffix in PASTED_SUFFIXES:
         if more:
-            raise SpecError("only YAML suites are layered; load one directory or paste at a "
-                            "time", location=str(first))
+            raise SpecError(
+                "only YAML suites are layered; load one directory or paste at a time",
+                location=str(first),
+            )
         from assay.load.items import load_items
 
-        loaded = load_items(first, agent=agent, imports=imports) if first.is_dir() \
+        loaded = (
+            load_items(first, agent=agent, imports=imports)
+            if first.is_dir()
             else load_pasted(first, agent=agent)
+        )
     else:
         document = read_suite_documents([first, *map(Path, more)])
         loaded = document.suite(agent=agent, location=str(first), imports=imports)
@@ -132,8 +159,7 @@ def read_mapping(path: Path) -> Any:
     """A YAML (or JSON) document's data."""
     location = str(path)
     if path.suffix not in (*YAML_SUFFIXES, ".json"):
-        raise SpecError("is not a YAML suite or catalog (.yaml, .yml or .json)",
-                        location=location)
+        raise SpecError("is not a YAML suite or catalog (.yaml, .yml or .json)", location=location)
     text = read_text(path)
     return parse_json(text, location) if path.suffix == ".json" else parse_yaml(text, location)
 
@@ -146,15 +172,27 @@ def suite_document(raw: Any, location: str, prefix: str = "") -> SuiteDocument:
     for g_index, group in enumerate(model.groups):
         group_path = f"{prefix}{'.' if prefix else ''}groups[{g_index}]"
         if group.key in groups:
-            raise SpecError(f"duplicate group key {group.key!r}", location=location,
-                            field=f"{group_path}.key")
+            raise SpecError(
+                f"duplicate group key {group.key!r}", location=location, field=f"{group_path}.key"
+            )
         groups[group.key] = group.name
         for s_index, item in enumerate(group.scenarios):
             origin = Origin(location, f"{group_path}.scenarios[{s_index}]")
             if item.key in scenarios:
-                raise SpecError(f"duplicate scenario key {item.key!r}", location=location,
-                                field=f"{origin.path}.key")
+                raise SpecError(
+                    f"duplicate scenario key {item.key!r}",
+                    location=location,
+                    field=f"{origin.path}.key",
+                )
             scenarios[item.key] = scenario_from(item, group.key, origin)
     folder = Path(location).parent if model.agent else None
-    return SuiteDocument(model.suite, model.description, model.version, model.agent, folder,
-                         model.agent_name, groups, scenarios)
+    return SuiteDocument(
+        model.suite,
+        model.description,
+        model.version,
+        model.agent,
+        folder,
+        model.agent_name,
+        groups,
+        scenarios,
+    )

@@ -72,22 +72,30 @@ def install(module_name: str, current: Current, watch: Watch) -> Callable[[], No
 
 
 def _observe(request: Any) -> ObservedRequest:
-    return ObservedRequest.build(request.method, str(request.url),
-                                 request.headers.multi_items(), b"")
+    return ObservedRequest.build(
+        request.method, str(request.url), request.headers.multi_items(), b""
+    )
 
 
 def _readable(request: Any, response: Any) -> bool:
     return is_completion(request.url.path, response.headers.get("content-type"))
 
 
-def _read(module: ModuleType, watching: Watching, request: Any, response: Any,
-          body: bytes) -> Any:
+def _read(module: ModuleType, watching: Watching, request: Any, response: Any, body: bytes) -> Any:
     """The response, read for its model and handed on as the same decoded content."""
     watching.note(body)
-    headers = [(name, value) for name, value in response.headers.multi_items()
-               if name.lower() not in _WIRE_HEADERS]
-    return module.Response(status_code=response.status_code, headers=headers, content=body,
-                           request=request, extensions=response.extensions)
+    headers = [
+        (name, value)
+        for name, value in response.headers.multi_items()
+        if name.lower() not in _WIRE_HEADERS
+    ]
+    return module.Response(
+        status_code=response.status_code,
+        headers=headers,
+        content=body,
+        request=request,
+        extensions=response.extensions,
+    )
 
 
 def _watched(watching: Watching | None, request: Any, response: Any) -> Any:
@@ -97,18 +105,22 @@ def _watched(watching: Watching | None, request: Any, response: Any) -> Any:
     return response
 
 
-def _serve(module: ModuleType, session: Intercepted, observed: ObservedRequest,
-           request: Any, refused: Any) -> Any:
+def _serve(
+    module: ModuleType, session: Intercepted, observed: ObservedRequest, request: Any, refused: Any
+) -> Any:
     try:
         canned = session.respond(observed)
     except ReplayError as error:
         raise refused(str(error), request=request) from None
-    return module.Response(status_code=canned.status, headers=list(canned.headers),
-                           content=canned.body, request=request)
+    return module.Response(
+        status_code=canned.status,
+        headers=list(canned.headers),
+        content=canned.body,
+        request=request,
+    )
 
 
 def _error_type(module: ModuleType) -> Any:
     # Both a ReplayError and the client's own connection error, so agents that handle
     # network failures the usual way handle this one too.
-    return type("ReplayConnectError", (ReplayError, module.ConnectError),
-                {"__module__": __name__})
+    return type("ReplayConnectError", (ReplayError, module.ConnectError), {"__module__": __name__})

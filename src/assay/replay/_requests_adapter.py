@@ -29,8 +29,11 @@ def install(current: Current, watch: Watch) -> Callable[[], None] | None:
         return None
     adapter_cls = requests.adapters.HTTPAdapter
     original = adapter_cls.__dict__["send"]
-    refused = type("ReplayConnectionError",
-                   (ReplayError, requests.exceptions.ConnectionError), {"__module__": __name__})
+    refused = type(
+        "ReplayConnectionError",
+        (ReplayError, requests.exceptions.ConnectionError),
+        {"__module__": __name__},
+    )
 
     def send(self: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
         return _watched(watch(), request, replayed(self, request, *args, **kwargs))
@@ -39,8 +42,9 @@ def install(current: Current, watch: Watch) -> Callable[[], None] | None:
         session = current()
         if session is None:
             return original(self, request, *args, **kwargs)
-        observed = ObservedRequest.build(request.method or "GET", request.url or "",
-                                         request.headers.items(), b"")
+        observed = ObservedRequest.build(
+            request.method or "GET", request.url or "", request.headers.items(), b""
+        )
         if session.passes_through(observed):
             return original(self, request, *args, **kwargs)
         try:
@@ -48,9 +52,14 @@ def install(current: Current, watch: Watch) -> Callable[[], None] | None:
         except ReplayError as error:
             raise refused(str(error), request=request) from None
         raw = urllib3.HTTPResponse(
-            body=io.BytesIO(canned.body), headers=dict(canned.headers), status=canned.status,
-            reason=_reason(canned.status), preload_content=False, decode_content=False,
-            request_method=request.method)
+            body=io.BytesIO(canned.body),
+            headers=dict(canned.headers),
+            status=canned.status,
+            reason=_reason(canned.status),
+            preload_content=False,
+            decode_content=False,
+            request_method=request.method,
+        )
         return self.build_response(request, raw)
 
     adapter_cls.send = send  # type: ignore[method-assign]
@@ -65,8 +74,9 @@ def install(current: Current, watch: Watch) -> Callable[[], None] | None:
 
 def _watched(watching: Watching | None, request: Any, response: Any) -> Any:
     """The response, its model noted first when it is a completion (its content is kept)."""
-    if watching is not None and is_completion(urlsplit(request.url or "").path,
-                                              response.headers.get("content-type")):
+    if watching is not None and is_completion(
+        urlsplit(request.url or "").path, response.headers.get("content-type")
+    ):
         watching.note(response.content)
     return response
 

@@ -81,11 +81,16 @@ class ReplayEvidence:
 
     def problems(self) -> list[str]:
         """Every failure, one readable line each, in the order they happened."""
-        lines = [record.problem(number) for number, record in enumerate(self.requests, 1)
-                 if record.failed]
+        lines = [
+            record.problem(number)
+            for number, record in enumerate(self.requests, 1)
+            if record.failed
+        ]
         redactor = Redactor.of(self.fixtures)
-        lines += [f"{describe(index, self.fixtures.interactions[index], redactor)} was never "
-                  "requested" for index in self.missing]
+        lines += [
+            f"{describe(index, self.fixtures.interactions[index], redactor)} was never requested"
+            for index in self.missing
+        ]
         return lines
 
     def message(self) -> str | None:
@@ -102,12 +107,16 @@ class ReplayEvidence:
         return {
             "passed": self.passed,
             "allow_hosts": list(self.fixtures.allow_hosts),
-            "expected": [_expected(index, item, redactor)
-                         for index, item in enumerate(interactions)],
+            "expected": [
+                _expected(index, item, redactor) for index, item in enumerate(interactions)
+            ],
             "requests": [record.to_json() for record in self.requests],
             "missing": [
-                {"declaration": index, "method": interactions[index].request.method,
-                 "url": _declared_url(interactions[index], redactor)}
+                {
+                    "declaration": index,
+                    "method": interactions[index].request.method,
+                    "url": _declared_url(interactions[index], redactor),
+                }
                 for index in self.missing
             ],
             "problems": list(self.problems()),
@@ -124,8 +133,9 @@ class ReplayEvidence:
         if message is None:
             return replace(result, metadata=metadata)
         error = message if result.error is None else f"{message}\n{_agent_part(result.error)}"
-        return replace(result, metadata=metadata, error=error,
-                       status=decide_status(error, result.metrics))
+        return replace(
+            result, metadata=metadata, error=error, status=decide_status(error, result.metrics)
+        )
 
 
 def _agent_part(error: str) -> str:

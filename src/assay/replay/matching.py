@@ -35,8 +35,9 @@ class ObservedRequest:
     body: bytes
 
     @classmethod
-    def build(cls, method: str, url: str, headers: Iterable[tuple[str, str]],
-              body: bytes) -> ObservedRequest:
+    def build(
+        cls, method: str, url: str, headers: Iterable[tuple[str, str]], body: bytes
+    ) -> ObservedRequest:
         """Normalise what an HTTP client hands its transport."""
         parts = urlsplit(url)
         host = (parts.hostname or "").lower()
@@ -65,8 +66,9 @@ def declared_endpoint(request: ExpectedRequest) -> tuple[str, str]:
     return (request.method, _path_key(request.url))
 
 
-def differences(expected: ExpectedRequest, observed: ObservedRequest,
-                redactor: Redactor | None = None) -> list[str]:
+def differences(
+    expected: ExpectedRequest, observed: ObservedRequest, redactor: Redactor | None = None
+) -> list[str]:
     """Everything that differs, readable and redacted; empty when the request matches.
 
     Hidden values are described (length and a short hash), so a difference between two
@@ -94,36 +96,50 @@ def json_equal(expected: Any, actual: Any) -> bool:
         return False
     if kind == "object":
         return expected.keys() == actual.keys() and all(
-            json_equal(expected[key], actual[key]) for key in expected)
+            json_equal(expected[key], actual[key]) for key in expected
+        )
     if kind == "array":
         return len(expected) == len(actual) and all(
-            json_equal(left, right) for left, right in zip(expected, actual, strict=True))
+            json_equal(left, right) for left, right in zip(expected, actual, strict=True)
+        )
     return bool(expected == actual)
 
 
-def json_differences(expected: Any, actual: Any, path: str = "$",
-                     hidden: bool = False, redactor: Redactor | None = None) -> list[str]:
+def json_differences(
+    expected: Any,
+    actual: Any,
+    path: str = "$",
+    hidden: bool = False,
+    redactor: Redactor | None = None,
+) -> list[str]:
     """Where two JSON documents differ, path by path (``$.items[0].id: expected …, got …``)."""
     hide = redactor or Redactor(describe=True)
     kind, other = _kind(expected), _kind(actual)
     if kind != other:
-        return [f"{path}: expected {_show(expected, hidden, hide)} ({kind}), "
-                f"got {_show(actual, hidden, hide)} ({other})"]
+        return [
+            f"{path}: expected {_show(expected, hidden, hide)} ({kind}), "
+            f"got {_show(actual, hidden, hide)} ({other})"
+        ]
     if kind == "object":
         return _object_differences(expected, actual, path, hidden, hide)
     if kind == "array":
         if len(expected) != len(actual):
             return [f"{path}: expected {len(expected)} item(s), got {len(actual)}"]
-        return [line for index, (left, right) in enumerate(zip(expected, actual, strict=True))
-                for line in json_differences(left, right, f"{path}[{index}]", hidden, hide)]
+        return [
+            line
+            for index, (left, right) in enumerate(zip(expected, actual, strict=True))
+            for line in json_differences(left, right, f"{path}[{index}]", hidden, hide)
+        ]
     if expected != actual:
-        return [f"{path}: expected {_show(expected, hidden, hide)}, "
-                f"got {_show(actual, hidden, hide)}"]
+        return [
+            f"{path}: expected {_show(expected, hidden, hide)}, got {_show(actual, hidden, hide)}"
+        ]
     return []
 
 
-def _object_differences(expected: dict[str, Any], actual: dict[str, Any], path: str,
-                        hidden: bool, hide: Redactor) -> list[str]:
+def _object_differences(
+    expected: dict[str, Any], actual: dict[str, Any], path: str, hidden: bool, hide: Redactor
+) -> list[str]:
     found: list[str] = []
     for key, value in expected.items():
         secret = hidden or is_sensitive_name(key)
@@ -131,14 +147,18 @@ def _object_differences(expected: dict[str, Any], actual: dict[str, Any], path: 
             found.append(f"{path}.{key}: missing (expected {_show(value, secret, hide)})")
         else:
             found += json_differences(value, actual[key], f"{path}.{key}", secret, hide)
-    found += [f"{path}.{key}: not expected "
-              f"(got {_show(actual[key], hidden or is_sensitive_name(key), hide)})"
-              for key in actual if key not in expected]
+    found += [
+        f"{path}.{key}: not expected "
+        f"(got {_show(actual[key], hidden or is_sensitive_name(key), hide)})"
+        for key in actual
+        if key not in expected
+    ]
     return found
 
 
-def _query_differences(expected: tuple[tuple[str, str], ...],
-                       actual: tuple[tuple[str, str], ...], hide: Redactor) -> list[str]:
+def _query_differences(
+    expected: tuple[tuple[str, str], ...], actual: tuple[tuple[str, str], ...], hide: Redactor
+) -> list[str]:
     wanted, got = Counter(expected), Counter(actual)
     missing = sorted((wanted - got).elements())
     extra = sorted((got - wanted).elements())
@@ -147,8 +167,9 @@ def _query_differences(expected: tuple[tuple[str, str], ...],
     return [f"query: {', '.join(parts)}"] if parts else []
 
 
-def _header_differences(expected: tuple[tuple[str, str], ...],
-                        observed: ObservedRequest, hide: Redactor) -> list[str]:
+def _header_differences(
+    expected: tuple[tuple[str, str], ...], observed: ObservedRequest, hide: Redactor
+) -> list[str]:
     found = []
     for name, value in expected:
         actual = observed.header(name)
@@ -156,8 +177,9 @@ def _header_differences(expected: tuple[tuple[str, str], ...],
         if actual is None:
             found.append(f"header {name}: missing (expected {shown})")
         elif actual != value:
-            found.append(f"header {name}: expected {shown}, got "
-                         f"{_quoted(hide.value(name, actual))}")
+            found.append(
+                f"header {name}: expected {shown}, got {_quoted(hide.value(name, actual))}"
+            )
     return found
 
 

@@ -45,8 +45,17 @@ from assay.spec.credentials import (
 )
 from assay.spec.fixtures import ApiFixtures, is_sensitive_name
 
-__all__ = ["QUERY_CREDENTIALS", "REDACTED", "Redactor", "looks_random", "redact_headers",
-           "redact_json", "redact_text", "redact_url", "redact_value"]
+__all__ = [
+    "QUERY_CREDENTIALS",
+    "REDACTED",
+    "Redactor",
+    "looks_random",
+    "redact_headers",
+    "redact_json",
+    "redact_text",
+    "redact_url",
+    "redact_value",
+]
 
 #: Query parameters that hold an OAuth authorization code or its CSRF state: credentials in
 #: a query, though ``code`` in a JSON body is usually an error code.
@@ -120,8 +129,9 @@ class Redactor:
         parts = urlsplit(base)
         segments = self._aws_segments(parts.path.split("/"))
         path = "/".join(self._segment(segment) for segment in segments)
-        netloc = DSN_PASSWORD.sub(lambda m: f"{m.group(1)}:{self.hidden(m.group(2))}",
-                                   f"{parts.scheme}://{parts.netloc}")[len(parts.scheme) + 3:]
+        netloc = DSN_PASSWORD.sub(
+            lambda m: f"{m.group(1)}:{self.hidden(m.group(2))}", f"{parts.scheme}://{parts.netloc}"
+        )[len(parts.scheme) + 3 :]
         shown = urlunsplit((parts.scheme, netloc, path, "", ""))
         pairs = [(name, self.query_value(name, value)) for name, value in query]
         return f"{shown}?{urlencode(pairs, safe='[]')}" if pairs else shown
@@ -161,13 +171,12 @@ class Redactor:
         """(prefix, end, key) when segments[start:end] spell a key (after a ``bot`` prefix)."""
         first = segments[start]
         for prefix in ("", "bot") if first.lower().startswith("bot") else ("",):
-            joined, end = first[len(prefix):], start + 1
+            joined, end = first[len(prefix) :], start + 1
             while len(joined) < AWS_SECRET_LENGTH and end < len(segments):
                 joined, end = f"{joined}/{segments[end]}", end + 1
             if is_aws_secret(joined):
-                return first[:len(prefix)], end, joined
+                return first[: len(prefix)], end, joined
         return None
-
 
 
 def _compact(value: JSON) -> str:

@@ -36,7 +36,8 @@ class ReplaySession:
     def __init__(self, fixtures: ApiFixtures) -> None:
         self.fixtures = fixtures
         self._declared = frozenset(
-            declared_endpoint(item.request) for item in fixtures.interactions)
+            declared_endpoint(item.request) for item in fixtures.interactions
+        )
         self._allowed = frozenset(fixtures.allow_hosts)
         self._redactor = Redactor.of(fixtures)
         self._cursor = 0
@@ -58,7 +59,8 @@ class ReplaySession:
         Async agents are returned unchanged: a timeout cancels them with their sample.
         """
         if inspect.iscoroutinefunction(agent) or inspect.iscoroutinefunction(
-                getattr(agent, "__call__", None)):  # noqa: B004 - async callable objects
+            getattr(agent, "__call__", None)  # noqa: B004 - an async __call__, not any callable
+        ):
             return agent
 
         @functools.wraps(agent)
@@ -78,16 +80,19 @@ class ReplaySession:
             if self._closed:
                 return False
             shown = request.shown_url(self._redactor)
-            self._records.append(RequestRecord(request.method, shown, "allowed",
-                                               request_bytes=len(request.body)))
+            self._records.append(
+                RequestRecord(request.method, shown, "allowed", request_bytes=len(request.body))
+            )
         return True
 
     def respond(self, request: ObservedRequest) -> CannedResponse:
         """The canned response for a request, or raise :class:`ReplayError` saying why not."""
         with self._lock:
             if self._closed:
-                raise ReplayError(f"{request.method} {request.shown_url(self._redactor)}: the "
-                                  "sample this request belongs to has already finished")
+                raise ReplayError(
+                    f"{request.method} {request.shown_url(self._redactor)}: the "
+                    "sample this request belongs to has already finished"
+                )
             record, response = self._decide(request)
             self._records.append(record)
             number = len(self._records)
@@ -112,22 +117,25 @@ class ReplaySession:
         interactions = self.fixtures.interactions
         if self._cursor >= len(interactions) or not declared:
             status, why = self._refusal(declared)
-            return RequestRecord(request.method, shown, status, differences=(why,),
-                                 request_bytes=size), None
+            return RequestRecord(
+                request.method, shown, status, differences=(why,), request_bytes=size
+            ), None
         index = self._cursor
         self._cursor += 1
         found = differences(interactions[index].request, request, self._redactor)
         if found:
-            return RequestRecord(request.method, shown, "mismatch", index, tuple(found),
-                                 size), None
+            return RequestRecord(request.method, shown, "mismatch", index, tuple(found), size), None
         response = interactions[index].response
-        return RequestRecord(request.method, shown, "matched", index, (), size,
-                             response.status, len(response.body)), response
+        return RequestRecord(
+            request.method, shown, "matched", index, (), size, response.status, len(response.body)
+        ), response
 
     def _refusal(self, declared: bool) -> tuple[RequestStatus, str]:
         if declared:
-            return "exhausted", ("every declaration of this endpoint was already used "
-                                 "(declare a repeated call twice)")
+            return "exhausted", (
+                "every declaration of this endpoint was already used "
+                "(declare a repeated call twice)"
+            )
         interactions = self.fixtures.interactions
         if self._cursor < len(interactions):
             upcoming = describe(self._cursor, interactions[self._cursor], self._redactor)

@@ -71,4 +71,3 @@ def preload() -> None:
             importlib.import_module(name)
         except ImportError:
             continue
-

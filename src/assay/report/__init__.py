@@ -16,9 +16,14 @@ if TYPE_CHECKING:
 
 # Each name loads its module on first use: the terminal summary of `assay run` reads a few
 # figures from this package and needs none of the report formats.
-_HOMES = {"FORMATS": "assay.report.formats", "ReportFormat": "assay.report.formats",
-          "format_for": "assay.report.formats", "format_named": "assay.report.formats",
-          "Report": "assay.report.report", "render": "assay.report.report"}
+_HOMES = {
+    "FORMATS": "assay.report.formats",
+    "ReportFormat": "assay.report.formats",
+    "format_for": "assay.report.formats",
+    "format_named": "assay.report.formats",
+    "Report": "assay.report.report",
+    "render": "assay.report.report",
+}
 
 __all__ = ["FORMATS", "Report", "ReportFormat", "format_for", "format_named", "render"]
 

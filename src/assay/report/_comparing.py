@@ -59,9 +59,14 @@ def comparison_intro(comparison: Comparison, frac: Fraction) -> list[str]:
     The pairing comes first and defects come before any figure, so a reader never meets a
     score before learning how much of the corpus it covers.
     """
-    return [comparison.pairing_line(), *comparison.defect_lines(),
-            headline_line(comparison, frac), counts_line(comparison), rules_line(comparison),
-            *(f"Item {line}" for line in comparison.movement_lines())]
+    return [
+        comparison.pairing_line(),
+        *comparison.defect_lines(),
+        headline_line(comparison, frac),
+        counts_line(comparison),
+        rules_line(comparison),
+        *(f"Item {line}" for line in comparison.movement_lines()),
+    ]
 
 
 def headline_line(comparison: Comparison, frac: Fraction) -> str:
@@ -71,28 +76,37 @@ def headline_line(comparison: Comparison, frac: Fraction) -> str:
         return headline.reason
     if headline.delta is None:
         return "Pass rate over the compared items: nothing was evaluated in one of the runs."
-    return (f"Pass rate over the compared items: "
-            f"{frac(headline.before_passed, headline.before_evaluated)} → "
-            f"{frac(headline.after_passed, headline.after_evaluated)} "
-            f"({fmt.points(headline.delta)}, {_NOISE_LABELS[headline.noise]})")
+    return (
+        f"Pass rate over the compared items: "
+        f"{frac(headline.before_passed, headline.before_evaluated)} → "
+        f"{frac(headline.after_passed, headline.after_evaluated)} "
+        f"({fmt.points(headline.delta)}, {_NOISE_LABELS[headline.noise]})"
+    )
 
 
 def counts_line(comparison: Comparison) -> str:
     """``Baseline <id>: 4 regression(s) (4 signal), 1 improvement(s)``."""
-    return (f"Baseline {comparison.baseline_id}: {len(comparison.regressions)} regression(s) "
-            f"({len(comparison.signal_regressions)} signal), "
-            f"{len(comparison.improvements)} improvement(s)")
+    return (
+        f"Baseline {comparison.baseline_id}: {len(comparison.regressions)} regression(s) "
+        f"({len(comparison.signal_regressions)} signal), "
+        f"{len(comparison.improvements)} improvement(s)"
+    )
 
 
 def rules_line(comparison: Comparison) -> str:
     """The tolerances, the exclusion ceiling and the noise floor the comparison applied."""
     policy = comparison.policy
     floor = policy.noise_floor
-    noise = ("noise floor unmeasured (no control run; every movement counts as signal)"
-             if floor is None else floor.summary())
-    return (f"Tolerance {fmt.score(policy.tolerance)} · drift tolerance "
-            f"{fmt.score(policy.drift_tolerance)} · exclusion ceiling "
-            f"{fmt.percent(policy.max_excluded_share)} · {noise}")
+    noise = (
+        "noise floor unmeasured (no control run; every movement counts as signal)"
+        if floor is None
+        else floor.summary()
+    )
+    return (
+        f"Tolerance {fmt.score(policy.tolerance)} · drift tolerance "
+        f"{fmt.score(policy.drift_tolerance)} · exclusion ceiling "
+        f"{fmt.percent(policy.max_excluded_share)} · {noise}"
+    )
 
 
 def pairing_row(item: PairedItem) -> list[str]:
@@ -104,8 +118,14 @@ def pairing_row(item: PairedItem) -> list[str]:
 def change_row(change: Change) -> list[str]:
     """Item, metric, category, before → after, noise label and the detail of one change."""
     moved = f"{fmt.score(change.before)} → {fmt.score(change.after)}"
-    return [item_label(change.case_id, change.model), change.metric, change.category, moved,
-            _NOISE_LABELS[change.noise], one_line(change.detail)]
+    return [
+        item_label(change.case_id, change.model),
+        change.metric,
+        change.category,
+        moved,
+        _NOISE_LABELS[change.noise],
+        one_line(change.detail),
+    ]
 
 
 def item_label(case_id: str, model: str | None) -> str:
@@ -124,24 +144,39 @@ def model_interval_headers(models: ModelComparison) -> list[str]:
 def model_interval_rows(models: ModelComparison) -> list[list[str]]:
     """One row per model, best first: its cases, pass rate and interval."""
     ranked = sorted(models.models, key=lambda m: -m.pass_rate)
-    return [[m.model, str(m.cases), fmt.percent(m.pass_rate), _rate_interval(m.interval)]
-            for m in ranked]
+    return [
+        [m.model, str(m.cases), fmt.percent(m.pass_rate), _rate_interval(m.interval)]
+        for m in ranked
+    ]
 
 
 def pair_headers(models: ModelComparison) -> list[str]:
     """Headers of the pairwise table."""
-    return ["pair", "cases", "difference", f"{fmt.percent(models.confidence)} interval",
-            "decisive", "detectable", f"cases for {fmt.percent(models.power)} power"]
+    return [
+        "pair",
+        "cases",
+        "difference",
+        f"{fmt.percent(models.confidence)} interval",
+        "decisive",
+        "detectable",
+        f"cases for {fmt.percent(models.power)} power",
+    ]
 
 
 def pair_rows(models: ModelComparison) -> list[list[str]]:
     """One row per pair: the paired difference, its interval, and power for the undecided."""
-    return [[f"{p.models[0]} − {p.models[1]}", str(p.cases),
-             fmt.MISSING if p.difference is None else fmt.points(p.difference, 1),
-             _points_interval(p.interval), "yes" if p.decisive else "no",
-             fmt.MISSING if p.detectable is None else "±" + fmt.points(p.detectable, 1).lstrip("+"),
-             fmt.MISSING if p.cases_needed is None else f"{p.cases_needed:,}"]
-            for p in models.pairs]
+    return [
+        [
+            f"{p.models[0]} − {p.models[1]}",
+            str(p.cases),
+            fmt.MISSING if p.difference is None else fmt.points(p.difference, 1),
+            _points_interval(p.interval),
+            "yes" if p.decisive else "no",
+            fmt.MISSING if p.detectable is None else "±" + fmt.points(p.detectable, 1).lstrip("+"),
+            fmt.MISSING if p.cases_needed is None else f"{p.cases_needed:,}",
+        ]
+        for p in models.pairs
+    ]
 
 
 def _rate_interval(interval: tuple[float, float] | None) -> str:
@@ -155,5 +190,3 @@ def _points_interval(interval: tuple[float, float] | None) -> str:
         return fmt.MISSING
     low = fmt.points(interval[0], 1).removesuffix(" points")
     return f"{low} to {fmt.points(interval[1], 1)}"
-
-

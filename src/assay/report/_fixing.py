@@ -30,16 +30,26 @@ ToolResolver = Callable[[str], Mapping[str, Any] | None]
 
 #: How each fault reads as a heading.
 FAULT_TITLES = {
-    "run_error": "Run error", "tool_error": "Tool error",
+    "run_error": "Run error",
+    "tool_error": "Tool error",
     "missing_capability": "Missing capability",
     "expected_tool_not_called": "Expected tool not called",
-    "ungrounded_answer": "Ungrounded answer", "forbidden_content": "Forbidden content",
-    "missing_content": "Missing content", "forbidden_effect": "Forbidden effect",
-    "low_quality": "Low quality", "over_budget": "Over budget", "check_failed": "Check failed",
+    "ungrounded_answer": "Ungrounded answer",
+    "forbidden_content": "Forbidden content",
+    "missing_content": "Missing content",
+    "forbidden_effect": "Forbidden effect",
+    "low_quality": "Low quality",
+    "over_budget": "Over budget",
+    "check_failed": "Check failed",
     "metric_error": "Metric error",
 }
-_INSTRUCTION_FAULTS = {"ungrounded_answer", "forbidden_content", "missing_content",
-                       "forbidden_effect", "low_quality"}
+_INSTRUCTION_FAULTS = {
+    "ungrounded_answer",
+    "forbidden_content",
+    "missing_content",
+    "forbidden_effect",
+    "low_quality",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,19 +61,25 @@ class FixContext:
     links: Mapping[str, str] = field(default_factory=dict)
 
 
-def resolved_items(samples: Sequence[SampleResult], context: FixContext,
-                   model: str | None = None) -> list[FixItem]:
+def resolved_items(
+    samples: Sequence[SampleResult], context: FixContext, model: str | None = None
+) -> list[FixItem]:
     """The run's fix items, each with its tools' servers, a note and an action."""
     return [_resolved(item, context) for item in fix_items(samples, model)]
 
 
 def _resolved(item: FixItem, context: FixContext) -> FixItem:
-    tools = tuple(dataclasses.replace(tool, server=_server(tool.name, context))
-                  for tool in item.tools)
+    tools = tuple(
+        dataclasses.replace(tool, server=_server(tool.name, context)) for tool in item.tools
+    )
     server = next((tool.server for tool in tools if tool.server is not None), None)
-    return dataclasses.replace(item, tools=tools, server=server,
-                               note=_note(item, tools, context),
-                               action=_action(item, tools, server, context))
+    return dataclasses.replace(
+        item,
+        tools=tools,
+        server=server,
+        note=_note(item, tools, context),
+        action=_action(item, tools, server, context),
+    )
 
 
 def _server(name: str, context: FixContext) -> Mapping[str, JSON] | None:
@@ -84,36 +100,69 @@ def _note(item: FixItem, tools: Sequence[FixTool], context: FixContext) -> str |
     available = [tool for tool in tools if tool.server and tool.server.get("status") == "available"]
     if available:
         server = available[0].server or {}
-        return (f"{', '.join(t.name for t in available)} exists on {server.get('name')} but is "
-                f"not enabled for {context.agent_name}")
+        return (
+            f"{', '.join(t.name for t in available)} exists on {server.get('name')} but is "
+            f"not enabled for {context.agent_name}"
+        )
     return None
 
 
-def _action(item: FixItem, tools: Sequence[FixTool], server: Mapping[str, JSON] | None,
-            context: FixContext) -> dict[str, JSON] | None:
+def _action(
+    item: FixItem, tools: Sequence[FixTool], server: Mapping[str, JSON] | None, context: FixContext
+) -> dict[str, JSON] | None:
     agent, names = context.agent_name, ", ".join(tool.name for tool in tools)
     if item.kind == "instruction" or (item.fault in _INSTRUCTION_FAULTS and not tools):
-        return _link(f"Edit the instructions of {agent}", "Instructions ->", "instructions",
-                     context, server, names)
+        return _link(
+            f"Edit the instructions of {agent}",
+            "Instructions ->",
+            "instructions",
+            context,
+            server,
+            names,
+        )
     if item.tools_label == EXPECTED_TOOLS:
-        return _link(f"Tell {agent} when and how to call {names}", "Instructions ->",
-                     "instructions", context, server, names)
+        return _link(
+            f"Tell {agent} when and how to call {names}",
+            "Instructions ->",
+            "instructions",
+            context,
+            server,
+            names,
+        )
     if item.tools_label == ERRORED_TOOLS:
         return _link(f"Fix {names}", "Tools ->", "tools", context, server, names)
     if not tools:
         return None
     status = None if server is None else server.get("status")
     if status == "available":
-        return _link(f"Enable {server.get('name') if server else ''} for {agent}",
-                     "MCP Services ->", "mcp", context, server, names)
+        return _link(
+            f"Enable {server.get('name') if server else ''} for {agent}",
+            "MCP Services ->",
+            "mcp",
+            context,
+            server,
+            names,
+        )
     if status == "enabled":
-        return _link(f"Tell {agent} when to use {names}", "Instructions ->", "instructions",
-                     context, server, names)
+        return _link(
+            f"Tell {agent} when to use {names}",
+            "Instructions ->",
+            "instructions",
+            context,
+            server,
+            names,
+        )
     return _link(f"Add {names} to {agent}", "Tools ->", "tools", context, server, names)
 
 
-def _link(label: str, hint: str, route: str, context: FixContext,
-          server: Mapping[str, JSON] | None, tools: str) -> dict[str, JSON]:
+def _link(
+    label: str,
+    hint: str,
+    route: str,
+    context: FixContext,
+    server: Mapping[str, JSON] | None,
+    tools: str,
+) -> dict[str, JSON]:
     template = context.links.get(route)
     values = {"agent": context.agent_name, "tool": tools.split(", ")[0] if tools else ""}
     if server is not None and server.get("key") is not None:
@@ -143,8 +192,10 @@ VERDICT_HEADERS = ["model", "pass rate", "check score", "faults"]
 
 def verdict_rows(summary: RunSummary, frac: Callable[[int, int], str]) -> list[list[str]]:
     """One row per model: what the verdict rests on (never its cost)."""
-    return [[label, frac(t.passed, t.evaluated), fmt.score(t.check_score),
-             fault_counts(t.faults)] for label, t in summary.by_model.items()]
+    return [
+        [label, frac(t.passed, t.evaluated), fmt.score(t.check_score), fault_counts(t.faults)]
+        for label, t in summary.by_model.items()
+    ]
 
 
 def matrix(run: Run) -> tuple[list[str], list[list[str]]]:
@@ -153,9 +204,16 @@ def matrix(run: Run) -> tuple[list[str], list[list[str]]]:
     cases = [c.case_id for c in sorted(run.cases, key=lambda c: c.position)]
     cases += [cid for cid in dict.fromkeys(s.case_id for s in run.samples) if cid not in cases]
     headers = ["case", *[model or "result" for model in models]]
-    rows = [[case_id, *(_cell([s for s in run.samples
-                               if s.case_id == case_id and s.model == model]) for model in models)]
-            for case_id in cases]
+    rows = [
+        [
+            case_id,
+            *(
+                _cell([s for s in run.samples if s.case_id == case_id and s.model == model])
+                for model in models
+            ),
+        ]
+        for case_id in cases
+    ]
     return headers, rows
 
 
@@ -178,7 +236,8 @@ def run_judge_usage(run: Run) -> str:
     kinds = usage.get("by_kind")
     named = ", ".join(str(kind) for kind in kinds) if isinstance(kinds, dict) and kinds else ""
     cost = usage.get("cost_usd")
-    money = fmt.money(cost if isinstance(cost, int | float) else None,
-                      estimated=bool(usage.get("cost_estimated")))
+    money = fmt.money(
+        cost if isinstance(cost, int | float) else None, estimated=bool(usage.get("cost_estimated"))
+    )
     noun = "call" if calls == 1 else "calls"
     return f"{calls} {noun}{f' ({named})' if named else ''} · {money}, not any sample's"

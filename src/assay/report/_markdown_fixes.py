@@ -22,8 +22,14 @@ WHAT_TO_FIX = "## What to fix"
 def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     def line(values: Sequence[str]) -> str:
         return "| " + " | ".join(md_cell(value) for value in values) + " |"
-    return "\n".join([line(headers), "| " + " | ".join("---" for _ in headers) + " |",
-                      *(line(row) for row in rows)])
+
+    return "\n".join(
+        [
+            line(headers),
+            "| " + " | ".join("---" for _ in headers) + " |",
+            *(line(row) for row in rows),
+        ]
+    )
 
 
 def verdict_section(run: Run) -> str:
@@ -33,13 +39,15 @@ def verdict_section(run: Run) -> str:
         return ""
     parts = ["## Verdict"]
     if run.verdict is not None:
-        parts += [f"**Best model: {md_code(run.verdict.model)}**, picked by the judge "
-                  f"({md_cell(run.verdict.judge)}).", md_quote(run.verdict.rationale)]
+        parts += [
+            f"**Best model: {md_code(run.verdict.model)}**, picked by the judge "
+            f"({md_cell(run.verdict.judge)}).",
+            md_quote(run.verdict.rationale),
+        ]
     else:
         parts.append("_No verdict: a judge picks the best model when the run has one._")
     if summary.by_model:
-        parts.append(_table(fixing.VERDICT_HEADERS,
-                            fixing.verdict_rows(summary, fmt.fraction_md)))
+        parts.append(_table(fixing.VERDICT_HEADERS, fixing.verdict_rows(summary, fmt.fraction_md)))
     usage = fixing.run_judge_usage(run)
     if usage:
         parts.append(f"_Run-level judge usage: {md_cell(usage)}._")
@@ -66,17 +74,16 @@ def fix_item_markdown(item: FixItem) -> str:
     title = fixing.FAULT_TITLES.get(item.fault, item.fault)
     if item.kind == "instruction":
         title = f"Instruction change ({title.lower()})"
-    lines = [f"- **Cases:** {md_cell(', '.join(item.case_ids))}",
-             f"- **Samples:** {item.count}"]
+    lines = [f"- **Cases:** {md_cell(', '.join(item.case_ids))}", f"- **Samples:** {item.count}"]
     if item.models:
         lines.append(f"- **Models:** {md_cell(', '.join(item.models))}")
     lines.append(f"- **Recommendation:** {md_cell(item.recommendation)}")
-    lines += [f"- **Also:** {md_cell(text)} ({md_cell(', '.join(cases))})"
-              for text, cases in item.also]
+    lines += [
+        f"- **Also:** {md_cell(text)} ({md_cell(', '.join(cases))})" for text, cases in item.also
+    ]
     if item.tools:
         label = (item.tools_label or "tools").capitalize()
-        lines.append(f"- **{md_cell(label)}:** "
-                     + ", ".join(_tool(tool) for tool in item.tools))
+        lines.append(f"- **{md_cell(label)}:** " + ", ".join(_tool(tool) for tool in item.tools))
     if item.note:
         lines.append(f"- **Note:** {md_cell(item.note)}")
     if item.action is not None:
@@ -103,8 +110,11 @@ def _action(item: FixItem) -> str:
     if action.get("path"):
         # The hint names the screen the path opens ("Tools ->"); alone it points nowhere.
         where = str(action.get("hint") or "").removesuffix("->").strip()
-        text += f" ({md_cell(where)}: {md_code(str(action['path']))})" if where \
+        text += (
+            f" ({md_cell(where)}: {md_code(str(action['path']))})"
+            if where
             else f" ({md_code(str(action['path']))})"
+        )
     return text
 
 
@@ -115,8 +125,10 @@ def sample_fault(sample: SampleResult) -> str:
     lines = [f"**Fault:** {md_code(sample.fault)}: {md_cell(sample.recommendation or '')}"]
     refinement = None if sample.refinement is None else Refinement.from_json(sample.refinement)
     if refinement is not None and refinement.tool_name:
-        lines.append(f"**Suggested tool:** {md_code(refinement.tool_name)}: "
-                     f"{md_cell(refinement.tool_description or '')}")
+        lines.append(
+            f"**Suggested tool:** {md_code(refinement.tool_name)}: "
+            f"{md_cell(refinement.tool_description or '')}"
+        )
     if refinement is not None and refinement.instruction:
         lines.append(f"**Instruction change:**\n\n{md_quote(refinement.instruction)}")
     return "\n\n".join(lines)

@@ -44,8 +44,12 @@ def header_rows(run: Run) -> Rows:
     """Identity, timing and settings of the run, as label/value pairs."""
     sequence = "" if run.sequence is None else f" (sequence {run.sequence})"
     return [
-        ("Suite", run.suite if run.suite_version is None
-         else f"{run.suite} (version {run.suite_version})"),
+        (
+            "Suite",
+            run.suite
+            if run.suite_version is None
+            else f"{run.suite} (version {run.suite_version})",
+        ),
         ("Agent", run.agent),
         ("Run", f"{run.id}{sequence}"),
         ("Status", run.status.value),
@@ -98,24 +102,32 @@ def summary_of(run: Run) -> tuple[RunSummary, str | None]:
         return run.summary, None
     count = len(run.samples)
     state = "is still running" if run.status is RunStatus.RUNNING else f"is {run.status.value}"
-    note = (f"No stored summary: the run {state}. "
-            f"Figures below cover the {count} sample(s) recorded so far.")
+    note = (
+        f"No stored summary: the run {state}. "
+        f"Figures below cover the {count} sample(s) recorded so far."
+    )
     return summarise(run.samples), note
 
 
 def summary_rows(tally: Tally, estimated: bool, frac: Fraction) -> Rows:
     """List the deterministic headline figures of a tally; judge criteria are kept apart."""
     return [
-        ("Samples", f"{tally.samples} ({tally.passed} passed, {tally.failed} failed, "
-                    f"{plural(tally.errors, 'error')}, {tally.not_evaluated} not evaluated)"),
+        (
+            "Samples",
+            f"{tally.samples} ({tally.passed} passed, {tally.failed} failed, "
+            f"{plural(tally.errors, 'error')}, {tally.not_evaluated} not evaluated)",
+        ),
         ("Pass rate", frac(tally.passed, tally.evaluated)),
         ("Check score", fmt.score(tally.check_score)),
         ("Cases passed", f"{tally.cases_passed} of {tally.cases}"),
         ("Tokens", f"{fmt.tokens(tally.input_tokens)} in / {fmt.tokens(tally.output_tokens)} out"),
         ("Cost", cost(tally, estimated)),
-        ("Latency", f"avg {fmt.duration_ms(tally.latency_avg_ms)} · "
-                    f"p50 {fmt.duration_ms(tally.latency_p50_ms)} · "
-                    f"p95 {fmt.duration_ms(tally.latency_p95_ms)}"),
+        (
+            "Latency",
+            f"avg {fmt.duration_ms(tally.latency_avg_ms)} · "
+            f"p50 {fmt.duration_ms(tally.latency_p50_ms)} · "
+            f"p95 {fmt.duration_ms(tally.latency_p95_ms)}",
+        ),
         *total_cost_rows(tally),
         *reliability_rows(tally),
     ]
@@ -128,8 +140,12 @@ def total_cost_rows(tally: Tally) -> Rows:
     agent = fmt.money(tally.cost_usd, estimated=tally.cost_basis in ("estimated", "mixed"))
     judge = fmt.money(tally.judge_cost_usd, estimated=tally.judge_cost_estimated)
     either = tally.judge_cost_estimated or tally.cost_basis in ("estimated", "mixed")
-    return [("Total cost", f"{fmt.money(tally.total_cost_usd, estimated=either)} "
-                           f"(agent {agent} + judge {judge})")]
+    return [
+        (
+            "Total cost",
+            f"{fmt.money(tally.total_cost_usd, estimated=either)} (agent {agent} + judge {judge})",
+        )
+    ]
 
 
 _CATEGORY_LABELS = {"side_effects": "side effects", "budget": "budgets"}
@@ -141,24 +157,29 @@ def reliability_rows(tally: Tally) -> Rows:
         return []
     # Reading order is fixed here: a JSONB column does not keep the order it was given.
     order = {name: index for index, name in enumerate(CATEGORIES)}
-    ordered = sorted(tally.failing_by_category.items(),
-                     key=lambda item: (order.get(item[0], len(order)), item[0]))
-    failing = " · ".join(f"{_CATEGORY_LABELS.get(name, name)} {count}"
-                         for name, count in ordered)
-    rates = (f"deterministic pass {deterministic_rate(tally)} · agent errors "
-             f"{fmt.percent(tally.agent_error_rate)} · provider failures "
-             f"{fmt.percent(tally.provider_failure_rate)} · not evaluated "
-             f"{fmt.percent(tally.not_evaluated_rate)}")
-    return [("Failing", failing), *integrity_rows(tally), ("Rates", rates),
-            *outcome_rows(tally)]
+    ordered = sorted(
+        tally.failing_by_category.items(),
+        key=lambda item: (order.get(item[0], len(order)), item[0]),
+    )
+    failing = " · ".join(f"{_CATEGORY_LABELS.get(name, name)} {count}" for name, count in ordered)
+    rates = (
+        f"deterministic pass {deterministic_rate(tally)} · agent errors "
+        f"{fmt.percent(tally.agent_error_rate)} · provider failures "
+        f"{fmt.percent(tally.provider_failure_rate)} · not evaluated "
+        f"{fmt.percent(tally.not_evaluated_rate)}"
+    )
+    return [("Failing", failing), *integrity_rows(tally), ("Rates", rates), *outcome_rows(tally)]
 
 
 def integrity_rows(tally: Tally) -> Rows:
     """Failing samples per integrity category; judge scores are in none of them."""
     if not tally.integrity:
         return []
-    counts = " · ".join(f"{name.replace('_', ' ').replace('side effect', 'side-effect')} "
-                        f"{tally.integrity.get(name, 0)}" for name in INTEGRITY)
+    counts = " · ".join(
+        f"{name.replace('_', ' ').replace('side effect', 'side-effect')} "
+        f"{tally.integrity.get(name, 0)}"
+        for name in INTEGRITY
+    )
     return [("Integrity", counts)]
 
 
@@ -166,12 +187,16 @@ def outcome_rows(tally: Tally) -> Rows:
     """Declared clarifications and abandonments, and the judge's own failures, when known."""
     parts = []
     if tally.clarification_rate is not None or tally.abandonment_rate is not None:
-        parts += [f"clarification {fmt.percent(tally.clarification_rate)}",
-                  f"abandonment {fmt.percent(tally.abandonment_rate)}"]
+        parts += [
+            f"clarification {fmt.percent(tally.clarification_rate)}",
+            f"abandonment {fmt.percent(tally.abandonment_rate)}",
+        ]
     if tally.judge_failure_rate is not None:
         # A judge outage is the evaluation's failure, never the agent's provider's.
-        parts.append(f"judge failures {fmt.percent(tally.judge_failure_rate)} "
-                     "(the judge's, not the agent's provider)")
+        parts.append(
+            f"judge failures {fmt.percent(tally.judge_failure_rate)} "
+            "(the judge's, not the agent's provider)"
+        )
     return [("Outcomes", " · ".join(parts))] if parts else []
 
 
@@ -192,8 +217,7 @@ def cost(tally: Tally, estimated: bool) -> str:
     figure = fmt.money(tally.cost_usd, estimated=estimated)
     if tally.priced == tally.samples:
         return figure
-    missing = (f"; {tally.no_usage} reported no usage"
-               if tally.no_usage and tally.unpriced else "")
+    missing = f"; {tally.no_usage} reported no usage" if tally.no_usage and tally.unpriced else ""
     if tally.priced == 0:
         return f"{figure} (no sample priced{missing})"
     return f"{figure} ({tally.priced} of {tally.samples} samples priced{missing})"
@@ -201,8 +225,11 @@ def cost(tally: Tally, estimated: bool) -> str:
 
 def estimated(samples: Iterable[SampleResult], model: str | None = None) -> bool:
     """Whether any part of the cost (of one model's samples) was estimated, not reported."""
-    return any(s.usage is not None and s.usage.cost_source == "estimated"
-               for s in samples if model is None or s.model == model)
+    return any(
+        s.usage is not None and s.usage.cost_source == "estimated"
+        for s in samples
+        if model is None or s.model == model
+    )
 
 
 def criterion_table(tally: Tally, frac: Fraction) -> tuple[list[str], list[list[str]]]:
@@ -213,9 +240,17 @@ def criterion_table(tally: Tally, frac: Fraction) -> tuple[list[str], list[list[
     """
     spread = any(c.mean_vote_spread is not None for c in tally.judge.values())
     headers = ["criterion", "mean", "scored", "errored", "passed"] + ["vote spread"] * spread
-    rows = [[name, fmt.score(c.mean), f"{c.scored} of {c.samples}", str(c.errors),
-             frac(c.passed, c.samples)] + [fmt.score(c.mean_vote_spread)] * spread
-            for name, c in tally.judge.items()]
+    rows = [
+        [
+            name,
+            fmt.score(c.mean),
+            f"{c.scored} of {c.samples}",
+            str(c.errors),
+            frac(c.passed, c.samples),
+        ]
+        + [fmt.score(c.mean_vote_spread)] * spread
+        for name, c in tally.judge.items()
+    ]
     return headers, rows
 
 
@@ -229,26 +264,53 @@ def judge_calls(tally: Tally, *, noun: bool = True) -> str:
 
 def judge_usage(tally: Tally) -> str:
     """What the judge cost the evaluation: calls and attempts, tokens, money."""
-    return (f"{judge_calls(tally)} · {fmt.tokens(tally.judge_input_tokens)} tokens in / "
-            f"{fmt.tokens(tally.judge_output_tokens)} out · "
-            f"{fmt.money(tally.judge_cost_usd, estimated=tally.judge_cost_estimated)} "
-            "(not the agent's)")
+    return (
+        f"{judge_calls(tally)} · {fmt.tokens(tally.judge_input_tokens)} tokens in / "
+        f"{fmt.tokens(tally.judge_output_tokens)} out · "
+        f"{fmt.money(tally.judge_cost_usd, estimated=tally.judge_cost_estimated)} "
+        "(not the agent's)"
+    )
 
 
-MODEL_HEADERS = ["model", "samples", "pass rate", "checks pass", "check score", "cases",
-                 "avg", "p50", "p95"]
+MODEL_HEADERS = [
+    "model",
+    "samples",
+    "pass rate",
+    "checks pass",
+    "check score",
+    "cases",
+    "avg",
+    "p50",
+    "p95",
+]
 
 
 def model_rows(run: Run, summary: RunSummary, frac: Fraction) -> list[list[str]]:
     """One row per model: the deterministic figures and latency side by side."""
-    return [[label, str(t.samples), frac(t.passed, t.evaluated), fmt.percent(t.check_pass_rate),
-             fmt.score(t.check_score), f"{t.cases_passed} of {t.cases}",
-             fmt.duration_ms(t.latency_avg_ms), fmt.duration_ms(t.latency_p50_ms),
-             fmt.duration_ms(t.latency_p95_ms)] for label, t in summary.by_model.items()]
+    return [
+        [
+            label,
+            str(t.samples),
+            frac(t.passed, t.evaluated),
+            fmt.percent(t.check_pass_rate),
+            fmt.score(t.check_score),
+            f"{t.cases_passed} of {t.cases}",
+            fmt.duration_ms(t.latency_avg_ms),
+            fmt.duration_ms(t.latency_p50_ms),
+            fmt.duration_ms(t.latency_p95_ms),
+        ]
+        for label, t in summary.by_model.items()
+    ]
 
 
-MODEL_COST_HEADERS = ["model", "tokens in/out", "cost", "per 1,000", "priced (rep/est)",
-                      "judge calls/cost"]
+MODEL_COST_HEADERS = [
+    "model",
+    "tokens in/out",
+    "cost",
+    "per 1,000",
+    "priced (rep/est)",
+    "judge calls/cost",
+]
 
 
 def model_cost_rows(run: Run, summary: RunSummary) -> list[list[str]]:
@@ -256,20 +318,27 @@ def model_cost_rows(run: Run, summary: RunSummary) -> list[list[str]]:
     rows = []
     for label, t in summary.by_model.items():
         guessed = estimated(run.samples, label)
-        rows.append([label, f"{t.input_tokens:,} / {t.output_tokens:,}",
-                     fmt.money(t.cost_usd, estimated=guessed),
-                     fmt.money(t.cost_per_1000_usd, estimated=guessed),
-                     f"{t.priced}/{t.samples} ({t.reported}/{t.estimated})",
-                     f"{t.judge_calls} / "
-                     f"{fmt.money(t.judge_cost_usd, estimated=t.judge_cost_estimated)}"])
+        rows.append(
+            [
+                label,
+                f"{t.input_tokens:,} / {t.output_tokens:,}",
+                fmt.money(t.cost_usd, estimated=guessed),
+                fmt.money(t.cost_per_1000_usd, estimated=guessed),
+                f"{t.priced}/{t.samples} ({t.reported}/{t.estimated})",
+                f"{t.judge_calls} / "
+                f"{fmt.money(t.judge_cost_usd, estimated=t.judge_cost_estimated)}",
+            ]
+        )
     return rows
 
 
 def model_judge_table(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
     """Each judge criterion's mean per model (empty when nothing was judged)."""
     names = sorted({name for t in summary.by_model.values() for name in t.judge})
-    rows = [[label, *(fmt.score(t.judge[name].mean) if name in t.judge else "—"
-                      for name in names)] for label, t in summary.by_model.items()]
+    rows = [
+        [label, *(fmt.score(t.judge[name].mean) if name in t.judge else "—" for name in names)]
+        for label, t in summary.by_model.items()
+    ]
     return ["model", *names], (rows if names else [])
 
 
@@ -287,8 +356,10 @@ class CaseBlock:
 
 def case_blocks(run: Run) -> list[CaseBlock]:
     """Cases in position order, then any sample whose case the run did not snapshot."""
-    blocks = [CaseBlock(c.case_id, _case_heading(c.case_id, c.name), _samples_of(run, c.case_id))
-              for c in sorted(run.cases, key=lambda c: c.position)]
+    blocks = [
+        CaseBlock(c.case_id, _case_heading(c.case_id, c.name), _samples_of(run, c.case_id))
+        for c in sorted(run.cases, key=lambda c: c.position)
+    ]
     known = {c.case_id for c in run.cases}
     orphans = dict.fromkeys(s.case_id for s in run.samples if s.case_id not in known)
     blocks += [CaseBlock(case_id, case_id, _samples_of(run, case_id)) for case_id in orphans]
@@ -306,8 +377,10 @@ def behaviour_lines(block: CaseBlock, frac: Fraction) -> list[str]:
         if rate.samples < 2:
             continue
         who = "" if rate.model is None else f"{rate.model}: "
-        lines.append(f"{who}{plural(rate.behaviours, 'behaviour')} in {rate.samples} samples "
-                     f"· checks pass {frac(rate.passed, rate.samples)}")
+        lines.append(
+            f"{who}{plural(rate.behaviours, 'behaviour')} in {rate.samples} samples "
+            f"· checks pass {frac(rate.passed, rate.samples)}"
+        )
     return lines
 
 
@@ -351,8 +424,14 @@ def metric_row(metric: MetricResult) -> list[str]:
     why = metric.error if metric.error is not None else metric.reason
     if metric.votes and len(metric.votes) > 1:
         why = f"{why or ''} {_votes(metric)}".strip()
-    return [metric.name, metric.kind, fmt.score(metric.score), f"≥ {fmt.score(metric.threshold)}",
-            result, fmt.MISSING if not why else one_line(why)]
+    return [
+        metric.name,
+        metric.kind,
+        fmt.score(metric.score),
+        f"≥ {fmt.score(metric.threshold)}",
+        result,
+        fmt.MISSING if not why else one_line(why),
+    ]
 
 
 def _vote(vote: object) -> str:

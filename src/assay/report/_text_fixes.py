@@ -19,8 +19,13 @@ def _section(name: str) -> list[str]:
 
 
 def _wrapped(text: str, indent: str = "  ", first: str = "") -> list[str]:
-    return textwrap.wrap(first + text, WIDTH, initial_indent=indent,
-                         subsequent_indent=indent + "  ", break_long_words=False) or [indent]
+    return textwrap.wrap(
+        first + text,
+        WIDTH,
+        initial_indent=indent,
+        subsequent_indent=indent + "  ",
+        break_long_words=False,
+    ) or [indent]
 
 
 def verdict_lines(run: Run) -> list[str]:
@@ -30,8 +35,11 @@ def verdict_lines(run: Run) -> list[str]:
         return []
     lines = _section("Verdict")
     if run.verdict is not None:
-        lines += _wrapped(run.verdict.rationale, "", f"Best model: {run.verdict.model} "
-                                                     f"(picked by {run.verdict.judge}). ")
+        lines += _wrapped(
+            run.verdict.rationale,
+            "",
+            f"Best model: {run.verdict.model} (picked by {run.verdict.judge}). ",
+        )
     else:
         lines.append("No verdict: a judge picks the best model when the run has one.")
     for row in fixing.verdict_rows(summary, fmt.fraction):
@@ -51,24 +59,30 @@ def fix_lines(items: Sequence[FixItem]) -> list[str]:
         title = fixing.FAULT_TITLES.get(item.fault, item.fault)
         if item.kind == "instruction":
             title = f"Instruction change ({title.lower()})"
-        lines += [""] * (number > 1) + [f"{number}. {title} [{item.fault}] · "
-                                        f"{reading.plural(item.count, 'sample')}"]
+        lines += [""] * (number > 1) + [
+            f"{number}. {title} [{item.fault}] · {reading.plural(item.count, 'sample')}"
+        ]
         lines += _wrapped(", ".join(item.case_ids), "   ", "cases: ")
         if item.models:
             lines += _wrapped(", ".join(item.models), "   ", "models: ")
         lines += _wrapped(item.recommendation, "   ", "fix: ")
-        lines += [line for text, cases in item.also
-                  for line in _wrapped(f"{text} ({', '.join(cases)})", "   ", "also: ")]
+        lines += [
+            line
+            for text, cases in item.also
+            for line in _wrapped(f"{text} ({', '.join(cases)})", "   ", "also: ")
+        ]
         if item.quote:
             lines += _wrapped(f"“{item.quote}”", "   ", "instruction: ")
         if item.tools:
-            names = ", ".join(tool.name + (f" ({tool.note})" if tool.note else "")
-                              for tool in item.tools)
+            names = ", ".join(
+                tool.name + (f" ({tool.note})" if tool.note else "") for tool in item.tools
+            )
             lines += _wrapped(names, "   ", f"{item.tools_label or 'tools'}: ")
         if item.action is not None:
             path = item.action.get("path")
-            lines += _wrapped(f"{item.action.get('label')}"
-                              + (f" {path}" if path else ""), "   ", "action: ")
+            lines += _wrapped(
+                f"{item.action.get('label')}" + (f" {path}" if path else ""), "   ", "action: "
+            )
     return lines
 
 

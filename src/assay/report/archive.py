@@ -61,8 +61,14 @@ from assay.results.run import ModelVerdict
 from assay.results.storable import problem_with
 from assay.spec._json import JSON, SCHEMA_KEY, canonical_json, digest, strict_loads
 
-__all__ = ["MAX_DEPTH", "MAX_REPORT_BYTES", "differing_field", "read_report", "run_from_report",
-           "same_run"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_REPORT_BYTES",
+    "differing_field",
+    "read_report",
+    "run_from_report",
+    "same_run",
+]
 
 #: The largest report file read (256 MiB): far beyond any real run, well within memory.
 MAX_REPORT_BYTES = limits.MAX_REPORT_BYTES
@@ -209,14 +215,17 @@ def run_from_report(data: Any, location: str = "report") -> Run:
     if problem is not None:
         raise SpecError(problem[1], location=location, field=problem[0])
     if not isinstance(data, Mapping) or "samples" not in data or "suite" not in data:
-        raise SpecError("is not a JSON report of a run (assay report RUN --format json "
-                        "writes one)", location=location)
+        raise SpecError(
+            "is not a JSON report of a run (assay report RUN --format json writes one)",
+            location=location,
+        )
     try:
         report = _Report.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
-        raise SpecError(_message(first), location=location,
-                        field=_path(first["loc"]) or None) from None
+        raise SpecError(
+            _message(first), location=location, field=_path(first["loc"]) or None
+        ) from None
     try:
         _check_settings(report.settings)
         run = _run(report)
@@ -235,8 +244,9 @@ def same_run(first: Run, second: Run) -> bool:
 def differing_field(first: Run, second: Run) -> str:
     """The first top-level field in which two runs' evidence differs (``""`` when none)."""
     one, two = _evidence_form(first), _evidence_form(second)
-    return next((key for key in one if canonical_json(one[key]) != canonical_json(two.get(key))),
-                "")
+    return next(
+        (key for key in one if canonical_json(one[key]) != canonical_json(two.get(key))), ""
+    )
 
 
 def _evidence(run: Run) -> str:
@@ -264,6 +274,7 @@ class _Refused(Exception):
 
 # -- reading and parsing ------------------------------------------------------------------
 
+
 def _read(path: Path) -> str:
     raw = read_bounded(path, MAX_REPORT_BYTES, "a report")
     try:
@@ -276,8 +287,7 @@ def _parse(text: str, location: str) -> Any:
     try:
         data = strict_loads(text)
     except RecursionError:
-        raise SpecError(f"is nested more than {MAX_DEPTH} levels deep",
-                        location=location) from None
+        raise SpecError(f"is nested more than {MAX_DEPTH} levels deep", location=location) from None
     except ValueError as error:
         raise SpecError(f"is not valid JSON: {error}", location=location) from None
     return data
@@ -324,22 +334,32 @@ def _message(error: Mapping[str, Any]) -> str:
 
 # -- building the run ---------------------------------------------------------------------
 
+
 def _run(report: _Report) -> Run:
     return Run(
-        id=report.id, suite=report.suite, agent=report.agent, fingerprint=report.fingerprint,
-        status=RunStatus(report.status), started_at=_moment(report.started_at),
+        id=report.id,
+        suite=report.suite,
+        agent=report.agent,
+        fingerprint=report.fingerprint,
+        status=RunStatus(report.status),
+        started_at=_moment(report.started_at),
         suite_version=report.suite_version,
         finished_at=None if report.finished_at is None else _moment(report.finished_at),
         settings=report.settings.model_dump(exclude_unset=True),
         metadata=dict(report.metadata),
-        cases=tuple(CaseSnapshot(case.id, case.name, case.position, case.fingerprint,
-                                 dict(case.definition)) for case in report.cases),
+        cases=tuple(
+            CaseSnapshot(case.id, case.name, case.position, case.fingerprint, dict(case.definition))
+            for case in report.cases
+        ),
         samples=tuple(_sample(sample) for sample in report.samples),
         # A completed run's summary is recomputed from its samples (see _check_whole).
         summary=None if report.status == "completed" else _summary(report.summary),
         comparison=_comparison(report.comparison, report.model_comparison),
-        baseline_id=report.baseline_id, error=report.error, verdict=_verdict(report.verdict),
-        judge_usage=_raw(report, "judge_usage"), outcome=RunOutcome.read(report.outcome),
+        baseline_id=report.baseline_id,
+        error=report.error,
+        verdict=_verdict(report.verdict),
+        judge_usage=_raw(report, "judge_usage"),
+        outcome=RunOutcome.read(report.outcome),
         baseline_choice=BaselineChoice.from_json(report.baseline),
     )
 
@@ -347,8 +367,11 @@ def _run(report: _Report) -> Run:
 def _raw(report: _Report, name: str) -> dict[str, Any] | None:
     """A part kept as the file wrote it (keys a newer version adds included)."""
     part = getattr(report, name)
-    return None if part is None else {**part.model_dump(exclude_unset=True),
-                                      **(part.model_extra or {})}
+    return (
+        None
+        if part is None
+        else {**part.model_dump(exclude_unset=True), **(part.model_extra or {})}
+    )
 
 
 def _sample(sample: _Sample) -> SampleResult:
@@ -375,11 +398,12 @@ def _summary(data: JsonObject | None) -> RunSummary | None:
         raise _Refused("summary", f"cannot be read: {_reason(error)}") from None
 
 
-def _comparison(baseline: JsonObject | None,
-                models: JsonObject | None) -> dict[str, Any] | None:
+def _comparison(baseline: JsonObject | None, models: JsonObject | None) -> dict[str, Any] | None:
     read: list[Any] = []
-    for field, data, kind in (("comparison", baseline, Comparison),
-                              ("model_comparison", models, ModelComparison)):
+    for field, data, kind in (
+        ("comparison", baseline, Comparison),
+        ("model_comparison", models, ModelComparison),
+    ):
         try:
             read.append(None if data is None else kind.from_json(data))
         except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
@@ -404,6 +428,7 @@ def _reason(error: BaseException) -> str:
 
 # -- a completed run is whole and consistent ----------------------------------------------
 
+
 def _check_fingerprints(run: Run) -> None:
     """Each case's fingerprint is its definition's, and the run's is its cases'.
 
@@ -415,8 +440,11 @@ def _check_fingerprints(run: Run) -> None:
         if digest(hashed) != case.fingerprint:
             raise _Refused(f"cases[{index}].fingerprint", "does not match the case's definition")
     items = sorted((case.case_id, case.fingerprint) for case in run.cases)
-    identity: JSON = {"suite": run.suite, "version": run.suite_version,
-                      "items": [[case_id, fingerprint] for case_id, fingerprint in items]}
+    identity: JSON = {
+        "suite": run.suite,
+        "version": run.suite_version,
+        "items": [[case_id, fingerprint] for case_id, fingerprint in items],
+    }
     if digest(identity) != run.fingerprint:
         raise _Refused("fingerprint", "does not match the run's cases")
 
@@ -432,13 +460,17 @@ def _check_whole(run: Run, report: _Report) -> Run:
     for index, sample in enumerate(run.samples):
         decided = decide_status(sample.error, sample.metrics)
         if sample.status is not decided:
-            raise _Refused(f"samples[{index}].status",
-                           f"is {sample.status.value!r}, but its error and metrics make it "
-                           f"{decided.value!r}")
+            raise _Refused(
+                f"samples[{index}].status",
+                f"is {sample.status.value!r}, but its error and metrics make it {decided.value!r}",
+            )
     counted = summarise(run.samples)
-    _check_figures(report.summary, counted.to_json(), "summary",
-                   older={f"summary.{name}": value
-                          for name, value in _per_model_cases(run.samples).items()})
+    _check_figures(
+        report.summary,
+        counted.to_json(),
+        "summary",
+        older={f"summary.{name}": value for name, value in _per_model_cases(run.samples).items()},
+    )
     _check_verdict(run, counted)
     _check_judge_usage(report)
     _check_outcome(run.outcome, counted)
@@ -449,8 +481,11 @@ def _check_judge_usage(report: _Report) -> None:
     """Run-level judge calls are the model verdict's: none without one."""
     usage = report.judge_usage
     if usage is not None and report.verdict is None and (usage.calls or usage.cost_usd):
-        raise _Refused("judge_usage", f"counts {usage.calls} judge call(s) costing "
-                       f"{usage.cost_usd!r} USD, but the run has no verdict a judge gave")
+        raise _Refused(
+            "judge_usage",
+            f"counts {usage.calls} judge call(s) costing "
+            f"{usage.cost_usd!r} USD, but the run has no verdict a judge gave",
+        )
 
 
 def _check_outcome(outcome: RunOutcome | None, counted: RunSummary) -> None:
@@ -465,15 +500,26 @@ def _check_outcome(outcome: RunOutcome | None, counted: RunSummary) -> None:
         return  # an older report: the store decides from the summary, as for its own runs
     errored = counted.errors > 0
     if errored != (outcome is RunOutcome.ERRORED):
-        raise _Refused("outcome", f"is {outcome.value!r}, but the run's samples give "
-                       f"{counted.errors} errored sample(s)")
+        raise _Refused(
+            "outcome",
+            f"is {outcome.value!r}, but the run's samples give {counted.errors} errored sample(s)",
+        )
     if outcome is RunOutcome.PASSED and (counted.failed or not counted.evaluated):
-        raise _Refused("outcome", f"is 'passed', but {counted.failed} failed and "
-                       f"{counted.evaluated} evaluated sample(s) make it no passing run")
+        raise _Refused(
+            "outcome",
+            f"is 'passed', but {counted.failed} failed and "
+            f"{counted.evaluated} evaluated sample(s) make it no passing run",
+        )
 
 
-_BOUNDED_SETTINGS = ("samples", "concurrency", "model_concurrency", "sample_concurrency",
-                     "timeout", "votes")
+_BOUNDED_SETTINGS = (
+    "samples",
+    "concurrency",
+    "model_concurrency",
+    "sample_concurrency",
+    "timeout",
+    "votes",
+)
 
 
 def _check_settings(settings: _Settings) -> None:
@@ -491,8 +537,7 @@ def _check_settings(settings: _Settings) -> None:
     for name in ("models", "model_specs"):
         listed = getattr(settings, name) or ()
         if len(listed) > most:
-            raise _Refused(f"settings.{name}", f"names {len(listed):,} models, "
-                           f"more than {most:,}")
+            raise _Refused(f"settings.{name}", f"names {len(listed):,} models, more than {most:,}")
 
 
 def _check_plan(run: Run, report: _Report) -> None:
@@ -514,19 +559,29 @@ def _check_plan(run: Run, report: _Report) -> None:
             raise _Refused(f"samples[{index}]", f"repeats sample {_key(sample.key)}")
         case, model, number = sample.key
         if case not in known_cases or model not in known_models or number >= per_case:
-            raise _Refused(f"samples[{index}]", f"sample {_key(sample.key)} is outside the "
-                           f"run's plan ({len(cases)} case(s) × {len(models)} model(s) × "
-                           f"{per_case} sample(s))")
+            raise _Refused(
+                f"samples[{index}]",
+                f"sample {_key(sample.key)} is outside the "
+                f"run's plan ({len(cases)} case(s) × {len(models)} model(s) × "
+                f"{per_case} sample(s))",
+            )
         seen.add(sample.key)
     planned = len(cases) * len(models) * per_case
     if len(seen) < planned:
-        raise _Refused("samples", f"{planned - len(seen):,} planned sample(s) missing, the "
-                       f"first {_key(_first_missing(seen, cases, models, per_case))}; a "
-                       "completed run holds every one")
+        raise _Refused(
+            "samples",
+            f"{planned - len(seen):,} planned sample(s) missing, the "
+            f"first {_key(_first_missing(seen, cases, models, per_case))}; a "
+            "completed run holds every one",
+        )
 
 
-def _first_missing(seen: set[tuple[str, str | None, int]], cases: list[str],
-                   models: list[str | None], per_case: int) -> tuple[str, str | None, int]:
+def _first_missing(
+    seen: set[tuple[str, str | None, int]],
+    cases: list[str],
+    models: list[str | None],
+    per_case: int,
+) -> tuple[str, str | None, int]:
     """The first planned key not seen, in (case, model, index) order, without the plan."""
     held: dict[tuple[str, str | None], set[int]] = {}
     for case, model, number in seen:
@@ -548,13 +603,20 @@ def _key(key: tuple[str, str | None, int]) -> str:
 #: Summary fields that map names the samples decide (faults, categories, criteria, models):
 #: a name the samples do not give is a forgery. Elsewhere a key this version does not know is
 #: a newer version's, and ignored.
-_MAPPINGS = frozenset({"faults", "failing_by_category", "checked_by_category", "integrity",
-                       "judge", "by_model"})
+_MAPPINGS = frozenset(
+    {"faults", "failing_by_category", "checked_by_category", "integrity", "judge", "by_model"}
+)
 _MISSING = object()
 
 
-def _check_figures(given: Any, actual: Any, path: str, *, mapping: bool = False,
-                   older: Mapping[str, Any] | None = None) -> None:
+def _check_figures(
+    given: Any,
+    actual: Any,
+    path: str,
+    *,
+    mapping: bool = False,
+    older: Mapping[str, Any] | None = None,
+) -> None:
     """Refuse the first figure in ``given`` that the samples (``actual``) contradict.
 
     A figure ``given`` leaves out is not refused: the recomputed summary is what is stored.
@@ -567,10 +629,16 @@ def _check_figures(given: Any, actual: Any, path: str, *, mapping: bool = False,
         names = set(given) | set(actual) if mapping else set(actual) & set(given)
         for name in sorted(names - {SCHEMA_KEY}):
             if name not in actual:
-                raise _Refused(f"{path}.{name}", f"is {given[name]!r}, but the run's samples "
-                               "give None")
-            _check_figures(given[name], actual[name], f"{path}.{name}",
-                           mapping=not mapping and name in _MAPPINGS, older=older)
+                raise _Refused(
+                    f"{path}.{name}", f"is {given[name]!r}, but the run's samples give None"
+                )
+            _check_figures(
+                given[name],
+                actual[name],
+                f"{path}.{name}",
+                mapping=not mapping and name in _MAPPINGS,
+                older=older,
+            )
         return
     if (older or {}).get(path, _MISSING) == given:
         return
@@ -587,12 +655,17 @@ def _check_verdict(run: Run, counted: RunSummary) -> None:
         return
     models = sorted(counted.by_model)
     if len(models) < 2 or verdict.model not in models:
-        raise _Refused("verdict.model", f"{verdict.model!r} is not a model the run compared "
-                       f"({', '.join(map(repr, models)) or 'it compared none'})")
+        raise _Refused(
+            "verdict.model",
+            f"{verdict.model!r} is not a model the run compared "
+            f"({', '.join(map(repr, models)) or 'it compared none'})",
+        )
     judge = run.settings.get("judge")
     if not isinstance(judge, str) or judge.split(" @ ")[0] != verdict.judge:
-        raise _Refused("verdict.judge", f"{verdict.judge!r} is not the judge the run was "
-                       f"graded with ({judge!r})")
+        raise _Refused(
+            "verdict.judge",
+            f"{verdict.judge!r} is not the judge the run was graded with ({judge!r})",
+        )
 
 
 def _per_model_cases(samples: Sequence[SampleResult]) -> dict[str, int]:
@@ -626,5 +699,3 @@ def _same_figure(given: Any, actual: Any) -> bool:
     if isinstance(given, bool) or not isinstance(given, int | float):
         return False
     return math.isclose(float(given), float(actual), rel_tol=1e-9, abs_tol=1e-12)
-
-

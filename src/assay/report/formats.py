@@ -21,8 +21,7 @@ from assay.results.fixes import FixItem
 
 #: Renders a run, its comparison with a baseline and its model comparison (either may be None),
 #: and the fix items to show (None: the run's own).
-Renderer = Callable[[Run, Comparison | None, ModelComparison | None,
-                     Sequence[FixItem] | None], str]
+Renderer = Callable[[Run, Comparison | None, ModelComparison | None, Sequence[FixItem] | None], str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,12 +61,14 @@ def format_named(name: str) -> ReportFormat:
     found = next((f for f in BUILTIN_FORMATS if f.answers_to(name)), None)
     if found is None:
         raise ConfigurationError(
-            f"unknown report format {name!r}; accepted formats: {_accepted_names()}")
+            f"unknown report format {name!r}; accepted formats: {_accepted_names()}"
+        )
     return found
 
 
-def format_for(path: Path, name: str | None = None, *,
-               named_by: str | None = "format=") -> ReportFormat:
+def format_for(
+    path: Path, name: str | None = None, *, named_by: str | None = "format="
+) -> ReportFormat:
     """Find the format ``name`` when given, else the one ``path``'s extension selects.
 
     ``named_by`` is how the caller's user names a format (``--format`` on a command line,
@@ -85,5 +86,6 @@ def format_for(path: Path, name: str | None = None, *,
         raise ConfigurationError(
             f"cannot tell the report format of {str(path)!r} from its extension "
             f"{described}; use one of {_accepted_extensions()}"
-            + ("" if named_by is None else f", or give {named_by} one of {_accepted_names()}"))
+            + ("" if named_by is None else f", or give {named_by} one of {_accepted_names()}")
+        )
     return found

@@ -19,9 +19,12 @@ from assay.results.fixes import FixItem, fix_items
 from assay.spec._json import SCHEMA_KEY, SCHEMA_VERSION
 
 
-def report_dict(run: Run, comparison: Comparison | None,
-                models: ModelComparison | None = None,
-                items: Sequence[FixItem] | None = None) -> dict[str, Any]:
+def report_dict(
+    run: Run,
+    comparison: Comparison | None,
+    models: ModelComparison | None = None,
+    items: Sequence[FixItem] | None = None,
+) -> dict[str, Any]:
     """``run.snapshot()`` with ``"schema_version"``, the comparisons and ``"fix_items"``."""
     data = {SCHEMA_KEY: SCHEMA_VERSION, **run.snapshot()}  # read back by assay.report.archive
     data["comparison"] = None if comparison is None else comparison.to_json()
@@ -31,13 +34,15 @@ def report_dict(run: Run, comparison: Comparison | None,
     return data
 
 
-def render_json(run: Run, comparison: Comparison | None,
-                models: ModelComparison | None = None,
-                items: Sequence[FixItem] | None = None) -> str:
+def render_json(
+    run: Run,
+    comparison: Comparison | None,
+    models: ModelComparison | None = None,
+    items: Sequence[FixItem] | None = None,
+) -> str:
     r"""Render the JSON report as indented text, non-ASCII characters kept as they are.
 
     Controls a terminal would act on are ``\u`` escapes, as JSON escapes C0 controls.
     """
-    text = json.dumps(report_dict(run, comparison, models, items), indent=2,
-                      ensure_ascii=False)
+    text = json.dumps(report_dict(run, comparison, models, items), indent=2, ensure_ascii=False)
     return json_visible(text)

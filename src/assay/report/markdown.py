@@ -21,18 +21,27 @@ from assay.results.fixes import FixItem, fix_items
 from assay.results.tracebacks import metadata_without_traceback, traceback_of
 
 
-def render_markdown(run: Run, comparison: Comparison | None,
-                    models: ModelComparison | None = None,
-                    items: Sequence[FixItem] | None = None) -> str:
+def render_markdown(
+    run: Run,
+    comparison: Comparison | None,
+    models: ModelComparison | None = None,
+    items: Sequence[FixItem] | None = None,
+) -> str:
     """Render the whole report as GitHub-flavoured Markdown, ending with a newline.
 
     ``items`` are the fix items to show (by default, the run's own, with no servers or
     routes resolved).
     """
     shown = fix_items(run.samples) if items is None else items
-    parts = [_header(run), _summary(run), verdict_markdown(run, models),
-             _comparison(run, comparison), fixes.matrix_markdown(run),
-             fixes.fix_items_markdown(shown), _cases(run)]
+    parts = [
+        _header(run),
+        _summary(run),
+        verdict_markdown(run, models),
+        _comparison(run, comparison),
+        fixes.matrix_markdown(run),
+        fixes.fix_items_markdown(shown),
+        _cases(run),
+    ]
     if reading.estimated(run.samples):
         parts.append(f"_{cell(fmt.ESTIMATED_LEGEND)}_")
     return "\n\n".join(part for part in parts if part) + "\n"
@@ -64,8 +73,10 @@ def _labelled(rows: reading.Rows) -> str:
 
 
 def _header(run: Run) -> str:
-    rows = [(label, md_code(value) if label == "Fingerprint" else cell(value))
-            for label, value in reading.header_rows(run)]
+    rows = [
+        (label, md_code(value) if label == "Fingerprint" else cell(value))
+        for label, value in reading.header_rows(run)
+    ]
     return f"# Assay report: {cell(reading.title(run))}\n\n{_labelled(rows)}"
 
 
@@ -78,9 +89,12 @@ def _summary(run: Run) -> str:
     parts += [_labelled([(label, cell(value)) for label, value in rows]), _judge(summary)]
     if summary.by_model:
         model_rows = reading.model_rows(run, summary, fmt.fraction_md)
-        parts += ["### By model", table(reading.MODEL_HEADERS, model_rows),
-                  "### By model: cost (the judge's apart, never in a ranking)",
-                  table(reading.MODEL_COST_HEADERS, reading.model_cost_rows(run, summary))]
+        parts += [
+            "### By model",
+            table(reading.MODEL_HEADERS, model_rows),
+            "### By model: cost (the judge's apart, never in a ranking)",
+            table(reading.MODEL_COST_HEADERS, reading.model_cost_rows(run, summary)),
+        ]
         judge_headers, judge_rows = reading.model_judge_table(summary)
         if judge_rows:
             parts += ["### By model: judge criteria (means)", table(judge_headers, judge_rows)]
@@ -91,10 +105,11 @@ def _judge(tally: Tally) -> str:
     if not tally.judge:
         return ""
     headers, rows = reading.criterion_table(tally, fmt.fraction_md)
-    return ("### Judge criteria\n\nJudged prose, reported apart from the deterministic checks "
-            f"and never averaged with them.\n\n{table(headers, rows)}"
-            + (f"\n\nJudge usage: {cell(reading.judge_usage(tally))}" if tally.judge_calls
-               else ""))
+    return (
+        "### Judge criteria\n\nJudged prose, reported apart from the deterministic checks "
+        f"and never averaged with them.\n\n{table(headers, rows)}"
+        + (f"\n\nJudge usage: {cell(reading.judge_usage(tally))}" if tally.judge_calls else "")
+    )
 
 
 def verdict_markdown(run: Run, models: ModelComparison | None) -> str:
@@ -105,8 +120,10 @@ def verdict_markdown(run: Run, models: ModelComparison | None) -> str:
 def _models(models: ModelComparison | None) -> str:
     if models is None:
         return ""
-    parts = ["## Model comparison",
-             table(comparing.model_interval_headers(models), comparing.model_interval_rows(models))]
+    parts = [
+        "## Model comparison",
+        table(comparing.model_interval_headers(models), comparing.model_interval_rows(models)),
+    ]
     if models.pairs:
         parts.append(table(comparing.pair_headers(models), comparing.pair_rows(models)))
     parts += [f"**{cell(models.conclusion)}**", f"_Method: {cell(models.method())}._"]
@@ -115,8 +132,9 @@ def _models(models: ModelComparison | None) -> str:
 
 def render_comparison_markdown(comparison: Comparison) -> str:
     """The comparison on its own (``assay compare``), for a pull-request comment."""
-    title = (f"# Assay comparison: {md_code(comparison.baseline_id)} → "
-             f"{md_code(comparison.current_id)}")
+    title = (
+        f"# Assay comparison: {md_code(comparison.baseline_id)} → {md_code(comparison.current_id)}"
+    )
     return f"{title}\n\n{comparison_body(comparison)}\n"
 
 
@@ -132,16 +150,24 @@ def comparison_body(comparison: Comparison) -> str:
     """The pairing first and loud, defects before figures, then each kind of change apart."""
     # The pairing, any defect and the headline (or why it is withheld) are set in bold: they
     # are what a reader must not miss.
-    parts = [f"**{cell(line)}**" for line in (comparison.pairing_line(),
-                                               *comparison.defect_lines(),
-                                               comparing.headline_line(comparison,
-                                                                     fmt.fraction_md))]
+    parts = [
+        f"**{cell(line)}**"
+        for line in (
+            comparison.pairing_line(),
+            *comparison.defect_lines(),
+            comparing.headline_line(comparison, fmt.fraction_md),
+        )
+    ]
     baseline = comparison.baseline_id
     counts = cell(comparing.counts_line(comparison))
-    parts += [counts.replace(cell(baseline), md_code(baseline), 1),
-              cell(comparing.rules_line(comparison))]
-    for name, items in (("Excluded", comparison.excluded),
-                        ("Intended changes", comparison.intended_changes)):
+    parts += [
+        counts.replace(cell(baseline), md_code(baseline), 1),
+        cell(comparing.rules_line(comparison)),
+    ]
+    for name, items in (
+        ("Excluded", comparison.excluded),
+        ("Intended changes", comparison.intended_changes),
+    ):
         if items:
             rows = [comparing.pairing_row(item) for item in items]
             parts += [f"### {name} ({len(items)})", table(comparing.PAIRING_HEADERS, rows)]
@@ -197,8 +223,7 @@ def _sample(sample: SampleResult) -> str:
         parts.append(_details("Traceback", md_fence(trace)))
     metadata = metadata_without_traceback(sample)
     if metadata:
-        parts.append(_details("Sample metadata",
-                              md_fence(reading.compact_json(metadata), "json")))
+        parts.append(_details("Sample metadata", md_fence(reading.compact_json(metadata), "json")))
     return "\n\n".join(parts)
 
 

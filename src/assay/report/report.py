@@ -41,19 +41,31 @@ class Report:
     >>> Report(run, baseline=previous, tolerance=0.02).export("reports/run.md")  # doctest: +SKIP
     """
 
-    def __init__(self, run: Run, *, baseline: Run | None = None, tolerance: float = 0.0,
-                 drift_tolerance: float = DEFAULT_DRIFT_TOLERANCE,
-                 max_excluded_share: float = DEFAULT_MAX_EXCLUDED_SHARE,
-                 noise_floor: NoiseFloor | None = None,
-                 tool_resolver: ToolResolver | None = None, agent_name: str | None = None,
-                 links: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        run: Run,
+        *,
+        baseline: Run | None = None,
+        tolerance: float = 0.0,
+        drift_tolerance: float = DEFAULT_DRIFT_TOLERANCE,
+        max_excluded_share: float = DEFAULT_MAX_EXCLUDED_SHARE,
+        noise_floor: NoiseFloor | None = None,
+        tool_resolver: ToolResolver | None = None,
+        agent_name: str | None = None,
+        links: Mapping[str, str] | None = None,
+    ) -> None:
         self.run = run
         self._fixing = FixContext(tool_resolver, agent_name or "the agent", dict(links or {}))
         stored, models = read_stored(run.comparison)
         if baseline is not None:
-            stored = compare_runs(baseline, run, tolerance=tolerance,
-                                  drift_tolerance=drift_tolerance,
-                                  max_excluded_share=max_excluded_share, noise_floor=noise_floor)
+            stored = compare_runs(
+                baseline,
+                run,
+                tolerance=tolerance,
+                drift_tolerance=drift_tolerance,
+                max_excluded_share=max_excluded_share,
+                noise_floor=noise_floor,
+            )
             self.run = _compared_with(run, baseline.id)
         self.comparison: Comparison | None = stored
         self.model_comparison: ModelComparison | None = models or _model_comparison(run)
@@ -160,8 +172,9 @@ class Report:
 
     def render(self, format: str) -> str:
         """Render the report in the format called ``format`` (see :data:`FORMATS`)."""
-        return format_named(format).render(self.run, self.comparison, self.model_comparison,
-                                           self.fix_items)
+        return format_named(format).render(
+            self.run, self.comparison, self.model_comparison, self.fix_items
+        )
 
     def export(self, path: str | Path, format: str | None = None) -> Path:
         """Write the report to ``path`` and return it.
@@ -172,12 +185,12 @@ class Report:
         directories are created; file-system errors propagate.
         """
         target = Path(path)
-        content = format_for(target, format).render(self.run, self.comparison,
-                                                    self.model_comparison, self.fix_items)
+        content = format_for(target, format).render(
+            self.run, self.comparison, self.model_comparison, self.fix_items
+        )
         target.parent.mkdir(parents=True, exist_ok=True)
         # Files end with a newline so they diff and concatenate cleanly; JSON text has none.
-        target.write_text(content if content.endswith("\n") else content + "\n",
-                          encoding="utf-8")
+        target.write_text(content if content.endswith("\n") else content + "\n", encoding="utf-8")
         return target
 
 
@@ -189,8 +202,11 @@ def _compared_with(run: Run, baseline_id: str) -> Run:
     """
     if run.baseline_id == baseline_id:
         return run
-    return replace(run, baseline_id=baseline_id,
-                   baseline_choice=BaselineChoice(BaselineReason.EXPLICIT, baseline_id))
+    return replace(
+        run,
+        baseline_id=baseline_id,
+        baseline_choice=BaselineChoice(BaselineReason.EXPLICIT, baseline_id),
+    )
 
 
 def _model_comparison(run: Run) -> ModelComparison | None:
@@ -199,7 +215,6 @@ def _model_comparison(run: Run) -> ModelComparison | None:
     return ModelComparison.of(run)
 
 
-def render(run: Run, format: str, *, baseline: Run | None = None,
-           tolerance: float = 0.0) -> str:
+def render(run: Run, format: str, *, baseline: Run | None = None, tolerance: float = 0.0) -> str:
     """Render ``run`` in one format (``text``, ``markdown``, ``json``; aliases ``txt``, ``md``)."""
     return Report(run, baseline=baseline, tolerance=tolerance).render(format)

@@ -30,13 +30,23 @@ _MIN_LAST_COLUMN = 40
 _BELOW_INDENT = 4
 
 
-def render_text(run: Run, comparison: Comparison | None,
-                models: ModelComparison | None = None,
-                items: Sequence[FixItem] | None = None) -> str:
+def render_text(
+    run: Run,
+    comparison: Comparison | None,
+    models: ModelComparison | None = None,
+    items: Sequence[FixItem] | None = None,
+) -> str:
     """Render the whole report as plain text, ending with a newline."""
     shown = fix_items(run.samples) if items is None else items
-    lines = [*_header(run), *_summary(run), *fixes.verdict_lines(run), *_models(models),
-             *_comparison(run, comparison), *fixes.fix_lines(shown), *_cases(run)]
+    lines = [
+        *_header(run),
+        *_summary(run),
+        *fixes.verdict_lines(run),
+        *_models(models),
+        *_comparison(run, comparison),
+        *fixes.fix_lines(shown),
+        *_cases(run),
+    ]
     if reading.estimated(run.samples):
         lines += ["", fmt.ESTIMATED_LEGEND]
     # The last gate: whatever a section forgot, no control character leaves the report.
@@ -49,13 +59,16 @@ def render_case_text(run: Run, case_id: str) -> str:
     if block is None:
         raise KeyError(case_id)
     lines = [f"{reading.title(run)} · run {run.id}", block.heading]
-    lines += [line for sample in block.samples for line in _sample(sample)] or [
-        "   no samples yet"]
+    lines += [line for sample in block.samples for line in _sample(sample)] or ["   no samples yet"]
     return visible("\n".join(lines), lines=True) + "\n"
 
 
-def table(rows: Sequence[Sequence[str]], headers: Sequence[str] | None = None,
-          indent: int = 2, prose: bool = False) -> list[str]:
+def table(
+    rows: Sequence[Sequence[str]],
+    headers: Sequence[str] | None = None,
+    indent: int = 2,
+    prose: bool = False,
+) -> list[str]:
     """Lay rows out in aligned columns, keeping within :data:`WIDTH` where the text allows.
 
     With ``prose`` the last column (a reason, a detail) wraps under itself, or, when the
@@ -124,7 +137,7 @@ def _model_table(run: Run, summary: RunSummary) -> list[str]:
     # The run's average latency is in the summary above; per model the percentiles tell more
     # and the table stays within the width.
     skip = reading.MODEL_HEADERS.index("avg")
-    rows = [row[:skip] + row[skip + 1:] for row in reading.model_rows(run, summary, fmt.fraction)]
+    rows = [row[:skip] + row[skip + 1 :] for row in reading.model_rows(run, summary, fmt.fraction)]
     headers = [h for h in reading.MODEL_HEADERS if h != "avg"]
     lines = table(rows, headers)
     lines += ["", "By model, cost (the judge's apart, never in a ranking):"]
@@ -139,8 +152,12 @@ def _judge(tally: Tally) -> list[str]:
     if not tally.judge:
         return []
     headers, rows = reading.criterion_table(tally, fmt.fraction)
-    return ["", "Judge criteria (reported apart from the checks, never averaged with them):",
-            *table(rows, headers), *_usage(tally)]
+    return [
+        "",
+        "Judge criteria (reported apart from the checks, never averaged with them):",
+        *table(rows, headers),
+        *_usage(tally),
+    ]
 
 
 def _usage(tally: Tally) -> list[str]:
@@ -180,20 +197,28 @@ def comparison_lines(comparison: Comparison) -> list[str]:
     lines: list[str] = []
     for line in comparing.comparison_intro(comparison, fmt.fraction):
         lines += textwrap.wrap(line, WIDTH, subsequent_indent="  ")
-    for name, items in (("Excluded", comparison.excluded),
-                        ("Intended changes", comparison.intended_changes)):
+    for name, items in (
+        ("Excluded", comparison.excluded),
+        ("Intended changes", comparison.intended_changes),
+    ):
         if items:
             rows = [comparing.pairing_row(item) for item in items]
-            lines += ["", f"{name} ({len(items)}):",
-                      *table(rows, comparing.PAIRING_HEADERS, prose=True)]
+            lines += [
+                "",
+                f"{name} ({len(items)}):",
+                *table(rows, comparing.PAIRING_HEADERS, prose=True),
+            ]
     if not comparison.changes:
         return [*lines, "", "No metric moved beyond the tolerance."]
     for kind, name in comparing.CHANGE_SECTIONS:
         changes = comparison.of_kind(kind)
         if changes:
             rows = [comparing.change_row(change) for change in changes]
-            lines += ["", f"{name} ({len(changes)}):",
-                      *table(rows, comparing.CHANGE_HEADERS, prose=True)]
+            lines += [
+                "",
+                f"{name} ({len(changes)}):",
+                *table(rows, comparing.CHANGE_HEADERS, prose=True),
+            ]
     return lines
 
 

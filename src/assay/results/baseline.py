@@ -29,8 +29,9 @@ class RunOutcome(StrEnum):
     PASSED = "passed"
 
     @classmethod
-    def decide(cls, *, errors: int, regressions: int, failed: bool,
-               unchecked: bool = False) -> RunOutcome:
+    def decide(
+        cls, *, errors: int, regressions: int, failed: bool, unchecked: bool = False
+    ) -> RunOutcome:
         """Errored samples, then signal regressions (gated or not), then a failed gate.
 
         Then a run accepted although it evaluated no sample: it is not a passing run.
@@ -60,8 +61,12 @@ def legacy_outcome(summary: RunSummary | None) -> RunOutcome:
     """
     if summary is None:
         return RunOutcome.FAILED
-    return RunOutcome.decide(errors=summary.errors, regressions=0, failed=summary.failed > 0,
-                             unchecked=summary.evaluated == 0)
+    return RunOutcome.decide(
+        errors=summary.errors,
+        regressions=0,
+        failed=summary.failed > 0,
+        unchecked=summary.evaluated == 0,
+    )
 
 
 class BaselineReason(StrEnum):
@@ -110,8 +115,13 @@ class BaselineChoice:
 
     def to_json(self) -> dict[str, JSON]:
         """The portable form stored with the run and written in its JSON report."""
-        return {"reason": self.reason.value, "run_id": self.run_id,
-                "where": dict(self.where), "note": self.note, "hint": self.hint}
+        return {
+            "reason": self.reason.value,
+            "run_id": self.run_id,
+            "where": dict(self.where),
+            "note": self.note,
+            "hint": self.hint,
+        }
 
     @classmethod
     def from_json(cls, data: object) -> BaselineChoice | None:
@@ -127,9 +137,13 @@ class BaselineChoice:
         if not isinstance(where, Mapping):
             return None
         pairs = tuple((str(key), str(value)) for key, value in where.items())
-        return cls(reason, run_id if isinstance(run_id, str) else None, pairs,
-                   note if isinstance(note, str) else None,
-                   hint if isinstance(hint, str) else None)
+        return cls(
+            reason,
+            run_id if isinstance(run_id, str) else None,
+            pairs,
+            note if isinstance(note, str) else None,
+            hint if isinstance(hint, str) else None,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,19 +17,32 @@ from assay.spec import JSON, canonical_json
 
 def signature(sample: SampleResult) -> str:
     """A short, stable digest of the sample's actions, observation channels and check verdicts."""
-    actions: JSON = None if sample.actions is None else [
-        [action.group, action.name, action.arguments, action.failed]
-        for action in sample.actions]
+    actions: JSON = (
+        None
+        if sample.actions is None
+        else [
+            [action.group, action.name, action.arguments, action.failed]
+            for action in sample.actions
+        ]
+    )
     observation: JSON = None
     if sample.observation is not None:
-        observation = {"channels": {name: list(items) for name, items
-                                    in sample.observation.channels.items()},
-                       "truncated": sample.observation.truncated}
-    verdicts: list[JSON] = [[metric.name, metric.passed, metric.error is not None]
-                            for metric in sample.metrics if metric.kind == "check"]
+        observation = {
+            "channels": {name: list(items) for name, items in sample.observation.channels.items()},
+            "truncated": sample.observation.truncated,
+        }
+    verdicts: list[JSON] = [
+        [metric.name, metric.passed, metric.error is not None]
+        for metric in sample.metrics
+        if metric.kind == "check"
+    ]
     verdicts.sort(key=canonical_json)
-    document: JSON = {"actions": actions, "observation": observation, "checks": verdicts,
-                      "agent_error": sample.error is not None}
+    document: JSON = {
+        "actions": actions,
+        "observation": observation,
+        "checks": verdicts,
+        "agent_error": sample.error is not None,
+    }
     return hashlib.sha256(canonical_json(document).encode()).hexdigest()[:16]
 
 

@@ -29,16 +29,23 @@ def case_costs(samples: Iterable[SampleResult]) -> list[CaseCost]:
         for sample in found:
             if sample.model is not None:
                 by_model.setdefault(sample.model, []).append(sample)
-        entries.append({"case_id": case_id, **_costs(found),
-                        "by_model": {label: _costs(group) for label, group in by_model.items()}})
+        entries.append(
+            {
+                "case_id": case_id,
+                **_costs(found),
+                "by_model": {label: _costs(group) for label, group in by_model.items()},
+            }
+        )
     return entries
 
 
 def _costs(samples: list[SampleResult]) -> CaseCost:
     agent = [s.usage.cost_usd for s in samples if s.usage and s.usage.cost_usd is not None]
     judge: list[float] = []
-    estimated = any(s.usage is not None and s.usage.cost_usd is not None
-                    and s.usage.cost_source == "estimated" for s in samples)
+    estimated = any(
+        s.usage is not None and s.usage.cost_usd is not None and s.usage.cost_source == "estimated"
+        for s in samples
+    )
     for sample in samples:
         usage = sample.judge_usage or {}
         cost = usage.get("cost_usd")
@@ -47,7 +54,14 @@ def _costs(samples: list[SampleResult]) -> CaseCost:
             estimated = estimated or bool(usage.get("cost_estimated"))
     agent_cost = sum(agent) if agent else None
     judge_cost = sum(judge) if judge else None
-    total = None if agent_cost is None and judge_cost is None \
+    total = (
+        None
+        if agent_cost is None and judge_cost is None
         else (agent_cost or 0.0) + (judge_cost or 0.0)
-    return {"cost_usd": agent_cost, "judge_cost_usd": judge_cost, "total_usd": total,
-            "estimated": estimated}
+    )
+    return {
+        "cost_usd": agent_cost,
+        "judge_cost_usd": judge_cost,
+        "total_usd": total,
+        "estimated": estimated,
+    }

@@ -45,9 +45,15 @@ class Fault(StrEnum):
 #: Faults in precedence order: a sample gets the first that applies.
 FAULT_ORDER: tuple[Fault, ...] = tuple(Fault)
 #: Faults a judge may refine with the tool to add or the instruction to change.
-REFINABLE: frozenset[Fault] = frozenset({
-    Fault.MISSING_CAPABILITY, Fault.EXPECTED_TOOL_NOT_CALLED, Fault.UNGROUNDED_ANSWER,
-    Fault.MISSING_CONTENT, Fault.LOW_QUALITY})
+REFINABLE: frozenset[Fault] = frozenset(
+    {
+        Fault.MISSING_CAPABILITY,
+        Fault.EXPECTED_TOOL_NOT_CALLED,
+        Fault.UNGROUNDED_ANSWER,
+        Fault.MISSING_CONTENT,
+        Fault.LOW_QUALITY,
+    }
+)
 
 #: Labels for the tools a finding involves.
 MISSING_TOOLS = "missing tools"
@@ -137,9 +143,13 @@ class Refinement:
 
     def to_json(self) -> dict[str, JSON]:
         """The portable form stored with the sample."""
-        return {"recommendation": self.recommendation, "tool_name": self.tool_name,
-                "tool_description": self.tool_description, "instruction": self.instruction,
-                "judge": self.judge}
+        return {
+            "recommendation": self.recommendation,
+            "tool_name": self.tool_name,
+            "tool_description": self.tool_description,
+            "instruction": self.instruction,
+            "judge": self.judge,
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, JSON]) -> Refinement | None:
@@ -147,16 +157,22 @@ class Refinement:
         text = data.get("recommendation")
         if not isinstance(text, str) or not text:
             return None
-        return cls(text, *(_text_or_none(data.get(key)) for key in (
-            "tool_name", "tool_description", "instruction", "judge")))
+        return cls(
+            text,
+            *(
+                _text_or_none(data.get(key))
+                for key in ("tool_name", "tool_description", "instruction", "judge")
+            ),
+        )
 
 
 def _text_or_none(value: JSON) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def diagnose(sample: SampleResult, facts: CaseFacts,
-             roster: Roster | None = None) -> Finding | None:
+def diagnose(
+    sample: SampleResult, facts: CaseFacts, roster: Roster | None = None
+) -> Finding | None:
     """The first fault that applies to a failing or errored sample; ``None`` for the others."""
     if sample.status not in (SampleStatus.FAILED, SampleStatus.ERROR):
         return None
@@ -165,8 +181,10 @@ def diagnose(sample: SampleResult, facts: CaseFacts,
         finding = rule(sample, facts, roster)
         if finding is not None:
             return finding
-    return Finding(Fault.CHECK_FAILED, "Look at the failing sample's metrics: none of them "
-                                       "names what fell short.")
+    return Finding(
+        Fault.CHECK_FAILED,
+        "Look at the failing sample's metrics: none of them names what fell short.",
+    )
 
 
 # -- the rules, in precedence order -------------------------------------------------------
@@ -176,8 +194,10 @@ def _run_error(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Findin
     if sample.error is not None:
         return Finding(Fault.RUN_ERROR, run_error_advice(sample.error))
     if blank(sample.answer):
-        return Finding(Fault.RUN_ERROR, "The agent returned no answer: make sure it returns "
-                                        "its final message as the answer.")
+        return Finding(
+            Fault.RUN_ERROR,
+            "The agent returned no answer: make sure it returns its final message as the answer.",
+        )
     return None
 
 
@@ -186,36 +206,51 @@ def run_error_advice(error: str) -> str:
     quoted = _quote(error.splitlines()[0] if error.strip() else error)
     lowered = error.lower()
     if "timed out" in lowered or "timeout" in lowered:
-        return (f"The agent did not finish in time ({quoted}): raise the timeout, or cap its "
-                "turns and the work each tool does.")
+        return (
+            f"The agent did not finish in time ({quoted}): raise the timeout, or cap its "
+            "turns and the work each tool does."
+        )
     if _CONTEXT.search(error):
-        return (f"The conversation outgrew the model's context window ({quoted}): trim the "
-                "history and tool results the agent passes to the model.")
+        return (
+            f"The conversation outgrew the model's context window ({quoted}): trim the "
+            "history and tool results the agent passes to the model."
+        )
     if _RATE.search(error):
-        return (f"The provider refused for rate ({quoted}): lower --concurrency or "
-                "--model-concurrency, or raise the account's limits.")
+        return (
+            f"The provider refused for rate ({quoted}): lower --concurrency or "
+            "--model-concurrency, or raise the account's limits."
+        )
     if error.startswith("KeyError"):
-        return (f"The agent looked up a key that was not there ({quoted}): a bug in the "
-                "agent's own code or data, not a credential.")
+        return (
+            f"The agent looked up a key that was not there ({quoted}): a bug in the "
+            "agent's own code or data, not a credential."
+        )
     if _CREDENTIALS.search(error):
-        return (f"The agent could not authenticate with its provider ({quoted}): set the "
-                "provider's API key in the environment the run uses.")
+        return (
+            f"The agent could not authenticate with its provider ({quoted}): set the "
+            "provider's API key in the environment the run uses."
+        )
     if error.startswith(("ReplayError", "replay")) or "api_replay" in error:
-        return (f"The agent's HTTP requests did not match the case's declared API fixtures "
-                f"({quoted}): fix the request the agent makes, or the declaration.")
+        return (
+            f"The agent's HTTP requests did not match the case's declared API fixtures "
+            f"({quoted}): fix the request the agent makes, or the declaration."
+        )
     return f"The agent failed before answering ({quoted}): fix that error first."
 
 
-_CONTEXT = re.compile(r"(?i)context[_ ]length|context window|maximum context|too many tokens|"
-                      r"prompt is too long|token limit")
+_CONTEXT = re.compile(
+    r"(?i)context[_ ]length|context window|maximum context|too many tokens|"
+    r"prompt is too long|token limit"
+)
 _RATE = re.compile(r"(?i)rate[_ ]?limit|\b429\b|too many requests|quota")
 _CREDENTIALS = re.compile(r"(?i)api[_ ]?key|authenticat|unauthori[sz]ed|\b401\b|credential")
 
 
 def _judge_only(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
     """``low_quality`` when every check passed and only a judge criterion fell short."""
-    checks_fell_short = any(m.kind != "judge" and (m.error is not None or not m.passed)
-                            for m in sample.metrics)
+    checks_fell_short = any(
+        m.kind != "judge" and (m.error is not None or not m.passed) for m in sample.metrics
+    )
     if checks_fell_short:
         return None
     return _low_quality(sample, facts, roster)
@@ -227,9 +262,12 @@ def _tool_error(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Findi
         return None
     names = tuple(dict.fromkeys(action.name for action in failed))
     first = failed[0]
-    return Finding(Fault.TOOL_ERROR,
-                   f"Fix {first.name}: it returned an error ({_quote(first.error or '')}).",
-                   names, ERRORED_TOOLS)
+    return Finding(
+        Fault.TOOL_ERROR,
+        f"Fix {first.name}: it returned an error ({_quote(first.error or '')}).",
+        names,
+        ERRORED_TOOLS,
+    )
 
 
 _MISSING_CAPABILITY = re.compile(
@@ -237,11 +275,11 @@ _MISSING_CAPABILITY = re.compile(
     r"(?:tool|function|capabilit|access|way to)|no (?:tool|function|capability) "
     r"(?:is |that |to |for |which |available)|(?:not|isn['’]t) (?:able|equipped) to "
     r"(?:access|look|check|retrieve)|(?:can['’]?not|can['’]t|unable to) (?:access|look up|"
-    r"check|retrieve|perform)|outside (?:of )?my (?:capabilities|tools)|without (?:a|the) tool)")
+    r"check|retrieve|perform)|outside (?:of )?my (?:capabilities|tools)|without (?:a|the) tool)"
+)
 
 
-def _missing_capability(sample: SampleResult, facts: CaseFacts,
-                        roster: Roster) -> Finding | None:
+def _missing_capability(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
     answer = sample.answer or ""
     said = _MISSING_CAPABILITY.search(answer)
     if said is None:
@@ -249,18 +287,25 @@ def _missing_capability(sample: SampleResult, facts: CaseFacts,
     absent = tuple(name for name in facts.expected_tools if not roster.has(name))
     sentence = _sentence_around(answer, said.start())
     if absent:
-        return Finding(Fault.MISSING_CAPABILITY,
-                       f"Give the agent {_names(absent)}: it said {_quote(sentence)}.",
-                       absent, MISSING_TOOLS)
+        return Finding(
+            Fault.MISSING_CAPABILITY,
+            f"Give the agent {_names(absent)}: it said {_quote(sentence)}.",
+            absent,
+            MISSING_TOOLS,
+        )
     if facts.expected_tools and roster.tools:
         cover = "it covers" if len(facts.expected_tools) == 1 else "they cover"
-        return Finding(Fault.MISSING_CAPABILITY,
-                       f"The agent has {_listed(facts.expected_tools)} but said "
-                       f"{_quote(sentence)}: say in its instructions what {cover}.",
-                       facts.expected_tools, EXPECTED_TOOLS)
-    return Finding(Fault.MISSING_CAPABILITY,
-                   f"Add a tool that covers {_quote(facts.question)}: the agent said "
-                   f"{_quote(sentence)}.")
+        return Finding(
+            Fault.MISSING_CAPABILITY,
+            f"The agent has {_listed(facts.expected_tools)} but said "
+            f"{_quote(sentence)}: say in its instructions what {cover}.",
+            facts.expected_tools,
+            EXPECTED_TOOLS,
+        )
+    return Finding(
+        Fault.MISSING_CAPABILITY,
+        f"Add a tool that covers {_quote(facts.question)}: the agent said {_quote(sentence)}.",
+    )
 
 
 def _expected_tool(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
@@ -268,22 +313,32 @@ def _expected_tool(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Fi
     missing = tuple(name for name in facts.expected_tools if name not in called)
     if sample.actions is not None and missing:
         return _not_called(missing, roster)
-    trace = _first_failing(sample, lambda m: m.category == "actions"
-                           and _kind(facts, m) not in ("ForbidActions", "ToolsSucceeded"))
+    trace = _first_failing(
+        sample,
+        lambda m: (
+            m.category == "actions" and _kind(facts, m) not in ("ForbidActions", "ToolsSucceeded")
+        ),
+    )
     if trace is None:
         return None
     # Only the expected calls the agent did not make as expected; all of them when it made
     # every one, but in another order or among extra calls.
     involved = _miscalled(facts.expected_actions, sample) or facts.expected_tools
-    return Finding(Fault.EXPECTED_TOOL_NOT_CALLED,
-                   f"Make the calls the case expects: {trace.reason or 'the trace differs'}.",
-                   involved, EXPECTED_TOOLS)
+    return Finding(
+        Fault.EXPECTED_TOOL_NOT_CALLED,
+        f"Make the calls the case expects: {trace.reason or 'the trace differs'}.",
+        involved,
+        EXPECTED_TOOLS,
+    )
 
 
 def _miscalled(expected: Sequence[ExpectedAction], sample: SampleResult) -> tuple[str, ...]:
     made = {(a.group, a.name, canonical_json(a.arguments)) for a in sample.actions or ()}
-    return tuple(dict.fromkeys(a.name for a in expected
-                               if (a.group, a.name, canonical_json(a.arguments)) not in made))
+    return tuple(
+        dict.fromkeys(
+            a.name for a in expected if (a.group, a.name, canonical_json(a.arguments)) not in made
+        )
+    )
 
 
 def _not_called(missing: Sequence[str], roster: Roster) -> Finding:
@@ -294,19 +349,22 @@ def _not_called(missing: Sequence[str], roster: Roster) -> Finding:
     to call and carries the ones to add in ``missing``, so neither reads as the other.
     """
     if not roster.tools:
-        return Finding(Fault.EXPECTED_TOOL_NOT_CALLED,
-                       f"Make sure the agent calls {_listed(missing)} for this task.",
-                       tuple(missing), EXPECTED_TOOLS)
+        return Finding(
+            Fault.EXPECTED_TOOL_NOT_CALLED,
+            f"Make sure the agent calls {_listed(missing)} for this task.",
+            tuple(missing),
+            EXPECTED_TOOLS,
+        )
     absent = tuple(name for name in missing if not roster.has(name))
     present = tuple(name for name in missing if roster.has(name))
     if not present:
-        return Finding(Fault.EXPECTED_TOOL_NOT_CALLED, missing_tools_advice(absent), absent,
-                       MISSING_TOOLS)
+        return Finding(
+            Fault.EXPECTED_TOOL_NOT_CALLED, missing_tools_advice(absent), absent, MISSING_TOOLS
+        )
     advice = _uncalled_advice(present, roster)
     if absent:
         advice = f"{missing_tools_advice(absent)} {advice}"
-    return Finding(Fault.EXPECTED_TOOL_NOT_CALLED, advice, present, EXPECTED_TOOLS,
-                   missing=absent)
+    return Finding(Fault.EXPECTED_TOOL_NOT_CALLED, advice, present, EXPECTED_TOOLS, missing=absent)
 
 
 def missing_tools_advice(absent: Sequence[str]) -> str:
@@ -317,27 +375,36 @@ def missing_tools_advice(absent: Sequence[str]) -> str:
 def _uncalled_advice(present: Sequence[str], roster: Roster) -> str:
     described = "; ".join(f"{name}: {_quote(roster.describe(name) or '')}" for name in present)
     it = "it" if len(present) == 1 else "them"
-    return (f"The agent has {_listed(present)} but did not call {it} ({described}): say in "
-            f"its instructions when to use {it}.")
+    return (
+        f"The agent has {_listed(present)} but did not call {it} ({described}): say in "
+        f"its instructions when to use {it}."
+    )
 
 
 # A count, an id, an amount or a date: digits are what an answer cannot make up honestly.
-_SPECIFIC = re.compile(r"[$€£]\s?\d[\d,.]*|#?\b[A-Za-z]*-?\d[\w-]*|\b\d{1,2}[:/.]\d{1,2}"
-                       r"(?:[:/.]\d{2,4})?\b")
+_SPECIFIC = re.compile(
+    r"[$€£]\s?\d[\d,.]*|#?\b[A-Za-z]*-?\d[\w-]*|\b\d{1,2}[:/.]\d{1,2}"
+    r"(?:[:/.]\d{2,4})?\b"
+)
 
 
 def _ungrounded(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
     if not roster.tools or sample.actions != () or not sample.answer:
         return None
     supplied = f"{facts.question}\n{roster.instructions or ''}"
-    stated = [m.group() for m in _SPECIFIC.finditer(sample.answer)
-              if _digits(m.group()) and _digits(m.group()) not in _digits(supplied)]
+    stated = [
+        m.group()
+        for m in _SPECIFIC.finditer(sample.answer)
+        if _digits(m.group()) and _digits(m.group()) not in _digits(supplied)
+    ]
     if not stated:
         return None
-    return Finding(Fault.UNGROUNDED_ANSWER,
-                   f"The agent stated {_quote(stated[0])} without calling any of its tools "
-                   f"({_names(sorted(roster.tools))}): instruct it to look such facts up, or "
-                   "to say it cannot.")
+    return Finding(
+        Fault.UNGROUNDED_ANSWER,
+        f"The agent stated {_quote(stated[0])} without calling any of its tools "
+        f"({_names(sorted(roster.tools))}): instruct it to look such facts up, or "
+        "to say it cannot.",
+    )
 
 
 def _digits(text: str) -> str:
@@ -349,9 +416,11 @@ def _content(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding 
     forbidden = [m for m in failing if _kind(facts, m) == "NotContains"]
     if forbidden:
         text = facts.settings.get(forbidden[0].name, {}).get("text")
-        return Finding(Fault.FORBIDDEN_CONTENT,
-                       f"The answer must not say {_quote(str(text))}: change the instructions "
-                       "or the tool result that leads to it.")
+        return Finding(
+            Fault.FORBIDDEN_CONTENT,
+            f"The answer must not say {_quote(str(text))}: change the instructions "
+            "or the tool result that leads to it.",
+        )
     if failing:
         return Finding(Fault.MISSING_CONTENT, _content_advice(failing[0], facts))
     return None
@@ -370,13 +439,15 @@ def _content_advice(metric: MetricResult, facts: CaseFacts) -> str:
 
 
 def _effect(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
-    failing = _first_failing(sample, lambda m: m.category == "side_effects"
-                             or _kind(facts, m) == "ForbidActions")
+    failing = _first_failing(
+        sample, lambda m: m.category == "side_effects" or _kind(facts, m) == "ForbidActions"
+    )
     if failing is None:
         return None
-    return Finding(Fault.FORBIDDEN_EFFECT,
-                   f"The agent's effects broke {failing.name}: "
-                   f"{failing.reason or 'see the metric'}.")
+    return Finding(
+        Fault.FORBIDDEN_EFFECT,
+        f"The agent's effects broke {failing.name}: {failing.reason or 'see the metric'}.",
+    )
 
 
 def _low_quality(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
@@ -384,37 +455,56 @@ def _low_quality(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Find
     if failing is None:
         return None
     score = "no score" if failing.score is None else f"{failing.score:.2f}"
-    return Finding(Fault.LOW_QUALITY,
-                   f"{failing.name} scored {score}, below {failing.threshold:.2f}: "
-                   f"{failing.reason or 'the judge gave no reason'}.")
+    return Finding(
+        Fault.LOW_QUALITY,
+        f"{failing.name} scored {score}, below {failing.threshold:.2f}: "
+        f"{failing.reason or 'the judge gave no reason'}.",
+    )
 
 
 def _budget(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
     failing = _first_failing(sample, lambda m: m.category == "budget")
     if failing is None:
         return None
-    return Finding(Fault.OVER_BUDGET, f"Bring {failing.name} within budget: "
-                                      f"{failing.reason or 'over the limit'}.")
+    return Finding(
+        Fault.OVER_BUDGET,
+        f"Bring {failing.name} within budget: {failing.reason or 'over the limit'}.",
+    )
 
 
 def _check(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
     failing = _first_failing(sample)
     if failing is None:
         return None
-    return Finding(Fault.CHECK_FAILED, f"{failing.name} failed: "
-                                       f"{failing.reason or 'see the metric'}.")
+    return Finding(
+        Fault.CHECK_FAILED, f"{failing.name} failed: {failing.reason or 'see the metric'}."
+    )
 
 
 def _metric_error(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Finding | None:
     broken = next((m for m in sample.metrics if m.error is not None), None)
     if broken is None:
         return None
-    return Finding(Fault.METRIC_ERROR, f"{broken.name} could not be calculated "
-                                       f"({_quote(broken.error or '')}): fix what it needs.")
+    return Finding(
+        Fault.METRIC_ERROR,
+        f"{broken.name} could not be calculated ({_quote(broken.error or '')}): fix what it needs.",
+    )
 
 
-_RULES = (_run_error, _judge_only, _effect, _tool_error, _missing_capability, _expected_tool,
-          _ungrounded, _content, _low_quality, _budget, _check, _metric_error)
+_RULES = (
+    _run_error,
+    _judge_only,
+    _effect,
+    _tool_error,
+    _missing_capability,
+    _expected_tool,
+    _ungrounded,
+    _content,
+    _low_quality,
+    _budget,
+    _check,
+    _metric_error,
+)
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -424,8 +514,9 @@ def _failed(metric: MetricResult) -> bool:
     return metric.error is None and not metric.passed
 
 
-def _first_failing(sample: SampleResult,
-                   where: Callable[[MetricResult], bool] = lambda _: True) -> MetricResult | None:
+def _first_failing(
+    sample: SampleResult, where: Callable[[MetricResult], bool] = lambda _: True
+) -> MetricResult | None:
     """The first metric that ran and failed, among those ``where`` accepts."""
     return next((m for m in sample.metrics if _failed(m) and where(m)), None)
 
@@ -456,4 +547,4 @@ def _quote(text: str) -> str:
 def _sentence_around(text: str, index: int) -> str:
     start = max(text.rfind(mark, 0, index) for mark in (".", "!", "?", "\n")) + 1
     ends = [end for end in (text.find(mark, index) for mark in (".", "!", "?", "\n")) if end >= 0]
-    return text[start:(min(ends) + 1 if ends else len(text))].strip()
+    return text[start : (min(ends) + 1 if ends else len(text))].strip()

@@ -37,8 +37,11 @@ class FixTool:
 
     def to_json(self) -> dict[str, JSON]:
         """The portable form."""
-        return {"name": self.name, "note": self.note,
-                "server": None if self.server is None else dict(self.server)}
+        return {
+            "name": self.name,
+            "note": self.note,
+            "server": None if self.server is None else dict(self.server),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,14 +71,21 @@ class FixItem:
     def to_json(self) -> dict[str, JSON]:
         """The portable form (the JSON report's ``fix_items[]``)."""
         return {
-            "kind": self.kind, "fault": self.fault, "count": self.count,
-            "case_ids": list(self.case_ids), "models": list(self.models),
-            "recommendation": self.recommendation, "quote": self.quote,
-            "tools_label": self.tools_label, "tools": [tool.to_json() for tool in self.tools],
-            "also": [{"recommendation": text, "case_ids": list(cases)}
-                     for text, cases in self.also],
+            "kind": self.kind,
+            "fault": self.fault,
+            "count": self.count,
+            "case_ids": list(self.case_ids),
+            "models": list(self.models),
+            "recommendation": self.recommendation,
+            "quote": self.quote,
+            "tools_label": self.tools_label,
+            "tools": [tool.to_json() for tool in self.tools],
+            "also": [
+                {"recommendation": text, "case_ids": list(cases)} for text, cases in self.also
+            ],
             "server": None if self.server is None else dict(self.server),
-            "note": self.note, "action": None if self.action is None else dict(self.action),
+            "note": self.note,
+            "action": None if self.action is None else dict(self.action),
         }
 
 
@@ -83,8 +93,9 @@ def fix_items(samples: Iterable[SampleResult], model: str | None = None) -> list
     """The fix items of ``samples`` (only ``model``'s, when given), in recommendation order."""
     chosen = [s for s in samples if s.fault is not None and (model is None or s.model == model)]
     order = {fault.value: index for index, fault in enumerate(FAULT_ORDER)}
-    faults = sorted({s.fault for s in chosen if s.fault},
-                    key=lambda name: (order.get(name, len(order)), name))
+    faults = sorted(
+        {s.fault for s in chosen if s.fault}, key=lambda name: (order.get(name, len(order)), name)
+    )
     items: list[FixItem] = []
     for fault in faults:
         samples = [s for s in chosen if s.fault == fault]
@@ -119,9 +130,20 @@ def _missing_item(fault: str, samples: Sequence[SampleResult]) -> list[FixItem]:
         # A sample's recommendation also says what to call: this item says only what to add.
         advice = missing_tools_advice(names)
         texts = [(advice, _cases(involved)), *(t for t in texts if t[0] != advice)]
-    return [FixItem("fault", fault, len(involved), _cases(involved), _models(involved),
-                    texts[0][0], None, MISSING_TOOLS, tuple(FixTool(name) for name in names),
-                    tuple(texts[1:]))]
+    return [
+        FixItem(
+            "fault",
+            fault,
+            len(involved),
+            _cases(involved),
+            _models(involved),
+            texts[0][0],
+            None,
+            MISSING_TOOLS,
+            tuple(FixTool(name) for name in names),
+            tuple(texts[1:]),
+        )
+    ]
 
 
 def _fault_item(fault: str, samples: Sequence[SampleResult]) -> FixItem:
@@ -132,12 +154,21 @@ def _fault_item(fault: str, samples: Sequence[SampleResult]) -> FixItem:
     if not tools:
         tools = _suggested(samples)
         label = SUGGESTED_TOOLS if tools else None
-    return FixItem("fault", fault, len(samples), _cases(samples), _models(samples),
-                   texts[0][0], None, label, tools, tuple(texts[1:]))
+    return FixItem(
+        "fault",
+        fault,
+        len(samples),
+        _cases(samples),
+        _models(samples),
+        texts[0][0],
+        None,
+        label,
+        tools,
+        tuple(texts[1:]),
+    )
 
 
-def _instruction_items(samples: Sequence[SampleResult],
-                       order: Mapping[str, int]) -> list[FixItem]:
+def _instruction_items(samples: Sequence[SampleResult], order: Mapping[str, int]) -> list[FixItem]:
     grouped: dict[str, list[SampleResult]] = {}
     for sample in samples:
         refinement = _refinement(sample)
@@ -147,9 +178,20 @@ def _instruction_items(samples: Sequence[SampleResult],
     for quote, group in grouped.items():
         texts = _ranked(group)
         tools = _suggested(group)
-        items.append(FixItem("instruction", str(group[0].fault), len(group), _cases(group),
-                             _models(group), texts[0][0], quote,
-                             SUGGESTED_TOOLS if tools else None, tools, tuple(texts[1:])))
+        items.append(
+            FixItem(
+                "instruction",
+                str(group[0].fault),
+                len(group),
+                _cases(group),
+                _models(group),
+                texts[0][0],
+                quote,
+                SUGGESTED_TOOLS if tools else None,
+                tools,
+                tuple(texts[1:]),
+            )
+        )
     return sorted(items, key=lambda item: (order.get(item.fault, len(order)), -item.count))
 
 
@@ -166,8 +208,9 @@ def _suggested(samples: Sequence[SampleResult]) -> tuple[FixTool, ...]:
     return tuple(FixTool(name, note) for name, note in found.items())
 
 
-def _ranked(samples: Sequence[SampleResult],
-            strip_missing: bool = False) -> list[tuple[str, tuple[str, ...]]]:
+def _ranked(
+    samples: Sequence[SampleResult], strip_missing: bool = False
+) -> list[tuple[str, tuple[str, ...]]]:
     """Distinct recommendations, the most shared first, each with its cases.
 
     With ``strip_missing``, the advice to add the tools a sample's agent lacks is left out:

@@ -77,13 +77,20 @@ class MetricResult:
         )
 
 
-def scored(name: str, kind: MetricKind, category: str, threshold: float, score: float,
-           reason: str | None = None) -> MetricResult:
+def scored(
+    name: str,
+    kind: MetricKind,
+    category: str,
+    threshold: float,
+    score: float,
+    reason: str | None = None,
+) -> MetricResult:
     """A calculated metric; it passes when ``score >= threshold`` (inclusive)."""
     return MetricResult(name, kind, category, threshold, score, score >= threshold, reason)
 
 
-def errored(name: str, kind: MetricKind, category: str, threshold: float,
-            error: str) -> MetricResult:
+def errored(
+    name: str, kind: MetricKind, category: str, threshold: float, error: str
+) -> MetricResult:
     """A metric that could not be calculated: no score (averages count it as zero), never passed."""
     return MetricResult(name, kind, category, threshold, None, False, None, error)

@@ -47,8 +47,9 @@ def load_catalogue() -> None:
         _loaded = True
 
 
-def estimate_cost(provider: str | None, model: str, input_tokens: int | None,
-                  output_tokens: int | None) -> Estimate | None:
+def estimate_cost(
+    provider: str | None, model: str, input_tokens: int | None, output_tokens: int | None
+) -> Estimate | None:
     """Tokens × the catalogue's rates for ``model``; ``None`` when the model is unknown."""
     if input_tokens is None and output_tokens is None:
         return None
@@ -56,8 +57,9 @@ def estimate_cost(provider: str | None, model: str, input_tokens: int | None,
 
 
 @functools.lru_cache(maxsize=4096)
-def _estimate(provider: str | None, model: str, input_tokens: int,
-              output_tokens: int) -> Estimate | None:
+def _estimate(
+    provider: str | None, model: str, input_tokens: int, output_tokens: int
+) -> Estimate | None:
     try:
         import genai_prices
     except ImportError:  # pragma: no cover - an installation without the pricing catalogue
@@ -70,9 +72,11 @@ def _estimate(provider: str | None, model: str, input_tokens: int,
     except Exception:
         return None
     # Effective rates from the prices actually charged (tiered prices have no single rate).
-    return Estimate(float(found.total_price),
-                    _per_million(float(found.input_price), input_tokens),
-                    _per_million(float(found.output_price), output_tokens))
+    return Estimate(
+        float(found.total_price),
+        _per_million(float(found.input_price), input_tokens),
+        _per_million(float(found.output_price), output_tokens),
+    )
 
 
 def _per_million(price: float, tokens: int) -> float:

@@ -30,8 +30,12 @@ from assay.spec import JSON
 CATEGORIES: tuple[str, ...] = ("side_effects", "content", "actions", "budget", "judge")
 
 #: The integrity categories, each with its own failing-sample count, in reading order.
-INTEGRITY: tuple[str, ...] = ("side_effect_integrity", "operational_claim_integrity",
-                              "semantic_interpretation", "clarification_integrity")
+INTEGRITY: tuple[str, ...] = (
+    "side_effect_integrity",
+    "operational_claim_integrity",
+    "semantic_interpretation",
+    "clarification_integrity",
+)
 
 #: Metric categories that speak to an integrity category without being named after it.
 _INTEGRITY_OF = {"side_effects": "side_effect_integrity"}
@@ -44,11 +48,20 @@ ABANDONED = "abandoned"
 PROVIDER_FAILURE = "provider_failure"
 
 #: Exception names that mean the model provider failed rather than the agent's own code.
-PROVIDER_ERRORS: frozenset[str] = frozenset({
-    "APIConnectionError", "APITimeoutError", "APIStatusError", "APIError",
-    "RateLimitError", "InternalServerError", "ServiceUnavailableError",
-    "BadGatewayError", "Timeout", "ProviderError",
-})
+PROVIDER_ERRORS: frozenset[str] = frozenset(
+    {
+        "APIConnectionError",
+        "APITimeoutError",
+        "APIStatusError",
+        "APIError",
+        "RateLimitError",
+        "InternalServerError",
+        "ServiceUnavailableError",
+        "BadGatewayError",
+        "Timeout",
+        "ProviderError",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,22 +179,34 @@ def rates(samples: Sequence[SampleResult]) -> dict[str, float | None]:
     failure rate is over the samples a judge was asked about.
     """
     if not samples:
-        return dict.fromkeys(("agent_error_rate", "provider_failure_rate", "not_evaluated_rate",
-                              "clarification_rate", "abandonment_rate", "judge_failure_rate"))
+        return dict.fromkeys(
+            (
+                "agent_error_rate",
+                "provider_failure_rate",
+                "not_evaluated_rate",
+                "clarification_rate",
+                "abandonment_rate",
+                "judge_failure_rate",
+            )
+        )
     provider = sum(1 for sample in samples if is_provider_failure(sample))
-    errored = sum(1 for sample in samples if sample.error is not None and
-                  not is_provider_failure(sample))
+    errored = sum(
+        1 for sample in samples if sample.error is not None and not is_provider_failure(sample)
+    )
     unevaluated = sum(1 for s in samples if s.status is SampleStatus.NOT_EVALUATED)
     total = len(samples)
     declared = [outcomes for outcomes in map(declared_outcomes, samples) if outcomes]
     judged = [s for s in samples if any(m.kind == "judge" for m in s.metrics)]
-    return {"agent_error_rate": errored / total,
-            "provider_failure_rate": provider / total,
-            "not_evaluated_rate": unevaluated / total,
-            "clarification_rate": _share(declared, CLARIFICATION),
-            "abandonment_rate": _share(declared, ABANDONED),
-            "judge_failure_rate": (sum(map(is_judge_failure, judged)) / len(judged)
-                                   if judged else None)}
+    return {
+        "agent_error_rate": errored / total,
+        "provider_failure_rate": provider / total,
+        "not_evaluated_rate": unevaluated / total,
+        "clarification_rate": _share(declared, CLARIFICATION),
+        "abandonment_rate": _share(declared, ABANDONED),
+        "judge_failure_rate": (
+            sum(map(is_judge_failure, judged)) / len(judged) if judged else None
+        ),
+    }
 
 
 def _share(declared: list[set[str]], outcome: str) -> float | None:
@@ -200,6 +225,9 @@ def item_rates(samples: Sequence[SampleResult]) -> list[ItemRate]:
     for sample in samples:
         if sample.evaluated:
             grouped.setdefault((sample.case_id, sample.model), []).append(sample)
-    return [ItemRate(case, model, sum(map(passes_checks, found)), len(found),
-                     distinct_behaviours(found))
-            for (case, model), found in grouped.items()]
+    return [
+        ItemRate(
+            case, model, sum(map(passes_checks, found)), len(found), distinct_behaviours(found)
+        )
+        for (case, model), found in grouped.items()
+    ]

@@ -76,8 +76,13 @@ class ModelVerdict:
         return cls(str(model), str(rationale), str(judge))
 
 
-def lease_lapsed(lease: Lease | None, started_at: datetime, now: datetime, timeout: float,
-                 owner_alive: Callable[[Lease], bool | None]) -> bool:
+def lease_lapsed(
+    lease: Lease | None,
+    started_at: datetime,
+    now: datetime,
+    timeout: float,
+    owner_alive: Callable[[Lease], bool | None],
+) -> bool:
     """Whether a running run's owner is gone, so that the run may be taken over.
 
     ``owner_alive`` knows the owner process is gone, or, when it cannot tell (``None``: e.g.
@@ -105,8 +110,13 @@ class CaseSnapshot:
 
     def to_json(self) -> dict[str, JSON]:
         """The portable form written by reports."""
-        return {"id": self.case_id, "name": self.name, "position": self.position,
-                "fingerprint": self.fingerprint, "definition": self.definition}
+        return {
+            "id": self.case_id,
+            "name": self.name,
+            "position": self.position,
+            "fingerprint": self.fingerprint,
+            "definition": self.definition,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,5 +197,10 @@ class Run:
 
 def case_snapshot_from(data: Mapping[str, Any]) -> CaseSnapshot:
     """Rebuild a case snapshot from its portable form."""
-    return CaseSnapshot(data["id"], data["name"], int(data["position"]), data["fingerprint"],
-                        dict(data["definition"]))
+    return CaseSnapshot(
+        data["id"],
+        data["name"],
+        int(data["position"]),
+        data["fingerprint"],
+        dict(data["definition"]),
+    )

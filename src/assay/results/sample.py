@@ -132,9 +132,11 @@ class SampleResult:
         """The structured part of the diagnosis (tools involved, refinement), if any."""
         if not self.fault_tools and self.refinement is None:
             return None
-        found: dict[str, JSON] = {"tools": list(self.fault_tools),
-                                  "tools_label": self.fault_tools_label,
-                                  "refinement": self.refinement}
+        found: dict[str, JSON] = {
+            "tools": list(self.fault_tools),
+            "tools_label": self.fault_tools_label,
+            "refinement": self.refinement,
+        }
         if self.fault_missing_tools:
             found["missing_tools"] = list(self.fault_missing_tools)
         return found
@@ -152,9 +154,12 @@ class SampleResult:
             status=SampleStatus(data["status"]),
             answer=data.get("answer"),
             actions=None if actions is None else tuple(Action.from_json(a) for a in actions),
-            observation=None if observation is None else Observation(
+            observation=None
+            if observation is None
+            else Observation(
                 channels=dict(observation.get("channels") or {}),
-                truncated=bool(observation.get("truncated"))),
+                truncated=bool(observation.get("truncated")),
+            ),
             usage=None if usage is None else Usage(**usage),
             duration_ms=data.get("duration_ms"),
             error=data.get("error"),
@@ -174,7 +179,9 @@ def diagnosis_fields(data: Any) -> dict[str, Any]:
     tools = data.get("tools") or ()
     refinement = data.get("refinement")
     missing = data.get("missing_tools") or ()
-    return {"fault_tools": tuple(str(name) for name in tools if isinstance(name, str)),
-            "fault_missing_tools": tuple(name for name in missing if isinstance(name, str)),
-            "fault_tools_label": data.get("tools_label"),
-            "refinement": dict(refinement) if isinstance(refinement, Mapping) else None}
+    return {
+        "fault_tools": tuple(str(name) for name in tools if isinstance(name, str)),
+        "fault_missing_tools": tuple(name for name in missing if isinstance(name, str)),
+        "fault_tools_label": data.get("tools_label"),
+        "refinement": dict(refinement) if isinstance(refinement, Mapping) else None,
+    }

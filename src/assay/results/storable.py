@@ -71,17 +71,24 @@ def storable(sample: SampleResult) -> SampleResult:
     if problem is not None:
         duration = sample.duration_ms
         kept = duration if duration is not None and 0 <= duration <= MAX_DURATION_MS else None
-        return SampleResult(case_id=sample.case_id, model=sample.model, sample=sample.sample,
-                            status=SampleStatus.ERROR, duration_ms=kept,
-                            error=f"a value could not be stored: {problem}", fault="run_error",
-                            recommendation=f"The agent produced a value no database can hold "
-                                           f"({problem}): clean it before returning it.")
+        return SampleResult(
+            case_id=sample.case_id,
+            model=sample.model,
+            sample=sample.sample,
+            status=SampleStatus.ERROR,
+            duration_ms=kept,
+            error=f"a value could not be stored: {problem}",
+            fault="run_error",
+            recommendation=f"The agent produced a value no database can hold "
+            f"({problem}): clean it before returning it.",
+        )
     metrics = tuple(_storable_metric(metric) for metric in sample.metrics)
     usage = _storable_usage(sample.judge_usage)
     if metrics == sample.metrics and usage is sample.judge_usage:
         return sample
-    return replace(sample, metrics=metrics, judge_usage=usage,
-                   status=decide_status(sample.error, metrics))
+    return replace(
+        sample, metrics=metrics, judge_usage=usage, status=decide_status(sample.error, metrics)
+    )
 
 
 def _implausible(sample: SampleResult) -> str | None:
@@ -90,8 +97,7 @@ def _implausible(sample: SampleResult) -> str | None:
         return f"duration_ms is {duration:.3g}, outside 0–{MAX_DURATION_MS:.0e} ms"
     cost = None if sample.usage is None else sample.usage.cost_usd
     if cost is not None and not 0 <= cost <= MAX_COST_USD:
-        return (f"usage.cost_usd is {cost:.3g}, beyond any plausible cost "
-                f"({MAX_COST_USD:.0e} USD)")
+        return f"usage.cost_usd is {cost:.3g}, beyond any plausible cost ({MAX_COST_USD:.0e} USD)"
     return None
 
 
@@ -102,8 +108,13 @@ def _storable_metric(metric: MetricResult) -> MetricResult:
         problem = "a value nests too deeply"
     if problem is None:
         return metric
-    return errored(metric.name, metric.kind, metric.category, metric.threshold,
-                   f"the {metric.kind} returned a value that cannot be stored: {problem}")
+    return errored(
+        metric.name,
+        metric.kind,
+        metric.category,
+        metric.threshold,
+        f"the {metric.kind} returned a value that cannot be stored: {problem}",
+    )
 
 
 def _metric_problem(metric: MetricResult) -> str | None:
@@ -129,9 +140,13 @@ def _storable_usage(usage: dict[str, JSON] | None) -> dict[str, JSON] | None:
         return None
     try:
         kept: dict[str, JSON] = {
-            key: value if all(problem_with(item) is None for _, item in _walk("", value))
-            and _plausible(key, value) else None
-            for key, value in usage.items() if problem_with(key) is None}
+            key: value
+            if all(problem_with(item) is None for _, item in _walk("", value))
+            and _plausible(key, value)
+            else None
+            for key, value in usage.items()
+            if problem_with(key) is None
+        }
     except RecursionError:
         return None
     return usage if kept == usage else kept
@@ -146,12 +161,24 @@ def _plausible(key: str, value: Any) -> bool:
 def with_store_refusal(sample: SampleResult, reason: str) -> SampleResult:
     """An error sample in place of one the database refused (``reason`` is the store's)."""
     cleaned = "".join(char if problem_with(char) is None else "?" for char in reason)
-    return replace(storable(sample), status=SampleStatus.ERROR, answer=None, actions=None,
-                   observation=None, usage=None, metadata={}, metrics=(), judge_usage=None,
-                   error=f"the store refused this sample: {cleaned[:500]}", fault="run_error",
-                   recommendation="The store refused what the agent produced: see the error.",
-                   fault_tools=(), fault_tools_label=None, fault_missing_tools=(),
-                   refinement=None)
+    return replace(
+        storable(sample),
+        status=SampleStatus.ERROR,
+        answer=None,
+        actions=None,
+        observation=None,
+        usage=None,
+        metadata={},
+        metrics=(),
+        judge_usage=None,
+        error=f"the store refused this sample: {cleaned[:500]}",
+        fault="run_error",
+        recommendation="The store refused what the agent produced: see the error.",
+        fault_tools=(),
+        fault_tools_label=None,
+        fault_missing_tools=(),
+        refinement=None,
+    )
 
 
 def _agent_fields(sample: SampleResult) -> Iterator[tuple[str, Any]]:
@@ -175,8 +202,7 @@ def _walk(path: str, value: Any) -> Iterator[tuple[str, Any]]:
     if isinstance(value, Mapping):
         for key, item in value.items():
             yield f"{path} key", key
-            yield from _walk(f"{path}.{key}" if problem_with(key) is None else f"{path}.?",
-                             item)
+            yield from _walk(f"{path}.{key}" if problem_with(key) is None else f"{path}.?", item)
     elif isinstance(value, list | tuple):
         for index, item in enumerate(value):
             yield from _walk(f"{path}[{index}]", item)

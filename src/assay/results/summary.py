@@ -140,8 +140,9 @@ class RunSummary(Tally):
     def from_json(cls, data: Mapping[str, Any]) -> RunSummary:
         """Rebuild a summary from its stored form (keys a newer version added are ignored)."""
         values = known_fields(cls, data)
-        by_model = {label: _tally_from(item)
-                    for label, item in (values.pop("by_model", None) or {}).items()}
+        by_model = {
+            label: _tally_from(item) for label, item in (values.pop("by_model", None) or {}).items()
+        }
         judge = _criteria_from(values.pop("judge", None) or {})
         return cls(**values, judge=judge, by_model=by_model)
 
@@ -153,8 +154,10 @@ def _tally_from(data: Mapping[str, Any]) -> Tally:
 
 
 def _criteria_from(data: Mapping[str, Any]) -> dict[str, CriterionSummary]:
-    return {name: CriterionSummary(**known_fields(CriterionSummary, item))
-            for name, item in data.items()}
+    return {
+        name: CriterionSummary(**known_fields(CriterionSummary, item))
+        for name, item in data.items()
+    }
 
 
 def summarise(samples: Sequence[SampleResult]) -> RunSummary:
@@ -278,8 +281,11 @@ def _check_pass_rate(evaluated: Sequence[SampleResult]) -> float | None:
         return None
     # An agent that failed before any check ran failed them all.
     counted = len(checked) + sum(1 for s in evaluated if s.error is not None and not _has_check(s))
-    passing = sum(1 for s in checked
-                  if s.error is None and all(m.passed for m in s.metrics if m.kind == "check"))
+    passing = sum(
+        1
+        for s in checked
+        if s.error is None and all(m.passed for m in s.metrics if m.kind == "check")
+    )
     return passing / counted
 
 
@@ -288,8 +294,14 @@ def _has_check(sample: SampleResult) -> bool:
 
 
 def _judge_totals(samples: Iterable[SampleResult]) -> dict[str, Any]:
-    totals: dict[str, Any] = {"calls": 0, "attempts": 0, "input_tokens": 0,
-                              "output_tokens": 0, "cost_usd": None, "estimated": False}
+    totals: dict[str, Any] = {
+        "calls": 0,
+        "attempts": 0,
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cost_usd": None,
+        "estimated": False,
+    }
     for sample in samples:
         usage: dict[str, Any] = dict(sample.judge_usage or {})
         for key in ("calls", "input_tokens", "output_tokens"):
@@ -339,6 +351,9 @@ def _criterion(metrics: Sequence[Any]) -> CriterionSummary:
 
 def _spread(votes: Sequence[Any]) -> float | None:
     # On the criterion's own scale (5/5/2 on 1–5 spreads 3), the raw score when recorded.
-    scores: list[float] = [float(v["raw"] if v.get("raw") is not None else v["score"])
-                           for v in votes if isinstance(v, dict) and v.get("score") is not None]
+    scores: list[float] = [
+        float(v["raw"] if v.get("raw") is not None else v["score"])
+        for v in votes
+        if isinstance(v, dict) and v.get("score") is not None
+    ]
     return max(scores) - min(scores) if len(scores) > 1 else None

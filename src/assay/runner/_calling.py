@@ -32,21 +32,23 @@ class Timed:
 def is_async(agent: Callable[..., Any]) -> bool:
     """Whether calling ``agent`` gives a coroutine (a coroutine function or such an object)."""
     return inspect.iscoroutinefunction(agent) or inspect.iscoroutinefunction(
-        getattr(agent, "__call__", None))  # noqa: B004 - async callable objects
+        getattr(agent, "__call__", None)  # noqa: B004 - an async __call__, not any callable
+    )
 
 
-async def call_timed(agent: Callable[..., Any], value: Any, context: Any,
-                     timeout: float | None) -> Timed:
+async def call_timed(
+    agent: Callable[..., Any], value: Any, context: Any, timeout: float | None
+) -> Timed:
     """Call ``agent(value, context)``; whatever happens, a :class:`Timed` comes back."""
     if is_async(agent):
         return await _call_async(agent(value, context), timeout)
     timed = await _call_sync(agent, value, context, timeout)
     if timed.error is None and not timed.timed_out and inspect.isawaitable(timed.value):
         # A sync callable that hands back an awaitable: its time goes on while it runs.
-        rest = await _call_async(timed.value, None if timeout is None
-                                 else max(timeout - timed.elapsed_ms / 1000, 0.0))
-        return Timed(rest.value, rest.error, timed.elapsed_ms + rest.elapsed_ms,
-                     rest.timed_out)
+        rest = await _call_async(
+            timed.value, None if timeout is None else max(timeout - timed.elapsed_ms / 1000, 0.0)
+        )
+        return Timed(rest.value, rest.error, timed.elapsed_ms + rest.elapsed_ms, rest.timed_out)
     return timed
 
 
@@ -89,8 +91,9 @@ async def _guarded(awaitable: Any) -> Timed:
     return Timed(result, None, _since(started))
 
 
-async def _call_sync(agent: Callable[..., Any], value: Any, context: Any,
-                     timeout: float | None) -> Timed:
+async def _call_sync(
+    agent: Callable[..., Any], value: Any, context: Any, timeout: float | None
+) -> Timed:
     loop = asyncio.get_running_loop()
     started: asyncio.Future[float] = loop.create_future()
     finished: asyncio.Future[Timed] = loop.create_future()
@@ -139,6 +142,7 @@ def accepting_context(agent: Callable[..., Any]) -> Callable[..., Any]:
     if _positional_arity(agent) != 1:
         return agent
     if is_async(agent):
+
         async def input_only_async(value: Any, context: Any) -> Any:
             return await agent(value)
 
@@ -160,7 +164,9 @@ def _positional_arity(agent: Callable[..., Any]) -> int | None:
     for parameter in parameters:
         if parameter.kind is inspect.Parameter.VAR_POSITIONAL:
             return None
-        if parameter.kind in (inspect.Parameter.POSITIONAL_ONLY,
-                              inspect.Parameter.POSITIONAL_OR_KEYWORD):
+        if parameter.kind in (
+            inspect.Parameter.POSITIONAL_ONLY,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        ):
             positional += 1
     return positional

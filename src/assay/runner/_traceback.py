@@ -18,16 +18,22 @@ from assay.results.tracebacks import TRACEBACK_FRAMES
 
 _FOLDERS = tuple(
     os.path.dirname(os.path.abspath(path)) + os.sep
-    for path in (os.path.dirname(os.path.abspath(__file__)), asyncio.__file__,
-                 concurrent.futures.__file__)
+    for path in (
+        os.path.dirname(os.path.abspath(__file__)),
+        asyncio.__file__,
+        concurrent.futures.__file__,
+    )
 )
 _FILES = (os.path.abspath(threading.__file__),)
 
 
 def user_traceback(error: BaseException) -> str | None:
     """The traceback of ``error`` over the user's frames, or ``None`` when it has none."""
-    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
-              if not _is_machinery(frame.filename)]
+    frames = [
+        frame
+        for frame in traceback.extract_tb(error.__traceback__)
+        if not _is_machinery(frame.filename)
+    ]
     if not frames:
         return None
     left_out = max(len(frames) - TRACEBACK_FRAMES, 0)

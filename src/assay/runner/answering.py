@@ -59,8 +59,9 @@ def watching(model: ModelSpec | None) -> Iterator[ModelWatch | None]:
         yield watch
 
 
-def answered(outcome: Outcome, model: ModelSpec | None,
-             watch: ModelWatch | None) -> tuple[Outcome, str | None]:
+def answered(
+    outcome: Outcome, model: ModelSpec | None, watch: ModelWatch | None
+) -> tuple[Outcome, str | None]:
     """The outcome with the answering model recorded, and the error when it was not ``model``.
 
     Every name counts: the adapter's and each response's. The one recorded is the asked
@@ -68,15 +69,18 @@ def answered(outcome: Outcome, model: ModelSpec | None,
     A watched sample that no name came from is marked unverified, never silently the model's.
     """
     reported = outcome.metadata.get(ANSWERED_MODEL_KEY)
-    names = [*([reported] if isinstance(reported, str) and reported else []),
-             *(watch.models if watch is not None else ())]
+    names = [
+        *([reported] if isinstance(reported, str) and reported else []),
+        *(watch.models if watch is not None else ()),
+    ]
     if model is None:
         return outcome, None
     if not names:
         if watch is None:
             return outcome, None
         return dataclasses.replace(
-            outcome, metadata={**outcome.metadata, UNVERIFIED_KEY: UNVERIFIED_REASON}), None
+            outcome, metadata={**outcome.metadata, UNVERIFIED_KEY: UNVERIFIED_REASON}
+        ), None
     error = mismatch(model, names)
     shown = next((name for name in names if same_model(model.model, name)), names[0])
     metadata: dict[str, JSON] = {**outcome.metadata, ANSWERED_MODEL_KEY: shown}

@@ -83,45 +83,59 @@ def case_facts(plan: CasePlan) -> CaseFacts:
             if described.get("type") == "ToolsCalled" and isinstance(names, list):
                 expected += [name for name in names if isinstance(name, str)]
     reference = case.reference
-    return CaseFacts(question=question_text(case.input),
-                     expected_tools=tuple(dict.fromkeys(expected)),
-                     expected_actions=tuple(case.expected_actions or ()), settings=settings,
-                     reference=reference if isinstance(reference, str) else None)
+    return CaseFacts(
+        question=question_text(case.input),
+        expected_tools=tuple(dict.fromkeys(expected)),
+        expected_actions=tuple(case.expected_actions or ()),
+        settings=settings,
+        reference=reference if isinstance(reference, str) else None,
+    )
 
 
-async def conclude(result: SampleResult, plan: CasePlan, diagnosing: Diagnosing | None,
-                   judging: Judging | None) -> SampleResult:
+async def conclude(
+    result: SampleResult, plan: CasePlan, diagnosing: Diagnosing | None, judging: Judging | None
+) -> SampleResult:
     """``result`` with its fault and recommendation (refined by the judge when allowed)."""
     diagnosing = diagnosing or Diagnosing()
     facts = case_facts(plan)
     finding = diagnose(result, facts, diagnosing.roster)
     if finding is None:
         return result
-    result = dataclasses.replace(result, fault=finding.fault.value,
-                                 recommendation=finding.recommendation,
-                                 fault_tools=finding.tools,
-                                 fault_tools_label=finding.tools_label,
-                                 fault_missing_tools=finding.missing)
+    result = dataclasses.replace(
+        result,
+        fault=finding.fault.value,
+        recommendation=finding.recommendation,
+        fault_tools=finding.tools,
+        fault_tools_label=finding.tools_label,
+        fault_missing_tools=finding.missing,
+    )
     limit = diagnosing.refine
-    if judging is not None and limit is not None and finding.fault in REFINABLE and \
-            await limit.take(result.case_id, result.model, finding.fault.value):
+    if (
+        judging is not None
+        and limit is not None
+        and finding.fault in REFINABLE
+        and await limit.take(result.case_id, result.model, finding.fault.value)
+    ):
         result = await _refined(result, facts, finding, diagnosing.roster, judging)
     # Last, as for every sample: a judge's text is held to what any store can keep.
     return storable(result)
 
 
-async def _refined(result: SampleResult, facts: CaseFacts, finding: Finding, roster: Roster,
-                   judging: Judging) -> SampleResult:
+async def _refined(
+    result: SampleResult, facts: CaseFacts, finding: Finding, roster: Roster, judging: Judging
+) -> SampleResult:
     usage = JudgeUsage()
-    refinement = await refine(judging.judge, facts.question, result.answer, finding, roster,
-                              usage)
+    refinement = await refine(judging.judge, facts.question, result.answer, finding, roster, usage)
     merged = merge_usage(result.judge_usage, usage)
     # refine() already discarded a refinement that would add a tool the agent has.
     if refinement is None:
         return dataclasses.replace(result, judge_usage=merged)
-    return dataclasses.replace(result, judge_usage=merged,
-                               recommendation=refinement.recommendation,
-                               refinement=refinement.to_json())
+    return dataclasses.replace(
+        result,
+        judge_usage=merged,
+        recommendation=refinement.recommendation,
+        refinement=refinement.to_json(),
+    )
 
 
 def merge_usage(stored: dict[str, JSON] | None, usage: JudgeUsage) -> dict[str, JSON]:
@@ -129,9 +143,12 @@ def merge_usage(stored: dict[str, JSON] | None, usage: JudgeUsage) -> dict[str, 
     if not stored:
         return usage.to_json()
     merged = dict(stored)
-    for key, extra in (("calls", usage.calls), ("attempts", usage.attempts),
-                       ("input_tokens", usage.input_tokens),
-                       ("output_tokens", usage.output_tokens)):
+    for key, extra in (
+        ("calls", usage.calls),
+        ("attempts", usage.attempts),
+        ("input_tokens", usage.input_tokens),
+        ("output_tokens", usage.output_tokens),
+    ):
         value = merged.get(key)
         merged[key] = (value if isinstance(value, int) else 0) + extra
     cost = merged.get("cost_usd")

@@ -60,15 +60,22 @@ class Runner:
     concurrency.
     """
 
-    def __init__(self, agent: Callable[..., Any], *, execution: Execution | None = None,
-                 sink: ResultSink | None = None, progress: Progress | None = None) -> None:
+    def __init__(
+        self,
+        agent: Callable[..., Any],
+        *,
+        execution: Execution | None = None,
+        sink: ResultSink | None = None,
+        progress: Progress | None = None,
+    ) -> None:
         self.agent = accepting_context(agent)
         self.execution = execution or Execution()
         self.sink: ResultSink = sink or MemorySink()
         self.progress: Progress = progress or QuietProgress()
 
-    async def execute(self, plan: SuitePlan, models: Sequence[ModelSpec] = (), *,
-                      skip: Collection[SampleKey] = ()) -> list[SampleResult]:
+    async def execute(
+        self, plan: SuitePlan, models: Sequence[ModelSpec] = (), *, skip: Collection[SampleKey] = ()
+    ) -> list[SampleResult]:
         """Run every (case, model, sample) not in ``skip``; return the new results in order."""
         tasks = [task for task in self._tasks(plan, models) if task.key not in skip]
         self.progress.start(len(tasks), plan.suite)
@@ -88,12 +95,14 @@ class Runner:
                 for index in range(self.execution.samples):
                     yield _Task(case_plan, model, index)
 
-    async def _gather(self, tasks: Sequence[_Task],
-                      models: Sequence[ModelSpec]) -> list[SampleResult]:
+    async def _gather(
+        self, tasks: Sequence[_Task], models: Sequence[ModelSpec]
+    ) -> list[SampleResult]:
         limit = asyncio.Semaphore(self.execution.concurrency)
         per_model = {
             model.label: asyncio.Semaphore(self.execution.model_concurrency)
-            for model in models if self.execution.model_concurrency
+            for model in models
+            if self.execution.model_concurrency
         }
         results: dict[SampleKey, SampleResult] = {}
         per_item = _item_limits(tasks, self.execution.sample_concurrency)
@@ -104,13 +113,19 @@ class Runner:
             # The item's own limit first, so a waiting sample holds no global slot; a
             # semaphore wakes waiters in order, so with 1 the samples run in index order.
             async with item_limit, model_limit, limit:
-                result = await run_sample(self.agent, task.plan, task.model, task.index,
-                                          timeout=self.execution.timeout,
-                                          judging=self.execution.judging)
+                result = await run_sample(
+                    self.agent,
+                    task.plan,
+                    task.model,
+                    task.index,
+                    timeout=self.execution.timeout,
+                    judging=self.execution.judging,
+                )
                 if result.status in DIAGNOSED:
                     # Diagnosed (and refined) before the sink: stored samples never change.
-                    result = await conclude(result, task.plan, self.execution.diagnosing,
-                                            self.execution.judging)
+                    result = await conclude(
+                        result, task.plan, self.execution.diagnosing, self.execution.judging
+                    )
             results[task.key] = result
             await self.sink.put(result)
             self.progress.advance(result)
@@ -145,8 +160,9 @@ def _frozen_heap() -> Iterator[None]:
         gc.unfreeze()
 
 
-def _item_limits(tasks: Sequence[_Task],
-                 sample_concurrency: int | None) -> dict[tuple[str, str | None], asyncio.Semaphore]:
+def _item_limits(
+    tasks: Sequence[_Task], sample_concurrency: int | None
+) -> dict[tuple[str, str | None], asyncio.Semaphore]:
     if sample_concurrency is None:
         return {}
     return {task.key[:2]: asyncio.Semaphore(sample_concurrency) for task in tasks}

@@ -63,8 +63,9 @@ async def _replayed_sample(
 
     assert plan.case.api is not None
     replay = ReplaySession(plan.case.api)
-    result = await _execute_sample(agent, plan, model, index, timeout=timeout,
-                                   judging=judging, replay=replay)
+    result = await _execute_sample(
+        agent, plan, model, index, timeout=timeout, judging=judging, replay=replay
+    )
     return storable(replay.evidence().apply(result))
 
 
@@ -87,11 +88,18 @@ async def _execute_sample(
     # sample's checks run: otherwise one sample's grading is charged to the next's agent.
     await asyncio.sleep(0)
     if timed.timed_out:
-        return _agent_error(plan, model, index, f"the agent timed out after {timeout:g} s",
-                            timed.elapsed_ms)
+        return _agent_error(
+            plan, model, index, f"the agent timed out after {timeout:g} s", timed.elapsed_ms
+        )
     if timed.error is not None:
-        return _agent_error(plan, model, index, _describe(timed.error), timed.elapsed_ms,
-                            user_traceback(timed.error))
+        return _agent_error(
+            plan,
+            model,
+            index,
+            _describe(timed.error),
+            timed.elapsed_ms,
+            user_traceback(timed.error),
+        )
     try:
         outcome = coerce_outcome(timed.value)
     except SpecError as error:
@@ -100,8 +108,13 @@ async def _execute_sample(
         # Whatever the returned object does when read (nesting past the recursion limit, a
         # number too large for a float, a mapping whose iteration raises) costs this sample
         # only: the run goes on.
-        return _agent_error(plan, model, index, f"invalid outcome: could not be read "
-                            f"({type(error).__name__})", timed.elapsed_ms)
+        return _agent_error(
+            plan,
+            model,
+            index,
+            f"invalid outcome: could not be read ({type(error).__name__})",
+            timed.elapsed_ms,
+        )
     if outcome.duration_ms is None:
         outcome = dataclasses.replace(outcome, duration_ms=timed.elapsed_ms)
     outcome, wrong_model = answered(outcome, model, watch)
@@ -113,17 +126,32 @@ async def _execute_sample(
     checks = await _calculate(plan, ctx)
     graded, usage = await grade(plan, outcome.answer, judging, outcome.observation)
     metrics = checks + graded
-    return storable(SampleResult(
-        case_id=plan.case.id, model=None if model is None else model.label, sample=index,
-        status=decide_status(outcome.error, metrics), answer=outcome.answer,
-        actions=outcome.actions, observation=outcome.observation, usage=outcome.usage,
-        duration_ms=outcome.duration_ms, error=outcome.error, metadata=outcome.metadata,
-        metrics=metrics, judge_usage=usage,
-    ))
+    return storable(
+        SampleResult(
+            case_id=plan.case.id,
+            model=None if model is None else model.label,
+            sample=index,
+            status=decide_status(outcome.error, metrics),
+            answer=outcome.answer,
+            actions=outcome.actions,
+            observation=outcome.observation,
+            usage=outcome.usage,
+            duration_ms=outcome.duration_ms,
+            error=outcome.error,
+            metadata=outcome.metadata,
+            metrics=metrics,
+            judge_usage=usage,
+        )
+    )
 
 
-async def _call_agent(agent: Callable[..., Any], value: Any, context: AgentContext,
-                      timeout: float | None, replay: ReplaySession | None = None) -> Timed:
+async def _call_agent(
+    agent: Callable[..., Any],
+    value: Any,
+    context: AgentContext,
+    timeout: float | None,
+    replay: ReplaySession | None = None,
+) -> Timed:
     if replay is None:
         return await call_timed(agent, value, context, timeout)
     # Only the agent call is replayed: checks and judges run outside the session. A bound
@@ -139,25 +167,47 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
-def _agent_error(plan: CasePlan, model: ModelSpec | None, index: int, message: str,
-                 elapsed_ms: float, trace: str | None = None) -> SampleResult:
+def _agent_error(
+    plan: CasePlan,
+    model: ModelSpec | None,
+    index: int,
+    message: str,
+    elapsed_ms: float,
+    trace: str | None = None,
+) -> SampleResult:
     # The traceback goes through the same storable rule as everything the agent produced.
-    return storable(SampleResult(
-        case_id=plan.case.id, model=None if model is None else model.label, sample=index,
-        status=decide_status(message, ()), duration_ms=elapsed_ms, error=message,
-        metadata={} if trace is None else {TRACEBACK_KEY: trace},
-    ))
+    return storable(
+        SampleResult(
+            case_id=plan.case.id,
+            model=None if model is None else model.label,
+            sample=index,
+            status=decide_status(message, ()),
+            duration_ms=elapsed_ms,
+            error=message,
+            metadata={} if trace is None else {TRACEBACK_KEY: trace},
+        )
+    )
 
 
-def _unanswered(plan: CasePlan, model: ModelSpec | None, index: int, outcome: Outcome,
-                message: str) -> SampleResult:
+def _unanswered(
+    plan: CasePlan, model: ModelSpec | None, index: int, outcome: Outcome, message: str
+) -> SampleResult:
     error = message if outcome.error is None else f"{message}\nagent error: {outcome.error}"
-    return storable(SampleResult(
-        case_id=plan.case.id, model=None if model is None else model.label, sample=index,
-        status=decide_status(error, ()), answer=outcome.answer, actions=outcome.actions,
-        observation=outcome.observation, usage=outcome.usage, duration_ms=outcome.duration_ms,
-        error=error, metadata=outcome.metadata,
-    ))
+    return storable(
+        SampleResult(
+            case_id=plan.case.id,
+            model=None if model is None else model.label,
+            sample=index,
+            status=decide_status(error, ()),
+            answer=outcome.answer,
+            actions=outcome.actions,
+            observation=outcome.observation,
+            usage=outcome.usage,
+            duration_ms=outcome.duration_ms,
+            error=error,
+            metadata=outcome.metadata,
+        )
+    )
 
 
 async def _calculate(plan: CasePlan, ctx: CheckContext) -> tuple[MetricResult, ...]:
@@ -178,8 +228,13 @@ async def _check(metric: PlannedMetric, ctx: CheckContext) -> MetricResult:
     except CheckError as error:
         return errored(metric.name, "check", metric.category, metric.threshold, str(error))
     except Exception as error:
-        return errored(metric.name, "check", metric.category, metric.threshold,
-                       f"{type(error).__name__}: {error}")
+        return errored(
+            metric.name,
+            "check",
+            metric.category,
+            metric.threshold,
+            f"{type(error).__name__}: {error}",
+        )
     return scored(metric.name, "check", metric.category, metric.threshold, score, reason)
 
 

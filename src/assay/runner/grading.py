@@ -22,9 +22,12 @@ class Judging:
     votes: int = 1
 
 
-async def grade(plan: CasePlan, answer: str | None, judging: Judging | None,
-                observation: Observation | None = None,
-                ) -> tuple[tuple[MetricResult, ...], dict[str, JSON] | None]:
+async def grade(
+    plan: CasePlan,
+    answer: str | None,
+    judging: Judging | None,
+    observation: Observation | None = None,
+) -> tuple[tuple[MetricResult, ...], dict[str, JSON] | None]:
     """Grade the answer on the case's judge criteria; the judge sees strings only.
 
     A case whose ``metadata["committed_effects_channel"]`` names an observation channel has
@@ -38,17 +41,26 @@ async def grade(plan: CasePlan, answer: str | None, judging: Judging | None,
     results: list[MetricResult] = []
     with sample_deadline():  # judge_timeout bounds the sample's judging, not each call
         for metric in planned:
-            results.append(await _grade_one(plan, metric, answer, judging, usage,
-                                            observation))
+            results.append(await _grade_one(plan, metric, answer, judging, usage, observation))
     return tuple(results), usage.to_json()
 
 
-async def _grade_one(plan: CasePlan, metric: PlannedMetric, answer: str | None,
-                     judging: Judging, usage: JudgeUsage,
-                     observation: Observation | None) -> MetricResult:
+async def _grade_one(
+    plan: CasePlan,
+    metric: PlannedMetric,
+    answer: str | None,
+    judging: Judging,
+    usage: JudgeUsage,
+    observation: Observation | None,
+) -> MetricResult:
     if answer is None:
-        return errored(metric.name, "judge", metric.category, metric.threshold,
-                       "the agent gave no answer to judge")
+        return errored(
+            metric.name,
+            "judge",
+            metric.category,
+            metric.threshold,
+            "the agent gave no answer to judge",
+        )
     criterion = resolve(metric.name, metric.check, metric.threshold)
     data = judge_input(plan.case, answer, committed_effects(plan, observation))
     return await assess(judging.judge, criterion, data, votes=judging.votes, usage=usage)
@@ -87,8 +99,7 @@ async def price(outcome: Outcome, model: ModelSpec | None) -> Outcome:
         # Loading the price tables takes a while: never on the event loop, where it would
         # stop every other sample's clock.
         await asyncio.to_thread(load_catalogue)
-    estimate = estimate_cost(model.provider, model.model, usage.input_tokens,
-                             usage.output_tokens)
+    estimate = estimate_cost(model.provider, model.model, usage.input_tokens, usage.output_tokens)
     if estimate is None:
         return outcome
     priced = Usage(usage.input_tokens, usage.output_tokens, estimate.cost_usd, "estimated")

@@ -108,8 +108,10 @@ class LogProgress:
         if failures <= SHOWN_FAILURES:
             _write(failure_line(result))
         if failures == SHOWN_FAILURES:
-            _write("… further failures are not written as they land (the progress lines "
-                   "count them; the summary lists them)")
+            _write(
+                "… further failures are not written as they land (the progress lines "
+                "count them; the summary lists them)"
+            )
 
     def note(self, message: str) -> None:
         """Write the note as one line, control characters escaped."""
@@ -129,9 +131,11 @@ class LogProgress:
         with self._lock:
             counts = dict(self._counts)
         done = sum(counts.values())
-        return (f"progress: {done}/{self._total} samples · {counts[SampleStatus.PASSED]} passed"
-                f" · {counts[SampleStatus.FAILED]} failed · {counts[SampleStatus.ERROR]} errors"
-                f" · {time.monotonic() - self._started:.0f} s")
+        return (
+            f"progress: {done}/{self._total} samples · {counts[SampleStatus.PASSED]} passed"
+            f" · {counts[SampleStatus.FAILED]} failed · {counts[SampleStatus.ERROR]} errors"
+            f" · {time.monotonic() - self._started:.0f} s"
+        )
 
     def _tick(self) -> None:
         while not self._stopped.wait(self._interval):
@@ -146,8 +150,14 @@ def failure_line(result: SampleResult) -> str:
     if result.error is not None:
         why = f"agent error: {result.error}"
     else:
-        why = next((f"{metric.name}: {metric.error or metric.reason or 'failed'}"
-                    for metric in result.metrics if not metric.passed), "failed")
+        why = next(
+            (
+                f"{metric.name}: {metric.error or metric.reason or 'failed'}"
+                for metric in result.metrics
+                if not metric.passed
+            ),
+            "failed",
+        )
     return one_line(f"{result.status.value} {where} #{result.sample}: {why}")
 
 
@@ -166,8 +176,7 @@ def progress_interval() -> float:
     except ValueError:
         value = -1.0
     if not 0 < value < float("inf"):
-        raise ConfigurationError(f"{INTERVAL_VARIABLE}={raw!r} is not a positive number of "
-                                 "seconds")
+        raise ConfigurationError(f"{INTERVAL_VARIABLE}={raw!r} is not a positive number of seconds")
     return value
 
 
@@ -199,9 +208,13 @@ class BarProgress:
         from assay._text import one_line
 
         self._bar = RichProgress(
-            TextColumn("{task.description}", markup=False, style="bold"), BarColumn(),
-            MofNCompleteColumn(), _text_field("counts"), TimeElapsedColumn(),
-            TimeRemainingColumn(), console=self._console or Console(stderr=True),
+            TextColumn("{task.description}", markup=False, style="bold"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            _text_field("counts"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=self._console or Console(stderr=True),
             transient=False,
         )
         self._bar.start()
@@ -231,9 +244,12 @@ class BarProgress:
         from rich.text import Text
 
         return Text.assemble(
-            (f"{counts[SampleStatus.PASSED]} passed", "green"), " ",
-            (f"{counts[SampleStatus.FAILED]} failed", "red"), " ",
-            (f"{counts[SampleStatus.ERROR]} errors", "yellow"))
+            (f"{counts[SampleStatus.PASSED]} passed", "green"),
+            " ",
+            (f"{counts[SampleStatus.FAILED]} failed", "red"),
+            " ",
+            (f"{counts[SampleStatus.ERROR]} errors", "yellow"),
+        )
 
 
 def _text(plain: str, style: str = "") -> Text:

@@ -31,14 +31,47 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 _TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _HOST = re.compile(r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$")
 # Names whose values are credentials, compared without separators or case.
-_SENSITIVE_NAMES = frozenset({
-    "auth", "authorization", "proxyauthorization", "cookie", "setcookie", "session",
-    "sessionid", "apikey", "xapikey", "password", "passwd", "secret", "token", "key",
-    "accesstoken", "clientsecret", "sig", "pwd", "pass", "passphrase",
-})
-_SENSITIVE_SUFFIXES = ("token", "secret", "apikey", "password", "credential", "credentials",
-                       "signature", "cookie", "sessionid", "privatekey", "accesskey", "passwd",
-                       "passphrase", "pwd", "secretkey")
+_SENSITIVE_NAMES = frozenset(
+    {
+        "auth",
+        "authorization",
+        "proxyauthorization",
+        "cookie",
+        "setcookie",
+        "session",
+        "sessionid",
+        "apikey",
+        "xapikey",
+        "password",
+        "passwd",
+        "secret",
+        "token",
+        "key",
+        "accesstoken",
+        "clientsecret",
+        "sig",
+        "pwd",
+        "pass",
+        "passphrase",
+    }
+)
+_SENSITIVE_SUFFIXES = (
+    "token",
+    "secret",
+    "apikey",
+    "password",
+    "credential",
+    "credentials",
+    "signature",
+    "cookie",
+    "sessionid",
+    "privatekey",
+    "accesskey",
+    "passwd",
+    "passphrase",
+    "pwd",
+    "secretkey",
+)
 # "db_pass" and "smtp-pass", but not "bypass" or "compass": "pass" as a word of its own.
 _PASS_WORD = re.compile(r"(?:^|[^a-z0-9])pass$")
 
@@ -46,8 +79,11 @@ _PASS_WORD = re.compile(r"(?:^|[^a-z0-9])pass$")
 def is_sensitive_name(name: str) -> bool:
     """Whether a header, query or JSON field name holds a credential (redacted in evidence)."""
     folded = re.sub(r"[^a-z0-9]", "", name.lower())
-    return (folded in _SENSITIVE_NAMES or folded.endswith(_SENSITIVE_SUFFIXES)
-            or _PASS_WORD.search(name.lower()) is not None)
+    return (
+        folded in _SENSITIVE_NAMES
+        or folded.endswith(_SENSITIVE_SUFFIXES)
+        or _PASS_WORD.search(name.lower()) is not None
+    )
 
 
 def redactions(value: Any, path: str) -> tuple[str, ...]:
@@ -60,13 +96,16 @@ def redactions(value: Any, path: str) -> tuple[str, ...]:
         try:
             compiled = re.compile(pattern) if isinstance(pattern, str) else None
         except re.error as error:
-            raise SpecError(f"{pattern!r} is not a regular expression: {error}",
-                            field=f"{path}[{index}]") from None
+            raise SpecError(
+                f"{pattern!r} is not a regular expression: {error}", field=f"{path}[{index}]"
+            ) from None
         # A pattern that matches nothing at all would hide an empty string between every
         # character, and a reader could no longer read the evidence.
         if compiled is None or compiled.fullmatch(""):
-            raise SpecError(f"{pattern!r} must be a regular expression that matches some text",
-                            field=f"{path}[{index}]")
+            raise SpecError(
+                f"{pattern!r} must be a regular expression that matches some text",
+                field=f"{path}[{index}]",
+            )
     return tuple(value)
 
 
@@ -74,8 +113,9 @@ def check_keys(data: Mapping[str, Any], allowed: frozenset[str], path: str) -> N
     """Refuse keys a fixture mapping does not have."""
     unknown = sorted(str(key) for key in data if key not in allowed)
     if unknown:
-        raise SpecError(f"unknown key(s) {unknown}; expected {', '.join(sorted(allowed))}",
-                        field=path)
+        raise SpecError(
+            f"unknown key(s) {unknown}; expected {', '.join(sorted(allowed))}", field=path
+        )
 
 
 def method(value: Any, path: str) -> str:
@@ -100,14 +140,16 @@ def split_url(value: Any, path: str) -> tuple[str, list[tuple[str, str]]]:
     except ValueError:
         raise SpecError(f"{value!r} has an invalid port", field=path) from None
     return base_url(scheme, parts.hostname, port, parts.path), parse_qsl(
-        parts.query, keep_blank_values=True)
+        parts.query, keep_blank_values=True
+    )
 
 
 def base_url(scheme: str, host: str, port: int | None, url_path: str) -> str:
     """``scheme://host[:port]/path`` with the default port and an empty path normalised."""
     shown = f"[{host}]" if ":" in host else host
-    netloc = shown.lower() if port in (None, _DEFAULT_PORTS.get(scheme)) else (
-        f"{shown.lower()}:{port}")
+    netloc = (
+        shown.lower() if port in (None, _DEFAULT_PORTS.get(scheme)) else (f"{shown.lower()}:{port}")
+    )
     return f"{scheme}://{netloc}{url_path or '/'}"
 
 
@@ -122,8 +164,11 @@ def query_pairs(value: Any, path: str) -> list[tuple[str, str]]:
         items = values if isinstance(values, list | tuple) else [values]
         for item in items:
             if not isinstance(name, str) or not isinstance(item, str):
-                raise SpecError(f"{item!r} is not a string; query values are sent as text, "
-                                f"so write {str(item)!r}", field=f"{path}.{name}")
+                raise SpecError(
+                    f"{item!r} is not a string; query values are sent as text, "
+                    f"so write {str(item)!r}",
+                    field=f"{path}.{name}",
+                )
             pairs.append((name, item))
     return pairs
 
@@ -147,8 +192,7 @@ def headers(value: Any, path: str) -> list[tuple[str, str]]:
         if not isinstance(item, str):
             raise SpecError(f"{item!r} is not a string", field=f"{path}.{name}")
         if name.lower() in seen:
-            raise SpecError(f"{name!r} is declared twice (names are case-insensitive)",
-                            field=path)
+            raise SpecError(f"{name!r} is declared twice (names are case-insensitive)", field=path)
         seen.add(name.lower())
         pairs.append((name, item))
     return pairs
@@ -162,8 +206,11 @@ def hosts(value: Any, path: str) -> tuple[str, ...]:
         raise SpecError("must be a list of host names", field=path)
     for index, host in enumerate(value):
         if not isinstance(host, str) or not _HOST.match(host.lower()):
-            raise SpecError(f"{host!r} is not an exact host name such as 'api.openai.com' "
-                            "(no scheme, port, suffix or wildcard)", field=f"{path}[{index}]")
+            raise SpecError(
+                f"{host!r} is not an exact host name such as 'api.openai.com' "
+                "(no scheme, port, suffix or wildcard)",
+                field=f"{path}[{index}]",
+            )
     return tuple(sorted({host.lower() for host in value}))
 
 
@@ -177,8 +224,9 @@ def status(value: Any, path: str) -> int:
 def body_from_json(value: Any, path: str) -> bytes:
     """Compact UTF-8 JSON bytes of an inline response body (``None`` is JSON null)."""
     document = portable(value, path)
-    return jsonlib.dumps(document, ensure_ascii=False, separators=(",", ":"),
-                         allow_nan=False).encode("utf-8")
+    return jsonlib.dumps(
+        document, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+    ).encode("utf-8")
 
 
 def body_from_file(value: Any, base_dir: Path | None, path: str) -> bytes:
@@ -192,8 +240,11 @@ def body_from_file(value: Any, base_dir: Path | None, path: str) -> bytes:
     file = Path(value)
     if not file.is_absolute():
         if base_dir is None:
-            raise SpecError(f"cannot resolve {str(value)!r}: the declaring file is unknown; "
-                            "use an absolute path", field=path)
+            raise SpecError(
+                f"cannot resolve {str(value)!r}: the declaring file is unknown; "
+                "use an absolute path",
+                field=path,
+            )
         file = base_dir / file
     try:
         data = read_bounded(file, MAX_BODY_FILE_BYTES, "a replay body_file")
@@ -207,8 +258,10 @@ def _check_json_bytes(data: bytes, file: Path, path: str) -> None:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise SpecError(f"{file} is not valid UTF-8 (byte {data[error.start]:#04x} at offset "
-                        f"{error.start})", field=path) from None
+        raise SpecError(
+            f"{file} is not valid UTF-8 (byte {data[error.start]:#04x} at offset {error.start})",
+            field=path,
+        ) from None
     try:
         jsonlib.loads(text, parse_constant=_refuse_constant)
     except ValueError as error:

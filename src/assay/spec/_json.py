@@ -32,8 +32,9 @@ def portable(value: Any, field: str) -> JSON:
     if isinstance(value, Mapping):
         return _portable_mapping(value, field)
     kind = type(value).__name__
-    raise SpecError(f"a {kind} is not JSON-portable (use str, number, bool, None, list, dict)",
-                    field=field)
+    raise SpecError(
+        f"a {kind} is not JSON-portable (use str, number, bool, None, list, dict)", field=field
+    )
 
 
 def storable_text(text: str, field: str) -> str:
@@ -46,8 +47,9 @@ def storable_text(text: str, field: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise SpecError("contains a lone surrogate, which is not valid UTF-8 text",
-                        field=field) from None
+        raise SpecError(
+            "contains a lone surrogate, which is not valid UTF-8 text", field=field
+        ) from None
     return text
 
 
@@ -81,8 +83,9 @@ def canonical_json(value: JSON) -> str:
     Types survive: the string ``"1"`` and the number ``1`` differ, and so do ``null`` and
     ``false``; an integer and a float of the same value are written differently too.
     """
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False)
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
 
 
 def digest(value: JSON) -> str:

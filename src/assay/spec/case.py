@@ -141,15 +141,17 @@ def build_case(
     case_input = _validate_input(input) if case_reply is None else _reply_input(input, case_reply)
     case_name = name if name is not None else _default_name(case_input, position)
     # A default id is the name on one line: ids appear in tables, URLs and file names.
-    case_id = id if id is not None else "".join(
-        char for char in " ".join(str(case_name).split()) if char.isprintable())
+    case_id = (
+        id
+        if id is not None
+        else "".join(char for char in " ".join(str(case_name).split()) if char.isprintable())
+    )
     if not isinstance(case_name, str) or not case_name.strip():
         raise SpecError("must be a non-empty string", field="name")
     if not isinstance(case_id, str) or not case_id.strip():
         raise SpecError("must be a non-empty string", field="id")
     if any(ord(char) < 32 or 127 <= ord(char) < 160 for char in case_id):
-        raise SpecError("must not contain control characters (line breaks, escapes)",
-                        field="id")
+        raise SpecError("must not contain control characters (line breaks, escapes)", field="id")
     try:
         case = Case(
             id=case_id,
@@ -188,31 +190,49 @@ def _provenance(case: Case, value: Mapping[str, Any] | None) -> Case:
 
 def _reply_input(value: Any, reply: Reply) -> JSON:
     if value is not None:
-        raise SpecError("a turn is either an input or a reply to a pending interaction, "
-                        "not both", field="reply")
+        raise SpecError(
+            "a turn is either an input or a reply to a pending interaction, not both", field="reply"
+        )
     return {"reply": reply.to_json()}
 
 
-def _described(observation: Mapping[str, Any] | None, forbid: Mapping[str, Any] | None,
-               tags: Sequence[str] | None, params: Mapping[str, Any] | None, notes: Any,
-               production_only: Any) -> dict[str, Any]:
+def _described(
+    observation: Mapping[str, Any] | None,
+    forbid: Mapping[str, Any] | None,
+    tags: Sequence[str] | None,
+    params: Mapping[str, Any] | None,
+    notes: Any,
+    production_only: Any,
+) -> dict[str, Any]:
     """The optional parts file suites use: channel expectations, labels, selection flags."""
     expected = validate_channels(observation, "observation")
     banned = validate_channels(forbid, "forbid")
     refuse_contradictions(expected, banned)
     if not isinstance(production_only, bool):
         raise SpecError("must be true or false", field="production_only")
-    return {"observation": expected, "forbid": banned, "tags": validate_tags(tags),
-            "params": validate_params(params), "notes": validate_notes(notes),
-            "production_only": production_only}
+    return {
+        "observation": expected,
+        "forbid": banned,
+        "tags": validate_tags(tags),
+        "params": validate_params(params),
+        "notes": validate_notes(notes),
+        "production_only": production_only,
+    }
 
 
 def _validate_input(value: Any) -> JSON:
-    if value is None or isinstance(value, bool | int | float) or (
-            isinstance(value, str | list | tuple | dict) and not (
-                value.strip() if isinstance(value, str) else value)):
-        raise SpecError("a case needs an input: a non-empty message, a list of messages or "
-                        "a mapping", field="input")
+    if (
+        value is None
+        or isinstance(value, bool | int | float)
+        or (
+            isinstance(value, str | list | tuple | dict)
+            and not (value.strip() if isinstance(value, str) else value)
+        )
+    ):
+        raise SpecError(
+            "a case needs an input: a non-empty message, a list of messages or a mapping",
+            field="input",
+        )
     return portable(value, "input")
 
 
@@ -237,23 +257,28 @@ def _expected_actions(values: Iterable[Any] | None) -> tuple[ExpectedAction, ...
         return None
     if isinstance(values, str | bytes | Mapping):
         raise SpecError("must be a list of actions", field="expected_actions")
-    return tuple(_expected_action(value, f"expected_actions[{index}]")
-                 for index, value in enumerate(values))
+    return tuple(
+        _expected_action(value, f"expected_actions[{index}]") for index, value in enumerate(values)
+    )
 
 
 def _expected_action(value: Any, field_path: str) -> ExpectedAction:
     if isinstance(value, Mapping):
         unknown = set(value) - _ACTION_KEYS
         if unknown:
-            raise SpecError(f"unknown key(s) {sorted(unknown)}; an expected action has "
-                            "group, name and arguments", field=field_path)
+            raise SpecError(
+                f"unknown key(s) {sorted(unknown)}; an expected action has "
+                "group, name and arguments",
+                field=field_path,
+            )
         parts = dict(value)
     elif hasattr(value, "name"):
         # Any Action-like object: only what an expectation asserts is read.
         parts = {key: getattr(value, key, None) for key in _ACTION_KEYS}
     else:
-        raise SpecError("must be an Action or a mapping with group, name and arguments",
-                        field=field_path)
+        raise SpecError(
+            "must be an Action or a mapping with group, name and arguments", field=field_path
+        )
     name, group, arguments = parts.get("name"), parts.get("group"), parts.get("arguments")
     if not isinstance(name, str) or not name:
         raise SpecError("needs a non-empty name", field=f"{field_path}.name")
@@ -288,8 +313,9 @@ def validate_threshold(value: Any, field_path: str) -> float:
     return float(value)
 
 
-def validate_criteria(values: Sequence[Any] | None,
-                      field_path: str) -> tuple[str | CheckDefinition, ...]:
+def validate_criteria(
+    values: Sequence[Any] | None, field_path: str
+) -> tuple[str | CheckDefinition, ...]:
     """Judge criteria: built-in names or criterion objects (``assay.criterion``)."""
     if values is None:
         return ()
@@ -298,12 +324,16 @@ def validate_criteria(values: Sequence[Any] | None,
     for index, value in enumerate(values):
         if isinstance(value, str):
             if value not in JUDGE_CRITERIA:
-                raise SpecError(f"unknown judge criterion {value!r} (built-in: "
-                                f"{', '.join(sorted(JUDGE_CRITERIA))}; or use assay.criterion)",
-                                field=f"{field_path}[{index}]")
+                raise SpecError(
+                    f"unknown judge criterion {value!r} (built-in: "
+                    f"{', '.join(sorted(JUDGE_CRITERIA))}; or use assay.criterion)",
+                    field=f"{field_path}[{index}]",
+                )
         elif not (isinstance(value, CheckDefinition) and metric_kind(value) == "judge"):
-            raise SpecError(f"{value!r} is not a judge criterion (use assay.criterion)",
-                            field=f"{field_path}[{index}]")
+            raise SpecError(
+                f"{value!r} is not a judge criterion (use assay.criterion)",
+                field=f"{field_path}[{index}]",
+            )
     return tuple(values)
 
 
@@ -314,8 +344,9 @@ def _checks(values: Sequence[Any] | None) -> tuple[CheckDefinition, ...]:
         raise SpecError("must be a list of checks", field="checks")
     for index, value in enumerate(values):
         if not isinstance(value, CheckDefinition):
-            raise SpecError(f"{value!r} is not a check (use assay.checks)",
-                            field=f"checks[{index}]")
+            raise SpecError(
+                f"{value!r} is not a check (use assay.checks)", field=f"checks[{index}]"
+            )
     return tuple(values)
 
 
@@ -323,6 +354,8 @@ def _api(value: Any) -> ApiFixtures | None:
     if value is None or isinstance(value, ApiFixtures):
         return value
     if isinstance(value, PendingRequest):
-        raise SpecError("the last expect_request(...) has no response; finish it with "
-                        ".respond_with(...)", field="api")
+        raise SpecError(
+            "the last expect_request(...) has no response; finish it with .respond_with(...)",
+            field="api",
+        )
     raise SpecError(f"{value!r} is not API fixtures (use assay.api(...))", field="api")

@@ -164,8 +164,9 @@ class ApiFixtures:
         body (``"1"`` is not ``1``, ``None`` is JSON null) and, when omitted, an empty body;
         ``headers`` are the only headers asserted (names are case-insensitive).
         """
-        return PendingRequest(self, _request(method, url, query, json, headers,
-                                             f"api[{len(self.interactions)}]"))
+        return PendingRequest(
+            self, _request(method, url, query, json, headers, f"api[{len(self.interactions)}]")
+        )
 
     def definition(self) -> dict[str, JSON]:
         """Portable form: allowed hosts, request assertions, response status, headers, hashes."""
@@ -190,8 +191,10 @@ class ApiFixtures:
         items = data.get("interactions", [])
         if isinstance(items, str | bytes) or not isinstance(items, Sequence):
             raise SpecError("must be a list of interactions", field="api.interactions")
-        fixtures = cls(allow_hosts=hosts(data.get("allow_hosts"), "api.allow_hosts"),
-                       redact=redactions(data.get("redact"), "api.redact"))
+        fixtures = cls(
+            allow_hosts=hosts(data.get("allow_hosts"), "api.allow_hosts"),
+            redact=redactions(data.get("redact"), "api.redact"),
+        )
         for index, item in enumerate(items):
             fixtures = fixtures._with(_interaction(item, f"api[{index}]", base_dir))
         return fixtures
@@ -227,8 +230,9 @@ class PendingRequest:
         return self.fixtures._with(Interaction(self.request, response))
 
 
-def api(*, allow_hosts: Sequence[str] | None = None,
-        redact: Sequence[str] | None = None) -> ApiFixtures:
+def api(
+    *, allow_hosts: Sequence[str] | None = None, redact: Sequence[str] | None = None
+) -> ApiFixtures:
     r"""Start the HTTP replay fixtures of a case; pass the result as ``suite.case(api=...)``.
 
     ``allow_hosts`` lets requests to those exact hosts through to the network (no suffixes,
@@ -237,12 +241,14 @@ def api(*, allow_hosts: Sequence[str] | None = None,
     and shapes always hidden. Declare them once and start each case from the result to
     apply them suite-wide.
     """
-    return ApiFixtures(allow_hosts=hosts(allow_hosts, "api.allow_hosts"),
-                       redact=redactions(redact, "api.redact"))
+    return ApiFixtures(
+        allow_hosts=hosts(allow_hosts, "api.allow_hosts"), redact=redactions(redact, "api.redact")
+    )
 
 
-def _request(method_name: Any, url: Any, query: Any, json: Any, asserted: Any,
-             path: str) -> ExpectedRequest:
+def _request(
+    method_name: Any, url: Any, query: Any, json: Any, asserted: Any, path: str
+) -> ExpectedRequest:
     base, url_query = split_url(url, f"{path}.url")
     pairs = sorted(url_query + query_pairs(query, f"{path}.query"))
     return ExpectedRequest(
@@ -250,15 +256,20 @@ def _request(method_name: Any, url: Any, query: Any, json: Any, asserted: Any,
         url=base,
         query=tuple(pairs),
         json=request_json(json, f"{path}.json"),
-        headers=tuple(sorted((name.lower(), value)
-                             for name, value in headers(asserted, f"{path}.headers"))),
+        headers=tuple(
+            sorted((name.lower(), value) for name, value in headers(asserted, f"{path}.headers"))
+        ),
     )
 
 
-def _response(status_code: Any, declared: Any, json: Any, body_file: Any,
-              base_dir: Path | None, path: str) -> CannedResponse:
-    given = [name for name, value in (("json", json), ("body_file", body_file))
-             if not isinstance(value, Unset) and not (name == "body_file" and value is None)]
+def _response(
+    status_code: Any, declared: Any, json: Any, body_file: Any, base_dir: Path | None, path: str
+) -> CannedResponse:
+    given = [
+        name
+        for name, value in (("json", json), ("body_file", body_file))
+        if not isinstance(value, Unset) and not (name == "body_file" and value is None)
+    ]
     if len(given) != 1:
         raise SpecError("needs exactly one body source: json=... or body_file=...", field=path)
     pairs = headers(declared, f"{path}.headers")
@@ -278,17 +289,30 @@ def _interaction(item: Any, path: str, base_dir: str | Path | None) -> Interacti
     check_keys(item, _REQUEST_KEYS, path)
     if "method" not in item or "url" not in item:
         raise SpecError("needs a method and a url", field=path)
-    request = _request(item["method"], item["url"], item.get("query"),
-                       item.get("json", UNSET), item.get("headers"), path)
+    request = _request(
+        item["method"],
+        item["url"],
+        item.get("query"),
+        item.get("json", UNSET),
+        item.get("headers"),
+        path,
+    )
     response = item.get("response")
     if not isinstance(response, Mapping):
-        raise SpecError("needs a response mapping (status, headers, json or body_file)",
-                        field=f"{path}.response")
+        raise SpecError(
+            "needs a response mapping (status, headers, json or body_file)",
+            field=f"{path}.response",
+        )
     check_keys(response, _RESPONSE_KEYS, f"{path}.response")
     folder = None if base_dir is None else Path(base_dir)
-    canned = _response(response.get("status", 200), response.get("headers"),
-                       response.get("json", UNSET), response.get("body_file"), folder,
-                       f"{path}.response")
+    canned = _response(
+        response.get("status", 200),
+        response.get("headers"),
+        response.get("json", UNSET),
+        response.get("body_file"),
+        folder,
+        f"{path}.response",
+    )
     return Interaction(request, canned)
 
 
@@ -307,8 +331,10 @@ def _hidden(name: str, value: str) -> JSON:
 def _hidden_json(value: JSON) -> JSON:
     # Credentials asserted inside a JSON body are kept out of snapshots the same way.
     if isinstance(value, dict):
-        return {key: _hidden(key, "") if is_sensitive_name(key) else _hidden_json(item)
-                for key, item in value.items()}
+        return {
+            key: _hidden(key, "") if is_sensitive_name(key) else _hidden_json(item)
+            for key, item in value.items()
+        }
     if isinstance(value, list):
         return [_hidden_json(item) for item in value]
     return hide_credentials(value) if isinstance(value, str) else value

@@ -83,8 +83,11 @@ class GateResult:
         thresholds, then any threshold that measured nothing, as ``not measured``: a reader
         sees which number the gate decided on, never only ``passed`` beside another number.
         """
-        figures = [*self.violations, *(f"judge: {line}" for line in self.judge_violations),
-                   *self.readings]
+        figures = [
+            *self.violations,
+            *(f"judge: {line}" for line in self.judge_violations),
+            *self.readings,
+        ]
         head = "gate: passed" if self.passed else "gate: failed"
         if figures:
             head += f" · {figures[0]}"
@@ -118,8 +121,10 @@ class Gate:
                 _fraction(value, f"gate.{name}")
         count = self.max_side_effect_failures
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise SpecError(f"{count!r} is not a whole number of samples ≥ 0",
-                            field="gate.max_side_effect_failures")
+            raise SpecError(
+                f"{count!r} is not a whole number of samples ≥ 0",
+                field="gate.max_side_effect_failures",
+            )
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any], field: str = "gate") -> Gate:
@@ -127,14 +132,17 @@ class Gate:
         known = {f.name for f in fields(cls)}
         unknown = [key for key in data if key not in known]
         if unknown:
-            raise SpecError(f"unknown threshold {unknown[0]!r}; a gate has "
-                            f"{', '.join(sorted(known))}", field=f"{field}.{unknown[0]}")
+            raise SpecError(
+                f"unknown threshold {unknown[0]!r}; a gate has {', '.join(sorted(known))}",
+                field=f"{field}.{unknown[0]}",
+            )
         return cls(**dict(data))
 
     def updated(self, **values: Any) -> Gate:
         """The same gate with some thresholds replaced (command-line overrides)."""
-        return Gate.from_mapping({**{f.name: getattr(self, f.name) for f in fields(self)},
-                                  **values})
+        return Gate.from_mapping(
+            {**{f.name: getattr(self, f.name) for f in fields(self)}, **values}
+        )
 
     def evaluate(self, reading: GateReading | Any) -> GateResult:
         """Judge a run (or its summary) against the thresholds.
@@ -156,8 +164,9 @@ class Gate:
         readings += judge_readings
         if not (violations or judge_violations or readings):
             violations.append(MEASURED_NOTHING)
-        return GateResult(tuple(violations), tuple(judge_violations), tuple(unmeasured),
-                          tuple(readings))
+        return GateResult(
+            tuple(violations), tuple(judge_violations), tuple(unmeasured), tuple(readings)
+        )
 
     def _pass_rate(self, summary: GateReading) -> tuple[list[str], list[str], list[str]]:
         if self.min_pass_rate is None:
@@ -166,13 +175,18 @@ class Gate:
         if rate is None and summary.pass_rate is None:
             return ["deterministic pass rate: no sample was evaluated"], [], []
         if rate is None:
-            return [], [], ["deterministic pass rate: not measured (no sample had a "
-                            "deterministic check)"]
+            return (
+                [],
+                [],
+                ["deterministic pass rate: not measured (no sample had a deterministic check)"],
+            )
         # The headline counts judge failures too; this figure does not, and says so.
         aside = " (checks only: judge criteria are not in this figure)" if summary.judge else ""
         passed = rate >= self.min_pass_rate
-        line = (f"deterministic pass rate {_percent(rate)} {'≥' if passed else '<'} "
-                f"{_percent(self.min_pass_rate)}{aside}")
+        line = (
+            f"deterministic pass rate {_percent(rate)} {'≥' if passed else '<'} "
+            f"{_percent(self.min_pass_rate)}{aside}"
+        )
         return ([], [line], []) if passed else ([line], [], [])
 
     def _side_effects(self, summary: GateReading) -> tuple[list[str], list[str], list[str]]:
@@ -181,8 +195,14 @@ class Gate:
         checked = int(getattr(summary, "checked_by_category", {}).get(SIDE_EFFECTS, 0))
         allowed = self.max_side_effect_failures
         if failures > allowed:
-            return [f"{failures} sample(s) failed a side-effect assertion (at most {allowed} "
-                    "allowed)"], [], []
+            return (
+                [
+                    f"{failures} sample(s) failed a side-effect assertion (at most {allowed} "
+                    "allowed)"
+                ],
+                [],
+                [],
+            )
         if not failures and not checked:
             return [], [], ["side-effect failures: not measured — no side-effect checks"]
         return [], [f"side-effect failures {failures} ≤ {allowed}"], []
@@ -205,8 +225,12 @@ class Gate:
 
 
 def _fraction(value: Any, field: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(
-            value) or not 0.0 <= value <= 1.0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or not 0.0 <= value <= 1.0
+    ):
         raise SpecError(f"{value!r} is not a number in [0, 1]", field=field)
     return float(value)
 

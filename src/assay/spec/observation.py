@@ -68,8 +68,9 @@ def validate_channels(value: Mapping[str, Any] | None, field: str) -> Channels |
         if not isinstance(name, str) or not name.strip():
             raise SpecError("channel names are non-empty strings", field=field)
         if isinstance(items, str | bytes) or not isinstance(items, list | tuple):
-            raise SpecError("must be a list ([] asserts that nothing was recorded)",
-                            field=f"{field}.{name}")
+            raise SpecError(
+                "must be a list ([] asserts that nothing was recorded)", field=f"{field}.{name}"
+            )
         converted = portable(list(items), f"{field}.{name}")
         assert isinstance(converted, list)
         channels[name] = converted
@@ -82,12 +83,13 @@ def refuse_contradictions(observation: Channels | None, forbid: Channels | None)
         required = {canonical_json(item) for item in (observation or {}).get(channel, [])}
         both = [item for item in banned if canonical_json(item) in required]
         if both:
-            raise SpecError(f"{render_items(both)} is both required (expect.{channel}) and "
-                            "forbidden", field=f"forbid.{channel}")
+            raise SpecError(
+                f"{render_items(both)} is both required (expect.{channel}) and forbidden",
+                field=f"forbid.{channel}",
+            )
 
 
-def channel_metrics(observation: Channels | None,
-                    forbid: Channels | None) -> list[PlannedMetric]:
+def channel_metrics(observation: Channels | None, forbid: Channels | None) -> list[PlannedMetric]:
     """The metrics a case's channel expectations imply: exact ones, then forbid lists.
 
     Channels are sorted so that the order keys were written in never changes a fingerprint.
@@ -99,5 +101,8 @@ def channel_metrics(observation: Channels | None,
 
 def render_items(items: list[JSON]) -> str:
     """``[trip.set_name, trip.rebook]``: strings as they are, anything else as JSON."""
-    return "[" + ", ".join(item if isinstance(item, str) else canonical_json(item)
-                           for item in items) + "]"
+    return (
+        "["
+        + ", ".join(item if isinstance(item, str) else canonical_json(item) for item in items)
+        + "]"
+    )

@@ -38,20 +38,27 @@ def validate_reply(value: Reply | Mapping[str, Any] | None) -> Reply | None:
     if value is None:
         return None
     if isinstance(value, Reply):
-        parts: dict[str, Any] = {"case": value.case, "option": value.option,
-                                 "workflow": value.workflow}
+        parts: dict[str, Any] = {
+            "case": value.case,
+            "option": value.option,
+            "workflow": value.workflow,
+        }
     elif isinstance(value, Mapping):
         unknown = set(value) - _REPLY_KEYS
         if unknown:
-            raise SpecError(f"unknown key(s) {sorted(map(str, unknown))}; a reply has case, "
-                            "option and workflow", field="reply")
+            raise SpecError(
+                f"unknown key(s) {sorted(map(str, unknown))}; a reply has case, "
+                "option and workflow",
+                field="reply",
+            )
         parts = dict(value)
     else:
-        raise SpecError("must be an assay.Reply or a mapping with case and option",
-                        field="reply")
-    return Reply(_text(parts.get("case"), "reply.case"), _text(parts.get("option"),
-                 "reply.option"), None if parts.get("workflow") is None
-                 else _text(parts["workflow"], "reply.workflow"))
+        raise SpecError("must be an assay.Reply or a mapping with case and option", field="reply")
+    return Reply(
+        _text(parts.get("case"), "reply.case"),
+        _text(parts.get("option"), "reply.option"),
+        None if parts.get("workflow") is None else _text(parts["workflow"], "reply.workflow"),
+    )
 
 
 def _text(value: Any, field: str) -> str:

@@ -105,12 +105,17 @@ def plan_case(case: Case, position: int, defaults: _Defaults, *, judged: bool) -
     return CasePlan(case, position, metrics, digest(definition))
 
 
-def case_metrics(case: Case, default_checks: Sequence[CheckDefinition],
-                 default_criteria: Sequence[Criterion] = (), *,
-                 judged: bool) -> tuple[PlannedMetric, ...]:
+def case_metrics(
+    case: Case,
+    default_checks: Sequence[CheckDefinition],
+    default_criteria: Sequence[Criterion] = (),
+    *,
+    judged: bool,
+) -> tuple[PlannedMetric, ...]:
     """The metrics a case would have in a suite with these defaults, without fingerprinting."""
-    return select_metrics(case, _Defaults(tuple(default_checks), tuple(default_criteria)),
-                          judged=judged)
+    return select_metrics(
+        case, _Defaults(tuple(default_checks), tuple(default_criteria)), judged=judged
+    )
 
 
 def select_metrics(case: Case, defaults: _Defaults, *, judged: bool) -> tuple[PlannedMetric, ...]:
@@ -162,14 +167,21 @@ def _implicit_criteria(case: Case, taken: set[str], has_defaults: bool) -> list[
     if case.minimum_scores is None:
         # Every answer is graded by default: against the reference when there is one,
         # otherwise on whether it completed the task.
-        fallback = DEFAULT_JUDGE_THRESHOLDS if case.reference is not None else {
-            "task_completion": JUDGE_THRESHOLDS["task_completion"]}
+        fallback = (
+            DEFAULT_JUDGE_THRESHOLDS
+            if case.reference is not None
+            else {"task_completion": JUDGE_THRESHOLDS["task_completion"]}
+        )
         wanted = {} if has_defaults else fallback
     else:
-        wanted = {name: JUDGE_THRESHOLDS[name] for name in case.minimum_scores
-                  if name in JUDGE_CRITERIA}
-    return [PlannedMetric(name, "judge", "judge", threshold)
-            for name, threshold in wanted.items() if name not in taken]
+        wanted = {
+            name: JUDGE_THRESHOLDS[name] for name in case.minimum_scores if name in JUDGE_CRITERIA
+        }
+    return [
+        PlannedMetric(name, "judge", "judge", threshold)
+        for name, threshold in wanted.items()
+        if name not in taken
+    ]
 
 
 def _refuse_missing_reference(case: Case, metrics: Sequence[PlannedMetric]) -> None:
@@ -178,28 +190,40 @@ def _refuse_missing_reference(case: Case, metrics: Sequence[PlannedMetric]) -> N
         return
     for metric in metrics:
         if getattr(metric.check, "needs_reference", False):
-            raise SpecError(f"{metric.name} compares the answer with the expected answer; "
-                            "give this case expected=", case=case.id, field="expected")
+            raise SpecError(
+                f"{metric.name} compares the answer with the expected answer; "
+                "give this case expected=",
+                case=case.id,
+                field="expected",
+            )
 
 
 def _refuse_duplicates(case: Case, metrics: Sequence[PlannedMetric]) -> None:
     seen: set[str] = set()
     for metric in metrics:
         if metric.name in seen:
-            raise SpecError(f"two checks are named {metric.name!r}; give one a name= of its own",
-                            case=case.id, field="checks")
+            raise SpecError(
+                f"two checks are named {metric.name!r}; give one a name= of its own",
+                case=case.id,
+                field="checks",
+            )
         seen.add(metric.name)
 
 
 def _apply_minimum_scores(
-    case: Case, metrics: list[PlannedMetric], minimum: dict[str, float],
+    case: Case,
+    metrics: list[PlannedMetric],
+    minimum: dict[str, float],
     defaulted: set[str],
 ) -> list[PlannedMetric]:
     by_name = {metric.name: metric for metric in metrics}
     for name in minimum:
         if name not in by_name and name not in JUDGE_CRITERIA:
-            raise SpecError(_unknown_metric(name, set(by_name) | defaulted), case=case.id,
-                            field=f"minimum_scores.{name}")
+            raise SpecError(
+                _unknown_metric(name, set(by_name) | defaulted),
+                case=case.id,
+                field=f"minimum_scores.{name}",
+            )
     return [_with_threshold(metric, minimum.get(metric.name)) for metric in metrics]
 
 
@@ -210,8 +234,10 @@ def _unknown_metric(name: str, available: set[str]) -> str:
     near = difflib.get_close_matches(name, [*available, *JUDGE_CRITERIA], n=1, cutoff=0.6)
     hint = f"did you mean {near[0]!r}? " if near else ""
     checks = ", ".join(sorted(available)) or "no check (give the case or the suite checks=)"
-    return (f"names no metric of this case ({hint}available: {checks}; "
-            f"judge criteria: {', '.join(sorted(JUDGE_CRITERIA))})")
+    return (
+        f"names no metric of this case ({hint}available: {checks}; "
+        f"judge criteria: {', '.join(sorted(JUDGE_CRITERIA))})"
+    )
 
 
 def _with_threshold(metric: PlannedMetric, threshold: float | None) -> PlannedMetric:

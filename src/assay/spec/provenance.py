@@ -21,19 +21,30 @@ PROVENANCES: tuple[str, ...] = ("authored", "derived", "recorded")
 
 #: The parts of a case a provenance can be declared for (as named in its definition).
 #: ``checks`` are the metrics the case is held to (a run stores them as its ``metrics``).
-PROVENANCE_PARTS: tuple[str, ...] = ("input", "reference", "expected_actions", "observation",
-                                     "forbid", "checks", "setup", "metadata", "api")
+PROVENANCE_PARTS: tuple[str, ...] = (
+    "input",
+    "reference",
+    "expected_actions",
+    "observation",
+    "forbid",
+    "checks",
+    "setup",
+    "metadata",
+    "api",
+)
 
 #: A name for several parts at once: ``expect`` is every expectation the case declares.
 GROUPS: dict[str, tuple[str, ...]] = {
-    "expect": ("expected_actions", "observation", "forbid", "checks")}
+    "expect": ("expected_actions", "observation", "forbid", "checks")
+}
 
 # ``expected`` is what Suite.case calls the reference; accept the name the user typed.
 _ALIASES = {"expected": "reference"}
 
 
-def validate_provenance(value: Mapping[str, Any] | None, field: str = "provenance") -> dict[
-        str, str]:
+def validate_provenance(
+    value: Mapping[str, Any] | None, field: str = "provenance"
+) -> dict[str, str]:
     """Check a declaration strictly: a mapping of known parts (or groups) to provenances."""
     if value is None:
         return {}
@@ -43,11 +54,16 @@ def validate_provenance(value: Mapping[str, Any] | None, field: str = "provenanc
     for raw, provenance in value.items():
         part = _ALIASES.get(raw, raw) if isinstance(raw, str) else raw
         if part not in PROVENANCE_PARTS and part not in GROUPS:
-            raise SpecError(f"unknown part {raw!r}; a provenance is declared for "
-                            f"{', '.join((*PROVENANCE_PARTS, *GROUPS))}", field=field)
+            raise SpecError(
+                f"unknown part {raw!r}; a provenance is declared for "
+                f"{', '.join((*PROVENANCE_PARTS, *GROUPS))}",
+                field=field,
+            )
         if provenance not in PROVENANCES:
-            raise SpecError(f"unknown provenance {provenance!r}; use "
-                            f"{', '.join(PROVENANCES)}", field=f"{field}.{raw}")
+            raise SpecError(
+                f"unknown provenance {provenance!r}; use {', '.join(PROVENANCES)}",
+                field=f"{field}.{raw}",
+            )
         declared[part] = provenance
     return declared
 
@@ -63,14 +79,17 @@ def resolve_parts(declared: Mapping[str, str], present: Iterable[str]) -> dict[s
     for part, provenance in declared.items():
         members = list(GROUPS.get(part, (part,)))
         if not have.intersection(members):
-            raise SpecError(f"declares the provenance of {part!r}, which this case does not "
-                            "have", field=f"provenance.{part}")
+            raise SpecError(
+                f"declares the provenance of {part!r}, which this case does not have",
+                field=f"provenance.{part}",
+            )
         resolved.update(dict.fromkeys(members, provenance))
     return resolved
 
 
-def with_default(declared: Mapping[str, str], default: Mapping[str, str],
-                 present: Iterable[str]) -> dict[str, str]:
+def with_default(
+    declared: Mapping[str, str], default: Mapping[str, str], present: Iterable[str]
+) -> dict[str, str]:
     """A suite-wide default under a case's own declaration, for the parts the case has."""
     have = set(present)
     merged: dict[str, str] = {}

@@ -55,9 +55,14 @@ class Suite:
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise SpecError("a suite needs a non-empty name", field="name")
-        _storable_settings(name=name, version=version, agent_name=agent_name,
-                           description=description, instructions=instructions,
-                           available_tools=available_tools)
+        _storable_settings(
+            name=name,
+            version=version,
+            agent_name=agent_name,
+            description=description,
+            instructions=instructions,
+            available_tools=available_tools,
+        )
         if not callable(agent):
             raise SpecError(f"{agent!r} is not callable", location=name, field="agent")
         self.name = name
@@ -67,11 +72,15 @@ class Suite:
         self.agent_name = agent_name or _callable_name(agent)
         self.description = description
         self.samples = _positive(samples, "samples", name)
-        self.concurrency = None if concurrency is None else _positive(
-            concurrency, "concurrency", name)
+        self.concurrency = (
+            None if concurrency is None else _positive(concurrency, "concurrency", name)
+        )
         # Samples of one case (and model) in flight at once; None leaves only `concurrency`.
-        self.sample_concurrency = None if sample_concurrency is None else _positive(
-            sample_concurrency, "sample_concurrency", name)
+        self.sample_concurrency = (
+            None
+            if sample_concurrency is None
+            else _positive(sample_concurrency, "sample_concurrency", name)
+        )
         self.votes = None if votes is None else _positive(votes, "votes", name)
         if gate is not None and not isinstance(gate, Gate):
             raise SpecError(f"{gate!r} is not an assay.Gate", location=name, field="gate")
@@ -144,12 +153,26 @@ class Suite:
         """
         try:
             case = build_case(
-                input, position=len(self._cases), expected=expected,
-                expected_actions=expected_actions, minimum_scores=minimum_scores,
-                metadata=metadata, checks=checks, criteria=criteria, setup=setup, name=name,
-                id=id, group=group,
-                api=api, provenance=provenance, observation=observation, forbid=forbid,
-                tags=tags, params=params, notes=notes, production_only=production_only,
+                input,
+                position=len(self._cases),
+                expected=expected,
+                expected_actions=expected_actions,
+                minimum_scores=minimum_scores,
+                metadata=metadata,
+                checks=checks,
+                criteria=criteria,
+                setup=setup,
+                name=name,
+                id=id,
+                group=group,
+                api=api,
+                provenance=provenance,
+                observation=observation,
+                forbid=forbid,
+                tags=tags,
+                params=params,
+                notes=notes,
+                production_only=production_only,
                 reply=reply,
             )
         except SpecError as error:
@@ -166,8 +189,12 @@ class Suite:
             merged = with_default(case.provenance, self.provenance, present_parts(case))
             case = replace(case, provenance=merged)
         if case.id in self._ids:
-            raise SpecError("duplicate case id; give each case a unique id=",
-                            location=self.name, case=case.id, field="id")
+            raise SpecError(
+                "duplicate case id; give each case a unique id=",
+                location=self.name,
+                case=case.id,
+                field="id",
+            )
         _storable_case(case, self.name)
         # Select its metrics now so a bad minimum_scores name fails at definition time (no
         # fingerprint: the run computes that once for the whole plan).
@@ -192,8 +219,14 @@ class Suite:
     def plan(self, *, judged: bool | None = None) -> SuitePlan:
         """Fix the metrics of every case; ``judged`` defaults to whether a judge is set."""
         with_judge = self.judge is not None if judged is None else judged
-        return plan_suite(self.name, self.version, self._cases, self.checks, judged=with_judge,
-                          default_criteria=self.criteria)
+        return plan_suite(
+            self.name,
+            self.version,
+            self._cases,
+            self.checks,
+            judged=with_judge,
+            default_criteria=self.criteria,
+        )
 
     def fingerprint(self) -> str:
         """The definition fingerprint that compatible baselines share."""
@@ -222,8 +255,9 @@ def _storable_case(case: Case, suite: str) -> None:
         portable(case.definition(), "")
     except SpecError as error:
         field = (error.field or "").lstrip(".") or None
-        raise SpecError(error.detail, location=suite, case=shown_text(case.id),
-                        field=field) from None
+        raise SpecError(
+            error.detail, location=suite, case=shown_text(case.id), field=field
+        ) from None
 
 
 def _callable_name(agent: Callable[..., Any]) -> str:
@@ -235,17 +269,21 @@ def _tool_roster(tools: Mapping[str, str] | None, suite: str) -> dict[str, str] 
     if tools is None:
         return None
     if not isinstance(tools, Mapping) or not all(
-            isinstance(key, str) and key and isinstance(value, str)
-            for key, value in tools.items()):
-        raise SpecError("must map tool names to their descriptions (strings)", location=suite,
-                        field="available_tools")
+        isinstance(key, str) and key and isinstance(value, str) for key, value in tools.items()
+    ):
+        raise SpecError(
+            "must map tool names to their descriptions (strings)",
+            location=suite,
+            field="available_tools",
+        )
     return dict(tools)
 
 
 def _instructions(text: str | None, suite: str) -> str | None:
     if text is not None and not isinstance(text, str):
-        raise SpecError("must be the agent's instructions as a string", location=suite,
-                        field="instructions")
+        raise SpecError(
+            "must be the agent's instructions as a string", location=suite, field="instructions"
+        )
     return text
 
 
@@ -255,17 +293,22 @@ def _positive(value: Any, field: str, suite: str) -> int:
     return bounded(field, value, location=suite)
 
 
-def _default_checks(checks: Sequence[CheckDefinition] | None, suite: str) -> tuple[
-        CheckDefinition, ...]:
+def _default_checks(
+    checks: Sequence[CheckDefinition] | None, suite: str
+) -> tuple[CheckDefinition, ...]:
     if checks is None:
         return ()
     names: set[str] = set()
     for index, check in enumerate(checks):
         if not isinstance(check, CheckDefinition):
-            raise SpecError(f"{check!r} is not a check (use assay.checks)", location=suite,
-                            field=f"checks[{index}]")
+            raise SpecError(
+                f"{check!r} is not a check (use assay.checks)",
+                location=suite,
+                field=f"checks[{index}]",
+            )
         if check.name in names:
-            raise SpecError(f"two checks are named {check.name!r}", location=suite,
-                            field=f"checks[{index}]")
+            raise SpecError(
+                f"two checks are named {check.name!r}", location=suite, field=f"checks[{index}]"
+            )
         names.add(check.name)
     return tuple(checks)

@@ -25,17 +25,21 @@ from assay.store._tables import baseline_pins, runs
 _PAGE = 50
 
 
-def latest_passing(connection: Connection, run: Run, *, same_judge: bool,
-                   where: Mapping[str, str]) -> int | None:
+def latest_passing(
+    connection: Connection, run: Run, *, same_judge: bool, where: Mapping[str, str]
+) -> int | None:
     """The sequence of the automatic baseline of ``run``, or ``None`` when there is none.
 
     The latest earlier completed full run of the same suite and agent that passed (see
     :class:`~assay.results.baseline.RunOutcome`; a run stored before outcomes were kept
     passes when no sample failed or errored), whose metadata matches ``where``.
     """
-    query = (select(runs.c.sequence, runs.c.outcome, runs.c.summary, runs.c.metadata)
-             .where(*_candidates(run, same_judge, where))
-             .order_by(runs.c.sequence.desc()).limit(_PAGE))
+    query = (
+        select(runs.c.sequence, runs.c.outcome, runs.c.summary, runs.c.metadata)
+        .where(*_candidates(run, same_judge, where))
+        .order_by(runs.c.sequence.desc())
+        .limit(_PAGE)
+    )
     before = run.sequence
     while True:
         page = query if before is None else query.where(runs.c.sequence < before)
@@ -48,12 +52,13 @@ def latest_passing(connection: Connection, run: Run, *, same_judge: bool,
         before = int(rows[-1]["sequence"])
 
 
-def _candidates(run: Run, same_judge: bool,
-                where: Mapping[str, str]) -> list[ColumnElement[bool]]:
+def _candidates(run: Run, same_judge: bool, where: Mapping[str, str]) -> list[ColumnElement[bool]]:
     # A run of a selection (--case, --group) is never an automatic baseline: a later full
     # run would meet the cases it left out as new, and their regressions would pass.
     conditions: list[ColumnElement[bool]] = [
-        runs.c.suite == run.suite, runs.c.agent == run.agent, runs.c.id != run.id,
+        runs.c.suite == run.suite,
+        runs.c.agent == run.agent,
+        runs.c.id != run.id,
         runs.c.status == RunStatus.COMPLETED.value,
         runs.c.settings["selection"].as_string().is_(None),
         or_(runs.c.outcome == RunOutcome.PASSED.value, runs.c.outcome.is_(None)),
@@ -80,8 +85,11 @@ def _passing(row: RowMapping) -> bool:
 
 def pinned(connection: Connection, suite: str, agent: str) -> RowMapping | None:
     """The ``runs`` row pinned as the baseline of ``suite`` and ``agent``, if any."""
-    query = (select(runs).join(baseline_pins, baseline_pins.c.run_id == runs.c.id)
-             .where(baseline_pins.c.suite == suite, baseline_pins.c.agent == agent))
+    query = (
+        select(runs)
+        .join(baseline_pins, baseline_pins.c.run_id == runs.c.id)
+        .where(baseline_pins.c.suite == suite, baseline_pins.c.agent == agent)
+    )
     return connection.execute(query).mappings().first()
 
 
@@ -89,23 +97,30 @@ def pin(connection: Connection, row: RowMapping, pinned_at: datetime) -> str | N
     """Pin the run of ``row`` for its suite and agent; return the run it replaced, if any."""
     before = pinned(connection, row["suite"], row["agent"])
     unpin(connection, row["suite"], row["agent"])
-    connection.execute(insert(baseline_pins).values(
-        suite=row["suite"], agent=row["agent"], run_id=row["id"], pinned_at=pinned_at))
+    connection.execute(
+        insert(baseline_pins).values(
+            suite=row["suite"], agent=row["agent"], run_id=row["id"], pinned_at=pinned_at
+        )
+    )
     return None if before is None else str(before["id"])
 
 
 def unpin(connection: Connection, suite: str, agent: str) -> bool:
     """Remove the pin of ``suite`` and ``agent``; whether there was one."""
-    query = delete(baseline_pins).where(baseline_pins.c.suite == suite,
-                                        baseline_pins.c.agent == agent)
+    query = delete(baseline_pins).where(
+        baseline_pins.c.suite == suite, baseline_pins.c.agent == agent
+    )
     return bool(connection.execute(query).rowcount)
 
 
 def all_pins(connection: Connection) -> list[Pin]:
     """Every pin, by suite and agent."""
-    query = (select(baseline_pins.c.suite, baseline_pins.c.agent, runs.c.id,
-                    baseline_pins.c.pinned_at)
-             .join(runs, baseline_pins.c.run_id == runs.c.id)
-             .order_by(baseline_pins.c.suite, baseline_pins.c.agent))
-    return [Pin(suite, agent, run_id, pinned_at)
-            for suite, agent, run_id, pinned_at in connection.execute(query)]
+    query = (
+        select(baseline_pins.c.suite, baseline_pins.c.agent, runs.c.id, baseline_pins.c.pinned_at)
+        .join(runs, baseline_pins.c.run_id == runs.c.id)
+        .order_by(baseline_pins.c.suite, baseline_pins.c.agent)
+    )
+    return [
+        Pin(suite, agent, run_id, pinned_at)
+        for suite, agent, run_id, pinned_at in connection.execute(query)
+    ]

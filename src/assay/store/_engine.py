@@ -63,25 +63,34 @@ def unusable_file(url: str, error: BaseException) -> ConfigurationError | None:
         return None
     reason = " ".join(str(getattr(error, "orig", error)).split())
     if code & 0xFF in (_CORRUPT, _NOTADB):
-        return ConfigurationError(f"database file {path} is damaged ({reason}); restore it "
-                                  "from a backup, or move it aside to start a new history")
+        return ConfigurationError(
+            f"database file {path} is damaged ({reason}); restore it "
+            "from a backup, or move it aside to start a new history"
+        )
     if code & 0xFF not in (_READONLY, _CANTOPEN):
         return None
     folder = path.parent
     if not os.access(folder, os.W_OK):
         # WAL keeps two files beside the database (-wal, -shm) that SQLite must create.
-        return ConfigurationError(f"the folder {folder} of database file {path} is read-only; "
-                                  "SQLite writes its journal beside the file: make the "
-                                  "folder writable, or give --db another database")
+        return ConfigurationError(
+            f"the folder {folder} of database file {path} is read-only; "
+            "SQLite writes its journal beside the file: make the "
+            "folder writable, or give --db another database"
+        )
     if path.exists() and not os.access(path, os.W_OK):
-        return ConfigurationError(f"database file {path} is read-only; make it writable, or "
-                                  "give --db another database")
+        return ConfigurationError(
+            f"database file {path} is read-only; make it writable, or give --db another database"
+        )
     return None
 
 
 #: The backends Assay stores history in, by URL scheme, with the driver each needs.
-SUPPORTED_SCHEMES = {"sqlite": None, "sqlite+pysqlite": None,
-                     "postgresql": "psycopg", "postgresql+psycopg": "psycopg"}
+SUPPORTED_SCHEMES = {
+    "sqlite": None,
+    "sqlite+pysqlite": None,
+    "postgresql": "psycopg",
+    "postgresql+psycopg": "psycopg",
+}
 
 
 def _require_supported(url: str) -> None:
@@ -91,15 +100,18 @@ def _require_supported(url: str) -> None:
         raise ConfigurationError(
             f"cannot use database {redact(url)}: unsupported URL scheme {scheme!r}; Assay "
             "stores history in SQLite (sqlite:///path/to/assay.db) or PostgreSQL "
-            "(postgresql://user@host/db, postgres:// and postgresql+psycopg:// too)")
+            "(postgresql://user@host/db, postgres:// and postgresql+psycopg:// too)"
+        )
     driver = SUPPORTED_SCHEMES[scheme]
     if driver is None:
         return
     import importlib.util
 
     if importlib.util.find_spec(driver) is None:
-        raise ConfigurationError(f"cannot use database {redact(url)}: PostgreSQL needs its "
-                                 f"driver ({driver}): pip install 'assay[postgres]'")
+        raise ConfigurationError(
+            f"cannot use database {redact(url)}: PostgreSQL needs its "
+            f"driver ({driver}): pip install 'assay[postgres]'"
+        )
 
 
 def _tune_sqlite(engine: Engine) -> None:

@@ -40,7 +40,8 @@ def _refuse_replaceable(history: Path) -> None:
             raise ConfigurationError(
                 f"refusing the Assay history {path}: it {reason}, so another user could "
                 "have replaced it; make it yours and not writable by others (chmod go-w), "
-                "or give --db / ASSAY_DATABASE_URL")
+                "or give --db / ASSAY_DATABASE_URL"
+            )
 
 
 def _history_in(folder: Path) -> Path | None:
@@ -62,7 +63,8 @@ def embedded_url(*, create: bool, start: Path | None = None, root: Path | None =
         if not create:
             raise ConfigurationError(
                 f"no Assay history here: no {FOLDER}/ folder in {here} or above; `assay run` "
-                "starts one, or give --db / ASSAY_DATABASE_URL")
+                "starts one, or give --db / ASSAY_DATABASE_URL"
+            )
         home = here if root is None else root.resolve()
         _refuse_shared(home)
         found = home / FOLDER / FILE
@@ -77,4 +79,5 @@ def _refuse_shared(here: Path) -> None:
     if reason is not None:
         raise ConfigurationError(
             f"no Assay history is kept in {here}: it {reason}, so another user could plant "
-            "or replace one; run from a folder of your own, or give --db / ASSAY_DATABASE_URL")
+            "or replace one; run from a folder of your own, or give --db / ASSAY_DATABASE_URL"
+        )

@@ -80,8 +80,9 @@ def upgrade(engine: Engine, display_url: str) -> None:
             if connection.dialect.name == "postgresql":
                 # Two concurrent `assay db migrate` runs queue here; the second finds the
                 # schema already at head. (SQLite's BEGIN IMMEDIATE serialises them already.)
-                connection.execute(text("SELECT pg_advisory_xact_lock(:key)"),
-                                   {"key": _MIGRATION_LOCK})
+                connection.execute(
+                    text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK}
+                )
             try:
                 if found is SchemaState.MISSING:
                     _adopt(connection, display_url)
@@ -118,7 +119,8 @@ def _adopt(connection: Connection, display_url: str) -> None:
         raise ConfigurationError(
             f"database {display_url} holds table(s) {', '.join(present)} that are not an "
             "Assay history (no Assay version record, and not Assay's columns); use another "
-            "database (--db), or move those tables aside")
+            "database (--db), or move those tables aside"
+        )
     command.stamp(_config(connection), revision)
 
 
@@ -134,8 +136,11 @@ def _recognised_revision(connection: Connection, present: list[str]) -> str | No
     found = inspect(connection)
     revision = "0001"
     for candidate, added_columns, added_tables, added_triggers in _ADDED:
-        if not (added_columns <= columns and added_triggers <= triggers
-                and all(found.has_table(name) for name in added_tables)):
+        if not (
+            added_columns <= columns
+            and added_triggers <= triggers
+            and all(found.has_table(name) for name in added_tables)
+        ):
             break
         revision = candidate
     return revision
@@ -186,9 +191,10 @@ def schema_error(display_url: str, found: SchemaState) -> ConfigurationError:
     remedy = f"run `assay db migrate --db {display_url}`"
     if found is SchemaState.MISSING:
         return ConfigurationError(
-            f"database {display_url} is not migrated (it has no Assay schema); {remedy}")
+            f"database {display_url} is not migrated (it has no Assay schema); {remedy}"
+        )
     if found is SchemaState.OUTDATED:
-        return ConfigurationError(
-            f"database {display_url} has an outdated Assay schema; {remedy}")
-    return ConfigurationError(f"database {display_url} was migrated by a newer version of "
-                              "Assay; upgrade Assay to use it")
+        return ConfigurationError(f"database {display_url} has an outdated Assay schema; {remedy}")
+    return ConfigurationError(
+        f"database {display_url} was migrated by a newer version of Assay; upgrade Assay to use it"
+    )

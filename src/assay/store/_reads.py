@@ -18,8 +18,9 @@ MIN_PREFIX = 4
 _MAX_CANDIDATES = 10
 
 
-def resolve_exact(connection: Connection, run_id: str, *, lock: bool = False,
-                  exclusive: bool = False) -> RowMapping:
+def resolve_exact(
+    connection: Connection, run_id: str, *, lock: bool = False, exclusive: bool = False
+) -> RowMapping:
     """Return the ``runs`` row of a full id; raise :class:`StoreError` when there is none.
 
     ``lock`` takes a shared row lock (where the database has row locks) until commit;
@@ -43,8 +44,12 @@ def resolve(connection: Connection, ref: str) -> RowMapping:
         return exact
     if len(ref) < MIN_PREFIX:
         raise StoreError(f"no run {ref!r} (a prefix needs at least {MIN_PREFIX} characters)")
-    query = (select(runs).where(runs.c.id.startswith(ref, autoescape=True))
-             .order_by(runs.c.sequence.desc()).limit(_MAX_CANDIDATES + 1))
+    query = (
+        select(runs)
+        .where(runs.c.id.startswith(ref, autoescape=True))
+        .order_by(runs.c.sequence.desc())
+        .limit(_MAX_CANDIDATES + 1)
+    )
     found = connection.execute(query).mappings().all()
     if not found:
         raise StoreError(f"no run {ref!r}")
@@ -59,8 +64,10 @@ def full_run(connection: Connection, row: RowMapping) -> Run:
     """Load the run of ``row`` with its cases and samples (with metrics) in report order."""
     sequence = row["sequence"]
     case_query = select(run_cases).where(run_cases.c.run == sequence)
-    cases = sorted((_rows.case_from(r) for r in connection.execute(case_query).mappings()),
-                   key=lambda case: (case.position, case.case_id))
+    cases = sorted(
+        (_rows.case_from(r) for r in connection.execute(case_query).mappings()),
+        key=lambda case: (case.position, case.case_id),
+    )
     loaded = _samples(connection, sequence)
     loaded.sort(key=_sample_order(cases, row["settings"]))
     return _rows.run_from(row, cases, loaded)
@@ -69,22 +76,28 @@ def full_run(connection: Connection, row: RowMapping) -> Run:
 def _samples(connection: Connection, sequence: int) -> list[SampleResult]:
     by_sample = _metrics(connection, sequence)
     query = select(samples).where(samples.c.run == sequence)
-    return [_rows.sample_from(row, by_sample.get(row["id"], ()))
-            for row in connection.execute(query).mappings()]
+    return [
+        _rows.sample_from(row, by_sample.get(row["id"], ()))
+        for row in connection.execute(query).mappings()
+    ]
 
 
 def _metrics(connection: Connection, sequence: int) -> dict[str, list[MetricResult]]:
-    query = (select(metrics).join(samples, samples.c.id == metrics.c.sample)
-             .where(samples.c.run == sequence)
-             .order_by(metrics.c.sample, metrics.c.position))
+    query = (
+        select(metrics)
+        .join(samples, samples.c.id == metrics.c.sample)
+        .where(samples.c.run == sequence)
+        .order_by(metrics.c.sample, metrics.c.position)
+    )
     grouped: dict[str, list[MetricResult]] = defaultdict(list)
     for row in connection.execute(query).mappings():
         grouped[row["sample"]].append(_rows.metric_from(row))
     return grouped
 
 
-def _sample_order(cases: Sequence[CaseSnapshot],
-                  settings: dict[str, Any]) -> Callable[[SampleResult], tuple[Any, ...]]:
+def _sample_order(
+    cases: Sequence[CaseSnapshot], settings: dict[str, Any]
+) -> Callable[[SampleResult], tuple[Any, ...]]:
     """Case position, then model in the run's model order (no model first), then index."""
     positions = {case.case_id: case.position for case in cases}
     labels = [label for label in settings.get("models") or () if isinstance(label, str)]
@@ -94,7 +107,12 @@ def _sample_order(cases: Sequence[CaseSnapshot],
 
     def key(sample: SampleResult) -> tuple[Any, ...]:
         model_rank = -1 if sample.model is None else ranks.get(sample.model, len(ranks))
-        return (positions.get(sample.case_id, unknown_case), sample.case_id, model_rank,
-                sample.model or "", sample.sample)
+        return (
+            positions.get(sample.case_id, unknown_case),
+            sample.case_id,
+            model_rank,
+            sample.model or "",
+            sample.sample,
+        )
 
     return key

@@ -53,20 +53,28 @@ def run_row(run: Run, status: RunStatus) -> Row:
         "verdict": None if run.verdict is None else run.verdict.to_json(),
         "judge_usage": run.judge_usage,
         "outcome": None if run.outcome is None else run.outcome.value,
-        "baseline_choice": None if run.baseline_choice is None
-        else run.baseline_choice.to_json(),
+        "baseline_choice": None if run.baseline_choice is None else run.baseline_choice.to_json(),
     }
 
 
 def case_rows(sequence: int, cases: Iterable[CaseSnapshot]) -> list[Row]:
     """One ``run_cases`` row per snapshot."""
-    return [{"run": sequence, "case_id": case.case_id, "name": case.name,
-             "position": case.position, "fingerprint": case.fingerprint,
-             "definition": case.definition} for case in cases]
+    return [
+        {
+            "run": sequence,
+            "case_id": case.case_id,
+            "name": case.name,
+            "position": case.position,
+            "fingerprint": case.fingerprint,
+            "definition": case.definition,
+        }
+        for case in cases
+    ]
 
 
-def sample_rows(sequence: int, samples: Iterable[SampleResult],
-                created_at: datetime) -> tuple[list[Row], list[Row]]:
+def sample_rows(
+    sequence: int, samples: Iterable[SampleResult], created_at: datetime
+) -> tuple[list[Row], list[Row]]:
     """Build the ``samples`` rows and their ``metrics`` rows, linked by client-made ids."""
     sample_values: list[Row] = []
     metric_values: list[Row] = []
@@ -74,13 +82,14 @@ def sample_rows(sequence: int, samples: Iterable[SampleResult],
         # Generated here so metrics reference their sample without a round trip.
         sample_id = uuid.uuid4().hex
         sample_values.append(_sample_row(sequence, sample_id, sample, created_at))
-        metric_values.extend(_metric_row(sample_id, position, metric)
-                             for position, metric in enumerate(sample.metrics))
+        metric_values.extend(
+            _metric_row(sample_id, position, metric)
+            for position, metric in enumerate(sample.metrics)
+        )
     return sample_values, metric_values
 
 
-def _sample_row(sequence: int, sample_id: str, sample: SampleResult,
-                created_at: datetime) -> Row:
+def _sample_row(sequence: int, sample_id: str, sample: SampleResult, created_at: datetime) -> Row:
     usage = sample.usage or Usage()
     return {
         "id": sample_id,
@@ -109,15 +118,27 @@ def _sample_row(sequence: int, sample_id: str, sample: SampleResult,
 def _metadata_with_diagnosis(sample: SampleResult) -> dict[str, JSON]:
     # The tools involved and a judge's refinement travel in the metadata, under one key.
     diagnosis = sample.diagnosis_json()
-    return dict(sample.metadata) if diagnosis is None else {**sample.metadata,
-                                                            DIAGNOSIS_KEY: diagnosis}
+    return (
+        dict(sample.metadata)
+        if diagnosis is None
+        else {**sample.metadata, DIAGNOSIS_KEY: diagnosis}
+    )
 
 
 def _metric_row(sample_id: str, position: int, metric: MetricResult) -> Row:
-    return {"sample": sample_id, "position": position, "name": metric.name,
-            "kind": metric.kind, "category": metric.category, "threshold": metric.threshold,
-            "score": metric.score, "passed": metric.passed, "reason": metric.reason,
-            "error": metric.error, "votes": metric.votes}
+    return {
+        "sample": sample_id,
+        "position": position,
+        "name": metric.name,
+        "kind": metric.kind,
+        "category": metric.category,
+        "threshold": metric.threshold,
+        "score": metric.score,
+        "passed": metric.passed,
+        "reason": metric.reason,
+        "error": metric.error,
+        "votes": metric.votes,
+    }
 
 
 def model_column(model: str | None) -> str:
@@ -130,8 +151,9 @@ def model_value(column: str) -> str | None:
     return column or None
 
 
-def run_from(row: RowMapping, cases: Sequence[CaseSnapshot] = (),
-             samples: Sequence[SampleResult] = ()) -> Run:
+def run_from(
+    row: RowMapping, cases: Sequence[CaseSnapshot] = (), samples: Sequence[SampleResult] = ()
+) -> Run:
     """Build a run from its row, holding whichever cases and samples were loaded."""
     summary = row["summary"]
     return Run(
@@ -163,8 +185,9 @@ def run_from(row: RowMapping, cases: Sequence[CaseSnapshot] = (),
 
 def case_from(row: RowMapping) -> CaseSnapshot:
     """Build a case snapshot from its row."""
-    return CaseSnapshot(row["case_id"], row["name"], row["position"], row["fingerprint"],
-                        dict(row["definition"]))
+    return CaseSnapshot(
+        row["case_id"], row["name"], row["position"], row["fingerprint"], dict(row["definition"])
+    )
 
 
 def sample_from(row: RowMapping, metrics: Sequence[MetricResult]) -> SampleResult:
@@ -204,8 +227,12 @@ def _usage_from(row: RowMapping) -> Usage | None:
     # always has a cost source, so no real usage is all-NULL.)
     if all(value is None for value in values):
         return None
-    return Usage(input_tokens=values[0], output_tokens=values[1], cost_usd=values[2],
-                 cost_source=cast(CostSource | None, values[3]))
+    return Usage(
+        input_tokens=values[0],
+        output_tokens=values[1],
+        cost_usd=values[2],
+        cost_source=cast(CostSource | None, values[3]),
+    )
 
 
 def metric_from(row: RowMapping) -> MetricResult:

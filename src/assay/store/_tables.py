@@ -96,7 +96,8 @@ def _one_of(column: str, values: tuple[str, ...]) -> str:
 metadata = MetaData()
 
 runs = Table(
-    "runs", metadata,
+    "runs",
+    metadata,
     Column("sequence", SequenceKey, Identity(), primary_key=True),
     Column("id", String(), nullable=False, unique=True),
     Column("suite", String(), nullable=False),
@@ -133,9 +134,9 @@ runs = Table(
 )
 
 run_cases = Table(
-    "run_cases", metadata,
-    Column("run", SequenceKey, ForeignKey("runs.sequence", ondelete="CASCADE"),
-           primary_key=True),
+    "run_cases",
+    metadata,
+    Column("run", SequenceKey, ForeignKey("runs.sequence", ondelete="CASCADE"), primary_key=True),
     Column("case_id", String(), primary_key=True),
     Column("name", Text, nullable=False),
     Column("position", Integer, nullable=False),
@@ -144,7 +145,8 @@ run_cases = Table(
 )
 
 samples = Table(
-    "samples", metadata,
+    "samples",
+    metadata,
     Column("id", String(32), primary_key=True),
     Column("run", SequenceKey, ForeignKey("runs.sequence", ondelete="CASCADE"), nullable=False),
     Column("case_id", String(), nullable=False),
@@ -172,9 +174,9 @@ samples = Table(
 )
 
 metrics = Table(
-    "metrics", metadata,
-    Column("sample", String(32), ForeignKey("samples.id", ondelete="CASCADE"),
-           primary_key=True),
+    "metrics",
+    metadata,
+    Column("sample", String(32), ForeignKey("samples.id", ondelete="CASCADE"), primary_key=True),
     Column("position", Integer, primary_key=True),
     Column("name", String(), nullable=False),
     Column("kind", String(16), nullable=False),
@@ -191,7 +193,8 @@ metrics = Table(
 #: A suite and agent's pinned baseline (0004): it wins over the automatic one. A pin may
 #: change; the run it names never does.
 baseline_pins = Table(
-    "baseline_pins", metadata,
+    "baseline_pins",
+    metadata,
     Column("suite", String(), primary_key=True),
     Column("agent", String(), primary_key=True),
     # The run's id, not a foreign key: a pinned run is completed, never deleted (0004).

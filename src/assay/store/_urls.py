@@ -20,7 +20,7 @@ def normalise(url: str) -> str:
     """Select psycopg 3 for plain PostgreSQL URLs; everything else is kept as given."""
     for scheme in _POSTGRES_SCHEMES:
         if url.startswith(scheme):
-            return "postgresql+psycopg://" + url[len(scheme):]
+            return "postgresql+psycopg://" + url[len(scheme) :]
     return url
 
 
@@ -73,7 +73,7 @@ def ambiguous_password(url: str) -> bool:
     found = _userinfo(url)
     if found is None:
         return False
-    _user, colon, typed = url[found[0]:found[1]].partition(":")
+    _user, colon, typed = url[found[0] : found[1]].partition(":")
     if not colon:
         return False
     try:

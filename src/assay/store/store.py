@@ -60,8 +60,7 @@ class Store:
         self._identity = _file_identity(self._file)
 
     @classmethod
-    def open(cls, url: str | None = None, *, migrate: bool = False,
-             create: bool = True) -> Self:
+    def open(cls, url: str | None = None, *, migrate: bool = False, create: bool = True) -> Self:
         """Open the store at ``url``; ``None`` is the project's own history.
 
         That is the project configuration's ``database`` when it sets one, else the SQLite
@@ -108,9 +107,11 @@ class Store:
         with self._errors("check"), self._engine.connect() as connection:
             found = connection.exec_driver_sql("PRAGMA quick_check(1)").scalar()
         if found != "ok":
-            raise ConfigurationError(f"database file {self._file} is damaged ({found}); "
-                                     "restore it from a backup, or move it aside to start a "
-                                     "new history")
+            raise ConfigurationError(
+                f"database file {self._file} is damaged ({found}); "
+                "restore it from a backup, or move it aside to start a "
+                "new history"
+            )
 
     def close(self) -> None:
         """Release every connection."""
@@ -119,8 +120,12 @@ class Store:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 traceback: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
         self.close()
 
     def __repr__(self) -> str:
@@ -143,8 +148,7 @@ class Store:
             if written is not None:
                 return replace(run, sequence=written)
             if run.lease is not None:
-                run = replace(run, lease=replace(run.lease,
-                                                 heartbeat_at=_lease_clock(connection)))
+                run = replace(run, lease=replace(run.lease, heartbeat_at=_lease_clock(connection)))
             initial = RunStatus.RUNNING if run.status is RunStatus.COMPLETED else run.status
             result = connection.execute(insert(runs).values(_rows.run_row(run, initial)))
             key = result.inserted_primary_key
@@ -159,12 +163,19 @@ class Store:
                     raise StoreError(f"run {run.id} is given as completed without a summary")
                 row = _reads.resolve_exact(connection, run.id)
                 _lease.verify_complete(connection, row, run.summary)
-                connection.execute(update(runs).where(runs.c.sequence == sequence)
-                                   .values(status=run.status.value))
+                connection.execute(
+                    update(runs).where(runs.c.sequence == sequence).values(status=run.status.value)
+                )
         return replace(run, sequence=sequence)
 
-    def save_samples(self, run_id: str, samples: Sequence[SampleResult], *,
-                     token: str | None = None, skip_stored: bool = False) -> None:
+    def save_samples(
+        self,
+        run_id: str,
+        samples: Sequence[SampleResult],
+        *,
+        token: str | None = None,
+        skip_stored: bool = False,
+    ) -> None:
         """Store a batch of samples with their metrics in one short transaction.
 
         A completed run refuses (:class:`ReadOnlyRunError`); with ``token``, a run no longer
@@ -181,13 +192,21 @@ class Store:
                 samples = _unstored(connection, sequence, samples)
             _insert_samples(connection, sequence, samples)
 
-    def complete_run(self, run_id: str, *, summary: RunSummary, finished_at: datetime,
-                     comparison: dict[str, Any] | None = None,
-                     baseline_id: str | None = None, token: str | None = None,
-                     reload: bool = True, verdict: ModelVerdict | None = None,
-                     judge_usage: dict[str, Any] | None = None,
-                     outcome: RunOutcome | None = None,
-                     baseline_choice: BaselineChoice | None = None) -> Run | None:
+    def complete_run(
+        self,
+        run_id: str,
+        *,
+        summary: RunSummary,
+        finished_at: datetime,
+        comparison: dict[str, Any] | None = None,
+        baseline_id: str | None = None,
+        token: str | None = None,
+        reload: bool = True,
+        verdict: ModelVerdict | None = None,
+        judge_usage: dict[str, Any] | None = None,
+        outcome: RunOutcome | None = None,
+        baseline_choice: BaselineChoice | None = None,
+    ) -> Run | None:
         """Mark a running or interrupted run completed, with its summary and comparison.
 
         ``verdict`` (the judge's pick of the best model), ``judge_usage`` (judge calls no
@@ -207,18 +226,31 @@ class Store:
                 raise ReadOnlyRunError(f"run {run_id} is completed; completed runs never change")
             _require_holder(row, token)
             _lease.verify_complete(connection, row, summary)
-            self._update_open(connection, run_id, RunStatus.COMPLETED, finished_at=finished_at,
-                              summary=summary.to_json(), comparison=comparison,
-                              baseline_id=baseline_id, heartbeat_at=None, error=None,
-                              verdict=None if verdict is None else verdict.to_json(),
-                              judge_usage=judge_usage,
-                              outcome=None if outcome is None else outcome.value,
-                              baseline_choice=None if baseline_choice is None
-                              else baseline_choice.to_json())
+            self._update_open(
+                connection,
+                run_id,
+                RunStatus.COMPLETED,
+                finished_at=finished_at,
+                summary=summary.to_json(),
+                comparison=comparison,
+                baseline_id=baseline_id,
+                heartbeat_at=None,
+                error=None,
+                verdict=None if verdict is None else verdict.to_json(),
+                judge_usage=judge_usage,
+                outcome=None if outcome is None else outcome.value,
+                baseline_choice=None if baseline_choice is None else baseline_choice.to_json(),
+            )
         return self.get_run(run_id) if reload else None
 
-    def mark_interrupted(self, run_id: str, *, finished_at: datetime, error: str | None = None,
-                         token: str | None = None) -> None:
+    def mark_interrupted(
+        self,
+        run_id: str,
+        *,
+        finished_at: datetime,
+        error: str | None = None,
+        token: str | None = None,
+    ) -> None:
         """Mark an open run interrupted (resumable), recording why; a completed one refuses.
 
         With ``token``, only while that owner still holds it (a run taken over by another
@@ -227,11 +259,18 @@ class Store:
         with self._write(f"run {run_id}: mark interrupted") as connection:
             row = _reads.resolve_exact(connection, run_id, lock=True)
             _require_holder(row, token)
-            self._update_open(connection, run_id, RunStatus.INTERRUPTED, finished_at=finished_at,
-                              error=error)
+            self._update_open(
+                connection, run_id, RunStatus.INTERRUPTED, finished_at=finished_at, error=error
+            )
 
-    def claim(self, run_id: str, owner: Lease, *, lease_timeout: float,
-              owner_alive: Callable[[Lease], bool | None]) -> Run:
+    def claim(
+        self,
+        run_id: str,
+        owner: Lease,
+        *,
+        lease_timeout: float,
+        owner_alive: Callable[[Lease], bool | None],
+    ) -> Run:
         """Take an open run over for ``owner`` so that it can be resumed; it is ``running``.
 
         An interrupted run can always be claimed; a running one only when its lease has
@@ -243,24 +282,34 @@ class Store:
         with self._write(f"run {run_id}: claim") as connection:
             row = _reads.resolve(connection, run_id)
             if row["status"] == RunStatus.COMPLETED.value:
-                raise ReadOnlyRunError(f"run {row['id']} is completed and read-only; "
-                                       "nothing to resume")
+                raise ReadOnlyRunError(
+                    f"run {row['id']} is completed and read-only; nothing to resume"
+                )
             now = _lease_clock(connection)
             claimable = _lease.claimable(row, now, lease_timeout, owner_alive)
-            query = (update(runs)
-                     .where(runs.c.id == row["id"], runs.c.status == row["status"],
-                            _lease.same_owner(row))
-                     .values(status=RunStatus.RUNNING.value, finished_at=None, error=None,
-                             **_lease.owner_values(owner, now)))
+            query = (
+                update(runs)
+                .where(
+                    runs.c.id == row["id"], runs.c.status == row["status"], _lease.same_owner(row)
+                )
+                .values(
+                    status=RunStatus.RUNNING.value,
+                    finished_at=None,
+                    error=None,
+                    **_lease.owner_values(owner, now),
+                )
+            )
             if not claimable or connection.execute(query).rowcount == 0:
                 raise LeaseError(_lease.held_message(row, now, lease_timeout, owner_alive))
             return _reads.full_run(connection, _reads.resolve_exact(connection, row["id"]))
 
     def heartbeat(self, run_id: str, token: str) -> bool:
         """Say that ``token``'s owner is alive; ``False`` when it no longer holds the run."""
-        query = (update(runs)
-                 .where(runs.c.id == run_id, runs.c.owner_token == token,
-                        runs.c.status == RunStatus.RUNNING.value))
+        query = update(runs).where(
+            runs.c.id == run_id,
+            runs.c.owner_token == token,
+            runs.c.status == RunStatus.RUNNING.value,
+        )
         with self._write(f"run {run_id}: heartbeat") as connection:
             stamped = query.values(heartbeat_at=_lease_clock(connection))
             return bool(connection.execute(stamped).rowcount)
@@ -275,11 +324,15 @@ class Store:
         with self._read("read the clock") as connection:
             return _lease_clock(connection)
 
-    def _update_open(self, connection: Connection, run_id: str, status: RunStatus,
-                     **values: Any) -> None:
+    def _update_open(
+        self, connection: Connection, run_id: str, status: RunStatus, **values: Any
+    ) -> None:
         # Conditional on the run still being open: a completed run never changes.
-        query = (update(runs).where(runs.c.id == run_id, runs.c.status.in_(_OPEN))
-                 .values(status=status.value, **values))
+        query = (
+            update(runs)
+            .where(runs.c.id == run_id, runs.c.status.in_(_OPEN))
+            .values(status=status.value, **values)
+        )
         if connection.execute(query).rowcount == 0:
             _open_sequence(connection, run_id)  # raises the precise reason
             raise StoreError(f"run {run_id} could not be marked {status.value}")
@@ -300,8 +353,9 @@ class Store:
             row = connection.execute(query).mappings().first()
             return None if row is None else _reads.full_run(connection, row)
 
-    def history(self, *, suite: str | None = None, agent: str | None = None,
-                limit: int = 20) -> list[Run]:
+    def history(
+        self, *, suite: str | None = None, agent: str | None = None, limit: int = 20
+    ) -> list[Run]:
         """List runs newest first, with summaries but without cases or samples (cheap)."""
         query = select(runs).order_by(runs.c.sequence.desc()).limit(limit)
         if suite is not None:
@@ -311,8 +365,9 @@ class Store:
         with self._read("history") as connection:
             return [_rows.run_from(row) for row in connection.execute(query).mappings()]
 
-    def find_baseline(self, run: Run, *, same_judge: bool = False,
-                      where: Mapping[str, str] | None = None) -> Run | None:
+    def find_baseline(
+        self, run: Run, *, same_judge: bool = False, where: Mapping[str, str] | None = None
+    ) -> Run | None:
         """Return the latest earlier passing run of the same suite and agent (the automatic one).
 
         Passing: completed with outcome ``passed`` (neither regressed, failed its gate nor
@@ -326,8 +381,9 @@ class Store:
         when clocks tie or disagree. A run not stored yet (no sequence) may take any.
         """
         with self._read(f"baseline of run {run.id}") as connection:
-            sequence = _baselines.latest_passing(connection, run, same_judge=same_judge,
-                                                 where=where or {})
+            sequence = _baselines.latest_passing(
+                connection, run, same_judge=same_judge, where=where or {}
+            )
             if sequence is None:
                 return None
             row = connection.execute(select(runs).where(runs.c.sequence == sequence))
@@ -373,20 +429,33 @@ class Store:
         found by its second run, which completes last; ``None`` when there is none.
         """
         role = runs.c.links[("control", "role")].as_string()
-        query = (select(runs)
-                 .where(runs.c.suite == run.suite, runs.c.agent == run.agent,
-                        runs.c.fingerprint == run.fingerprint, runs.c.id != run.id,
-                        runs.c.status == RunStatus.COMPLETED.value, role == "second")
-                 .order_by(runs.c.sequence.desc()).limit(1))
+        query = (
+            select(runs)
+            .where(
+                runs.c.suite == run.suite,
+                runs.c.agent == run.agent,
+                runs.c.fingerprint == run.fingerprint,
+                runs.c.id != run.id,
+                runs.c.status == RunStatus.COMPLETED.value,
+                role == "second",
+            )
+            .order_by(runs.c.sequence.desc())
+            .limit(1)
+        )
         with self._read(f"control pair of run {run.id}") as connection:
             row = connection.execute(query).mappings().first()
             if row is None:
                 return None
             pair = (row["links"].get("control") or {}).get("pair") or [None]
-            first = connection.execute(
-                select(runs).where(runs.c.id == pair[0],
-                                   runs.c.status == RunStatus.COMPLETED.value)
-            ).mappings().first()
+            first = (
+                connection.execute(
+                    select(runs).where(
+                        runs.c.id == pair[0], runs.c.status == RunStatus.COMPLETED.value
+                    )
+                )
+                .mappings()
+                .first()
+            )
             if first is None:
                 return None  # the first run of the pair is gone or never completed
             return _reads.full_run(connection, first), _reads.full_run(connection, row)
@@ -395,10 +464,13 @@ class Store:
         """Return the (case, model, sample) keys already stored for a run: resuming skips them."""
         with self._read(f"run {run_id}: sample keys") as connection:
             sequence = _reads.resolve_exact(connection, run_id)["sequence"]
-            query = (select(samples.c.case_id, samples.c.model, samples.c.sample)
-                     .where(samples.c.run == sequence))
-            return {(case_id, _rows.model_value(model), index)
-                    for case_id, model, index in connection.execute(query)}
+            query = select(samples.c.case_id, samples.c.model, samples.c.sample).where(
+                samples.c.run == sequence
+            )
+            return {
+                (case_id, _rows.model_value(model), index)
+                for case_id, model, index in connection.execute(query)
+            }
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -425,8 +497,10 @@ class Store:
             self._identity = found
         if found == self._identity:
             return
-        raise StoreUnavailableError(f"{action}: the database file {self._file} was removed or "
-                                    "replaced while it was open; nothing more is written to it")
+        raise StoreUnavailableError(
+            f"{action}: the database file {self._file} was removed or "
+            "replaced while it was open; nothing more is written to it"
+        )
 
     @contextmanager
     def _errors(self, action: str) -> Iterator[None]:
@@ -457,8 +531,10 @@ class Store:
             if _TRIGGER_MARK in reason:
                 return ReadOnlyRunError(f"{action}: refused, {reason}")
             return StoreError(f"{action}: {reason}")
-        return StoreError(f"{action} failed on {self.display_url}: {reason}",
-                          transient=isinstance(error, _TRANSIENT))
+        return StoreError(
+            f"{action} failed on {self.display_url}: {reason}",
+            transient=isinstance(error, _TRANSIENT),
+        )
 
 
 _TRANSIENT = (OperationalError, InterfaceError, DisconnectionError, PoolTimeoutError)
@@ -494,26 +570,35 @@ def _file_identity(path: Path | None) -> tuple[int, int] | None:
 
 
 def _require_holder(row: Any, token: str | None) -> None:
-    if token is not None and row["status"] != RunStatus.COMPLETED.value \
-            and row["owner_token"] != token:
-        raise LeaseError(f"run {row['id']} was taken over by another process "
-                         f"({row['owner_host']}, pid {row['owner_pid']}); it is theirs to finish")
+    if (
+        token is not None
+        and row["status"] != RunStatus.COMPLETED.value
+        and row["owner_token"] != token
+    ):
+        raise LeaseError(
+            f"run {row['id']} was taken over by another process "
+            f"({row['owner_host']}, pid {row['owner_pid']}); it is theirs to finish"
+        )
 
 
 def _require_pinnable(row: Any) -> None:
     if row["status"] != RunStatus.COMPLETED.value:
-        raise BaselineError(f"run {row['id']} is {row['status']}, not completed; only a "
-                            "completed run can be pinned")
+        raise BaselineError(
+            f"run {row['id']} is {row['status']}, not completed; only a completed run can be pinned"
+        )
     if (row["settings"] or {}).get("selection"):
         # Its cases left out would meet the next full run as new, and go ungated.
-        raise BaselineError(f"run {row['id']} ran a selection of suite {row['suite']!r} "
-                            "(--case or --group); pin a run of the whole suite")
+        raise BaselineError(
+            f"run {row['id']} ran a selection of suite {row['suite']!r} "
+            "(--case or --group); pin a run of the whole suite"
+        )
 
 
 def _written_before(connection: Connection, run: Run) -> int | None:
     """The sequence of ``run`` when this owner already stored it; refuse another's id."""
-    row = connection.execute(select(runs.c.sequence, runs.c.owner_token)
-                             .where(runs.c.id == run.id)).first()
+    row = connection.execute(
+        select(runs.c.sequence, runs.c.owner_token).where(runs.c.id == run.id)
+    ).first()
     if row is None:
         return None
     if run.lease is None or row.owner_token != run.lease.token:
@@ -521,19 +606,19 @@ def _written_before(connection: Connection, run: Run) -> int | None:
     return int(row.sequence)
 
 
-def _unstored(connection: Connection, sequence: int,
-              batch: Sequence[SampleResult]) -> list[SampleResult]:
-    keys = [(sample.case_id, _rows.model_column(sample.model), sample.sample)
-            for sample in batch]
-    query = (select(samples.c.case_id, samples.c.model, samples.c.sample)
-             .where(samples.c.run == sequence,
-                    tuple_(samples.c.case_id, samples.c.model, samples.c.sample).in_(keys)))
+def _unstored(
+    connection: Connection, sequence: int, batch: Sequence[SampleResult]
+) -> list[SampleResult]:
+    keys = [(sample.case_id, _rows.model_column(sample.model), sample.sample) for sample in batch]
+    query = select(samples.c.case_id, samples.c.model, samples.c.sample).where(
+        samples.c.run == sequence,
+        tuple_(samples.c.case_id, samples.c.model, samples.c.sample).in_(keys),
+    )
     stored = {tuple(row) for row in connection.execute(query)}
     return [sample for sample, key in zip(batch, keys, strict=True) if key not in stored]
 
 
-def _insert_samples(connection: Connection, sequence: int,
-                    batch: Sequence[SampleResult]) -> None:
+def _insert_samples(connection: Connection, sequence: int, batch: Sequence[SampleResult]) -> None:
     if not batch:
         return
     sample_values, metric_values = _rows.sample_rows(sequence, batch, datetime.now(UTC))
@@ -559,8 +644,7 @@ def _project_url(*, create: bool) -> str:
 
     config = find_config()
     configured = config.database_url()
-    return configured if configured is not None else embedded_url(create=create,
-                                                                  root=config.root)
+    return configured if configured is not None else embedded_url(create=create, root=config.root)
 
 
 def _refuse_unusable(url: str) -> None:
@@ -571,16 +655,20 @@ def _refuse_unusable(url: str) -> None:
     try:
         parsed = make_url(url)
     except (ArgumentError, ValueError):
-        raise ConfigurationError(f"{redact(url)!r} is not a database URL; use e.g. "
-                                 "sqlite:///path/to/assay.db or "
-                                 "postgresql://user@host/dbname") from None
+        raise ConfigurationError(
+            f"{redact(url)!r} is not a database URL; use e.g. "
+            "sqlite:///path/to/assay.db or "
+            "postgresql://user@host/dbname"
+        ) from None
     if ambiguous_password(url):
         raise ConfigurationError(
             f"cannot use database {redact(url)}: its password holds a character that must be "
-            "percent-encoded in a URL (@ as %40, : as %3A, / as %2F, ? as %3F, # as %23)")
+            "percent-encoded in a URL (@ as %40, : as %3A, / as %2F, ? as %3F, # as %23)"
+        )
     if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
-        raise ConfigurationError("an in-memory SQLite database keeps no history; give a file, "
-                                 "e.g. sqlite:///assay.db")
+        raise ConfigurationError(
+            "an in-memory SQLite database keeps no history; give a file, e.g. sqlite:///assay.db"
+        )
 
 
 def _prepare_sqlite_file(url: str, *, create: bool) -> None:
@@ -590,8 +678,10 @@ def _prepare_sqlite_file(url: str, *, create: bool) -> None:
         return
     if not create and not path.exists():
         # Connecting would leave an empty file behind; say how to create it instead.
-        raise ConfigurationError(f"database {redact(url)} does not exist; create it with "
-                                 f"`assay db migrate --db {redact(url)}`")
+        raise ConfigurationError(
+            f"database {redact(url)} does not exist; create it with "
+            f"`assay db migrate --db {redact(url)}`"
+        )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:

@@ -42,21 +42,36 @@ class Response:
 Script = Callable[[dict[str, Any]], Response]
 
 
-def completion(message: dict[str, Any], *, input_tokens: int = 10, output_tokens: int = 5,
-               model: str | None = None, finish_reason: str = "stop") -> Response:
+def completion(
+    message: dict[str, Any],
+    *,
+    input_tokens: int = 10,
+    output_tokens: int = 5,
+    model: str | None = None,
+    finish_reason: str = "stop",
+) -> Response:
     """A chat completion whose choice holds ``message``.
 
     It names ``model`` as the model that answered; by default, the one the request asked for.
     """
     body = {
-        "id": "chatcmpl-scripted", "object": "chat.completion", "created": int(time.time()),
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": int(time.time()),
         "model": model or "scripted",
         "choices": [{"index": 0, "finish_reason": finish_reason, "message": message}],
-        "usage": {"prompt_tokens": input_tokens, "completion_tokens": output_tokens,
-                  "total_tokens": input_tokens + output_tokens},
+        "usage": {
+            "prompt_tokens": input_tokens,
+            "completion_tokens": output_tokens,
+            "total_tokens": input_tokens + output_tokens,
+        },
     }
-    return Response(200, json.dumps(body).encode(), {"content-type": "application/json"},
-                    echo_model=model is None)
+    return Response(
+        200,
+        json.dumps(body).encode(),
+        {"content-type": "application/json"},
+        echo_model=model is None,
+    )
 
 
 def reply(content: str, **usage: Any) -> Response:
@@ -67,10 +82,14 @@ def reply(content: str, **usage: Any) -> Response:
 def tool_calls(*calls: tuple[str, Mapping[str, Any]], **usage: Any) -> Response:
     """The assistant calls tools: ``("name", {arguments})`` in order."""
     message = {
-        "role": "assistant", "content": None,
+        "role": "assistant",
+        "content": None,
         "tool_calls": [
-            {"id": f"call_{index}", "type": "function",
-             "function": {"name": name, "arguments": json.dumps(dict(arguments))}}
+            {
+                "id": f"call_{index}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(dict(arguments))},
+            }
             for index, (name, arguments) in enumerate(calls)
         ],
     }
@@ -82,8 +101,13 @@ def verdict(score: float, reason: str) -> Response:
     return reply(json.dumps({"score": score, "reason": reason}))
 
 
-def failure(status: int, *, retry_after: float | None = None, message: str = "scripted error",
-            delay: float = 0.0) -> Response:
+def failure(
+    status: int,
+    *,
+    retry_after: float | None = None,
+    message: str = "scripted error",
+    delay: float = 0.0,
+) -> Response:
     """An HTTP error, optionally with Retry-After (seconds)."""
     headers = {"content-type": "application/json"}
     if retry_after is not None:

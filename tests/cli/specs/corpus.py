@@ -24,9 +24,16 @@ def worded(text, case_id):
 
 
 suite = assay.Suite("Corpus", agent=agent, agent_name="Agent", checks=[checks.contains("30")])
-suite.case(worded("How long is the return window?", "returns"), id="returns", setup=SETUP,
-           provenance={"setup": "derived"})
+suite.case(
+    worded("How long is the return window?", "returns"),
+    id="returns",
+    setup=SETUP,
+    provenance={"setup": "derived"},
+)
 suite.case(worded("How long is the warranty?", "warranty"), id="warranty", setup=SETUP)
-suite.case(worded("How long does shipping take?", "shipping"), id="shipping",
-           expected=os.environ.get("REFERENCE", "It takes 30 days."),
-           provenance={"expected": "recorded"})
+suite.case(
+    worded("How long does shipping take?", "shipping"),
+    id="shipping",
+    expected=os.environ.get("REFERENCE", "It takes 30 days."),
+    provenance={"expected": "recorded"},
+)

@@ -22,6 +22,7 @@ def agent(text, ctx):
     return "30 days" if PATTERN[call % len(PATTERN)] else "a week"
 
 
-suite = assay.Suite("Flaky", agent=agent, agent_name="Flaky", samples=4,
-                    checks=[checks.contains("30")])
+suite = assay.Suite(
+    "Flaky", agent=agent, agent_name="Flaky", samples=4, checks=[checks.contains("30")]
+)
 suite.case("How long is the return window?", id="returns")

@@ -8,6 +8,10 @@ def agent(text, ctx):
     raise RuntimeError("the agent is down")
 
 
-suite = assay.Suite("Gated errors", agent=agent, checks=[checks.contains("x")],
-                    gate=assay.Gate(max_side_effect_failures=0))
+suite = assay.Suite(
+    "Gated errors",
+    agent=agent,
+    checks=[checks.contains("x")],
+    gate=assay.Gate(max_side_effect_failures=0),
+)
 suite.case("one")

@@ -64,8 +64,9 @@ class ChatAgent:
         """
         if self.model is None:
             return
-        others = [spec.label for spec in models
-                  if self.model not in (self.model_name(spec), spec.label)]
+        others = [
+            spec.label for spec in models if self.model not in (self.model_name(spec), spec.label)
+        ]
         if others:
             from assay.errors import ConfigurationError
 
@@ -73,7 +74,8 @@ class ChatAgent:
                 f"the chat agent is built with a fixed model {self.model!r}, but the run asks "
                 f"for {', '.join(map(repr, others))} (--model): build it without model= (or "
                 "with default_model=) so it calls the model each sample asks for, or drop "
-                "--model")
+                "--model"
+            )
 
     def tool_descriptions(self) -> dict[str, str]:
         """Each tool's name and the description the model is given (its docstring).
@@ -101,20 +103,26 @@ class ChatAgent:
             message = response.choices[0].message
             calls = list(getattr(message, "tool_calls", None) or [])
             if not calls:
-                return Outcome(answer=message.content, actions=tuple(actions),
-                               usage=usage.total(),
-                               metadata={"model": model, "turns": turn, **answered.metadata()})
+                return Outcome(
+                    answer=message.content,
+                    actions=tuple(actions),
+                    usage=usage.total(),
+                    metadata={"model": model, "turns": turn, **answered.metadata()},
+                )
             messages.append(_assistant(message, calls))
             for call in calls:
                 name = call.function.name
-                ran = await call_tool(name, call.function.arguments, self.tools,
-                                      self.action_groups.get(name))
+                ran = await call_tool(
+                    name, call.function.arguments, self.tools, self.action_groups.get(name)
+                )
                 actions.append(ran.action)
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": ran.content})
-        return Outcome(actions=tuple(actions), usage=usage.total(),
-                       error=f"no answer after {self.max_turns} turns (the model kept calling "
-                             "tools)", metadata={"model": model, "turns": self.max_turns,
-                                                 **answered.metadata()})
+        return Outcome(
+            actions=tuple(actions),
+            usage=usage.total(),
+            error=f"no answer after {self.max_turns} turns (the model kept calling tools)",
+            metadata={"model": model, "turns": self.max_turns, **answered.metadata()},
+        )
 
     def _model_for(self, ctx: AgentContext) -> str:
         """The model to call for a sample: fixed, else the sample's, else the default."""
@@ -126,8 +134,9 @@ class ChatAgent:
             return self.default_model
         raise ValueError("no model: run with --model, or pass model= or default_model=")
 
-    async def create(self, *, model: str, messages: list[dict[str, Any]],
-                     tools: list[dict[str, Any]] | None) -> Any:
+    async def create(
+        self, *, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+    ) -> Any:
         """One completion call; adapters implement it."""
         raise NotImplementedError
 
@@ -152,10 +161,16 @@ class ChatAgent:
 
 def _assistant(message: Any, calls: list[Any]) -> dict[str, Any]:
     return {
-        "role": "assistant", "content": message.content,
-        "tool_calls": [{"id": call.id, "type": "function",
-                        "function": {"name": call.function.name,
-                                     "arguments": call.function.arguments}} for call in calls],
+        "role": "assistant",
+        "content": message.content,
+        "tool_calls": [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.function.name, "arguments": call.function.arguments},
+            }
+            for call in calls
+        ],
     }
 
 
@@ -170,8 +185,9 @@ class _Answered:
         named = getattr(response, "model", None)
         if not isinstance(named, str) or not named:
             return
-        if self.name is None or (same_model(self.asked, named)
-                                 and not same_model(self.asked, self.name)):
+        if self.name is None or (
+            same_model(self.asked, named) and not same_model(self.asked, self.name)
+        ):
             self.name = named
 
     def metadata(self) -> dict[str, Any]:
@@ -195,8 +211,11 @@ class _Usage:
             self.output_tokens += getattr(usage, "completion_tokens", 0) or 0
         cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
         # A reported cost only counts when every turn reported one.
-        self.cost = None if self.cost is None or not isinstance(cost, int | float) \
+        self.cost = (
+            None
+            if self.cost is None or not isinstance(cost, int | float)
             else self.cost + float(cost)
+        )
 
     def total(self) -> Usage | None:
         if not self.seen:
@@ -213,7 +232,9 @@ class OpenAIChatAgent(ChatAgent):
     # The client of the conversation in progress, per task: samples run concurrently.
     _client: contextvars.ContextVar[Any] = field(
         default_factory=lambda: contextvars.ContextVar("assay_openai_chat_client"),
-        init=False, repr=False)
+        init=False,
+        repr=False,
+    )
 
     def prepare(self) -> None:
         """Import the ``openai`` client ahead of time (see :meth:`ChatAgent.prepare`).
@@ -242,14 +263,16 @@ class OpenAIChatAgent(ChatAgent):
             finally:
                 self._client.reset(token)
 
-    async def create(self, *, model: str, messages: list[dict[str, Any]],
-                     tools: list[dict[str, Any]] | None) -> Any:
+    async def create(
+        self, *, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+    ) -> Any:
         """Call ``chat.completions.create``."""
         extra = dict(self.options)
         if tools:
             extra["tools"] = tools
-        return await self._client.get().chat.completions.create(model=model, messages=messages,
-                                                                **extra)
+        return await self._client.get().chat.completions.create(
+            model=model, messages=messages, **extra
+        )
 
 
 @dataclass(kw_only=True)
@@ -275,22 +298,29 @@ class LiteLLMChatAgent(ChatAgent):
         if self.options.get("api_key") or self.options.get("api_base"):
             return
         litellm = import_litellm()
-        names = [self.model] if self.model else [self.model_name(spec) for spec in models] \
+        names = (
+            [self.model]
+            if self.model
+            else [self.model_name(spec) for spec in models]
             or [name for name in (self.default_model,) if name]
+        )
         for name in dict.fromkeys(names):
             missing = litellm.validate_environment(name).get("missing_keys") or []
             if missing:
                 from assay.errors import ConfigurationError
 
-                raise ConfigurationError(f"the chat agent's model {name} needs "
-                                         f"{' and '.join(missing)} in the environment")
+                raise ConfigurationError(
+                    f"the chat agent's model {name} needs "
+                    f"{' and '.join(missing)} in the environment"
+                )
 
     def model_name(self, spec: ModelSpec) -> str:
         """LiteLLM names models ``provider/model``."""
         return f"{spec.provider}/{spec.model}"
 
-    async def create(self, *, model: str, messages: list[dict[str, Any]],
-                     tools: list[dict[str, Any]] | None) -> Any:
+    async def create(
+        self, *, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+    ) -> Any:
         """Call ``litellm.acompletion``."""
         from assay.agent.adapters._optional import import_litellm
 

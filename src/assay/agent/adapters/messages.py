@@ -30,10 +30,17 @@ __all__ = ["from_messages", "tool_error"]
 _UNSET: Any = object()
 
 
-def from_messages(messages: Sequence[Mapping[str, Any]], *, answer: Any = _UNSET,
-                  error: Any = _UNSET, cost: Any = _UNSET, usage: Any = None,
-                  duration_ms: float | None = None, metadata: Mapping[str, Any] | None = None,
-                  action_groups: Mapping[str, str] | None = None) -> Outcome:
+def from_messages(
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    answer: Any = _UNSET,
+    error: Any = _UNSET,
+    cost: Any = _UNSET,
+    usage: Any = None,
+    duration_ms: float | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    action_groups: Mapping[str, str] | None = None,
+) -> Outcome:
     """Turn ``messages`` into an Outcome; ``answer``, ``error``, ``cost`` and ``usage`` override.
 
     ``usage`` is the conversation's token usage when its messages do not carry it per turn:
@@ -62,18 +69,21 @@ def from_messages(messages: Sequence[Mapping[str, Any]], *, answer: Any = _UNSET
 
 def _answer(messages: Sequence[Mapping[str, Any]]) -> tuple[str | None, str | None]:
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
-    after = list(messages[last_user + 1:])
+    after = list(messages[last_user + 1 :])
     # Only the final message can answer: text before later tool work was a step, not the
     # answer ("Let me check." followed by a call that never came back).
     final = after[-1] if after else None
-    if final is not None and final.get("role") == "assistant" \
-            and _text(final.get("content")) and not final.get("tool_calls"):
+    if (
+        final is not None
+        and final.get("role") == "assistant"
+        and _text(final.get("content"))
+        and not final.get("tool_calls")
+    ):
         return _text(final.get("content")), None
     return None, _where_it_stopped(messages, after)
 
 
-def _where_it_stopped(messages: Sequence[Mapping[str, Any]],
-                      after: list[Mapping[str, Any]]) -> str:
+def _where_it_stopped(messages: Sequence[Mapping[str, Any]], after: list[Mapping[str, Any]]) -> str:
     if not messages:
         return "the conversation is empty"
     if not after:
@@ -97,8 +107,7 @@ def _tool_name(messages: Sequence[Mapping[str, Any]], result: Mapping[str, Any])
     return str(result.get("name") or "unknown")
 
 
-def _actions(messages: Sequence[Mapping[str, Any]],
-             groups: Mapping[str, str]) -> list[Action]:
+def _actions(messages: Sequence[Mapping[str, Any]], groups: Mapping[str, str]) -> list[Action]:
     results = {m.get("tool_call_id"): m for m in messages if m.get("role") == "tool"}
     actions = []
     for message in messages:
@@ -106,10 +115,16 @@ def _actions(messages: Sequence[Mapping[str, Any]],
             function = call.get("function", {})
             name = str(function.get("name"))
             content = results.get(call.get("id"), {}).get("content")
-            actions.append(Action(name, _arguments(function.get("arguments")),
-                                  group=groups.get(name), result=_result(content),
-                                  error=tool_error(content),
-                                  result_bytes=len(_text(content).encode("utf-8"))))
+            actions.append(
+                Action(
+                    name,
+                    _arguments(function.get("arguments")),
+                    group=groups.get(name),
+                    result=_result(content),
+                    error=tool_error(content),
+                    result_bytes=len(_text(content).encode("utf-8")),
+                )
+            )
     return actions
 
 
@@ -123,8 +138,12 @@ def _usage(messages: Sequence[Mapping[str, Any]]) -> Usage | None:
     output_tokens = sum([_output_tokens(usage) for usage in reported])
     priced = bool(assistant) and all(isinstance(cost, int | float) for cost in costs)
     total = sum([float(cost) for cost in costs if cost is not None]) if priced else None
-    return Usage(input_tokens if reported else None, output_tokens if reported else None,
-                 total, "reported" if total is not None else "unpriced")
+    return Usage(
+        input_tokens if reported else None,
+        output_tokens if reported else None,
+        total,
+        "reported" if total is not None else "unpriced",
+    )
 
 
 def _given_usage(value: Any, turns: Usage | None) -> Usage:
@@ -133,9 +152,12 @@ def _given_usage(value: Any, turns: Usage | None) -> Usage:
         return value
     found = _usage_mapping(value)
     if found is None or not _TOKEN_KEYS.intersection(found):
-        raise SpecError(f"a {type(value).__name__} is not usage: give an assay.Usage or "
-                        "usage in the OpenAI response shape (prompt_tokens, "
-                        "completion_tokens)", field="usage")
+        raise SpecError(
+            f"a {type(value).__name__} is not usage: give an assay.Usage or "
+            "usage in the OpenAI response shape (prompt_tokens, "
+            "completion_tokens)",
+            field="usage",
+        )
     try:
         tokens = (_input_tokens(found), _output_tokens(found))
     except (TypeError, ValueError):
@@ -166,8 +188,13 @@ def _output_tokens(usage: Mapping[str, Any]) -> int:
     return int((completion if completion is not None else usage.get("output_tokens")) or 0)
 
 
-_CACHE_PARTS = ("cache_read_tokens", "cache_creation_tokens", "cache_write_tokens",
-                "cache_read_input_tokens", "cache_creation_input_tokens")
+_CACHE_PARTS = (
+    "cache_read_tokens",
+    "cache_creation_tokens",
+    "cache_write_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
 
 
 def _input_tokens(usage: Mapping[str, Any]) -> int:

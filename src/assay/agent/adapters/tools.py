@@ -37,12 +37,15 @@ def schema(name: str, function: Callable[..., Any]) -> dict[str, Any]:
     for value in parameters.get("properties", {}).values():
         value.pop("title", None)
     description = inspect.getdoc(function) or name
-    return {"type": "function",
-            "function": {"name": name, "description": description, "parameters": parameters}}
+    return {
+        "type": "function",
+        "function": {"name": name, "description": description, "parameters": parameters},
+    }
 
 
-async def call_tool(name: str, raw_arguments: str, tools: Mapping[str, Callable[..., Any]],
-                    group: str | None) -> ToolCallResult:
+async def call_tool(
+    name: str, raw_arguments: str, tools: Mapping[str, Callable[..., Any]], group: str | None
+) -> ToolCallResult:
     """Run one tool call the model asked for; failures become an errored action, not a crash."""
     try:
         arguments = json.loads(raw_arguments or "{}")
@@ -66,16 +69,28 @@ async def call_tool(name: str, raw_arguments: str, tools: Mapping[str, Callable[
         return _failed(name, arguments, group, f"{type(error).__name__}: {error}")
     value = _portable(result)
     content = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    action = Action(name, _portable_arguments(arguments), group=group, result=value,
-                    result_bytes=len(content.encode("utf-8")))
+    action = Action(
+        name,
+        _portable_arguments(arguments),
+        group=group,
+        result=value,
+        result_bytes=len(content.encode("utf-8")),
+    )
     return ToolCallResult(action, content)
 
 
-def _failed(name: str, arguments: dict[str, Any], group: str | None,
-            message: str) -> ToolCallResult:
+def _failed(
+    name: str, arguments: dict[str, Any], group: str | None, message: str
+) -> ToolCallResult:
     content = json.dumps({"error": message})
-    action = Action(name, _portable_arguments(arguments), group=group, result={"error": message},
-                    error=message, result_bytes=measure_bytes(content))
+    action = Action(
+        name,
+        _portable_arguments(arguments),
+        group=group,
+        result={"error": message},
+        error=message,
+        result_bytes=measure_bytes(content),
+    )
     return ToolCallResult(action, content)
 
 

@@ -22,7 +22,8 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 JSONValue = sa.JSON(none_as_null=True).with_variant(
-    postgresql.JSONB(none_as_null=True), "postgresql")
+    postgresql.JSONB(none_as_null=True), "postgresql"
+)
 SequenceKey = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 Timestamp = sa.DateTime(timezone=True)
 READ_ONLY = "assay: run is completed and read-only"
@@ -67,8 +68,9 @@ def _create_runs() -> None:
         sa.Column("comparison", JSONValue),
         sa.Column("baseline_id", sa.String()),
         sa.Column("links", JSONValue, nullable=False),
-        sa.CheckConstraint("status IN ('running', 'completed', 'interrupted')",
-                           name="ck_runs_status"),
+        sa.CheckConstraint(
+            "status IN ('running', 'completed', 'interrupted')", name="ck_runs_status"
+        ),
         sqlite_autoincrement=True,
     )
     op.create_index("ix_runs_identity", "runs", ["suite", "agent", "fingerprint", "sequence"])
@@ -78,8 +80,9 @@ def _create_runs() -> None:
 def _create_run_cases() -> None:
     op.create_table(
         "run_cases",
-        sa.Column("run", SequenceKey, sa.ForeignKey("runs.sequence", ondelete="CASCADE"),
-                  primary_key=True),
+        sa.Column(
+            "run", SequenceKey, sa.ForeignKey("runs.sequence", ondelete="CASCADE"), primary_key=True
+        ),
         sa.Column("case_id", sa.String(), primary_key=True),
         sa.Column("name", sa.Text(), nullable=False),
         sa.Column("position", sa.Integer(), nullable=False),
@@ -92,8 +95,9 @@ def _create_samples() -> None:
     op.create_table(
         "samples",
         sa.Column("id", sa.String(32), primary_key=True),
-        sa.Column("run", SequenceKey, sa.ForeignKey("runs.sequence", ondelete="CASCADE"),
-                  nullable=False),
+        sa.Column(
+            "run", SequenceKey, sa.ForeignKey("runs.sequence", ondelete="CASCADE"), nullable=False
+        ),
         sa.Column("case_id", sa.String(), nullable=False),
         sa.Column("model", sa.String(), nullable=False),
         sa.Column("sample", sa.Integer(), nullable=False),
@@ -113,16 +117,21 @@ def _create_samples() -> None:
         sa.Column("judge_usage", JSONValue),
         sa.Column("created_at", Timestamp, nullable=False),
         sa.UniqueConstraint("run", "case_id", "model", "sample", name="uq_samples_key"),
-        sa.CheckConstraint("status IN ('passed', 'failed', 'error', 'not_evaluated')",
-                           name="ck_samples_status"),
+        sa.CheckConstraint(
+            "status IN ('passed', 'failed', 'error', 'not_evaluated')", name="ck_samples_status"
+        ),
     )
 
 
 def _create_metrics() -> None:
     op.create_table(
         "metrics",
-        sa.Column("sample", sa.String(32), sa.ForeignKey("samples.id", ondelete="CASCADE"),
-                  primary_key=True),
+        sa.Column(
+            "sample",
+            sa.String(32),
+            sa.ForeignKey("samples.id", ondelete="CASCADE"),
+            primary_key=True,
+        ),
         sa.Column("position", sa.Integer(), primary_key=True),
         sa.Column("name", sa.String(), nullable=False),
         sa.Column("kind", sa.String(16), nullable=False),
@@ -141,15 +150,19 @@ def _create_metrics() -> None:
 # a psql session) can alter a completed run. Children are guarded through their run's status.
 
 _SQLITE_RUN_STATUS = "(SELECT status FROM runs WHERE sequence = {row}.run)"
-_SQLITE_SAMPLE_STATUS = ("(SELECT r.status FROM samples s JOIN runs r ON r.sequence = s.run"
-                         " WHERE s.id = {row}.sample)")
+_SQLITE_SAMPLE_STATUS = (
+    "(SELECT r.status FROM samples s JOIN runs r ON r.sequence = s.run WHERE s.id = {row}.sample)"
+)
 
 
 def _sqlite_guards() -> None:
     for event in ("UPDATE", "DELETE"):
         _sqlite_trigger("runs", event, "OLD.status = 'completed'")
-    for table, status in (("run_cases", _SQLITE_RUN_STATUS), ("samples", _SQLITE_RUN_STATUS),
-                          ("metrics", _SQLITE_SAMPLE_STATUS)):
+    for table, status in (
+        ("run_cases", _SQLITE_RUN_STATUS),
+        ("samples", _SQLITE_RUN_STATUS),
+        ("metrics", _SQLITE_SAMPLE_STATUS),
+    ):
         old, new = status.format(row="OLD"), status.format(row="NEW")
         _sqlite_trigger(table, "INSERT", f"{new} = 'completed'")
         _sqlite_trigger(table, "UPDATE", f"{old} = 'completed' OR {new} = 'completed'")
@@ -229,13 +242,19 @@ _PG_GUARDS = (
     ("samples", "INSERT OR UPDATE OR DELETE", "assay_guard_run_rows"),
     ("metrics", "INSERT OR UPDATE OR DELETE", "assay_guard_metric_rows"),
 )
-_PG_FUNCTION_NAMES = ("assay_guard_runs()", "assay_guard_run_rows()",
-                      "assay_guard_metric_rows()", "assay_refuse_completed(bigint)")
+_PG_FUNCTION_NAMES = (
+    "assay_guard_runs()",
+    "assay_guard_run_rows()",
+    "assay_guard_metric_rows()",
+    "assay_refuse_completed(bigint)",
+)
 
 
 def _postgresql_guards() -> None:
     for function in _PG_FUNCTIONS:
         op.execute(function.replace("READ_ONLY", READ_ONLY))
     for table, events, function in _PG_GUARDS:
-        op.execute(f"CREATE TRIGGER {table}_append_only BEFORE {events} ON {table} "
-                   f"FOR EACH ROW EXECUTE FUNCTION {function}()")
+        op.execute(
+            f"CREATE TRIGGER {table}_append_only BEFORE {events} ON {table} "
+            f"FOR EACH ROW EXECUTE FUNCTION {function}()"
+        )

@@ -49,8 +49,10 @@ def upgrade() -> None:
     if op.get_bind().dialect.name == "postgresql":
         op.execute(_PG_TRUNCATE_GUARD.replace("READ_ONLY", READ_ONLY))
         for table in _GUARDED:
-            op.execute(f"CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table} "
-                       "FOR EACH STATEMENT EXECUTE FUNCTION assay_refuse_truncate()")
+            op.execute(
+                f"CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {table} "
+                "FOR EACH STATEMENT EXECUTE FUNCTION assay_refuse_truncate()"
+            )
 
 
 def downgrade() -> None:

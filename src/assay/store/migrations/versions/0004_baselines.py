@@ -24,8 +24,9 @@ down_revision: str | None = "0003"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-JSONValue = sa.JSON(none_as_null=True).with_variant(postgresql.JSONB(none_as_null=True),
-                                                    "postgresql")
+JSONValue = sa.JSON(none_as_null=True).with_variant(
+    postgresql.JSONB(none_as_null=True), "postgresql"
+)
 
 
 def upgrade() -> None:

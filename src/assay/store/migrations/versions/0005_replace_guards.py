@@ -28,11 +28,15 @@ depends_on: str | Sequence[str] | None = None
 READ_ONLY = "assay: run is completed and read-only"
 _GUARDS = {
     "runs_append_only_insert": (
-        "runs", "EXISTS (SELECT 1 FROM runs WHERE (id = NEW.id OR sequence = NEW.sequence) "
-                "AND status = 'completed')"),
+        "runs",
+        "EXISTS (SELECT 1 FROM runs WHERE (id = NEW.id OR sequence = NEW.sequence) "
+        "AND status = 'completed')",
+    ),
     "samples_append_only_replace": (
-        "samples", "EXISTS (SELECT 1 FROM samples s JOIN runs r ON r.sequence = s.run "
-                   "WHERE s.id = NEW.id AND r.status = 'completed')"),
+        "samples",
+        "EXISTS (SELECT 1 FROM samples s JOIN runs r ON r.sequence = s.run "
+        "WHERE s.id = NEW.id AND r.status = 'completed')",
+    ),
 }
 
 
@@ -40,8 +44,10 @@ def upgrade() -> None:
     if op.get_bind().dialect.name != "sqlite":
         return
     for name, (table, condition) in _GUARDS.items():
-        op.execute(f"CREATE TRIGGER {name} BEFORE INSERT ON {table} FOR EACH ROW "
-                   f"WHEN {condition} BEGIN SELECT RAISE(ABORT, '{READ_ONLY}'); END")
+        op.execute(
+            f"CREATE TRIGGER {name} BEFORE INSERT ON {table} FOR EACH ROW "
+            f"WHEN {condition} BEGIN SELECT RAISE(ABORT, '{READ_ONLY}'); END"
+        )
 
 
 def downgrade() -> None:
