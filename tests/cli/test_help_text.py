@@ -120,4 +120,28 @@ def test_asking_for_help_loads_none_of_assays_parts(words):
     }
     if not words:
         heavy.add("pydantic")  # (Typer itself loads it to parse a command's options)
+        # The command list is drawn without Typer's help machinery (Markdown, tracebacks).
+        heavy.update({"typer.rich_utils", "rich.markdown", "rich.traceback"})
     assert not heavy & loaded, heavy & loaded
+
+
+def test_the_command_list_shows_every_command_and_both_panels():
+    text = _help()
+    panels = [line.split("─")[1].strip() for line in text.splitlines() if line.startswith("╭─")]
+    assert panels == ["Options", "Commands"]
+    assert " Usage: assay [OPTIONS] COMMAND [ARGS]..." in text
+    for name in (
+        "run",
+        "history",
+        "report",
+        "compare",
+        "control",
+        "validate",
+        "schema",
+        "init",
+        "import",
+        "db",
+        "baseline",
+    ):
+        assert f"│ {name} " in text, name
+    assert "--version" in text and "Show the version and exit." in text

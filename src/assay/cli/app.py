@@ -133,7 +133,11 @@ def command() -> Any:
     """The ``assay`` command as Click runs it: placeholders named, help text in plain prose."""
     import typer.main
 
-    return with_placeholders(typer.main.get_command(app))
+    from assay.cli._root_help import format_root_help
+
+    root = with_placeholders(typer.main.get_command(app))
+    root.format_help = lambda ctx, formatter: format_root_help(root, ctx)
+    return root
 
 
 def main() -> None:
