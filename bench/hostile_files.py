@@ -36,6 +36,8 @@ PASTES = {
     "long heading over keyless lines": "# " + "a" * (SIZE // 2) + "\n" + "x\n" * (SIZE // 4),
     "plain lines": "a\n" * (SIZE // 2),
     "lines with an option": "a | tags: x\n" * (SIZE // 12),
+    "headings only": "# a\n" * (SIZE // 4),
+    "headings between prompts": "# a\nb\n" * (SIZE // 6),
 }
 
 

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from assay.cli.app import app
 from assay.errors import SpecError
 from assay.limits import MAX_BODY_FILE_BYTES, MAX_SUITE_FILE_BYTES
-from assay.load import load_items
+from assay.load import load_items, load_pasted
 from assay.load._documents import parse_toml
 
 ITEM = 'id = "fixed"\n[input]\ntext = "hello"\n'
@@ -138,3 +138,14 @@ def test_a_replay_body_file_has_a_size_bound_and_must_be_a_file(tmp_path: Path, 
     assert done.exit_code == 2, done.output
     assert str(body) in done.stderr and expected in done.stderr
     assert "body_file" in done.stderr
+
+
+def test_a_paste_of_more_prompts_than_the_bound_is_refused_naming_the_line(tmp_path: Path) -> None:
+    from assay.load._pasted_lines import MAX_PROMPTS
+
+    path = tmp_path / "many.txt"
+    path.write_text("a\n" * (MAX_PROMPTS + 5))
+    with pytest.raises(SpecError) as raised:
+        load_pasted(path, agent=lambda text, ctx: "x")
+    assert raised.value.location == str(path)
+    assert f"more than {MAX_PROMPTS:,} prompts (line {MAX_PROMPTS + 1})" in str(raised.value)

@@ -32,6 +32,9 @@ _NOTES_SEPARATORS = "-—–:"
 #: The longest group slug or made-up key stem: a key built from a whole heading once made
 #: a long heading over many prompts hold heading x prompts characters.
 SLUG_LIMIT = 64
+#: The most prompts one pasted text may hold: a paste is a handful of prompts, and reading
+#: stops here rather than spend time on a file made of nothing but lines.
+MAX_PROMPTS = 10_000
 _DIGEST = 8
 
 
@@ -55,6 +58,12 @@ def read_lines(text: str, location: str) -> list[Line]:
         if heading is not None:
             group = _group(heading)
             continue
+        if len(read) == MAX_PROMPTS:
+            raise SpecError(
+                f"holds more than {MAX_PROMPTS:,} prompts (line {number}); a pasted list is for "
+                "a handful: put more in item files or a YAML suite",
+                location=location,
+            )
         read.append(_line(_MARKER.sub("", line), group, location, f"line {number}"))
     return read
 
