@@ -190,10 +190,9 @@ def _unmeasured_line(first: Any, second: Any, *, allowed: bool) -> str:
             "no noise floor was measured: no sample was evaluated (another model answered "
             "every one; see the errors)"
         )
-    what = (
-        f"no noise floor was measured: nothing was checked: no sample was evaluated "
-        f"({not_evaluated} not evaluated)"
+    from assay.evaluation.verdict import unchecked_line
+
+    why = unchecked_line(
+        not_evaluated, allowed=allowed, accept="such a pair with --allow-unchecked"
     )
-    if allowed:
-        return f"{what}; accepted (--allow-unchecked)"
-    return f"{what}; give the cases checks or a judge, or accept such a pair with --allow-unchecked"
+    return f"no noise floor was measured: {why}"

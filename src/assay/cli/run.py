@@ -245,7 +245,13 @@ def run_command(
             "run_id": run_id,
             "judge_limit": judge_limit,
         }
-        _warn_unchecked(chosen, options["judge"] is not None or chosen.judge is not None)
+        from assay.cli._warnings import print_unchecked
+
+        print_unchecked(
+            chosen,
+            judged=options["judge"] is not None or chosen.judge is not None,
+            judge_hint="give the run --judge MODEL",
+        )
         evaluation = _execute(chosen, options, database_url(db), quiet, run_id)
     with _signals_held():
         code = _finish(evaluation, report, verbose=verbose, started=started, db=db)
@@ -431,17 +437,6 @@ def _reader_may_leave() -> Iterator[None]:
         sys.stdout.flush()
     except BrokenPipeError:
         silence_stdout()
-
-
-def _warn_unchecked(suite: Any, judged: bool) -> None:
-    """Before the run: cases whose samples could only be not_evaluated, and why."""
-    import sys
-
-    from assay.cli._warnings import unchecked_lines
-
-    lines = unchecked_lines(suite, judged=judged, judge_hint="give the run --judge MODEL")
-    if lines:
-        print(visible("\n".join(lines), lines=True), file=sys.stderr)
 
 
 def _set_judge(model: str) -> Any:

@@ -105,7 +105,7 @@ def decide(
         and not (summary.samples and summary.other_model == summary.samples)
     )
     if summary is not None and unchecked:
-        lines.append(_unchecked_line(summary.not_evaluated, allowed=allow_unchecked))
+        lines.append(unchecked_line(summary.not_evaluated, allowed=allow_unchecked))
         failed = failed or not allow_unchecked
     # The regression gate reads signal regressions: beyond the latest control run's noise
     # floor, or unmeasured when there is none.
@@ -146,11 +146,14 @@ def _reasons(
     return tuple(found)
 
 
-def _unchecked_line(not_evaluated: int, *, allowed: bool) -> str:
+def unchecked_line(
+    not_evaluated: int,
+    *,
+    allowed: bool,
+    accept: str = "such a run with --allow-unchecked (allow_unchecked=True)",
+) -> str:
+    """Why a run (or a control pair: ``accept`` says which) counts as having checked nothing."""
     what = f"nothing was checked: no sample was evaluated ({not_evaluated} not evaluated)"
     if allowed:
         return f"{what}; accepted (--allow-unchecked)"
-    return (
-        f"{what}; give the cases checks or a judge, or accept such a run with "
-        "--allow-unchecked (allow_unchecked=True)"
-    )
+    return f"{what}; give the cases checks or a judge, or accept {accept}"
