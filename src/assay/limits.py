@@ -24,6 +24,7 @@ __all__ = [
     "BOUNDS",
     "DAY",
     "MAX_BODY_FILE_BYTES",
+    "MAX_ITEM_FILES",
     "MAX_REPORT_BYTES",
     "MAX_SUITE_FILE_BYTES",
     "Bound",
@@ -42,6 +43,8 @@ MAX_SUITE_FILE_BYTES = 16 * 1024 * 1024
 MAX_BODY_FILE_BYTES = 64 * 1024 * 1024
 #: The largest archived JSON report read (256 MiB: far beyond any real run).
 MAX_REPORT_BYTES = 256 * 1024 * 1024
+#: The most item files one suite folder may hold (each is a case; more is a hostile folder).
+MAX_ITEM_FILES = 10_000
 _CHUNK = 1024 * 1024
 
 

@@ -2,7 +2,8 @@
 
 Suite files (YAML suites and catalogs, item files, ``suite.toml``, pasted text), the project
 configuration and replay ``body_file``s are read at most 16 MiB / 64 MiB; TOML dotted keys are
-bounded by a tokeniser, whatever they quote. Each refusal is exit 2 naming the file.
+bounded by a tokeniser, whatever they quote; a suite folder holds at most 10,000 item files.
+Each refusal is exit 2 naming the file.
 """
 
 from __future__ import annotations
@@ -149,3 +150,18 @@ def test_a_paste_of_more_prompts_than_the_bound_is_refused_naming_the_line(tmp_p
         load_pasted(path, agent=lambda text, ctx: "x")
     assert raised.value.location == str(path)
     assert f"more than {MAX_PROMPTS:,} prompts (line {MAX_PROMPTS + 1})" in str(raised.value)
+
+
+def test_a_folder_of_more_item_files_than_the_bound_is_refused_naming_it(tmp_path: Path) -> None:
+    from assay.limits import MAX_ITEM_FILES
+
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    # Empty files: each would be a broken item if it were read, so the refusal must come first.
+    for number in range(MAX_ITEM_FILES + 1):
+        (folder / f"{number:05}.toml").touch()
+    done = validate(str(folder))
+    assert done.exit_code == 2, done.output
+    assert str(folder) in done.stderr
+    assert f"more than {MAX_ITEM_FILES:,} item files" in done.stderr
+    assert "broken" not in done.stderr

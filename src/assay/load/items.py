@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import SpecError
+from assay.limits import MAX_ITEM_FILES
 from assay.load._documents import parse_json, parse_toml, read_text
 from assay.load._errors import suggestion, validate
 from assay.load.formats import ItemModel
@@ -119,11 +120,7 @@ def item_paths(folder: Path) -> list[Path]:
     Whatever is named like an item file must be one: each that is not (see
     :func:`entry_problem`) is named in one error, rather than skipped.
     """
-    paths = sorted(
-        path
-        for path in folder.iterdir()
-        if path.suffix in ITEM_SUFFIXES and path.name != SUITE_FILE
-    )
+    paths = sorted(_named_like_items(folder))
     root = folder.resolve()
     problems = [
         (path, problem) for path in paths if (problem := entry_problem(path, root)) is not None
@@ -139,6 +136,21 @@ def item_paths(folder: Path) -> list[Path]:
     if not paths:
         raise SpecError("holds no item files (*.toml or *.json)", location=str(folder))
     return paths
+
+
+def _named_like_items(folder: Path) -> list[Path]:
+    """The entries named like item files, refused once past the bound (none is read yet)."""
+    named: list[Path] = []
+    for path in folder.iterdir():
+        if path.suffix not in ITEM_SUFFIXES or path.name == SUITE_FILE:
+            continue
+        if len(named) == MAX_ITEM_FILES:
+            raise SpecError(
+                f"holds more than {MAX_ITEM_FILES:,} item files; split it into several suites",
+                location=str(folder),
+            )
+        named.append(path)
+    return named
 
 
 def _one_item(path: Path, folder: Path) -> list[Path]:
