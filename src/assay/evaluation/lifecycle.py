@@ -41,6 +41,7 @@ from assay.evaluation.options import EvaluationOptions
 from assay.evaluation.ports import RunStore
 from assay.evaluation.verdict import Verdict, decide
 from assay.evaluation.writer import DurableSink, with_store_retries
+from assay.judging import judge_chain, judge_identity
 from assay.results import CaseSnapshot, Run, RunStatus, RunSummary, SampleResult, summarise
 from assay.results.baseline import BaselineChoice
 from assay.results.run import Lease
@@ -269,7 +270,8 @@ async def _prepare(suite: Suite, options: EvaluationOptions) -> None:
     from assay.results.pricing import load_catalogue
 
     steps: list[Callable[[], object]] = []
-    for part in (options.judge, suite.agent):
+    judges = [] if options.judge is None else judge_chain(options.judge)
+    for part in (*judges, suite.agent):
         prepare = getattr(part, "prepare", None)
         if callable(prepare):
             steps.append(prepare)
@@ -353,18 +355,6 @@ def _new_run(suite: Suite, plan: SuitePlan, options: EvaluationOptions, owner: L
         links=options.links,
         lease=owner,
     )
-
-
-def judge_identity(judge: object) -> str:
-    """The judge's label, with the host of its endpoint when it has one of its own.
-
-    Runs graded by one model behind different endpoints are not comparable for judge
-    metrics, so the endpoint is part of the identity stored on the run.
-    """
-    label = str(getattr(judge, "label", ""))
-    endpoint = getattr(judge, "endpoint", None)
-    host = endpoint() if callable(endpoint) else None
-    return f"{label} @ {host}" if host else label
 
 
 def _explicit_baseline(

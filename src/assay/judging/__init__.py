@@ -3,7 +3,16 @@
 from assay.judging.assess import JudgeUsage, assess
 from assay.judging.criteria import BUILTIN, Criterion, criterion, resolve
 from assay.judging.input import JudgeInput, judge_input
-from assay.judging.judge import FunctionJudge, Judge, JudgeReply, ask, report_wait
+from assay.judging.judge import (
+    FunctionJudge,
+    Judge,
+    JudgeCompletion,
+    JudgeReply,
+    ask,
+    judge_chain,
+    judge_identity,
+    report_wait,
+)
 from assay.judging.verdict import JudgeVerdict, VerdictError, parse_verdict
 from assay.judging.votes import majority
 
@@ -12,6 +21,7 @@ __all__ = [
     "Criterion",
     "FunctionJudge",
     "Judge",
+    "JudgeCompletion",
     "JudgeInput",
     "JudgeReply",
     "JudgeUsage",
@@ -20,6 +30,8 @@ __all__ = [
     "ask",
     "assess",
     "criterion",
+    "judge_chain",
+    "judge_identity",
     "judge_input",
     "majority",
     "parse_verdict",

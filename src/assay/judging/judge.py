@@ -1,4 +1,10 @@
-"""The judge protocol: a label plus one completion call, sync or async."""
+"""The judge protocol: a label plus one completion call, sync or async.
+
+A judge is a port of the evaluation: whatever answers ``complete(instructions, prompt)``
+will do, so a cache, a meter or a rate limiter is a judge that wraps another. The two
+strings are all a judge is ever given (built from a :class:`~assay.judging.JudgeInput`
+when grading), which also makes them a complete cache key.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ import contextvars
 import inspect
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, TypeAlias, runtime_checkable
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,17 +27,28 @@ class JudgeReply:
     cost_estimated: bool = False
 
 
+#: What ``complete`` returns: the reply text, or a :class:`JudgeReply` with its usage,
+#: directly or awaitable (an ``async def complete`` returns a coroutine of either).
+JudgeCompletion: TypeAlias = str | JudgeReply | Awaitable[str | JudgeReply]
+
+
 @runtime_checkable
 class Judge(Protocol):
     """Anything with a ``label`` and ``complete(instructions, prompt)``.
 
     ``complete`` returns the reply text (or a :class:`JudgeReply` with usage), sync or async.
     Each call is a fresh conversation: nothing carries over between assessments.
+
+    A judge that wraps another sets ``__wrapped__`` to it (as :func:`functools.wraps` does):
+    it then has the wrapped judge's identity (:func:`judge_identity`), unless it says
+    otherwise with an ``identity()`` method of its own; the evaluation prepares the
+    wrapped judge too. A judge may also offer ``prepare()`` (set-up run once, off the event
+    loop, before any sample) and ``endpoint()`` (the host it calls).
     """
 
     label: str
 
-    def complete(self, instructions: str, prompt: str) -> Any:
+    def complete(self, instructions: str, prompt: str) -> JudgeCompletion:
         """Ask the judge model once."""
         ...
 
@@ -41,11 +58,41 @@ class FunctionJudge:
     """A judge made of a label and a function ``fn(instructions, prompt)``."""
 
     label: str
-    function: Callable[[str, str], str | JudgeReply | Awaitable[str | JudgeReply]]
+    function: Callable[[str, str], JudgeCompletion]
 
-    def complete(self, instructions: str, prompt: str) -> Any:
+    def complete(self, instructions: str, prompt: str) -> JudgeCompletion:
         """Call the function."""
         return self.function(instructions, prompt)
+
+
+def judge_identity(judge: Judge) -> str:
+    """Which judge grades, as stored on a run: runs graded by different judges compare apart.
+
+    The judge's own ``identity()`` when it has one; else, for a judge wrapping another
+    (``__wrapped__``: a cache, a meter), the wrapped judge's; else its label, with the host
+    of its endpoint when it has one of its own. Runs graded by one model behind different
+    endpoints are not comparable for judge metrics, so the endpoint is part of the identity.
+    """
+    chain = judge_chain(judge)
+    for part in chain:
+        identity = getattr(part, "identity", None)
+        if callable(identity):
+            return str(identity())
+    innermost = chain[-1]
+    label = str(getattr(innermost, "label", ""))
+    endpoint = getattr(innermost, "endpoint", None)
+    host = endpoint() if callable(endpoint) else None
+    return f"{label} @ {host}" if host else label
+
+
+def judge_chain(judge: Judge) -> list[Judge]:
+    """The judge, then the judge it wraps, and so on (each is prepared before a run)."""
+    chain = [judge]
+    while (inner := getattr(chain[-1], "__wrapped__", None)) is not None:
+        if any(inner is seen for seen in chain):
+            break  # a wrapper that wraps itself: its own end
+        chain.append(inner)
+    return chain
 
 
 async def ask(judge: Judge, instructions: str, prompt: str) -> JudgeReply:
