@@ -10,6 +10,10 @@ passed, what regressed and why.
 ...                checks=[assay.checks.exact_match()])
 """
 
+# First of all: from here on, a Ctrl-C while the `assay` script starts is one line, exit 130.
+from assay import _startup  # noqa: F401
+
+# isort: split
 import typing
 
 from assay._lazy import lazy_attributes as _lazy_attributes

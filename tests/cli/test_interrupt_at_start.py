@@ -1,7 +1,9 @@
 """Ctrl-C at any moment of start-up ends ``assay`` with exit 130 and one line, no traceback.
 
 Real processes and real signals: the signal arrives while the command line itself is being
-imported, and while the suite file is being loaded.
+imported, and while the suite file is being loaded. Before the interpreter runs the first line
+of Assay (its own start-up, ``site``, the launcher's ``import re``) a Ctrl-C is Python's to
+handle; from that line on it is Assay's.
 """
 
 from __future__ import annotations
@@ -76,3 +78,38 @@ def test_ctrl_c_while_the_suite_file_is_loaded(tmp_path: Path) -> None:
         time.sleep(0.02)
     process.send_signal(signal.SIGINT)
     _one_line_and_130(process)
+
+
+# Modules the `assay` script imports in this order once Assay's first line has run: the
+# package's own first imports, then the command line (`-X importtime` names each as it lands).
+EARLY_POINTS = ("assay.errors", "assay.cli", "typer", "assay.cli.app")
+
+
+def _started_until(point: str, delay: float, tmp_path: Path) -> subprocess.Popen[str]:
+    """The real `assay` script, run until ``point`` has been imported, then ``delay`` more."""
+    process = subprocess.Popen(
+        [sys.executable, "-X", "importtime", str(SCRIPT), "run", "s.py"],
+        cwd=tmp_path,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stderr is not None
+    for line in process.stderr:
+        if line.rsplit("|", 1)[-1].strip() == point:
+            break
+    time.sleep(delay)
+    return process
+
+
+@pytest.mark.parametrize("point", EARLY_POINTS)
+def test_ctrl_c_from_the_first_line_of_assay_on_is_one_line(tmp_path: Path, point: str) -> None:
+    (tmp_path / "s.py").write_text(SLOW_SUITE, encoding="utf-8")
+    for delay in (0.0, 0.003, 0.01):
+        process = _started_until(point, delay, tmp_path)
+        process.send_signal(signal.SIGINT)
+        _, rest = process.communicate(timeout=60)
+        said = [line for line in rest.splitlines() if not line.startswith("import time:")]
+        assert process.returncode == 130, (point, delay, rest[-2000:])
+        assert "Traceback" not in rest and "KeyboardInterrupt" not in rest, rest[-2000:]
+        assert said == ["interrupted"], (point, delay, said)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import inspect
+import signal
 from pathlib import Path
 from typing import Annotated, Any, get_args, get_origin
 
 import typer
 
+from assay._startup import exit_interrupted
 from assay.cli import EXIT_INTERRUPTED, interrupted
 from assay.cli._common import OUTPUT, pipe_safe
 from assay.cli.baseline import baseline_app
@@ -142,7 +144,9 @@ def command() -> Any:
 
 def main() -> None:
     """Entry point of the ``assay`` script; Ctrl-C at any moment is one line and exit 130."""
+    guarded = False
     try:
+        guarded = _interrupt_raises()
         command()()
     except KeyboardInterrupt:
         interrupted()
@@ -152,6 +156,20 @@ def main() -> None:
         if _typer_interrupt(stop):
             interrupted()
         raise
+    finally:
+        if guarded:  # the command has ended: a Ctrl-C while the process exits is one line too
+            signal.signal(signal.SIGINT, exit_interrupted)
+
+
+def _interrupt_raises() -> bool:
+    """Make Ctrl-C ``KeyboardInterrupt``, which a command handles (a run stays resumable).
+
+    True when the start-up handler was in place (the ``assay`` script), so it is put back.
+    """
+    if signal.getsignal(signal.SIGINT) is not exit_interrupted:
+        return False
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    return True
 
 
 def _typer_interrupt(stop: SystemExit) -> bool:
