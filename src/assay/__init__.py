@@ -39,6 +39,7 @@ if typing.TYPE_CHECKING:
         Evaluation,
         EvaluationOptions,
         ExitCode,
+        RunObserver,
         Verdict,
         evaluate,
         evaluate_async,
@@ -102,6 +103,7 @@ _LAZY = {
     "Evaluation": "assay.evaluation",
     "EvaluationOptions": "assay.evaluation",
     "ExitCode": "assay.evaluation",
+    "RunObserver": "assay.evaluation",
     "Verdict": "assay.evaluation",
     # File loaders pull in pydantic (and PyYAML when a YAML file is read).
     "Catalog": "assay.load",
@@ -140,6 +142,7 @@ __all__ = [
     "Reply",
     "Report",
     "Run",
+    "RunObserver",
     "RunStatus",
     "SampleResult",
     "SampleStatus",

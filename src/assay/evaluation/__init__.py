@@ -10,7 +10,7 @@ from assay.evaluation.api import evaluate, evaluate_async, run, run_async
 from assay.evaluation.control import run_control_async
 from assay.evaluation.lifecycle import Evaluation, evaluate_with
 from assay.evaluation.options import EvaluationArgs, EvaluationOptions
-from assay.evaluation.ports import RunStore
+from assay.evaluation.ports import RunObserver, RunStore
 from assay.evaluation.verdict import ExitCode, Verdict, decide
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "EvaluationArgs",
     "EvaluationOptions",
     "ExitCode",
+    "RunObserver",
     "RunStore",
     "Verdict",
     "decide",

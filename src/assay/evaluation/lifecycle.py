@@ -37,6 +37,7 @@ from assay.evaluation._signals import terminations
 from assay.evaluation.baseline import choose_baseline
 from assay.evaluation.diagnosis import diagnosing_for, with_model_verdict
 from assay.evaluation.lease import Heartbeat, owner_alive, this_process
+from assay.evaluation.observers import NotesOnly, ObservedSink, Observers
 from assay.evaluation.options import EvaluationOptions
 from assay.evaluation.ports import RunStore
 from assay.evaluation.verdict import Verdict, decide
@@ -45,7 +46,7 @@ from assay.judging import judge_chain, judge_identity
 from assay.results import CaseSnapshot, Run, RunStatus, RunSummary, SampleResult, summarise
 from assay.results.baseline import BaselineChoice
 from assay.results.run import Lease
-from assay.runner.engine import Execution, Runner
+from assay.runner.engine import Execution, Runner, work_items
 from assay.runner.grading import Judging
 from assay.runner.progress import Progress
 from assay.spec import JSON, Suite, SuitePlan
@@ -82,6 +83,7 @@ async def evaluate_with(
     suite: Suite, options: EvaluationOptions, store: RunStore, progress: Progress
 ) -> Evaluation:
     """Run ``suite`` with ``options`` against ``store``; see :func:`assay.evaluate_async`."""
+    observers = Observers(progress, options.observers)
     plan = suite.plan(judged=options.judge is not None)
     explicit = await asyncio.to_thread(_explicit_baseline, store, options.baseline, suite, plan)
     await _prepare(suite, options)
@@ -97,12 +99,13 @@ async def evaluate_with(
     with terminations(asyncio.current_task()) as termination:
         try:
             return await _guarded(
-                suite, plan, options, store, progress, run, skip, models, owner, explicit
+                suite, plan, options, store, observers, run, skip, models, owner, explicit
             )
         except BaseException as error:
             signalled = termination.received
             reason = f"terminated by {signalled.name}" if signalled else _reason(error)
             await _keep_interrupted(store, run.id, owner, reason, error, progress.note)
+            observers.interrupted(run, reason)
             if signalled is not None and isinstance(error, asyncio.CancelledError):
                 raise Terminated(int(signalled), signalled.name) from None
             if isinstance(error, LeaseError | ReadOnlyRunError):
@@ -119,24 +122,27 @@ async def _guarded(
     plan: SuitePlan,
     options: EvaluationOptions,
     store: RunStore,
-    progress: Progress,
+    observers: Observers,
     run: Run,
     skip: set[SampleKey],
     models: tuple[ModelSpec, ...],
     owner: Lease,
     explicit: Run | None,
 ) -> Evaluation:
+    samples = int(run.settings["samples"])  # type: ignore[arg-type]
+    items = work_items(plan, models, samples=samples, skip=skip)
+    observers.started(run, len(items))
     sink = DurableSink(
         store,
         run.id,
         token=owner.token,
-        note=progress.note,
+        note=observers.note,
         retry_for=options.store_retry,
         interval=options.flush_interval,
     )
-    heartbeat = Heartbeat(store, run.id, owner.token, options.heartbeat_interval, progress.note)
+    heartbeat = Heartbeat(store, run.id, owner.token, options.heartbeat_interval, observers.note)
     execution = Execution(
-        samples=int(run.settings["samples"]),  # type: ignore[arg-type]
+        samples=samples,
         concurrency=options.concurrency,
         model_concurrency=options.model_concurrency,
         timeout=options.timeout,
@@ -144,8 +150,18 @@ async def _guarded(
         judging=None if options.judge is None else Judging(options.judge, options.votes),
         diagnosing=diagnosing_for(suite, options),
     )
-    runner = Runner(suite.agent, execution=execution, sink=sink, progress=progress)
-    results = await _supervised(runner.execute(plan, models, skip=skip), sink, heartbeat)
+    runner = Runner(
+        suite.agent,
+        execution=execution,
+        sink=ObservedSink(sink, observers, run),
+        progress=NotesOnly(observers),
+    )
+    try:
+        results = await _supervised(
+            runner.execute_items(items, models, description=plan.suite), sink, heartbeat
+        )
+    finally:
+        observers.stopped()
     # A resumed run's earlier samples are in the store; a fresh run's are all in hand (with
     # any the store refused replaced by what was stored), so it is not read back.
     fresh = (
@@ -160,7 +176,7 @@ async def _guarded(
         else await with_store_retries(
             lambda: store.get_run(run.id),
             retry_for=options.store_retry,
-            note=progress.note,
+            note=observers.note,
             what="read the run back",
         )
     )
@@ -170,7 +186,7 @@ async def _guarded(
     compared = await with_store_retries(
         lambda: _compare(store, current, explicit, options, judged),
         retry_for=options.store_retry,
-        note=progress.note,
+        note=observers.note,
         what="find the baseline",
     )
     summary = summarise(current.samples)
@@ -197,10 +213,11 @@ async def _guarded(
                 owner,
             ),
             retry_for=options.store_retry,
-            note=progress.note,
+            note=observers.note,
             what="complete the run",
         )
     )
+    observers.finished(completed, verdict)
     return Evaluation(
         completed,
         compared.comparison,

@@ -10,6 +10,7 @@ from typing import Any, TypedDict, Unpack
 from assay.agent import ModelSpec, parse_models
 from assay.compare import DEFAULT_DRIFT_TOLERANCE
 from assay.errors import ConfigurationError, SpecError
+from assay.evaluation.ports import OBSERVED_EVENTS, RunObserver
 from assay.judging import Judge
 from assay.limits import BOUNDS, bounded
 from assay.runner.diagnosing import DEFAULT_JUDGE_LIMIT
@@ -54,6 +55,7 @@ class EvaluationArgs(TypedDict, total=False):
     lease_timeout: float | None
     judge_limit: int | None
     refine_gate: Callable[..., Any] | None
+    observers: Iterable[RunObserver] | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,6 +95,8 @@ class EvaluationOptions:
     judge_limit: int = DEFAULT_JUDGE_LIMIT
     #: Asked before each refinement call, ``gate(case_id, model, fault) -> bool``.
     refine_gate: Callable[..., Any] | None = None
+    #: Told what the run does, beside the progress display (see :class:`RunObserver`).
+    observers: tuple[RunObserver, ...] = ()
 
     @classmethod
     def build(cls, suite: Suite, **args: Unpack[EvaluationArgs]) -> EvaluationOptions:
@@ -125,6 +129,7 @@ def _resolve(
     lease_timeout: float | None = None,
     judge_limit: int | None = None,
     refine_gate: Callable[..., Any] | None = None,
+    observers: Iterable[RunObserver] | None = None,
 ) -> EvaluationOptions:
     converted = portable(dict(metadata or {}), "metadata")
     assert isinstance(converted, dict)
@@ -159,6 +164,7 @@ def _resolve(
         if judge_limit is None
         else _whole(judge_limit, "judge_limit"),
         refine_gate=_gate_callable(refine_gate),
+        observers=_observers(observers),
     )
 
 
@@ -201,6 +207,20 @@ def _gate_callable(value: Any) -> Callable[..., Any] | None:
     if value is not None and not callable(value):
         raise ConfigurationError(f"refine_gate {value!r} is not callable")
     return value  # type: ignore[no-any-return]
+
+
+def _observers(value: Any) -> tuple[RunObserver, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+        raise ConfigurationError(f"observers {value!r} is not a list of observers")
+    found = tuple(value)
+    for observer in found:
+        if not any(callable(getattr(observer, event, None)) for event in OBSERVED_EVENTS):
+            raise ConfigurationError(
+                f"{observer!r} is not a run observer: it has none of {', '.join(OBSERVED_EVENTS)}"
+            )
+    return found
 
 
 def _optional_positive(value: Any, name: str) -> int | None:

@@ -1,14 +1,50 @@
-"""What the evaluation needs from a store: a small protocol that :class:`assay.Store` meets."""
+"""The ports of the application layer: how one run's lifecycle reaches the world.
+
+The lifecycle talks to a :class:`RunStore` (the SQL :class:`assay.Store`, or one in
+memory) and tells :class:`RunObserver` objects what the run does, beside the progress
+display (a tracer, a metrics exporter). The judge is a port too (:class:`assay.judging.Judge`).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
+from assay.evaluation.verdict import Verdict
 from assay.results import Run, RunSummary, SampleResult
 from assay.results.baseline import BaselineChoice, RunOutcome
 from assay.results.run import Lease, ModelVerdict
+
+#: The events a :class:`RunObserver` may listen to, in the order a run tells them.
+OBSERVED_EVENTS = ("run_started", "sample_finished", "run_finished", "run_interrupted")
+
+
+@runtime_checkable
+class RunObserver(Protocol):
+    """Told what a run does, beside the progress display: a tracer, an exporter, a log.
+
+    Each method is called on the event loop, so it should be quick (hand slow work to a
+    thread). An observer may leave out the events it has no use for. One that raises is
+    reported on the progress display and told the rest as before: it cannot stop the run,
+    lose a sample or change the verdict.
+    """
+
+    def run_started(self, run: Run, total: int) -> None:
+        """The run (new or resumed) is about to execute ``total`` samples."""
+        ...
+
+    def sample_finished(self, run: Run, result: SampleResult) -> None:
+        """One sample landed (it is on its way to the store)."""
+        ...
+
+    def run_finished(self, run: Run, verdict: Verdict) -> None:
+        """The run is completed and stored; ``verdict`` is the decision about it."""
+        ...
+
+    def run_interrupted(self, run: Run, reason: str) -> None:
+        """The run stopped before completing (kept interrupted and resumable), and why."""
+        ...
 
 
 class RunStore(Protocol):

@@ -3,7 +3,7 @@
 Pure of storage and comparison: :mod:`assay.evaluation` owns a run's lifecycle around it.
 """
 
-from assay.runner.engine import DEFAULT_CONCURRENCY, Execution, Runner
+from assay.runner.engine import DEFAULT_CONCURRENCY, Execution, Runner, WorkItem, work_items
 from assay.runner.progress import BarProgress, Progress, QuietProgress, default_progress
 from assay.runner.sink import MemorySink, ResultSink
 
@@ -16,5 +16,7 @@ __all__ = [
     "QuietProgress",
     "ResultSink",
     "Runner",
+    "WorkItem",
     "default_progress",
+    "work_items",
 ]

@@ -42,14 +42,35 @@ class Execution:
 
 
 @dataclass(frozen=True, slots=True)
-class _Task:
+class WorkItem:
+    """One sample to execute: a case's plan, on a model (or none), at a sample index."""
+
     plan: CasePlan
     model: ModelSpec | None
     index: int
 
     @property
     def key(self) -> SampleKey:
+        """``(case id, model label, sample index)``: the sample's identity in a run."""
         return (self.plan.case.id, None if self.model is None else self.model.label, self.index)
+
+
+def work_items(
+    plan: SuitePlan,
+    models: Sequence[ModelSpec] = (),
+    *,
+    samples: int = 1,
+    skip: Collection[SampleKey] = (),
+) -> tuple[WorkItem, ...]:
+    """Every (case, model, sample) of ``plan`` not in ``skip``, in definition order."""
+    selection: Sequence[ModelSpec | None] = list(models) or [None]
+    every = (
+        WorkItem(case_plan, model, index)
+        for case_plan in plan.cases
+        for model in selection
+        for index in range(samples)
+    )
+    return tuple(item for item in every if item.key not in skip)
 
 
 class Runner:
@@ -77,26 +98,25 @@ class Runner:
         self, plan: SuitePlan, models: Sequence[ModelSpec] = (), *, skip: Collection[SampleKey] = ()
     ) -> list[SampleResult]:
         """Run every (case, model, sample) not in ``skip``; return the new results in order."""
-        tasks = [task for task in self._tasks(plan, models) if task.key not in skip]
-        self.progress.start(len(tasks), plan.suite)
+        items = work_items(plan, models, samples=self.execution.samples, skip=skip)
+        return await self.execute_items(items, models, description=plan.suite)
+
+    async def execute_items(
+        self, items: Sequence[WorkItem], models: Sequence[ModelSpec] = (), *, description: str = ""
+    ) -> list[SampleResult]:
+        """Run ``items`` (of a run on ``models``); return their results in the items' order."""
+        self.progress.start(len(items), description)
         # A judge waiting out a rate limit says so on the progress display.
         listening = wait_listener.set(self.progress.note)
         try:
             with _frozen_heap(), watched_run(models):
-                return await self._gather(tasks, models)
+                return await self._gather(items, models)
         finally:
             wait_listener.reset(listening)
             self.progress.stop()
 
-    def _tasks(self, plan: SuitePlan, models: Sequence[ModelSpec]) -> Iterator[_Task]:
-        selection: Sequence[ModelSpec | None] = list(models) or [None]
-        for case_plan in plan.cases:
-            for model in selection:
-                for index in range(self.execution.samples):
-                    yield _Task(case_plan, model, index)
-
     async def _gather(
-        self, tasks: Sequence[_Task], models: Sequence[ModelSpec]
+        self, tasks: Sequence[WorkItem], models: Sequence[ModelSpec]
     ) -> list[SampleResult]:
         limit = asyncio.Semaphore(self.execution.concurrency)
         per_model = {
@@ -107,7 +127,7 @@ class Runner:
         results: dict[SampleKey, SampleResult] = {}
         per_item = _item_limits(tasks, self.execution.sample_concurrency)
 
-        async def one(task: _Task) -> None:
+        async def one(task: WorkItem) -> None:
             model_limit = per_model.get(task.key[1] or "") or contextlib.nullcontext()
             item_limit = per_item.get(task.key[:2]) or contextlib.nullcontext()
             # The item's own limit first, so a waiting sample holds no global slot; a
@@ -161,7 +181,7 @@ def _frozen_heap() -> Iterator[None]:
 
 
 def _item_limits(
-    tasks: Sequence[_Task], sample_concurrency: int | None
+    tasks: Sequence[WorkItem], sample_concurrency: int | None
 ) -> dict[tuple[str, str | None], asyncio.Semaphore]:
     if sample_concurrency is None:
         return {}
