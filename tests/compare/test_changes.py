@@ -4,6 +4,7 @@ a new failure or error."""
 from compare_builders import metric, run, sample
 
 from assay.compare import ChangeKind, NoiseLabel, compare_runs
+from assay.report import prose
 
 
 def kinds(comparison):
@@ -107,7 +108,9 @@ def test_items_pair_by_case_and_model():
         ("a", ChangeKind.DETERMINISTIC_REGRESSION)
     ]
     assert (comparison.paired, comparison.only_in_baseline, comparison.only_in_current) == (1, 1, 1)
-    assert comparison.pairing_line().endswith("; 1 only in the baseline, 1 only in the current run")
+    assert prose.pairing_line(comparison).endswith(
+        "; 1 only in the baseline, 1 only in the current run"
+    )
 
 
 def test_improvements_are_reported_but_are_not_regressions():

@@ -22,6 +22,7 @@ from assay.compare import (
     read_stored,
 )
 from assay.evaluation import run_control_async
+from assay.report import prose
 
 QUIET = {"progress": False}
 
@@ -59,7 +60,7 @@ def test_two_of_three_items_edited_withholds_the_headline_until_the_ceiling_is_r
     assert after.comparison["baseline"]["pairing"]["excluded"] == 2
     stored_before, stored_after = store.get_run(before.id), store.get_run(after.id)
     comparison = compare_runs(stored_before, stored_after)
-    assert comparison.summary().splitlines()[0] == (
+    assert prose.summary(comparison).splitlines()[0] == (
         "1 of 3 paired item(s) compared, 2 excluded (67% of the paired corpus)"
     )
     assert isinstance(comparison.headline, WithheldHeadline)
@@ -101,7 +102,7 @@ def test_a_derived_setup_is_an_intended_change_and_an_authored_one_a_broken_pair
     ]
     assert [(i.case_id, i.pairing) for i in comparison.excluded] == [("warranty", Pairing.BROKEN)]
     assert comparison.compared == 2 and comparison.regressions == ()
-    assert comparison.summary().splitlines()[0] == (
+    assert prose.summary(comparison).splitlines()[0] == (
         "2 of 3 paired item(s) compared, 1 excluded (33% of the paired corpus)"
     )
 
@@ -118,7 +119,7 @@ def test_a_recorded_part_that_changed_is_a_corpus_defect_above_any_figure(store)
     comparison = compare_runs(
         store.get_run(before.id), store.get_run(after.id), max_excluded_share=0.5
     )
-    lines = comparison.summary().splitlines()
+    lines = prose.summary(comparison).splitlines()
     assert lines[0].startswith("2 of 3 paired item(s) compared, 1 excluded")
     assert lines[1].startswith("CORPUS DEFECT: warranty: recorded part(s) reference differ")
     assert lines[2].startswith("pass rate 100% → 100%")

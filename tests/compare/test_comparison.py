@@ -13,6 +13,7 @@ from assay.compare import (
     compare_runs,
 )
 from assay.errors import ConfigurationError
+from assay.report import prose
 
 
 def corpus(edited: int, total: int = 3):
@@ -42,16 +43,18 @@ def keys_anywhere(value):
 
 def test_two_of_three_edited_withholds_the_headline_everywhere():
     comparison = compare_runs(*corpus(edited=2))
-    assert comparison.summary().splitlines()[0] == (
+    assert prose.summary(comparison).splitlines()[0] == (
         "1 of 3 paired item(s) compared, 2 excluded (67% of the paired corpus)"
     )
     assert isinstance(comparison.headline, WithheldHeadline)
-    assert comparison.headline.reason.startswith(
+    assert prose.withheld_reason(comparison).startswith(
         "NO HEADLINE FIGURE: 67% of the paired corpus was excluded, above the 10% ceiling"
     )
     assert comparison.pass_rate_delta is None
-    data = comparison.to_json()
-    assert data["headline"] == {"status": "withheld", "reason": comparison.headline.reason}
+    # The stored form is the facts; the report's form adds the sentences, the pairing first.
+    assert comparison.to_json()["headline"] == {"status": "withheld"}
+    data = prose.comparison_json(comparison)
+    assert data["headline"] == {"status": "withheld", "reason": prose.withheld_reason(comparison)}
     assert not {k for k in keys_anywhere(data) if "pass_rate" in k or k == "delta"}
     order = list(data)
     assert order[0] == "summary" and order.index("headline") < order.index("changes")
@@ -79,8 +82,8 @@ def test_nothing_paired_has_no_headline():
     comparison = compare_runs(
         run("b", sample("x", metric("m", 1.0))), run("c", sample("y", metric("m", 1.0)))
     )
-    assert comparison.summary().splitlines()[0].startswith("0 of 0 paired item(s) compared")
-    assert "no item is paired" in comparison.headline.reason
+    assert prose.summary(comparison).splitlines()[0].startswith("0 of 0 paired item(s) compared")
+    assert "no item is paired" in prose.withheld_reason(comparison)
 
 
 def test_corpus_defects_come_before_any_figure():
@@ -101,7 +104,7 @@ def test_corpus_defects_come_before_any_figure():
             *(case(f"c{i}", i) for i in range(1, 12)),
         ),
     )
-    lines = compare_runs(before, after).summary().splitlines()
+    lines = prose.summary(compare_runs(before, after)).splitlines()
     assert lines[0].startswith("11 of 12 paired item(s) compared, 1 excluded (8%")
     assert lines[1].startswith("CORPUS DEFECT: c0: recorded part(s) setup differ")
     assert lines[2].startswith("pass rate 100% → 100%")

@@ -11,6 +11,7 @@ from compare_builders import run, sample
 from scipy import stats
 
 from assay.compare import ModelComparison
+from assay.report import prose
 from assay.results import SampleResult, SampleStatus
 
 # Monte-Carlo error of a 95% percentile bound from 5,000 resamples of ~200 cases is well
@@ -115,7 +116,7 @@ def test_fewer_than_two_shared_cases_have_no_interval():
     comparison = ModelComparison.of(data)
     (pair,) = comparison.pairs
     assert (pair.cases, pair.difference, pair.interval, pair.decisive) == (1, None, None, False)
-    assert comparison.conclusion == (
+    assert prose.conclusion(comparison) == (
         "The models share too few cases to compare (fewer than two in common)."
     )
 
@@ -133,7 +134,7 @@ def test_at_zero_or_one_hundred_percent_the_interval_is_a_point():
     }
     (pair,) = comparison.pairs
     assert pair.models == ("good", "bad") and pair.interval == (1.0, 1.0) and pair.decisive
-    assert comparison.conclusion.startswith(
+    assert prose.conclusion(comparison).startswith(
         "Decisive: good passes more cases than bad by +100.0 points"
     )
 
@@ -149,7 +150,7 @@ def test_a_pair_that_is_not_decisive_says_what_it_could_detect():
     assert pair.detectable == pytest.approx(z * spread / math.sqrt(40))
     assert pair.cases_needed == math.ceil((z * spread / abs(diffs.mean())) ** 2)
     assert pair.cases_needed > 40
-    assert comparison.conclusion.startswith("No pair is decisive")
+    assert prose.conclusion(comparison).startswith("No pair is decisive")
     assert comparison.decisive == ()
 
 
@@ -162,8 +163,8 @@ def test_decisive_pairs_are_named_and_the_better_model_comes_first():
     named = {pair.models: pair.decisive for pair in comparison.pairs}
     assert named[("strong", "weak")] and named[("middling", "weak")]
     assert all(pair.difference >= 0 for pair in comparison.pairs)
-    assert "strong passes more cases than weak" in comparison.conclusion
-    assert "middling passes more cases than weak" in comparison.conclusion
+    assert "strong passes more cases than weak" in prose.conclusion(comparison)
+    assert "middling passes more cases than weak" in prose.conclusion(comparison)
 
 
 def test_round_trip():

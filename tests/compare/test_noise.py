@@ -4,6 +4,7 @@ import pytest
 from compare_builders import metric, run, sample
 
 from assay.compare import NoiseFloor, NoiseLabel, compare_runs
+from assay.report import prose
 
 
 def flaky(run_id, passes, *, case="q", model=None):
@@ -62,7 +63,7 @@ def test_a_floor_above_the_flaky_share_is_the_finding():
     before, after = run("x", *flaky("x", [1, 1])), run("y", *flaky("y", [1, 0]))
     comparison = compare_runs(before, after, noise_floor=floor)
     assert comparison.too_flaky and comparison.to_json()["too_flaky"]
-    lines = comparison.summary().splitlines()
+    lines = prose.summary(comparison).splitlines()
     assert lines[1].startswith("TOO FLAKY TO MEASURE: the unchanged system moved by up to 0.500")
     assert "raise the samples" in lines[1]
     assert not compare_runs(before, after, noise_floor=floor, flaky_share=0.5).too_flaky
@@ -71,7 +72,7 @@ def test_a_floor_above_the_flaky_share_is_the_finding():
 
 def test_floor_summary_and_round_trip():
     floor = NoiseFloor(("a", "b"), 0.25, {"contains": 0.25, "(agent)": 0.0})
-    assert floor.summary() == (
+    assert prose.noise_floor_line(floor) == (
         "noise floor from control runs a and b: pass rate 0.250, contains 0.250"
     )
     assert NoiseFloor.from_json(floor.to_json()) == floor

@@ -15,7 +15,7 @@ from assay.compare import (
     compare_runs,
     stored_form,
 )
-from assay.report import Report
+from assay.report import Report, prose
 from assay.results import CaseSnapshot, Run, scored
 from assay.spec import digest
 
@@ -141,8 +141,6 @@ def model_comparison() -> ModelComparison:
             PairComparison(("large", "tiny"), 1, None, None, False),
             PairComparison(("small", "tiny"), 30, 0.033, (-0.1, 0.167), False, 0.142, 292),
         ),
-        conclusion="Decisive: large passes more cases than small by +22.5 points (95% "
-        "interval +7.5 to +37.5 points).",
     )
 
 
@@ -168,7 +166,10 @@ def test_model_comparison_table(snapshot: Callable[[str, str], None]) -> None:
     )
     assert "large − small  40     +22.5 points" in text
     assert "±14.2 points" in text and "292" in text
-    assert report.to_dict()["model_comparison"] == model_comparison().to_json()
+    assert report.to_dict()["model_comparison"] == {
+        **model_comparison().to_json(),
+        "conclusion": prose.conclusion(model_comparison()),
+    }
 
 
 def test_stored_comparison_renders_as_recorded() -> None:

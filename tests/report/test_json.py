@@ -6,7 +6,7 @@ import json
 from dataclasses import replace
 
 from assay.compare import ModelComparison, compare_runs, stored_form
-from assay.report import Report
+from assay.report import Report, prose
 from assay.results import Run
 
 TOP_LEVEL = {
@@ -100,7 +100,10 @@ def test_stored_comparison_is_used(current_run: Run, baseline_run: Run) -> None:
     stored = stored_form(compare_runs(baseline_run, current_run), None)
     report = Report(replace(current_run, comparison=stored, baseline_id="run-0001"))
     assert report.comparison is not None
-    assert stored is not None and report.to_dict()["comparison"] == stored["baseline"]
+    assert stored is not None and report.to_dict()["comparison"] == {
+        "summary": prose.pairing_line(report.comparison),
+        **stored["baseline"],
+    }
     assert report.to_dict()["baseline_id"] == "run-0001"
     assert "Baseline run-0001: 4 regression(s) (4 signal)" in report.to_text()
 
@@ -136,11 +139,11 @@ def test_stored_model_intervals_are_rendered_not_resampled(current_run: Run) -> 
     )
     computed = ModelComparison.of(two_models)
     # A stored comparison marked so that a recomputation could not produce it.
-    marked = replace(computed, conclusion="as recorded", seed=41)
+    marked = replace(computed, seed=41, resamples=1234)
     report = Report(replace(two_models, comparison=stored_form(None, marked)))
     assert report.model_comparison == marked
-    assert report.to_dict()["model_comparison"]["conclusion"] == "as recorded"
-    assert "as recorded" in report.to_text() and "as recorded" in report.to_markdown()
+    assert report.to_dict()["model_comparison"]["resamples"] == 1234
+    assert "1,234 resamples" in report.to_text() and "1,234 resamples" in report.to_markdown()
     assert Report(two_models).model_comparison == computed
 
 

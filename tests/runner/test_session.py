@@ -7,6 +7,7 @@ import pytest
 
 import assay
 from assay import checks
+from assay.report import prose
 from assay.results import RunStatus
 
 
@@ -78,7 +79,7 @@ def test_a_grown_suite_keeps_its_gate_on_the_unchanged_cases(store):
         ("warranty", "exact_match")
     ]
     assert evaluation.verdict.regressed and evaluation.verdict.exit_code == 1
-    assert comparison.baseline_line().startswith(
+    assert prose.baseline_line(comparison).startswith(
         f"baseline {first.id[:8]} · 2 of 2 unchanged item(s) compared, 1 new (shipping)"
     )
 

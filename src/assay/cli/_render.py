@@ -17,6 +17,7 @@ from rich.table import Table
 from assay._text import visible
 from assay.compare import Change, Comparison, ModelComparison
 from assay.report import _comparing as comparing
+from assay.report import prose
 from assay.report._reading import judge_calls
 from assay.report.format import duration_ms, fraction, money, percent, score
 from assay.results import Run, RunSummary, SampleResult, SampleStatus, Tally
@@ -92,14 +93,14 @@ def render_baseline(
     """
     if choice is None:
         line = (
-            comparison.baseline_line()
+            prose.baseline_line(comparison)
             if comparison is not None
             else "no baseline: this run is the first of its definition"
         )
     else:
         line = choice.line(db)
         if comparison is not None:
-            line += f" · {comparison.items_line()}"
+            line += f" · {prose.items_line(comparison)}"
     console.print(f"[bold]{shown(line)}[/]", highlight=False)
 
 
@@ -357,7 +358,7 @@ def render_models(console: Console, models: ModelComparison | None) -> None:
     )
     if models.pairs:
         console.print(_table(None, comparing.pair_headers(models), comparing.pair_rows(models)))
-    console.print(shown(models.conclusion), highlight=False)
+    console.print(shown(prose.conclusion(models)), highlight=False)
 
 
 def render_comparison(
@@ -379,8 +380,8 @@ def render_comparison(
         else f"assay report {run_id[:8]}{db} --format text lists them all"
     )
     intro = comparing.comparison_intro(comparison, fraction)
-    moved = len(comparison.movement_lines())
-    loud = 1 + len(comparison.defect_lines())
+    moved = len(comparison.movements)
+    loud = 1 + len(prose.defect_lines(comparison))
     lines = []
     for index, line in enumerate(intro[: len(intro) - moved]):
         style = "bold red" if 0 < index < loud else "bold" if index <= loud else ""

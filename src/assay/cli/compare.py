@@ -125,8 +125,10 @@ def _render(comparison: object, chosen: str) -> str:
     assert isinstance(comparison, Comparison)
     if chosen == "json":
         from assay._text import json_visible
+        from assay.report.prose import comparison_json
 
-        return json_visible(json.dumps(comparison.to_json(), indent=2, ensure_ascii=False)) + "\n"
+        data = comparison_json(comparison)
+        return json_visible(json.dumps(data, indent=2, ensure_ascii=False)) + "\n"
     if chosen == "markdown":
         return render_comparison_markdown(comparison)
     return render_comparison_text(comparison)

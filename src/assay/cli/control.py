@@ -159,8 +159,8 @@ def _execute(suite: Any, options: dict[str, Any], url: str | None, quiet: bool) 
 def _report(first: Any, second: Any, flaky_share: float, *, allow_unchecked: bool) -> bool:
     """Print the pair and its floor; ``False`` when it measured nothing and that is refused."""
     from assay.compare import NoiseFloor
-    from assay.compare.comparison import too_flaky_line
     from assay.evaluation.control import checked
+    from assay.report.prose import noise_floor_line, too_flaky_line
 
     print(
         visible(
@@ -174,7 +174,7 @@ def _report(first: Any, second: Any, flaky_share: float, *, allow_unchecked: boo
     floor = NoiseFloor.measure(first, second)
     if floor.too_flaky(flaky_share):
         print(too_flaky_line(floor, flaky_share))
-    print(floor.summary())
+    print(noise_floor_line(floor))
     return True
 
 

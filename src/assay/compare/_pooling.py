@@ -133,14 +133,6 @@ class ItemMovement:
     before: tuple[int, int] | None
     after: tuple[int, int] | None
 
-    def line(self) -> str:
-        """``moved: refund [gpt-4o] 2/2 → 0/2``."""
-        label = self.case_id if self.model is None else f"{self.case_id} [{self.model}]"
-        rates = " → ".join(
-            "—" if side is None else f"{side[0]}/{side[1]}" for side in (self.before, self.after)
-        )
-        return f"{self.kind}: {label} {rates}"
-
     def to_json(self) -> dict[str, Any]:
         """The portable form."""
         return {

@@ -1,10 +1,10 @@
 """Comparing two runs honestly: the pairing first, corpus defects above any figure.
 
-Exclusion is as loud as the score. :meth:`Comparison.summary` leads with the pairing ("N of M
-paired item(s) compared, K excluded (P% of the paired corpus)"), and past
-``max_excluded_share`` the headline is :class:`WithheldHeadline`: no pass-rate delta exists
-anywhere on the comparison, its JSON included, because a figure over what is left of the corpus
-would read like a measurement of the suite and would not be one.
+Exclusion is as loud as the score: past ``max_excluded_share`` the headline is
+:class:`WithheldHeadline`, and no pass-rate delta exists anywhere on the comparison, its JSON
+included, because a figure over what is left of the corpus would read like a measurement of the
+suite and would not be one. The comparison is figures and typed facts; the sentences that read
+it (the pairing first, defects before any figure) are :mod:`assay.report.prose`'s.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from assay.compare._pooling import (
@@ -119,13 +118,15 @@ class MeasuredHeadline:
 
 @dataclass(frozen=True, slots=True)
 class WithheldHeadline:
-    """No figure: too much of the paired corpus was excluded, and ``reason`` says so."""
+    """No figure: nothing was paired, or more of the paired corpus was excluded than allowed.
 
-    reason: str
+    Which of the two is the comparison's own counts (``paired``, ``excluded_share`` against
+    ``policy.max_excluded_share``); :func:`assay.report.prose.withheld_reason` says it.
+    """
 
     def to_json(self) -> dict[str, Any]:
-        """The portable form: the reason, and deliberately nothing else."""
-        return {"status": "withheld", "reason": self.reason}
+        """The portable form: the status, and deliberately nothing else."""
+        return {"status": "withheld"}
 
 
 Headline = MeasuredHeadline | WithheldHeadline
@@ -239,81 +240,12 @@ class Comparison:
         """Metrics that got better beyond the tolerance, or newly pass."""
         return self.of_kind(ChangeKind.IMPROVEMENT)
 
-    # -- reading ---------------------------------------------------------------------------
-
-    def pairing_line(self) -> str:
-        """``N of M paired item(s) compared, K excluded (P% of the paired corpus)``."""
-        line = (
-            f"{self.compared} of {self.paired} paired item(s) compared, "
-            f"{len(self.excluded)} excluded ({percent(self.excluded_share)} of the paired "
-            "corpus)"
-        )
-        unpaired = [
-            f"{count} only in the {side}"
-            for count, side in (
-                (self.only_in_baseline, "baseline"),
-                (self.only_in_current, "current run"),
-            )
-            if count
-        ]
-        return line + (f"; {', '.join(unpaired)}" if unpaired else "")
-
-    def baseline_line(self) -> str:
-        """``baseline 428c1f0a · 3 of 3 unchanged item(s) compared, 1 new (c4)``."""
-        return f"baseline {self.baseline_id[:8]} · {self.items_line()}"
-
-    def items_line(self) -> str:
-        """``3 of 3 unchanged item(s) compared, 1 new (c4)``: what was paired, briefly."""
-        plain = not self.excluded and not self.intended_changes
-        kind = "unchanged" if plain else "paired"
-        parts = [f"{self.compared} of {self.paired} {kind} item(s) compared"]
-        if self.excluded:
-            parts.append(f"{len(self.excluded)} changed and excluded")
-        if self.intended_changes:
-            parts.append(f"{len(self.intended_changes)} with intended changes")
-        if self.added:
-            parts.append(f"{len(self.added)} new ({_names(self.added)})")
-        if self.removed:
-            parts.append(f"{len(self.removed)} removed ({_names(self.removed)})")
-        return ", ".join(parts)
-
-    def movement_lines(self) -> list[str]:
-        """One line per named item: moved, unverified (no fingerprint), added, removed."""
-        return [movement.line() for movement in self.movements]
-
-    def defect_lines(self) -> list[str]:
-        """One line per corpus defect, and the too-flaky finding: they come before figures."""
-        lines = [corpus_defect_line(item) for item in self.corpus_defects]
-        if self.too_flaky and self.policy.noise_floor is not None:
-            lines.append(too_flaky_line(self.policy.noise_floor, self.policy.flaky_share))
-        return lines
-
-    def summary(self) -> str:
-        """A plain reading: the pairing first, defects next, then the headline and counts."""
-        lines = [self.pairing_line(), *self.defect_lines()]
-        headline = self.headline
-        if isinstance(headline, WithheldHeadline):
-            lines.append(headline.reason)
-        elif headline.delta is not None:
-            lines.append(
-                f"pass rate {percent(headline.before)} → {percent(headline.after)} "
-                f"({points(headline.delta)}, {headline.noise.value.replace('_', ' ')})"
-            )
-        lines.append(
-            f"{len(self.regressions)} regression(s), "
-            f"{len(self.signal_regressions)} signal regression(s), "
-            f"{len(self.improvements)} improvement(s)"
-        )
-        lines.extend(self.movement_lines())
-        return "\n".join(lines)
-
     # -- storage ---------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
         """The portable form: the pairing, defects and headline come before the changes."""
         floor = self.policy.noise_floor
         return {
-            "summary": self.pairing_line(),
             "baseline_id": self.baseline_id,
             "current_id": self.current_id,
             "pairing": {
@@ -416,7 +348,7 @@ def compare(baseline: Run, current: Run, policy: ComparisonPolicy) -> Comparison
         only_in_baseline=sum(1 for key in before if key not in keys),
         only_in_current=sum(1 for key in after if key not in keys),
         pairings=notable,
-        headline=WithheldHeadline(""),
+        headline=WithheldHeadline(),
         changes=tuple(changes),
         added=tuple(key for key in after if key not in keys),
         removed=tuple(key for key in before if key not in keys),
@@ -465,19 +397,9 @@ def _fingerprinted(cases: Mapping[str, CaseSnapshot], case_id: str) -> bool:
 def _headline(
     comparison: Comparison, before: list[PooledItem], after: list[PooledItem]
 ) -> Headline:
-    if comparison.paired == 0:
-        return WithheldHeadline(
-            "NO HEADLINE FIGURE: no item is paired between the two runs, "
-            "so there is nothing to measure"
-        )
     ceiling = comparison.policy.max_excluded_share
-    if comparison.excluded_share > ceiling + EPSILON:
-        return WithheldHeadline(
-            f"NO HEADLINE FIGURE: {percent(comparison.excluded_share)} of the paired corpus was "
-            f"excluded, above the {percent(ceiling)} ceiling; a figure over the remaining "
-            f"{comparison.compared} of {comparison.paired} item(s) would read like a "
-            "measurement of the suite and would not be one"
-        )
+    if comparison.paired == 0 or comparison.excluded_share > ceiling + EPSILON:
+        return WithheldHeadline()
     old, new = pass_rate(before), pass_rate(after)
     headline = MeasuredHeadline(old[0], old[1], new[0], new[1])
     floor = comparison.policy.noise_floor
@@ -488,7 +410,8 @@ def _headline(
 
 def _headline_from(data: Mapping[str, Any]) -> Headline:
     if data["status"] == "withheld":
-        return WithheldHeadline(data["reason"])
+        # Earlier forms also stored the reason; it is read again from the counts.
+        return WithheldHeadline()
     return MeasuredHeadline(
         int(data["before_passed"]),
         int(data["before_evaluated"]),
@@ -500,47 +423,3 @@ def _headline_from(data: Mapping[str, Any]) -> Headline:
 
 def _rate(passed: int, total: int) -> float | None:
     return passed / total if total else None
-
-
-def percent(share: float | None) -> str:
-    """A 0–1 share as a whole percentage rounded half up (``0.667`` → ``67%``)."""
-    if share is None:
-        return "—"
-    value = (Decimal(repr(float(share))) * 100).quantize(Decimal(1), rounding=ROUND_HALF_UP)
-    return f"{value:f}%"
-
-
-def points(delta: float) -> str:
-    """A signed difference of shares in percentage points: ``+7 points``, ``−67 points``."""
-    magnitude = percent(abs(delta)).rstrip("%")
-    sign = "" if magnitude == "0" else "+" if delta > 0 else "−"
-    return f"{sign}{magnitude} points"
-
-
-def corpus_defect_line(item: PairedItem) -> str:
-    """Say that recorded testimony changed, and that it is about the corpus, not the agent."""
-    parts = ", ".join(item.part_names("recorded"))
-    return (
-        f"CORPUS DEFECT: {_label(item.key)}: recorded part(s) {parts} differ between the "
-        "runs; recorded testimony was regenerated, a problem with the corpus or the "
-        "tooling and not a result about the agent (left out of every figure)"
-    )
-
-
-def too_flaky_line(floor: NoiseFloor, share: float) -> str:
-    """The finding when the control run moved more than the flaky share allows."""
-    return (
-        f"TOO FLAKY TO MEASURE: the unchanged system moved by up to "
-        f"{floor.largest:.3f} against itself (above {share:.3f}); raise the samples per "
-        "case rather than the tolerance"
-    )
-
-
-def _names(items: tuple[Item, ...], shown: int = 5) -> str:
-    names = ", ".join(_label(item) for item in items[:shown])
-    return names + (f", … {len(items) - shown} more" if len(items) > shown else "")
-
-
-def _label(key: Item) -> str:
-    case_id, model = key
-    return case_id if model is None else f"{case_id} [{model}]"

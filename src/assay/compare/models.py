@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from statistics import NormalDist
 from typing import Any
 
-from assay.agent.answered import UNVERIFIED_KEY, UNVERIFIED_REASON
+from assay.agent.answered import UNVERIFIED_KEY
 from assay.compare._bootstrap import percentile_interval, resample
 from assay.errors import ConfigurationError
 from assay.results import Run, SampleResult, SampleStatus
@@ -85,16 +85,14 @@ class PairComparison:
 
 @dataclass(frozen=True, slots=True)
 class ModelComparison:
-    """Per-model intervals, paired differences and the sentence that reads them.
+    """Per-model intervals and paired differences; :mod:`assay.report.prose` reads them.
 
-    >>> comparison = ModelComparison.of(run)  # doctest: +SKIP
-    >>> comparison.conclusion  # doctest: +SKIP
-    'No pair is decisive: ...'
+    >>> [pair.decisive for pair in ModelComparison.of(run).pairs]  # doctest: +SKIP
+    [False]
     """
 
     models: tuple[ModelInterval, ...]
     pairs: tuple[PairComparison, ...]
-    conclusion: str
     resamples: int = DEFAULT_RESAMPLES
     seed: int = 0
     confidence: float = DEFAULT_CONFIDENCE
@@ -126,16 +124,6 @@ class ModelComparison:
         """The pairs whose difference interval excludes zero."""
         return tuple(pair for pair in self.pairs if pair.decisive)
 
-    def method(self) -> str:
-        """How the intervals were computed, for a report's footnote."""
-        return (
-            f"{_percent(self.confidence)} percentile bootstrap intervals from "
-            f"{self.resamples:,} resamples of whole cases (seed {self.seed}); a case run "
-            "several times counts as the mean of its samples; pairs resample the cases "
-            "both models ran, the same cases for both; detectable differences and cases "
-            f"needed at {_percent(self.power)} power"
-        )
-
     def to_json(self) -> dict[str, Any]:
         """The portable form stored with the run, so a rebuilt report never resamples."""
         return {
@@ -145,7 +133,6 @@ class ModelComparison:
             "power": self.power,
             "models": [m.to_json() for m in self.models],
             "pairs": [p.to_json() for p in self.pairs],
-            "conclusion": self.conclusion,
         }
 
     @classmethod
@@ -173,10 +160,10 @@ class ModelComparison:
             )
             for p in data["pairs"]
         )
+        # Earlier forms also stored the conclusion; it is read again from the figures.
         return cls(
             models,
             pairs,
-            data["conclusion"],
             int(data["resamples"]),
             int(data["seed"]),
             float(data["confidence"]),
@@ -230,21 +217,15 @@ def _compare(
             means = draws.difference(first, second, cases, diffs)
             interval = percentile_interval(means, diffs, confidence)
         pairs.append(_pair_comparison((first, second), diffs, interval, confidence, power))
-    return ModelComparison(
-        models, tuple(pairs), _conclusion(pairs, confidence), resamples, seed, confidence, power
-    )
+    return ModelComparison(models, tuple(pairs), resamples, seed, confidence, power)
 
 
 def _unverified(compared: ModelComparison, samples: Sequence[SampleResult]) -> ModelComparison:
-    # A model whose samples no response named is compared all the same, but said so.
+    # A model whose samples no response named is compared all the same, and counted.
     counts = Counter(sample.model for sample in samples if UNVERIFIED_KEY in sample.metadata)
-    models = tuple(replace(m, unverified=counts[m.model]) for m in compared.models)
-    named = [m.model for m in models if m.unverified]
-    if not named:
-        return replace(compared, models=models)
-    which = " and ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1 else named)
-    sentence = f"The figures for {which} are unverified: {UNVERIFIED_REASON}."
-    return replace(compared, models=models, conclusion=f"{compared.conclusion} {sentence}")
+    return replace(
+        compared, models=tuple(replace(m, unverified=counts[m.model]) for m in compared.models)
+    )
 
 
 class _Draws:
@@ -334,46 +315,6 @@ def _power(
     # No difference (up to float noise) is one no number of cases can detect.
     needed = None if abs(difference) < 1e-9 else math.ceil((z * spread / abs(difference)) ** 2)
     return detectable, needed
-
-
-def _conclusion(pairs: Sequence[PairComparison], confidence: float) -> str:
-    measured = [pair for pair in pairs if pair.interval is not None]
-    too_few = [pair for pair in pairs if pair.interval is None]
-    if not measured:
-        return "The models share too few cases to compare (fewer than two in common)."
-    decisive = [pair for pair in measured if pair.decisive]
-    if decisive:
-        named = "; ".join(_decisive_clause(pair, confidence) for pair in decisive)
-        sentence = f"Decisive: {named}."
-        if len(decisive) < len(measured):
-            sentence += " Every other pairwise interval includes zero."
-    else:
-        sentence = (
-            "No pair is decisive: every pairwise difference interval includes zero, so "
-            "the ranking is not evidence that one model is better."
-        )
-    if too_few:
-        names = "; ".join(f"{a} and {b}" for a, b in (pair.models for pair in too_few))
-        sentence += f" Too few shared cases to compare: {names}."
-    return sentence
-
-
-def _decisive_clause(pair: PairComparison, confidence: float) -> str:
-    assert pair.interval is not None and pair.difference is not None
-    low, high = pair.interval
-    return (
-        f"{pair.models[0]} passes more cases than {pair.models[1]} by "
-        f"{_points(pair.difference)} ({_percent(confidence)} interval "
-        f"{_points(low).removesuffix(' points')} to {_points(high)})"
-    )
-
-
-def _points(value: float) -> str:
-    return f"{value * 100:+.1f} points"
-
-
-def _percent(share: float) -> str:
-    return f"{share * 100:g}%"
 
 
 def _stdev(values: list[float], mean: float) -> float:

@@ -15,7 +15,6 @@ from enum import StrEnum
 from typing import Any
 
 from assay.compare._pooling import (
-    AGENT,
     EPSILON,
     ItemMovement,
     PooledItem,
@@ -94,25 +93,6 @@ class NoiseFloor:
     def too_flaky(self, share: float = DEFAULT_FLAKY_SHARE) -> bool:
         """Whether the floor itself is the finding: more movement than ``share`` allows."""
         return self.largest > share + EPSILON
-
-    def summary(self) -> str:
-        """One line: the control runs and the floor per figure."""
-        figures = [f"pass rate {self.pass_rate:.3f}"]
-        figures += [
-            f"{name} {value:.3f}"
-            for name, value in sorted(self.metrics.items())
-            if name != AGENT or value > 0
-        ]
-        moved = (
-            "; moved: " + ", ".join(m.line().removeprefix("moved: ") for m in self.moved)
-            if self.moved
-            else ""
-        )
-        return (
-            f"noise floor from control runs {self.control[0]} and {self.control[1]}: "
-            + ", ".join(figures)
-            + moved
-        )
 
     def to_json(self) -> dict[str, Any]:
         """The portable form."""

@@ -13,6 +13,7 @@ from assay.compare import (
     WithheldHeadline,
 )
 from assay.report import format as fmt
+from assay.report import prose
 from assay.report._reading import Fraction
 from assay.results import Run
 from assay.results.baseline import BaselineChoice, BaselineReason
@@ -60,12 +61,12 @@ def comparison_intro(comparison: Comparison, frac: Fraction) -> list[str]:
     score before learning how much of the corpus it covers.
     """
     return [
-        comparison.pairing_line(),
-        *comparison.defect_lines(),
+        prose.pairing_line(comparison),
+        *prose.defect_lines(comparison),
         headline_line(comparison, frac),
         counts_line(comparison),
         rules_line(comparison),
-        *(f"Item {line}" for line in comparison.movement_lines()),
+        *(f"Item {line}" for line in prose.movement_lines(comparison)),
     ]
 
 
@@ -73,7 +74,7 @@ def headline_line(comparison: Comparison, frac: Fraction) -> str:
     """The pass rate over the compared items in both runs, or why there is none."""
     headline = comparison.headline
     if isinstance(headline, WithheldHeadline):
-        return headline.reason
+        return prose.withheld_reason(comparison)
     if headline.delta is None:
         return "Pass rate over the compared items: nothing was evaluated in one of the runs."
     return (
@@ -100,7 +101,7 @@ def rules_line(comparison: Comparison) -> str:
     noise = (
         "noise floor unmeasured (no control run; every movement counts as signal)"
         if floor is None
-        else floor.summary()
+        else prose.noise_floor_line(floor)
     )
     return (
         f"Tolerance {fmt.score(policy.tolerance)} · drift tolerance "
@@ -128,9 +129,7 @@ def change_row(change: Change) -> list[str]:
     ]
 
 
-def item_label(case_id: str, model: str | None) -> str:
-    """Name a case on a model: ``refund-policy [gpt-4o-mini]``, or the case alone."""
-    return case_id if model is None else f"{case_id} [{model}]"
+item_label = prose.item_label
 
 
 # -- model comparison -----------------------------------------------------------------------
@@ -145,7 +144,7 @@ def model_interval_rows(models: ModelComparison) -> list[list[str]]:
     """One row per model, best first: its cases, pass rate and interval."""
     ranked = sorted(models.models, key=lambda m: -m.pass_rate)
     return [
-        [m.model, str(m.cases), fmt.percent(m.pass_rate), _rate_interval(m.interval)]
+        [m.model, str(m.cases), fmt.percent(m.pass_rate), fmt.rate_interval(m.interval)]
         for m in ranked
     ]
 
@@ -170,23 +169,10 @@ def pair_rows(models: ModelComparison) -> list[list[str]]:
             f"{p.models[0]} − {p.models[1]}",
             str(p.cases),
             fmt.MISSING if p.difference is None else fmt.points(p.difference, 1),
-            _points_interval(p.interval),
+            fmt.points_interval(p.interval),
             "yes" if p.decisive else "no",
             fmt.MISSING if p.detectable is None else "±" + fmt.points(p.detectable, 1).lstrip("+"),
             fmt.MISSING if p.cases_needed is None else f"{p.cases_needed:,}",
         ]
         for p in models.pairs
     ]
-
-
-def _rate_interval(interval: tuple[float, float] | None) -> str:
-    if interval is None:
-        return fmt.MISSING
-    return f"{fmt.percent(interval[0])} – {fmt.percent(interval[1])}"
-
-
-def _points_interval(interval: tuple[float, float] | None) -> str:
-    if interval is None:
-        return fmt.MISSING
-    low = fmt.points(interval[0], 1).removesuffix(" points")
-    return f"{low} to {fmt.points(interval[1], 1)}"

@@ -12,6 +12,7 @@ Rules:
   although ``0.145 * 100`` is ``14.499…`` in binary floating point.
 * Scores are 0..1 with three decimals, rounded half up: ``0.667``.
 * A difference of shares is signed percentage points: ``+7 points``, ``−0.4 points``.
+* An interval of shares is ``62% – 88%``; of differences, ``+2.0 to +40.0 points``.
 * A pass fraction is ``14/16 · 88%`` (``14/16 (88%)`` in Markdown).
 * Money is USD: ``$0.00`` for an explicit zero; two decimals from one dollar up, with thousands
   separators (``$1,234.50``); four decimals below a dollar (``$0.0243``); six below a tenth of
@@ -64,6 +65,21 @@ def points(delta: float | None, places: int = 0) -> str:
     magnitude = _round(abs(_decimal(delta)) * 100, places)
     sign = "" if magnitude == 0 else "+" if delta > 0 else "\N{MINUS SIGN}"
     return f"{sign}{magnitude:f} points"
+
+
+def rate_interval(interval: tuple[float, float] | None) -> str:
+    """An interval of 0..1 shares as percentages: ``62% – 88%``."""
+    if interval is None:
+        return MISSING
+    return f"{percent(interval[0])} – {percent(interval[1])}"
+
+
+def points_interval(interval: tuple[float, float] | None) -> str:
+    """An interval of differences in points, to one decimal: ``+2.0 to +40.0 points``."""
+    if interval is None:
+        return MISSING
+    low = points(interval[0], 1).removesuffix(" points")
+    return f"{low} to {points(interval[1], 1)}"
 
 
 def fraction(passed: int, total: int) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 
 from assay._text import json_visible
 from assay.compare import Comparison, ModelComparison
+from assay.report.prose import comparison_json, model_comparison_json
 from assay.results import Run
 from assay.results.fixes import FixItem, fix_items
 from assay.spec._json import SCHEMA_KEY, SCHEMA_VERSION
@@ -27,8 +28,8 @@ def report_dict(
 ) -> dict[str, Any]:
     """``run.snapshot()`` with ``"schema_version"``, the comparisons and ``"fix_items"``."""
     data = {SCHEMA_KEY: SCHEMA_VERSION, **run.snapshot()}  # read back by assay.report.archive
-    data["comparison"] = None if comparison is None else comparison.to_json()
-    data["model_comparison"] = None if models is None else models.to_json()
+    data["comparison"] = None if comparison is None else comparison_json(comparison)
+    data["model_comparison"] = None if models is None else model_comparison_json(models)
     shown = fix_items(run.samples) if items is None else items
     data["fix_items"] = [item.to_json() for item in shown]
     return data

@@ -15,6 +15,7 @@ from assay.report import _comparing as comparing
 from assay.report import _markdown_fixes as fixes
 from assay.report import _reading as reading
 from assay.report import format as fmt
+from assay.report import prose
 from assay.report._escaping import md_cell, md_code, md_fence, md_quote
 from assay.results import Run, SampleResult, Tally
 from assay.results.fixes import FixItem, fix_items
@@ -126,7 +127,7 @@ def _models(models: ModelComparison | None) -> str:
     ]
     if models.pairs:
         parts.append(table(comparing.pair_headers(models), comparing.pair_rows(models)))
-    parts += [f"**{cell(models.conclusion)}**", f"_Method: {cell(models.method())}._"]
+    parts += [f"**{cell(prose.conclusion(models))}**", f"_Method: {cell(prose.method(models))}._"]
     return "\n\n".join(parts)
 
 
@@ -153,8 +154,8 @@ def comparison_body(comparison: Comparison) -> str:
     parts = [
         f"**{cell(line)}**"
         for line in (
-            comparison.pairing_line(),
-            *comparison.defect_lines(),
+            prose.pairing_line(comparison),
+            *prose.defect_lines(comparison),
             comparing.headline_line(comparison, fmt.fraction_md),
         )
     ]

@@ -18,6 +18,7 @@ from assay.report import _comparing as comparing
 from assay.report import _reading as reading
 from assay.report import _text_fixes as fixes
 from assay.report import format as fmt
+from assay.report import prose
 from assay.results import Run, RunSummary, SampleResult, Tally
 from assay.results.fixes import FixItem, fix_items
 from assay.results.tracebacks import metadata_without_traceback, traceback_of
@@ -173,8 +174,8 @@ def _models(models: ModelComparison | None) -> list[str]:
     lines += table(comparing.model_interval_rows(models), comparing.model_interval_headers(models))
     if models.pairs:
         lines += ["", *table(comparing.pair_rows(models), comparing.pair_headers(models))]
-    lines += ["", *textwrap.wrap(models.conclusion, WIDTH)]
-    lines += textwrap.wrap(f"Method: {models.method()}.", WIDTH)
+    lines += ["", *textwrap.wrap(prose.conclusion(models), WIDTH)]
+    lines += textwrap.wrap(f"Method: {prose.method(models)}.", WIDTH)
     return lines
 
 

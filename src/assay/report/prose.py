@@ -1,0 +1,251 @@
+"""The sentences a report writes about a comparison: compare returns figures, this reads them.
+
+Comparisons (:mod:`assay.compare`) are numbers and typed facts; every surface that says
+something about them (the reports, the terminal, ``assay compare``, ``assay control``) says it
+with these functions, and every figure in them is written by :mod:`assay.report.format`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from assay.agent.answered import UNVERIFIED_REASON
+from assay.compare import (
+    Comparison,
+    ModelComparison,
+    NoiseFloor,
+    PairComparison,
+    PairedItem,
+    WithheldHeadline,
+)
+from assay.compare._pooling import AGENT, ItemMovement
+from assay.report import format as fmt
+
+Item = tuple[str, str | None]
+
+
+def item_label(case_id: str, model: str | None) -> str:
+    """Name a case on a model: ``refund-policy [gpt-4o-mini]``, or the case alone."""
+    return case_id if model is None else f"{case_id} [{model}]"
+
+
+# -- pairing --------------------------------------------------------------------------------
+
+
+def pairing_line(comparison: Comparison) -> str:
+    """``N of M paired item(s) compared, K excluded (P% of the paired corpus)``."""
+    line = (
+        f"{comparison.compared} of {comparison.paired} paired item(s) compared, "
+        f"{len(comparison.excluded)} excluded ({fmt.percent(comparison.excluded_share)} of "
+        "the paired corpus)"
+    )
+    unpaired = [
+        f"{count} only in the {side}"
+        for count, side in (
+            (comparison.only_in_baseline, "baseline"),
+            (comparison.only_in_current, "current run"),
+        )
+        if count
+    ]
+    return line + (f"; {', '.join(unpaired)}" if unpaired else "")
+
+
+def items_line(comparison: Comparison) -> str:
+    """``3 of 3 unchanged item(s) compared, 1 new (c4)``: what was paired, briefly."""
+    plain = not comparison.excluded and not comparison.intended_changes
+    kind = "unchanged" if plain else "paired"
+    parts = [f"{comparison.compared} of {comparison.paired} {kind} item(s) compared"]
+    if comparison.excluded:
+        parts.append(f"{len(comparison.excluded)} changed and excluded")
+    if comparison.intended_changes:
+        parts.append(f"{len(comparison.intended_changes)} with intended changes")
+    if comparison.added:
+        parts.append(f"{len(comparison.added)} new ({_names(comparison.added)})")
+    if comparison.removed:
+        parts.append(f"{len(comparison.removed)} removed ({_names(comparison.removed)})")
+    return ", ".join(parts)
+
+
+def baseline_line(comparison: Comparison) -> str:
+    """``baseline 428c1f0a · 3 of 3 unchanged item(s) compared, 1 new (c4)``."""
+    return f"baseline {comparison.baseline_id[:8]} · {items_line(comparison)}"
+
+
+def movement_line(movement: ItemMovement) -> str:
+    """``moved: refund [gpt-4o] 2/2 → 0/2``."""
+    rates = " → ".join(
+        fmt.MISSING if side is None else f"{side[0]}/{side[1]}"
+        for side in (movement.before, movement.after)
+    )
+    return f"{movement.kind}: {item_label(movement.case_id, movement.model)} {rates}"
+
+
+def movement_lines(comparison: Comparison) -> list[str]:
+    """One line per named item: moved, unverified (no fingerprint), added, removed."""
+    return [movement_line(movement) for movement in comparison.movements]
+
+
+# -- defects and the headline ---------------------------------------------------------------
+
+
+def corpus_defect_line(item: PairedItem) -> str:
+    """Say that recorded testimony changed, and that it is about the corpus, not the agent."""
+    parts = ", ".join(item.part_names("recorded"))
+    return (
+        f"CORPUS DEFECT: {item_label(item.case_id, item.model)}: recorded part(s) {parts} "
+        "differ between the runs; recorded testimony was regenerated, a problem with the "
+        "corpus or the tooling and not a result about the agent (left out of every figure)"
+    )
+
+
+def too_flaky_line(floor: NoiseFloor, share: float) -> str:
+    """The finding when the control run moved more than the flaky share allows."""
+    return (
+        f"TOO FLAKY TO MEASURE: the unchanged system moved by up to "
+        f"{fmt.score(floor.largest)} against itself (above {fmt.score(share)}); raise the "
+        "samples per case rather than the tolerance"
+    )
+
+
+def defect_lines(comparison: Comparison) -> list[str]:
+    """One line per corpus defect, and the too-flaky finding: they come before figures."""
+    lines = [corpus_defect_line(item) for item in comparison.corpus_defects]
+    floor = comparison.policy.noise_floor
+    if comparison.too_flaky and floor is not None:
+        lines.append(too_flaky_line(floor, comparison.policy.flaky_share))
+    return lines
+
+
+def withheld_reason(comparison: Comparison) -> str:
+    """Why the comparison has no headline figure (it has one: the empty string)."""
+    if not isinstance(comparison.headline, WithheldHeadline):
+        return ""
+    if comparison.paired == 0:
+        return (
+            "NO HEADLINE FIGURE: no item is paired between the two runs, "
+            "so there is nothing to measure"
+        )
+    return (
+        f"NO HEADLINE FIGURE: {fmt.percent(comparison.excluded_share)} of the paired corpus "
+        f"was excluded, above the {fmt.percent(comparison.policy.max_excluded_share)} "
+        f"ceiling; a figure over the remaining {comparison.compared} of {comparison.paired} "
+        "item(s) would read like a measurement of the suite and would not be one"
+    )
+
+
+def noise_floor_line(floor: NoiseFloor) -> str:
+    """One line: the control runs and the floor per figure."""
+    figures = [f"pass rate {fmt.score(floor.pass_rate)}"]
+    figures += [
+        f"{name} {fmt.score(value)}"
+        for name, value in sorted(floor.metrics.items())
+        if name != AGENT or value > 0
+    ]
+    moved = (
+        "; moved: " + ", ".join(movement_line(m).removeprefix("moved: ") for m in floor.moved)
+        if floor.moved
+        else ""
+    )
+    return (
+        f"noise floor from control runs {floor.control[0]} and {floor.control[1]}: "
+        + ", ".join(figures)
+        + moved
+    )
+
+
+def summary(comparison: Comparison) -> str:
+    """A plain reading: the pairing first, defects next, then the headline and counts."""
+    lines = [pairing_line(comparison), *defect_lines(comparison)]
+    headline = comparison.headline
+    if isinstance(headline, WithheldHeadline):
+        lines.append(withheld_reason(comparison))
+    elif headline.delta is not None:
+        lines.append(
+            f"pass rate {fmt.percent(headline.before)} → {fmt.percent(headline.after)} "
+            f"({fmt.points(headline.delta)}, {headline.noise.value.replace('_', ' ')})"
+        )
+    lines.append(
+        f"{len(comparison.regressions)} regression(s), "
+        f"{len(comparison.signal_regressions)} signal regression(s), "
+        f"{len(comparison.improvements)} improvement(s)"
+    )
+    lines.extend(movement_lines(comparison))
+    return "\n".join(lines)
+
+
+def comparison_json(comparison: Comparison) -> dict[str, Any]:
+    """The comparison's stored form with its sentences: the pairing first, the reason kept.
+
+    ``summary`` (the pairing line) leads, and a withheld headline carries its ``reason``:
+    the JSON report and ``assay compare --format json`` read as they always have.
+    """
+    data: dict[str, Any] = {"summary": pairing_line(comparison), **comparison.to_json()}
+    if isinstance(comparison.headline, WithheldHeadline):
+        data["headline"] = {**data["headline"], "reason": withheld_reason(comparison)}
+    return data
+
+
+# -- model comparison -----------------------------------------------------------------------
+
+
+def method(models: ModelComparison) -> str:
+    """How the intervals were computed, for a report's footnote."""
+    return (
+        f"{fmt.percent(models.confidence)} percentile bootstrap intervals from "
+        f"{models.resamples:,} resamples of whole cases (seed {models.seed}); a case run "
+        "several times counts as the mean of its samples; pairs resample the cases "
+        "both models ran, the same cases for both; detectable differences and cases "
+        f"needed at {fmt.percent(models.power)} power"
+    )
+
+
+def conclusion(models: ModelComparison) -> str:
+    """What the intervals say: which pairs are decisive, and whose figures are unverified."""
+    sentence = _decisive_sentence(models.pairs, models.confidence)
+    named = [m.model for m in models.models if m.unverified]
+    if named:
+        which = " and ".join([", ".join(named[:-1]), named[-1]] if len(named) > 1 else named)
+        sentence += f" The figures for {which} are unverified: {UNVERIFIED_REASON}."
+    return sentence
+
+
+def _decisive_sentence(pairs: Sequence[PairComparison], confidence: float) -> str:
+    measured = [pair for pair in pairs if pair.interval is not None]
+    too_few = [pair for pair in pairs if pair.interval is None]
+    if not measured:
+        return "The models share too few cases to compare (fewer than two in common)."
+    decisive = [pair for pair in measured if pair.decisive]
+    if decisive:
+        named = "; ".join(_decisive_clause(pair, confidence) for pair in decisive)
+        sentence = f"Decisive: {named}."
+        if len(decisive) < len(measured):
+            sentence += " Every other pairwise interval includes zero."
+    else:
+        sentence = (
+            "No pair is decisive: every pairwise difference interval includes zero, so "
+            "the ranking is not evidence that one model is better."
+        )
+    if too_few:
+        names = "; ".join(f"{a} and {b}" for a, b in (pair.models for pair in too_few))
+        sentence += f" Too few shared cases to compare: {names}."
+    return sentence
+
+
+def _decisive_clause(pair: PairComparison, confidence: float) -> str:
+    assert pair.interval is not None and pair.difference is not None
+    return (
+        f"{pair.models[0]} passes more cases than {pair.models[1]} by "
+        f"{fmt.points(pair.difference, 1)} ({fmt.percent(confidence)} interval "
+        f"{fmt.points_interval(pair.interval)})"
+    )
+
+
+def model_comparison_json(models: ModelComparison) -> dict[str, Any]:
+    """The model comparison's stored form with the sentence that reads it."""
+    return {**models.to_json(), "conclusion": conclusion(models)}
+
+
+def _names(items: tuple[Item, ...], shown: int = 5) -> str:
+    names = ", ".join(item_label(*item) for item in items[:shown])
+    return names + (f", … {len(items) - shown} more" if len(items) > shown else "")
