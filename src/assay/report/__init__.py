@@ -1,7 +1,8 @@
 """Reports over a run: plain text, GitHub Markdown and JSON, in memory or written to files.
 
-Every format carries the same reading in the same order (header, summary, comparison with the
-baseline, per-case evidence), and every figure is written by :mod:`assay.report.format`.
+Every format renders the same typed reading, :class:`ReportView` (header, summary, comparison
+with the baseline, per-case evidence), built once by :func:`build_view`; every figure in it is
+written by :mod:`assay.report.format`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from assay._lazy import lazy_attributes
 if TYPE_CHECKING:
     from assay.report.formats import FORMATS, ReportFormat, format_for, format_named
     from assay.report.report import Report, render
+    from assay.report.view import ReportView, build_view
 
 # Each name loads its module on first use: the terminal summary of `assay run` reads a few
 # figures from this package and needs none of the report formats.
@@ -23,9 +25,20 @@ _HOMES = {
     "format_named": "assay.report.formats",
     "Report": "assay.report.report",
     "render": "assay.report.report",
+    "ReportView": "assay.report.view",
+    "build_view": "assay.report.view",
 }
 
-__all__ = ["FORMATS", "Report", "ReportFormat", "format_for", "format_named", "render"]
+__all__ = [
+    "FORMATS",
+    "Report",
+    "ReportFormat",
+    "ReportView",
+    "build_view",
+    "format_for",
+    "format_named",
+    "render",
+]
 
 
 if not TYPE_CHECKING:  # type checkers read the imports above, and flag unknown names

@@ -32,7 +32,7 @@ CHANGE_SECTIONS: tuple[tuple[ChangeKind, str], ...] = (
     (ChangeKind.IMPROVEMENT, "Improvements"),
 )
 
-_NOISE_LABELS = {
+NOISE_LABELS = {
     NoiseLabel.WITHIN: "within noise",
     NoiseLabel.BEYOND: "beyond noise",
     NoiseLabel.UNMEASURED: "unmeasured",
@@ -81,7 +81,7 @@ def headline_line(comparison: Comparison, frac: Fraction) -> str:
         f"Pass rate over the compared items: "
         f"{frac(headline.before_passed, headline.before_evaluated)} → "
         f"{frac(headline.after_passed, headline.after_evaluated)} "
-        f"({fmt.points(headline.delta)}, {_NOISE_LABELS[headline.noise]})"
+        f"({fmt.points(headline.delta)}, {NOISE_LABELS[headline.noise]})"
     )
 
 
@@ -124,7 +124,7 @@ def change_row(change: Change) -> list[str]:
         change.metric,
         change.category,
         moved,
-        _NOISE_LABELS[change.noise],
+        NOISE_LABELS[change.noise],
         one_line(change.detail),
     ]
 

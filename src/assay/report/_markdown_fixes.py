@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from assay.report import _fixing as fixing
-from assay.report import _reading as reading
-from assay.report import format as fmt
 from assay.report._escaping import md_cell, md_code, md_quote
-from assay.results import Run, SampleResult
+from assay.report.view import VerdictSection, written
+from assay.results import SampleResult
 from assay.results.diagnosis import Refinement
 from assay.results.fixes import FixItem, FixTool
 
@@ -32,34 +31,23 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     )
 
 
-def verdict_section(run: Run) -> str:
+def verdict_section(section: VerdictSection) -> str:
     """``## Verdict``: the judge's pick with its rationale, and what it rests on per model."""
-    summary, _ = reading.summary_of(run)
-    if run.verdict is None and len(summary.by_model) < 2:
-        return ""
-    parts = ["## Verdict"]
-    if run.verdict is not None:
+    parts = [f"## {section.title}"]
+    pick = section.pick
+    if pick is not None:
         parts += [
-            f"**Best model: {md_code(run.verdict.model)}**, picked by the judge "
-            f"({md_cell(run.verdict.judge)}).",
-            md_quote(run.verdict.rationale),
+            f"**Best model: {md_code(pick.model)}**, picked by the judge ({md_cell(pick.judge)}).",
+            md_quote(pick.rationale),
         ]
     else:
         parts.append("_No verdict: a judge picks the best model when the run has one._")
-    if summary.by_model:
-        parts.append(_table(fixing.VERDICT_HEADERS, fixing.verdict_rows(summary, fmt.fraction_md)))
-    usage = fixing.run_judge_usage(run)
-    if usage:
-        parts.append(f"_Run-level judge usage: {md_cell(usage)}._")
+    if section.models.rows:
+        rows = [[written(value, "markdown") for value in row] for row in section.models.rows]
+        parts.append(_table(section.models.headers, rows))
+    if section.judge_usage:
+        parts.append(f"_Run-level judge usage: {md_cell(section.judge_usage)}._")
     return "\n\n".join(parts)
-
-
-def matrix_markdown(run: Run) -> str:
-    """``## Case × model``: each case's passing samples on each model, with its fault."""
-    if not run.samples:
-        return ""
-    headers, rows = fixing.matrix(run)
-    return f"## Case × model\n\n{_table(headers, rows)}"
 
 
 def fix_items_markdown(items: Sequence[FixItem]) -> str:

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from assay.report import _fixing as fixing
 from assay.report import _reading as reading
-from assay.report import format as fmt
-from assay.results import Run, SampleResult
+from assay.report.view import VerdictSection, written
+from assay.results import SampleResult
 from assay.results.fixes import FixItem
 
 WIDTH = 100
@@ -28,25 +28,21 @@ def _wrapped(text: str, indent: str = "  ", first: str = "") -> list[str]:
     ) or [indent]
 
 
-def verdict_lines(run: Run) -> list[str]:
+def verdict_lines(section: VerdictSection) -> list[str]:
     """``Verdict``: the judge's pick with its rationale, and each model's rates and faults."""
-    summary, _ = reading.summary_of(run)
-    if run.verdict is None and len(summary.by_model) < 2:
-        return []
-    lines = _section("Verdict")
-    if run.verdict is not None:
+    lines = _section(section.title)
+    pick = section.pick
+    if pick is not None:
         lines += _wrapped(
-            run.verdict.rationale,
-            "",
-            f"Best model: {run.verdict.model} (picked by {run.verdict.judge}). ",
+            pick.rationale, "", f"Best model: {pick.model} (picked by {pick.judge}). "
         )
     else:
         lines.append("No verdict: a judge picks the best model when the run has one.")
-    for row in fixing.verdict_rows(summary, fmt.fraction):
-        lines.append(f"  {row[0]}: pass rate {row[1]} · check score {row[2]} · faults {row[3]}")
-    usage = fixing.run_judge_usage(run)
-    if usage:
-        lines.append(f"Run-level judge usage: {usage}")
+    for row in section.models.rows:
+        model, rate, score, faults = (written(cell) for cell in row)
+        lines.append(f"  {model}: pass rate {rate} · check score {score} · faults {faults}")
+    if section.judge_usage:
+        lines.append(f"Run-level judge usage: {section.judge_usage}")
     return lines
 
 

@@ -13,13 +13,31 @@ from collections.abc import Sequence
 from assay.compare import Comparison, ModelComparison
 from assay.report import _comparing as comparing
 from assay.report import _markdown_fixes as fixes
-from assay.report import _reading as reading
 from assay.report import format as fmt
-from assay.report import prose
 from assay.report._escaping import md_cell, md_code, md_fence, md_quote
-from assay.results import Run, SampleResult, Tally
-from assay.results.fixes import FixItem, fix_items
-from assay.results.tracebacks import metadata_without_traceback, traceback_of
+from assay.report.view import (
+    CasesSection,
+    CaseView,
+    ComparisonSection,
+    FixesSection,
+    HeaderSection,
+    MatrixSection,
+    ModelsSection,
+    ReportView,
+    SampleView,
+    Section,
+    SummarySection,
+    Table,
+    VerdictSection,
+    cases_section,
+    compared_section,
+    models_section,
+    verdict_section,
+    view_of,
+    written,
+)
+from assay.results import Run
+from assay.results.fixes import FixItem
 
 
 def render_markdown(
@@ -33,19 +51,31 @@ def render_markdown(
     ``items`` are the fix items to show (by default, the run's own, with no servers or
     routes resolved).
     """
-    shown = fix_items(run.samples) if items is None else items
-    parts = [
-        _header(run),
-        _summary(run),
-        verdict_markdown(run, models),
-        _comparison(run, comparison),
-        fixes.matrix_markdown(run),
-        fixes.fix_items_markdown(shown),
-        _cases(run),
-    ]
-    if reading.estimated(run.samples):
+    return markdown_of(view_of(run, comparison, models, items))
+
+
+def markdown_of(view: ReportView) -> str:
+    """The Markdown report of a view, ending with a newline."""
+    parts = [_header(view.header), *(_section(section) for section in view.sections)]
+    if view.estimated:
         parts.append(f"_{cell(fmt.ESTIMATED_LEGEND)}_")
     return "\n\n".join(part for part in parts if part) + "\n"
+
+
+def _section(section: Section) -> str:
+    if isinstance(section, SummarySection):
+        return _summary(section)
+    if isinstance(section, VerdictSection):
+        return fixes.verdict_section(section)
+    if isinstance(section, ModelsSection):
+        return _models(section)
+    if isinstance(section, ComparisonSection):
+        return _comparison(section)
+    if isinstance(section, MatrixSection):
+        return f"## {section.title}\n\n{table(section.table.headers, _rows(section.table))}"
+    if isinstance(section, FixesSection):
+        return fixes.fix_items_markdown(section.items)
+    return _cases(section)
 
 
 def cell(text: str) -> str:
@@ -68,163 +98,151 @@ def _row(values: Sequence[str]) -> str:
     return "| " + " | ".join(cell(value) for value in values) + " |"
 
 
-def _labelled(rows: reading.Rows) -> str:
+def _rows(table_: Table) -> list[list[str]]:
+    return [[written(value, "markdown") for value in row] for row in table_.rows]
+
+
+def _grid(table_: Table) -> str:
+    return table(table_.headers, _rows(table_))
+
+
+def _labelled(rows: Sequence[tuple[str, str]]) -> str:
     # Values go through cell(): the same escaping makes a list item safe as a table cell.
     return "\n".join(f"- **{label}:** {value}" for label, value in rows)
 
 
-def _header(run: Run) -> str:
+def _header(header: HeaderSection) -> str:
     rows = [
         (label, md_code(value) if label == "Fingerprint" else cell(value))
-        for label, value in reading.header_rows(run)
+        for label, value in header.fields
     ]
-    return f"# Assay report: {cell(reading.title(run))}\n\n{_labelled(rows)}"
+    return f"# Assay report: {cell(header.title)}\n\n{_labelled(rows)}"
 
 
-def _summary(run: Run) -> str:
-    summary, note = reading.summary_of(run)
-    parts = ["## Summary"]
-    if note is not None:
-        parts.append(f"> {note}")
-    rows = reading.summary_rows(summary, reading.estimated(run.samples), fmt.fraction_md)
-    parts += [_labelled([(label, cell(value)) for label, value in rows]), _judge(summary)]
-    if summary.by_model:
-        model_rows = reading.model_rows(run, summary, fmt.fraction_md)
-        parts += [
-            "### By model",
-            table(reading.MODEL_HEADERS, model_rows),
-            "### By model: cost (the judge's apart, never in a ranking)",
-            table(reading.MODEL_COST_HEADERS, reading.model_cost_rows(run, summary)),
-        ]
-        judge_headers, judge_rows = reading.model_judge_table(summary)
-        if judge_rows:
-            parts += ["### By model: judge criteria (means)", table(judge_headers, judge_rows)]
+def _summary(summary: SummarySection) -> str:
+    parts = [f"## {summary.title}"]
+    if summary.note is not None:
+        parts.append(f"> {summary.note}")
+    rows = [(label, cell(written(value, "markdown"))) for label, value in summary.fields]
+    parts += [_labelled(rows), _judge(summary)]
+    if summary.by_model is not None:
+        parts += ["### By model", _grid(summary.by_model)]
+        if summary.model_costs is not None:
+            parts += [
+                "### By model: cost (the judge's apart, never in a ranking)",
+                _grid(summary.model_costs),
+            ]
+        if summary.model_criteria is not None:
+            parts += ["### By model: judge criteria (means)", _grid(summary.model_criteria)]
     return "\n\n".join(part for part in parts if part)
 
 
-def _judge(tally: Tally) -> str:
-    if not tally.judge:
+def _judge(summary: SummarySection) -> str:
+    if summary.criteria is None:
         return ""
-    headers, rows = reading.criterion_table(tally, fmt.fraction_md)
+    usage = summary.judge_usage
     return (
         "### Judge criteria\n\nJudged prose, reported apart from the deterministic checks "
-        f"and never averaged with them.\n\n{table(headers, rows)}"
-        + (f"\n\nJudge usage: {cell(reading.judge_usage(tally))}" if tally.judge_calls else "")
+        f"and never averaged with them.\n\n{_grid(summary.criteria)}"
+        + (f"\n\nJudge usage: {cell(usage)}" if usage is not None else "")
     )
 
 
 def verdict_markdown(run: Run, models: ModelComparison | None) -> str:
     """The verdict (the judge's pick and what it rests on) and the model comparison."""
-    return "\n\n".join(part for part in (fixes.verdict_section(run), _models(models)) if part)
+    verdict = verdict_section(run)
+    parts = (
+        "" if verdict is None else fixes.verdict_section(verdict),
+        "" if models is None else _models(models_section(models)),
+    )
+    return "\n\n".join(part for part in parts if part)
 
 
-def _models(models: ModelComparison | None) -> str:
-    if models is None:
-        return ""
-    parts = [
-        "## Model comparison",
-        table(comparing.model_interval_headers(models), comparing.model_interval_rows(models)),
-    ]
-    if models.pairs:
-        parts.append(table(comparing.pair_headers(models), comparing.pair_rows(models)))
-    parts += [f"**{cell(prose.conclusion(models))}**", f"_Method: {cell(prose.method(models))}._"]
+def _models(models: ModelsSection) -> str:
+    parts = [f"## {models.title}", _grid(models.intervals)]
+    if models.pairs is not None:
+        parts.append(_grid(models.pairs))
+    parts += [f"**{cell(models.conclusion)}**", f"_Method: {cell(models.method)}._"]
     return "\n\n".join(parts)
 
 
 def render_comparison_markdown(comparison: Comparison) -> str:
     """The comparison on its own (``assay compare``), for a pull-request comment."""
-    title = (
-        f"# Assay comparison: {md_code(comparison.baseline_id)} → {md_code(comparison.current_id)}"
-    )
-    return f"{title}\n\n{comparison_body(comparison)}\n"
+    return comparison_markdown(compared_section(comparison))
 
 
-def _comparison(run: Run, comparison: Comparison | None) -> str:
-    said = comparing.baseline_line(run, comparison)
-    parts = ["## Comparison", *([cell(said)] if said else [])]
-    if comparison is None:
+def comparison_markdown(section: ComparisonSection) -> str:
+    """A comparison section on its own, under a title naming both runs."""
+    assert section.comparison is not None
+    compared = section.comparison
+    title = f"# Assay comparison: {md_code(compared.baseline_id)} → {md_code(compared.current_id)}"
+    return f"{title}\n\n{comparison_body(section)}\n"
+
+
+def _comparison(section: ComparisonSection) -> str:
+    said = section.baseline
+    parts = [f"## {section.title}", *([cell(said)] if said else [])]
+    if section.comparison is None:
         return "\n\n".join(parts if said else [*parts, comparing.NO_BASELINE])
-    return "\n\n".join([*parts, comparison_body(comparison)])
+    return "\n\n".join([*parts, comparison_body(section)])
 
 
-def comparison_body(comparison: Comparison) -> str:
+def comparison_body(section: ComparisonSection) -> str:
     """The pairing first and loud, defects before figures, then each kind of change apart."""
+    assert section.comparison is not None
     # The pairing, any defect and the headline (or why it is withheld) are set in bold: they
     # are what a reader must not miss.
-    parts = [
-        f"**{cell(line)}**"
-        for line in (
-            prose.pairing_line(comparison),
-            *prose.defect_lines(comparison),
-            comparing.headline_line(comparison, fmt.fraction_md),
-        )
-    ]
-    baseline = comparison.baseline_id
-    counts = cell(comparing.counts_line(comparison))
-    parts += [
-        counts.replace(cell(baseline), md_code(baseline), 1),
-        cell(comparing.rules_line(comparison)),
-    ]
-    for name, items in (
-        ("Excluded", comparison.excluded),
-        ("Intended changes", comparison.intended_changes),
-    ):
-        if items:
-            rows = [comparing.pairing_row(item) for item in items]
-            parts += [f"### {name} ({len(items)})", table(comparing.PAIRING_HEADERS, rows)]
-    if not comparison.changes:
+    loud = (section.pairing, *section.defects, section.headline)
+    parts = [f"**{cell(written(line, 'markdown'))}**" for line in loud]
+    baseline = section.comparison.baseline_id
+    counts = cell(section.counts)
+    parts += [counts.replace(cell(baseline), md_code(baseline), 1), cell(section.rules)]
+    for group in section.pairings:
+        parts += [f"### {group.name} ({len(group.table.rows)})", _grid(group.table)]
+    if not section.changes:
         parts.append("No metric moved beyond the tolerance.")
-    for kind, name in comparing.CHANGE_SECTIONS:
-        changes = comparison.of_kind(kind)
-        if changes:
-            rows = [comparing.change_row(change) for change in changes]
-            parts += [f"### {name} ({len(changes)})", table(comparing.CHANGE_HEADERS, rows)]
+    for group in section.changes:
+        parts += [f"### {group.name} ({len(group.table.rows)})", _grid(group.table)]
     return "\n\n".join(parts)
 
 
-def _cases(run: Run) -> str:
-    parts = ["## Cases"]
-    blocks = reading.case_blocks(run)
-    if not blocks:
+def _cases(section: CasesSection) -> str:
+    parts = [f"## {section.title}"]
+    if not section.cases:
         parts.append("No cases.")
-    parts += [_case(number, block) for number, block in enumerate(blocks, start=1)]
+    parts += [_case(case) for case in section.cases]
     return "\n\n".join(parts)
 
 
 def case_markdown(run: Run, case_id: str) -> str:
     """One case with every model's result, as the whole report shows it."""
-    for number, block in enumerate(reading.case_blocks(run), start=1):
-        if block.case_id == case_id:
-            return _case(number, block)
-    raise KeyError(case_id)
+    return _case(cases_section(run).case(case_id))
 
 
-def _case(number: int, block: reading.CaseBlock) -> str:
-    parts = [f"### {number}. {cell(block.heading)}"]
-    behaviours = reading.behaviour_lines(block, fmt.fraction_md)
+def _case(case: CaseView) -> str:
+    parts = [f"### {case.number}. {cell(case.heading)}"]
+    behaviours = [written(line, "markdown") for line in case.behaviours]
     parts += ["\n".join(f"- {cell(line)}" for line in behaviours)] if behaviours else []
-    parts += [_sample(sample) for sample in block.samples] or ["_No samples yet._"]
+    parts += [_sample(sample) for sample in case.samples] or ["_No samples yet._"]
     return "\n\n".join(parts)
 
 
-def _sample(sample: SampleResult) -> str:
-    parts = [f"**{cell(reading.sample_heading(sample))}**"]
-    if sample.metrics:
-        rows = [reading.metric_row(metric) for metric in sample.metrics]
-        parts.append(table(reading.METRIC_HEADERS, rows))
+def _sample(view: SampleView) -> str:
+    sample = view.sample
+    parts = [f"**{cell(view.heading)}**"]
+    if view.metrics is not None:
+        parts.append(_grid(view.metrics))
     else:
         parts.append("_No metric calculated._")
     if sample.fault is not None:
         parts.append(fixes.sample_fault(sample))
-    parts += [_answer(sample.answer), _actions(sample)]
+    parts += [_answer(sample.answer), _actions(view)]
     if sample.error is not None:
         parts.append(f"**Agent error:**\n\n{md_fence(sample.error)}")
-    trace = traceback_of(sample)
-    if trace is not None:
-        parts.append(_details("Traceback", md_fence(trace)))
-    metadata = metadata_without_traceback(sample)
-    if metadata:
-        parts.append(_details("Sample metadata", md_fence(reading.compact_json(metadata), "json")))
+    if view.trace is not None:
+        parts.append(_details("Traceback", md_fence(view.trace)))
+    if view.metadata is not None:
+        parts.append(_details("Sample metadata", md_fence(view.metadata, "json")))
     return "\n\n".join(parts)
 
 
@@ -236,10 +254,10 @@ def _answer(answer: str | None) -> str:
     return f"**Answer:**\n\n{md_quote(answer)}"
 
 
-def _actions(sample: SampleResult) -> str:
-    if not sample.actions:
-        return f"**Actions:** _{reading.action_lines(sample.actions)[0]}_"
-    return f"**Actions:**\n\n{md_fence(chr(10).join(reading.action_lines(sample.actions)))}"
+def _actions(view: SampleView) -> str:
+    if not view.sample.actions:
+        return f"**Actions:** _{view.actions[0]}_"
+    return f"**Actions:**\n\n{md_fence(chr(10).join(view.actions))}"
 
 
 def _details(summary: str, body: str) -> str:

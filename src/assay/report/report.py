@@ -22,6 +22,7 @@ from assay.report.formats import format_for, format_named
 from assay.report.jsonreport import render_json, report_dict
 from assay.report.markdown import case_markdown, render_markdown, verdict_markdown
 from assay.report.text import render_text
+from assay.report.view import ReportView, model_comparison_of, view_of
 from assay.results import Run
 from assay.results.baseline import BaselineChoice, BaselineReason
 from assay.results.costs import case_costs
@@ -68,7 +69,7 @@ class Report:
             )
             self.run = _compared_with(run, baseline.id)
         self.comparison: Comparison | None = stored
-        self.model_comparison: ModelComparison | None = models or _model_comparison(run)
+        self.model_comparison: ModelComparison | None = models or model_comparison_of(run)
 
     @property
     def fix_items(self) -> list[FixItem]:
@@ -105,6 +106,10 @@ class Report:
     def case_markdown(self, case_id: str) -> str:
         """One case with every model's result, in Markdown; ``KeyError`` for an unknown id."""
         return case_markdown(self.run, case_id)
+
+    def view(self) -> ReportView:
+        """The typed reading every format renders (see :mod:`assay.report.view`)."""
+        return view_of(self.run, self.comparison, self.model_comparison, self.fix_items)
 
     def to_text(self) -> str:
         """Render the plain-text report, for terminals and CI logs."""
@@ -207,12 +212,6 @@ def _compared_with(run: Run, baseline_id: str) -> Run:
         baseline_id=baseline_id,
         baseline_choice=BaselineChoice(BaselineReason.EXPLICIT, baseline_id),
     )
-
-
-def _model_comparison(run: Run) -> ModelComparison | None:
-    if len({sample.model for sample in run.samples if sample.model is not None}) < 2:
-        return None
-    return ModelComparison.of(run)
 
 
 def render(run: Run, format: str, *, baseline: Run | None = None, tolerance: float = 0.0) -> str:

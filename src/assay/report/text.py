@@ -18,10 +18,26 @@ from assay.report import _comparing as comparing
 from assay.report import _reading as reading
 from assay.report import _text_fixes as fixes
 from assay.report import format as fmt
-from assay.report import prose
-from assay.results import Run, RunSummary, SampleResult, Tally
-from assay.results.fixes import FixItem, fix_items
-from assay.results.tracebacks import metadata_without_traceback, traceback_of
+from assay.report.view import (
+    CasesSection,
+    ComparisonSection,
+    Fields,
+    FixesSection,
+    HeaderSection,
+    ModelsSection,
+    ReportView,
+    SampleView,
+    Section,
+    SummarySection,
+    Table,
+    VerdictSection,
+    cases_section,
+    compared_section,
+    view_of,
+    written,
+)
+from assay.results import Run
+from assay.results.fixes import FixItem
 
 #: The width the report keeps to where it can.
 WIDTH = 100
@@ -38,29 +54,41 @@ def render_text(
     items: Sequence[FixItem] | None = None,
 ) -> str:
     """Render the whole report as plain text, ending with a newline."""
-    shown = fix_items(run.samples) if items is None else items
-    lines = [
-        *_header(run),
-        *_summary(run),
-        *fixes.verdict_lines(run),
-        *_models(models),
-        *_comparison(run, comparison),
-        *fixes.fix_lines(shown),
-        *_cases(run),
-    ]
-    if reading.estimated(run.samples):
+    return text_of(view_of(run, comparison, models, items))
+
+
+def text_of(view: ReportView) -> str:
+    """The plain-text report of a view, ending with a newline."""
+    lines = _header(view.header)
+    for section in view.sections:
+        lines += _section_lines(section)
+    if view.estimated:
         lines += ["", fmt.ESTIMATED_LEGEND]
     # The last gate: whatever a section forgot, no control character leaves the report.
     return visible("\n".join(lines), lines=True) + "\n"
 
 
+def _section_lines(section: Section) -> list[str]:
+    if isinstance(section, SummarySection):
+        return _summary(section)
+    if isinstance(section, VerdictSection):
+        return fixes.verdict_lines(section)
+    if isinstance(section, ModelsSection):
+        return _models(section)
+    if isinstance(section, ComparisonSection):
+        return _comparison(section)
+    if isinstance(section, FixesSection):
+        return fixes.fix_lines(section.items)
+    if isinstance(section, CasesSection):
+        return _cases(section)
+    return []  # the case × model matrix is Markdown's: the cases below say the same here
+
+
 def render_case_text(run: Run, case_id: str) -> str:
     """Every sample of one case in full: metrics, answer, actions, error and traceback."""
-    block = next((b for b in reading.case_blocks(run) if b.case_id == case_id), None)
-    if block is None:
-        raise KeyError(case_id)
-    lines = [f"{reading.title(run)} · run {run.id}", block.heading]
-    lines += [line for sample in block.samples for line in _sample(sample)] or ["   no samples yet"]
+    case = cases_section(run).case(case_id)
+    lines = [f"{reading.title(run)} · run {run.id}", case.heading]
+    lines += [line for sample in case.samples for line in _sample(sample)] or ["   no samples yet"]
     return visible("\n".join(lines), lines=True) + "\n"
 
 
@@ -112,147 +140,122 @@ def _section(name: str) -> list[str]:
     return ["", name, "-" * len(name)]
 
 
-def _labelled(rows: reading.Rows, indent: int = 0) -> list[str]:
-    return table([[f"{label}:", value] for label, value in rows], indent=indent, prose=True)
+def _cells(table_: Table) -> tuple[list[list[str]], list[str]]:
+    return [[written(cell) for cell in row] for row in table_.rows], list(table_.headers)
 
 
-def _header(run: Run) -> list[str]:
-    heading = f"Assay report: {reading.title(run)}"
-    return [heading, "=" * len(heading), *_labelled(reading.header_rows(run))]
+def _grid(table_: Table, *, indent: int = 2, prose: bool = False) -> list[str]:
+    rows, headers = _cells(table_)
+    return table(rows, headers, indent=indent, prose=prose)
 
 
-def _summary(run: Run) -> list[str]:
-    summary, note = reading.summary_of(run)
-    lines = _section("Summary")
-    if note is not None:
-        lines += [*textwrap.wrap(note, WIDTH), ""]
-    lines += _labelled(reading.summary_rows(summary, reading.estimated(run.samples), fmt.fraction))
-    lines += _judge(summary)
-    if summary.by_model:
-        lines += ["", "By model:"]
-        lines += _model_table(run, summary)
+def _labelled(fields: Fields, indent: int = 0) -> list[str]:
+    rows = [[f"{label}:", written(value)] for label, value in fields]
+    return table(rows, indent=indent, prose=True)
+
+
+def _header(header: HeaderSection) -> list[str]:
+    heading = f"Assay report: {header.title}"
+    return [heading, "=" * len(heading), *_labelled(header.fields)]
+
+
+def _summary(summary: SummarySection) -> list[str]:
+    lines = _section(summary.title)
+    if summary.note is not None:
+        lines += [*textwrap.wrap(summary.note, WIDTH), ""]
+    lines += _labelled(summary.fields)
+    if summary.criteria is not None:
+        lines += [
+            "",
+            "Judge criteria (reported apart from the checks, never averaged with them):",
+            *_grid(summary.criteria),
+        ]
+        if summary.judge_usage is not None:
+            lines += ["", f"Judge usage: {summary.judge_usage}"]
+    if summary.by_model is not None:
+        # The run's average latency is in the summary above; per model the percentiles tell
+        # more and the table stays within the width.
+        lines += ["", "By model:", *_grid(summary.by_model.without("avg"))]
+        if summary.model_costs is not None:
+            lines += ["", "By model, cost (the judge's apart, never in a ranking):"]
+            lines += _grid(summary.model_costs)
+        if summary.model_criteria is not None:
+            lines += ["", "By model, judge criteria (means):", *_grid(summary.model_criteria)]
     return lines
 
 
-def _model_table(run: Run, summary: RunSummary) -> list[str]:
-    # The run's average latency is in the summary above; per model the percentiles tell more
-    # and the table stays within the width.
-    skip = reading.MODEL_HEADERS.index("avg")
-    rows = [row[:skip] + row[skip + 1 :] for row in reading.model_rows(run, summary, fmt.fraction)]
-    headers = [h for h in reading.MODEL_HEADERS if h != "avg"]
-    lines = table(rows, headers)
-    lines += ["", "By model, cost (the judge's apart, never in a ranking):"]
-    lines += table(reading.model_cost_rows(run, summary), reading.MODEL_COST_HEADERS)
-    judge_headers, judge_rows = reading.model_judge_table(summary)
-    if judge_rows:
-        lines += ["", "By model, judge criteria (means):", *table(judge_rows, judge_headers)]
-    return lines
-
-
-def _judge(tally: Tally) -> list[str]:
-    if not tally.judge:
-        return []
-    headers, rows = reading.criterion_table(tally, fmt.fraction)
-    return [
-        "",
-        "Judge criteria (reported apart from the checks, never averaged with them):",
-        *table(rows, headers),
-        *_usage(tally),
-    ]
-
-
-def _usage(tally: Tally) -> list[str]:
-    if not tally.judge_calls:
-        return []
-    return ["", f"Judge usage: {reading.judge_usage(tally)}"]
-
-
-def _models(models: ModelComparison | None) -> list[str]:
-    if models is None:
-        return []
-    lines = _section("Model comparison")
-    lines += table(comparing.model_interval_rows(models), comparing.model_interval_headers(models))
-    if models.pairs:
-        lines += ["", *table(comparing.pair_rows(models), comparing.pair_headers(models))]
-    lines += ["", *textwrap.wrap(prose.conclusion(models), WIDTH)]
-    lines += textwrap.wrap(f"Method: {prose.method(models)}.", WIDTH)
+def _models(models: ModelsSection) -> list[str]:
+    lines = _section(models.title)
+    lines += _grid(models.intervals)
+    if models.pairs is not None:
+        lines += ["", *_grid(models.pairs)]
+    lines += ["", *textwrap.wrap(models.conclusion, WIDTH)]
+    lines += textwrap.wrap(f"Method: {models.method}.", WIDTH)
     return lines
 
 
 def render_comparison_text(comparison: Comparison) -> str:
     """The comparison on its own (``assay compare``): the pairing is the first line."""
-    return visible("\n".join(comparison_lines(comparison)), lines=True) + "\n"
+    return comparison_text(compared_section(comparison))
 
 
-def _comparison(run: Run, comparison: Comparison | None) -> list[str]:
-    lines = _section("Comparison")
-    said = comparing.baseline_line(run, comparison)
+def comparison_text(section: ComparisonSection) -> str:
+    """A comparison section on its own, ending with a newline."""
+    return visible("\n".join(comparison_lines(section)), lines=True) + "\n"
+
+
+def _comparison(section: ComparisonSection) -> list[str]:
+    lines = _section(section.title)
+    said = section.baseline
     lines += textwrap.wrap(said, WIDTH, subsequent_indent="  ") if said else []
-    if comparison is None:
+    if section.comparison is None:
         return lines if said else [*lines, comparing.NO_BASELINE]
-    return [*lines, *comparison_lines(comparison)]
+    return [*lines, *comparison_lines(section)]
 
 
-def comparison_lines(comparison: Comparison) -> list[str]:
+def comparison_lines(section: ComparisonSection) -> list[str]:
     """Pairing, defects, headline and rules, then excluded items and each kind of change."""
     lines: list[str] = []
-    for line in comparing.comparison_intro(comparison, fmt.fraction):
-        lines += textwrap.wrap(line, WIDTH, subsequent_indent="  ")
-    for name, items in (
-        ("Excluded", comparison.excluded),
-        ("Intended changes", comparison.intended_changes),
-    ):
-        if items:
-            rows = [comparing.pairing_row(item) for item in items]
-            lines += [
-                "",
-                f"{name} ({len(items)}):",
-                *table(rows, comparing.PAIRING_HEADERS, prose=True),
-            ]
-    if not comparison.changes:
+    for line in section.intro:
+        lines += textwrap.wrap(written(line), WIDTH, subsequent_indent="  ")
+    for group in section.pairings:
+        count = len(group.table.rows)
+        lines += ["", f"{group.name} ({count}):", *_grid(group.table, prose=True)]
+    if not section.changes:
         return [*lines, "", "No metric moved beyond the tolerance."]
-    for kind, name in comparing.CHANGE_SECTIONS:
-        changes = comparison.of_kind(kind)
-        if changes:
-            rows = [comparing.change_row(change) for change in changes]
-            lines += [
-                "",
-                f"{name} ({len(changes)}):",
-                *table(rows, comparing.CHANGE_HEADERS, prose=True),
-            ]
+    for group in section.changes:
+        count = len(group.table.rows)
+        lines += ["", f"{group.name} ({count}):", *_grid(group.table, prose=True)]
     return lines
 
 
-def _cases(run: Run) -> list[str]:
-    lines = _section("Cases")
-    blocks = reading.case_blocks(run)
-    if not blocks:
+def _cases(section: CasesSection) -> list[str]:
+    lines = _section(section.title)
+    if not section.cases:
         return [*lines, "No cases."]
-    for number, block in enumerate(blocks, start=1):
-        lines += [""] * (number > 1) + [f"{number}. {block.heading}"]
-        lines += [f"   {line}" for line in reading.behaviour_lines(block, fmt.fraction)]
-        lines += [line for s in block.samples for line in _sample(s)] or ["   no samples yet"]
+    for case in section.cases:
+        lines += [""] * (case.number > 1) + [f"{case.number}. {case.heading}"]
+        lines += [f"   {written(line)}" for line in case.behaviours]
+        lines += [line for s in case.samples for line in _sample(s)] or ["   no samples yet"]
     return lines
 
 
-def _sample(sample: SampleResult) -> list[str]:
-    lines = [f"   {reading.sample_heading(sample)}"]
-    if sample.metrics:
-        rows = [reading.metric_row(metric) for metric in sample.metrics]
-        lines += table(rows, reading.METRIC_HEADERS, indent=5, prose=True)
+def _sample(view: SampleView) -> list[str]:
+    sample = view.sample
+    lines = [f"   {view.heading}"]
+    if view.metrics is not None:
+        lines += _grid(view.metrics, indent=5, prose=True)
     else:
         lines.append("     no metric calculated")
     lines += fixes.sample_fault_lines(sample)
     lines += _block("answer", _answer(sample.answer))
-    lines += _block("actions", reading.action_lines(sample.actions))
+    lines += _block("actions", list(view.actions))
     if sample.error is not None:
         lines += _block("error", sample.error.splitlines() or [""])
-    trace = traceback_of(sample)
-    if trace is not None:
-        lines += _block("trace", trace.splitlines())
-    metadata = metadata_without_traceback(sample)
-    if metadata:
-        lines += _block("metadata", [reading.preview(reading.compact_json(metadata))])
+    if view.trace is not None:
+        lines += _block("trace", view.trace.splitlines())
+    if view.metadata is not None:
+        lines += _block("metadata", [reading.preview(view.metadata)])
     return lines
 
 

@@ -1,0 +1,82 @@
+"""One typed view of a report, built once, and the formats that render it."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+import assay
+from assay import checks
+from assay.report import Report
+from assay.report import format as fmt
+from assay.report.markdown import markdown_of
+from assay.report.text import text_of
+from assay.report.view import (
+    CasesSection,
+    ComparisonSection,
+    Figure,
+    FixesSection,
+    ReportView,
+    SummarySection,
+    build_view,
+)
+from assay.results import Run
+
+
+def test_a_view_reads_the_run_in_report_order(baseline_run: Run, current_run: Run) -> None:
+    view = Report(current_run, baseline=baseline_run).view()
+    assert view.header.title == "Customer support · SupportAgent"
+    kinds = [type(section) for section in view.sections]
+    assert kinds.index(SummarySection) < kinds.index(ComparisonSection)
+    assert kinds.index(ComparisonSection) < kinds.index(FixesSection) < kinds.index(CasesSection)
+    comparison = view.section(ComparisonSection)
+    assert comparison is not None and comparison.pairing.startswith("3 of 3 paired item(s)")
+
+
+def test_figures_are_numbers_written_by_the_formatting_module(current_run: Run) -> None:
+    summary = build_view(current_run).section(SummarySection)
+    assert summary is not None
+    rate = dict(summary.fields)["Pass rate"]
+    assert isinstance(rate, Figure)
+    passed, evaluated = current_run.summary.passed, current_run.summary.evaluated
+    assert (rate.value, rate.total) == (passed, evaluated)
+    assert rate.written("text") == fmt.fraction(passed, evaluated)
+    assert rate.written("markdown") == fmt.fraction_md(passed, evaluated)
+
+
+def test_a_view_is_frozen(current_run: Run) -> None:
+    view = build_view(current_run)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        view.estimated = True  # type: ignore[misc]
+
+
+def test_text_and_markdown_render_the_view(baseline_run: Run, current_run: Run) -> None:
+    report = Report(current_run, baseline=baseline_run)
+    view = report.view()
+    assert text_of(view) == report.to_text()
+    assert markdown_of(view) == report.to_markdown()
+
+
+def test_a_stored_run_and_an_evaluation_give_the_same_view(tmp_path: Path) -> None:
+    from assay.store import Store
+
+    suite = assay.Suite("Support", agent=lambda text, ctx: "30 days", checks=[checks.exact_match()])
+    suite.case("How long?", id="returns", expected="30 days")
+    suite.case("Warranty?", id="warranty", expected="2 years")
+    with Store.open(f"sqlite:///{tmp_path / 'history.db'}", migrate=True) as db:
+        evaluation = assay.evaluate(suite, db=db, progress=False)
+    from_evaluation = build_view(evaluation)
+    from_run = build_view(evaluation.run)
+    assert isinstance(from_evaluation, ReportView)
+    assert text_of(from_evaluation) == text_of(from_run)
+    cases = from_run.section(CasesSection)
+    assert cases is not None and [case.case_id for case in cases.cases] == ["returns", "warranty"]
+    summary = from_run.section(SummarySection)
+    assert summary is not None and dict(summary.fields)["Pass rate"] == Figure.fraction(1, 2)
+
+
+def test_something_else_is_refused() -> None:
+    with pytest.raises(TypeError, match="cannot build a report view from object"):
+        build_view(object())  # type: ignore[arg-type]
