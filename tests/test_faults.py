@@ -165,6 +165,48 @@ def test_after_sigkill_the_dead_owner_releases_its_run(scene: Scene) -> None:
     resume_and_check(scene, run.id, stored_before)
 
 
+def _plant_owner(scene: Scene, run_id: str, pid: int, started: str | None) -> None:
+    """Record another owner on the run, as a process with a recycled pid would appear."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(scene.url or f"sqlite:///{scene.folder}/.assay/assay.db")
+    try:
+        with engine.begin() as connection:
+            connection.execute(
+                text("UPDATE runs SET owner_pid = :pid, owner_started = :started WHERE id = :id"),
+                {"pid": pid, "started": started, "id": run_id},
+            )
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="start times are read in /proc")
+def test_a_recycled_pid_does_not_keep_a_dead_owner_alive(scene: Scene) -> None:
+    from assay.evaluation.lease import process_start
+
+    process = scene.start(SLOW_SECONDS="1.0")
+    scene.wait_for_calls(2)
+    process.kill()
+    process.communicate(timeout=30)
+    run = scene.latest()
+    assert run.status is RunStatus.RUNNING and run.lease is not None
+    assert run.lease.started is not None  # the owner's start was recorded with its pid
+    unrelated = subprocess.Popen(["sleep", "60"], text=True)
+    Scene.started.append(unrelated)
+    started = process_start(unrelated.pid)
+    assert started is not None
+    # The same pid and the same start: that process is the owner, and it is alive.
+    _plant_owner(scene, run.id, unrelated.pid, started)
+    refused = scene.run("--resume", run.id)
+    assert refused.returncode == 2, refused.stderr
+    assert f"is still running in process {unrelated.pid} on this host" in refused.stderr
+    # The same pid, another start: the pid was recycled; the owner is gone.
+    boot, _, ticks = started.rpartition(":")
+    _plant_owner(scene, run.id, unrelated.pid, f"{boot}:{int(ticks) + 1}")
+    resume_and_check(scene, run.id, {sample.case_id for sample in run.samples})
+    assert unrelated.poll() is None  # the unrelated process was left alone
+
+
 def test_a_live_owner_keeps_its_run_from_a_second_resumer(scene: Scene) -> None:
     process = scene.start(SLOW_SECONDS="3")  # still running however slow the machine
     scene.wait_for_calls(1)

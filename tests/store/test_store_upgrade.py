@@ -130,6 +130,7 @@ NEW_RUN_COLUMNS = {
     "owner_pid",
     "owner_token",
     "heartbeat_at",
+    "owner_started",
     "error",
     "verdict",
     "judge_usage",
@@ -504,11 +505,14 @@ def test_upgrading_from_0004_guards_completed_runs_against_replacement(store_url
     engine = create_engine(store_url)
     try:
         with engine.begin() as connection:
-            command.upgrade(_migrate._config(connection), "0004")
-        old = Store(store_url, engine)  # today's store writes the same columns as 0004
+            command.upgrade(_migrate._config(connection), "head")
+        old = Store(store_url, engine)
         run = old.create_run(make_single_run())
         old.save_samples(run.id, [sample()])
         completed = old.complete_run(run.id, summary=summarise([sample()]), finished_at=later(1))
+        # Back to 0004's schema, with the run as a store of that revision had written it.
+        with engine.begin() as connection:
+            command.downgrade(_migrate._config(connection), "0004")
         migrated = CliRunner().invoke(app, ["db", "migrate", "--db", store_url])
         assert migrated.exit_code == 0, migrated.output
         assert _migrate.state(engine) is _migrate.SchemaState.CURRENT

@@ -19,8 +19,34 @@ from assay.results.run import Lease
 
 
 def this_process() -> Lease:
-    """A fresh lease for this process: host, process id and a random token."""
-    return Lease(host=socket.gethostname(), pid=os.getpid(), token=secrets.token_hex(16))
+    """A fresh lease for this process: host, process id, when it started, a random token."""
+    pid = os.getpid()
+    return Lease(
+        host=socket.gethostname(),
+        pid=pid,
+        token=secrets.token_hex(16),
+        started=process_start(pid),
+    )
+
+
+def process_start(pid: int) -> str | None:
+    """When process ``pid`` started, as ``BOOT_ID:TICKS``; ``None`` where that is unknown.
+
+    On Linux, the boot id and field 22 of ``/proc/PID/stat`` (clock ticks since boot): the
+    pair names one process for ever, where a pid is reused. Elsewhere (no ``/proc``) there
+    is nothing to read without a dependency, and the pid alone names the owner.
+    """
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text(encoding="ascii").strip()
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
+    except (OSError, ValueError):
+        return None
+    # The command name, in parentheses, may hold spaces and parentheses itself: the fields
+    # after it start at field 3 (the state), so field 22 is the 20th of them.
+    fields = stat.rpartition(")")[2].split()
+    if len(fields) < 20 or not fields[19].isdigit() or not boot:
+        return None
+    return f"{boot}:{fields[19]}"
 
 
 def owner_alive(lease: Lease) -> bool | None:
@@ -28,10 +54,17 @@ def owner_alive(lease: Lease) -> bool | None:
 
     ``None`` for a process on another host, and for a stopped one (``kill -STOP``, Ctrl-Z):
     then its heartbeat decides. A live process on this host keeps its run however old its
-    heartbeat, since one busy in C code (holding the interpreter lock) cannot beat.
+    heartbeat, since one busy in C code (holding the interpreter lock) cannot beat. A process
+    with the owner's pid that started at another time than the lease records is not the
+    owner (its pid was reused): the owner is gone.
     """
     if lease.host != socket.gethostname():
         return None
+    if lease.started is not None:
+        # Unreadable (no /proc, or another user's process hidden): the pid decides below.
+        now = process_start(lease.pid)
+        if now is not None and now != lease.started:
+            return False
     if lease.pid == os.getpid():
         return True
     try:

@@ -33,13 +33,17 @@ class Lease:
     A process refreshes ``heartbeat_at`` every few seconds while it runs; a run whose
     heartbeat is older than the lease timeout, or whose owner process is gone, may be taken
     over by ``--resume``. ``token`` is random per process, so an owner that lost its lease
-    can tell.
+    can tell. ``started`` is when the owner process started, as its system tells it (on
+    Linux, the boot id and the start time): a live process with the owner's pid but another
+    start is not the owner, its pid was reused. ``None`` where that cannot be read (and for
+    runs stored before it was recorded): then the pid alone is the owner.
     """
 
     host: str
     pid: int
     token: str
     heartbeat_at: datetime | None = None
+    started: str | None = None
 
     def age(self, now: datetime) -> float | None:
         """Seconds since the last heartbeat (``None`` when there never was one)."""

@@ -23,6 +23,7 @@ def lease_from(row: RowMapping) -> Lease | None:
         pid=int(row["owner_pid"] or 0),
         token=row["owner_token"],
         heartbeat_at=row["heartbeat_at"],
+        started=row["owner_started"],
     )
 
 
@@ -32,6 +33,7 @@ def owner_values(owner: Lease, now: datetime) -> dict[str, Any]:
         "owner_host": owner.host,
         "owner_pid": owner.pid,
         "owner_token": owner.token,
+        "owner_started": owner.started,
         "heartbeat_at": now,
     }
 

@@ -49,6 +49,7 @@ def run_row(run: Run, status: RunStatus) -> Row:
         "owner_pid": None if run.lease is None else run.lease.pid,
         "owner_token": None if run.lease is None else run.lease.token,
         "heartbeat_at": None if run.lease is None else run.lease.heartbeat_at,
+        "owner_started": None if run.lease is None else run.lease.started,
         "error": run.error,
         "verdict": None if run.verdict is None else run.verdict.to_json(),
         "judge_usage": run.judge_usage,

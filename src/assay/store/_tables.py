@@ -118,6 +118,8 @@ runs = Table(
     Column("owner_pid", Integer),
     Column("owner_token", String(64)),
     Column("heartbeat_at", UTCDateTime()),
+    # When the owner process started, so a recycled pid is not taken for it (0006).
+    Column("owner_started", String(80)),
     # Why an interrupted run stopped, when Assay saw it stop.
     Column("error", Text),
     # The judge's pick of the best model, and the judge usage no sample owns (0003).
