@@ -14,8 +14,7 @@ import os
 import sys
 from types import FrameType
 
-#: The exit code of a command stopped by Ctrl-C, as a shell reports it.
-EXIT_INTERRUPTED = 130
+from assay.exit_codes import ExitCode
 
 
 def exit_interrupted(number: int, frame: FrameType | None) -> None:
@@ -25,7 +24,7 @@ def exit_interrupted(number: int, frame: FrameType | None) -> None:
         with contextlib.suppress(OSError, ValueError, RuntimeError, AttributeError):
             stream.flush()
     os.write(2, b"interrupted\n")
-    os._exit(EXIT_INTERRUPTED)
+    os._exit(ExitCode.INTERRUPTED)
 
 
 def is_the_script() -> bool:

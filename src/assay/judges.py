@@ -24,6 +24,7 @@ __all__ = [
     "RetryPolicy",
     "function",
     "litellm",
+    "named",
     "openai",
     "with_judge_timeout",
 ]
@@ -96,6 +97,26 @@ def litellm(
         retry=retry or RetryPolicy(),
         extra=extra,
     )
+
+
+def named(
+    model: str,
+    *,
+    base_url: str | None = None,
+    judge_timeout: float | None = DEFAULT_JUDGE_TIMEOUT,
+) -> Judge:
+    """The judge a model name gives, as ``--judge`` and the project configuration name one.
+
+    ``openai/...``, ``azure/...`` and ``local/...`` models, and any model at ``base_url``,
+    are called through the ``openai`` client (:func:`openai`); any other provider through
+    LiteLLM (:func:`litellm`), as ``provider/model``.
+    """
+    from assay.agent import ModelSpec
+
+    spec = ModelSpec.parse(model)
+    if base_url is not None or spec.provider in {"openai", "azure", "local"}:
+        return openai(model, base_url=base_url, judge_timeout=judge_timeout)
+    return litellm(f"{spec.provider}/{spec.model}", label=model, judge_timeout=judge_timeout)
 
 
 def with_judge_timeout(judge: Any, seconds: float) -> Any:

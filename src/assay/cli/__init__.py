@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from assay._startup import EXIT_INTERRUPTED as EXIT_INTERRUPTED
-
 
 def interrupted() -> None:
     """Say in one line that Ctrl-C stopped the command (no traceback is ever shown for it)."""

@@ -12,24 +12,12 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from assay.cli import EXIT_INTERRUPTED as EXIT_INTERRUPTED
 from assay.cli import interrupted
+from assay.exit_codes import ExitCode, exit_code_for
 from assay.limits import option_range
 
 if TYPE_CHECKING:
-    from assay.config import ProjectConfig
-    from assay.spec.gate import Gate
     from assay.store import Store
-
-# The same numbers as assay.evaluation.ExitCode, kept here so that commands which never run
-# a suite do not import the evaluation layer.
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_INVALID = 2
-EXIT_INCOMPLETE = 3
-#: A reader that closed the pipe early (``assay history | head``): what a shell reports for a
-#: process ended by SIGPIPE, never 1, which means that the agent failed.
-EXIT_CLOSED_PIPE = 141
 
 #: Help panels: the options of a command grouped by what they decide.
 SELECTION = "Selection"
@@ -147,37 +135,6 @@ def database_url(option: str | None) -> str | None:
     return option or os.environ.get("ASSAY_DATABASE_URL") or None
 
 
-def project_config() -> ProjectConfig:
-    """The nearest project configuration (``[tool.assay]`` or ``assay.toml``) upwards."""
-    from assay.config import find_config
-
-    return find_config()
-
-
-def project_root() -> Path:
-    """The project's root: where its configuration or ``.assay/`` history is, else here."""
-    from assay.store import find_history
-
-    config = project_config()
-    if config.root is not None:
-        return config.root
-    history = find_history()
-    return history.parent.parent if history is not None else Path.cwd().resolve()
-
-
-def importable_project() -> Path:
-    """Put the project root first on ``sys.path``, as pytest does its rootdir, and return it.
-
-    A suite or an agent can then import the project's own modules (``from myapp.agents
-    import support``) wherever the suite file sits, and entry points are named from the root.
-    """
-    root = str(project_root())
-    if root in sys.path:
-        sys.path.remove(root)
-    sys.path.insert(0, root)
-    return Path(root)
-
-
 def agent_identity(agent: str) -> str:
     """The agent ``--agent`` names, as ``assay run`` stores it.
 
@@ -186,23 +143,10 @@ def agent_identity(agent: str) -> str:
     entry point (``SupportAgent``) is kept as written.
     """
     from assay.load.entry import entry_identity
+    from assay.load.project import importable_project
 
     importable_project()
     return entry_identity(agent, Path.cwd())
-
-
-def config_gate(config: ProjectConfig) -> Gate | None:
-    """The gate a project configuration sets, if any."""
-    if not config.gate:
-        return None
-    from assay.errors import SpecError
-    from assay.spec.gate import Gate
-
-    field = "gate" if config.path is None or config.path.name == "assay.toml" else "tool.assay.gate"
-    try:
-        return Gate.from_mapping(config.gate, field=field)
-    except SpecError as error:
-        raise error.at(str(config.path)) from None
 
 
 def resume_command(run_id: str) -> str:
@@ -267,7 +211,7 @@ def _masked_words(words: list[str]) -> list[str]:
     return masked
 
 
-def fail(message: str, code: int = EXIT_INVALID) -> NoReturn:
+def fail(message: str, code: ExitCode = ExitCode.INVALID) -> NoReturn:
     """Print ``error: message`` on standard error and exit with ``code``."""
     from assay._text import visible
 
@@ -283,12 +227,14 @@ def user_errors() -> Iterator[None]:
     try:
         yield
     except AssayError as error:
-        fail(str(error))
+        fail(str(error), exit_code_for(error))
     except BrokenPipeError:
         raise  # the reader went away: nothing to report, see pipe_safe
     except OSError as error:
         # A report or schema path that cannot be written: the user's to fix, not a crash.
-        fail(f"{error.strerror or error}: {error.filename or ''}".rstrip(": "))
+        fail(
+            f"{error.strerror or error}: {error.filename or ''}".rstrip(": "), exit_code_for(error)
+        )
 
 
 def silence_stdout() -> None:
@@ -299,7 +245,7 @@ def silence_stdout() -> None:
 
 
 def pipe_safe(command: Callable[..., None]) -> Callable[..., None]:
-    """``command`` exiting quietly with :data:`EXIT_CLOSED_PIPE` when its reader goes away."""
+    """``command`` exiting quietly with ``ExitCode.CLOSED_PIPE`` when its reader goes away."""
     import functools
 
     @functools.wraps(command)
@@ -311,10 +257,10 @@ def pipe_safe(command: Callable[..., None]) -> Callable[..., None]:
                 sys.stdout.flush()  # buffered output would otherwise fail at exit
         except BrokenPipeError:
             silence_stdout()
-            raise typer.Exit(EXIT_CLOSED_PIPE) from None
-        except KeyboardInterrupt:
+            raise typer.Exit(ExitCode.CLOSED_PIPE) from None
+        except KeyboardInterrupt as stop:
             interrupted()  # Ctrl-C before a command's own handling (loading a suite): one line
-            raise typer.Exit(EXIT_INTERRUPTED) from None
+            raise typer.Exit(exit_code_for(stop)) from None
 
     return guarded
 
@@ -356,13 +302,8 @@ def judge_option(
     if name is None:
         assert timeout is not None  # returned above otherwise
         return judges.with_judge_timeout(default, timeout)
-    from assay.agent import ModelSpec
-
-    spec = ModelSpec.parse(name)
     seconds = judges.DEFAULT_JUDGE_TIMEOUT if timeout is None else timeout
-    if base_url is not None or spec.provider in {"openai", "azure", "local"}:
-        return judges.openai(name, base_url=base_url, judge_timeout=seconds)
-    return judges.litellm(f"{spec.provider}/{spec.model}", label=name, judge_timeout=seconds)
+    return judges.named(name, base_url=base_url, judge_timeout=seconds)
 
 
 def metadata_option(text: str | None) -> dict[str, Any]:

@@ -1,12 +1,12 @@
-"""What ``run`` and ``validate`` share for file suites.
+"""The options of the commands that open a suite (``run``, ``control``, ``validate``).
 
-The selection of cases, the agent entry points given on the command line, and the gate.
+The selection of cases, the agent entry points given on the command line, and the gate;
+the suite itself is opened by :func:`assay.load.open_suite`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -18,6 +18,8 @@ from assay.limits import option_range
 
 if TYPE_CHECKING:
     # The spec loads when a command runs, not when `assay --help` is asked.
+    from assay.config import ProjectConfig
+    from assay.load.opening import Selection
     from assay.spec import Suite
     from assay.spec.gate import Gate
 
@@ -82,74 +84,6 @@ SampleConcurrencyOption = Annotated[
 ]
 
 
-@dataclass(frozen=True, kw_only=True)
-class Selection:
-    """Command-line choices about which suite and which of its cases."""
-
-    suite: str | None = None
-    product: str | None = None
-    set: str | None = None
-    groups: Sequence[str] = ()
-    cases: Sequence[str] = ()
-    include_production_only: bool = False
-    agent: str | None = None
-    harness: str | None = None
-    imports: bool = True
-
-
-def chosen_suite(
-    spec: Path, selection: Selection, judge_for: Callable[[str], Any] | None = None
-) -> Suite:
-    """Load ``spec`` in whatever format it is, pick the suite and select its cases."""
-    from assay.cli._common import importable_project
-    from assay.cli._load import load_suites, pick_suite
-    from assay.load.selection import select
-    from assay.load.source import Source
-
-    importable_project()
-    agent, agent_name = _entry_agent(selection)
-    python = spec.suffix == ".py"
-    if python and agent is not None:
-        raise SpecError(
-            "a Python spec defines its own agent; --agent and --harness are for file suites",
-            location=str(spec),
-        )
-    source = Source(
-        product=selection.product,
-        set=selection.set,
-        agent=agent,
-        agent_name=agent_name,
-        groups=selection.groups or None,
-        cases=selection.cases or None,
-        include_production_only=selection.include_production_only,
-        judge_for=judge_for,
-        imports=selection.imports,
-    )
-    chosen = pick_suite(load_suites(spec, source), selection.suite, spec)
-    if python:
-        if selection.product or selection.set:
-            raise SpecError("--product and --set choose from a catalog", location=str(spec))
-        chosen = select(
-            chosen,
-            groups=source.groups,
-            cases=source.cases,
-            include_production_only=selection.include_production_only,
-        )
-    return chosen
-
-
-def require_agent(suite: Suite) -> None:
-    """Refuse to run a file suite that names no agent, before anything is stored."""
-    from assay.load.entry import MissingAgent
-
-    if isinstance(suite.agent, MissingAgent):
-        raise SpecError(
-            f"names no agent to run: {suite.agent.source} (--agent or --harness "
-            "take module:attribute)",
-            location=suite.name,
-        )
-
-
 def resolve_gate(suite: Suite, options: Sequence[str]) -> Gate | None:
     """The suite's gate with ``--gate KEY=VALUE`` overrides; ``None`` when neither is set."""
     if not options:
@@ -174,22 +108,40 @@ def resolve_gate(suite: Suite, options: Sequence[str]) -> Gate | None:
     return (suite.gate or Gate()).updated(**values)
 
 
-def _entry_agent(selection: Selection) -> tuple[Any, str | None]:
-    from assay.agent.harness import harness_agent
-    from assay.load.entry import entry_agent, entry_identity, instantiate, resolve
+def open_for_run(
+    spec: Path,
+    selection: Selection,
+    *,
+    judge: str | None,
+    judge_base_url: str | None,
+    judge_timeout: float | None,
+) -> tuple[Suite, Any, ProjectConfig]:
+    """The suite ``assay run`` and ``assay control`` execute, its judge, and the configuration.
 
-    if selection.agent and selection.harness:
-        raise SpecError("give --agent or --harness, not both")
-    named = selection.harness or selection.agent
-    if not named:
-        return None, None
-    identity = entry_identity(named, Path.cwd())
-    if not selection.imports:
-        option = "harness" if selection.harness else "agent"
-        return entry_agent(
-            named, None, location=f"--{option}", field=option, imports=False
-        ), identity
-    if selection.harness:
-        found = resolve(selection.harness, Path.cwd(), location="--harness", field="harness")
-        return harness_agent(instantiate(found)), identity
-    return resolve(named, Path.cwd(), location="--agent", field="agent"), identity
+    The project configuration is applied to the suite. ``--judge`` overrides the suite's
+    judge; ``--judge-base-url`` points ``--judge``, or without it the judge the
+    configuration names. The judge is ``None`` when the flags leave the suite's own.
+    """
+    from dataclasses import replace
+
+    from assay.cli._common import fail, judge_option
+    from assay.load.opening import open_suite, require_agent
+    from assay.load.project import project_config
+
+    config = project_config()
+    if judge is None and judge_base_url is not None:
+        if config.judge is None:
+            fail("--judge-base-url needs --judge")
+        config = replace(config, judge_base_url=judge_base_url)
+    # A catalog set's judge is made only when no --judge replaces it.
+    chosen = open_suite(spec, selection, config=config, judge_for=None if judge else _set_judge)
+    require_agent(chosen)
+    url = (judge_base_url or config.judge_base_url) if judge else None
+    return chosen, judge_option(judge, url, judge_timeout, chosen.judge), config
+
+
+def _set_judge(model: str) -> Any:
+    """The judge a catalog set names, when no --judge was given."""
+    from assay.cli._common import judge_option
+
+    return judge_option(model, None)

@@ -10,7 +10,7 @@ from typing import Annotated, Any, get_args, get_origin
 import typer
 
 from assay._startup import exit_interrupted
-from assay.cli import EXIT_INTERRUPTED, interrupted
+from assay.cli import interrupted
 from assay.cli._common import OUTPUT, pipe_safe
 from assay.cli.baseline import baseline_app
 from assay.cli.compare import compare_command
@@ -23,6 +23,7 @@ from assay.cli.report import report_command
 from assay.cli.run import run_command
 from assay.cli.schema import schema_command
 from assay.cli.validate import validate_command
+from assay.exit_codes import ExitCode
 
 app = typer.Typer(
     name="assay",
@@ -50,7 +51,7 @@ def _version(value: bool) -> None:
         from assay import __version__
 
         print(f"assay {__version__}")
-        raise typer.Exit()
+        raise typer.Exit(ExitCode.OK)
 
 
 @app.callback()
@@ -150,7 +151,7 @@ def main() -> None:
         command()()
     except KeyboardInterrupt:
         interrupted()
-        raise SystemExit(EXIT_INTERRUPTED) from None
+        raise SystemExit(ExitCode.INTERRUPTED) from None
     except SystemExit as stop:
         # Typer ends a Ctrl-C outside a command's own handling with a silent exit 130.
         if _typer_interrupt(stop):
@@ -175,7 +176,7 @@ def _interrupt_raises() -> bool:
 def _typer_interrupt(stop: SystemExit) -> bool:
     exit_ = stop.__context__
     return (
-        stop.code == EXIT_INTERRUPTED
+        stop.code == ExitCode.INTERRUPTED
         and isinstance(exit_, typer.Exit)
         and isinstance(exit_.__cause__, KeyboardInterrupt)
     )

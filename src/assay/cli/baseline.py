@@ -102,8 +102,8 @@ def show_command(
     db: DbOption = None,
 ) -> None:
     """Show the baseline the next run would use and why; without a suite, every pin."""
-    from assay.cli._common import project_config
     from assay.evaluation.baseline import next_baseline
+    from assay.load.project import project_config
 
     with user_errors():
         if spec is None and suite is None and agent is None:
@@ -151,9 +151,9 @@ def clear_command(
 def _identity(spec: Path | None, suite: str | None, agent: str | None) -> tuple[str, str]:
     """The suite and agent names: from the suite file, else from ``--suite`` and ``--agent``."""
     if spec is not None:
-        from assay.cli._files import Selection, chosen_suite
+        from assay.load.opening import Selection, open_suite
 
-        chosen = chosen_suite(spec, Selection(suite=suite))
+        chosen = open_suite(spec, Selection(suite=suite), judge_for=None)
         return chosen.name, agent_identity(agent) if agent else chosen.agent_name
     if suite is None or agent is None:
         fail(

@@ -9,13 +9,12 @@ from typing import Annotated
 import typer
 
 from assay.cli._common import (
-    EXIT_FAILED,
-    EXIT_OK,
     DbOption,
     open_store,
     require_completed,
     user_errors,
 )
+from assay.exit_codes import ExitCode
 
 _FORMATS = ("text", "markdown", "json")
 
@@ -114,7 +113,7 @@ def compare_command(
             f"{len(comparison.signal_regressions)} signal regression(s)",
             file=sys.stderr,
         )
-    raise typer.Exit(EXIT_FAILED if gated else EXIT_OK)
+    raise typer.Exit(ExitCode.FAILED if gated else ExitCode.OK)
 
 
 def _render(comparison: object, chosen: str) -> str:

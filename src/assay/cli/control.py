@@ -10,8 +10,6 @@ import typer
 
 from assay._text import visible
 from assay.cli._common import (
-    EXIT_INCOMPLETE,
-    EXIT_INTERRUPTED,
     ConcurrencyOption,
     DbOption,
     JudgeBaseUrlOption,
@@ -25,9 +23,7 @@ from assay.cli._common import (
     TimeoutOption,
     VotesOption,
     database_url,
-    judge_option,
     metadata_option,
-    project_config,
     user_errors,
 )
 from assay.cli._files import (
@@ -40,6 +36,7 @@ from assay.cli._files import (
     SetOption,
 )
 from assay.cli._warnings import print_unchecked
+from assay.exit_codes import ExitCode, exit_code_for
 
 
 def control_command(
@@ -94,10 +91,12 @@ def control_command(
     pair in which no sample was evaluated measures nothing: no floor is stored, and it exits
     1 unless --allow-unchecked.
     """
-    from assay.cli._files import Selection, chosen_suite, require_agent
+    from assay.cli._files import open_for_run
+    from assay.load.opening import Selection
 
     with user_errors():
-        # The same selection as assay run, so the pair has the fingerprint later runs have.
+        # The same selection and project defaults as assay run, so the pair has the
+        # fingerprint later runs have and measures what they measure.
         selection = Selection(
             suite=suite,
             product=product,
@@ -108,13 +107,13 @@ def control_command(
             agent=agent,
             harness=harness,
         )
-        chosen = chosen_suite(spec, selection)
-        # The same project defaults as assay run, so the pair measures what runs measure.
-        config = project_config()
-        judge = judge or (None if chosen.judge is not None else config.judge)
-        judge_base_url = judge_base_url or (config.judge_base_url if judge else None)
-        concurrency = concurrency or (None if chosen.concurrency else config.concurrency)
-        require_agent(chosen)
+        chosen, judged_by, _ = open_for_run(
+            spec,
+            selection,
+            judge=judge,
+            judge_base_url=judge_base_url,
+            judge_timeout=judge_timeout,
+        )
         options: dict[str, Any] = {
             "metadata": metadata_option(metadata),
             "samples": samples,
@@ -122,7 +121,7 @@ def control_command(
             "models": model or None,
             "timeout": timeout,
             "votes": votes,
-            "judge": judge_option(judge, judge_base_url, judge_timeout, chosen.judge),
+            "judge": judged_by,
         }
         print_unchecked(
             chosen,
@@ -131,7 +130,7 @@ def control_command(
         )
         first, second = _execute(chosen, options, database_url(db), quiet)
     if not _report(first, second, flaky_share, allow_unchecked=allow_unchecked):
-        raise typer.Exit(1)
+        raise typer.Exit(ExitCode.FAILED)
 
 
 def _execute(suite: Any, options: dict[str, Any], url: str | None, quiet: bool) -> Any:
@@ -145,15 +144,13 @@ def _execute(suite: Any, options: dict[str, Any], url: str | None, quiet: bool) 
         return run_sync(
             run_control_async(suite, db=url, progress=default_progress(quiet), **options)
         )
-    except KeyboardInterrupt:
-        print(f"interrupted: {incomplete}", file=sys.stderr)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
-    except Terminated as stop:
-        print(f"{stop}: {incomplete}", file=sys.stderr)
-        raise typer.Exit(stop.exit_code) from None
+    except (KeyboardInterrupt, Terminated) as stop:
+        what = "interrupted" if isinstance(stop, KeyboardInterrupt) else str(stop)
+        print(f"{what}: {incomplete}", file=sys.stderr)
+        raise typer.Exit(exit_code_for(stop)) from None
     except IncompleteRunError as error:
         print(f"error: {visible(str(error))}; {incomplete}", file=sys.stderr)
-        raise typer.Exit(EXIT_INCOMPLETE) from None
+        raise typer.Exit(exit_code_for(error)) from None
 
 
 def _report(first: Any, second: Any, flaky_share: float, *, allow_unchecked: bool) -> bool:

@@ -163,7 +163,8 @@ def no_match(store: Any, suite: str | None, agent: str | None) -> str:
 
 def _no_history_here(db: str | None) -> bool:
     """No database named anywhere and no ``.assay/`` upwards: nothing to list, nothing made."""
-    from assay.cli._common import database_url, project_config
+    from assay.cli._common import database_url
+    from assay.load.project import project_config
     from assay.store import find_history
 
     return database_url(db) is None and project_config().database is None and find_history() is None

@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from assay.errors import AssayError, ConfigurationError
+from assay.exit_codes import exit_code_for
 from assay.limits import option_range
 
 if TYPE_CHECKING:
     from assay.evaluation import Evaluation, EvaluationArgs
+    from assay.exit_codes import ExitCode
 
 from assay._text import visible
 from assay.cli._common import (
-    EXIT_INCOMPLETE,
-    EXIT_INTERRUPTED,
     GATING,
     JUDGING,
     OUTPUT,
@@ -39,12 +39,9 @@ from assay.cli._common import (
     SuiteOption,
     TimeoutOption,
     VotesOption,
-    config_gate,
     database_url,
     db_words,
-    judge_option,
     metadata_option,
-    project_config,
     resume_command,
     typed_db_words,
     user_errors,
@@ -198,7 +195,8 @@ def run_command(
     interrupted; resume it), 130/143/129 interrupted by Ctrl-C, SIGTERM or SIGHUP
     (resumable).
     """
-    from assay.cli._files import Selection, chosen_suite, require_agent, resolve_gate
+    from assay.cli._files import open_for_run, resolve_gate
+    from assay.load.opening import Selection
 
     started = time.monotonic()
 
@@ -213,14 +211,14 @@ def run_command(
             agent=agent,
             harness=harness,
         )
-        chosen = chosen_suite(spec, selection, judge_for=None if judge else _set_judge)
-        require_agent(chosen)
         # The project's configuration fills what neither a flag nor the suite sets.
-        config = project_config()
-        judge = judge or (None if chosen.judge is not None else config.judge)
-        judge_base_url = judge_base_url or (config.judge_base_url if judge else None)
-        concurrency = concurrency or (None if chosen.concurrency else config.concurrency)
-        chosen_gate = resolve_gate(chosen, gate or ()) or config_gate(config)
+        chosen, judged_by, config = open_for_run(
+            spec,
+            selection,
+            judge=judge,
+            judge_base_url=judge_base_url,
+            judge_timeout=judge_timeout,
+        )
         _check_report_path(report)
         run_id = resume or str(uuid.uuid4())
         options: EvaluationArgs = {
@@ -235,9 +233,9 @@ def run_command(
             "drift_tolerance": drift_tolerance,
             "resume": resume,
             "votes": votes,
-            "judge": judge_option(judge, judge_base_url, judge_timeout, chosen.judge),
+            "judge": judged_by,
             "sample_concurrency": sample_concurrency,
-            "gate": chosen_gate,
+            "gate": resolve_gate(chosen, gate or ()),
             "fail_on_regression": fail_on_regression,
             "allow_unchecked": allow_unchecked,
             "store_retry": store_retry,
@@ -268,22 +266,19 @@ def _execute(
 
     try:
         return run_sync(evaluate_async(suite, db=url, progress=default_progress(quiet), **options))
-    except KeyboardInterrupt:
-        _signalled("interrupted", run_id, url)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
-    except Terminated as stop:
-        _signalled(str(stop), run_id, url)
-        raise typer.Exit(stop.exit_code) from None
+    except (KeyboardInterrupt, Terminated) as stop:
+        _signalled("interrupted" if isinstance(stop, KeyboardInterrupt) else str(stop), run_id, url)
+        raise typer.Exit(exit_code_for(stop)) from None
     except IncompleteRunError as error:
         if error.resumable:
             _stopped(f"error: {visible(str(error))}", run_id)
         else:
             print(f"error: {visible(str(error))}", file=sys.stderr)
-        raise typer.Exit(EXIT_INCOMPLETE) from None
+        raise typer.Exit(exit_code_for(error)) from None
     except StoreUnavailableError as error:
         # Before the run existed: there is nothing to resume; run the command again.
         print(f"error: {visible(str(error))}", file=sys.stderr)
-        raise typer.Exit(EXIT_INCOMPLETE) from None
+        raise typer.Exit(exit_code_for(error)) from None
 
 
 def _signalled(what: str, run_id: str, url: str | None) -> None:
@@ -357,7 +352,7 @@ def _finish(
     verbose: bool = False,
     started: float,
     db: str | None = None,
-) -> int:
+) -> ExitCode:
     from assay.cli._render import closing_line, make_console, reliability_lines, render_run, shown
 
     run = evaluation.run
@@ -391,7 +386,7 @@ def _finish(
             markup=False,
             highlight=False,
         )
-    return int(verdict.exit_code)
+    return verdict.exit_code
 
 
 def _warn_unverified(console: Any, run: Any) -> None:
@@ -437,11 +432,6 @@ def _reader_may_leave() -> Iterator[None]:
         sys.stdout.flush()
     except BrokenPipeError:
         silence_stdout()
-
-
-def _set_judge(model: str) -> Any:
-    """The judge a catalog set names, when no --judge was given."""
-    return judge_option(model, None)
 
 
 def _check_report_path(path: Path | None) -> None:

@@ -56,7 +56,7 @@ def validate_command(
     The agent or harness a file suite names is not imported unless ``--import`` is given.
     """
     from assay._text import visible
-    from assay.cli._files import Selection, chosen_suite
+    from assay.load.opening import Selection, open_suite
 
     with user_errors():
         if _whole_catalog(path, product, set_):
@@ -81,7 +81,9 @@ def validate_command(
             harness=harness,
             imports=import_,
         )
-        print(visible("\n".join(_suite_lines(path, chosen_suite(path, selection))), lines=True))
+        # No judge is made for a catalog set: validating calls no model.
+        chosen = open_suite(path, selection, judge_for=None)
+        print(visible("\n".join(_suite_lines(path, chosen)), lines=True))
 
 
 def _whole_catalog(path: Path, product: str | None, set_: str | None) -> bool:

@@ -12,6 +12,7 @@ from assay.evaluation.lifecycle import Evaluation, evaluate_with
 from assay.evaluation.options import EvaluationArgs, EvaluationOptions
 from assay.evaluation.ports import RunObserver, RunStore
 from assay.evaluation.verdict import ExitCode, Verdict, decide
+from assay.exit_codes import exit_code_for
 
 __all__ = [
     "Evaluation",
@@ -25,6 +26,7 @@ __all__ = [
     "evaluate",
     "evaluate_async",
     "evaluate_with",
+    "exit_code_for",
     "run",
     "run_async",
     "run_control_async",

@@ -1,8 +1,15 @@
-"""The public entry points: :func:`evaluate` and :func:`run`, each with a coroutine twin."""
+"""The public entry points: :func:`evaluate` and :func:`run`, each with a coroutine twin.
+
+Each takes a :class:`~assay.Suite` or the path of one, and applies the project's
+configuration (judge, concurrency, gate, the automatic baseline's metadata) as
+``assay run`` does, through :func:`assay.load.open_suite` and
+:func:`assay.load.project.configured`.
+"""
 
 from __future__ import annotations
 
 import asyncio
+from os import PathLike
 from typing import TYPE_CHECKING, Unpack
 
 from assay.errors import ConfigurationError
@@ -14,14 +21,20 @@ from assay.runner.progress import Progress, default_progress
 from assay.spec import Suite
 
 if TYPE_CHECKING:
+    from assay.config import ProjectConfig
+    from assay.load.opening import Selection
     from assay.store import Store
+
+#: A suite, or the path of a file suite or a Python spec that defines one.
+SuiteOrPath = Suite | str | PathLike[str]
 
 
 async def evaluate_async(
-    suite: Suite,
+    suite: SuiteOrPath,
     *,
     db: str | Store | None = None,
     progress: Progress | bool | None = None,
+    selection: Selection | None = None,
     **options: Unpack[EvaluationArgs],
 ) -> Evaluation:
     """Run ``suite``, persist every sample, compare, and decide; return the :class:`Evaluation`.
@@ -42,37 +55,63 @@ async def evaluate_async(
     which no sample was evaluated fails it unless ``allow_unchecked``. A store that fails is
     retried for ``store_retry`` seconds (60) before the run stops as interrupted with
     :class:`~assay.errors.StoreUnavailableError`.
+
+    ``suite`` may be the path of a suite (any format ``assay run`` takes), opened with
+    ``selection`` (an :class:`assay.load.Selection`); the project configuration fills what
+    neither the arguments nor the suite set.
     """
     from assay.store import Store
 
-    resolved = EvaluationOptions.build(suite, **options)
+    opened, config = open_configured(suite, selection)
+    if options.get("baseline") is None and options.get("baseline_where") is None:
+        options["baseline_where"] = dict(config.baseline_where) or None
+    resolved = EvaluationOptions.build(opened, **options)
     display = _progress(progress)
     if isinstance(db, Store):
-        return await evaluate_with(suite, resolved, db, display)
+        return await evaluate_with(opened, resolved, db, display)
     store = await asyncio.to_thread(Store.open, db)
     try:
-        return await evaluate_with(suite, resolved, store, display)
+        return await evaluate_with(opened, resolved, store, display)
     finally:
         store.close()
 
 
+def open_configured(
+    suite: SuiteOrPath, selection: Selection | None = None
+) -> tuple[Suite, ProjectConfig]:
+    """The suite to run, opened if it is a path, with the project configuration applied."""
+    from assay.load.opening import open_suite, require_agent
+    from assay.load.project import configured, project_config
+
+    config = project_config()
+    if isinstance(suite, Suite):
+        if selection is not None:
+            raise TypeError("selection= chooses from a suite's path; select() a Suite")
+        return configured(suite, config), config
+    opened = open_suite(suite, selection, config=config)
+    require_agent(opened)
+    return opened, config
+
+
 def evaluate(
-    suite: Suite,
+    suite: SuiteOrPath,
     *,
     db: str | Store | None = None,
     progress: Progress | bool | None = None,
+    selection: Selection | None = None,
     **options: Unpack[EvaluationArgs],
 ) -> Evaluation:
     """Run ``suite`` synchronously; see :func:`evaluate_async` for the options."""
     _refuse_running_loop("evaluate")
-    return run_sync(evaluate_async(suite, db=db, progress=progress, **options))
+    return run_sync(evaluate_async(suite, db=db, progress=progress, selection=selection, **options))
 
 
 async def run_async(
-    suite: Suite,
+    suite: SuiteOrPath,
     *,
     db: str | Store | None = None,
     progress: Progress | bool | None = None,
+    selection: Selection | None = None,
     **options: Unpack[EvaluationArgs],
 ) -> Run:
     """Run ``suite`` and return the completed, persisted :class:`~assay.results.Run`.
@@ -80,20 +119,23 @@ async def run_async(
     The options are those of :func:`evaluate_async`, which also returns the comparisons and
     the verdict.
     """
-    evaluation = await evaluate_async(suite, db=db, progress=progress, **options)
+    evaluation = await evaluate_async(
+        suite, db=db, progress=progress, selection=selection, **options
+    )
     return evaluation.run
 
 
 def run(
-    suite: Suite,
+    suite: SuiteOrPath,
     *,
     db: str | Store | None = None,
     progress: Progress | bool | None = None,
+    selection: Selection | None = None,
     **options: Unpack[EvaluationArgs],
 ) -> Run:
     """Run ``suite`` synchronously; see :func:`evaluate_async` for the options."""
     _refuse_running_loop("run")
-    return run_sync(run_async(suite, db=db, progress=progress, **options))
+    return run_sync(run_async(suite, db=db, progress=progress, selection=selection, **options))
 
 
 def _refuse_running_loop(name: str) -> None:

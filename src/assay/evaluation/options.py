@@ -155,7 +155,7 @@ def _resolve(
         run_id=run_id,
         judge=_judge(judge if judge is not None else suite.judge, votes),
         votes=_positive(votes if votes is not None else suite.votes or 1, "votes"),
-        gate=_gate(gate),
+        gate=_gate(gate if gate is not None else suite.gate),
         fail_on_regression=bool(fail_on_regression),
         allow_unchecked=bool(allow_unchecked),
         store_retry=_seconds(store_retry, "store_retry") or DEFAULT_STORE_RETRY,

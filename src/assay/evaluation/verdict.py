@@ -3,28 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import IntEnum
 
 from assay.compare import Comparison
+from assay.exit_codes import ExitCode
 from assay.results import Run
 from assay.results.baseline import RunOutcome
 from assay.spec.gate import Gate, GateResult
 
-
-class ExitCode(IntEnum):
-    """What ``assay run`` exits with; a library user reads the same from :class:`Verdict`.
-
-    ``INCOMPLETE`` means the evaluation itself could not be completed (the store stayed
-    unavailable): the run is kept interrupted and resumable. A signal gives 128 + its number.
-    """
-
-    OK = 0
-    FAILED = 1
-    INVALID = 2
-    INCOMPLETE = 3
-    HANGUP = 129
-    INTERRUPTED = 130
-    TERMINATED = 143
+__all__ = ["ExitCode", "Verdict", "decide", "unchecked_line"]
 
 
 @dataclass(frozen=True, slots=True)

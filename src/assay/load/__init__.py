@@ -15,6 +15,7 @@ from assay._lazy import lazy_attributes
 if TYPE_CHECKING:
     from assay.load.catalog import Catalog, Product, ScenarioSet
     from assay.load.items import load_items
+    from assay.load.opening import Selection, open_suite
     from assay.load.pasted import ScenarioParser, load_pasted
     from assay.load.paths import load_path
     from assay.load.scenario import Expectations, Scenario
@@ -32,6 +33,8 @@ _HOMES = {
         "Product": "catalog",
         "ScenarioSet": "catalog",
         "load_items": "items",
+        "Selection": "opening",
+        "open_suite": "opening",
         "ScenarioParser": "pasted",
         "load_pasted": "pasted",
         "load_path": "paths",
@@ -53,11 +56,13 @@ __all__ = [
     "Scenario",
     "ScenarioParser",
     "ScenarioSet",
+    "Selection",
     "Source",
     "load_items",
     "load_pasted",
     "load_path",
     "load_suite",
+    "open_suite",
     "schema",
     "select",
 ]

@@ -1,7 +1,7 @@
-"""Loading the suite a command names.
+"""The suites a path holds: a Python spec file executed as a module, or a file suite.
 
 A Python spec file is trusted code, executed as a module; every other format is read by
-:mod:`assay.load`, which also applies the selection of cases.
+:func:`assay.load.load_path`, which also applies the selection of cases.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def _searched(error: Exception) -> str:
     """Where a missing module was looked for: the folders a user can put it in."""
     if not isinstance(error, ModuleNotFoundError):
         return ""
-    # The suite's folder and the project root come first (see importable_project).
+    # The suite's folder and the project root come first (see project.importable_project).
     folders = list(dict.fromkeys(sys.path[:2]))
     return (
         f" (searched {' and '.join(folders)}, then the installed packages; the project "
