@@ -5,7 +5,15 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from assay.results import CaseSnapshot, MetricResult, Run, RunStatus, SampleResult, decide_status
+from assay.results import (
+    CaseSnapshot,
+    MetricResult,
+    Run,
+    RunSettings,
+    RunStatus,
+    SampleResult,
+    decide_status,
+)
 from assay.spec import digest
 
 STARTED = datetime(2026, 1, 1, tzinfo=UTC)
@@ -69,5 +77,5 @@ def run(
         STARTED,
         cases=cases,
         samples=tuple(samples),
-        settings={"models": models or []},
+        settings=RunSettings(models=tuple(models or ())),
     )

@@ -6,6 +6,7 @@ import json
 from dataclasses import replace
 
 from assay.compare import ModelComparison, compare_runs, stored_form
+from assay.record import snapshot
 from assay.report import Report, prose
 from assay.results import Run
 
@@ -40,10 +41,10 @@ TOP_LEVEL = {
 def test_top_level_is_the_run_snapshot(current_run: Run, baseline_run: Run) -> None:
     data = json.loads(Report(current_run, baseline=baseline_run).to_json())
     assert set(data) == TOP_LEVEL
-    own = {key for key in current_run.snapshot() if key not in ("baseline", "baseline_id")}
+    own = {key for key in snapshot(current_run) if key not in ("baseline", "baseline_id")}
     assert {key: data[key] for key in own} == {
         key: value
-        for key, value in json.loads(json.dumps(current_run.snapshot())).items()
+        for key, value in json.loads(json.dumps(snapshot(current_run))).items()
         if key in own
     }
     # The baseline it is compared with, as the comparison and the text report name it.

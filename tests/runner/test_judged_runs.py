@@ -76,7 +76,7 @@ def test_votes_five_five_two_over_http_give_five_with_a_spread_of_three(store):
     assert run.samples[0].judge_usage["attempts"] == 3
     assert run.summary.judge_calls == 3 and run.summary.judge_input_tokens == 30
     # The endpoint's host is part of the judge's identity: another endpoint, another baseline.
-    assert run.settings["judge"] == "judge-model @ 127.0.0.1" and run.settings["votes"] == 3
+    assert run.settings.judge == "judge-model @ 127.0.0.1" and run.settings.votes == 3
     assert store.get_run(run.id).samples[0].judge_usage == run.samples[0].judge_usage
 
 

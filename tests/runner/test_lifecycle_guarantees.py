@@ -15,7 +15,7 @@ import assay
 from assay import checks
 from assay.errors import StoreError
 from assay.evaluation.writer import DurableSink
-from assay.results import RunStatus, SampleStatus
+from assay.results import RunSettings, RunStatus, SampleStatus
 from assay.results.storable import storable
 
 
@@ -121,7 +121,7 @@ def _running(suite: assay.Suite) -> assay.Run:
         fingerprint="f",
         status=RunStatus.RUNNING,
         started_at=datetime.now(UTC),
-        settings={"samples": 1, "models": []},
+        settings=RunSettings(samples=1, models=()),
     )
 
 

@@ -102,6 +102,6 @@ def test_the_suite_setting_reaches_the_run(tmp_path, monkeypatch):
     suite.case("c", checks=[checks.contains("even")])
     monkeypatch.chdir(tmp_path)  # the embedded default database, created on first use
     run = assay.run(suite, progress=False)
-    assert order == [0, 1, 2, 3] and run.settings["sample_concurrency"] == 1
+    assert order == [0, 1, 2, 3] and run.settings.sample_concurrency == 1
     with pytest.raises(assay.SpecError, match="sample_concurrency"):
         assay.Suite("S", agent=agent, sample_concurrency=0)

@@ -7,8 +7,10 @@ import pytest
 
 import assay
 from assay import checks
+from assay.record import snapshot
 from assay.report import prose
 from assay.results import RunStatus
+from assay.results.settings import Selection
 
 
 def build(answer="30 days", *, calls=None, version=None):
@@ -47,7 +49,7 @@ def test_run_persists_and_compares_with_the_latest_compatible_run(store):
     regressed = {(c["case_id"], c["metric"]) for c in changes}
     assert regressed == {("returns", "exact_match"), ("warranty", "exact_match")}
     stored = store.get_run(second.id)
-    assert stored.snapshot() == second.snapshot()
+    assert snapshot(stored) == snapshot(second)
     assert stored.metadata == {} and store.get_run(first.id).metadata == {"revision": "a"}
 
 
@@ -89,10 +91,10 @@ def test_a_selection_is_compared_on_the_cases_it_ran(store):
     only = grown({"returns": "7 days"}).subset(lambda case: case.id == "returns")
     evaluation = assay.evaluate(only, db=store, progress=False)
     comparison = evaluation.comparison
-    assert evaluation.run.baseline_id == first.id and evaluation.run.settings["selection"] == {
-        "cases": 1,
-        "of": 3,
-    }
+    assert (
+        evaluation.run.baseline_id == first.id
+        and evaluation.run.settings.selection == Selection(cases=1, of=3)
+    )
     assert comparison is not None and comparison.removed == () and comparison.paired == 1
     assert [c.case_id for c in comparison.signal_regressions] == ["returns"]
 
@@ -137,11 +139,11 @@ def test_samples_and_models_multiply_the_work(store):
     )
     assert run.summary.samples == 2 * 2 * 3
     assert set(run.summary.by_model) == {"gpt-4.1-mini", "ollama/qwen3:8b"}
-    assert run.settings["models"] == ["gpt-4.1-mini", "ollama/qwen3:8b"]
+    assert run.settings.models == ("gpt-4.1-mini", "ollama/qwen3:8b")
     keys = [(s.case_id, s.model, s.sample) for s in run.samples]
     assert keys[:3] == [("returns", "gpt-4.1-mini", k) for k in range(3)]
     # The run handed back (not read back) is exactly what the store holds.
-    assert store.get_run(run.id).snapshot() == run.snapshot()
+    assert snapshot(store.get_run(run.id)) == snapshot(run)
 
 
 def test_samples_are_persisted_as_they_land(store):

@@ -12,6 +12,7 @@ from assay.results import (
     CaseSnapshot,
     MetricResult,
     Run,
+    RunSettings,
     RunStatus,
     SampleResult,
     SampleStatus,
@@ -48,7 +49,7 @@ def make_run(**changes: Any) -> Run:
         status=RunStatus.RUNNING,
         started_at=T0,
         suite_version="3",
-        settings={"samples": 2, "models": ["gpt-4o", "claude"], "judge": None},
+        settings=RunSettings(samples=2, models=("gpt-4o", "claude"), judge=None),
         metadata={"branch": "main", "commit": "abc123"},
         cases=CASES,
     )
@@ -172,8 +173,8 @@ def planned_keys(run: Run) -> list[tuple[str, str | None, int]]:
 
     The plan is the run's own: its cases × its models (or no model) × ``settings["samples"]``.
     """
-    models: list[str | None] = [str(label) for label in run.settings.get("models") or []]
-    per_case = int(run.settings.get("samples") or 1)  # type: ignore[arg-type]
+    models: list[str | None] = list(run.settings.models)
+    per_case = run.settings.samples
     return [
         (case.case_id, model, index)
         for case in sorted(run.cases, key=lambda case: case.position)

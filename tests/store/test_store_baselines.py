@@ -17,8 +17,9 @@ from sqlalchemy.dialects import postgresql
 from store_builders import T0, complete_plan, later, make_run, planned, sample
 
 from assay.errors import BaselineError
-from assay.results import Run, RunStatus, SampleStatus, summarise
+from assay.results import Run, RunSettings, RunStatus, SampleStatus, summarise
 from assay.results.baseline import BaselineChoice, BaselineReason, RunOutcome
+from assay.results.settings import Selection
 from assay.store import Store, _migrate
 
 
@@ -120,12 +121,9 @@ def test_only_a_completed_run_of_a_whole_suite_can_be_pinned(store: Store) -> No
     store.mark_interrupted(interrupted.id, finished_at=later(1))
     selection = _completed(
         store,
-        settings={
-            "samples": 2,
-            "models": ["gpt-4o", "claude"],
-            "judge": None,
-            "selection": {"cases": 2, "of": 3},
-        },
+        settings=RunSettings(
+            samples=2, models=("gpt-4o", "claude"), selection=Selection(cases=2, of=3)
+        ),
     )
     with pytest.raises(BaselineError, match="is running, not completed"):
         store.pin_baseline(running.id)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from store_builders import complete_plan, later, make_run, planned, planned_keys, sample
 
 from assay.errors import StoreError
-from assay.results import Run, RunStatus, summarise
+from assay.results import Run, RunSettings, RunStatus, summarise
 from assay.store import Store
 
 
@@ -99,21 +101,21 @@ def test_find_baseline_is_none_without_a_run_of_the_suite_and_agent(store: Store
     assert store.find_baseline(current) is None
 
 
-JUDGED = {"samples": 2, "models": ["gpt-4o", "claude"]}
+JUDGED = RunSettings(samples=2, models=("gpt-4o", "claude"))
 
 
 def test_find_baseline_with_the_same_judge_skips_runs_graded_elsewhere(store: Store) -> None:
-    graded = _completed(store, settings={**JUDGED, "judge": "j @ a.example"})
-    _completed(store, settings={**JUDGED, "judge": "j @ b.example"})
-    _completed(store, settings={**JUDGED, "judge": None})
+    graded = _completed(store, settings=replace(JUDGED, judge="j @ a.example"))
+    _completed(store, settings=replace(JUDGED, judge="j @ b.example"))
+    _completed(store, settings=replace(JUDGED, judge=None))
     current = store.create_run(
-        make_run(settings={"samples": 1, "models": [], "judge": "j @ a.example"})
+        make_run(settings=RunSettings(samples=1, models=(), judge="j @ a.example"))
     )
     found = store.find_baseline(current, same_judge=True)
     assert found is not None and found.id == graded.id
-    unjudged = store.create_run(make_run(settings={**JUDGED, "judge": None}))
+    unjudged = store.create_run(make_run(settings=replace(JUDGED, judge=None)))
     found = store.find_baseline(unjudged, same_judge=True)
-    assert found is not None and found.settings["judge"] is None
+    assert found is not None and found.settings.judge is None
     assert store.find_baseline(current).id != graded.id  # without the rule: the latest
 
 

@@ -11,7 +11,7 @@ from sqlalchemy import Engine, create_engine, text, update
 from store_builders import CASES, later, make_run, make_single_run, planned, sample
 
 from assay.errors import LeaseError, ReadOnlyRunError, StoreError
-from assay.results import Run, RunStatus, SampleResult, SampleStatus, summarise
+from assay.results import Run, RunSettings, RunStatus, SampleResult, SampleStatus, summarise
 from assay.results.run import Lease
 from assay.store import Store
 from assay.store._tables import runs
@@ -49,13 +49,13 @@ def _failed(value: SampleResult) -> SampleResult:
     return replace(value, status=SampleStatus.FAILED)
 
 
-TWO_SAMPLES = {"samples": 2, "models": ["gpt-4o"]}
-TWO_MODELS = {"samples": 1, "models": ["gpt-4o", "claude"]}
+TWO_SAMPLES = RunSettings(samples=2, models=("gpt-4o",))
+TWO_MODELS = RunSettings(samples=1, models=("gpt-4o", "claude"))
 # name: (settings, cases, samples stored, samples summarised)
-REFUSED: dict[str, tuple[dict[str, object], int, list[SampleResult], list[SampleResult]]] = {
+REFUSED: dict[str, tuple[RunSettings, int, list[SampleResult], list[SampleResult]]] = {
     "a planned sample missing": (TWO_SAMPLES, 1, [sample(index=0)], [sample(index=0)]),
     "an index past the samples": (
-        {"samples": 1, "models": ["gpt-4o"]},
+        RunSettings(samples=1, models=("gpt-4o",)),
         1,
         [sample(index=0), sample(index=1)],
         [sample(index=0), sample(index=1)],
@@ -79,7 +79,7 @@ REFUSED: dict[str, tuple[dict[str, object], int, list[SampleResult], list[Sample
         [sample(model="gpt-4o"), sample(model=None)],
     ),
     "a case the run does not have in place of a planned one": (
-        {"samples": 1, "models": ["gpt-4o"]},
+        RunSettings(samples=1, models=("gpt-4o",)),
         2,
         [sample("refund"), sample("deleted")],
         [sample("refund"), sample("deleted")],
@@ -110,7 +110,7 @@ REFUSED: dict[str, tuple[dict[str, object], int, list[SampleResult], list[Sample
 )
 def test_completion_refuses_a_run_that_is_not_stored_whole(
     store: Store,
-    settings: dict[str, object],
+    settings: RunSettings,
     cases: int,
     stored: list[SampleResult],
     summarised: list[SampleResult],
@@ -161,7 +161,7 @@ def test_completion_names_what_is_missing_then_accepts_the_whole_run(store: Stor
 
 
 def test_completion_counts_every_status(store: Store) -> None:
-    run = store.create_run(make_single_run(settings={"samples": 4, "models": ["gpt-4o"]}))
+    run = store.create_run(make_single_run(settings=RunSettings(samples=4, models=("gpt-4o",))))
     stored = [
         sample(index=0),
         sample(index=1, status=SampleStatus.FAILED),
@@ -183,7 +183,7 @@ def test_completion_counts_every_status(store: Store) -> None:
 
 
 def test_a_run_without_a_model_matrix_plans_one_sample_per_index(store: Store) -> None:
-    run = store.create_run(make_run(settings={"samples": 1}))
+    run = store.create_run(make_run(settings=RunSettings(samples=1)))
     store.save_samples(run.id, [sample("refund", None), sample("cancel", None)])
     done = store.complete_run(run.id, summary=summarise([sample(), sample()]), finished_at=later(1))
     assert done is not None and done.status is RunStatus.COMPLETED
@@ -352,7 +352,7 @@ def test_of_two_concurrent_claimers_exactly_one_wins(
 
 def test_an_owner_that_lost_its_run_is_told_and_can_no_longer_write(store: Store) -> None:
     run = store.create_run(
-        make_single_run(settings={"samples": 2, "models": ["gpt-4o"]}, lease=FIRST)
+        make_single_run(settings=RunSettings(samples=2, models=("gpt-4o",)), lease=FIRST)
     )
     store.save_samples(run.id, [sample(index=0)], token=FIRST.token)
     assert store.heartbeat(run.id, FIRST.token) is True
@@ -391,7 +391,7 @@ def test_a_heartbeat_of_an_interrupted_run_is_not_a_claim(store: Store) -> None:
 
 def test_skip_stored_leaves_out_samples_already_stored_exactly_once(store: Store) -> None:
     run = store.create_run(
-        make_single_run(settings={"samples": 3, "models": ["gpt-4o"]}, lease=FIRST)
+        make_single_run(settings=RunSettings(samples=3, models=("gpt-4o",)), lease=FIRST)
     )
     first = sample(index=0, answer="first answer")
     store.save_samples(run.id, [first], token=FIRST.token)

@@ -19,7 +19,8 @@ from store_builders import (
 )
 
 from assay.errors import ReadOnlyRunError, StoreError
-from assay.results import RunStatus, SampleStatus, summarise
+from assay.record import snapshot
+from assay.results import RunSettings, RunStatus, SampleStatus, summarise
 from assay.results.run import Lease
 from assay.store import Store
 
@@ -51,7 +52,7 @@ def test_round_trip_returns_exactly_what_was_saved(store: Store) -> None:
     )
     assert all(value in samples for value in varied_samples())
     loaded = store.get_run(run.id)
-    assert loaded.snapshot() == expected.snapshot()
+    assert snapshot(loaded) == snapshot(expected)
     assert loaded == expected
     assert done == expected
 
@@ -74,7 +75,7 @@ def test_timestamps_come_back_as_aware_utc(store: Store) -> None:
 
 
 def test_samples_come_back_in_report_order(store: Store) -> None:
-    run = store.create_run(make_run(settings={"models": ["zeta", "alpha"]}))
+    run = store.create_run(make_run(settings=RunSettings(models=("zeta", "alpha"))))
     keys = [
         ("cancel", "alpha", 0),
         ("refund", "alpha", 1),
@@ -169,7 +170,7 @@ def test_completing_a_completed_run_again_is_read_only_whatever_the_summary(stor
 
 
 def test_interrupted_run_is_claimed_and_completes(store: Store) -> None:
-    run = store.create_run(make_single_run(settings={"samples": 2, "models": ["gpt-4o"]}))
+    run = store.create_run(make_single_run(settings=RunSettings(samples=2, models=("gpt-4o",))))
     store.save_samples(run.id, [sample(index=0)])
     store.mark_interrupted(run.id, finished_at=later(1), error="store unavailable")
     interrupted = store.get_run(run.id)

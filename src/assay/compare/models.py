@@ -111,8 +111,7 @@ class ModelComparison:
         """Compare the models of a run (or of samples); the same results give the same intervals."""
         _check(resamples, confidence, power)
         samples = run.samples if isinstance(run, Run) else tuple(run)
-        order = run.settings.get("models") if isinstance(run, Run) else None
-        labels = [m for m in order if isinstance(m, str)] if isinstance(order, list) else None
+        labels = list(run.settings.models) if isinstance(run, Run) else None
         table = case_pass_rates(samples, labels)
         compared = _compare(
             table, seed=seed, resamples=resamples, confidence=confidence, power=power

@@ -93,7 +93,7 @@ def _no_baseline(
             f"{len(earlier)} earlier run(s) of suite {current.suite!r}, but none by "
             f"agent {current.agent!r} (theirs: {agents})"
         ), hint
-    judge = current.settings.get("judge")
+    judge = current.settings.judge
     graded = f" graded by judge {judge!r}" if judged else ""
     return (
         f"no earlier passing run of this suite and agent{where_text(where)}{graded}: "

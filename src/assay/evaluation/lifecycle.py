@@ -43,13 +43,22 @@ from assay.evaluation.ports import RunStore
 from assay.evaluation.verdict import Verdict, decide
 from assay.evaluation.writer import DurableSink, with_store_retries
 from assay.judging import judge_chain, judge_identity
-from assay.results import CaseSnapshot, Run, RunStatus, RunSummary, SampleResult, summarise
+from assay.results import (
+    CaseSnapshot,
+    Run,
+    RunSettings,
+    RunStatus,
+    RunSummary,
+    SampleResult,
+    summarise,
+)
 from assay.results.baseline import BaselineChoice
 from assay.results.run import Lease
+from assay.results.settings import Selection
 from assay.runner.engine import Execution, Runner, work_items
 from assay.runner.grading import Judging
 from assay.runner.progress import Progress
-from assay.spec import JSON, Suite, SuitePlan
+from assay.spec import Suite, SuitePlan
 
 SampleKey = tuple[str, str | None, int]
 
@@ -129,7 +138,7 @@ async def _guarded(
     owner: Lease,
     explicit: Run | None,
 ) -> Evaluation:
-    samples = int(run.settings["samples"])  # type: ignore[arg-type]
+    samples = run.settings.samples
     items = work_items(plan, models, samples=samples, skip=skip)
     observers.started(run, len(items))
     sink = DurableSink(
@@ -330,30 +339,25 @@ def _resume(
     _require_same_matrix(found, options)
     # Claimed atomically: of two resumers exactly one wins; a live owner keeps its run.
     run = store.claim(found.id, owner, lease_timeout=options.lease_timeout, owner_alive=owner_alive)
-    models = parse_models(
-        run.settings.get("model_specs")  # type: ignore[arg-type]
-        or run.settings.get("models")
-        or ()
-    )
+    models = run.settings.model_specs or parse_models(run.settings.models)
     return run, store.sample_keys(run.id), models
 
 
 def _new_run(suite: Suite, plan: SuitePlan, options: EvaluationOptions, owner: Lease) -> Run:
-    settings: dict[str, JSON] = {
-        "samples": options.samples,
-        "concurrency": options.concurrency,
-        "model_concurrency": options.model_concurrency,
-        "sample_concurrency": options.sample_concurrency,
-        "timeout": options.timeout,
-        "models": [spec.label for spec in options.models],
-        # The whole spec too: a resume must call the same provider as a custom label did.
-        "model_specs": [dict(spec.to_json()) for spec in options.models],
-        "judge": None if options.judge is None else judge_identity(options.judge),
-        "votes": options.votes,
-        "executor": "local",
-    }
-    if suite.selected_from is not None:
-        settings["selection"] = {"cases": len(plan.cases), "of": suite.selected_from}
+    settings = RunSettings(
+        samples=options.samples,
+        concurrency=options.concurrency,
+        model_concurrency=options.model_concurrency,
+        sample_concurrency=options.sample_concurrency,
+        timeout=options.timeout,
+        models=tuple(spec.label for spec in options.models),
+        model_specs=tuple(options.models),
+        judge=None if options.judge is None else judge_identity(options.judge),
+        votes=options.votes,
+        selection=None
+        if suite.selected_from is None
+        else Selection(cases=len(plan.cases), of=suite.selected_from),
+    )
     cases = tuple(
         CaseSnapshot(p.case.id, p.case.name, p.position, p.fingerprint, p.snapshot())
         for p in plan.cases
@@ -396,14 +400,14 @@ def _explicit_baseline(
 def _require_same_matrix(run: Run, options: EvaluationOptions) -> None:
     # A resumed run keeps its own models and samples: asking for others is a contradiction.
     asked = [spec.label for spec in options.models]
-    if asked and asked != run.settings.get("models"):
+    if asked and tuple(asked) != run.settings.models:
         raise ConfigurationError(
-            f"run {run.id} runs models {run.settings.get('models')}; "
+            f"run {run.id} runs models {list(run.settings.models)}; "
             f"a resume cannot change them to {asked}"
         )
-    if options.samples_given and options.samples != run.settings.get("samples"):
+    if options.samples_given and options.samples != run.settings.samples:
         raise ConfigurationError(
-            f"run {run.id} runs {run.settings.get('samples')} sample(s) "
+            f"run {run.id} runs {run.settings.samples} sample(s) "
             f"per case; a resume cannot change that to {options.samples}"
         )
 
@@ -460,7 +464,7 @@ class _Compared:
 
 def _on_cases_run(baseline: Run, current: Run) -> Run:
     """A selection (``--case``, ``--group``) is compared on the cases it ran, nothing else."""
-    if not current.settings.get("selection"):
+    if current.settings.selection is None:
         return baseline
     ran = {case.case_id for case in current.cases}
     return replace(

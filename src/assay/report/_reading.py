@@ -16,6 +16,7 @@ from typing import Any
 
 from assay._text import one_line
 from assay.agent import ANSWERED_MODEL_KEY, Action
+from assay.record import write_settings
 from assay.report import format as fmt
 from assay.results import MetricResult, Run, RunStatus, RunSummary, SampleResult, Tally, summarise
 from assay.results.reliability import CATEGORIES, INTEGRITY, item_rates
@@ -56,7 +57,7 @@ def header_rows(run: Run) -> Rows:
         ("Started", timestamp(run.started_at)),
         ("Finished", _finished(run)),
         ("Fingerprint", run.fingerprint[:12]),
-        ("Settings", key_values(_set_only(run.settings))),
+        ("Settings", key_values(_set_only(write_settings(run.settings)))),
         ("Metadata", key_values(run.metadata)),
     ]
 

@@ -39,15 +39,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
-from assay import limits
+from assay import limits, record
 from assay.agent.outcome import CostSource
 from assay.compare import Comparison, ModelComparison
 from assay.compare.stored import stored_form
 from assay.errors import SpecError
 from assay.limits import BOUNDS, problem, read_bounded
+from assay.record import RecordError, read_settings, read_summary, write_settings, write_summary
 from assay.results import (
     CaseSnapshot,
     Run,
+    RunSettings,
     RunStatus,
     RunSummary,
     SampleResult,
@@ -159,15 +161,6 @@ class _Case(_Part):
     definition: JsonObject
 
 
-class _Settings(_Part):
-    # Only what the plan is read from; every other setting is kept as it was written.
-    model_config = ConfigDict(strict=True, extra="allow", frozen=True)
-    samples: Annotated[int, Field(ge=1)] = 1
-    models: list[Name] | None = None
-    # Bounded before it is read (see _check_settings): a list is only as long as it is.
-    model_specs: list[JsonObject] | None = None
-
-
 class _JudgeUsage(_Part):
     # A run's own judge calls: the model verdict's (see _check_judge_usage). Kept whole.
     model_config = ConfigDict(strict=True, extra="allow", frozen=True)
@@ -188,7 +181,7 @@ class _Report(_Part):
     status: Literal["running", "completed", "interrupted"]
     started_at: Timestamp
     finished_at: Timestamp | None = None
-    settings: _Settings
+    settings: JsonObject  # read by the record codec (see _settings)
     metadata: JsonObject = Field(default_factory=dict)
     baseline_id: str | None = None
     baseline: JsonObject | None = None
@@ -227,8 +220,7 @@ def run_from_report(data: Any, location: str = "report") -> Run:
             _message(first), location=location, field=_path(first["loc"]) or None
         ) from None
     try:
-        _check_settings(report.settings)
-        run = _run(report)
+        run = _run(report, _settings(report.settings))
         if run.status is RunStatus.COMPLETED:
             run = _check_whole(run, report)
     except _Refused as refused:
@@ -254,7 +246,7 @@ def _evidence(run: Run) -> str:
 
 
 def _evidence_form(run: Run) -> dict[str, Any]:
-    snapshot = run.snapshot()
+    snapshot = record.snapshot(run)
     snapshot.pop("sequence")
     # A store gives samples back in its own order; the evidence is the same in any order.
     snapshot["cases"].sort(key=lambda case: (case["position"], case["id"]))
@@ -335,7 +327,34 @@ def _message(error: Mapping[str, Any]) -> str:
 # -- building the run ---------------------------------------------------------------------
 
 
-def _run(report: _Report) -> Run:
+def _settings(data: JsonObject) -> RunSettings:
+    """The run's settings, typed, then within the bounds a run is given (:mod:`assay.limits`).
+
+    Checked before the plan is: the plan is read from them, and a figure past a bound
+    (``samples = 10**15``) is no run Assay could have made.
+    """
+    most = BOUNDS["models"].high
+    for name in ("models", "model_specs"):
+        # Counted before they are read: a list is only as long as it is.
+        listed = data.get(name)
+        if isinstance(listed, list) and len(listed) > most:
+            raise _Refused(f"settings.{name}", f"names {len(listed):,} models, more than {most:,}")
+    try:
+        settings = read_settings(data)
+    except RecordError as error:
+        raise _Refused(error.path, error.detail) from None
+    given = write_settings(settings)
+    for name in _BOUNDED_SETTINGS:
+        value = given.get(name)
+        if value is not None and (found := problem(name, value)) is not None:
+            raise _Refused(f"settings.{name}", found)
+    for index, label in enumerate(settings.models):
+        if not label:
+            raise _Refused(f"settings.models[{index}]", "is empty; a model has a label")
+    return settings
+
+
+def _run(report: _Report, settings: RunSettings) -> Run:
     return Run(
         id=report.id,
         suite=report.suite,
@@ -345,7 +364,7 @@ def _run(report: _Report) -> Run:
         started_at=_moment(report.started_at),
         suite_version=report.suite_version,
         finished_at=None if report.finished_at is None else _moment(report.finished_at),
-        settings=report.settings.model_dump(exclude_unset=True),
+        settings=settings,
         metadata=dict(report.metadata),
         cases=tuple(
             CaseSnapshot(case.id, case.name, case.position, case.fingerprint, dict(case.definition))
@@ -393,9 +412,9 @@ def _summary(data: JsonObject | None) -> RunSummary | None:
     if data is None:
         return None
     try:
-        return RunSummary.from_json(data)
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise _Refused("summary", f"cannot be read: {_reason(error)}") from None
+        return read_summary(data)
+    except RecordError as error:
+        raise _Refused(error.path, error.detail) from None
 
 
 def _comparison(baseline: JsonObject | None, models: JsonObject | None) -> dict[str, Any] | None:
@@ -467,7 +486,7 @@ def _check_whole(run: Run, report: _Report) -> Run:
     counted = summarise(run.samples)
     _check_figures(
         report.summary,
-        counted.to_json(),
+        write_summary(counted),
         "summary",
         older={f"summary.{name}": value for name, value in _per_model_cases(run.samples).items()},
     )
@@ -522,24 +541,6 @@ _BOUNDED_SETTINGS = (
 )
 
 
-def _check_settings(settings: _Settings) -> None:
-    """The settings within the bounds a run is given (:mod:`assay.limits`).
-
-    Checked before the plan is: the plan is read from them, and a figure past a bound
-    (``samples = 10**15``) is no run Assay could have made.
-    """
-    given = settings.model_dump(exclude_unset=True)
-    for name in _BOUNDED_SETTINGS:
-        value = given.get(name)
-        if value is not None and (found := problem(name, value)) is not None:
-            raise _Refused(f"settings.{name}", found)
-    most = BOUNDS["models"].high
-    for name in ("models", "model_specs"):
-        listed = getattr(settings, name) or ()
-        if len(listed) > most:
-            raise _Refused(f"settings.{name}", f"names {len(listed):,} models, more than {most:,}")
-
-
 def _check_plan(run: Run, report: _Report) -> None:
     """Every planned sample (cases × models × samples) exactly once.
 
@@ -550,8 +551,8 @@ def _check_plan(run: Run, report: _Report) -> None:
     repeated = [case for case, count in Counter(cases).items() if count > 1]
     if repeated:
         raise _Refused("cases", f"names case {repeated[0]!r} more than once")
-    models: list[str | None] = list(report.settings.models or []) or [None]
-    per_case = report.settings.samples
+    models: list[str | None] = list(run.settings.models) or [None]
+    per_case = run.settings.samples
     known_cases, known_models = set(cases), set(models)
     seen: set[tuple[str, str | None, int]] = set()
     for index, sample in enumerate(run.samples):
@@ -660,8 +661,8 @@ def _check_verdict(run: Run, counted: RunSummary) -> None:
             f"{verdict.model!r} is not a model the run compared "
             f"({', '.join(map(repr, models)) or 'it compared none'})",
         )
-    judge = run.settings.get("judge")
-    if not isinstance(judge, str) or judge.split(" @ ")[0] != verdict.judge:
+    judge = run.settings.judge
+    if judge is None or judge.split(" @ ")[0] != verdict.judge:
         raise _Refused(
             "verdict.judge",
             f"{verdict.judge!r} is not the judge the run was graded with ({judge!r})",

@@ -14,6 +14,7 @@ from typing import Any
 
 from assay._text import json_visible
 from assay.compare import Comparison, ModelComparison
+from assay.record import snapshot
 from assay.report.prose import comparison_json, model_comparison_json
 from assay.results import Run
 from assay.results.fixes import FixItem, fix_items
@@ -26,8 +27,8 @@ def report_dict(
     models: ModelComparison | None = None,
     items: Sequence[FixItem] | None = None,
 ) -> dict[str, Any]:
-    """``run.snapshot()`` with ``"schema_version"``, the comparisons and ``"fix_items"``."""
-    data = {SCHEMA_KEY: SCHEMA_VERSION, **run.snapshot()}  # read back by assay.report.archive
+    """The run's snapshot with ``"schema_version"``, the comparisons and ``"fix_items"``."""
+    data = {SCHEMA_KEY: SCHEMA_VERSION, **snapshot(run)}  # read back by assay.report.archive
     data["comparison"] = None if comparison is None else comparison_json(comparison)
     data["model_comparison"] = None if models is None else model_comparison_json(models)
     shown = fix_items(run.samples) if items is None else items

@@ -5,6 +5,7 @@ from assay.results.metric import MetricResult, errored, scored
 from assay.results.reliability import ItemRate, item_rates
 from assay.results.run import CaseSnapshot, Run, RunStatus
 from assay.results.sample import SampleResult, SampleStatus, decide_status
+from assay.results.settings import RunSettings
 from assay.results.summary import CriterionSummary, RunSummary, Tally, nearest_rank, summarise
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "Pin",
     "Run",
     "RunOutcome",
+    "RunSettings",
     "RunStatus",
     "RunSummary",
     "SampleResult",

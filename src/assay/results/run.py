@@ -10,6 +10,7 @@ from typing import Any
 
 from assay.results.baseline import BaselineChoice, RunOutcome
 from assay.results.sample import SampleResult
+from assay.results.settings import RunSettings
 from assay.results.summary import RunSummary
 from assay.spec import JSON
 
@@ -136,7 +137,7 @@ class Run:
     suite_version: str | None = None
     sequence: int | None = None
     finished_at: datetime | None = None
-    settings: dict[str, JSON] = field(default_factory=dict)
+    settings: RunSettings = field(default_factory=RunSettings)
     metadata: dict[str, JSON] = field(default_factory=dict)
     cases: tuple[CaseSnapshot, ...] = ()
     samples: tuple[SampleResult, ...] = ()
@@ -172,31 +173,6 @@ class Run:
     def with_samples(self, samples: tuple[SampleResult, ...]) -> Run:
         """The same run holding other samples."""
         return replace(self, samples=samples)
-
-    def snapshot(self) -> dict[str, Any]:
-        """The detached, JSON-portable evidence of the run (the JSON report's top level)."""
-        return {
-            "id": self.id,
-            "sequence": self.sequence,
-            "suite": self.suite,
-            "suite_version": self.suite_version,
-            "agent": self.agent,
-            "fingerprint": self.fingerprint,
-            "status": self.status.value,
-            "started_at": self.started_at.isoformat(),
-            "finished_at": None if self.finished_at is None else self.finished_at.isoformat(),
-            "settings": dict(self.settings),
-            "metadata": dict(self.metadata),
-            "baseline_id": self.baseline_id,
-            "baseline": None if self.baseline_choice is None else self.baseline_choice.to_json(),
-            "outcome": None if self.outcome is None else self.outcome.value,
-            "error": self.error,
-            "verdict": None if self.verdict is None else self.verdict.to_json(),
-            "judge_usage": self.judge_usage,
-            "summary": None if self.summary is None else self.summary.to_json(),
-            "cases": [case.to_json() for case in self.cases],
-            "samples": [sample.to_json() for sample in self.samples],
-        }
 
 
 def case_snapshot_from(data: Mapping[str, Any]) -> CaseSnapshot:

@@ -64,7 +64,7 @@ def _candidates(run: Run, same_judge: bool, where: Mapping[str, str]) -> list[Co
         or_(runs.c.outcome == RunOutcome.PASSED.value, runs.c.outcome.is_(None)),
     ]
     if same_judge:
-        judge = run.settings.get("judge")
+        judge = run.settings.judge
         graded_by = runs.c.settings["judge"].as_string()
         conditions.append(graded_by.is_(None) if judge is None else graded_by == judge)
     for key, value in where.items():

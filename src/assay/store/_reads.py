@@ -69,8 +69,9 @@ def full_run(connection: Connection, row: RowMapping) -> Run:
         key=lambda case: (case.position, case.case_id),
     )
     loaded = _samples(connection, sequence)
-    loaded.sort(key=_sample_order(cases, row["settings"]))
-    return _rows.run_from(row, cases, loaded)
+    run = _rows.run_from(row, cases)
+    loaded.sort(key=_sample_order(cases, run.settings.models))
+    return run.with_samples(tuple(loaded))
 
 
 def _samples(connection: Connection, sequence: int) -> list[SampleResult]:
@@ -96,12 +97,11 @@ def _metrics(connection: Connection, sequence: int) -> dict[str, list[MetricResu
 
 
 def _sample_order(
-    cases: Sequence[CaseSnapshot], settings: dict[str, Any]
+    cases: Sequence[CaseSnapshot], models: Sequence[str]
 ) -> Callable[[SampleResult], tuple[Any, ...]]:
     """Case position, then model in the run's model order (no model first), then index."""
     positions = {case.case_id: case.position for case in cases}
-    labels = [label for label in settings.get("models") or () if isinstance(label, str)]
-    ranks = {label: rank for rank, label in enumerate(labels)}
+    ranks = {label: rank for rank, label in enumerate(models)}
     # Anything the run did not declare sorts after what it did, by name: stable, never lost.
     unknown_case = max(positions.values(), default=0) + 1
 

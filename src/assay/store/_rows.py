@@ -10,12 +10,13 @@ from typing import Any, cast
 from sqlalchemy import RowMapping
 
 from assay.agent import Action, CostSource, Observation, Usage
+from assay.errors import StoreError
+from assay.record import RecordError, read_settings, read_summary, write_settings, write_summary
 from assay.results import (
     CaseSnapshot,
     MetricResult,
     Run,
     RunStatus,
-    RunSummary,
     SampleResult,
     SampleStatus,
 )
@@ -39,9 +40,9 @@ def run_row(run: Run, status: RunStatus) -> Row:
         "status": status.value,
         "started_at": run.started_at,
         "finished_at": run.finished_at,
-        "settings": dict(run.settings),
+        "settings": write_settings(run.settings),
         "metadata": dict(run.metadata),
-        "summary": None if run.summary is None else run.summary.to_json(),
+        "summary": None if run.summary is None else write_summary(run.summary),
         "comparison": run.comparison,
         "baseline_id": run.baseline_id,
         "links": dict(run.links),
@@ -155,8 +156,16 @@ def model_value(column: str) -> str | None:
 def run_from(
     row: RowMapping, cases: Sequence[CaseSnapshot] = (), samples: Sequence[SampleResult] = ()
 ) -> Run:
-    """Build a run from its row, holding whichever cases and samples were loaded."""
-    summary = row["summary"]
+    """Build a run from its row, holding whichever cases and samples were loaded.
+
+    A stored record that does not read (damaged, or of a form this version cannot upgrade)
+    is a :class:`StoreError` naming the run and the field.
+    """
+    try:
+        settings = read_settings(row["settings"])
+        summary = None if row["summary"] is None else read_summary(row["summary"])
+    except RecordError as error:
+        raise StoreError(f"run {row['id']}: stored {error}") from None
     return Run(
         id=row["id"],
         suite=row["suite"],
@@ -167,11 +176,11 @@ def run_from(
         suite_version=row["suite_version"],
         sequence=row["sequence"],
         finished_at=row["finished_at"],
-        settings=dict(row["settings"]),
+        settings=settings,
         metadata=dict(row["metadata"]),
         cases=tuple(cases),
         samples=tuple(samples),
-        summary=None if summary is None else RunSummary.from_json(summary),
+        summary=summary,
         comparison=row["comparison"],
         baseline_id=row["baseline_id"],
         links=dict(row["links"] or {}),

@@ -1,0 +1,24 @@
+"""The stored record of a run, and the one codec that writes and reads it.
+
+What a run stores (its settings, summary, comparison, judge usage, ...) is a set of frozen
+types in :mod:`assay.results` and :mod:`assay.compare`; this package is the only way the store,
+the archive reader and the JSON report turn them into JSON and back. Reading checks every
+field against its type and reports the first that does not fit with its path
+(:class:`RecordError`), reads ``schema_version`` and upgrades the forms older versions wrote,
+and ignores keys a newer version added.
+"""
+
+from assay.record._typed import RecordError, read, write
+from assay.record.run import read_settings, snapshot, write_settings
+from assay.record.summary import read_summary, write_summary
+
+__all__ = [
+    "RecordError",
+    "read",
+    "read_settings",
+    "read_summary",
+    "snapshot",
+    "write",
+    "write_settings",
+    "write_summary",
+]

@@ -1,0 +1,47 @@
+"""What a run was asked to do: its samples, models, concurrency, judge, votes and gate.
+
+Stored with the run and read back by resumes, baselines and reports: the run is planned and
+compared from these values, never from today's options.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from assay.agent.model import ModelSpec
+from assay.spec import JSON
+
+#: Field metadata: a value that is ``None`` is left out of the stored form (a run without a
+#: selection or a gate stores no such key, as runs always have).
+OMIT_NONE = {"omit_none": True}
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """A run of part of a suite: ``cases`` of its ``of`` cases were selected."""
+
+    cases: int
+    of: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunSettings:
+    """The settings a run was made with (see the module docstring).
+
+    ``judge`` is the judge's identity (its label, with the host of its endpoint when it has
+    one of its own); ``gate`` the gate the run was decided with, in its stored form.
+    """
+
+    samples: int = 1
+    concurrency: int | None = None
+    model_concurrency: int | None = None
+    sample_concurrency: int | None = None
+    timeout: float | None = None
+    models: tuple[str, ...] = ()
+    #: The whole spec of each model: a resume must call the same provider a label named.
+    model_specs: tuple[ModelSpec, ...] = ()
+    judge: str | None = None
+    votes: int = 1
+    executor: str = "local"
+    selection: Selection | None = field(default=None, metadata=OMIT_NONE)
+    gate: dict[str, JSON] | None = field(default=None, metadata=OMIT_NONE)

@@ -1,0 +1,113 @@
+"""A stored run that does not read is an error naming the run and the field, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from assay.cli.app import app
+from assay.errors import StoreError
+from assay.record import write_summary
+from assay.results import (
+    CaseSnapshot,
+    Run,
+    RunSettings,
+    RunStatus,
+    SampleResult,
+    SampleStatus,
+    summarise,
+)
+from assay.results.metric import scored
+from assay.store import Store
+
+CASE = CaseSnapshot("refund", "Refund", 0, "fp-refund", {"input": "refund order 42"})
+
+
+def _sample() -> SampleResult:
+    metric = scored("contains", "check", "content", 1.0, 1.0, "found")
+    return SampleResult("refund", None, 0, SampleStatus.PASSED, answer="ok", metrics=(metric,))
+
+
+def _history(folder: Path) -> tuple[Path, str]:
+    path = folder / ".assay" / "assay.db"
+    path.parent.mkdir(parents=True)
+    with Store.open(f"sqlite:///{path}", migrate=True) as store:
+        run = store.create_run(
+            Run(
+                id="run-damaged-0001",
+                suite="support",
+                agent="bot",
+                fingerprint="fp",
+                status=RunStatus.RUNNING,
+                started_at=datetime(2026, 1, 1, tzinfo=UTC),
+                settings=RunSettings(samples=1),
+                cases=(CASE,),
+            )
+        )
+        store.save_samples(run.id, [_sample()])
+        store.complete_run(run.id, summary=summarise([_sample()]), finished_at=run.started_at)
+    return path, run.id
+
+
+def _damage(path: Path, column: str, value: object) -> None:
+    # A completed run never changes through Assay: only a hand edit can damage it.
+    with sqlite3.connect(path) as connection:
+        connection.execute("DROP TRIGGER runs_append_only_update")
+        connection.execute(f"UPDATE runs SET {column} = ?", (json.dumps(value),))
+
+
+def _summary_without(key: str) -> dict[str, object]:
+    stored = write_summary(summarise([_sample()]))
+    del stored[key]
+    return stored
+
+
+DAMAGE = {
+    "settings": ("settings", {"samples": "one"}, "settings.samples: expected an integer"),
+    "summary": ("summary", _summary_without("cases_passed"), "summary.cases_passed: missing"),
+}
+
+
+@pytest.mark.parametrize(("column", "value", "message"), DAMAGE.values(), ids=DAMAGE.keys())
+def test_the_store_names_the_run_and_the_field(
+    tmp_path: Path, column: str, value: object, message: str
+) -> None:
+    path, run_id = _history(tmp_path)
+    _damage(path, column, value)
+    with Store.open(f"sqlite:///{path}") as store:
+        with pytest.raises(StoreError, match=f"run {run_id}: stored {message}"):
+            store.history()
+        with pytest.raises(StoreError, match=message):
+            store.get_run(run_id)
+
+
+@pytest.mark.parametrize(("column", "value", "message"), DAMAGE.values(), ids=DAMAGE.keys())
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["history"],
+        ["report", "run-damaged-0001"],
+        ["report", "run-damaged-0001", "--format", "json"],
+    ],
+)
+def test_every_command_exits_2_with_the_field(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    column: str,
+    value: object,
+    message: str,
+    command: list[str],
+) -> None:
+    path, _ = _history(tmp_path)
+    _damage(path, column, value)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ASSAY_DATABASE_URL", raising=False)
+    done = CliRunner().invoke(app, command)
+    assert done.exit_code == 2, done.output
+    assert message in done.output
+    assert "Traceback" not in done.output
