@@ -8,9 +8,10 @@ CLI uses. :func:`run` returns just the completed run.
 
 from assay.evaluation.api import evaluate, evaluate_async, run, run_async
 from assay.evaluation.control import run_control_async
+from assay.evaluation.executor import LocalExecutor
 from assay.evaluation.lifecycle import Evaluation, evaluate_with
 from assay.evaluation.options import EvaluationArgs, EvaluationOptions
-from assay.evaluation.ports import RunObserver, RunStore
+from assay.evaluation.ports import Executor, RunObserver, RunStore, Work
 from assay.evaluation.verdict import ExitCode, Verdict, decide
 from assay.exit_codes import exit_code_for
 
@@ -18,10 +19,13 @@ __all__ = [
     "Evaluation",
     "EvaluationArgs",
     "EvaluationOptions",
+    "Executor",
     "ExitCode",
+    "LocalExecutor",
     "RunObserver",
     "RunStore",
     "Verdict",
+    "Work",
     "decide",
     "evaluate",
     "evaluate_async",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -24,6 +24,7 @@ from assay.compare import (
     stored_form,
 )
 from assay.errors import (
+    AssayError,
     BaselineError,
     ConfigurationError,
     IncompleteRunError,
@@ -39,7 +40,7 @@ from assay.evaluation.diagnosis import diagnosing_for, with_model_verdict
 from assay.evaluation.lease import Heartbeat, owner_alive, this_process
 from assay.evaluation.observers import NotesOnly, ObservedSink, Observers
 from assay.evaluation.options import EvaluationOptions
-from assay.evaluation.ports import RunStore
+from assay.evaluation.ports import Executor, RunStore, Work
 from assay.evaluation.verdict import Verdict, decide
 from assay.evaluation.writer import DurableSink, with_store_retries
 from assay.judging import judge_chain, judge_identity
@@ -55,7 +56,7 @@ from assay.results import (
 from assay.results.baseline import BaselineChoice
 from assay.results.run import Lease
 from assay.results.settings import Selection
-from assay.runner.engine import Execution, Runner, work_items
+from assay.runner.engine import Execution, WorkItem, work_items
 from assay.runner.grading import Judging
 from assay.runner.progress import Progress
 from assay.spec import Suite, SuitePlan
@@ -159,18 +160,21 @@ async def _guarded(
         judging=None if options.judge is None else Judging(options.judge, options.votes),
         diagnosing=diagnosing_for(suite, options),
     )
-    runner = Runner(
-        suite.agent,
+    observed = ObservedSink(sink, observers, run)
+    work = Work(
+        plan=plan,
+        items=items,
+        models=models,
+        agent=suite.agent,
         execution=execution,
-        sink=ObservedSink(sink, observers, run),
+        sink=observed,
         progress=NotesOnly(observers),
     )
     try:
-        results = await _supervised(
-            runner.execute_items(items, models, description=plan.suite), sink, heartbeat
-        )
+        await _supervised(options.executor.execute(work), sink, heartbeat)
     finally:
         observers.stopped()
+    results = _every_result(executor_name(options.executor), items, observed.landed)
     # A resumed run's earlier samples are in the store; a fresh run's are all in hand (with
     # any the store refused replaced by what was stored), so it is not read back.
     fresh = (
@@ -257,9 +261,34 @@ async def _uninterrupted(step: Coroutine[Any, Any, Run]) -> Run:
         return completing.result()
 
 
-async def _supervised(
-    execution: Coroutine[Any, Any, list[SampleResult]], sink: DurableSink, heartbeat: Heartbeat
+def executor_name(executor: Executor) -> str:
+    """The executor's name, as stored in a run's settings."""
+    name = getattr(executor, "name", None)
+    return name if isinstance(name, str) and name else type(executor).__name__
+
+
+def _every_result(
+    executor: str, items: Sequence[WorkItem], landed: Mapping[SampleKey, SampleResult]
 ) -> list[SampleResult]:
+    """The result of every item, in the items' order, as it reached the sink (and the store).
+
+    An executor that returned without some of them leaves the run unfinished (resumable),
+    rather than its completion refused later for a reason nobody can act on.
+    """
+    missing = [item.key for item in items if item.key not in landed]
+    if missing:
+        case, model, index = missing[0]
+        first = f"{case}" + (f" on {model}" if model else "") + f" #{index}"
+        raise AssayError(
+            f"executor {executor!r} returned without {len(missing)} of {len(items)} "
+            f"sample(s) (first: {first}); resume the run to execute them"
+        )
+    return [landed[item.key] for item in items]
+
+
+async def _supervised(
+    execution: Coroutine[Any, Any, object], sink: DurableSink, heartbeat: Heartbeat
+) -> None:
     """Execute while the lease is held and the store keeps up; stop at once otherwise."""
     work = asyncio.ensure_future(execution)
     beat = asyncio.ensure_future(heartbeat.beat())
@@ -267,9 +296,10 @@ async def _supervised(
     try:
         done, _ = await asyncio.wait({work, beat, broken}, return_when=asyncio.FIRST_COMPLETED)
         if work in done:
-            results = work.result()
+            work.result()
+            await sink.close()  # the executor closed it; closed again, nothing is left behind
             sink.check()  # the writes at the end, after the last sample landed
-            return results
+            return
         if broken in done:
             raise broken.result()
         raise beat.exception() or LeaseError("the heartbeat stopped")
@@ -354,6 +384,7 @@ def _new_run(suite: Suite, plan: SuitePlan, options: EvaluationOptions, owner: L
         model_specs=tuple(options.models),
         judge=None if options.judge is None else judge_identity(options.judge),
         votes=options.votes,
+        executor=executor_name(options.executor),
         selection=None
         if suite.selected_from is None
         else Selection(cases=len(plan.cases), of=suite.selected_from),

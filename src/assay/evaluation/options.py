@@ -10,7 +10,8 @@ from typing import Any, TypedDict, Unpack
 from assay.agent import ModelSpec, parse_models
 from assay.compare import DEFAULT_DRIFT_TOLERANCE
 from assay.errors import ConfigurationError, SpecError
-from assay.evaluation.ports import OBSERVED_EVENTS, RunObserver
+from assay.evaluation.executor import LocalExecutor
+from assay.evaluation.ports import OBSERVED_EVENTS, Executor, RunObserver
 from assay.judging import Judge
 from assay.limits import BOUNDS, bounded
 from assay.runner.diagnosing import DEFAULT_JUDGE_LIMIT
@@ -56,6 +57,7 @@ class EvaluationArgs(TypedDict, total=False):
     judge_limit: int | None
     refine_gate: Callable[..., Any] | None
     observers: Iterable[RunObserver] | None
+    executor: Executor | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -97,6 +99,8 @@ class EvaluationOptions:
     refine_gate: Callable[..., Any] | None = None
     #: Told what the run does, beside the progress display (see :class:`RunObserver`).
     observers: tuple[RunObserver, ...] = ()
+    #: Where the samples execute (this process by default; see :class:`Executor`).
+    executor: Executor = field(default_factory=LocalExecutor)
 
     @classmethod
     def build(cls, suite: Suite, **args: Unpack[EvaluationArgs]) -> EvaluationOptions:
@@ -130,6 +134,7 @@ def _resolve(
     judge_limit: int | None = None,
     refine_gate: Callable[..., Any] | None = None,
     observers: Iterable[RunObserver] | None = None,
+    executor: Executor | None = None,
 ) -> EvaluationOptions:
     converted = portable(dict(metadata or {}), "metadata")
     assert isinstance(converted, dict)
@@ -165,6 +170,7 @@ def _resolve(
         else _whole(judge_limit, "judge_limit"),
         refine_gate=_gate_callable(refine_gate),
         observers=_observers(observers),
+        executor=_executor(executor),
     )
 
 
@@ -206,6 +212,17 @@ def _whole(value: Any, name: str) -> int:
 def _gate_callable(value: Any) -> Callable[..., Any] | None:
     if value is not None and not callable(value):
         raise ConfigurationError(f"refine_gate {value!r} is not callable")
+    return value  # type: ignore[no-any-return]
+
+
+def _executor(value: Any) -> Executor:
+    if value is None:
+        return LocalExecutor()
+    if not callable(getattr(value, "execute", None)):
+        raise ConfigurationError(
+            f"{value!r} is not an executor: an executor has a name and "
+            "async execute(work); see assay.evaluation.Executor"
+        )
     return value  # type: ignore[no-any-return]
 
 

@@ -1,20 +1,71 @@
 """The ports of the application layer: how one run's lifecycle reaches the world.
 
 The lifecycle talks to a :class:`RunStore` (the SQL :class:`assay.Store`, or one in
-memory) and tells :class:`RunObserver` objects what the run does, beside the progress
-display (a tracer, a metrics exporter). The judge is a port too (:class:`assay.judging.Judge`).
+memory), hands its samples to an :class:`Executor` (this process's engine, or a cluster),
+and tells :class:`RunObserver` objects what the run does, beside the progress display (a
+tracer, a metrics exporter). The judge is a port too (:class:`assay.judging.Judge`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
+from assay.agent import ModelSpec
 from assay.evaluation.verdict import Verdict
 from assay.results import Run, RunSummary, SampleResult
 from assay.results.baseline import BaselineChoice, RunOutcome
 from assay.results.run import Lease, ModelVerdict
+from assay.runner.engine import Execution, WorkItem
+from assay.runner.progress import Progress
+from assay.runner.sink import ResultSink
+from assay.spec import SuitePlan
+
+
+@dataclass(frozen=True, kw_only=True)
+class Work:
+    """What the lifecycle hands an executor: one run's samples and how to execute them.
+
+    ``items`` are the samples still to execute (a resumed run's stored ones are left out),
+    each a case's plan (its checks and judge criteria included) on a model at an index.
+    ``execution`` holds the limits (concurrency, per model, per item), the timeout, and
+    the judge with its votes. Each result goes to ``sink`` as it lands; ``progress`` takes
+    notes only (the run counts samples as they reach the sink).
+    """
+
+    plan: SuitePlan
+    items: tuple[WorkItem, ...]
+    models: tuple[ModelSpec, ...]
+    agent: Callable[..., Any]
+    execution: Execution
+    sink: ResultSink
+    progress: Progress
+
+
+@runtime_checkable
+class Executor(Protocol):
+    """Executes a run's samples: in this process (:class:`LocalExecutor`) or elsewhere.
+
+    ``name`` is stored in the run's settings. :meth:`execute` puts every item's result into
+    ``work.sink`` as it lands (that is what is stored: an agent's failure is a result, not
+    an exception), closes the sink, and returns the results in any order. The lifecycle
+    cancels it (an ``asyncio`` cancellation) when the run must stop (Ctrl-C, a lost lease, a
+    store that stays down): it then starts nothing more and closes the sink, so that what
+    landed is kept. A run whose executor returns without every item's result is kept
+    interrupted, and a resume executes what is missing.
+    """
+
+    @property
+    def name(self) -> str:
+        """What the run's settings call it (``local``, ``ray``)."""
+        ...
+
+    async def execute(self, work: Work) -> Sequence[SampleResult]:
+        """Execute every item of ``work``; see the class."""
+        ...
+
 
 #: The events a :class:`RunObserver` may listen to, in the order a run tells them.
 OBSERVED_EVENTS = ("run_started", "sample_finished", "run_finished", "run_interrupted")

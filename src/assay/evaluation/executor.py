@@ -1,0 +1,24 @@
+"""The local executor: the runner engine, in this process, on the run's event loop."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from assay.evaluation.ports import Work
+from assay.results import SampleResult
+from assay.runner.engine import Runner
+
+
+@dataclass(frozen=True, slots=True)
+class LocalExecutor:
+    """Executes samples concurrently in this process, within the work's limits (the default)."""
+
+    name: str = "local"
+
+    async def execute(self, work: Work) -> Sequence[SampleResult]:
+        """Run every item on the engine; results stream to the work's sink as they land."""
+        runner = Runner(
+            work.agent, execution=work.execution, sink=work.sink, progress=work.progress
+        )
+        return await runner.execute_items(work.items, work.models, description=work.plan.suite)
