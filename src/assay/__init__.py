@@ -41,6 +41,7 @@ if typing.TYPE_CHECKING:
         Executor,
         ExitCode,
         LocalExecutor,
+        MemoryRunStore,
         RunObserver,
         Verdict,
         evaluate,
@@ -107,6 +108,7 @@ _LAZY = {
     "ExitCode": "assay.evaluation",
     "Executor": "assay.evaluation",
     "LocalExecutor": "assay.evaluation",
+    "MemoryRunStore": "assay.evaluation",
     "RunObserver": "assay.evaluation",
     "Verdict": "assay.evaluation",
     # File loaders pull in pydantic (and PyYAML when a YAML file is read).
@@ -136,6 +138,7 @@ __all__ = [
     "Harness",
     "IncompleteRunError",
     "LocalExecutor",
+    "MemoryRunStore",
     "MetricResult",
     "ModelComparison",
     "ModelSpec",

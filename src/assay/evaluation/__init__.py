@@ -10,6 +10,7 @@ from assay.evaluation.api import evaluate, evaluate_async, run, run_async
 from assay.evaluation.control import run_control_async
 from assay.evaluation.executor import LocalExecutor
 from assay.evaluation.lifecycle import Evaluation, evaluate_with
+from assay.evaluation.memory import MemoryRunStore
 from assay.evaluation.options import EvaluationArgs, EvaluationOptions
 from assay.evaluation.ports import Executor, RunObserver, RunStore, Work
 from assay.evaluation.verdict import ExitCode, Verdict, decide
@@ -22,6 +23,7 @@ __all__ = [
     "Executor",
     "ExitCode",
     "LocalExecutor",
+    "MemoryRunStore",
     "RunObserver",
     "RunStore",
     "Verdict",

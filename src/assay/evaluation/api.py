@@ -16,6 +16,7 @@ from assay.errors import ConfigurationError
 from assay.evaluation._loop import run_sync
 from assay.evaluation.lifecycle import Evaluation, evaluate_with
 from assay.evaluation.options import EvaluationArgs, EvaluationOptions
+from assay.evaluation.ports import RunStore
 from assay.results import Run
 from assay.runner.progress import Progress, default_progress
 from assay.spec import Suite
@@ -23,7 +24,6 @@ from assay.spec import Suite
 if TYPE_CHECKING:
     from assay.config import ProjectConfig
     from assay.load.opening import Selection
-    from assay.store import Store
 
 #: A suite, or the path of a file suite or a Python spec that defines one.
 SuiteOrPath = Suite | str | PathLike[str]
@@ -32,18 +32,20 @@ SuiteOrPath = Suite | str | PathLike[str]
 async def evaluate_async(
     suite: SuiteOrPath,
     *,
-    db: str | Store | None = None,
+    db: str | RunStore | None = None,
     progress: Progress | bool | None = None,
     selection: Selection | None = None,
     **options: Unpack[EvaluationArgs],
 ) -> Evaluation:
     """Run ``suite``, persist every sample, compare, and decide; return the :class:`Evaluation`.
 
-    ``db`` is a database URL or an open :class:`~assay.store.Store` (default: the embedded
-    SQLite file ``.assay/assay.db``). ``models`` runs every case on every model; ``samples``
-    runs each case that many times. ``baseline`` names an explicit compatible baseline (by
-    default the pinned one, else the latest earlier passing run, restricted to runs whose
-    metadata matches ``baseline_where``, e.g. ``{"branch": "main"}``); ``resume`` continues
+    ``db`` is a database URL (default: the embedded SQLite file ``.assay/assay.db``), an open
+    :class:`~assay.store.Store`, or any other :class:`~assay.evaluation.RunStore`, such as a
+    :class:`~assay.evaluation.MemoryRunStore` for tests and embedders. ``models`` runs every
+    case on every model; ``samples`` runs each case that many times. ``baseline`` names an
+    explicit compatible baseline (by default the pinned one, else the latest earlier passing
+    run, restricted to runs whose metadata matches ``baseline_where``, e.g.
+    ``{"branch": "main"}``); ``resume`` continues
     an interrupted run, or takes over a running one whose owner died (``lease_timeout``
     seconds without a heartbeat, 60 by default, or its process gone). ``judge`` (default:
     the suite's) grades the judge criteria, each with ``votes`` fresh calls (default 1).
@@ -54,7 +56,10 @@ async def evaluate_async(
     case in flight at once. ``gate`` and ``fail_on_regression`` decide the verdict; a run in
     which no sample was evaluated fails it unless ``allow_unchecked``. A store that fails is
     retried for ``store_retry`` seconds (60) before the run stops as interrupted with
-    :class:`~assay.errors.StoreUnavailableError`.
+    :class:`~assay.errors.StoreUnavailableError`. ``executor`` executes the samples (an
+    :class:`~assay.evaluation.Executor`; by default :class:`~assay.evaluation.LocalExecutor`,
+    in this process); ``observers`` (:class:`~assay.evaluation.RunObserver`) are told what
+    the run does, beside the progress display.
 
     ``suite`` may be the path of a suite (any format ``assay run`` takes), opened with
     ``selection`` (an :class:`assay.load.Selection`); the project configuration fills what
@@ -67,7 +72,7 @@ async def evaluate_async(
         options["baseline_where"] = dict(config.baseline_where) or None
     resolved = EvaluationOptions.build(opened, **options)
     display = _progress(progress)
-    if isinstance(db, Store):
+    if db is not None and not isinstance(db, str):
         return await evaluate_with(opened, resolved, db, display)
     store = await asyncio.to_thread(Store.open, db)
     try:
@@ -96,7 +101,7 @@ def open_configured(
 def evaluate(
     suite: SuiteOrPath,
     *,
-    db: str | Store | None = None,
+    db: str | RunStore | None = None,
     progress: Progress | bool | None = None,
     selection: Selection | None = None,
     **options: Unpack[EvaluationArgs],
@@ -109,7 +114,7 @@ def evaluate(
 async def run_async(
     suite: SuiteOrPath,
     *,
-    db: str | Store | None = None,
+    db: str | RunStore | None = None,
     progress: Progress | bool | None = None,
     selection: Selection | None = None,
     **options: Unpack[EvaluationArgs],
@@ -128,7 +133,7 @@ async def run_async(
 def run(
     suite: SuiteOrPath,
     *,
-    db: str | Store | None = None,
+    db: str | RunStore | None = None,
     progress: Progress | bool | None = None,
     selection: Selection | None = None,
     **options: Unpack[EvaluationArgs],
