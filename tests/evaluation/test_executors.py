@@ -76,3 +76,34 @@ def test_an_executor_that_leaves_samples_out_cannot_complete_the_run(store: assa
 def test_an_executor_must_execute(store: assay.Store) -> None:
     with pytest.raises(assay.ConfigurationError, match="executor"):
         assay.run(recorded_suite([]), db=store, executor=object(), progress=False)
+
+
+class KeepsOpen:
+    """A sink that is never closed by the executor that holds it."""
+
+    def __init__(self, sink) -> None:
+        self.sink = sink
+
+    async def put(self, result: assay.SampleResult) -> None:
+        await self.sink.put(result)
+
+    async def close(self) -> None:
+        pass
+
+
+class LostCluster:
+    """Executes two items, then fails without closing its sink: a cluster that went away."""
+
+    name = "lost-cluster"
+
+    async def execute(self, work: Work) -> Sequence[assay.SampleResult]:
+        landed = dataclasses.replace(work, items=work.items[:2], sink=KeepsOpen(work.sink))
+        await LocalExecutor().execute(landed)
+        raise RuntimeError("the cluster went away")
+
+
+def test_what_landed_before_an_executor_failed_is_stored(store: assay.Store) -> None:
+    suite = recorded_suite([])
+    with pytest.raises(assay.IncompleteRunError, match="cluster went away") as raised:
+        assay.run(suite, db=store, executor=LostCluster(), progress=False)
+    assert store.sample_keys(raised.value.run_id) == {("a", None, 0), ("b", None, 0)}

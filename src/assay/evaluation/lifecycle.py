@@ -297,7 +297,7 @@ async def _supervised(
         done, _ = await asyncio.wait({work, beat, broken}, return_when=asyncio.FIRST_COMPLETED)
         if work in done:
             work.result()
-            await sink.close()  # the executor closed it; closed again, nothing is left behind
+            await sink.close()  # executors close it; closed again, nothing is left behind
             sink.check()  # the writes at the end, after the last sample landed
             return
         if broken in done:
@@ -314,6 +314,11 @@ async def _supervised(
         if work.done() and not work.cancelled():
             work.exception()  # the supervisor reported the cause: this one is only retrieved
         await asyncio.gather(beat, broken, return_exceptions=True)
+        if work.done():
+            # An executor may have failed without closing its sink: what landed is written
+            # all the same (closed twice, a sink has nothing left to write). One abandoned
+            # past the grace period is not waited for here either.
+            await asyncio.shield(sink.close())
 
 
 async def _prepare(suite: Suite, options: EvaluationOptions) -> None:
