@@ -74,7 +74,7 @@ def test_a_wrapper_has_the_identity_of_the_judge_it_wraps(store: assay.Store) ->
         meter = CountingJudge(inner)
         run = assay.run(judged_suite(meter), db=store, progress=False)
     assert judge_identity(meter) == judge_identity(inner) == "openai/judge-model @ 127.0.0.1"
-    assert store.get_run(run.id).settings["judge"] == "openai/judge-model @ 127.0.0.1"
+    assert store.get_run(run.id).settings.judge == "openai/judge-model @ 127.0.0.1"
     assert meter.calls == 2
 
 
@@ -83,7 +83,7 @@ def test_a_wrapper_that_says_who_it_is_is_that_judge(store: assay.Store) -> None
         renamed = RenamedCache(openai_judge(server))
         run = assay.run(judged_suite(renamed), db=store, progress=False)
     assert judge_identity(renamed) == "replayed verdicts"
-    assert store.get_run(run.id).settings["judge"] == "replayed verdicts"
+    assert store.get_run(run.id).settings.judge == "replayed verdicts"
 
 
 def test_a_plain_judge_is_its_label() -> None:
