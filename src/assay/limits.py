@@ -25,6 +25,9 @@ __all__ = [
     "DAY",
     "MAX_BODY_FILE_BYTES",
     "MAX_ITEM_FILES",
+    "MAX_JUDGE_CALL_ATTEMPTS",
+    "MAX_JUDGE_CALL_COST_USD",
+    "MAX_JUDGE_CALL_TOKENS",
     "MAX_REPORT_BYTES",
     "MAX_SUITE_FILE_BYTES",
     "Bound",
@@ -45,6 +48,12 @@ MAX_BODY_FILE_BYTES = 64 * 1024 * 1024
 MAX_REPORT_BYTES = 256 * 1024 * 1024
 #: The most item files one suite folder may hold (each is a case; more is a hostile folder).
 MAX_ITEM_FILES = 10_000
+#: What one judge call may plausibly have taken, as an archived report states it: HTTP
+#: attempts (retries included), tokens in either direction, and cost. Past these the figure
+#: is a forgery or a typo, and the report is refused.
+MAX_JUDGE_CALL_ATTEMPTS = 1_000
+MAX_JUDGE_CALL_TOKENS = 10_000_000
+MAX_JUDGE_CALL_COST_USD = 1_000.0
 _CHUNK = 1024 * 1024
 
 

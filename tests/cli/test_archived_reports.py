@@ -343,6 +343,14 @@ def _forged_verdict(data: dict[str, Any]) -> None:
         (_nul_in_name, "cases[0].name", "NUL character"),
         (_bad_timestamp, "started_at", "isoformat"),
         (_bad_comparison, "comparison", "cannot be read"),
+        (_forge("settings.gate.tolerance", 5), "settings.gate.tolerance", "outside 0.0–1.0"),
+        (_forge("settings.gate", [1]), "settings.gate", "object"),
+        (
+            _forge("settings.gate.thresholds", {"min_pass_rate": 2}),
+            "settings.gate.thresholds.min_pass_rate",
+            "not a number in [0, 1]",
+        ),
+        (_forge("settings.gate.allow_unchecked", "yes"), "settings.gate.allow_unchecked", "not"),
     ],
 )
 def test_a_tampered_or_invalid_report_exits_2_naming_the_file_and_the_field(
@@ -512,4 +520,164 @@ def test_model_specs_are_read_like_models(
         done = invoke(*command)
         assert done.exit_code == 2, (command, done.output)
         assert f"error: {path}: {field}: " in done.output, done.output
+    assert not (tmp_path / ".assay").exists()
+
+
+# -- what a run decided with is kept with it -------------------------------------------------
+
+
+def test_a_run_keeps_its_gate_and_regression_settings_in_its_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "gated-job"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    done = invoke(
+        "run", SPEC, "--quiet", "--gate", "min_pass_rate=0.5", "--tolerance", "0.1",
+        "--fail-on-regression",
+    )  # fmt: skip
+    assert done.exit_code in (0, 1), done.output
+    report = json.loads(invoke("report", "--format", "json").stdout)
+    assert report["settings"]["gate"] == {
+        "thresholds": {
+            "min_pass_rate": 0.5,
+            "max_side_effect_failures": 0,
+            "min_judge_score": None,
+        },
+        "fail_on_regression": True,
+        "allow_unchecked": False,
+        "tolerance": 0.1,
+        "drift_tolerance": 0.025,
+    }
+
+
+# -- import decides again what a run says about other runs -----------------------------------
+
+
+@pytest.fixture
+def compared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, Any], ...]:
+    """Two archived reports of one history: a passing run, then a regressed run compared to it."""
+    folder = tmp_path / "earlier-jobs"
+    _, first = job(folder, monkeypatch, name="first.json")
+    _, second = job(folder, monkeypatch, "regressed", name="second.json")
+    monkeypatch.chdir(tmp_path)
+    return json.loads(first.read_text()), json.loads(second.read_text())
+
+
+def test_an_archived_comparison_is_recomputed_against_its_baseline_here(
+    tmp_path: Path, compared: tuple[dict[str, Any], ...]
+) -> None:
+    first, second = compared
+    assert second["baseline_id"] == first["id"] and second["comparison"]["signal_regressions"] == 2
+    forged = json.loads(json.dumps(second))
+    forged["comparison"].update(changes=[], regressions=0, signal_regressions=0)
+    assert invoke("import", str(write(tmp_path, first, "first.json"))).exit_code == 0
+    done = invoke("import", str(write(tmp_path, forged, "second.json")))
+    assert done.exit_code == 0, done.output
+    assert "no comparison" not in done.output
+    with Store.open(None, create=False) as store:
+        stored = store.get_run(second["id"])
+    assert stored.baseline_id == first["id"] and stored.outcome is not None
+    assert stored.outcome.value == "regressed"
+    assert stored.comparison is not None
+    assert stored.comparison["baseline"]["signal_regressions"] == 2
+    assert len(stored.comparison["baseline"]["changes"]) == 2
+    again = invoke("import", str(write(tmp_path, second, "honest.json")))
+    assert "identical" in again.stdout, again.output
+
+
+def test_without_its_baseline_a_run_is_imported_without_a_comparison_and_says_so(
+    tmp_path: Path, compared: tuple[dict[str, Any], ...]
+) -> None:
+    first, second = compared
+    done = invoke("import", str(write(tmp_path, second, "second.json")))
+    assert done.exit_code == 0, done.output
+    assert f"no comparison: its baseline {first['id']} is not in this history" in done.stdout
+    with Store.open(None, create=False) as store:
+        stored = store.get_run(second["id"])
+    assert stored.comparison is None and stored.baseline_id is None
+    # What no baseline here can deny is kept: a regressed run is never a baseline.
+    assert stored.outcome is not None and stored.outcome.value == "regressed"
+    assert stored.baseline_choice is not None and stored.baseline_choice.run_id is None
+
+
+def test_a_gated_outcome_is_decided_again_from_the_stored_gate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "gated-job"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("AGENT_REVISION", "regressed")
+    assert invoke("run", SPEC, "--quiet", "--gate", "min_pass_rate=0.5").exit_code == 0
+    data = json.loads(invoke("report", "--format", "json").stdout)
+    assert data["outcome"] == "passed" and data["summary"]["failed"] == 1
+    monkeypatch.chdir(tmp_path)
+    forged = json.loads(json.dumps(data))
+    forged["settings"]["gate"]["thresholds"]["min_pass_rate"] = 0.9
+    done = invoke("import", str(write(tmp_path, forged, "forged.json")))
+    assert done.exit_code == 2, done.output
+    assert "forged.json: outcome: is 'passed', but the run's samples and its gate make it " \
+        "'failed'" in done.output  # fmt: skip
+    assert not (tmp_path / ".assay").exists()
+    honest = invoke("import", str(write(tmp_path, data, "honest.json")))
+    assert honest.exit_code == 0, honest.output  # failed samples within its gate: a pass
+
+
+def _two_models(data: dict[str, Any]) -> dict[str, Any]:
+    """The report as a run of two models with a judge that picked one (summary left to be
+    recomputed: a figure a report leaves out is never refused)."""
+    samples = [{**sample, "model": model} for sample in data["samples"] for model in "ab"]
+    settings = {**data["settings"], "models": ["a", "b"], "judge": "j"}
+    settings.pop("model_specs", None)
+    return {
+        **data,
+        "settings": settings,
+        "samples": samples,
+        "summary": {},
+        "verdict": {"model": "a", "rationale": "steadier", "judge": "j"},
+        "judge_usage": {
+            "calls": 1,
+            "attempts": 2,
+            "input_tokens": 900,
+            "output_tokens": 80,
+            "cost_usd": 0.002,
+            "by_kind": {"verdict": 1},
+            "model": "j",
+        },
+    }
+
+
+def test_a_verdict_with_its_one_judge_call_is_imported(
+    tmp_path: Path, archived: dict[str, Any]
+) -> None:
+    done = invoke("import", str(write(tmp_path, _two_models(archived))))
+    assert done.exit_code == 0, done.output
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"judge_usage": None}, "judge_usage"),
+        ({"judge_usage.calls": 7}, "judge_usage.calls"),
+        ({"judge_usage.attempts": 0}, "judge_usage.attempts"),
+        ({"judge_usage.attempts": 10**9}, "judge_usage.attempts"),
+        ({"judge_usage.input_tokens": 10**15}, "judge_usage.input_tokens"),
+        ({"judge_usage.output_tokens": 10**15}, "judge_usage.output_tokens"),
+        ({"judge_usage.cost_usd": 1e12}, "judge_usage.cost_usd"),
+        ({"judge_usage.cost_usd": -1.0}, "judge_usage.cost_usd"),
+        ({"judge_usage.by_kind": {"verdict": 40}}, "judge_usage.by_kind"),
+        ({"judge_usage.model": "another"}, "judge_usage.model"),
+        ({"settings.judge": None, "verdict": None}, "judge_usage"),
+    ],
+)
+def test_a_forged_run_level_judge_usage_is_refused(
+    tmp_path: Path, archived: dict[str, Any], change: dict[str, Any], field: str
+) -> None:
+    data = _two_models(archived)
+    for path, value in change.items():
+        _forge(path, value)(data)
+    path = write(tmp_path, data)
+    done = invoke("import", str(path))
+    assert done.exit_code == 2, done.output
+    assert f"error: {path}: {field}: " in done.output, done.output
     assert not (tmp_path / ".assay").exists()

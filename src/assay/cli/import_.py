@@ -10,6 +10,7 @@ import typer
 from assay.cli._common import DbOption, database_url, fail, user_errors
 
 if TYPE_CHECKING:
+    from assay.evaluation.importing import Imported
     from assay.results import Run
     from assay.store import Store
 
@@ -24,8 +25,9 @@ def import_command(
     """Put an archived run into the history, keeping its id; importing it again changes nothing.
 
     The run is stored completed, so it is read-only at once, and later runs, compare and
-    report --baseline find it like any other. A run whose id is already stored with
-    different evidence is refused (exit 2).
+    report --baseline find it like any other. Its comparison is recomputed against its
+    baseline when that run is in this history, and left out (said so) when it is not. A run
+    whose id is already stored with different evidence is refused (exit 2).
     """
     from assay._text import visible
     from assay.report.archive import read_report
@@ -34,6 +36,7 @@ def import_command(
 
     with user_errors():
         run = read_report(report)
+        _checked_outcome(run, report)
         if run.status is not RunStatus.COMPLETED:
             fail(
                 f"{report}: status: the run is {run.status.value}; only a completed run can "
@@ -43,6 +46,8 @@ def import_command(
         store = Store.open(database_url(db), create=True)
     try:
         with user_errors():
+            imported = _rederived(store, run, report)
+            run = imported.run
             existing = _stored(store, run.id)
             if existing is None:
                 stored = store.create_run(run)
@@ -51,10 +56,32 @@ def import_command(
                     f"{len(run.samples)} sample(s)) into {store.display_url} as "
                     f"#{stored.sequence}, read-only"
                 )
+                if imported.note is not None:
+                    print(f"no comparison: {visible(imported.note)}")
                 return
             _already_stored(existing, run, report)
     finally:
         store.close()
+
+
+def _checked_outcome(run: Run, report: Path) -> None:
+    from assay.errors import SpecError
+    from assay.evaluation.importing import check_outcome
+
+    try:
+        check_outcome(run)
+    except SpecError as error:
+        raise SpecError(error.detail, location=str(report), field=error.field) from None
+
+
+def _rederived(store: Store, run: Run, report: Path) -> Imported:
+    from assay.errors import SpecError
+    from assay.evaluation.importing import rederived
+
+    try:
+        return rederived(store, run)
+    except SpecError as error:
+        raise SpecError(error.detail, location=str(report), field=error.field) from None
 
 
 def _stored(store: Store, run_id: str) -> Run | None:
@@ -70,9 +97,20 @@ def _stored(store: Store, run_id: str) -> Run | None:
 
 
 def _already_stored(existing: Run, run: Run, report: Path) -> None:
+    from dataclasses import replace
+
     from assay._text import visible
     from assay.report.archive import differing_field, same_run
 
+    # What this history decided for the run (its comparison, outcome, baseline) may have
+    # changed since it was imported (its baseline imported after it): the evidence has not.
+    run = replace(
+        run,
+        comparison=existing.comparison,
+        baseline_id=existing.baseline_id,
+        baseline_choice=existing.baseline_choice,
+        outcome=existing.outcome,
+    )
     if same_run(existing, run):
         print(f"run {visible(run.id)} is already in the history, identical: nothing changed")
         return

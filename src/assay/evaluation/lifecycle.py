@@ -54,6 +54,7 @@ from assay.results import (
     summarise,
 )
 from assay.results.baseline import BaselineChoice
+from assay.results.gating import RunGate
 from assay.results.run import Lease
 from assay.results.settings import Selection
 from assay.runner.engine import Execution, WorkItem, work_items
@@ -393,6 +394,14 @@ def _new_run(suite: Suite, plan: SuitePlan, options: EvaluationOptions, owner: L
         selection=None
         if suite.selected_from is None
         else Selection(cases=len(plan.cases), of=suite.selected_from),
+        # What the verdict is decided with: a run read back elsewhere is decided again.
+        gate=RunGate(
+            thresholds=options.gate,
+            fail_on_regression=options.fail_on_regression,
+            allow_unchecked=options.allow_unchecked,
+            tolerance=options.tolerance,
+            drift_tolerance=options.drift_tolerance,
+        ).to_json(),
     )
     cases = tuple(
         CaseSnapshot(p.case.id, p.case.name, p.position, p.fingerprint, p.snapshot())

@@ -59,6 +59,7 @@ from assay.results import (
 )
 from assay.results.baseline import BaselineChoice, RunOutcome
 from assay.results.diagnosis import Fault
+from assay.results.gating import RunGate
 from assay.results.run import ModelVerdict
 from assay.results.storable import problem_with
 from assay.spec._json import JSON, SCHEMA_KEY, canonical_json, digest, strict_loads
@@ -351,6 +352,10 @@ def _settings(data: JsonObject) -> RunSettings:
     for index, label in enumerate(settings.models):
         if not label:
             raise _Refused(f"settings.models[{index}]", "is empty; a model has a label")
+    try:
+        RunGate.from_settings(settings)
+    except SpecError as error:
+        raise _Refused(f"settings.{error.field}", error.detail) from None
     return settings
 
 
@@ -491,29 +496,73 @@ def _check_whole(run: Run, report: _Report) -> Run:
         older={f"summary.{name}": value for name, value in _per_model_cases(run.samples).items()},
     )
     _check_verdict(run, counted)
-    _check_judge_usage(report)
-    _check_outcome(run.outcome, counted)
+    _check_judge_usage(run, report, counted)
+    _check_outcome(run.outcome, counted, gated=_gated(run))
     return replace(run, summary=counted)
 
 
-def _check_judge_usage(report: _Report) -> None:
-    """Run-level judge calls are the model verdict's: none without one."""
+def _check_judge_usage(run: Run, report: _Report, counted: RunSummary) -> None:
+    """The run's own judge usage is one call, the model verdict's, within plausible bounds.
+
+    It cannot be recomputed (no sample holds it), so it is bounded instead: a run makes that
+    call only with a judge and two or more models, and a verdict is never without it. The
+    call may have failed (no verdict, its usage kept), so usage without a verdict is
+    accepted only where the call could have been made.
+    """
     usage = report.judge_usage
-    if usage is not None and report.verdict is None and (usage.calls or usage.cost_usd):
+    judge = run.settings.judge
+    callable_ = isinstance(judge, str) and len(counted.by_model) >= 2
+    if usage is None:
+        if report.verdict is not None:
+            raise _Refused("judge_usage", "missing; a model verdict is a judge call, counted here")
+        return
+    spent = usage.calls or usage.attempts or usage.input_tokens or usage.output_tokens
+    if not callable_ and (spent or usage.cost_usd):
         raise _Refused(
             "judge_usage",
-            f"counts {usage.calls} judge call(s) costing "
-            f"{usage.cost_usd!r} USD, but the run has no verdict a judge gave",
+            f"counts {usage.calls} judge call(s) costing {usage.cost_usd!r} USD, but the run "
+            "has no verdict a judge could give (it needs a judge and two or more models)",
+        )
+    if not callable_:
+        return
+    if usage.calls != 1:
+        raise _Refused("judge_usage.calls", f"is {usage.calls}; a model verdict is one call")
+    for name, most in (
+        ("attempts", limits.MAX_JUDGE_CALL_ATTEMPTS),
+        ("input_tokens", limits.MAX_JUDGE_CALL_TOKENS),
+        ("output_tokens", limits.MAX_JUDGE_CALL_TOKENS),
+        ("cost_usd", limits.MAX_JUDGE_CALL_COST_USD),
+    ):
+        value = getattr(usage, name)
+        if value is not None and value > most:
+            raise _Refused(
+                f"judge_usage.{name}", f"is {value!r}, more than one call takes ({most:,})"
+            )
+    if usage.attempts is not None and usage.attempts < 1:
+        raise _Refused("judge_usage.attempts", "is 0; a call is at least one attempt")
+    extra = usage.model_extra or {}
+    if "by_kind" in extra and extra["by_kind"] != {"verdict": 1}:
+        raise _Refused("judge_usage.by_kind", f"is {extra['by_kind']!r}; it is one verdict call")
+    label = str(judge).split(" @ ")[0]
+    if "model" in extra and extra["model"] not in (None, label):
+        raise _Refused(
+            "judge_usage.model", f"{extra['model']!r} is not the run's judge ({label!r})"
         )
 
 
-def _check_outcome(outcome: RunOutcome | None, counted: RunSummary) -> None:
+def _gated(run: Run) -> bool:
+    found = RunGate.from_settings(run.settings)  # checked with the settings
+    return found is not None and found.thresholds is not None
+
+
+def _check_outcome(outcome: RunOutcome | None, counted: RunSummary, *, gated: bool) -> None:
     """The stated outcome as far as the samples decide it; only a passing run is a baseline.
 
-    Errored samples make a run ``errored``, whatever else. A gate is not kept with a run, so
-    failed samples a gate allowed cannot be told from a forgery: a ``passed`` run with failed
-    samples, or with none evaluated, is refused. ``regressed`` depends on a baseline the file
-    does not hold and is accepted as stated (it never makes a run a baseline).
+    Errored samples make a run ``errored``, whatever else. A run whose settings keep no gate
+    thresholds cannot have passed with failed samples (or with none evaluated): such a
+    ``passed`` is refused. A gated run's outcome is decided again from its gate where it is
+    stored (``assay import``). ``regressed`` depends on a baseline the file does not hold
+    and is accepted as stated here (it never makes a run a baseline).
     """
     if outcome is None:
         return  # an older report: the store decides from the summary, as for its own runs
@@ -523,7 +572,7 @@ def _check_outcome(outcome: RunOutcome | None, counted: RunSummary) -> None:
             "outcome",
             f"is {outcome.value!r}, but the run's samples give {counted.errors} errored sample(s)",
         )
-    if outcome is RunOutcome.PASSED and (counted.failed or not counted.evaluated):
+    if outcome is RunOutcome.PASSED and not gated and (counted.failed or not counted.evaluated):
         raise _Refused(
             "outcome",
             f"is 'passed', but {counted.failed} failed and "
