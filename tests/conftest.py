@@ -19,6 +19,19 @@ from psycopg import sql
 from sqlalchemy.engine import make_url
 
 from assay.store import Store
+from commandline import restored_process_state
+
+
+@pytest.fixture(autouse=True)
+def _isolated_interpreter() -> Iterator[None]:
+    """Each test starts as the one before it found the interpreter.
+
+    A suite or a project a test runs in this process leaves its folder on ``sys.path`` and
+    its modules in ``sys.modules``; another test's project may hold modules of the same names
+    (``agent.py``), which must not be the ones already imported.
+    """
+    with restored_process_state():
+        yield
 
 
 def _pg_binary(name: str) -> str | None:
@@ -108,6 +121,32 @@ class PostgresServer:
         )
 
 
+def _started(pg_ctl: str, base: Path, attempts: int = 3) -> PostgresServer:
+    """The cluster in ``base`` started on a free port.
+
+    Each test process (one per xdist worker) has a cluster of its own; a port found free may
+    be taken by another one's before the server binds it, and then another port is tried.
+    """
+    failure: RuntimeError | None = None
+    for _ in range(attempts):
+        port = _free_port()
+        server = PostgresServer(
+            f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres",
+            pg_ctl,
+            base / "data",
+            base / "server.log",
+            f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off",
+        )
+        try:
+            server.start()
+        except RuntimeError as error:
+            failure = error
+        else:
+            return server
+    assert failure is not None
+    raise failure
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[PostgresServer]:
     """A PostgreSQL server: ASSAY_TEST_DATABASE_URL, or a throwaway cluster of our own."""
@@ -123,18 +162,9 @@ def postgres_server() -> Iterator[PostgresServer]:
     data = base / "data"
     if os.geteuid() == 0:
         shutil.chown(base, user="postgres", group="postgres")
-    port = _free_port()
-    options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off"
-    server = PostgresServer(
-        f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres",
-        pg_ctl,
-        data,
-        base / "server.log",
-        options,
-    )
     try:
         _run(_as_postgres([initdb, "-D", str(data), "-A", "trust", "-U", "postgres"]))
-        server.start()
+        server = _started(pg_ctl, base)
     except (OSError, RuntimeError) as error:
         shutil.rmtree(base, ignore_errors=True)
         _unavailable(str(error))

@@ -20,6 +20,8 @@ import pytest
 from assay.results import RunStatus
 from assay.store import Store
 
+pytestmark = pytest.mark.process  # real signals, real crashes
+
 ASSAY = str(Path(sys.executable).parent / "assay")
 SPEC = Path(__file__).parent / "cli" / "specs" / "fault_agent.py"
 

@@ -38,6 +38,7 @@ def _loaded_after(code: str) -> set[str]:
     return set(done.stdout.split())
 
 
+@pytest.mark.process  # what a fresh interpreter imports
 def test_running_a_python_suite_loads_no_file_loader() -> None:
     loaded = _loaded_after(
         "from assay.load.selection import select\nfrom assay.load.source import Source"
@@ -45,6 +46,7 @@ def test_running_a_python_suite_loads_no_file_loader() -> None:
     assert not {"assay.load.catalog", "assay.load.items", "yaml"} & loaded
 
 
+@pytest.mark.process  # what a fresh interpreter imports
 def test_an_sqlite_store_loads_no_postgresql_dialect() -> None:
     loaded = _loaded_after("import assay.store")
     assert "sqlalchemy.dialects.postgresql" not in loaded

@@ -1,6 +1,8 @@
 import subprocess
 import sys
 
+import pytest
+
 import assay
 
 
@@ -24,6 +26,7 @@ def _namespace() -> set[str]:
     return set(fresh) | lazy | modules | {"__version__"}
 
 
+@pytest.mark.process  # what a fresh interpreter imports
 def test_all_is_the_public_surface_and_sorted():
     # Derived from the namespace, like httpx's own test: a name made public without being
     # exported (or exported without existing) fails here.
@@ -46,6 +49,7 @@ def test_every_exported_name_resolves():
         assert getattr(assay, name) is not None, name
 
 
+@pytest.mark.process  # what a fresh interpreter imports
 def test_importing_assay_does_not_load_the_store_or_the_cli():
     code = (
         "import sys, assay; heavy = [m for m in ('sqlalchemy', 'typer', 'rich', 'alembic')"

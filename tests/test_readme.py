@@ -14,6 +14,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 _BLOCK = re.compile(r"^(?P<indent>[ \t]*)```python\n(?P<body>.*?)^(?P=indent)```", re.M | re.S)
 
@@ -51,6 +53,7 @@ def test_the_readme_has_python_snippets():
     assert len(snippets()) >= 4
 
 
+@pytest.mark.process  # a reader's own interpreter
 def test_every_readme_snippet_runs_as_written(tmp_path):
     (tmp_path / "snippets.json").write_text(json.dumps(snippets()))
     (tmp_path / "runner.py").write_text(RUNNER)

@@ -5,10 +5,11 @@ import re
 import subprocess
 import textwrap
 
+import pytest
 from typer.testing import CliRunner
 
 from assay.cli.app import app
-from conftest import ASSAY
+from commandline import ASSAY
 
 
 def _spec(tmp_path, body):
@@ -70,7 +71,8 @@ def test_a_large_run_lists_what_did_not_pass_with_the_users_traceback(cli, tmp_p
     assert "<summary>Traceback</summary>" in markdown.stdout and "in lookup" in markdown.stdout
 
 
-def test_a_reader_that_stops_early_leaves_the_exit_code_to_the_run(cli, tmp_path):
+@pytest.mark.process  # a real pipe, closed by a real reader
+def test_a_reader_that_stops_early_leaves_the_exit_code_to_the_run(tmp_path):
     spec = _spec(
         tmp_path,
         """

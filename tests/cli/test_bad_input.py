@@ -80,6 +80,7 @@ def test_unreachable_database_names_the_url_without_its_password(cli, support_sp
     assert via_env.returncode == 2 and "hunter2" not in via_env.stderr
 
 
+@pytest.mark.process  # a real Ctrl-C
 def test_interrupted_run_is_kept_and_resumed(cli, marker_env, specs, assay_executable):
     import shlex
     import signal

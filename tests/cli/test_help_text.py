@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from assay.cli.app import command
-from conftest import ASSAY
+from commandline import ASSAY
 
 COMMANDS = [
     [],
@@ -85,6 +85,7 @@ def test_run_help_shows_each_kind_of_value():
         assert placeholder in text
 
 
+@pytest.mark.process  # the installed entry point
 def test_the_installed_command_shows_the_same_help():
     done = subprocess.run(
         [ASSAY, "run", "--help"],
@@ -96,6 +97,7 @@ def test_the_installed_command_shows_the_same_help():
     assert "Baseline and gate" in done.stdout and "…" not in done.stdout
 
 
+@pytest.mark.process  # what a fresh interpreter imports
 @pytest.mark.parametrize("words", [[], ["run"]], ids=["assay", "run"])
 def test_asking_for_help_loads_none_of_assays_parts(words):
     # The startup budget (bench/cli_startup.py) holds only while help imports nothing heavy.

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.process  # real signals
+
 SCRIPT = Path(sys.executable).with_name("assay")
 # What the installed `assay` script runs, with a Ctrl-C arriving while a module is imported:
 # `typer` as the command line is imported, `pydantic` as it reads the options.

@@ -5,8 +5,10 @@ app run inside another program leaves that program's collector as it was.
 """
 
 import gc
+import sys
 import textwrap
 
+import pytest
 from typer.testing import CliRunner
 
 from assay.cli.app import app
@@ -30,7 +32,9 @@ for number in range(3):
 """
 
 
-def test_a_file_the_agent_left_open_is_flushed_when_the_command_exits(cli) -> None:
+@pytest.mark.process  # what the interpreter does at exit
+def test_a_file_the_agent_left_open_is_flushed_when_the_command_exits(cli_process) -> None:
+    cli = cli_process
     (cli.cwd / "logged.py").write_text(textwrap.dedent(UNCLOSED_LOG))
     done = cli("run", "logged.py", "--quiet")
     assert done.returncode == 0, done.stderr
@@ -50,6 +54,10 @@ def test_the_app_run_inside_another_program_leaves_its_collector_alone(
     frozen, enabled = gc.get_freeze_count(), gc.isenabled()
     done = CliRunner().invoke(app, ["run", "logged.py", "--quiet"])
     assert done.exit_code == 0, done.output
+    # The suite leaves its log for the interpreter's exit to close; this interpreter goes on.
+    suite_file = str((tmp_path / "logged.py").resolve())
+    (suite,) = [m for m in list(sys.modules.values()) if getattr(m, "__file__", "") == suite_file]
+    suite.log.close()
     assert gc.isenabled() == enabled
     # Nothing was frozen for the test process (a few frozen objects of its own may die).
     assert gc.get_freeze_count() <= frozen

@@ -11,16 +11,16 @@ import io
 import os
 import pty
 import subprocess
-import sys
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from assay.results import SampleResult, SampleStatus
 from assay.runner import BarProgress
+from commandline import ASSAY
 from hostile import RICH
 
-ASSAY = str(Path(sys.executable).parent / "assay")
 HOSTILE = " ".join([*RICH.values(), "\x1b]0;title\x07", "\x1b[2J", "invoice\u202efdp.exe"])
 
 SPEC = """
@@ -72,6 +72,7 @@ def _terminal_sequences(text: str) -> list[str]:
     return found
 
 
+@pytest.mark.process  # a real terminal
 def test_the_bar_shows_a_hostile_suite_name_as_text(tmp_path: Path) -> None:
     spec = tmp_path / "spec.py"
     spec.write_text(SPEC.format(text=HOSTILE), encoding="utf-8")

@@ -172,6 +172,7 @@ def test_round_trip():
     assert ModelComparison.from_json(comparison.to_json()) == comparison
 
 
+@pytest.mark.process  # what a fresh interpreter imports
 def test_importing_the_comparison_does_not_load_numpy():
     code = "import sys, assay.compare; print('numpy' in sys.modules)"
     loaded = subprocess.run(

@@ -148,6 +148,8 @@ CLI_CASES = [
 ]
 
 
+# A process of its own: a bomb that got through would exhaust it, not the test session.
+@pytest.mark.process
 @pytest.mark.parametrize("command", ["validate", "run"])
 @pytest.mark.parametrize(("name", "text"), CLI_CASES, ids=[name for name, _ in CLI_CASES])
 def test_the_command_line_exits_2_naming_the_file(tmp_path, command, name, text):

@@ -1,7 +1,6 @@
 """Declaring fixtures: validation at definition time, body snapshots, the plain-data form."""
 
 import json
-import os
 import runpy
 import textwrap
 from pathlib import Path
@@ -10,6 +9,7 @@ import pytest
 
 import assay
 from assay.spec.fixtures import UNSET, ApiFixtures
+from commandline import run_in_process
 
 URL = "https://shipping.example/orders"
 
@@ -154,9 +154,6 @@ def test_bad_body_files_fail_before_any_agent_runs(tmp_path, content, message):
 
 
 def test_the_cli_reports_a_bad_body_file_with_its_line(tmp_path):
-    import subprocess
-    import sys
-
     (tmp_path / "order.json").write_bytes(b"not json")
     spec = tmp_path / "bad_eval.py"
     spec.write_text(
@@ -167,16 +164,7 @@ def test_the_cli_reports_a_bad_body_file_with_its_line(tmp_path):
                    .respond_with(body_file="order.json"))
     """)
     )
-    assay_cli = str(Path(sys.executable).parent / "assay")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}
-    done = subprocess.run(
-        [assay_cli, "run", str(spec)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    done = run_in_process(["run", str(spec)], tmp_path)
     assert done.returncode == 2
     assert "is not valid JSON" in done.stderr and "(line 5)" in done.stderr
     assert not (tmp_path / ".assay").exists()  # nothing ran, nothing was stored

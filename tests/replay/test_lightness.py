@@ -3,6 +3,10 @@
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.process  # what a fresh interpreter imports
+
 HEAVY = ("httpx", "httpx2", "requests", "assay.replay")
 
 
