@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any, final
+from typing import TYPE_CHECKING, Any, final
 
 from assay.errors import BaselineError, LeaseError, ReadOnlyRunError, StoreError
 from assay.results import Run, RunStatus, RunSummary, SampleResult
@@ -437,3 +437,10 @@ def _held(
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+if TYPE_CHECKING:
+    from assay.evaluation.ports import RunStore
+
+    # Checked by the type checker: the memory store offers everything the lifecycle asks for.
+    _CONFORMS: type[RunStore] = MemoryRunStore
