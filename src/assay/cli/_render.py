@@ -12,15 +12,27 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
+from rich.table import Table as Table_
 
 from assay._text import visible
-from assay.compare import Change, Comparison, ModelComparison
-from assay.report import _comparing as comparing
+from assay.compare import Comparison, ModelComparison
 from assay.report import prose
-from assay.report._reading import judge_calls
-from assay.report.format import duration_ms, fraction, money, percent, score
-from assay.results import Run, RunSummary, SampleResult, SampleStatus, Tally
+from assay.report.format import score
+from assay.report.view import (
+    ChangeGroup,
+    ComparisonSection,
+    ModelsSection,
+    ReportView,
+    Row,
+    SummarySection,
+    Table,
+    compared_section,
+    models_section,
+    summary_section,
+    view_of,
+    written,
+)
+from assay.results import Run, SampleResult, SampleStatus
 from assay.results.baseline import BaselineChoice
 from assay.results.tracebacks import traceback_of
 
@@ -76,12 +88,34 @@ def render_run(
     The baseline is always named, with why it was chosen (or why there is none). ``db``
     (`` --db URL``) ends every command printed to paste.
     """
+    view = view_of(run, comparison, models, evidence=False)
+    render_view(console, view, baseline=baseline, verbose=verbose, db=db)
+
+
+def render_view(
+    console: Console,
+    view: ReportView,
+    *,
+    baseline: BaselineChoice | None = None,
+    verbose: bool = False,
+    db: str = "",
+) -> None:
+    """Print a report view as the terminal summary (see :func:`render_run`)."""
+    run = view.run
     _samples(console, run, verbose=verbose, db=db)
-    _summary(console, run)
-    render_models(console, models)
-    render_baseline(console, baseline, comparison, db=db)
-    if comparison is not None:
-        render_comparison(console, comparison, run_id=run.id, verbose=verbose, db=db)
+    summary = view.section(SummarySection)
+    if run.summary is None or summary is None:
+        console.print(f"Run {run.id} is {run.status.value}.")
+    else:
+        _summary(console, summary)
+        console.print(f"Run {run.id} ({run.status.value}) · fingerprint {run.fingerprint[:12]}")
+    models = view.section(ModelsSection)
+    if models is not None:
+        _model_comparison(console, models)
+    render_baseline(console, baseline, view.comparison, db=db)
+    compared = view.section(ComparisonSection)
+    if compared is not None and compared.comparison is not None:
+        _comparison(console, compared, run_id=run.id, verbose=verbose, db=db)
 
 
 def render_baseline(
@@ -227,33 +261,28 @@ def _why(sample: SampleResult) -> str:
     return "\n".join(problems)
 
 
-def _summary(console: Console, run: Run) -> None:
-    summary = run.summary
-    if summary is None:
-        console.print(f"Run {run.id} is {run.status.value}.")
-        return
+def _summary(console: Console, summary: SummarySection) -> None:
+    f = summary.figures
     console.print(
-        f"[bold]Passed {fraction(summary.passed, summary.evaluated)}[/] of evaluated samples · "
-        f"cases {summary.cases_passed} of {summary.cases} · check score "
-        f"{score(summary.check_score)} · failed {summary.failed} · errors {summary.errors}"
-        f"{_other_model(summary)} · not evaluated {summary.not_evaluated}"
+        f"[bold]Passed {f.pass_rate.text}[/] of evaluated samples · "
+        f"cases {f.cases_passed} of {f.cases} · check score "
+        f"{f.check_score.text} · failed {f.failed} · errors {f.errors}"
+        f"{_other_model(f.other_model)} · not evaluated {f.not_evaluated}"
     )
     console.print(
-        f"Latency avg {duration_ms(summary.latency_avg_ms)} · p50 "
-        f"{duration_ms(summary.latency_p50_ms)} · p95 {duration_ms(summary.latency_p95_ms)} · "
-        f"tokens {summary.input_tokens:,} in / {summary.output_tokens:,} out · cost "
-        f"{money(summary.cost_usd, estimated=summary.estimated > 0)}"
+        f"Latency avg {f.latency_avg.text} · p50 {f.latency_p50.text} · p95 "
+        f"{f.latency_p95.text} · tokens {f.input_tokens.text} in / {f.output_tokens.text} out "
+        f"· cost {f.cost.text}"
     )
     _judged(console, summary)
     _models(console, summary)
-    console.print(f"Run {run.id} ({run.status.value}) · fingerprint {run.fingerprint[:12]}")
 
 
-def _other_model(summary: Tally) -> str:
+def _other_model(count: int) -> str:
     # Errors that were never checked: why they are in no rate above.
-    if not summary.other_model:
+    if not count:
         return ""
-    return f" ({summary.other_model} answered by another model, not checked)"
+    return f" ({count} answered by another model, not checked)"
 
 
 def reliability_lines(run: Run, *, verbose: bool = False, db: str = "") -> list[str]:
@@ -262,16 +291,14 @@ def reliability_lines(run: Run, *, verbose: bool = False, db: str = "") -> list[
     A line whose every count is 0 (``Integrity: … 0 · 0 · 0 · 0``) says nothing and is left
     out; the flaky cases are capped like every other list.
     """
-    from assay.report._reading import reliability_rows
     from assay.results import item_rates
 
-    summary = run.summary
-    if summary is None:
+    if run.summary is None:
         return []
     lines = [
-        f"{label}: {value}"
-        for label, value in reliability_rows(summary)
-        if label not in _COUNTS or not _all_zero(value)
+        f"{label}: {written(value)}"
+        for label, value in summary_section(run).reliability
+        if label not in _COUNTS or not _all_zero(written(value))
     ]
     flaky = [
         f"Flaky: {item.case_id}{f' on {item.model}' if item.model else ''} passed "
@@ -295,29 +322,28 @@ def _all_zero(value: str) -> bool:
     return all(part.rsplit(" ", 1)[-1] == "0" for part in value.split(" · "))
 
 
-def _judged(console: Console, summary: Tally) -> None:
+def _judged(console: Console, summary: SummarySection) -> None:
     """Judge criteria on a line of their own: never averaged with the checks."""
-    if not summary.judge:
+    if not summary.judged:
         return
     criteria = " · ".join(
-        f"{name} {score(item.mean)} (scored {item.scored} of {item.samples}, "
-        f"{item.errors} errored"
-        + ("" if item.mean_vote_spread is None else f", vote spread {item.mean_vote_spread:g}")
+        f"{c.name} {c.mean.text} (scored {c.scored} of {c.samples}, {c.errors} errored"
+        + ("" if c.vote_spread.value is None else f", vote spread {c.vote_spread.text}")
         + ")"
-        for name, item in summary.judge.items()
+        for c in summary.judged
     )
+    f = summary.figures
     console.print(
-        f"Judge: {shown(criteria)} · {judge_calls(summary)}, "
-        f"cost {money(summary.judge_cost_usd, estimated=summary.judge_cost_estimated)} "
-        "(not the agent's)",
+        f"Judge: {shown(criteria)} · {f.judge_calls_said}, "
+        f"cost {f.judge_cost.text} (not the agent's)",
         highlight=False,
     )
 
 
-def _models(console: Console, summary: RunSummary) -> None:
-    if not summary.by_model:
+def _models(console: Console, summary: SummarySection) -> None:
+    if not summary.models:
         return
-    table = Table(title="By model", title_justify="left")
+    table = Table_(title="By model", title_justify="left")
     for column in (
         "model",
         "passed",
@@ -330,35 +356,32 @@ def _models(console: Console, summary: RunSummary) -> None:
         "judge calls",
     ):
         table.add_column(column, no_wrap=True)
-    for label, tally in summary.by_model.items():
+    for label, f in summary.models:
         table.add_row(
             shown(label),
-            fraction(tally.passed, tally.evaluated),
-            percent(tally.check_pass_rate),
-            duration_ms(tally.latency_p50_ms),
-            duration_ms(tally.latency_p95_ms),
-            f"{tally.input_tokens + tally.output_tokens:,}",
-            money(tally.cost_usd, estimated=tally.estimated > 0),
-            money(tally.cost_per_1000_usd, estimated=tally.estimated > 0),
-            judge_calls(tally, noun=False),
+            f.pass_rate.text,
+            f.check_pass_rate.text,
+            f.latency_p50.text,
+            f.latency_p95.text,
+            f.tokens.text,
+            f.cost.text,
+            f.cost_per_1000.text,
+            f.judge_calls,
         )
     console.print(table)
 
 
 def render_models(console: Console, models: ModelComparison | None) -> None:
     """Print each model's pass rate with its interval, the pairs, and the conclusion."""
-    if models is None:
-        return
-    console.print(
-        _table(
-            "Model comparison",
-            comparing.model_interval_headers(models),
-            comparing.model_interval_rows(models),
-        )
-    )
-    if models.pairs:
-        console.print(_table(None, comparing.pair_headers(models), comparing.pair_rows(models)))
-    console.print(shown(prose.conclusion(models)), highlight=False)
+    if models is not None:
+        _model_comparison(console, models_section(models))
+
+
+def _model_comparison(console: Console, models: ModelsSection) -> None:
+    console.print(_table(models.title, models.intervals))
+    if models.pairs is not None:
+        console.print(_table(None, models.pairs))
+    console.print(shown(models.conclusion), highlight=False)
 
 
 def render_comparison(
@@ -374,14 +397,25 @@ def render_comparison(
     Each list shows a screenful unless ``verbose``; the rest are counted, with the command
     that lists them (``assay report RUN --format text``).
     """
+    _comparison(console, compared_section(comparison), run_id=run_id, verbose=verbose, db=db)
+
+
+def _comparison(
+    console: Console,
+    section: ComparisonSection,
+    *,
+    run_id: str | None = None,
+    verbose: bool = False,
+    db: str = "",
+) -> None:
     every = (
         "lists them all"
         if run_id is None
         else f"assay report {run_id[:8]}{db} --format text lists them all"
     )
-    intro = comparing.comparison_intro(comparison, fraction)
-    moved = len(comparison.movements)
-    loud = 1 + len(prose.defect_lines(comparison))
+    intro = [written(line) for line in section.intro]
+    moved = len(section.movements)
+    loud = 1 + len(section.defects)
     lines = []
     for index, line in enumerate(intro[: len(intro) - moved]):
         style = "bold red" if 0 < index < loud else "bold" if index <= loud else ""
@@ -391,46 +425,48 @@ def render_comparison(
         verbose=verbose,
         more=f"item(s) moved: {every}",
     )
-    for label, items in (
-        ("Excluded", comparison.excluded),
-        ("Intended change", comparison.intended_changes),
-    ):
-        rows = [comparing.pairing_row(item) for item in items]
+    for group in section.pairings:
+        # One excluded item, one intended change: each row names one.
+        label = group.name.removesuffix("s")
         lines += capped(
             [
-                f"  [yellow]{label}[/] {shown(row[0])} · {shown(row[1])}: {shown(row[2])}"
-                for row in rows
+                f"  [yellow]{label}[/] {shown(item)} · {shown(pairing)}: {shown(parts)}"
+                for item, pairing, parts in (_texts(row) for row in group.table.rows)
             ],
             verbose=verbose,
             more=f"{label.lower()} item(s): {every}",
         )
-    for kind, name in comparing.CHANGE_SECTIONS:
-        lines += _changes(name, comparison.of_kind(kind), verbose=verbose, every=every)
+    for group in section.changes:
+        lines += _changes(group, verbose=verbose, every=every)
     console.print("\n".join(lines), highlight=False)
 
 
-def _changes(name: str, changes: Sequence[Change], *, verbose: bool, every: str) -> list[str]:
-    if not changes:
-        return []
+def _texts(row: Row) -> list[str]:
+    return [written(cell) for cell in row]
+
+
+def _changes(group: ChangeGroup, *, verbose: bool, every: str) -> list[str]:
     lines = []
-    for change in changes:
+    for change, row in zip(group.changes, group.table.rows, strict=True):
         style = "green" if not change.is_regression else "red" if change.is_signal else "dim"
-        item, metric, category, moved, noise, detail = comparing.change_row(change)
+        item, metric, category, moved, noise, detail = _texts(row)
         # The agent's own pseudo-metric needs no category beside it.
         what = metric if category in {"agent", metric} else f"{metric} ({category})"
         lines.append(
             f"  [{style}]{shown(item)} · {shown(what)} · {moved} · {noise}[/]: {shown(detail)}"
         )
+    name = group.name
     return [
-        f"{name} ({len(changes)}):",
+        f"{name} ({len(group.changes)}):",
         *capped(lines, verbose=verbose, more=f"{name.lower()}: {every}"),
     ]
 
 
-def _table(title: str | None, headers: Sequence[str], rows: Sequence[Sequence[str]]) -> Table:
-    table = Table(title=None if title is None else shown(title), title_justify="left", expand=False)
-    for header in headers:
-        table.add_column(shown(header), overflow="fold")
-    for row in rows:
-        table.add_row(*(shown(cell) for cell in row))
-    return table
+def _table(title: str | None, table: Table) -> Table_:
+    shown_title = None if title is None else shown(title)
+    made = Table_(title=shown_title, title_justify="left", expand=False)
+    for header in table.headers:
+        made.add_column(shown(header), overflow="fold")
+    for row in table.rows:
+        made.add_row(*(shown(written(cell)) for cell in row))
+    return made

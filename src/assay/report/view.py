@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, Protocol, TypeVar
 
-from assay.compare import Comparison, ModelComparison, read_stored
+from assay.compare import Change, Comparison, ModelComparison, read_stored
 from assay.report import _comparing as comparing
 from assay.report import _fixing as fixing
 from assay.report import _reading as reading
@@ -111,6 +111,102 @@ class HeaderSection:
 
 
 @dataclass(frozen=True, slots=True)
+class Figures:
+    """A tally's figures (the run's, or one model's), each written once.
+
+    Counts are plain numbers; everything a reader sees as a rate, a score, a duration, a token
+    count or money is a :class:`Figure`.
+    """
+
+    samples: int
+    passed: int
+    failed: int
+    errors: int
+    not_evaluated: int
+    other_model: int
+    cases: int
+    cases_passed: int
+    pass_rate: Figure
+    check_pass_rate: Figure
+    check_score: Figure
+    latency_avg: Figure
+    latency_p50: Figure
+    latency_p95: Figure
+    input_tokens: Figure
+    output_tokens: Figure
+    tokens: Figure
+    cost: Figure
+    cost_per_1000: Figure
+    judge_calls: str
+    judge_calls_said: str
+    judge_cost: Figure
+
+
+@dataclass(frozen=True, slots=True)
+class CriterionFigures:
+    """One judge criterion: its mean, how many samples it scored and errored, its passes."""
+
+    name: str
+    mean: Figure
+    scored: int
+    samples: int
+    errors: int
+    passed: Figure
+    vote_spread: Figure
+
+
+def figures_of(tally: Tally, *, estimated: bool) -> Figures:
+    """Every figure of ``tally``; ``estimated`` marks its money as estimated from tokens."""
+    judge_cost = fmt.money(tally.judge_cost_usd, estimated=tally.judge_cost_estimated)
+    return Figures(
+        samples=tally.samples,
+        passed=tally.passed,
+        failed=tally.failed,
+        errors=tally.errors,
+        not_evaluated=tally.not_evaluated,
+        other_model=tally.other_model,
+        cases=tally.cases,
+        cases_passed=tally.cases_passed,
+        pass_rate=Figure.fraction(tally.passed, tally.evaluated),
+        check_pass_rate=Figure(fmt.percent(tally.check_pass_rate), tally.check_pass_rate),
+        check_score=Figure(fmt.score(tally.check_score), tally.check_score),
+        latency_avg=_duration(tally.latency_avg_ms),
+        latency_p50=_duration(tally.latency_p50_ms),
+        latency_p95=_duration(tally.latency_p95_ms),
+        input_tokens=Figure(fmt.tokens(tally.input_tokens), tally.input_tokens),
+        output_tokens=Figure(fmt.tokens(tally.output_tokens), tally.output_tokens),
+        tokens=Figure(fmt.tokens(tally.input_tokens + tally.output_tokens)),
+        cost=Figure(fmt.money(tally.cost_usd, estimated=estimated), tally.cost_usd),
+        cost_per_1000=Figure(
+            fmt.money(tally.cost_per_1000_usd, estimated=estimated), tally.cost_per_1000_usd
+        ),
+        judge_calls=reading.judge_calls(tally, noun=False),
+        judge_calls_said=reading.judge_calls(tally),
+        judge_cost=Figure(judge_cost, tally.judge_cost_usd),
+    )
+
+
+def _duration(millis: float | None) -> Figure:
+    return Figure(fmt.duration_ms(millis), millis)
+
+
+def criteria_of(tally: Tally) -> tuple[CriterionFigures, ...]:
+    """Each judge criterion's figures, in the tally's order."""
+    return tuple(
+        CriterionFigures(
+            name=name,
+            mean=Figure(fmt.score(c.mean), c.mean),
+            scored=c.scored,
+            samples=c.samples,
+            errors=c.errors,
+            passed=Figure.fraction(c.passed, c.samples),
+            vote_spread=Figure(fmt.score(c.mean_vote_spread), c.mean_vote_spread),
+        )
+        for name, c in tally.judge.items()
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class SummarySection:
     """The deterministic figures, the judge criteria apart, and the same per model.
 
@@ -124,6 +220,11 @@ class SummarySection:
     by_model: Table | None
     model_costs: Table | None
     model_criteria: Table | None
+    figures: Figures
+    judged: tuple[CriterionFigures, ...]
+    models: tuple[tuple[str, Figures], ...]
+    #: Failing samples per category, the rates and outcomes (a subset of ``fields``).
+    reliability: Fields = ()
     title: str = "Summary"
 
 
@@ -163,7 +264,7 @@ class ChangeGroup:
 
     name: str
     table: Table
-    changes: tuple[object, ...] = ()
+    changes: tuple[Change, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,18 +431,23 @@ def view_of(
     comparison: Comparison | None,
     models: ModelComparison | None = None,
     items: Sequence[FixItem] | None = None,
+    *,
+    evidence: bool = True,
 ) -> ReportView:
-    """The view of ``run`` with these comparisons and fix items (by default the run's own)."""
+    """The view of ``run`` with these comparisons and fix items (by default the run's own).
+
+    Without ``evidence`` the case × model matrix and the cases are left out: a summary (the
+    terminal's) reads the figures and need not lay out every sample.
+    """
     shown = tuple(fix_items(run.samples) if items is None else items)
-    summary = summary_section(run)
     sections: list[Section | None] = [
-        summary,
+        summary_section(run),
         verdict_section(run),
         None if models is None else models_section(models),
         comparison_section(run, comparison),
-        matrix_section(run),
+        matrix_section(run) if evidence else None,
         FixesSection(shown),
-        cases_section(run),
+        cases_section(run) if evidence else None,
     ]
     return ReportView(
         header=header_section(run),
@@ -382,6 +488,13 @@ def summary_section(run: Run) -> SummarySection:
         by_model=by_model,
         model_costs=model_costs,
         model_criteria=model_criteria,
+        figures=figures_of(summary, estimated=summary.estimated > 0),
+        judged=criteria_of(summary),
+        models=tuple(
+            (label, figures_of(tally, estimated=tally.estimated > 0))
+            for label, tally in summary.by_model.items()
+        ),
+        reliability=_fields(reading.reliability_rows(summary)),
     )
 
 
