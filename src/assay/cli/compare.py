@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Annotated
 
@@ -16,8 +15,6 @@ from assay.cli._common import (
 )
 from assay.exit_codes import ExitCode
 
-_FORMATS = ("text", "markdown", "json")
-
 
 def compare_command(
     baseline: Annotated[
@@ -28,7 +25,12 @@ def compare_command(
         str,
         typer.Argument(help="The later run: id, a unique prefix, or a JSON report file (.json)."),
     ],
-    format: Annotated[str, typer.Option("--format", "-f", help="text, markdown or json.")] = "text",
+    format: Annotated[
+        str,
+        typer.Option(
+            "--format", "-f", help="text, markdown, json, or a format another package installed."
+        ),
+    ] = "text",
     fail_on_regression: Annotated[
         bool,
         typer.Option(
@@ -78,13 +80,11 @@ def compare_command(
     """
     from assay.cli._archived import needs_store, read_reports, resolve
     from assay.compare import NoiseFloor, compare_runs
+    from assay.report.formats import format_named
+    from assay.report.view import compared_section
 
-    chosen = format.lower()
     with user_errors():
-        if chosen not in _FORMATS:
-            from assay.errors import ConfigurationError
-
-            raise ConfigurationError(f"unknown format {format!r}; use text, markdown or json")
+        chosen = format_named(format)
         files = read_reports(baseline, current)
         pair = None
         if needs_store((baseline, current), files, db):
@@ -105,7 +105,9 @@ def compare_command(
             flaky_share=flaky_share,
             noise_floor=floor,
         )
-    print(_render(comparison, chosen), end="")
+    with user_errors():
+        rendered = chosen.comparison(compared_section(comparison))
+    print(rendered, end="")
     gated = fail_on_regression and bool(comparison.signal_regressions)
     if gated:
         print(
@@ -114,20 +116,3 @@ def compare_command(
             file=sys.stderr,
         )
     raise typer.Exit(ExitCode.FAILED if gated else ExitCode.OK)
-
-
-def _render(comparison: object, chosen: str) -> str:
-    from assay.compare import Comparison
-    from assay.report.markdown import render_comparison_markdown
-    from assay.report.text import render_comparison_text
-
-    assert isinstance(comparison, Comparison)
-    if chosen == "json":
-        from assay._text import json_visible
-        from assay.report.prose import comparison_json
-
-        data = comparison_json(comparison)
-        return json_visible(json.dumps(data, indent=2, ensure_ascii=False)) + "\n"
-    if chosen == "markdown":
-        return render_comparison_markdown(comparison)
-    return render_comparison_text(comparison)

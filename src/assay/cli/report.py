@@ -28,7 +28,10 @@ def report_command(
     format: Annotated[
         str | None,
         typer.Option(
-            "--format", "-f", help="text, markdown or json (default: from --output, else text)."
+            "--format",
+            "-f",
+            help="text, markdown, json, or a format another package installed "
+            "(default: from --output, else text).",
         ),
     ] = None,
     output: Annotated[

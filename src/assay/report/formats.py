@@ -1,55 +1,138 @@
-"""The report formats by name and file extension: the seam later formats plug into.
+"""The report formats by name and file extension, built in or installed by another package.
 
-A format is a name, its aliases, the extensions that select it and a renderer from a run and
-its comparisons to text. HTML (and JUnit) join by adding a :class:`ReportFormat` to
-:data:`BUILTIN_FORMATS`; nothing else in the report package changes.
+A format is a name, its aliases, the extensions that select it, a renderer from a
+:class:`~assay.report.view.ReportView` to text and, optionally, a renderer of a comparison on
+its own (what ``assay compare --format NAME`` prints). Text, Markdown and JSON are built in.
+
+Another package adds a format through the ``assay.report_formats`` entry point group; the
+entry point's name is the format's name, and it points at a :class:`ReportFormat` or at a
+function from a view to text::
+
+    [project.entry-points."assay.report_formats"]
+    html = "assay_html:render"
+
+An installed format is imported only when asked for by name. One that cannot be imported, or
+whose renderer fails, raises :class:`~assay.errors.ConfigurationError` naming it and the
+package it came from (``assay report`` and ``assay compare`` exit 2).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
+from typing import TypeVar
 
-from assay.compare import Comparison, ModelComparison
 from assay.errors import ConfigurationError
 from assay.report.jsonreport import render_json
-from assay.report.markdown import render_markdown
-from assay.report.text import render_text
-from assay.results import Run
-from assay.results.fixes import FixItem
+from assay.report.markdown import comparison_markdown, markdown_of
+from assay.report.prose import comparison_json
+from assay.report.text import comparison_text, text_of
+from assay.report.view import ComparisonSection, ReportView
 
-#: Renders a run, its comparison with a baseline and its model comparison (either may be None),
-#: and the fix items to show (None: the run's own).
-Renderer = Callable[[Run, Comparison | None, ModelComparison | None, Sequence[FixItem] | None], str]
+#: The entry point group third-party report formats register under.
+ENTRY_POINT_GROUP = "assay.report_formats"
+
+#: Renders a whole report.
+Renderer = Callable[[ReportView], str]
+#: Renders a comparison of two runs on its own.
+ComparisonRenderer = Callable[[ComparisonSection], str]
+
+Shown = TypeVar("Shown", ReportView, ComparisonSection)
 
 
 @dataclass(frozen=True, slots=True)
 class ReportFormat:
-    """One output format: how it is named, which file extensions select it, how it renders."""
+    """One output format: how it is named, which file extensions select it, how it renders.
+
+    ``render_comparison`` is ``None`` for a format that has nothing to say about a
+    comparison on its own; ``origin`` names the package an installed format came from.
+    """
 
     name: str
     render: Renderer
-    extensions: tuple[str, ...]
+    extensions: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
+    render_comparison: ComparisonRenderer | None = None
+    origin: str | None = None
 
     def answers_to(self, name: str) -> bool:
         """Whether ``name`` (case-insensitive) is this format's name or one of its aliases."""
         return name.lower() in (self.name, *self.aliases)
 
+    def report(self, view: ReportView) -> str:
+        """Render ``view``; an installed format's failure is a configuration error naming it."""
+        return self._guarded(self.render, view)
+
+    def comparison(self, section: ComparisonSection) -> str:
+        """Render a comparison on its own; a format without a comparison renderer refuses."""
+        if self.render_comparison is None:
+            raise ConfigurationError(
+                f"report format {self.name!r}{self._from()} cannot render a comparison on its "
+                "own; use text, markdown or json"
+            )
+        return self._guarded(self.render_comparison, section)
+
+    def _guarded(self, renderer: Callable[[Shown], str], value: Shown) -> str:
+        if self.origin is None:
+            return renderer(value)
+        try:
+            rendered = renderer(value)
+        except Exception as error:  # any failure of someone else's code is theirs to name
+            raise ConfigurationError(
+                f"report format {self.name!r}{self._from()} failed: {type(error).__name__}: {error}"
+            ) from error
+        if not isinstance(rendered, str):
+            raise ConfigurationError(
+                f"report format {self.name!r}{self._from()} returned "
+                f"{type(rendered).__name__}, not text"
+            )
+        return rendered
+
+    def _from(self) -> str:
+        return "" if self.origin is None else f" (from {self.origin})"
+
+
+def _json_report(view: ReportView) -> str:
+    return render_json(view.run, view.comparison, view.model_comparison, view.fix_items)
+
+
+def _json_comparison(section: ComparisonSection) -> str:
+    import json
+
+    from assay._text import json_visible
+
+    assert section.comparison is not None
+    data = comparison_json(section.comparison)
+    return json_visible(json.dumps(data, indent=2, ensure_ascii=False)) + "\n"
+
 
 BUILTIN_FORMATS: tuple[ReportFormat, ...] = (
-    ReportFormat("text", render_text, (".txt", ".text"), ("txt",)),
-    ReportFormat("markdown", render_markdown, (".md", ".markdown"), ("md",)),
-    ReportFormat("json", render_json, (".json",)),
+    ReportFormat("text", text_of, (".txt", ".text"), ("txt",), comparison_text),
+    ReportFormat("markdown", markdown_of, (".md", ".markdown"), ("md",), comparison_markdown),
+    ReportFormat("json", _json_report, (".json",), (), _json_comparison),
 )
 
-#: The canonical names of the formats a report can be written in.
+#: The canonical names of the built-in formats.
 FORMATS: tuple[str, ...] = tuple(f.name for f in BUILTIN_FORMATS)
 
 
+def installed() -> tuple[EntryPoint, ...]:
+    """The formats other packages registered, not yet imported, builtin names excepted."""
+    builtin = {name for f in BUILTIN_FORMATS for name in (f.name, *f.aliases)}
+    found = entry_points(group=ENTRY_POINT_GROUP)
+    return tuple(point for point in found if point.name.lower() not in builtin)
+
+
+def format_names() -> tuple[str, ...]:
+    """Every format a report can be written in: the built-in ones, then the installed."""
+    return (*FORMATS, *(point.name for point in installed()))
+
+
 def _accepted_names() -> str:
-    return ", ".join(f.name + "".join(f" ({a})" for a in f.aliases) for f in BUILTIN_FORMATS)
+    builtin = [f.name + "".join(f" ({a})" for a in f.aliases) for f in BUILTIN_FORMATS]
+    return ", ".join([*builtin, *(point.name for point in installed())])
 
 
 def _accepted_extensions() -> str:
@@ -57,13 +140,41 @@ def _accepted_extensions() -> str:
 
 
 def format_named(name: str) -> ReportFormat:
-    """Find the format called ``name`` or an alias of it; else raise naming them all."""
+    """Find the format called ``name`` or an alias of it, importing an installed one now."""
     found = next((f for f in BUILTIN_FORMATS if f.answers_to(name)), None)
-    if found is None:
+    if found is not None:
+        return found
+    point = next((p for p in installed() if p.name.lower() == name.lower()), None)
+    if point is None:
         raise ConfigurationError(
             f"unknown report format {name!r}; accepted formats: {_accepted_names()}"
         )
-    return found
+    return _load(point)
+
+
+def _load(point: EntryPoint) -> ReportFormat:
+    origin = _origin(point)
+    try:
+        loaded = point.load()
+    except Exception as error:  # an import error, or anything its module raised on import
+        raise ConfigurationError(
+            f"report format {point.name!r} (from {origin}) could not be loaded: "
+            f"{type(error).__name__}: {error}"
+        ) from error
+    if isinstance(loaded, ReportFormat):
+        return replace(loaded, origin=origin)
+    if callable(loaded):
+        return ReportFormat(point.name.lower(), loaded, origin=origin)
+    raise ConfigurationError(
+        f"report format {point.name!r} (from {origin}) is a {type(loaded).__name__}, "
+        "neither a ReportFormat nor a function from a report view to text"
+    )
+
+
+def _origin(point: EntryPoint) -> str:
+    dist = point.dist
+    where = point.value
+    return where if dist is None else f"{dist.name} {dist.version}, {where}"
 
 
 def format_for(
@@ -73,6 +184,7 @@ def format_for(
 
     ``named_by`` is how the caller's user names a format (``--format`` on a command line,
     ``format=`` in Python, ``None`` where only the extension can), for the error to say.
+    Only the built-in formats are chosen by extension; an installed one is named.
     """
     if name is not None:
         try:

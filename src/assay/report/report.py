@@ -176,10 +176,12 @@ class Report:
         return report_dict(self.run, self.comparison, self.model_comparison, self.fix_items)
 
     def render(self, format: str) -> str:
-        """Render the report in the format called ``format`` (see :data:`FORMATS`)."""
-        return format_named(format).render(
-            self.run, self.comparison, self.model_comparison, self.fix_items
-        )
+        """Render the report in the format called ``format``.
+
+        A built-in one (:data:`FORMATS`) or one another package installed under the
+        ``assay.report_formats`` entry point group (see :mod:`assay.report.formats`).
+        """
+        return format_named(format).report(self.view())
 
     def export(self, path: str | Path, format: str | None = None) -> Path:
         """Write the report to ``path`` and return it.
@@ -190,9 +192,7 @@ class Report:
         directories are created; file-system errors propagate.
         """
         target = Path(path)
-        content = format_for(target, format).render(
-            self.run, self.comparison, self.model_comparison, self.fix_items
-        )
+        content = format_for(target, format).report(self.view())
         target.parent.mkdir(parents=True, exist_ok=True)
         # Files end with a newline so they diff and concatenate cleanly; JSON text has none.
         target.write_text(content if content.endswith("\n") else content + "\n", encoding="utf-8")
