@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,10 @@ def render(view):
     return f"SHOUT {view.header.title.upper()}\\n"
 
 
+def raw(view):
+    return view.header.title + "\\n"
+
+
 def crash(view):
     raise ValueError("the template is missing")
 
@@ -48,6 +53,7 @@ ENTRY_POINTS = """
 shout = assay_shout:render
 loud = assay_shout:LOUD
 crashing = assay_shout:crash
+raw = assay_shout:raw
 broken = assay_shout_missing:render
 """
 
@@ -82,6 +88,11 @@ def test_an_installed_format_is_listed_without_being_imported(installed: Path) -
 def test_a_report_renders_in_an_installed_format(installed: Path, current_run: Run) -> None:
     assert Report(current_run).render("shout") == "SHOUT CUSTOMER SUPPORT · SUPPORTAGENT\n"
     assert format_named("loud").origin == "assay-shout 1.0, assay_shout:LOUD"
+
+
+def test_what_an_installed_format_writes_is_neutralised(installed: Path, current_run: Run) -> None:
+    hostile = replace(current_run, suite="Support\x1b]0;pwned\x07\u202e")
+    assert Report(hostile).render("raw") == "Support\\x1b]0;pwned\\x07\\u202e · SupportAgent\n"
 
 
 def test_an_unknown_format_names_the_installed_ones(installed: Path) -> None:

@@ -13,7 +13,8 @@ function from a view to text::
 
 An installed format is imported only when asked for by name. One that cannot be imported, or
 whose renderer fails, raises :class:`~assay.errors.ConfigurationError` naming it and the
-package it came from (``assay report`` and ``assay compare`` exit 2).
+package it came from (``assay report`` and ``assay compare`` exit 2). Its output is shown
+with control and bidirectional characters escaped, as the built-in formats' is.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import TypeVar
 
+from assay._text import visible
 from assay.errors import ConfigurationError
 from assay.report.jsonreport import render_json
 from assay.report.markdown import comparison_markdown, markdown_of
@@ -88,7 +90,9 @@ class ReportFormat:
                 f"report format {self.name!r}{self._from()} returned "
                 f"{type(rendered).__name__}, not text"
             )
-        return rendered
+        # The view holds what users, agents and endpoints wrote, as they wrote it: whatever
+        # another package did with it, no control character reaches a terminal or a file.
+        return visible(rendered, lines=True)
 
     def _from(self) -> str:
         return "" if self.origin is None else f" (from {self.origin})"

@@ -93,11 +93,6 @@ class Table:
             tuple(row[:skip] + row[skip + 1 :] for row in self.rows),
         )
 
-    def column(self, header: str) -> tuple[Cell, ...]:
-        """Every row's cell under ``header``."""
-        index = self.headers.index(header)
-        return tuple(row[index] for row in self.rows)
-
 
 # -- sections -------------------------------------------------------------------------------
 
