@@ -1,16 +1,19 @@
 """A completed run's summary in its stored form.
 
-Version 1 (no ``schema_version``, the first release) and version 2 hold the same figures;
-the ones added since then have defaults, so both read as they are.
+Version 1 (no ``schema_version``, the first release) and version 2 hold the same kinds of
+figures; versions before this one lack the figures added since. Read with the run's samples,
+a figure a stored summary lacks is counted from them (never defaulted to a value the run
+did not have); read without them (a history listing), it takes its default.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from assay.record._typed import read, write
 from assay.record._version import SCHEMA_KEY, SCHEMA_VERSION, version_of
-from assay.results import RunSummary
+from assay.results import RunSummary, SampleResult, summarise
 
 
 def write_summary(summary: RunSummary) -> dict[str, Any]:
@@ -18,7 +21,27 @@ def write_summary(summary: RunSummary) -> dict[str, Any]:
     return {SCHEMA_KEY: SCHEMA_VERSION, **cast(dict[str, Any], write(summary))}
 
 
-def read_summary(data: object, path: str = "summary") -> RunSummary:
-    """The summary a stored form holds (any version); :class:`RecordError` when damaged."""
+def read_summary(
+    data: object, path: str = "summary", samples: Sequence[SampleResult] | None = None
+) -> RunSummary:
+    """The summary a stored form holds (any version); :class:`RecordError` when damaged.
+
+    With ``samples`` (the run's, all of them), figures the stored form lacks are counted.
+    """
     version_of(data, path)
+    if samples is not None and isinstance(data, Mapping):
+        data = _filled(data, write_summary(summarise(samples)))
     return cast(RunSummary, read(RunSummary, data, path))
+
+
+def _filled(stored: Mapping[str, Any], counted: Mapping[str, Any]) -> dict[str, Any]:
+    """``stored`` with the figures it lacks taken from ``counted``, per model too."""
+    filled = {**{k: v for k, v in counted.items() if k != "by_model"}, **stored}
+    models = stored.get("by_model")
+    if isinstance(models, Mapping):
+        ours = counted.get("by_model") or {}
+        filled["by_model"] = {
+            label: {**ours.get(label, {}), **tally} if isinstance(tally, Mapping) else tally
+            for label, tally in models.items()
+        }
+    return filled

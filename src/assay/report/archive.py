@@ -46,6 +46,7 @@ from assay.compare.stored import stored_form
 from assay.errors import SpecError
 from assay.limits import BOUNDS, problem, read_bounded
 from assay.record import RecordError, read_settings, read_summary, write_settings, write_summary
+from assay.record.upgrades import first_release_comparison
 from assay.results import (
     CaseSnapshot,
     Run,
@@ -54,6 +55,7 @@ from assay.results import (
     RunSummary,
     SampleResult,
     SampleStatus,
+    Tally,
     decide_status,
     summarise,
 )
@@ -423,6 +425,8 @@ def _summary(data: JsonObject | None) -> RunSummary | None:
 
 
 def _comparison(baseline: JsonObject | None, models: JsonObject | None) -> dict[str, Any] | None:
+    if baseline is not None and first_release_comparison(baseline):
+        baseline = None  # cannot be rebuilt faithfully: read as none, as the store reads it
     read: list[Any] = []
     for field, data, kind in (
         ("comparison", baseline, Comparison),
@@ -493,7 +497,7 @@ def _check_whole(run: Run, report: _Report) -> Run:
         report.summary,
         write_summary(counted),
         "summary",
-        older={f"summary.{name}": value for name, value in _per_model_cases(run.samples).items()},
+        older=_older_figures(run.samples, counted),
     )
     _check_verdict(run, counted)
     _check_judge_usage(run, report, counted)
@@ -682,6 +686,10 @@ def _check_figures(
                 raise _Refused(
                     f"{path}.{name}", f"is {given[name]!r}, but the run's samples give None"
                 )
+            if name not in given:
+                raise _Refused(
+                    f"{path}.{name}", f"missing, but the run's samples give {actual[name]!r}"
+                )
             _check_figures(
                 given[name],
                 actual[name],
@@ -716,6 +724,22 @@ def _check_verdict(run: Run, counted: RunSummary) -> None:
             "verdict.judge",
             f"{verdict.judge!r} is not the judge the run was graded with ({judge!r})",
         )
+
+
+def _older_figures(samples: Sequence[SampleResult], counted: RunSummary) -> dict[str, Any]:
+    """Figures, by path, that older versions computed another way from the same samples.
+
+    Cases were once counted once per model; and before samples with no usage at all were
+    told apart (``no_usage``), they were counted as ``unpriced``.
+    """
+    older: dict[str, Any] = {
+        f"summary.{name}": value for name, value in _per_model_cases(samples).items()
+    }
+    tallies: dict[str, Tally] = {"summary": counted}
+    tallies.update({f"summary.by_model.{label}": t for label, t in counted.by_model.items()})
+    for path, tally in tallies.items():
+        older[f"{path}.unpriced"] = tally.unpriced + tally.no_usage
+    return older
 
 
 def _per_model_cases(samples: Sequence[SampleResult]) -> dict[str, int]:

@@ -71,7 +71,7 @@ def full_run(connection: Connection, row: RowMapping) -> Run:
     loaded = _samples(connection, sequence)
     run = _rows.run_from(row, cases)
     loaded.sort(key=_sample_order(cases, run.settings.models))
-    return run.with_samples(tuple(loaded))
+    return _rows.run_from(row, cases, loaded)
 
 
 def _samples(connection: Connection, sequence: int) -> list[SampleResult]:

@@ -163,7 +163,9 @@ def run_from(
     """
     try:
         settings = read_settings(row["settings"])
-        summary = None if row["summary"] is None else read_summary(row["summary"])
+        # With every sample loaded, figures an older version did not store are counted.
+        whole = samples if row["status"] == RunStatus.COMPLETED.value and samples else None
+        summary = None if row["summary"] is None else read_summary(row["summary"], samples=whole)
     except RecordError as error:
         raise StoreError(f"run {row['id']}: stored {error}") from None
     return Run(
