@@ -70,24 +70,31 @@ def test_one_at_a_time_runs_each_cases_samples_in_index_order():
 
 
 def test_the_limit_is_per_case_and_the_global_limit_still_holds():
-    active = {"now": 0, "peak": 0}
+    active = {"now": 0, "peak": 0, "entered": 0}
     per_case: dict[str, int] = {}
     case_peaks: dict[str, int] = {}
     lock = threading.Lock()
+    # The first six calls wait for each other: six in flight at once is reached by design,
+    # not by how fast the machine happens to be (a broken barrier fails the run's samples).
+    first_wave = threading.Barrier(6, timeout=30)
 
     def agent(text, ctx):
         with lock:
             active["now"] += 1
+            active["entered"] += 1
+            waits = active["entered"] <= 6
             active["peak"] = max(active["peak"], active["now"])
             per_case[text] = per_case.get(text, 0) + 1
             case_peaks[text] = max(case_peaks.get(text, 0), per_case[text])
-        time.sleep(0.01)
+        if waits:
+            first_wave.wait()
         with lock:
             active["now"] -= 1
             per_case[text] -= 1
         return "even"
 
-    execute(suite_of(agent, cases=4), samples=4, concurrency=6, sample_concurrency=2)
+    results = execute(suite_of(agent, cases=4), samples=4, concurrency=6, sample_concurrency=2)
+    assert len(results) == 16 and all(result.error is None for result in results)
     assert max(case_peaks.values()) == 2 and active["peak"] == 6
 
 
