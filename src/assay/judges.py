@@ -120,7 +120,7 @@ def named(
 
 
 def with_judge_timeout(judge: Any, seconds: float) -> Any:
-    """The same judge with another overall deadline, when it has one (``--judge-timeout``)."""
+    """The same judge with another overall deadline (``--judge-timeout``); refused without one."""
     import dataclasses
 
     if (
@@ -129,7 +129,14 @@ def with_judge_timeout(judge: Any, seconds: float) -> Any:
         and any(f.name == "judge_timeout" for f in dataclasses.fields(judge))
     ):
         return dataclasses.replace(judge, judge_timeout=_positive(seconds))
-    return judge
+    # A deadline the judge cannot honour must not be accepted and then silently not applied.
+    from assay.errors import ConfigurationError
+    from assay.judging import judge_identity
+
+    raise ConfigurationError(
+        f"--judge-timeout: the judge {judge_identity(judge)!r} has no deadline to set (only "
+        "Assay's own judges have one); give the judge it wraps its judge_timeout, or use --judge"
+    )
 
 
 def _positive(seconds: float | None) -> float | None:

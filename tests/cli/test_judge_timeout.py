@@ -50,3 +50,26 @@ def test_a_hanging_judge_holds_a_sample_for_one_timeout_not_one_per_criterion(
     # The first criterion spent the sample's time; the second was never sent.
     assert requests == 1
     assert metrics["contains"]["passed"]  # the deterministic check is unaffected
+
+
+CUSTOM_JUDGE_SPEC = """
+import assay
+from assay import checks, judges
+
+suite = assay.Suite(
+    "custom-judged", agent=lambda question, ctx: "an answer",
+    judge=judges.function("mine", lambda instructions, prompt: '{"score": 4, "reason": "ok"}'),
+    criteria=["tone"], checks=[checks.contains("answer")])
+suite.case("question")
+"""
+
+
+def test_a_timeout_for_a_judge_without_a_deadline_is_refused_not_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "spec.py").write_text(CUSTOM_JUDGE_SPEC, encoding="utf-8")
+    done = invoke("run", "spec.py", "--quiet", "--judge-timeout", "5")
+    assert done.exit_code == 2, done.output
+    assert "--judge-timeout" in done.output and "mine" in done.output
+    assert not (tmp_path / ".assay").exists()  # refused before any run was created

@@ -11,6 +11,7 @@ import time
 import pytest
 
 from assay import judges
+from assay.errors import ConfigurationError
 from assay.judging import BUILTIN, JudgeInput, JudgeUsage, assess
 from assay.judging.judge import wait_listener
 from assay.judging.retry import RetryPolicy, retry_after
@@ -211,4 +212,5 @@ def test_a_judge_timeout_must_be_positive():
     assert longer.judge_timeout == 5
     assert judges.openai("judge-model").judge_timeout == judges.DEFAULT_JUDGE_TIMEOUT
     plain = judges.function("f", lambda i, p: "x")
-    assert judges.with_judge_timeout(plain, 5) is plain
+    with pytest.raises(ConfigurationError, match="has no deadline to set"):
+        judges.with_judge_timeout(plain, 5)
