@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from assay.results import Run
-    from assay.store import Store
 
 
 def is_report_file(ref: str) -> bool:
@@ -34,11 +33,3 @@ def needs_store(refs: Sequence[str], files: dict[str, Run], db: str | None) -> b
     """
     named_by_id = any(ref not in files for ref in refs)
     return named_by_id or bool(db or os.environ.get("ASSAY_DATABASE_URL"))
-
-
-def resolve(ref: str, files: dict[str, Run], store: Store | None) -> Run:
-    """The run ``ref`` names: the file's, else the stored run of that id or prefix."""
-    if ref in files:
-        return files[ref]
-    assert store is not None  # needs_store() opened one for every run named by id
-    return store.get_run(ref)

@@ -317,16 +317,3 @@ def metadata_option(text: str | None) -> dict[str, Any]:
     if not isinstance(value, dict):
         fail("--metadata must be a JSON object")
     return value
-
-
-def require_completed(*runs: Any) -> None:
-    """Refuse to compare a run that did not finish: its missing items would read as changes."""
-    from assay.errors import BaselineError
-    from assay.results import RunStatus
-
-    for run in runs:
-        if run.status is not RunStatus.COMPLETED:
-            raise BaselineError(
-                f"run {run.id} is {run.status.value}, not completed; finish it "
-                "with assay run --resume before comparing it"
-            )

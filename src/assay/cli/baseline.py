@@ -125,7 +125,7 @@ def clear_command(
     db: DbOption = None,
 ) -> None:
     """Unpin the baseline of a suite and agent: the automatic one applies again."""
-    from assay.cli.history import no_match
+    from assay.evaluation.queries import no_match
 
     with user_errors():
         names = _identity(spec, suite, agent)

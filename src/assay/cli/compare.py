@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import Annotated
 
 import typer
 
-from assay.cli._common import (
-    DbOption,
-    open_store,
-    require_completed,
-    user_errors,
-)
-from assay.exit_codes import ExitCode
+from assay.cli._common import DbOption, open_store, user_errors
 
 
 def compare_command(
@@ -78,41 +73,34 @@ def compare_command(
     of the current run's definition supplies the noise floor. Either run may be a JSON
     report an earlier job archived; two files need no database.
     """
-    from assay.cli._archived import needs_store, read_reports, resolve
-    from assay.compare import NoiseFloor, compare_runs
+    from assay.cli._archived import needs_store, read_reports
+    from assay.evaluation.comparing import compare
     from assay.report.formats import format_named
     from assay.report.view import compared_section
 
     with user_errors():
         chosen = format_named(format)
         files = read_reports(baseline, current)
-        pair = None
-        if needs_store((baseline, current), files, db):
-            with open_store(db) as store:
-                before, after = resolve(baseline, files, store), resolve(current, files, store)
-                require_completed(before, after)
-                pair = store.find_control_pair(after)
-        else:
-            before, after = files[baseline], files[current]
-            require_completed(before, after)
-        floor = None if pair is None else NoiseFloor.measure(*pair)
-        comparison = compare_runs(
-            before,
-            after,
-            tolerance=tolerance,
-            drift_tolerance=drift_tolerance,
-            max_excluded_share=max_excluded_share,
-            flaky_share=flaky_share,
-            noise_floor=floor,
+        # Two archived reports need no database; one is opened for a run named by id.
+        reading = (
+            open_store(db)
+            if needs_store((baseline, current), files, db)
+            else contextlib.nullcontext(None)
         )
+        with reading as store:
+            compared = compare(
+                store,
+                files.get(baseline, baseline),
+                files.get(current, current),
+                tolerance=tolerance,
+                drift_tolerance=drift_tolerance,
+                max_excluded_share=max_excluded_share,
+                flaky_share=flaky_share,
+                fail_on_regression=fail_on_regression,
+            )
     with user_errors():
-        rendered = chosen.comparison(compared_section(comparison))
+        rendered = chosen.comparison(compared_section(compared.comparison))
     print(rendered, end="")
-    gated = fail_on_regression and bool(comparison.signal_regressions)
-    if gated:
-        print(
-            f"regression gate: failed (--fail-on-regression): "
-            f"{len(comparison.signal_regressions)} signal regression(s)",
-            file=sys.stderr,
-        )
-    raise typer.Exit(ExitCode.FAILED if gated else ExitCode.OK)
+    for line in compared.verdict.lines:
+        print(line, file=sys.stderr)
+    raise typer.Exit(compared.verdict.exit_code)

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -20,6 +19,7 @@ from assay.cli._common import (
 from assay.limits import option_range
 
 if TYPE_CHECKING:
+    from assay.evaluation.queries import History
     from assay.results import Run
 
 
@@ -56,18 +56,17 @@ def history_command(
         return
     with user_errors():
         agent = None if agent is None else agent_identity(agent)
+    from assay.evaluation.queries import history
+
     with open_store(db) as store:
-        runs = store.history(suite=suite, agent=agent, limit=limit)
-        missing = (
-            None if runs or (suite is None and agent is None) else no_match(store, suite, agent)
-        )
-        # Heartbeats are stamped by the database's clock: staleness is judged by it too.
-        now = store.clock()
+        found = history(store, suite=suite, agent=agent, limit=limit)
+    runs = found.runs
     if format == "json":
-        print(json.dumps([_run_json(run, now) for run in runs], indent=2, ensure_ascii=True))
+        rows = [_run_json(run, state) for run, state in zip(runs, found.states, strict=True)]
+        print(json.dumps(rows, indent=2, ensure_ascii=True))
         return
     if not runs:
-        print(visible(missing or "No runs yet."))
+        print(visible(found.missing or "No runs yet."))
         return
     table = Table(title="Run history", title_justify="left")
     for column in (
@@ -83,7 +82,7 @@ def history_command(
         "fingerprint",
     ):
         table.add_column(column, no_wrap=True)
-    for run in runs:
+    for run, state in zip(runs, found.states, strict=True):
         summary = run.summary
         table.add_row(
             # An 8-character prefix is enough for `assay report` and `--baseline`.
@@ -93,7 +92,7 @@ def history_command(
             shown(run.suite),
             shown(run.agent),
             shown(revision(run) or "—"),
-            run_state(run, now),
+            state,
             "—" if summary is None else fraction(summary.passed, summary.evaluated),
             "—" if summary is None else score(summary.check_score),
             run.fingerprint[:8],
@@ -102,7 +101,7 @@ def history_command(
     if not sys.stdout.isatty():
         console.width = 1_000  # piped or logged: never cut a column to fit 80 characters
     console.print(table)
-    for line in _resumable_lines(runs, now, db_words(db)):
+    for line in _resumable_lines(found, db_words(db)):
         console.print(line, markup=False, highlight=False)
 
 
@@ -119,7 +118,7 @@ def revision(run: Run) -> str | None:
     return None
 
 
-def _run_json(run: Run, now: datetime) -> dict[str, object]:
+def _run_json(run: Run, state: str) -> dict[str, object]:
     summary = run.summary
     return {
         "id": run.id,
@@ -127,7 +126,7 @@ def _run_json(run: Run, now: datetime) -> dict[str, object]:
         "suite": run.suite,
         "suite_version": run.suite_version,
         "agent": run.agent,
-        "status": run_state(run, now),
+        "status": state,
         "started_at": run.started_at.isoformat(),
         "finished_at": None if run.finished_at is None else run.finished_at.isoformat(),
         "revision": revision(run),
@@ -142,25 +141,6 @@ def _run_json(run: Run, now: datetime) -> dict[str, object]:
     }
 
 
-def no_match(store: Any, suite: str | None, agent: str | None) -> str:
-    """Why a filtered history is empty: name the filter, and the names that do have runs."""
-    from assay.load._errors import suggestion
-
-    known = store.history(limit=500)
-    parts = []
-    for label, wanted, names in (
-        ("suite", suite, {run.suite for run in known}),
-        ("agent", agent, {run.agent for run in known}),
-    ):
-        if wanted is not None and wanted not in names:
-            listed = ", ".join(repr(name) for name in sorted(names)[:10]) or "none"
-            parts.append(
-                f"no runs of {label} {wanted!r}{suggestion(wanted, names)}; "
-                f"{label}s with runs: {listed}"
-            )
-    return "; ".join(parts) or f"no runs of suite {suite!r} with agent {agent!r}"
-
-
 def _no_history_here(db: str | None) -> bool:
     """No database named anywhere and no ``.assay/`` upwards: nothing to list, nothing made."""
     from assay.cli._common import database_url
@@ -170,27 +150,9 @@ def _no_history_here(db: str | None) -> bool:
     return database_url(db) is None and project_config().database is None and find_history() is None
 
 
-def run_state(run: Run, now: datetime) -> str:
-    """``running``, ``stale`` (its owner died or stopped beating), or the stored status."""
-    from assay.results import RunStatus
-
-    if run.status is not RunStatus.RUNNING:
-        return run.status.value
-    return "stale" if _stale(run, now) else "running"
-
-
-def _stale(run: Run, now: datetime) -> bool:
-    from assay.evaluation.lease import owner_alive
-    from assay.evaluation.options import DEFAULT_LEASE_TIMEOUT
-    from assay.results.run import lease_lapsed
-
-    return lease_lapsed(run.lease, run.started_at, now, DEFAULT_LEASE_TIMEOUT, owner_alive)
-
-
-def _resumable_lines(runs: list[Run], now: datetime, db: str) -> list[str]:
+def _resumable_lines(found: History, db: str) -> list[str]:
     lines = []
-    for run in runs:
-        state = run_state(run, now)
+    for run, state in zip(found.runs, found.states, strict=True):
         if state in ("stale", "interrupted"):
             why = f" ({visible(run.error)})" if run.error else ""
             owner = "" if state == "interrupted" else " (its owner stopped)"

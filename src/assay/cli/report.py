@@ -7,11 +7,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from assay.cli._common import DbOption, fail, open_store, require_completed, user_errors
+from assay.cli._common import DbOption, fail, open_store, user_errors
 
 if TYPE_CHECKING:
     from assay.results import Run
-    from assay.store import Store
 
 
 def report_command(
@@ -60,7 +59,7 @@ def report_command(
     the comparison is made now, against the latest control run's noise floor if there is one.
     """
     from assay._text import visible
-    from assay.compare import NoiseFloor
+    from assay.evaluation.queries import lookup
     from assay.report import Report, format_for, format_named
 
     with user_errors():
@@ -69,23 +68,17 @@ def report_command(
         else:
             chosen = format_named(format).name if format else "text"
         with open_store(db) as store:
-            run = store.get_run(run_id) if run_id else store.latest_run()
-            if run is None:
-                fail("the store holds no run yet")
-            base = _baseline(baseline, store) if baseline else None
-            if base is not None:
-                require_completed(base)
-            pair = store.find_control_pair(run) if base is not None else None
-        _require_comparable(run, base)
+            found = lookup(store, run_id, baseline=_archived(baseline or None))
+        run = found.run
         if case is not None:
             _print_case(run, case, chosen, output)
             return
         made = Report(
             run,
-            baseline=base,
+            baseline=found.baseline,
             tolerance=tolerance,
             drift_tolerance=drift_tolerance,
-            noise_floor=None if pair is None else NoiseFloor.measure(*pair),
+            noise_floor=found.noise_floor,
         )
         if output is None:
             print(made.render(chosen), end="")
@@ -94,15 +87,15 @@ def report_command(
     print(f"report written to {visible(str(path))}")
 
 
-def _baseline(ref: str, store: Store) -> Run:
-    """The run ``--baseline`` names: a JSON report file (``.json``) or a stored run."""
+def _archived(ref: str | None) -> Run | str | None:
+    """What ``--baseline`` names: the run a JSON report file (``.json``) holds, else the id."""
     from assay.cli._archived import is_report_file
 
-    if is_report_file(ref):
-        from assay.report.archive import read_report
+    if ref is None or not is_report_file(ref):
+        return ref
+    from assay.report.archive import read_report
 
-        return read_report(ref)
-    return store.get_run(ref)
+    return read_report(ref)
 
 
 def _print_case(run: object, case_id: str, chosen: str, output: Path | None) -> None:
@@ -130,19 +123,3 @@ def _print_case(run: object, case_id: str, chosen: str, output: Path | None) -> 
         )
         return
     print(render_case_text(run, case_id), end="")
-
-
-def _require_comparable(run: object, baseline: object) -> None:
-    from assay.errors import BaselineError
-    from assay.results import Run
-
-    if baseline is None:
-        return
-    assert isinstance(run, Run) and isinstance(baseline, Run)
-    # Any completed run of the suite will do: items pair by their own fingerprints, and
-    # what changed is excluded loudly, never compared.
-    if baseline.suite != run.suite:
-        raise BaselineError(
-            f"baseline {baseline.id} is a run of suite {baseline.suite!r}, "
-            f"not of {run.suite!r} like run {run.id}"
-        )

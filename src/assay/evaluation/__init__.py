@@ -1,18 +1,22 @@
-"""The application layer: one run's lifecycle, from plan to verdict, in one guarded scope.
+"""The application layer: the use cases every front end adapts, each with a typed result.
 
 :func:`evaluate` plans the run, creates it (with a lease), executes it through the runner,
 writes every sample durably, compares it, completes it only once every planned sample is
 stored, and returns an :class:`Evaluation` whose :class:`Verdict` carries the exit code a
-CLI uses. :func:`run` returns just the completed run.
+CLI uses. :func:`run` returns just the completed run. :func:`compare` compares two runs
+against the latest noise floor, :func:`history` lists runs and :func:`lookup` finds one with
+the baseline it is to be compared with; each returns a frozen value with a :class:`Verdict`.
 """
 
 from assay.evaluation.api import evaluate, evaluate_async, run, run_async
+from assay.evaluation.comparing import RunsCompared, compare
 from assay.evaluation.control import run_control_async
 from assay.evaluation.executor import LocalExecutor
 from assay.evaluation.lifecycle import Evaluation, evaluate_with
 from assay.evaluation.memory import MemoryRunStore
 from assay.evaluation.options import EvaluationArgs, EvaluationOptions
 from assay.evaluation.ports import Executor, RunObserver, RunStore, Work
+from assay.evaluation.queries import History, RunLookup, history, lookup
 from assay.evaluation.verdict import ExitCode, Verdict, decide
 from assay.exit_codes import exit_code_for
 
@@ -22,17 +26,23 @@ __all__ = [
     "EvaluationOptions",
     "Executor",
     "ExitCode",
+    "History",
     "LocalExecutor",
     "MemoryRunStore",
+    "RunLookup",
     "RunObserver",
     "RunStore",
+    "RunsCompared",
     "Verdict",
     "Work",
+    "compare",
     "decide",
     "evaluate",
     "evaluate_async",
     "evaluate_with",
     "exit_code_for",
+    "history",
+    "lookup",
     "run",
     "run_async",
     "run_control_async",

@@ -1,0 +1,154 @@
+"""Reading the history: the runs of a suite and agent, and one run with its baseline.
+
+``assay history`` and ``assay report`` (and the baseline commands) ask these; each answer
+is a frozen value with a :class:`~assay.evaluation.verdict.Verdict` (a query that found
+what it was asked for passes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from assay.compare import NoiseFloor
+from assay.errors import BaselineError, ConfigurationError
+from assay.evaluation.comparing import (
+    RunRef,
+    RunSource,
+    find_run,
+    noise_floor,
+    require_completed,
+)
+from assay.evaluation.verdict import Verdict
+from assay.results import Run, RunStatus
+
+
+class RunReader(RunSource, Protocol):
+    """What the queries read from a store (SQL or in memory)."""
+
+    def latest_run(self, *, suite: str | None = None) -> Run | None:
+        """The most recent run, whole, of any status."""
+        ...
+
+    def history(
+        self, *, suite: str | None = None, agent: str | None = None, limit: int = 20
+    ) -> list[Run]:
+        """Runs newest first, without their samples."""
+        ...
+
+    def clock(self) -> datetime:
+        """The time by which leases are judged: the store's own clock."""
+        ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class History:
+    """Runs newest first, each with its state, and why none matched when none did.
+
+    ``states`` are ``running``, ``stale`` (its owner died or stopped beating) or the stored
+    status, one per run; ``missing`` names the filter that matched nothing and the names that
+    do have runs; ``now`` is the store's clock, by which staleness was judged.
+    """
+
+    runs: tuple[Run, ...]
+    states: tuple[str, ...]
+    missing: str | None
+    now: datetime
+    verdict: Verdict
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunLookup:
+    """One run, and the baseline it is to be compared with now, if one was named.
+
+    ``noise_floor`` is that of the latest control pair of the run's definition, measured
+    only when a baseline was named (the run's stored comparison carries its own).
+    """
+
+    run: Run
+    baseline: Run | None
+    noise_floor: NoiseFloor | None
+    verdict: Verdict
+
+
+def history(
+    store: RunReader, *, suite: str | None = None, agent: str | None = None, limit: int = 20
+) -> History:
+    """The latest ``limit`` runs, of ``suite`` and ``agent`` when given, newest first."""
+    runs = tuple(store.history(suite=suite, agent=agent, limit=limit))
+    missing = None if runs or (suite is None and agent is None) else no_match(store, suite, agent)
+    # Heartbeats are stamped by the database's clock: staleness is judged by it too.
+    now = store.clock()
+    return History(
+        runs=runs,
+        states=tuple(run_state(run, now) for run in runs),
+        missing=missing,
+        now=now,
+        verdict=Verdict(failed=False, regressed=False),
+    )
+
+
+def lookup(
+    store: RunReader, ref: str | None = None, *, baseline: RunRef | None = None
+) -> RunLookup:
+    """The run ``ref`` names (the latest when ``None``), with the ``baseline`` named, if any.
+
+    The baseline (a run, or the id of a stored one) must be completed and of the same suite:
+    items pair by their own fingerprints, and what changed is excluded loudly.
+    """
+    run = store.get_run(ref) if ref else store.latest_run()
+    if run is None:
+        raise ConfigurationError("the store holds no run yet")
+    if baseline is None:
+        return RunLookup(
+            run=run, baseline=None, noise_floor=None, verdict=Verdict(failed=False, regressed=False)
+        )
+    base = find_run(store, baseline)
+    require_completed(base)
+    floor = noise_floor(store, run)
+    _require_same_suite(run, base)
+    return RunLookup(
+        run=run, baseline=base, noise_floor=floor, verdict=Verdict(failed=False, regressed=False)
+    )
+
+
+def run_state(run: Run, now: datetime) -> str:
+    """``running``, ``stale`` (its owner died or stopped beating), or the stored status."""
+    if run.status is not RunStatus.RUNNING:
+        return run.status.value
+    from assay.evaluation.lease import owner_alive
+    from assay.evaluation.options import DEFAULT_LEASE_TIMEOUT
+    from assay.results.run import lease_lapsed
+
+    lapsed = lease_lapsed(run.lease, run.started_at, now, DEFAULT_LEASE_TIMEOUT, owner_alive)
+    return "stale" if lapsed else "running"
+
+
+def no_match(store: RunReader, suite: str | None, agent: str | None) -> str:
+    """Why a filtered history is empty: name the filter, and the names that do have runs."""
+    from assay.load._errors import suggestion
+
+    known = store.history(limit=500)
+    parts = []
+    for label, wanted, names in (
+        ("suite", suite, {run.suite for run in known}),
+        ("agent", agent, {run.agent for run in known}),
+    ):
+        if wanted is not None and wanted not in names:
+            listed = ", ".join(repr(name) for name in sorted(names)[:10]) or "none"
+            parts.append(
+                f"no runs of {label} {wanted!r}{suggestion(wanted, names)}; "
+                f"{label}s with runs: {listed}"
+            )
+    return "; ".join(parts) or f"no runs of suite {suite!r} with agent {agent!r}"
+
+
+def _require_same_suite(run: Run, baseline: Run) -> None:
+    # Any completed run of the suite will do: items pair by their own fingerprints, and
+    # what changed is excluded loudly, never compared.
+    if baseline.suite != run.suite:
+        raise BaselineError(
+            f"baseline {baseline.id} is a run of suite {baseline.suite!r}, "
+            f"not of {run.suite!r} like run {run.id}"
+        )
