@@ -11,6 +11,7 @@ from assay.errors import BaselineError, ConfigurationError
 from assay.evaluation import (
     ExitCode,
     compare,
+    control_pair,
     history,
     lookup,
 )
@@ -64,6 +65,30 @@ def test_two_runs_already_read_need_no_store(url: str, monkeypatch: pytest.Monke
     assert compared.verdict.passed and not compared.comparison.signal_regressions
     with pytest.raises(ConfigurationError, match="no store"):
         compare(None, before.id, after)
+
+
+def test_a_control_pair_measures_the_floor_later_comparisons_use(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pair = control_pair(EXAMPLE, db=url, progress=False)
+    assert pair.verdict.passed and pair.noise_floor is not None and not pair.too_flaky
+    assert pair.first.links["control"] == {"pair": [pair.first.id, pair.second.id], "role": "first"}
+    after = _run(url, monkeypatch, "regressed")
+    with Store.open(url) as store:
+        compared = compare(store, pair.second.id, after.id)
+    assert compared.noise_floor is not None
+    assert set(compared.noise_floor.control) == {pair.first.id, pair.second.id}
+
+
+def test_a_pair_that_checked_nothing_fails_unless_accepted(url: str, tmp_path: Path) -> None:
+    spec = tmp_path / "unchecked.py"
+    spec.write_text(UNCHECKED, encoding="utf-8")
+    refused = control_pair(spec, db=url, progress=False)
+    accepted = control_pair(spec, db=url, progress=False, allow_unchecked=True)
+    assert refused.noise_floor is None and refused.verdict.unchecked
+    assert refused.verdict.exit_code is ExitCode.FAILED
+    assert refused.verdict.lines[0].startswith("no noise floor was measured")
+    assert accepted.verdict.exit_code is ExitCode.OK
 
 
 def test_history_lists_runs_newest_first_and_says_why_none_matched(

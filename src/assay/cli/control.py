@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -36,7 +36,10 @@ from assay.cli._files import (
     SetOption,
 )
 from assay.cli._warnings import print_unchecked
-from assay.exit_codes import ExitCode, exit_code_for
+from assay.exit_codes import exit_code_for
+
+if TYPE_CHECKING:
+    from assay.evaluation.control_pair import ControlPair
 
 
 def control_command(
@@ -122,28 +125,27 @@ def control_command(
             "timeout": timeout,
             "votes": votes,
             "judge": judged_by,
+            "flaky_share": flaky_share,
+            "allow_unchecked": allow_unchecked,
         }
         print_unchecked(
             chosen,
             judged=options["judge"] is not None or chosen.judge is not None,
             judge_hint="give the pair --judge MODEL",
         )
-        first, second = _execute(chosen, options, database_url(db), quiet)
-    if not _report(first, second, flaky_share, allow_unchecked=allow_unchecked):
-        raise typer.Exit(ExitCode.FAILED)
+        pair = _execute(chosen, options, database_url(db), quiet)
+    _report(pair)
+    raise typer.Exit(pair.verdict.exit_code)
 
 
-def _execute(suite: Any, options: dict[str, Any], url: str | None, quiet: bool) -> Any:
+def _execute(suite: Any, options: dict[str, Any], url: str | None, quiet: bool) -> ControlPair:
     from assay.errors import IncompleteRunError, Terminated
-    from assay.evaluation import run_control_async
-    from assay.evaluation._loop import run_sync
+    from assay.evaluation import control_pair
     from assay.runner.progress import default_progress
 
     incomplete = "the control pair is incomplete and will not be used"
     try:
-        return run_sync(
-            run_control_async(suite, db=url, progress=default_progress(quiet), **options)
-        )
+        return control_pair(suite, db=url, progress=default_progress(quiet), **options)
     except (KeyboardInterrupt, Terminated) as stop:
         what = "interrupted" if isinstance(stop, KeyboardInterrupt) else str(stop)
         print(f"{what}: {incomplete}", file=sys.stderr)
@@ -153,43 +155,21 @@ def _execute(suite: Any, options: dict[str, Any], url: str | None, quiet: bool) 
         raise typer.Exit(exit_code_for(error)) from None
 
 
-def _report(first: Any, second: Any, flaky_share: float, *, allow_unchecked: bool) -> bool:
-    """Print the pair and its floor; ``False`` when it measured nothing and that is refused."""
-    from assay.compare import NoiseFloor
-    from assay.evaluation.control import checked
+def _report(pair: ControlPair) -> None:
+    """Print the pair, and its floor or why it measured none."""
     from assay.report.prose import noise_floor_line, too_flaky_line
 
+    first, second = pair.first, pair.second
     print(
         visible(
             f"control pair of {first.suite} · {first.agent} (fingerprint "
             f"{first.fingerprint[:12]}): runs {first.id} and {second.id}"
         )
     )
-    if not (checked(first) and checked(second)):
-        print(_unmeasured_line(first, second, allowed=allow_unchecked))
-        return allow_unchecked
-    floor = NoiseFloor.measure(first, second)
-    if floor.too_flaky(flaky_share):
-        print(too_flaky_line(floor, flaky_share))
-    print(noise_floor_line(floor))
-    return True
-
-
-def _unmeasured_line(first: Any, second: Any, *, allowed: bool) -> str:
-    """Why the pair gives no floor, worded as ``assay run`` words a run that checked nothing."""
-    from assay.evaluation.control import checked
-
-    runs = [run for run in (first, second) if not checked(run)]
-    not_evaluated = sum(run.summary.not_evaluated for run in runs if run.summary is not None)
-    if not not_evaluated:
-        # Every sample was answered by another model: checks that never ran, errors that say so.
-        return (
-            "no noise floor was measured: no sample was evaluated (another model answered "
-            "every one; see the errors)"
-        )
-    from assay.evaluation.verdict import unchecked_line
-
-    why = unchecked_line(
-        not_evaluated, allowed=allowed, accept="such a pair with --allow-unchecked"
-    )
-    return f"no noise floor was measured: {why}"
+    for line in pair.verdict.lines:
+        print(line)
+    if pair.noise_floor is None:
+        return
+    if pair.too_flaky:
+        print(too_flaky_line(pair.noise_floor, pair.flaky_share))
+    print(noise_floor_line(pair.noise_floor))

@@ -4,13 +4,15 @@
 writes every sample durably, compares it, completes it only once every planned sample is
 stored, and returns an :class:`Evaluation` whose :class:`Verdict` carries the exit code a
 CLI uses. :func:`run` returns just the completed run. :func:`compare` compares two runs
-against the latest noise floor, :func:`history` lists runs and :func:`lookup` finds one with
-the baseline it is to be compared with; each returns a frozen value with a :class:`Verdict`.
+against the latest noise floor, :func:`control_pair` measures that floor, :func:`history`
+lists runs and :func:`lookup` finds one with the baseline it is to be compared with; each
+returns a frozen value with a :class:`Verdict`.
 """
 
 from assay.evaluation.api import evaluate, evaluate_async, run, run_async
 from assay.evaluation.comparing import RunsCompared, compare
 from assay.evaluation.control import run_control_async
+from assay.evaluation.control_pair import ControlPair, control_pair, control_pair_async
 from assay.evaluation.executor import LocalExecutor
 from assay.evaluation.lifecycle import Evaluation, evaluate_with
 from assay.evaluation.memory import MemoryRunStore
@@ -21,6 +23,7 @@ from assay.evaluation.verdict import ExitCode, Verdict, decide
 from assay.exit_codes import exit_code_for
 
 __all__ = [
+    "ControlPair",
     "Evaluation",
     "EvaluationArgs",
     "EvaluationOptions",
@@ -36,6 +39,8 @@ __all__ = [
     "Verdict",
     "Work",
     "compare",
+    "control_pair",
+    "control_pair_async",
     "decide",
     "evaluate",
     "evaluate_async",
