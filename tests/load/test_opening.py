@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -80,7 +79,7 @@ def test_the_configuration_leaves_the_callers_suite_unchanged(project: Path) -> 
     suite = assay.Suite("Mine", agent=lambda text, ctx: "yes")
     suite.case("q", expected="yes", checks=[assay.checks.exact_match()])
     run = assay.run(suite, progress=False)
-    assert run.settings["concurrency"] == 3
+    assert run.settings.concurrency == 3
     assert suite.concurrency is None
 
 
@@ -95,10 +94,10 @@ def test_a_library_run_and_assay_run_store_the_same_settings(project: Path) -> N
     with Store.open(None, create=False) as store:
         by_cli, by_library = sorted(store.history(limit=2), key=lambda run: run.sequence or 0)
     assert by_library.id == evaluation.run.id
-    for key in ("judge", "concurrency", "samples", "votes"):
-        assert by_cli.settings[key] == by_library.settings[key], key
-    assert by_library.settings["judge"] == "openai/judge-model @ 127.0.0.1"
-    assert by_library.settings["concurrency"] == 3
+    assert by_cli.settings == by_library.settings
+    assert by_library.settings.judge == "openai/judge-model @ 127.0.0.1"
+    assert by_library.settings.concurrency == 3
+    assert by_library.settings.gate is not None
     assert by_cli.outcome == by_library.outcome
     assert by_cli.fingerprint == by_library.fingerprint
 
@@ -106,7 +105,8 @@ def test_a_library_run_and_assay_run_store_the_same_settings(project: Path) -> N
 def test_a_path_is_opened_with_its_selection(project: Path) -> None:
     run = assay.run(project / "half.py", selection=Selection(cases=["first"]), progress=False)
     assert [case.case_id for case in run.cases] == ["first"]
-    assert json.loads(json.dumps(run.settings["selection"])) == {"cases": 1, "of": 2}
+    selection = run.settings.selection
+    assert selection is not None and (selection.cases, selection.of) == (1, 2)
     assert run.summary is not None and run.summary.passed == 1
 
 
