@@ -10,6 +10,7 @@ import assay
 from assay.errors import BaselineError, ConfigurationError
 from assay.evaluation import (
     ExitCode,
+    MemoryRunStore,
     compare,
     control_pair,
     history,
@@ -121,3 +122,17 @@ def test_lookup_finds_a_run_and_the_baseline_it_is_compared_with(
     assert latest.run.id == other.id and latest.baseline is None
     assert against.run.id == second.id and against.baseline is not None
     assert against.baseline.id == first.id and against.verdict.exit_code is ExitCode.OK
+
+
+def test_the_use_cases_read_a_store_in_memory_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AGENT_REVISION", raising=False)
+    store = MemoryRunStore()
+    before = assay.run(EXAMPLE, db=store, progress=False)
+    monkeypatch.setenv("AGENT_REVISION", "regressed")
+    after = assay.run(EXAMPLE, db=store, progress=False)
+    compared = compare(store, before.id, after.id, fail_on_regression=True)
+    found = history(store)
+    assert compared.verdict.exit_code is ExitCode.FAILED
+    assert [run.id for run in found.runs] == [after.id, before.id]
+    assert found.states == ("completed", "completed")
+    assert lookup(store).run.id == after.id

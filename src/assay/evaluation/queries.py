@@ -8,7 +8,7 @@ what it was asked for passes).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Protocol
 
 from assay.compare import NoiseFloor
@@ -35,10 +35,6 @@ class RunReader(RunSource, Protocol):
         self, *, suite: str | None = None, agent: str | None = None, limit: int = 20
     ) -> list[Run]:
         """Runs newest first, without their samples."""
-        ...
-
-    def clock(self) -> datetime:
-        """The time by which leases are judged: the store's own clock."""
         ...
 
 
@@ -78,8 +74,7 @@ def history(
     """The latest ``limit`` runs, of ``suite`` and ``agent`` when given, newest first."""
     runs = tuple(store.history(suite=suite, agent=agent, limit=limit))
     missing = None if runs or (suite is None and agent is None) else no_match(store, suite, agent)
-    # Heartbeats are stamped by the database's clock: staleness is judged by it too.
-    now = store.clock()
+    now = _clock(store)
     return History(
         runs=runs,
         states=tuple(run_state(run, now) for run in runs),
@@ -111,6 +106,16 @@ def lookup(
     return RunLookup(
         run=run, baseline=base, noise_floor=floor, verdict=Verdict(failed=False, regressed=False)
     )
+
+
+def _clock(store: RunReader) -> datetime:
+    """The store's own clock, if it keeps one, else this process's.
+
+    Heartbeats are stamped by a database's clock: staleness is judged by it too. A store in
+    this process's memory stamps them with this process's.
+    """
+    clock = getattr(store, "clock", None)
+    return clock() if callable(clock) else datetime.now(UTC)
 
 
 def run_state(run: Run, now: datetime) -> str:
