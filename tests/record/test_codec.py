@@ -8,14 +8,24 @@ from assay.agent import ModelSpec
 from assay.record import RecordError, read, read_summary, write, write_summary
 from assay.results import RunSettings, RunSummary, SampleResult, SampleStatus, summarise
 from assay.results.metric import scored
-from assay.results.settings import Selection
+from assay.results.settings import RunGate, Selection
 from assay.spec._json import SCHEMA_KEY, SCHEMA_VERSION
+from assay.spec.gate import Gate
 
 
 def _sample(case: str, model: str | None, passed: bool) -> SampleResult:
     metric = scored("contains", "check", "content", 1.0, 1.0 if passed else 0.0, "why")
     status = SampleStatus.PASSED if passed else SampleStatus.FAILED
     return SampleResult(case, model, 0, status, answer="a", metrics=(metric,))
+
+
+GATE = {
+    "thresholds": None,
+    "fail_on_regression": False,
+    "allow_unchecked": False,
+    "tolerance": 0.0,
+    "drift_tolerance": 0.025,
+}
 
 
 def test_settings_round_trip_in_the_shape_stored_today() -> None:
@@ -28,7 +38,13 @@ def test_settings_round_trip_in_the_shape_stored_today() -> None:
         judge="judge-model @ localhost:1234",
         votes=3,
         selection=Selection(cases=2, of=5),
-        gate={"pass_rate": 0.9},
+        gate=RunGate(
+            thresholds=Gate(min_pass_rate=0.9),
+            fail_on_regression=True,
+            allow_unchecked=False,
+            tolerance=0.0,
+            drift_tolerance=0.025,
+        ),
     )
     stored = write(settings)
     assert stored == {
@@ -43,7 +59,17 @@ def test_settings_round_trip_in_the_shape_stored_today() -> None:
         "votes": 3,
         "executor": "local",
         "selection": {"cases": 2, "of": 5},
-        "gate": {"pass_rate": 0.9},
+        "gate": {
+            "thresholds": {
+                "min_pass_rate": 0.9,
+                "max_side_effect_failures": 0,
+                "min_judge_score": None,
+            },
+            "fail_on_regression": True,
+            "allow_unchecked": False,
+            "tolerance": 0.0,
+            "drift_tolerance": 0.025,
+        },
     }
     assert read(RunSettings, stored, "settings") == settings
 
@@ -83,6 +109,13 @@ def test_unknown_keys_are_ignored() -> None:
         ({"model_specs": [{"provider": "openai"}]}, "settings.model_specs[0].model", "missing"),
         ({"selection": {"cases": 1, "of": None}}, "settings.selection.of", "expected an integer"),
         ({"gate": [1]}, "settings.gate", "expected an object"),
+        ({"gate": {**GATE, "tolerance": 5}}, "settings.gate.tolerance", "outside"),
+        (
+            {"gate": {**GATE, "thresholds": {"min_pass_rate": 2}}},
+            "settings.gate.thresholds.min_pass_rate",
+            "",
+        ),
+        ({"gate": {**GATE, "allow_unchecked": "yes"}}, "settings.gate.allow_unchecked", "true"),
     ],
 )
 def test_a_damaged_field_is_named_by_its_path(data: object, path: str, expected: str) -> None:

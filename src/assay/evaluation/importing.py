@@ -46,7 +46,7 @@ def check_outcome(run: Run) -> None:
     A :class:`SpecError` on the field ``outcome``; whether the run regressed is left to
     :func:`rederived`, which has the history its baseline may be in.
     """
-    _outcome(run, None, RunGate.from_settings(run.settings), confirmable=False)
+    _outcome(run, None, run.settings.gate, confirmable=False)
 
 
 def rederived(store: RunStore, run: Run) -> Imported:
@@ -56,7 +56,7 @@ def rederived(store: RunStore, run: Run) -> Imported:
     on the field ``outcome``.
     """
     baseline = _baseline(store, run.baseline_id)
-    gate = RunGate.from_settings(run.settings)
+    gate = run.settings.gate
     comparison = None if baseline is None else _compared(store, baseline, run, gate)
     models = ModelComparison.of(run) if len(_models(run)) >= 2 else None
     outcome = _outcome(run, comparison, gate, confirmable=baseline is not None)

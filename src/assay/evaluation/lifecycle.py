@@ -401,7 +401,7 @@ def _new_run(suite: Suite, plan: SuitePlan, options: EvaluationOptions, owner: L
             allow_unchecked=options.allow_unchecked,
             tolerance=options.tolerance,
             drift_tolerance=options.drift_tolerance,
-        ).to_json(),
+        ),
     )
     cases = tuple(
         CaseSnapshot(p.case.id, p.case.name, p.position, p.fingerprint, p.snapshot())

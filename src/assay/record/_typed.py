@@ -18,6 +18,7 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, cast
 
+from assay.errors import SpecError
 from assay.spec._json import JSON
 
 T = TypeVar("T")
@@ -201,7 +202,12 @@ def _dataclass_reader(kind: type) -> Reader:
                 values[name] = reader(data[key], where)
             elif not optional:
                 raise RecordError(where, "missing")
-        return kind(**values)
+        try:
+            return kind(**values)
+        except SpecError as error:
+            # A value that checks itself names the field it refused (``gate.min_pass_rate``).
+            name = (error.field or "").rsplit(".", 1)[-1]
+            raise RecordError(f"{path}.{name}" if name else path, error.detail) from None
 
     return read_record
 

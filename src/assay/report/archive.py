@@ -61,7 +61,6 @@ from assay.results import (
 )
 from assay.results.baseline import BaselineChoice, RunOutcome
 from assay.results.diagnosis import Fault
-from assay.results.gating import RunGate
 from assay.results.run import ModelVerdict
 from assay.results.storable import problem_with
 from assay.spec._json import JSON, SCHEMA_KEY, canonical_json, digest, strict_loads
@@ -354,10 +353,6 @@ def _settings(data: JsonObject) -> RunSettings:
     for index, label in enumerate(settings.models):
         if not label:
             raise _Refused(f"settings.models[{index}]", "is empty; a model has a label")
-    try:
-        RunGate.from_settings(settings)
-    except SpecError as error:
-        raise _Refused(f"settings.{error.field}", error.detail) from None
     return settings
 
 
@@ -555,7 +550,7 @@ def _check_judge_usage(run: Run, report: _Report, counted: RunSummary) -> None:
 
 
 def _gated(run: Run) -> bool:
-    found = RunGate.from_settings(run.settings)  # checked with the settings
+    found = run.settings.gate  # checked with the settings
     return found is not None and found.thresholds is not None
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from assay.agent.model import ModelSpec
-from assay.spec import JSON
+from assay.errors import SpecError
+from assay.limits import problem
+from assay.spec.gate import Gate
 
 #: Field metadata: a value that is ``None`` is left out of the stored form (a run without a
 #: selection or a gate stores no such key, as runs always have).
@@ -25,11 +27,34 @@ class Selection:
 
 
 @dataclass(frozen=True, slots=True)
+class RunGate:
+    """The gate and comparison rules one run was decided with (stored as ``settings.gate``).
+
+    The thresholds, the regression gate and the tolerances the comparison applied: with them
+    a run read back (an archived report brought into another history) has its comparison and
+    its outcome recomputed from its samples, never taken as written.
+    """
+
+    thresholds: Gate | None
+    fail_on_regression: bool
+    allow_unchecked: bool
+    tolerance: float
+    drift_tolerance: float
+
+    def __post_init__(self) -> None:
+        for name in ("tolerance", "drift_tolerance"):
+            found = problem(name, getattr(self, name))
+            if found is not None:
+                raise SpecError(found, field=name)
+
+
+@dataclass(frozen=True, slots=True)
 class RunSettings:
     """The settings a run was made with (see the module docstring).
 
     ``judge`` is the judge's identity (its label, with the host of its endpoint when it has
-    one of its own); ``gate`` the gate the run was decided with, in its stored form.
+    one of its own); ``gate`` the gate the run was decided with (``None`` for a run stored
+    before it was kept).
     """
 
     samples: int = 1
@@ -44,4 +69,4 @@ class RunSettings:
     votes: int = 1
     executor: str = "local"
     selection: Selection | None = field(default=None, metadata=OMIT_NONE)
-    gate: dict[str, JSON] | None = field(default=None, metadata=OMIT_NONE)
+    gate: RunGate | None = field(default=None, metadata=OMIT_NONE)
