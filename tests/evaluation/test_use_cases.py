@@ -17,6 +17,7 @@ from assay.evaluation import (
     lookup,
 )
 from assay.load import Selection
+from assay.report.prose import verdict_lines
 from assay.store import Store
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support_eval.py"
@@ -57,7 +58,7 @@ def test_compare_finds_the_regression_and_gates_only_when_asked(
     assert reported.comparison.signal_regressions
     assert reported.verdict.exit_code is ExitCode.OK and reported.verdict.regressions > 0
     assert gated.verdict.regressed and gated.verdict.exit_code is ExitCode.FAILED
-    assert gated.verdict.lines[0].startswith("regression gate: failed")
+    assert verdict_lines(gated.verdict.findings)[0].startswith("regression gate: failed")
 
 
 def test_two_runs_already_read_need_no_store(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -88,7 +89,7 @@ def test_a_pair_that_checked_nothing_fails_unless_accepted(url: str, tmp_path: P
     accepted = control_pair(spec, db=url, progress=False, allow_unchecked=True)
     assert refused.noise_floor is None and refused.verdict.unchecked
     assert refused.verdict.exit_code is ExitCode.FAILED
-    assert refused.verdict.lines[0].startswith("no noise floor was measured")
+    assert verdict_lines(refused.verdict.findings)[0].startswith("no noise floor was measured")
     assert accepted.verdict.exit_code is ExitCode.OK
 
 

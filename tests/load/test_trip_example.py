@@ -5,6 +5,7 @@ import asyncio
 import pytest
 
 import assay
+from assay.report.prose import gate_line
 from assay.results import item_rates, summarise
 from assay.runner import Execution, MemorySink, Runner
 
@@ -77,7 +78,9 @@ def test_summary_categories_and_the_gate(trip, results):
     assert summary.failing_by_category["content"] == 0
     assert summary.check_pass_rate == 10 / 16
     verdict = trip.gate.evaluate(summary)
-    assert verdict.violations == ("6 sample(s) failed a side-effect assertion (at most 0 allowed)",)
+    assert [gate_line(finding) for finding in verdict.violations] == [
+        "6 sample(s) failed a side-effect assertion (at most 0 allowed)"
+    ]
     assert assay.Gate(min_pass_rate=0.5, max_side_effect_failures=6).evaluate(summary).passed
 
 

@@ -12,6 +12,7 @@ from assay.report.format import (
     fraction_md,
     money,
     percent,
+    percents_apart,
     score,
     tokens,
 )
@@ -35,6 +36,31 @@ from assay.report.format import (
 )
 def test_percent_rounds_half_up(value: float | None, expected: str) -> None:
     assert percent(value) == expected
+
+
+def test_percent_takes_more_decimals_when_asked() -> None:
+    assert percent(0.625, 1) == "62.5%"
+    assert percent(0.5, 1) == "50.0%"
+    assert percent(0.12345, 2) == "12.35%"  # half up
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        ((0.625, 0.5), ("62.5%", "50%")),
+        ((0.25, 0.5), ("25%", "50%")),
+        ((0.5, 0.5), ("50%", "50%")),
+        ((1 / 3, 0.9), ("33.3%", "90%")),
+        # Whole numbers would read 63% < 63%, one decimal 62.5% < 62.5%.
+        ((0.6249, 0.625), ("62.49%", "62.5%")),
+        ((0.62496, 0.625), ("62.496%", "62.5%")),
+        ((0.6251, 0.625), ("62.51%", "62.5%")),
+    ],
+)
+def test_figures_compared_with_each_other_never_read_the_same_when_they_differ(
+    values: tuple[float, float], expected: tuple[str, str]
+) -> None:
+    assert percents_apart(*values) == expected
 
 
 def test_fraction_shows_count_and_percent() -> None:

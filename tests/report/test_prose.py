@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -23,6 +24,51 @@ def test_compare_formats_no_percentage_and_writes_no_sentence_of_its_own() -> No
         for match in _FORMATTING.finditer(path.read_text(encoding="utf-8"))
     ]
     assert offenders == []
+
+
+#: The layers that return figures to the report: none of them writes one into a sentence.
+_FIGURES_ONLY = ("spec",)
+
+
+def _figures_written(path: Path) -> list[str]:
+    """Where a module writes a number into text itself: a float format, ``%``, ``* 100``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        spec = node.format_spec if isinstance(node, ast.FormattedValue) else None
+        written = ast.unparse(spec) if spec is not None else ""
+        if re.search(r"[eEfFgG%]'$", written):
+            found.append(f"{path.name}:{node.lineno}: {{…:{written[2:-1]}}}")
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult | ast.Mod):
+            operands = (node.left, node.right)
+            if any(isinstance(o, ast.Constant) and o.value in (100, 100.0) for o in operands):
+                found.append(f"{path.name}:{node.lineno}: * 100")
+            if isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant):
+                found.append(f"{path.name}:{node.lineno}: % formatting")
+    return found
+
+
+def test_spec_and_compare_write_no_figure_into_a_sentence() -> None:
+    offenders = [
+        where
+        for layer in _FIGURES_ONLY
+        for path in sorted((SOURCE / layer).rglob("*.py"))
+        for where in _figures_written(path)
+    ]
+    assert offenders == []
+
+
+def test_the_scan_finds_a_figure_written_into_text(tmp_path: Path) -> None:
+    module = tmp_path / "written.py"
+    module.write_text(
+        'a = f"fell by {drop:.3f}"\nb = f"{rate:.1%}"\nc = rate * 100\nd = "%d%%" % 5\n'
+        'e = f"{byte:#04x}"\n'
+    )
+    assert sorted(_figures_written(module)) == [
+        "written.py:1: {…:.3f}",
+        "written.py:2: {…:.1%}",
+        "written.py:3: * 100",
+        "written.py:4: % formatting",
+    ]
 
 
 def test_the_stored_forms_hold_figures_and_the_report_adds_the_sentences(

@@ -8,6 +8,7 @@ import assay
 from assay import judges
 from assay.cli._render import render_run
 from assay.report import Report
+from assay.report.prose import verdict_lines
 from assay.testing import ScriptedServer, failure, slow, verdict
 
 GRADED = {"semantic_accuracy": 0.5}
@@ -69,10 +70,12 @@ def test_a_judge_only_run_has_no_deterministic_rate_and_its_gate_says_not_measur
     assert store.get_run(evaluation.run.id).summary.check_pass_rate is None
     # Its one threshold read nothing: a gate that measured nothing does not pass.
     assert not evaluation.verdict.passed and evaluation.verdict.exit_code == 1
-    assert evaluation.verdict.lines[0].startswith("gate: failed · it measured nothing")
+    assert verdict_lines(evaluation.verdict.findings)[0].startswith(
+        "gate: failed · it measured nothing"
+    )
     assert (
         "  deterministic pass rate: not measured (no sample had a deterministic check)"
-        in evaluation.verdict.lines
+        in verdict_lines(evaluation.verdict.findings)
     )
     judged = assay.evaluate(
         judge_only(judge, cases=("a", "b")),
@@ -83,7 +86,7 @@ def test_a_judge_only_run_has_no_deterministic_rate_and_its_gate_says_not_measur
     assert judged.verdict.passed and judged.verdict.exit_code == 0
     assert (
         "  deterministic pass rate: not measured (no sample had a deterministic check)"
-        in judged.verdict.lines
+        in verdict_lines(judged.verdict.findings)
     )
 
 
@@ -93,9 +96,8 @@ def test_a_run_with_nothing_evaluated_still_fails_the_minimum_pass_rate(store):
     evaluation = assay.evaluate(suite, db=store, progress=False, gate=assay.Gate(min_pass_rate=0.5))
     assert evaluation.run.summary.check_pass_rate is None
     assert not evaluation.verdict.passed
-    assert (
-        "gate: failed · deterministic pass rate: no sample was evaluated"
-        in evaluation.verdict.lines
+    assert "gate: failed · deterministic pass rate: no sample was evaluated" in verdict_lines(
+        evaluation.verdict.findings
     )
     assert evaluation.verdict.unchecked
 

@@ -15,6 +15,7 @@ import assay
 from assay import checks
 from assay.errors import StoreError
 from assay.evaluation.writer import DurableSink
+from assay.report.prose import verdict_lines
 from assay.results import RunSettings, RunStatus, SampleStatus
 from assay.results.storable import storable
 
@@ -220,7 +221,7 @@ def test_evaluate_returns_the_verdict_the_cli_prints(store: assay.Store) -> None
     suite.case("nope")
     evaluation = assay.evaluate(suite, db=store, progress=False, gate=assay.Gate(min_pass_rate=0.5))
     assert evaluation.verdict.passed and evaluation.verdict.exit_code == assay.ExitCode.OK
-    assert evaluation.verdict.lines == (
+    assert tuple(verdict_lines(evaluation.verdict.findings)) == (
         "gate: passed · deterministic pass rate 50% ≥ 50%",
         "  side-effect failures: not measured — no side-effect checks",
     )

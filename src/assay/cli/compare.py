@@ -76,6 +76,7 @@ def compare_command(
     from assay.cli._archived import needs_store, read_reports
     from assay.evaluation.comparing import compare
     from assay.report.formats import format_named
+    from assay.report.prose import verdict_lines
     from assay.report.view import compared_section
 
     with user_errors():
@@ -101,6 +102,6 @@ def compare_command(
     with user_errors():
         rendered = chosen.comparison(compared_section(compared.comparison))
     print(rendered, end="")
-    for line in compared.verdict.lines:
+    for line in verdict_lines(compared.verdict.findings):
         print(line, file=sys.stderr)
     raise typer.Exit(compared.verdict.exit_code)

@@ -157,7 +157,7 @@ def _execute(suite: Any, options: dict[str, Any], url: str | None, quiet: bool) 
 
 def _report(pair: ControlPair) -> None:
     """Print the pair, and its floor or why it measured none."""
-    from assay.report.prose import noise_floor_line, too_flaky_line
+    from assay.report.prose import noise_floor_line, too_flaky_line, verdict_lines
 
     first, second = pair.first, pair.second
     print(
@@ -166,7 +166,7 @@ def _report(pair: ControlPair) -> None:
             f"{first.fingerprint[:12]}): runs {first.id} and {second.id}"
         )
     )
-    for line in pair.verdict.lines:
+    for line in verdict_lines(pair.verdict.findings):
         print(line)
     if pair.noise_floor is None:
         return

@@ -354,6 +354,7 @@ def _finish(
     db: str | None = None,
 ) -> ExitCode:
     from assay.cli._render import closing_line, make_console, reliability_lines, render_run, shown
+    from assay.report.prose import verdict_lines
 
     run = evaluation.run
     console = make_console()
@@ -376,8 +377,9 @@ def _finish(
         _write_report(run, report)
     verdict = evaluation.verdict
     with _reader_may_leave():
-        if verdict.lines:
-            print(visible("\n".join(verdict.lines), lines=True))
+        lines = verdict_lines(verdict.findings)
+        if lines:
+            print(visible("\n".join(lines), lines=True))
         # One closing line, whatever happened above: the line a CI log is read from.
         style = "green" if verdict.passed else "red"
         console.print(

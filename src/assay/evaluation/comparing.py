@@ -23,6 +23,7 @@ from assay.compare import (
 from assay.errors import BaselineError, ConfigurationError
 from assay.evaluation.verdict import Verdict
 from assay.results import Run, RunStatus
+from assay.spec.gate import Figure, GateFinding, Reading
 
 #: A run named by its id (or a unique prefix of it), or one already read.
 RunRef = str | Run
@@ -120,8 +121,8 @@ def regression_verdict(comparison: Comparison, *, fail_on_regression: bool) -> V
     """Regressed when regressions gate and there are signal regressions; never failed."""
     regressions = len(comparison.signal_regressions)
     regressed = fail_on_regression and regressions > 0
-    lines = (
-        (f"regression gate: failed (--fail-on-regression): {regressions} signal regression(s)",)
+    findings = (
+        (GateFinding(figure=Figure.REGRESSION, reading=Reading.VIOLATED, value=regressions),)
         if regressed
         else ()
     )
@@ -129,6 +130,6 @@ def regression_verdict(comparison: Comparison, *, fail_on_regression: bool) -> V
         failed=False,
         regressed=regressed,
         regressions=regressions,
-        lines=lines,
+        findings=findings,
         reasons=("regressions",) if regressed else (),
     )

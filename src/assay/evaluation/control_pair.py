@@ -17,9 +17,10 @@ from assay.evaluation._loop import run_sync
 from assay.evaluation.api import SuiteOrPath, _refuse_running_loop, open_configured
 from assay.evaluation.control import checked, run_control_async
 from assay.evaluation.options import EvaluationArgs
-from assay.evaluation.verdict import Verdict, unchecked_line
+from assay.evaluation.verdict import Verdict
 from assay.results import Run
 from assay.runner.progress import Progress
+from assay.spec.gate import Figure, GateFinding, Reading
 
 if TYPE_CHECKING:
     from assay.load.opening import Selection
@@ -102,12 +103,11 @@ def measured(
             too_flaky=floor.too_flaky(flaky_share),
             verdict=Verdict(failed=False, regressed=False),
         )
-    line = _unmeasured_line(first, second, allowed=allow_unchecked)
     verdict = Verdict(
         failed=not allow_unchecked,
         regressed=False,
         unchecked=True,
-        lines=(line,),
+        findings=(_unmeasured(first, second, allowed=allow_unchecked),),
         reasons=() if allow_unchecked else ("nothing was checked",),
     )
     return ControlPair(
@@ -120,17 +120,12 @@ def measured(
     )
 
 
-def _unmeasured_line(first: Run, second: Run, *, allowed: bool) -> str:
-    """Why the pair gives no floor, worded as ``assay run`` words a run that checked nothing."""
+def _unmeasured(first: Run, second: Run, *, allowed: bool) -> GateFinding:
+    """The floor the pair did not measure, with the samples it did not evaluate."""
     runs = [run for run in (first, second) if not checked(run)]
     not_evaluated = sum(run.summary.not_evaluated for run in runs if run.summary is not None)
-    if not not_evaluated:
-        # Every sample was answered by another model: checks that never ran, errors that say so.
-        return (
-            "no noise floor was measured: no sample was evaluated (another model answered "
-            "every one; see the errors)"
-        )
-    why = unchecked_line(
-        not_evaluated, allowed=allowed, accept="such a pair with --allow-unchecked"
+    return GateFinding(
+        figure=Figure.NOISE_FLOOR,
+        reading=Reading.MET if allowed else Reading.VIOLATED,
+        value=not_evaluated,
     )
-    return f"no noise floor was measured: {why}"

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from assay.compare import Comparison
 from assay.exit_codes import ExitCode
 from assay.results import Run
 from assay.results.baseline import RunOutcome
-from assay.spec.gate import Gate, GateResult
+from assay.spec.gate import Figure, Gate, GateFinding, GateResult, Reading
 
-__all__ = ["ExitCode", "Verdict", "decide", "unchecked_line"]
+__all__ = ["ExitCode", "Verdict", "decide"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +29,10 @@ class Verdict:
     errors: int = 0
     gate: GateResult | None = None
     regressions: int = 0
-    lines: tuple[str, ...] = field(default=())
+    #: What the verdict read, as figures: the gate's, then errored samples that fail the run
+    #: whatever the gate allows, a run that checked nothing, the regression gate.
+    #: :func:`assay.report.prose.verdict_lines` writes them.
+    findings: tuple[GateFinding, ...] = ()
     unchecked: bool = False
     #: Why a run that did not pass failed, in reading order (``errored samples``, ``gate``,
     #: ``failed samples``, ``nothing was checked``, ``regressions``); empty when it passed.
@@ -73,15 +76,17 @@ def decide(
     summary = run.summary
     errors = 0 if summary is None else summary.errors
     failed = summary is None or bool(summary.failed or summary.errors)
-    lines: list[str] = []
+    findings: list[GateFinding] = []
     outcome = None
     if gate is not None:
         # A gate decides about failures (a flaky case above its minimum pass rate is a
         # result), never about errors: an errored sample always fails the run.
         outcome = gate.evaluate(run)
-        lines.extend(outcome.lines())
+        findings.extend(outcome.findings)
         if errors and outcome.passed:
-            lines.append(f"{errors} errored sample(s) fail the run whatever the gate allows")
+            findings.append(
+                GateFinding(figure=Figure.ERRORS, reading=Reading.VIOLATED, value=errors, limit=0)
+            )
         failed = not outcome.passed or errors > 0
     # Samples another model answered had checks that never ran: errors, not a suite that
     # checks nothing.
@@ -91,14 +96,19 @@ def decide(
         and not (summary.samples and summary.other_model == summary.samples)
     )
     if summary is not None and unchecked:
-        lines.append(unchecked_line(summary.not_evaluated, allowed=allow_unchecked))
+        accepted = Reading.MET if allow_unchecked else Reading.VIOLATED
+        findings.append(
+            GateFinding(figure=Figure.CHECKED, reading=accepted, value=summary.not_evaluated)
+        )
         failed = failed or not allow_unchecked
     # The regression gate reads signal regressions: beyond the latest control run's noise
     # floor, or unmeasured when there is none.
     regressions = 0 if comparison is None else len(comparison.signal_regressions)
     regressed = fail_on_regression and regressions > 0
     if regressed:
-        lines.append("regression gate: failed (--fail-on-regression)")
+        findings.append(
+            GateFinding(figure=Figure.REGRESSION, reading=Reading.VIOLATED, value=regressions)
+        )
     reasons = _reasons(
         run, outcome, unchecked=unchecked and not allow_unchecked, regressed=regressed
     )
@@ -108,7 +118,7 @@ def decide(
         errors=errors,
         gate=outcome,
         regressions=regressions,
-        lines=tuple(lines),
+        findings=tuple(findings),
         unchecked=unchecked,
         reasons=reasons,
     )
@@ -130,16 +140,3 @@ def _reasons(
     found += ["nothing was checked"] if unchecked else []
     found += ["regressions"] if regressed else []
     return tuple(found)
-
-
-def unchecked_line(
-    not_evaluated: int,
-    *,
-    allowed: bool,
-    accept: str = "such a run with --allow-unchecked (allow_unchecked=True)",
-) -> str:
-    """Why a run (or a control pair: ``accept`` says which) counts as having checked nothing."""
-    what = f"nothing was checked: no sample was evaluated ({not_evaluated} not evaluated)"
-    if allowed:
-        return f"{what}; accepted (--allow-unchecked)"
-    return f"{what}; give the cases checks or a judge, or accept {accept}"

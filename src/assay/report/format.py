@@ -9,7 +9,11 @@ Rules:
 * Missing figures (``None``, or a fraction of nothing) read as an em dash, ``—``.
 * Percentages are whole numbers rounded half up: ``0.125`` → ``13%``, ``0.005`` → ``1%``.
   Rounding works on the decimal the float prints as (its ``repr``), so ``0.145`` reads ``15%``
-  although ``0.145 * 100`` is ``14.499…`` in binary floating point.
+  although ``0.145 * 100`` is ``14.499…`` in binary floating point. ``decimals`` asks for more
+  places: ``percent(0.625, 1)`` → ``62.5%``.
+* Figures compared with each other (a gate's figure and its limit) keep up to one decimal,
+  trailing zeros dropped (``62.5% ≥ 50%``), and as many more as two different figures need to
+  read differently: ``62.49% < 62.5%``, never ``62.5% < 62.5%``.
 * Scores are 0..1 with three decimals, rounded half up: ``0.667``.
 * A difference of shares is signed percentage points: ``+7 points``, ``−0.4 points``.
 * An interval of shares is ``62% – 88%``; of differences, ``+2.0 to +40.0 points``.
@@ -48,11 +52,44 @@ def _finite(value: float | None) -> bool:
     return value is not None and math.isfinite(value)
 
 
-def percent(x: float | None) -> str:
-    """Write a 0..1 value as a whole percentage rounded half up: ``0.875`` → ``88%``."""
+def percent(x: float | None, decimals: int = 0) -> str:
+    """Write a 0..1 value as a percentage rounded half up: ``0.875`` → ``88%``.
+
+    Whole numbers unless ``decimals`` asks for more: ``percent(0.625, 1)`` → ``62.5%``.
+    """
     if x is None or not _finite(x):
         return MISSING
-    return f"{_round(_decimal(x) * 100, 0):f}%"
+    return f"{_round(_decimal(x) * 100, decimals):f}%"
+
+
+#: Past this many decimals two different floats always read differently.
+_MOST_DECIMALS = 20
+
+
+def percents_apart(*values: float, decimals: int = 1) -> tuple[str, ...]:
+    """Percentages of figures read against each other: ``62.5%``, ``50%``, ``62.49%``.
+
+    Up to ``decimals`` places with trailing zeros dropped, and more wherever two different
+    figures would otherwise read the same; equal figures read the same. Rounding half up keeps
+    the order, so ``a < b`` never reads as ``a > b``.
+    """
+    exact = [_decimal(value) * 100 for value in values]
+    places = decimals
+    while True:
+        written = [_trimmed(_round(value, places)) for value in exact]
+        clashes = any(
+            written[i] == written[j] and exact[i] != exact[j]
+            for i in range(len(exact))
+            for j in range(i)
+        )
+        if not clashes or places >= _MOST_DECIMALS:
+            return tuple(f"{text}%" for text in written)
+        places += 1
+
+
+def _trimmed(value: Decimal) -> str:
+    text = f"{value:f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def points(delta: float | None, places: int = 0) -> str:
@@ -94,6 +131,11 @@ def fraction_md(passed: int, total: int) -> str:
     if total <= 0:
         return MISSING
     return f"{passed}/{total} ({percent(passed / total)})"
+
+
+def limit(x: float) -> str:
+    """A threshold as it was set, with no padding: ``0.6``, ``0.75``, ``1``."""
+    return f"{x:g}"
 
 
 def score(x: float | None) -> str:

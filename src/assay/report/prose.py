@@ -1,8 +1,9 @@
-"""The sentences a report writes about a comparison: compare returns figures, this reads them.
+"""The sentences a report writes about a comparison and a verdict: both return figures.
 
-Comparisons (:mod:`assay.compare`) are numbers and typed facts; every surface that says
-something about them (the reports, the terminal, ``assay compare``, ``assay control``) says it
-with these functions, and every figure in them is written by :mod:`assay.report.format`.
+Comparisons (:mod:`assay.compare`) and gates (:mod:`assay.spec.gate`) are numbers and typed
+facts; every surface that says something about them (the reports, the terminal, ``assay
+compare``, ``assay control``, ``assay run``'s gate lines) says it with these functions, and
+every figure in them is written by :mod:`assay.report.format`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from assay.compare import (
 )
 from assay.compare._pooling import AGENT, ItemMovement
 from assay.report import format as fmt
+from assay.spec.gate import Figure, GateFinding, GateResult, Missing, Reading
 
 Item = tuple[str, str | None]
 
@@ -249,3 +251,124 @@ def model_comparison_json(models: ModelComparison) -> dict[str, Any]:
 def _names(items: tuple[Item, ...], shown: int = 5) -> str:
     names = ", ".join(item_label(*item) for item in items[:shown])
     return names + (f", … {len(items) - shown} more" if len(items) > shown else "")
+
+
+# -- the gate and the verdict ---------------------------------------------------------------
+
+#: What a finding without a figure says, by why it has none.
+_MISSING = {
+    Missing.NO_SUMMARY: "the run has no summary (it did not complete)",
+    Missing.NOTHING_MEASURED: (
+        "it measured nothing: the run had none of the figures its thresholds read"
+    ),
+    Missing.NOTHING_EVALUATED: "deterministic pass rate: no sample was evaluated",
+    Missing.NO_DETERMINISTIC_CHECK: (
+        "deterministic pass rate: not measured (no sample had a deterministic check)"
+    ),
+    Missing.NO_SIDE_EFFECT_CHECK: "side-effect failures: not measured — no side-effect checks",
+    Missing.NO_CRITERION_GRADED: "no judge criterion was graded (is a judge set?)",
+}
+
+#: The gates of a run's gate block (the others are lines of the verdict of their own).
+_THRESHOLDS = (Figure.PASS_RATE, Figure.SIDE_EFFECTS, Figure.JUDGE, Figure.GATE)
+
+
+def gate_line(finding: GateFinding) -> str:
+    """One figure of the gate: ``deterministic pass rate 62.5% ≥ 50%``, ``side-effect …``."""
+    if finding.figure is Figure.JUDGE and finding.criterion is not None:
+        return _judge_line(finding)
+    if finding.missing is not None:
+        return _MISSING[finding.missing]
+    assert finding.value is not None and finding.limit is not None
+    if finding.figure is Figure.SIDE_EFFECTS:
+        failures, allowed = int(finding.value), int(finding.limit)
+        if finding.passed:
+            return f"side-effect failures {failures} ≤ {allowed}"
+        return f"{failures} sample(s) failed a side-effect assertion (at most {allowed} allowed)"
+    rate, limit = fmt.percents_apart(finding.value, finding.limit)
+    aside = " (checks only: judge criteria are not in this figure)" if finding.judged else ""
+    return f"deterministic pass rate {rate} {'≥' if finding.passed else '<'} {limit}{aside}"
+
+
+def _judge_line(finding: GateFinding) -> str:
+    assert finding.limit is not None
+    limit = fmt.limit(finding.limit)
+    if finding.passed:
+        return f"judge {finding.criterion} mean {fmt.score(finding.value)} ≥ {limit}"
+    shown = "no score" if finding.value is None else f"mean {fmt.score(finding.value)}"
+    return f"{finding.criterion}: {shown} is below the minimum {limit}"
+
+
+def gate_lines(result: GateResult) -> list[str]:
+    """The verdict with the first figure it read, then one line per other figure.
+
+    Violations come first (judge ones marked as such), then the figures that met their
+    thresholds, then any threshold that measured nothing, as ``not measured``: a reader
+    sees which number the gate decided on, never only ``passed`` beside another number.
+    """
+    figures = [
+        *(gate_line(f) for f in result.violations),
+        *(f"judge: {gate_line(f)}" for f in result.judge_violations),
+        *(gate_line(f) for f in result.readings),
+    ]
+    head = "gate: passed" if result.passed else "gate: failed"
+    if figures:
+        head += f" · {figures[0]}"
+    unmeasured = [gate_line(f) for f in result.unmeasured]
+    return [head, *(f"  {line}" for line in [*figures[1:], *unmeasured])]
+
+
+def verdict_lines(findings: Sequence[GateFinding]) -> list[str]:
+    """What ``assay run`` prints about its verdict: the gate's block, then the other gates."""
+    gate = [f for f in findings if f.figure in _THRESHOLDS]
+    lines = gate_lines(GateResult(tuple(gate))) if gate else []
+    for finding in findings:
+        if finding.figure is Figure.ERRORS:
+            lines.append(
+                f"{int(finding.value or 0)} errored sample(s) fail the run whatever the gate allows"
+            )
+        elif finding.figure is Figure.CHECKED:
+            lines.append(
+                unchecked_line(int(finding.value or 0), allowed=finding.reading is Reading.MET)
+            )
+        elif finding.figure is Figure.REGRESSION:
+            lines.append(
+                "regression gate: failed (--fail-on-regression): "
+                f"{int(finding.value or 0)} signal regression(s)"
+            )
+        elif finding.figure is Figure.NOISE_FLOOR:
+            lines.append(_unmeasured_floor_line(finding))
+    return lines
+
+
+def _unmeasured_floor_line(finding: GateFinding) -> str:
+    """Why a control pair gives no floor, worded as ``assay run`` words a run that checked nothing.
+
+    The finding's ``value`` counts the samples the pair did not evaluate.
+    """
+    not_evaluated = int(finding.value or 0)
+    if not not_evaluated:
+        # Every sample was answered by another model: checks that never ran, errors that say so.
+        return (
+            "no noise floor was measured: no sample was evaluated (another model answered "
+            "every one; see the errors)"
+        )
+    why = unchecked_line(
+        not_evaluated,
+        allowed=finding.reading is Reading.MET,
+        accept="such a pair with --allow-unchecked",
+    )
+    return f"no noise floor was measured: {why}"
+
+
+def unchecked_line(
+    not_evaluated: int,
+    *,
+    allowed: bool,
+    accept: str = "such a run with --allow-unchecked (allow_unchecked=True)",
+) -> str:
+    """Why a run (or a control pair: ``accept`` says which) counts as having checked nothing."""
+    what = f"nothing was checked: no sample was evaluated ({not_evaluated} not evaluated)"
+    if allowed:
+        return f"{what}; accepted (--allow-unchecked)"
+    return f"{what}; give the cases checks or a judge, or accept {accept}"

@@ -7,6 +7,10 @@
 The deterministic thresholds and the judge threshold are kept apart on purpose: a failing
 side effect fails the gate whatever the pass rate or the judge said, and a judge score is
 reported as its own verdict, never folded into the deterministic one.
+
+A gate returns figures, never sentences: each threshold gives a :class:`GateFinding` (the
+figure it read, the limit, whether it was met), and :func:`assay.report.prose.gate_lines`
+writes them.
 """
 
 from __future__ import annotations
@@ -14,13 +18,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from enum import StrEnum
 from typing import Any, Protocol
 
 from assay.errors import SpecError
 from assay.spec.observation import SIDE_EFFECTS
-
-#: The violation of a gate none of whose figures the run measured: it decided on nothing.
-MEASURED_NOTHING = "it measured nothing: the run had none of the figures its thresholds read"
 
 
 class _Criterion(Protocol):
@@ -60,38 +62,113 @@ class GateReading(Protocol):
         ...
 
 
+class Figure(StrEnum):
+    """What a finding of a verdict is about: a threshold of the gate, or another of its gates."""
+
+    #: ``min_pass_rate``: the deterministic pass rate must reach the limit.
+    PASS_RATE = "min_pass_rate"
+    #: ``max_side_effect_failures``: samples failing a side-effect check, at most the limit.
+    SIDE_EFFECTS = "max_side_effect_failures"
+    #: ``min_judge_score``: each judge criterion's mean must reach the limit.
+    JUDGE = "min_judge_score"
+    #: The gate as a whole (a run without a summary, a gate that measured nothing).
+    GATE = "gate"
+    #: Errored samples, which fail a run whatever its gate allows.
+    ERRORS = "errors"
+    #: A run in which no sample was evaluated.
+    CHECKED = "checked"
+    #: Signal regressions, with ``fail_on_regression``.
+    REGRESSION = "regression"
+    #: A control pair's noise floor: unmeasured when either run evaluated no sample.
+    NOISE_FLOOR = "noise_floor"
+
+
+class Reading(StrEnum):
+    """How a figure came out against its limit."""
+
+    MET = "met"
+    VIOLATED = "violated"
+    NOT_MEASURED = "not_measured"
+
+
+class Missing(StrEnum):
+    """Why a finding has no figure."""
+
+    NO_SUMMARY = "no_summary"
+    NOTHING_EVALUATED = "nothing_evaluated"
+    NO_DETERMINISTIC_CHECK = "no_deterministic_check"
+    NO_SIDE_EFFECT_CHECK = "no_side_effect_check"
+    NO_CRITERION_GRADED = "no_criterion_graded"
+    NO_SCORE = "no_score"
+    #: The gate none of whose figures the run measured: it decided on nothing.
+    NOTHING_MEASURED = "nothing_measured"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class GateFinding:
+    """One figure a verdict read, its limit and how it came out; no words.
+
+    ``value`` is the measured figure (a 0..1 rate, a mean, a count), ``None`` when there was
+    none, and ``missing`` says why. ``criterion`` names the judge criterion of a
+    :attr:`Figure.JUDGE` finding. ``judged`` marks a pass rate read from a run that also had
+    judge criteria, which that figure leaves out.
+    """
+
+    figure: Figure
+    reading: Reading
+    value: float | None = None
+    limit: float | None = None
+    criterion: str | None = None
+    missing: Missing | None = None
+    judged: bool = False
+
+    @property
+    def passed(self) -> bool:
+        """Whether the finding does not fail the run (met, or not measured)."""
+        return self.reading is not Reading.VIOLATED
+
+    @property
+    def at_most(self) -> bool:
+        """Whether the limit is a maximum (the figure passes at or below it)."""
+        return self.figure in (Figure.SIDE_EFFECTS, Figure.ERRORS, Figure.REGRESSION)
+
+
+#: The finding of a gate none of whose figures the run measured.
+MEASURED_NOTHING = GateFinding(
+    figure=Figure.GATE, reading=Reading.VIOLATED, missing=Missing.NOTHING_MEASURED
+)
+
+
 @dataclass(frozen=True, slots=True)
 class GateResult:
-    """The gate's verdict: deterministic violations and judge violations, listed apart."""
+    """The gate's verdict: one finding per figure it read, in the order they were read."""
 
-    violations: tuple[str, ...] = ()
-    judge_violations: tuple[str, ...] = ()
-    #: Thresholds that had nothing to measure (not violations): shown with the verdict.
-    unmeasured: tuple[str, ...] = ()
-    #: The figures that met their thresholds, named (``deterministic pass rate 100% ≥ 90%``).
-    readings: tuple[str, ...] = ()
+    findings: tuple[GateFinding, ...] = ()
+
+    @property
+    def violations(self) -> tuple[GateFinding, ...]:
+        """The deterministic thresholds (and the gate as a whole) that were violated."""
+        return tuple(f for f in self.findings if not f.passed and f.figure is not Figure.JUDGE)
+
+    @property
+    def judge_violations(self) -> tuple[GateFinding, ...]:
+        """The judge threshold's violations, listed apart."""
+        return tuple(f for f in self.findings if not f.passed and f.figure is Figure.JUDGE)
+
+    @property
+    def readings(self) -> tuple[GateFinding, ...]:
+        """The figures that met their thresholds."""
+        return tuple(f for f in self.findings if f.reading is Reading.MET)
+
+    @property
+    def unmeasured(self) -> tuple[GateFinding, ...]:
+        """Thresholds that had nothing to measure (not violations): shown with the verdict."""
+        return tuple(f for f in self.findings if f.reading is Reading.NOT_MEASURED)
 
     @property
     def passed(self) -> bool:
         """Whether no threshold was violated."""
-        return not self.violations and not self.judge_violations
-
-    def lines(self) -> list[str]:
-        """The verdict with the first figure it read, then one line per other figure.
-
-        Violations come first (judge ones marked as such), then the figures that met their
-        thresholds, then any threshold that measured nothing, as ``not measured``: a reader
-        sees which number the gate decided on, never only ``passed`` beside another number.
-        """
-        figures = [
-            *self.violations,
-            *(f"judge: {line}" for line in self.judge_violations),
-            *self.readings,
-        ]
-        head = "gate: passed" if self.passed else "gate: failed"
-        if figures:
-            head += f" · {figures[0]}"
-        return [head, *(f"  {line}" for line in [*figures[1:], *self.unmeasured])]
+        return all(f.passed for f in self.findings)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -152,76 +229,73 @@ class Gate:
         """
         summary = getattr(reading, "summary", reading)
         if summary is None:
-            return GateResult(("the run has no summary (it did not complete)",))
-        violations: list[str] = []
-        readings: list[str] = []
-        unmeasured: list[str] = []
-        for found, met, missing in (self._pass_rate(summary), self._side_effects(summary)):
-            violations += found
-            readings += met
-            unmeasured += missing
-        judge_violations, judge_readings = self._judged(summary)
-        readings += judge_readings
-        if not (violations or judge_violations or readings):
-            violations.append(MEASURED_NOTHING)
-        return GateResult(
-            tuple(violations), tuple(judge_violations), tuple(unmeasured), tuple(readings)
-        )
+            return GateResult((_violated(Figure.GATE, Missing.NO_SUMMARY),))
+        findings = [
+            *self._pass_rate(summary),
+            *self._side_effects(summary),
+            *self._judged(summary),
+        ]
+        if all(f.reading is Reading.NOT_MEASURED for f in findings):
+            findings.insert(0, MEASURED_NOTHING)
+        return GateResult(tuple(findings))
 
-    def _pass_rate(self, summary: GateReading) -> tuple[list[str], list[str], list[str]]:
+    def _pass_rate(self, summary: GateReading) -> list[GateFinding]:
         if self.min_pass_rate is None:
-            return [], [], []
+            return []
+        limit = self.min_pass_rate
         rate = summary.check_pass_rate
         if rate is None and summary.pass_rate is None:
-            return ["deterministic pass rate: no sample was evaluated"], [], []
+            return [_violated(Figure.PASS_RATE, Missing.NOTHING_EVALUATED, limit)]
         if rate is None:
-            return (
-                [],
-                [],
-                ["deterministic pass rate: not measured (no sample had a deterministic check)"],
-            )
+            return [_unmeasured(Figure.PASS_RATE, Missing.NO_DETERMINISTIC_CHECK, limit)]
         # The headline counts judge failures too; this figure does not, and says so.
-        aside = " (checks only: judge criteria are not in this figure)" if summary.judge else ""
-        passed = rate >= self.min_pass_rate
-        line = (
-            f"deterministic pass rate {_percent(rate)} {'≥' if passed else '<'} "
-            f"{_percent(self.min_pass_rate)}{aside}"
-        )
-        return ([], [line], []) if passed else ([line], [], [])
+        return [
+            GateFinding(
+                figure=Figure.PASS_RATE,
+                reading=Reading.MET if rate >= limit else Reading.VIOLATED,
+                value=rate,
+                limit=limit,
+                judged=bool(summary.judge),
+            )
+        ]
 
-    def _side_effects(self, summary: GateReading) -> tuple[list[str], list[str], list[str]]:
+    def _side_effects(self, summary: GateReading) -> list[GateFinding]:
         failures = int(summary.failing_by_category.get(SIDE_EFFECTS, 0))
         # A summary stored before checked samples were counted still shows its failures.
         checked = int(getattr(summary, "checked_by_category", {}).get(SIDE_EFFECTS, 0))
         allowed = self.max_side_effect_failures
-        if failures > allowed:
-            return (
-                [
-                    f"{failures} sample(s) failed a side-effect assertion (at most {allowed} "
-                    "allowed)"
-                ],
-                [],
-                [],
-            )
         if not failures and not checked:
-            return [], [], ["side-effect failures: not measured — no side-effect checks"]
-        return [], [f"side-effect failures {failures} ≤ {allowed}"], []
+            return [_unmeasured(Figure.SIDE_EFFECTS, Missing.NO_SIDE_EFFECT_CHECK, allowed)]
+        met = Reading.MET if failures <= allowed else Reading.VIOLATED
+        return [GateFinding(figure=Figure.SIDE_EFFECTS, reading=met, value=failures, limit=allowed)]
 
-    def _judged(self, summary: GateReading) -> tuple[list[str], list[str]]:
-        if self.min_judge_score is None:
-            return [], []
+    def _judged(self, summary: GateReading) -> list[GateFinding]:
+        limit = self.min_judge_score
+        if limit is None:
+            return []
         if not summary.judge:
-            return ["no judge criterion was graded (is a judge set?)"], []
-        found: list[str] = []
-        met: list[str] = []
-        for name, criterion in summary.judge.items():
-            mean = criterion.mean
-            if mean is None or mean < self.min_judge_score:
-                shown = "no score" if mean is None else f"mean {mean:.3f}"
-                found.append(f"{name}: {shown} is below the minimum {self.min_judge_score:g}")
-            else:
-                met.append(f"judge {name} mean {mean:.3f} ≥ {self.min_judge_score:g}")
-        return found, met
+            return [_violated(Figure.JUDGE, Missing.NO_CRITERION_GRADED, limit)]
+        return [
+            GateFinding(
+                figure=Figure.JUDGE,
+                reading=Reading.VIOLATED
+                if criterion.mean is None or criterion.mean < limit
+                else Reading.MET,
+                value=criterion.mean,
+                limit=limit,
+                criterion=name,
+                missing=Missing.NO_SCORE if criterion.mean is None else None,
+            )
+            for name, criterion in summary.judge.items()
+        ]
+
+
+def _violated(figure: Figure, missing: Missing, limit: float | None = None) -> GateFinding:
+    return GateFinding(figure=figure, reading=Reading.VIOLATED, limit=limit, missing=missing)
+
+
+def _unmeasured(figure: Figure, missing: Missing, limit: float) -> GateFinding:
+    return GateFinding(figure=figure, reading=Reading.NOT_MEASURED, limit=limit, missing=missing)
 
 
 def _fraction(value: Any, field: str) -> float:
@@ -233,8 +307,3 @@ def _fraction(value: Any, field: str) -> float:
     ):
         raise SpecError(f"{value!r} is not a number in [0, 1]", field=field)
     return float(value)
-
-
-def _percent(value: float) -> str:
-    """``90%``, ``62.5%``: as the headline writes a rate, with a decimal only when it has one."""
-    return f"{value * 100:.1f}".removesuffix(".0") + "%"
