@@ -10,7 +10,7 @@ import pytest
 from assay.results import Run
 
 
-@pytest.mark.parametrize("package", ["assay", "assay.load", "assay.report"])
+@pytest.mark.parametrize("package", ["assay", "assay.evaluation", "assay.load", "assay.report"])
 def test_every_public_name_resolves(package: str) -> None:
     module = importlib.import_module(package)
     for name in module.__all__:
@@ -47,6 +47,15 @@ def test_running_a_python_suite_loads_no_file_loader() -> None:
 
 
 @pytest.mark.process  # what a fresh interpreter imports
+def test_reading_the_history_loads_no_runner() -> None:
+    # assay history, report and compare start without the engine a run needs.
+    loaded = _loaded_after(
+        "from assay.evaluation.queries import history\n"
+        "from assay.evaluation.comparing import compare"
+    )
+    assert not {"assay.runner", "assay.evaluation.lifecycle", "assay.judging"} & loaded
+
+
 def test_an_sqlite_store_loads_no_postgresql_dialect() -> None:
     loaded = _loaded_after("import assay.store")
     assert "sqlalchemy.dialects.postgresql" not in loaded

@@ -39,7 +39,7 @@ from assay.cli._warnings import print_unchecked
 from assay.exit_codes import exit_code_for
 
 if TYPE_CHECKING:
-    from assay.evaluation.control_pair import ControlPair
+    from assay.evaluation.measuring import ControlPair
 
 
 def control_command(
