@@ -11,17 +11,21 @@ OpenAI-compatible endpoints and LiteLLM.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.judging.judge import FunctionJudge, Judge, JudgeReply
 from assay.judging.openai_judge import OpenAIJudge
 from assay.judging.retry import DEFAULT_JUDGE_TIMEOUT, RetryPolicy
+
+if TYPE_CHECKING:
+    from assay.results.settings import JudgeSpec
 
 __all__ = [
     "DEFAULT_JUDGE_TIMEOUT",
     "Judge",
     "JudgeReply",
     "RetryPolicy",
+    "from_spec",
     "function",
     "litellm",
     "named",
@@ -117,6 +121,38 @@ def named(
     if base_url is not None or spec.provider in {"openai", "azure", "local"}:
         return openai(model, base_url=base_url, judge_timeout=judge_timeout)
     return litellm(f"{spec.provider}/{spec.model}", label=model, judge_timeout=judge_timeout)
+
+
+def from_spec(spec: JudgeSpec, *, api_key: str | None = None) -> Judge:
+    """The judge a run's settings keep the spec of (``run.settings.judge_spec``).
+
+    The provider and model are taken as stored, never inferred again; ``api_key`` defaults
+    to the environment, as for :func:`openai`.
+    """
+    from assay.errors import ConfigurationError
+
+    if spec.client == "openai":
+        from assay.agent.adapters._optional import require
+
+        require("openai", "openai")
+        return OpenAIJudge(
+            model=spec.model,
+            label=spec.label,
+            provider=spec.provider,
+            base_url=spec.base_url,
+            api_key=api_key,
+            temperature=spec.temperature,
+            timeout=60.0 if spec.timeout is None else spec.timeout,
+            judge_timeout=spec.judge_timeout,
+        )
+    if spec.client == "litellm":
+        return litellm(
+            spec.model,
+            temperature=spec.temperature,
+            label=spec.label,
+            judge_timeout=spec.judge_timeout,
+        )
+    raise ConfigurationError(f"judge client {spec.client!r} is none this version can build")
 
 
 def with_judge_timeout(judge: Any, seconds: float) -> Any:

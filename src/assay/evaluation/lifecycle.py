@@ -44,6 +44,7 @@ from assay.evaluation.ports import Executor, RunStore, Work
 from assay.evaluation.verdict import Verdict, decide
 from assay.evaluation.writer import DurableSink, with_store_retries
 from assay.judging import judge_chain, judge_identity
+from assay.judging.spec import judge_spec
 from assay.results import (
     CaseSnapshot,
     Run,
@@ -389,6 +390,7 @@ def _new_run(suite: Suite, plan: SuitePlan, options: EvaluationOptions, owner: L
         models=tuple(spec.label for spec in options.models),
         model_specs=tuple(options.models),
         judge=None if options.judge is None else judge_identity(options.judge),
+        judge_spec=None if options.judge is None else judge_spec(options.judge),
         votes=options.votes,
         executor=executor_name(options.executor),
         selection=None

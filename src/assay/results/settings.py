@@ -27,6 +27,24 @@ class Selection:
 
 
 @dataclass(frozen=True, slots=True)
+class JudgeSpec:
+    """How to build a run's judge again: its client, model, endpoint and sampling, not its key.
+
+    ``client`` is ``openai`` (the official client, any OpenAI-compatible endpoint) or
+    ``litellm``; the key is read from the environment (or given) when the judge is rebuilt.
+    """
+
+    client: str
+    model: str
+    label: str
+    provider: str = "openai"
+    base_url: str | None = None
+    temperature: float = 0.0
+    timeout: float | None = None
+    judge_timeout: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class RunGate:
     """The gate and comparison rules one run was decided with (stored as ``settings.gate``).
 
@@ -66,6 +84,8 @@ class RunSettings:
     #: The whole spec of each model: a resume must call the same provider a label named.
     model_specs: tuple[ModelSpec, ...] = ()
     judge: str | None = None
+    #: The judge's spec, when it is one Assay can build again (not a function judge).
+    judge_spec: JudgeSpec | None = field(default=None, metadata=OMIT_NONE)
     votes: int = 1
     executor: str = "local"
     selection: Selection | None = field(default=None, metadata=OMIT_NONE)
