@@ -11,9 +11,10 @@ from assay import checks, judges
 from assay.errors import ConfigurationError
 from assay.judging import judge_identity
 from assay.judging.spec import judge_spec
-from assay.record import read_settings, rebuilt_judge, write_settings
+from assay.record import read_settings, rebuilt_cases, rebuilt_judge, write_settings
 from assay.results import RunSettings
 from assay.results.settings import JudgeSpec
+from assay.spec.plan import plan_suite
 from assay.store import Store
 from assay.testing import ScriptedServer, verdict
 
@@ -55,6 +56,10 @@ def test_a_judged_run_stores_a_judge_it_can_build_again(tmp_path: Path) -> None:
             judge_timeout=judge.judge_timeout,
         )
         assert "secret-key" not in str(write_settings(stored.settings))
+        # The cases it ran plan again to the fingerprints it stored.
+        cases = rebuilt_cases(stored)
+        replanned = plan_suite(stored.suite, stored.suite_version, cases, (), judged=True)
+        assert replanned.fingerprint == stored.fingerprint
         again = rebuilt_judge(stored, api_key="test")
         assert judge_identity(again) == stored.settings.judge
         # The rebuilt judge grades over the same endpoint.

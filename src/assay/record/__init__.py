@@ -9,7 +9,7 @@ and ignores keys a newer version added.
 """
 
 from assay.record._typed import RecordError, read, write
-from assay.record.rebuild import rebuilt_judge
+from assay.record.rebuild import rebuilt_cases, rebuilt_judge
 from assay.record.run import read_settings, snapshot, write_settings
 from assay.record.summary import read_summary, write_summary
 
@@ -18,6 +18,7 @@ __all__ = [
     "read",
     "read_settings",
     "read_summary",
+    "rebuilt_cases",
     "rebuilt_judge",
     "snapshot",
     "write",

@@ -92,7 +92,15 @@ def _reader(kind: Any) -> Reader:
         return _mapping_reader(_reader(args[1]))
     if origin is typing.Literal:
         return _literal_reader(args)
-    raise TypeError(f"no stored form for {kind!r}")
+    return _unreadable(kind)
+
+
+def _unreadable(kind: Any) -> Reader:
+    # A field of a type with no stored form (a protocol, a callable): only its default reads.
+    def refuse(data: object, path: str) -> object:
+        raise RecordError(path, f"has no stored form this version reads ({kind!r})")
+
+    return refuse
 
 
 def _as_is(data: object, path: str) -> object:
