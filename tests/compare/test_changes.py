@@ -27,7 +27,11 @@ def test_seed_example_judge_falls_with_the_same_behaviour_is_drift_and_unmeasure
     assert (drift.before, drift.after) == (0.98, 0.92)
     assert drift.noise is NoiseLabel.UNMEASURED
     assert comparison.signal_regressions == (drift,)
-    assert "same deterministic behaviour" in drift.detail
+    assert (drift.tolerance, drift.drift_tolerance) == (0.02, 0.025)
+    assert prose.change_detail(drift) == (
+        "same deterministic behaviour; the judge score fell by 0.060, "
+        "beyond tolerance 0.020 and drift tolerance 0.025"
+    )
     assert compare_runs(before, after, tolerance=0.1).changes == ()
 
 
@@ -76,7 +80,17 @@ def test_tolerance_never_hides_a_new_failure_or_error():
     ]
     regression = comparison.deterministic_regressions[0]
     assert regression.category == "content"
-    assert regression.detail == "missing 30 days; the check passed 1/1 samples before, 0/1 now"
+    assert regression.reason == "missing 30 days"
+    assert (regression.passed_before, regression.samples_before) == (1, 1)
+    assert (regression.passed_after, regression.samples_after) == (0, 1)
+    assert prose.change_detail(regression) == (
+        "missing 30 days; the check passed 1/1 samples before, 0/1 now"
+    )
+    minimum = comparison.changes[0]
+    assert minimum.threshold == 0.9  # the judge's minimum score, as the builder sets it
+    assert prose.change_detail(minimum) == (
+        "r; below its minimum score 0.900 (1/1 samples before, 0/1 now)"
+    )
 
 
 def test_a_new_agent_error_is_a_regression_named_by_its_error():
@@ -84,7 +98,8 @@ def test_a_new_agent_error_is_a_regression_named_by_its_error():
         run("b", sample("q", metric("m", 1.0))), run("c", sample("q", error="RuntimeError: down"))
     )
     assert kinds(comparison) == [("q", "(agent)", ChangeKind.NEW_ERROR)]
-    assert comparison.regressions[0].detail == "RuntimeError: down"
+    assert comparison.regressions[0].reason == "RuntimeError: down"
+    assert prose.change_detail(comparison.regressions[0]) == "RuntimeError: down"
 
 
 def test_samples_are_pooled_per_item_and_movement_is_the_largest_shift():
@@ -93,7 +108,7 @@ def test_samples_are_pooled_per_item_and_movement_is_the_largest_shift():
     (change,) = compare_runs(before, after).changes
     assert change.kind is ChangeKind.DETERMINISTIC_REGRESSION
     assert (change.before, change.after, change.movement) == (1.0, 0.5, 0.5)
-    assert change.detail.endswith("passed 4/4 samples before, 2/4 now")
+    assert prose.change_detail(change) == "r; the check passed 4/4 samples before, 2/4 now"
 
 
 def test_items_pair_by_case_and_model():

@@ -101,10 +101,19 @@ def test_stored_comparison_is_used(current_run: Run, baseline_run: Run) -> None:
     stored = stored_form(compare_runs(baseline_run, current_run), None)
     report = Report(replace(current_run, comparison=stored, baseline_id="run-0001"))
     assert report.comparison is not None
-    assert stored is not None and report.to_dict()["comparison"] == {
+    written = report.to_dict()["comparison"]
+    # The stored figures, with the sentences the report writes: the pairing, each detail.
+    assert stored is not None and written == {
         "summary": prose.pairing_line(report.comparison),
         **stored["baseline"],
+        "changes": [
+            {**change, "detail": prose.change_detail(typed)}
+            for change, typed in zip(
+                stored["baseline"]["changes"], report.comparison.changes, strict=True
+            )
+        ],
     }
+    assert all(change["detail"] for change in written["changes"])
     assert report.to_dict()["baseline_id"] == "run-0001"
     assert "Baseline run-0001: 4 regression(s) (4 signal)" in report.to_text()
 

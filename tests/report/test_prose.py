@@ -6,7 +6,7 @@ import ast
 import re
 from pathlib import Path
 
-from assay.compare import Comparison, ModelComparison, compare_runs
+from assay.compare import Change, ChangeKind, Comparison, ModelComparison, compare_runs
 from assay.compare.models import ModelInterval, PairComparison
 from assay.report import prose
 from assay.results import Run
@@ -27,7 +27,7 @@ def test_compare_formats_no_percentage_and_writes_no_sentence_of_its_own() -> No
 
 
 #: The layers that return figures to the report: none of them writes one into a sentence.
-_FIGURES_ONLY = ("spec",)
+_FIGURES_ONLY = ("spec", "compare")
 
 
 def _figures_written(path: Path) -> list[str]:
@@ -79,6 +79,48 @@ def test_the_stored_forms_hold_figures_and_the_report_adds_the_sentences(
     written = prose.comparison_json(comparison)
     assert next(iter(written)) == "summary"
     assert written["summary"] == prose.pairing_line(comparison)
+
+
+def test_a_change_is_stored_as_figures_and_the_report_writes_its_detail(
+    baseline_run: Run, current_run: Run
+) -> None:
+    comparison = compare_runs(baseline_run, current_run, max_excluded_share=1.0)
+    change = comparison.changes[0]
+    stored = change.to_json()
+    # Earlier versions require ``detail`` when they read a change: it is kept, and empty.
+    assert stored["detail"] == ""
+    assert Change.from_json(stored) == change
+    written = prose.comparison_json(comparison)["changes"][0]
+    assert written["detail"] == prose.change_detail(change) != ""
+
+
+def test_a_change_stored_with_its_sentence_reads_and_is_worded_from_its_figures() -> None:
+    earlier = {
+        "kind": "deterministic_regression",
+        "case_id": "q",
+        "model": None,
+        "metric": "contains",
+        "metric_kind": "check",
+        "category": "content",
+        "before": 1.0,
+        "after": 0.0,
+        "detail": "as it was written",
+        "movement": 1.0,
+        "noise": "unmeasured",
+    }
+    change = Change.from_json(earlier)
+    assert (change.kind, change.before, change.after) == (
+        ChangeKind.DETERMINISTIC_REGRESSION,
+        1.0,
+        0.0,
+    )
+    assert prose.change_detail(change) == "the check passed fewer samples"
+    drifted = Change.from_json(
+        {**earlier, "kind": "judge_drift", "metric_kind": "judge", "before": 0.9, "after": 0.8}
+    )
+    assert prose.change_detail(drifted) == (
+        "same deterministic behaviour; the judge score fell by 0.100"
+    )
 
 
 def test_forms_stored_with_their_sentences_still_read(baseline_run: Run, current_run: Run) -> None:

@@ -14,7 +14,7 @@ are regressions too, whatever the tolerance: tolerance only ever excuses a score
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -36,11 +36,15 @@ class ChangeKind(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """One metric of one item that moved, with the evidence on both sides.
+    """One metric of one item that moved, with the evidence on both sides, as figures.
 
     ``before`` and ``after`` are the pooled scores; ``movement`` is the largest shift of the
     score, pass share or error share (the unit of the noise floor); ``noise`` says how it
-    compares with the floor.
+    compares with the floor. The rest is what a report says about it
+    (:func:`assay.report.prose.change_detail` writes it): ``reason`` (why the check failed,
+    or the error), the passing (and, for a new error, ``errored``) samples on each side, the
+    minimum score a judge fell below, and the tolerances a judge score moved beyond. A change
+    stored by an earlier version has none of them (``None``).
     """
 
     kind: ChangeKind
@@ -51,9 +55,17 @@ class Change:
     category: str
     before: float | None
     after: float | None
-    detail: str
     movement: float = 0.0
     noise: NoiseLabel = NoiseLabel.UNMEASURED
+    reason: str | None = None
+    passed_before: int | None = None
+    samples_before: int | None = None
+    passed_after: int | None = None
+    samples_after: int | None = None
+    errored: int | None = None
+    threshold: float | None = None
+    tolerance: float | None = None
+    drift_tolerance: float | None = None
 
     @property
     def is_regression(self) -> bool:
@@ -70,15 +82,19 @@ class Change:
         return self.is_regression and self.noise.is_signal
 
     def to_json(self) -> dict[str, Any]:
-        """The portable form stored with the run and written by reports."""
+        """The portable form stored with the run and written by reports.
+
+        ``detail`` is kept, empty, for earlier versions, which require it when they read a
+        change; a report fills it in with the sentence it writes.
+        """
         data = asdict(self)
         data["kind"] = self.kind.value
         data["noise"] = self.noise.value
-        return data
+        return {**data, "detail": ""}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Change:
-        """Rebuild a change from its stored form."""
+        """Rebuild a change from its stored form (an earlier one's ``detail`` is set aside)."""
         return cls(
             **{
                 **known_fields(cls, data),
@@ -86,6 +102,21 @@ class Change:
                 "noise": NoiseLabel(data.get("noise", NoiseLabel.UNMEASURED.value)),
             }
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """The figures behind one change, beside its kind (the fields :class:`Change` carries)."""
+
+    reason: str | None = None
+    passed_before: int | None = None
+    samples_before: int | None = None
+    passed_after: int | None = None
+    samples_after: int | None = None
+    errored: int | None = None
+    threshold: float | None = None
+    tolerance: float | None = None
+    drift_tolerance: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +150,7 @@ def item_changes(
         found = classify(before, after, tolerances, same)
         if found is None:
             continue
-        kind, detail = found
+        kind, evidence = found
         moved = movement(before, after)
         noise = NoiseLabel.UNMEASURED if floor is None else floor.label(name, moved)
         changes.append(
@@ -132,9 +163,9 @@ def item_changes(
                 after.category,
                 before.score,
                 after.score,
-                detail,
                 moved,
                 noise,
+                **asdict(evidence),
             )
         )
     return changes
@@ -158,45 +189,38 @@ def _unchanged(old: Pooled, new: Pooled, tolerance: float) -> bool:
 
 def classify(
     old: Pooled, new: Pooled, tolerances: Tolerances, same: bool
-) -> tuple[ChangeKind, str] | None:
-    """The kind of one metric's movement and its detail, or ``None`` when it did not move."""
+) -> tuple[ChangeKind, Evidence] | None:
+    """The kind of one metric's movement and its evidence, or ``None`` when it did not move."""
     if new.errors > old.errors + EPSILON:
-        return ChangeKind.NEW_ERROR, _error_detail(new)
+        return ChangeKind.NEW_ERROR, _errored(new)
     if new.kind == "judge":
         return _judged(old, new, tolerances, same)
     drop = old.score - new.score
     if new.passed < old.passed - EPSILON:
-        return ChangeKind.DETERMINISTIC_REGRESSION, _failing_detail(old, new)
+        return ChangeKind.DETERMINISTIC_REGRESSION, _shares(old, new, reason=new.reason)
     if drop > tolerances.score + EPSILON:
-        return ChangeKind.SCORE_DECREASE, f"fell by {drop:.3f}"
+        return ChangeKind.SCORE_DECREASE, Evidence()
     if _better(old, new) or -drop > tolerances.score + EPSILON:
-        return ChangeKind.IMPROVEMENT, _improved_detail(old, new)
+        return ChangeKind.IMPROVEMENT, _improved(old, new)
     return None
 
 
 def _judged(
     old: Pooled, new: Pooled, tolerances: Tolerances, same: bool
-) -> tuple[ChangeKind, str] | None:
+) -> tuple[ChangeKind, Evidence] | None:
     if new.passed < old.passed - EPSILON:
-        return ChangeKind.NEWLY_FAILED_MINIMUM, (
-            f"{_because(new)}below its minimum score {new.threshold:.3f} ({_shares(old, new)})"
-        )
+        minimum = _shares(old, new, reason=new.reason)
+        return ChangeKind.NEWLY_FAILED_MINIMUM, replace(minimum, threshold=new.threshold)
     moved = new.score - old.score
     if abs(moved) > tolerances.judge + EPSILON:
-        direction = "fell" if moved < 0 else "rose"
-        beyond = (
-            f"beyond tolerance {tolerances.score:.3f} and drift tolerance {tolerances.drift:.3f}"
-        )
+        beyond = Evidence(tolerance=tolerances.score, drift_tolerance=tolerances.drift)
         if same:
-            return ChangeKind.JUDGE_DRIFT, (
-                f"same deterministic behaviour; the judge score "
-                f"{direction} by {abs(moved):.3f}, {beyond}"
-            )
+            return ChangeKind.JUDGE_DRIFT, beyond
         if moved < 0:
-            return ChangeKind.SCORE_DECREASE, f"fell by {-moved:.3f}, {beyond}"
-        return ChangeKind.IMPROVEMENT, f"rose by {moved:.3f}"
+            return ChangeKind.SCORE_DECREASE, beyond
+        return ChangeKind.IMPROVEMENT, Evidence()
     if _better(old, new):
-        return ChangeKind.IMPROVEMENT, _improved_detail(old, new)
+        return ChangeKind.IMPROVEMENT, _improved(old, new)
     return None
 
 
@@ -204,32 +228,23 @@ def _better(old: Pooled, new: Pooled) -> bool:
     return new.passed > old.passed + EPSILON or new.errors < old.errors - EPSILON
 
 
-def _error_detail(new: Pooled) -> str:
-    error = new.error or "error"
-    if new.samples == 1:
-        return error
-    return f"{error} (errored on {_count(new.errors, new.samples)} of {new.samples} samples)"
+def _errored(new: Pooled) -> Evidence:
+    return Evidence(
+        reason=new.error, errored=_count(new.errors, new.samples), samples_after=new.samples
+    )
 
 
-def _failing_detail(old: Pooled, new: Pooled) -> str:
-    what = "the agent" if new.kind == "agent" else "the check"
-    return f"{_because(new)}{what} passed {_shares(old, new)}"
+def _improved(old: Pooled, new: Pooled) -> Evidence:
+    return _shares(old, new) if abs(new.passed - old.passed) > EPSILON else Evidence()
 
 
-def _improved_detail(old: Pooled, new: Pooled) -> str:
-    if abs(new.passed - old.passed) > EPSILON:
-        return f"passed {_shares(old, new)}"
-    return f"rose by {new.score - old.score:.3f}"
-
-
-def _because(new: Pooled) -> str:
-    return f"{new.reason}; " if new.reason else ""
-
-
-def _shares(old: Pooled, new: Pooled) -> str:
-    return (
-        f"{_count(old.passed, old.samples)}/{old.samples} samples before, "
-        f"{_count(new.passed, new.samples)}/{new.samples} now"
+def _shares(old: Pooled, new: Pooled, *, reason: str | None = None) -> Evidence:
+    return Evidence(
+        reason=reason,
+        passed_before=_count(old.passed, old.samples),
+        samples_before=old.samples,
+        passed_after=_count(new.passed, new.samples),
+        samples_after=new.samples,
     )
 
 

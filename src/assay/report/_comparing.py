@@ -125,7 +125,7 @@ def change_row(change: Change) -> list[str]:
         change.category,
         moved,
         NOISE_LABELS[change.noise],
-        one_line(change.detail),
+        one_line(prose.change_detail(change)),
     ]
 
 

@@ -13,6 +13,8 @@ from typing import Any
 
 from assay.agent.answered import UNVERIFIED_REASON
 from assay.compare import (
+    Change,
+    ChangeKind,
     Comparison,
     ModelComparison,
     NoiseFloor,
@@ -179,13 +181,80 @@ def summary(comparison: Comparison) -> str:
 def comparison_json(comparison: Comparison) -> dict[str, Any]:
     """The comparison's stored form with its sentences: the pairing first, the reason kept.
 
-    ``summary`` (the pairing line) leads, and a withheld headline carries its ``reason``:
-    the JSON report and ``assay compare --format json`` read as they always have.
+    ``summary`` (the pairing line) leads, a withheld headline carries its ``reason`` and
+    each change its ``detail``: the JSON report and ``assay compare --format json`` read as
+    they always have.
     """
     data: dict[str, Any] = {"summary": pairing_line(comparison), **comparison.to_json()}
     if isinstance(comparison.headline, WithheldHeadline):
         data["headline"] = {**data["headline"], "reason": withheld_reason(comparison)}
+    data["changes"] = [
+        {**stored, "detail": change_detail(change)}
+        for stored, change in zip(data["changes"], comparison.changes, strict=True)
+    ]
     return data
+
+
+# -- changes --------------------------------------------------------------------------------
+
+
+def change_detail(change: Change) -> str:
+    """What moved on one item, from the change's figures: ``fell by 0.060``, shares, reasons.
+
+    A change stored by an earlier version carries none of the figures but its scores, and
+    reads from those alone.
+    """
+    if change.kind is ChangeKind.NEW_ERROR:
+        return _error_detail(change)
+    if change.kind is ChangeKind.JUDGE_DRIFT:
+        return f"same deterministic behaviour; the judge score {_moved(change)}{_beyond(change)}"
+    shares = _shares(change)
+    if change.kind is ChangeKind.NEWLY_FAILED_MINIMUM:
+        minimum = "" if change.threshold is None else f" {fmt.score(change.threshold)}"
+        figures = f" ({shares})" if shares else ""
+        return f"{_because(change)}below its minimum score{minimum}{figures}"
+    if change.kind is ChangeKind.DETERMINISTIC_REGRESSION:
+        what = "the agent" if change.metric_kind == "agent" else "the check"
+        return f"{_because(change)}{what} passed {shares or 'fewer samples'}"
+    if change.kind is ChangeKind.IMPROVEMENT and shares:
+        return f"passed {shares}"
+    return f"{_moved(change)}{_beyond(change)}"
+
+
+def _error_detail(change: Change) -> str:
+    error = change.reason or "error"
+    if change.errored is None or change.samples_after in (None, 1):
+        return error
+    return f"{error} (errored on {change.errored} of {change.samples_after} samples)"
+
+
+def _moved(change: Change) -> str:
+    moved = (change.after or 0.0) - (change.before or 0.0)
+    return f"{'fell' if moved < 0 else 'rose'} by {fmt.score(abs(moved))}"
+
+
+def _beyond(change: Change) -> str:
+    if change.tolerance is None or change.drift_tolerance is None:
+        return ""
+    return (
+        f", beyond tolerance {fmt.score(change.tolerance)} and drift tolerance "
+        f"{fmt.score(change.drift_tolerance)}"
+    )
+
+
+def _because(change: Change) -> str:
+    return f"{change.reason}; " if change.reason else ""
+
+
+def _shares(change: Change) -> str:
+    sides = (
+        (change.passed_before, change.samples_before),
+        (change.passed_after, change.samples_after),
+    )
+    if any(count is None for side in sides for count in side):
+        return ""
+    (passed_before, samples_before), (passed_after, samples_after) = sides
+    return f"{passed_before}/{samples_before} samples before, {passed_after}/{samples_after} now"
 
 
 # -- model comparison -----------------------------------------------------------------------
