@@ -19,7 +19,6 @@ from assay.compare import (
     Comparison,
     ComparisonPolicy,
     ModelComparison,
-    NoiseFloor,
     compare,
     stored_form,
 )
@@ -36,6 +35,7 @@ from assay.errors import (
 from assay.evaluation._loop import CANCEL_GRACE
 from assay.evaluation._signals import terminations
 from assay.evaluation.baseline import choose_baseline
+from assay.evaluation.comparing import noise_floor
 from assay.evaluation.diagnosis import diagnosing_for, with_model_verdict
 from assay.evaluation.lease import Heartbeat, owner_alive, this_process
 from assay.evaluation.observers import NotesOnly, ObservedSink, Observers
@@ -488,11 +488,10 @@ def _compare(
     baseline, choice = choose_baseline(store, current, explicit, options.baseline_where, judged)
     comparison = None
     if baseline is not None:
-        pair = store.find_control_pair(current)
         policy = ComparisonPolicy(
             tolerance=options.tolerance,
             drift_tolerance=options.drift_tolerance,
-            noise_floor=None if pair is None else NoiseFloor.measure(*pair),
+            noise_floor=noise_floor(store, current),
         )
         comparison = compare(_on_cases_run(baseline, current), current, policy)
     models = None
