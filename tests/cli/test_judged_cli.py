@@ -121,3 +121,11 @@ def test_judge_timeout_applies_to_the_suites_own_judge_without_judge_flag():
     assert judge_option(None, None, None, own) is None  # the suite's judge stands as it is
     assert judge_option("openai/judge-model", None, 2.0).judge_timeout == 2.0
     assert judge_option("openai/judge-model", None).judge_timeout == judges.DEFAULT_JUDGE_TIMEOUT
+
+
+def test_judge_base_url_is_refused_when_the_suite_keeps_its_own_judge(cli, tmp_path):
+    # The configuration names a judge, but the suite has its own: the URL would point nothing.
+    (tmp_path / "assay.toml").write_text('judge = "openai/judge-model"\n', encoding="utf-8")
+    done = cli("run", EXAMPLE, "--judge-base-url", "http://127.0.0.1:9/v1")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "--judge-base-url" in done.stderr and "own judge" in done.stderr

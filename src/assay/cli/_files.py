@@ -136,8 +136,31 @@ def open_for_run(
     # A catalog set's judge is made only when no --judge replaces it.
     chosen = open_suite(spec, selection, config=config, judge_for=None if judge else _set_judge)
     require_agent(chosen)
+    if judge is None and judge_base_url is not None:
+        _require_configured_judge(chosen, config)
     url = (judge_base_url or config.judge_base_url) if judge else None
     return chosen, judge_option(judge, url, judge_timeout, chosen.judge), config
+
+
+def _require_configured_judge(suite: Suite, config: ProjectConfig) -> None:
+    """``--judge-base-url`` alone points the configured judge: refused for a suite's own."""
+    from typing import cast
+
+    from assay.cli._common import fail
+    from assay.judging import Judge, judge_identity
+    from assay.load.project import project_judge
+
+    configured = project_judge(config)
+    own = suite.judge
+    if (
+        configured is None
+        or own is None
+        or judge_identity(cast(Judge, own)) != judge_identity(cast(Judge, configured))
+    ):
+        fail(
+            "--judge-base-url points the judge the configuration names, but the suite keeps "
+            "its own judge: give --judge too, or set the suite's judge's base_url"
+        )
 
 
 def _set_judge(model: str) -> Any:
