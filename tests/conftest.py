@@ -74,6 +74,21 @@ def _unavailable(reason: str) -> None:
     )
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """Workers for ``-n auto`` (pyproject's default): two for the whole suite, none for a part.
+
+    Two workers about halve the whole suite on two cores (a third of it waits on processes,
+    servers and leases). A file or folder named on the command line runs in this process:
+    starting workers, each importing Assay and starting a PostgreSQL cluster of its own,
+    costs more than it saves there. ``-n NUMBER`` or ``PYTEST_XDIST_AUTO_NUM_WORKERS`` choose.
+    """
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # xdist's own reading of it
+    if config.args_source is not pytest.Config.ArgsSource.TESTPATHS:
+        return 0
+    return min(2, os.cpu_count() or 1)
+
+
 _POSTGRES_FIXTURES = {"postgres_server", "postgres_server_url", "postgres_url"}
 
 
