@@ -137,3 +137,17 @@ def test_forms_stored_with_their_sentences_still_read(baseline_run: Run, current
         "Decisive: a passes more cases than b by +100.0 points "
         "(95% interval +100.0 to +100.0 points)."
     )
+
+
+def test_a_judge_mean_just_below_its_minimum_never_reads_as_equal_to_it():
+    from assay.report.prose import gate_line
+    from assay.spec.gate import Figure, GateFinding, Reading
+
+    below = GateFinding(
+        figure=Figure.JUDGE, reading=Reading.VIOLATED, value=0.5996, limit=0.6, criterion="tone"
+    )
+    assert gate_line(below) == "tone: mean 0.5996 is below the minimum 0.6"
+    met = GateFinding(
+        figure=Figure.JUDGE, reading=Reading.MET, value=0.75, limit=0.6, criterion="tone"
+    )
+    assert gate_line(met) == "judge tone mean 0.750 ≥ 0.6"

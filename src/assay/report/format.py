@@ -138,6 +138,19 @@ def limit(x: float) -> str:
     return f"{x:g}"
 
 
+def score_against(x: float, minimum: float, decimals: int = 3) -> str:
+    """A score read against its minimum: three decimals, more where fewer would equal it.
+
+    ``0.5996`` against ``0.6`` reads ``0.5996``, never ``0.600``: a failing mean must not
+    print as the threshold it missed.
+    """
+    exact, bound = _decimal(x), _decimal(minimum)
+    places = decimals
+    while exact != bound and _round(exact, places) == bound and places < _MOST_DECIMALS:
+        places += 1
+    return f"{_round(exact, places):f}"
+
+
 def score(x: float | None) -> str:
     """Write a 0..1 score with three decimals, rounded half up: ``0.667``."""
     if x is None or not _finite(x):

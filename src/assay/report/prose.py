@@ -364,7 +364,11 @@ def _judge_line(finding: GateFinding) -> str:
     limit = fmt.limit(finding.limit)
     if finding.passed:
         return f"judge {finding.criterion} mean {fmt.score(finding.value)} ≥ {limit}"
-    shown = "no score" if finding.value is None else f"mean {fmt.score(finding.value)}"
+    shown = (
+        "no score"
+        if finding.value is None
+        else f"mean {fmt.score_against(finding.value, finding.limit)}"
+    )
     return f"{finding.criterion}: {shown} is below the minimum {limit}"
 
 
