@@ -209,6 +209,43 @@ def test_a_recycled_pid_does_not_keep_a_dead_owner_alive(scene: Scene) -> None:
     assert unrelated.poll() is None  # the unrelated process was left alone
 
 
+def test_ctrl_c_while_the_run_is_being_created_never_leaves_it_running(tmp_path: Path) -> None:
+    """Ctrl-C while the run's row is being written in its thread: written, it is interrupted.
+
+    The test holds SQLite's write lock, so each attempt to create the run waits for it (up to
+    a short busy timeout, then retries); Ctrl-C lands during an attempt or between two, and
+    the lock is released after it. Wherever it landed, the run is never left ``running``.
+    """
+    import sqlite3
+
+    for delivery in range(4):
+        scene = Scene(tmp_path / f"delivery-{delivery}", None)
+        scene.folder.mkdir()
+        env = {"ASSAY_SQLITE_BUSY_TIMEOUT_MS": "300"}
+        migrated = subprocess.run(
+            [ASSAY, "db", "migrate"], cwd=scene.folder, env=scene.env(**env), capture_output=True
+        )
+        assert migrated.returncode == 0, migrated.stderr
+        lock = sqlite3.connect(scene.folder / ".assay" / "assay.db", isolation_level=None)
+        lock.execute("BEGIN IMMEDIATE")
+        process = scene.start(**env)
+        assert process.stderr is not None
+        for line in process.stderr:
+            if "retrying to start the run" in line:
+                break
+        time.sleep(0.07 * delivery)  # a different moment of the retry cycle each time
+        process.send_signal(signal.SIGINT)
+        time.sleep(0.1)
+        lock.rollback()
+        lock.close()
+        _, stderr = process.communicate(timeout=60)
+        assert process.returncode == 130, stderr
+        with scene.store() as store:
+            statuses = [run.status for run in store.history()]
+        assert RunStatus.RUNNING not in statuses, (delivery, statuses, stderr)
+        assert "Traceback" not in stderr
+
+
 def test_a_live_owner_keeps_its_run_from_a_second_resumer(scene: Scene) -> None:
     process = scene.start(SLOW_SECONDS="3")  # still running however slow the machine
     scene.wait_for_calls(1)

@@ -102,12 +102,18 @@ async def evaluate_with(
     owner = this_process()
     # Chosen once: a retry after a lost acknowledgement finds the row it already wrote.
     fresh = None if options.resume is not None else _new_run(suite, plan, options, owner)
-    run, skip, models = await with_store_retries(
-        lambda: _begin(store, suite, plan, options, owner, fresh),
-        retry_for=options.store_retry,
-        note=progress.note,
-        what="start the run",
-    )
+    try:
+        run, skip, models = await with_store_retries(
+            lambda: _begin(store, suite, plan, options, owner, fresh),
+            retry_for=options.store_retry,
+            note=progress.note,
+            what="start the run",
+        )
+    except (asyncio.CancelledError, KeyboardInterrupt) as error:
+        # Stopped while the new run was being written: written, it must not stay running.
+        if fresh is not None:
+            await _keep_interrupted_if_written(store, fresh.id, owner, _reason(error))
+        raise
     with terminations(asyncio.current_task()) as termination:
         try:
             return await _guarded(
@@ -590,6 +596,31 @@ async def _keep_interrupted(
             f"run {run_id} could not be marked interrupted ({failure}); it can be resumed "
             "as soon as this process has exited"
         )
+
+
+async def _keep_interrupted_if_written(
+    store: RunStore, run_id: str, owner: Lease, reason: str
+) -> None:
+    """Mark the new run interrupted if its row was written; shielded like any marking."""
+
+    def mark() -> None:
+        try:
+            found = store.get_run(run_id)
+        except StoreError:
+            return  # never written (or the store is down: the lease expires instead)
+        held = found.lease is not None and found.lease.token == owner.token
+        if found.id == run_id and held and found.status is RunStatus.RUNNING:
+            store.mark_interrupted(run_id, finished_at=_now(), error=reason, token=owner.token)
+
+    marking = asyncio.ensure_future(asyncio.to_thread(mark))
+    try:
+        await asyncio.shield(marking)
+    except asyncio.CancelledError:
+        await asyncio.wait({marking})
+    except Exception:  # nothing more to do: the lease covers a run left behind
+        pass
+    if not marking.cancelled():
+        marking.exception()  # retrieved here: never "exception was never retrieved"
 
 
 def _reason(error: BaseException) -> str:

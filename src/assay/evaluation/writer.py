@@ -39,7 +39,7 @@ async def with_store_retries(
     wait, failed = FIRST_WAIT, False
     while True:
         try:
-            result = await asyncio.to_thread(call)
+            result = await _to_the_end(call)
         except (LeaseError, ReadOnlyRunError, StoreUnavailableError):
             raise
         except StoreError as error:
@@ -58,6 +58,22 @@ async def with_store_retries(
         if failed:
             note(f"store available again: could {what}")
         return result
+
+
+async def _to_the_end(call: Callable[[], T]) -> T:
+    """``call`` in a thread; cancelled meanwhile, the call still ends before the cancel goes on.
+
+    A write in flight is then committed or not, never still committing behind a caller that
+    has moved on (and would not know that the row it wrote needs marking interrupted).
+    """
+    running = asyncio.ensure_future(asyncio.to_thread(call))
+    try:
+        return await asyncio.shield(running)
+    except asyncio.CancelledError:
+        await asyncio.wait({running})
+        if not running.cancelled():
+            running.exception()  # retrieved: the cancellation is what goes on
+        raise
 
 
 class DurableSink:
