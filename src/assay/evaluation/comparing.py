@@ -9,7 +9,7 @@ against it. :func:`compare` returns the whole of it as a :class:`RunsCompared`, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from assay.compare import (
@@ -105,6 +105,21 @@ def noise_floor(store: RunSource | None, run: Run) -> NoiseFloor | None:
     """The noise floor of the latest control pair of ``run``'s definition, if one measured it."""
     pair = None if store is None else store.find_control_pair(run)
     return None if pair is None else NoiseFloor.measure(*pair)
+
+
+def on_cases_run(baseline: Run, current: Run) -> Run:
+    """``baseline`` on the cases ``current`` ran (all of them, unless it ran a selection).
+
+    A selection (``--case``, ``--group``) is compared on the cases it ran, nothing else.
+    """
+    if current.settings.selection is None:
+        return baseline
+    ran = {case.case_id for case in current.cases}
+    return replace(
+        baseline,
+        cases=tuple(c for c in baseline.cases if c.case_id in ran),
+        samples=tuple(s for s in baseline.samples if s.case_id in ran),
+    )
 
 
 def require_completed(*runs: Run) -> None:

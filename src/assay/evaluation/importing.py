@@ -19,11 +19,11 @@ from assay.compare import (
     Comparison,
     ComparisonPolicy,
     ModelComparison,
-    NoiseFloor,
     compare,
     stored_form,
 )
 from assay.errors import SpecError, StoreError
+from assay.evaluation.comparing import noise_floor, on_cases_run
 from assay.evaluation.ports import RunStore
 from assay.evaluation.verdict import decide
 from assay.results import Run, RunStatus
@@ -94,26 +94,13 @@ def _baseline(store: RunStore, baseline_id: str | None) -> Run | None:
 
 
 def _compared(store: RunStore, baseline: Run, run: Run, gate: RunGate | None) -> Comparison:
-    pair = store.find_control_pair(run)
     defaults = ComparisonPolicy()
     policy = ComparisonPolicy(
         tolerance=defaults.tolerance if gate is None else gate.tolerance,
         drift_tolerance=defaults.drift_tolerance if gate is None else gate.drift_tolerance,
-        noise_floor=None if pair is None else NoiseFloor.measure(*pair),
+        noise_floor=noise_floor(store, run),
     )
-    return compare(_on_cases_run(baseline, run), run, policy)
-
-
-def _on_cases_run(baseline: Run, current: Run) -> Run:
-    """A selection is compared on the cases it ran, as the run itself was."""
-    if current.settings.selection is None:
-        return baseline
-    ran = {case.case_id for case in current.cases}
-    return replace(
-        baseline,
-        cases=tuple(c for c in baseline.cases if c.case_id in ran),
-        samples=tuple(s for s in baseline.samples if s.case_id in ran),
-    )
+    return compare(on_cases_run(baseline, run), run, policy)
 
 
 def _models(run: Run) -> set[str]:

@@ -35,7 +35,7 @@ from assay.errors import (
 from assay.evaluation._loop import CANCEL_GRACE
 from assay.evaluation._signals import terminations
 from assay.evaluation.baseline import choose_baseline
-from assay.evaluation.comparing import noise_floor
+from assay.evaluation.comparing import noise_floor, on_cases_run
 from assay.evaluation.diagnosis import diagnosing_for, with_model_verdict
 from assay.evaluation.lease import Heartbeat, owner_alive, this_process
 from assay.evaluation.observers import NotesOnly, ObservedSink, Observers
@@ -499,7 +499,7 @@ def _compare(
             drift_tolerance=options.drift_tolerance,
             noise_floor=noise_floor(store, current),
         )
-        comparison = compare(_on_cases_run(baseline, current), current, policy)
+        comparison = compare(on_cases_run(baseline, current), current, policy)
     models = None
     if len({sample.model for sample in current.samples if sample.model is not None}) >= 2:
         models = ModelComparison.of(current)
@@ -512,18 +512,6 @@ class _Compared:
     models: ModelComparison | None
     baseline: Run | None
     choice: BaselineChoice
-
-
-def _on_cases_run(baseline: Run, current: Run) -> Run:
-    """A selection (``--case``, ``--group``) is compared on the cases it ran, nothing else."""
-    if current.settings.selection is None:
-        return baseline
-    ran = {case.case_id for case in current.cases}
-    return replace(
-        baseline,
-        cases=tuple(c for c in baseline.cases if c.case_id in ran),
-        samples=tuple(s for s in baseline.samples if s.case_id in ran),
-    )
 
 
 def _complete(
