@@ -72,6 +72,19 @@ def test_a_resume_cannot_change_the_models_or_the_samples(store, crash_after):
     assert done.status is RunStatus.COMPLETED and len(done.samples) == 6
 
 
+def test_a_resume_cannot_change_the_gate_its_run_is_decided_with(store, crash_after):
+    from assay.spec.gate import Gate
+
+    suite, run = interrupted_run(store, crash_after, gate=Gate(min_pass_rate=0.5))
+    with pytest.raises(assay.ConfigurationError, match="cannot change the gate"):
+        assay.run(suite, db=store, resume=run.id, gate=Gate(min_pass_rate=0.9), progress=False)
+    with pytest.raises(assay.ConfigurationError, match="cannot change the gate"):
+        assay.run(suite, db=store, resume=run.id, fail_on_regression=False, progress=False)
+    assert store.get_run(run.id).status is RunStatus.INTERRUPTED
+    done = assay.run(suite, db=store, resume=run.id, gate=Gate(min_pass_rate=0.5), progress=False)
+    assert done.status is RunStatus.COMPLETED and done.settings.gate.thresholds.min_pass_rate == 0.5
+
+
 def test_a_run_held_by_a_live_owner_cannot_be_claimed_by_a_resume(store, crash_after):
     suite, run = interrupted_run(store, crash_after)
     # Another live process (this one, under another token) resumed it first.

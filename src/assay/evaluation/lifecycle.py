@@ -402,14 +402,7 @@ def _new_run(suite: Suite, plan: SuitePlan, options: EvaluationOptions, owner: L
         selection=None
         if suite.selected_from is None
         else Selection(cases=len(plan.cases), of=suite.selected_from),
-        # What the verdict is decided with: a run read back elsewhere is decided again.
-        gate=RunGate(
-            thresholds=options.gate,
-            fail_on_regression=options.fail_on_regression,
-            allow_unchecked=options.allow_unchecked,
-            tolerance=options.tolerance,
-            drift_tolerance=options.drift_tolerance,
-        ),
+        gate=_run_gate(options),
     )
     cases = tuple(
         CaseSnapshot(p.case.id, p.case.name, p.position, p.fingerprint, p.snapshot())
@@ -428,6 +421,17 @@ def _new_run(suite: Suite, plan: SuitePlan, options: EvaluationOptions, owner: L
         cases=cases,
         links=options.links,
         lease=owner,
+    )
+
+
+def _run_gate(options: EvaluationOptions) -> RunGate:
+    """What the verdict is decided with: a run read back elsewhere is decided again."""
+    return RunGate(
+        thresholds=options.gate,
+        fail_on_regression=options.fail_on_regression,
+        allow_unchecked=options.allow_unchecked,
+        tolerance=options.tolerance,
+        drift_tolerance=options.drift_tolerance,
     )
 
 
@@ -462,6 +466,13 @@ def _require_same_matrix(run: Run, options: EvaluationOptions) -> None:
         raise ConfigurationError(
             f"run {run.id} runs {run.settings.samples} sample(s) "
             f"per case; a resume cannot change that to {options.samples}"
+        )
+    # The stored gate is what an import decides the run with again: it must be the one used.
+    stored, asked_gate = run.settings.gate, _run_gate(options)
+    if stored is not None and stored != asked_gate:
+        raise ConfigurationError(
+            f"run {run.id} is decided with the gate it started with; a resume cannot change "
+            "the gate (thresholds, regression gate, tolerances): resume with the same options"
         )
 
 
