@@ -17,33 +17,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 
 from assay._text import blank
+from assay.results.fault import FAULT_ORDER as FAULT_ORDER
+from assay.results.fault import Fault as Fault
 from assay.results.metric import MetricResult
 from assay.results.sample import SampleResult, SampleStatus
 from assay.spec import JSON, ExpectedAction, canonical_json
 
-
-class Fault(StrEnum):
-    """Why a sample fell short, in the order faults are assigned."""
-
-    RUN_ERROR = "run_error"
-    FORBIDDEN_EFFECT = "forbidden_effect"
-    TOOL_ERROR = "tool_error"
-    MISSING_CAPABILITY = "missing_capability"
-    EXPECTED_TOOL_NOT_CALLED = "expected_tool_not_called"
-    UNGROUNDED_ANSWER = "ungrounded_answer"
-    FORBIDDEN_CONTENT = "forbidden_content"
-    MISSING_CONTENT = "missing_content"
-    LOW_QUALITY = "low_quality"
-    OVER_BUDGET = "over_budget"
-    CHECK_FAILED = "check_failed"
-    METRIC_ERROR = "metric_error"
-
-
-#: Faults in precedence order: a sample gets the first that applies.
-FAULT_ORDER: tuple[Fault, ...] = tuple(Fault)
 #: Faults a judge may refine with the tool to add or the instruction to change.
 REFINABLE: frozenset[Fault] = frozenset(
     {

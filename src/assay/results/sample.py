@@ -8,6 +8,7 @@ from enum import StrEnum
 from typing import Any
 
 from assay.agent import MISMATCH_KEY, Action, Observation, Usage
+from assay.results.fault import Fault
 from assay.results.metric import MetricResult
 from assay.spec import JSON
 
@@ -59,7 +60,7 @@ class SampleResult:
     metrics: tuple[MetricResult, ...] = ()
     judge_usage: dict[str, JSON] | None = None
     #: The diagnosed fault of a failing or errored sample (see :mod:`assay.results.diagnosis`).
-    fault: str | None = None
+    fault: Fault | None = None
     #: What to do about the fault, from the evidence (or the judge's refinement of it).
     recommendation: str | None = None
     #: The tools the fault involves, and what they are to it (``missing tools``, ...).
@@ -166,7 +167,7 @@ class SampleResult:
             metadata=dict(data.get("metadata") or {}),
             metrics=tuple(MetricResult.from_json(m) for m in data.get("metrics") or ()),
             judge_usage=data.get("judge_usage"),
-            fault=data.get("fault"),
+            fault=None if data.get("fault") is None else Fault(data["fault"]),
             recommendation=data.get("recommendation"),
             **diagnosis_fields(data.get("diagnosis")),
         )

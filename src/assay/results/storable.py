@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
+from assay.results.fault import Fault
 from assay.results.metric import MetricResult, errored
 from assay.results.sample import SampleResult, SampleStatus, decide_status
 from assay.spec import JSON
@@ -78,7 +79,7 @@ def storable(sample: SampleResult) -> SampleResult:
             status=SampleStatus.ERROR,
             duration_ms=kept,
             error=f"a value could not be stored: {problem}",
-            fault="run_error",
+            fault=Fault.RUN_ERROR,
             recommendation=f"The agent produced a value no database can hold "
             f"({problem}): clean it before returning it.",
         )
@@ -172,7 +173,7 @@ def with_store_refusal(sample: SampleResult, reason: str) -> SampleResult:
         metrics=(),
         judge_usage=None,
         error=f"the store refused this sample: {cleaned[:500]}",
-        fault="run_error",
+        fault=Fault.RUN_ERROR,
         recommendation="The store refused what the agent produced: see the error.",
         fault_tools=(),
         fault_tools_label=None,

@@ -103,7 +103,7 @@ async def conclude(
         return result
     result = dataclasses.replace(
         result,
-        fault=finding.fault.value,
+        fault=finding.fault,
         recommendation=finding.recommendation,
         fault_tools=finding.tools,
         fault_tools_label=finding.tools_label,

@@ -68,7 +68,10 @@ def full_run(connection: Connection, row: RowMapping) -> Run:
         (_rows.case_from(r) for r in connection.execute(case_query).mappings()),
         key=lambda case: (case.position, case.case_id),
     )
-    loaded = _samples(connection, sequence)
+    try:
+        loaded = _samples(connection, sequence)
+    except StoreError as error:
+        raise StoreError(f"run {row['id']}: {error}") from None
     run = _rows.run_from(row, cases)
     loaded.sort(key=_sample_order(cases, run.settings.models))
     return _rows.run_from(row, cases, loaded)

@@ -11,7 +11,14 @@ from sqlalchemy import RowMapping
 
 from assay.agent import Action, CostSource, Observation, Usage
 from assay.errors import StoreError
-from assay.record import RecordError, read_settings, read_summary, write_settings, write_summary
+from assay.record import (
+    RecordError,
+    read,
+    read_settings,
+    read_summary,
+    write_settings,
+    write_summary,
+)
 from assay.results import (
     CaseSnapshot,
     MetricResult,
@@ -21,6 +28,7 @@ from assay.results import (
     SampleStatus,
 )
 from assay.results.baseline import BaselineChoice, RunOutcome
+from assay.results.fault import Fault
 from assay.results.run import ModelVerdict
 from assay.results.sample import DIAGNOSIS_KEY, diagnosis_fields
 from assay.spec import JSON, MetricKind
@@ -220,10 +228,20 @@ def sample_from(row: RowMapping, metrics: Sequence[MetricResult]) -> SampleResul
         metadata=metadata,
         metrics=tuple(metrics),
         judge_usage=row["judge_usage"],
-        fault=row["fault"],
+        fault=_fault_from(row),
         recommendation=row["recommendation"],
         **diagnosis_fields(metadata.pop(DIAGNOSIS_KEY, None)),
     )
+
+
+def _fault_from(row: RowMapping) -> Fault | None:
+    try:
+        return cast(Fault | None, read(Fault | None, row["fault"], "fault"))
+    except RecordError as error:
+        model = "" if not row["model"] else f" on {row['model']!r}"
+        raise StoreError(
+            f"sample {row['case_id']!r}{model} #{row['sample']}: stored {error}"
+        ) from None
 
 
 def _observation_from(data: Mapping[str, Any] | None) -> Observation | None:

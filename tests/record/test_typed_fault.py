@@ -1,0 +1,51 @@
+"""A sample's fault is the Fault it is, from the run to the store and back."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from record_builders import completed_history
+
+from assay.errors import StoreError
+from assay.results import SampleResult, SampleStatus, errored
+from assay.results.diagnosis import Fault
+from assay.results.storable import with_store_refusal
+from assay.store import Store
+
+FAILED = SampleResult(
+    "refund",
+    None,
+    0,
+    SampleStatus.ERROR,
+    error="boom",
+    metrics=(errored("contains", "check", "content", 1.0, "boom"),),
+    fault=Fault.RUN_ERROR,
+    recommendation="Fix the agent.",
+)
+
+
+def test_a_stored_fault_reads_back_as_the_enum(tmp_path: Path) -> None:
+    path, run_id = completed_history(tmp_path, [FAILED])
+    with Store.open(f"sqlite:///{path}") as store:
+        sample = store.get_run(run_id).samples[0]
+    assert sample.fault is Fault.RUN_ERROR
+
+
+def test_a_refused_sample_is_a_run_error() -> None:
+    assert with_store_refusal(FAILED, "no").fault is Fault.RUN_ERROR
+
+
+def test_a_fault_this_version_does_not_know_is_an_error_naming_the_sample(tmp_path: Path) -> None:
+    path, run_id = completed_history(tmp_path, [FAILED])
+    with sqlite3.connect(path) as connection:
+        connection.execute("DROP TRIGGER samples_append_only_update")
+        connection.execute("UPDATE samples SET fault = ?", ("gremlins",))
+    with Store.open(f"sqlite:///{path}") as store, pytest.raises(StoreError) as raised:
+        store.get_run(run_id)
+    message = str(raised.value)
+    assert f"run {run_id}" in message and "refund" in message and "fault" in message
+    assert "gremlins" in message
+    assert json.dumps(message)  # one line of text, no traceback
