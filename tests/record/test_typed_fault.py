@@ -10,11 +10,12 @@ import pytest
 from record_builders import completed_history
 
 from assay.errors import StoreError
-from assay.results import SampleResult, SampleStatus, errored
+from assay.results import SampleResult, SampleStatus, errored, scored
 from assay.results.diagnosis import Fault
 from assay.results.storable import with_store_refusal
 from assay.store import Store
 
+PASSED = scored("contains", "check", "content", 1.0, 1.0, "found")
 FAILED = SampleResult(
     "refund",
     None,
@@ -49,3 +50,25 @@ def test_a_fault_this_version_does_not_know_is_an_error_naming_the_sample(tmp_pa
     assert f"run {run_id}" in message and "refund" in message and "fault" in message
     assert "gremlins" in message
     assert json.dumps(message)  # one line of text, no traceback
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "path"),
+    [
+        ("actions", [{"arguments": {}}], "actions[0].name: missing"),
+        ("actions", {"name": "x"}, "actions: expected a list"),
+        ("observation", {"channels": {"events": "x"}}, "observation.channels.events"),
+        ("observation", {"channels": {}, "truncated": "no"}, "observation.truncated"),
+    ],
+)
+def test_a_damaged_sample_part_is_an_error_naming_its_path(
+    tmp_path: Path, column: str, value: object, path: str
+) -> None:
+    stored = SampleResult("refund", None, 0, SampleStatus.PASSED, answer="ok", metrics=(PASSED,))
+    history, run_id = completed_history(tmp_path, [stored])
+    with sqlite3.connect(history) as connection:
+        connection.execute("DROP TRIGGER samples_append_only_update")
+        connection.execute(f"UPDATE samples SET {column} = ?", (json.dumps(value),))
+    with Store.open(f"sqlite:///{history}") as store, pytest.raises(StoreError) as raised:
+        store.get_run(run_id)
+    assert f"run {run_id}: sample 'refund' #0: stored {path}" in str(raised.value)

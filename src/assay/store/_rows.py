@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, cast
 
@@ -212,43 +212,46 @@ def case_from(row: RowMapping) -> CaseSnapshot:
 
 def sample_from(row: RowMapping, metrics: Sequence[MetricResult]) -> SampleResult:
     """Build a sample result from its row and its metrics (already in position order)."""
-    actions = row["actions"]
     metadata = dict(row["metadata"])
+    actions, observation, fault = _parts_from(row)
     return SampleResult(
         case_id=row["case_id"],
         model=model_value(row["model"]),
         sample=row["sample"],
         status=SampleStatus(row["status"]),
         answer=row["answer"],
-        actions=None if actions is None else tuple(Action.from_json(a) for a in actions),
-        observation=_observation_from(row["observation"]),
+        actions=actions,
+        observation=observation,
         usage=_usage_from(row),
         duration_ms=row["duration_ms"],
         error=row["error"],
         metadata=metadata,
         metrics=tuple(metrics),
         judge_usage=row["judge_usage"],
-        fault=_fault_from(row),
+        fault=fault,
         recommendation=row["recommendation"],
         **diagnosis_fields(metadata.pop(DIAGNOSIS_KEY, None)),
     )
 
 
-def _fault_from(row: RowMapping) -> Fault | None:
+def _parts_from(
+    row: RowMapping,
+) -> tuple[tuple[Action, ...] | None, Observation | None, Fault | None]:
+    """The sample's actions, observation and fault, read by the record codec."""
     try:
-        return cast(Fault | None, read(Fault | None, row["fault"], "fault"))
+        return (
+            cast(
+                tuple[Action, ...] | None,
+                read(tuple[Action, ...] | None, row["actions"], "actions"),
+            ),
+            cast(Observation | None, read(Observation | None, row["observation"], "observation")),
+            cast(Fault | None, read(Fault | None, row["fault"], "fault")),
+        )
     except RecordError as error:
         model = "" if not row["model"] else f" on {row['model']!r}"
         raise StoreError(
             f"sample {row['case_id']!r}{model} #{row['sample']}: stored {error}"
         ) from None
-
-
-def _observation_from(data: Mapping[str, Any] | None) -> Observation | None:
-    if data is None:
-        return None
-    channels: dict[str, list[JSON]] = dict(data.get("channels") or {})
-    return Observation(channels=channels, truncated=bool(data.get("truncated")))
 
 
 def _usage_from(row: RowMapping) -> Usage | None:
