@@ -111,3 +111,11 @@ def test_every_command_exits_2_with_the_field(
     assert done.exit_code == 2, done.output
     assert message in done.output
     assert "Traceback" not in done.output
+
+
+def test_a_damaged_model_verdict_is_an_error_not_dropped(tmp_path: Path) -> None:
+    path, run_id = _history(tmp_path)
+    _damage(path, "verdict", {"model": "m1", "rationale": 3, "judge": "j"})
+    expected = f"run {run_id}: stored verdict.rationale: expected"
+    with Store.open(f"sqlite:///{path}") as store, pytest.raises(StoreError, match=expected):
+        store.get_run(run_id)

@@ -174,6 +174,7 @@ def run_from(
         # With every sample loaded, figures an older version did not store are counted.
         whole = samples if row["status"] == RunStatus.COMPLETED.value and samples else None
         summary = None if row["summary"] is None else read_summary(row["summary"], samples=whole)
+        verdict = read(ModelVerdict | None, row["verdict"], "verdict")
     except RecordError as error:
         raise StoreError(f"run {row['id']}: stored {error}") from None
     return Run(
@@ -196,7 +197,7 @@ def run_from(
         links=dict(row["links"] or {}),
         lease=lease_from(row),
         error=row["error"],
-        verdict=ModelVerdict.from_json(row["verdict"]),
+        verdict=cast(ModelVerdict | None, verdict),
         judge_usage=row["judge_usage"],
         outcome=RunOutcome.read(row["outcome"]),
         baseline_choice=BaselineChoice.from_json(row["baseline_choice"]),
