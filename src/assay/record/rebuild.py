@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from assay.errors import ConfigurationError
-from assay.judging.judge import Judge
 from assay.record._typed import RecordError, read
 from assay.results import Run
 from assay.spec import JSON, Case
 from assay.spec.metrics import CheckDefinition
 from assay.spec.plan import case_metrics
+
+if TYPE_CHECKING:
+    # The judging package is loaded only to build a judge: reading a history never needs it.
+    from assay.judging.judge import Judge
 
 
 def rebuilt_judge(run: Run, *, api_key: str | None = None) -> Judge:
