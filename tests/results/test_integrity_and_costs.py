@@ -5,7 +5,8 @@ from assay import checks
 from assay.agent import Observation, Usage
 from assay.judging import JudgeUsage
 from assay.judging.judge import JudgeReply
-from assay.results import MetricResult, RunSummary, SampleResult, SampleStatus, summarise
+from assay.record import read_summary, write_summary
+from assay.results import MetricResult, SampleResult, SampleStatus, summarise
 from assay.results.summary import cost_source
 
 
@@ -133,13 +134,13 @@ def test_no_usage_is_distinct_from_unpriced_and_the_summary_has_a_basis_and_a_to
     assert summarise(samples[:1]).cost_basis == "reported"
     assert summarise(samples[2:]).cost_basis is None
     # Stored summaries read back, and ones from before these fields still do.
-    assert RunSummary.from_json(summary.to_json()) == summary
+    assert read_summary(write_summary(summary)) == summary
     old = {
         k: v
-        for k, v in summary.to_json().items()
+        for k, v in write_summary(summary).items()
         if k not in ("integrity", "no_usage", "cost_basis", "total_cost_usd")
     }
-    assert RunSummary.from_json(old).cost_basis is None
+    assert read_summary(old).cost_basis is None
 
 
 def test_an_outcome_with_neither_tokens_nor_cost_has_no_usage():

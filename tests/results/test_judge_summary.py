@@ -1,5 +1,6 @@
 """Summaries of judged samples: unmeasured deterministic rates, attempts, spreads, no scores."""
 
+from assay.record import read_summary, write_summary
 from assay.results import MetricResult, SampleResult, SampleStatus, errored, summarise
 
 
@@ -47,7 +48,7 @@ def test_attempts_are_summed_and_older_usage_counts_one_attempt_per_call():
         [judged("a", usage={"calls": 2, "attempts": 5}), judged("b", usage={"calls": 3})]
     )
     assert (summary.judge_calls, summary.judge_attempts) == (5, 8)
-    assert type(summary).from_json(summary.to_json()) == summary
+    assert read_summary(write_summary(summary)) == summary
 
 
 def test_a_metric_that_errored_has_no_score():

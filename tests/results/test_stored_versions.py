@@ -2,7 +2,8 @@
 
 from assay.compare import stored_form
 from assay.compare.stored import read_stored
-from assay.results import RunSummary, SampleResult, SampleStatus, summarise
+from assay.record import read_summary, write_summary
+from assay.results import SampleResult, SampleStatus, summarise
 from assay.results.metric import scored
 from assay.spec._json import SCHEMA_KEY, SCHEMA_VERSION
 
@@ -21,7 +22,7 @@ def sample(case: str, model: str, passed: bool) -> SampleResult:
 
 def test_a_summary_is_versioned_and_reads_back_with_keys_from_a_newer_version() -> None:
     summary = summarise([sample("a", "m1", True), sample("b", "m2", False)])
-    stored = summary.to_json()
+    stored = write_summary(summary)
     assert stored[SCHEMA_KEY] == SCHEMA_VERSION
     newer = {
         **stored,
@@ -31,7 +32,7 @@ def test_a_summary_is_versioned_and_reads_back_with_keys_from_a_newer_version() 
             label: {**tally, "another": [1]} for label, tally in stored["by_model"].items()
         },
     }
-    assert RunSummary.from_json(newer) == summary
+    assert read_summary(newer) == summary
 
 
 def test_a_stored_comparison_is_versioned_and_tolerates_newer_keys() -> None:

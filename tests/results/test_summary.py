@@ -1,3 +1,4 @@
+from assay.record import read_summary, write_summary
 from assay.results import MetricResult, SampleResult, SampleStatus, nearest_rank, summarise
 
 
@@ -58,4 +59,4 @@ def test_per_model_tallies_and_round_trip():
     )
     assert summary.by_model["m1"].pass_rate == 1.0
     assert summary.by_model["m2"].pass_rate == 0.0
-    assert type(summary).from_json(summary.to_json()) == summary
+    assert read_summary(write_summary(summary)) == summary

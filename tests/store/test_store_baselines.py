@@ -17,6 +17,7 @@ from sqlalchemy.dialects import postgresql
 from store_builders import T0, complete_plan, later, make_run, planned, sample
 
 from assay.errors import BaselineError
+from assay.record import write_summary
 from assay.results import Run, RunSettings, RunStatus, SampleStatus, summarise
 from assay.results.baseline import BaselineChoice, BaselineReason, RunOutcome
 from assay.results.settings import Selection
@@ -185,7 +186,7 @@ def _old_run(engine: Engine, run_id: str, samples: list[Any]) -> None:
         connection.execute(
             sql_update(RUNS_0003)
             .where(RUNS_0003.c.id == run_id)
-            .values(status="completed", summary=summarise(samples).to_json())
+            .values(status="completed", summary=write_summary(summarise(samples)))
         )
 
 

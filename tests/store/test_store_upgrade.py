@@ -38,7 +38,7 @@ from typer.testing import CliRunner
 from assay.agent import Action, Observation, Usage
 from assay.cli.app import app
 from assay.errors import ConfigurationError, LeaseError, ReadOnlyRunError
-from assay.record import read_settings
+from assay.record import read_settings, write_summary
 from assay.results import (
     MetricResult,
     Run,
@@ -313,7 +313,7 @@ def _write_0001_history(engine: Engine, running_started: datetime) -> dict[str, 
             .values(
                 status="completed",
                 finished_at=later(5),
-                summary=summarise(SAMPLES).to_json(),
+                summary=write_summary(summarise(SAMPLES)),
                 comparison={"changes": [{"case": "refund"}]},
                 baseline_id="b-0",
                 links={"control": {"pair": ["a", "old-completed"], "role": "second"}},

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from assay.results.reliability import (
@@ -21,7 +21,6 @@ from assay.results.reliability import (
     rates,
 )
 from assay.results.sample import SampleResult, SampleStatus
-from assay.spec._json import SCHEMA_KEY, SCHEMA_VERSION, known_fields
 
 
 def nearest_rank(values: Sequence[float], percentile: float) -> float | None:
@@ -131,33 +130,6 @@ class RunSummary(Tally):
     """The run's tally, plus one tally per model when the run named models."""
 
     by_model: dict[str, Tally] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        """The portable form stored with the completed run and written by reports."""
-        return {SCHEMA_KEY: SCHEMA_VERSION, **asdict(self)}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> RunSummary:
-        """Rebuild a summary from its stored form (keys a newer version added are ignored)."""
-        values = known_fields(cls, data)
-        by_model = {
-            label: _tally_from(item) for label, item in (values.pop("by_model", None) or {}).items()
-        }
-        judge = _criteria_from(values.pop("judge", None) or {})
-        return cls(**values, judge=judge, by_model=by_model)
-
-
-def _tally_from(data: Mapping[str, Any]) -> Tally:
-    values = known_fields(Tally, data)
-    judge = _criteria_from(values.pop("judge", None) or {})
-    return Tally(**values, judge=judge)
-
-
-def _criteria_from(data: Mapping[str, Any]) -> dict[str, CriterionSummary]:
-    return {
-        name: CriterionSummary(**known_fields(CriterionSummary, item))
-        for name, item in data.items()
-    }
 
 
 def summarise(samples: Sequence[SampleResult]) -> RunSummary:

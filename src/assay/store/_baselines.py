@@ -17,7 +17,9 @@ from sqlalchemy import (
     select,
 )
 
-from assay.results import Run, RunStatus, RunSummary
+from assay.errors import StoreError
+from assay.record import RecordError, read_summary
+from assay.results import Run, RunStatus
 from assay.results.baseline import Pin, RunOutcome, legacy_outcome, metadata_matches
 from assay.store._tables import baseline_pins, runs
 
@@ -79,7 +81,10 @@ def _passing(row: RowMapping) -> bool:
     if outcome is not None:
         return outcome is RunOutcome.PASSED
     summary = row["summary"]
-    read = None if summary is None else RunSummary.from_json(summary)
+    try:
+        read = None if summary is None else read_summary(summary)
+    except RecordError as error:
+        raise StoreError(f"run {row['id']}: stored {error}") from None
     return legacy_outcome(read) is RunOutcome.PASSED
 
 

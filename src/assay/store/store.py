@@ -30,6 +30,7 @@ from assay.errors import (
     StoreError,
     StoreUnavailableError,
 )
+from assay.record import write_summary
 from assay.results import Run, RunStatus, RunSummary, SampleResult
 from assay.results.baseline import BaselineChoice, Pin, RunOutcome
 from assay.results.run import Lease, ModelVerdict
@@ -231,7 +232,7 @@ class Store:
                 run_id,
                 RunStatus.COMPLETED,
                 finished_at=finished_at,
-                summary=summary.to_json(),
+                summary=write_summary(summary),
                 comparison=comparison,
                 baseline_id=baseline_id,
                 heartbeat_at=None,
