@@ -79,3 +79,95 @@ def test_no_import_circle() -> None:
 
 def test_the_cycle_finder_finds_a_circle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def _package(module: str) -> str:
+    """A module's package: ``assay.load.items`` → ``load``, ``assay.text`` → ``assay``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and _is_package(parts[1])) else "assay"
+
+
+def _is_package(name: str) -> bool:
+    return (SOURCE / name / "__init__.py").exists()
+
+
+def _imported_modules(path: Path) -> list[tuple[int, str, list[str]]]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("assay"):
+            found.append((node.lineno, node.module or "", [a.name for a in node.names]))
+    return found
+
+
+def _private_imports_across_packages() -> list[str]:
+    offences = []
+    for name, path in _modules().items():
+        own = _package(name)
+        for line, module, names in _imported_modules(path):
+            target = _package(module)
+            private_module = any(part.startswith("_") for part in module.split(".")[1:])
+            private_names = [n for n in names if n.startswith("_") and not n.startswith("__")]
+            if target != own and (private_module or private_names):
+                offences.append(f"{path.relative_to(SOURCE)}:{line} from {module}")
+    return offences
+
+
+def test_no_private_module_is_imported_from_another_package() -> None:
+    # What one package shares with another is public in it; a private module may change freely.
+    assert _private_imports_across_packages() == []
+
+
+#: The layers, lowest first (the README's "Layout"): a module imports only from its own layer
+#: or one before it. Modules at the top of the package that everything uses are the base.
+LAYERS = (
+    ("base", {"errors", "limits", "text", "lazy", "keys", "exit_codes", "startup", "trust"}),
+    ("spec", {"spec"}),
+    ("agent", {"agent", "agents"}),
+    ("results", {"results", "replay"}),
+    ("checks and judging", {"checks", "judging", "judges"}),
+    ("load", {"load"}),
+    ("runner", {"runner"}),
+    ("compare", {"compare"}),
+    ("record", {"record"}),
+    ("store", {"store"}),
+    ("evaluation", {"evaluation"}),
+    ("report", {"report"}),
+    ("front ends", {"testing", "cli"}),
+    ("the package", {"assay"}),
+)
+
+
+def _layer_of(module: str) -> int:
+    parts = module.split(".")
+    unit = parts[1] if len(parts) > 1 else "assay"
+    for rank, (_, units) in enumerate(LAYERS):
+        if unit in units:
+            return rank
+    raise AssertionError(f"{module} belongs to no layer: add it to LAYERS and the README")
+
+
+def _imports_upwards() -> list[str]:
+    offences = []
+    for name, path in _modules().items():
+        own = _layer_of(name)
+        for line, module, names in _imported_modules(path):
+            targets = [module] if module != "assay" else [f"assay.{n}" for n in names]
+            for target in targets:
+                if target == "assay.__version__":
+                    continue  # the version string, not a layer
+                if _layer_of(target) > own:
+                    offences.append(f"{path.relative_to(SOURCE)}:{line} imports {target}")
+    return offences
+
+
+def test_no_layer_imports_one_above_it() -> None:
+    assert _imports_upwards() == []
+
+
+def test_the_layer_check_sees_an_import_upwards(monkeypatch) -> None:
+    planted = {"assay.spec.planted": SOURCE / "spec" / "case.py"}
+    monkeypatch.setattr(
+        "test_layers._imported_modules", lambda path: [(1, "assay.store.store", ["Store"])]
+    )
+    monkeypatch.setattr("test_layers._modules", lambda: planted)
+    assert _imports_upwards() == ["spec/case.py:1 imports assay.store.store"]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from assay._text import json_visible, one_line, visible
+from assay.text import json_visible, one_line, visible
 from hostile import CONTROLS, raw_controls
 
 

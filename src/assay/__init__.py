@@ -11,12 +11,11 @@ passed, what regressed and why.
 """
 
 # First of all: from here on, a Ctrl-C while the `assay` script starts is one line, exit 130.
-from assay import _startup  # noqa: F401
+from assay import startup  # noqa: F401
 
 # isort: split
 import typing
 
-from assay._lazy import lazy_attributes as _lazy_attributes
 from assay.errors import (
     AssayError,
     BaselineError,
@@ -29,6 +28,7 @@ from assay.errors import (
     StoreUnavailableError,
     Terminated,
 )
+from assay.lazy import lazy_attributes as _lazy_attributes
 
 if typing.TYPE_CHECKING:
     from assay import agents, checks, judges

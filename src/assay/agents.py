@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from assay.agent.adapters._optional import require
 from assay.agent.adapters.chat import ChatAgent, LiteLLMChatAgent, OpenAIChatAgent
 from assay.agent.adapters.messages import from_messages
+from assay.agent.adapters.optional import require
 from assay.agent.tool_errors import tool_error
 
 __all__ = ["ChatAgent", "from_messages", "litellm_chat", "openai_chat", "tool_error"]

@@ -56,7 +56,7 @@ def openai(
     (``pip install 'assay[openai]'``).
     """
     from assay.agent import ModelSpec
-    from assay.agent.adapters._optional import require
+    from assay.agent.adapters.optional import require
 
     require("openai", "openai")
     spec = ModelSpec.parse(model)
@@ -89,7 +89,7 @@ def litellm(
 
     ``judge_timeout`` bounds the judging of one sample, as for :func:`openai`.
     """
-    from assay.agent.adapters._optional import require
+    from assay.agent.adapters.optional import require
     from assay.judging.litellm_judge import LiteLLMJudge
 
     require("litellm", "litellm")
@@ -132,7 +132,7 @@ def from_spec(spec: JudgeSpec, *, api_key: str | None = None) -> Judge:
     from assay.errors import ConfigurationError
 
     if spec.client == "openai":
-        from assay.agent.adapters._optional import require
+        from assay.agent.adapters.optional import require
 
         require("openai", "openai")
         return OpenAIJudge(

@@ -6,7 +6,7 @@ import pytest
 
 import assay
 from assay import agents, checks
-from assay.agent.adapters._optional import import_litellm
+from assay.agent.adapters.optional import import_litellm
 from assay.testing import ScriptedServer, reply, tool_calls
 
 ORDERS = {42: {"status": "shipped"}}

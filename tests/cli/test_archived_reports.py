@@ -14,7 +14,7 @@ from assay.errors import ReadOnlyRunError
 from assay.record import write_summary
 from assay.report import archive
 from assay.results import SampleResult, SampleStatus
-from assay.spec._json import digest
+from assay.spec.json_data import digest
 from assay.store import Store
 
 SPEC = str(Path(__file__).resolve().parents[2] / "examples" / "support_eval.py")

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.cli.app import app
-from assay.config import find_config
+from assay.load.config import find_config
 
 
 def invoke(*args: str):

@@ -187,7 +187,7 @@ def test_the_endpoint_host_is_the_judges_and_prepare_imports_the_client(monkeypa
     # Importing LiteLLM here would change what later tests see of its lazy imports.
     imported = []
     monkeypatch.setattr(
-        "assay.agent.adapters._optional.import_litellm", lambda: imported.append(True)
+        "assay.agent.adapters.optional.import_litellm", lambda: imported.append(True)
     )
     litellm.prepare()
     assert imported == [True]
@@ -199,7 +199,7 @@ def test_the_chat_adapters_prepare_their_client(monkeypatch):
     OpenAIChatAgent(model="m", api_key="k").prepare()
     imported = []
     monkeypatch.setattr(
-        "assay.agent.adapters._optional.import_litellm", lambda: imported.append(True)
+        "assay.agent.adapters.optional.import_litellm", lambda: imported.append(True)
     )
     LiteLLMChatAgent(model="m").prepare()
     assert imported == [True]

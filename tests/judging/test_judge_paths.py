@@ -5,7 +5,7 @@ import json
 
 import assay
 from assay import checks, judges
-from assay.agent.adapters._optional import import_litellm
+from assay.agent.adapters.optional import import_litellm
 from assay.judging import BUILTIN, JudgeInput, JudgeUsage, assess
 from assay.judging.retry import RetryPolicy
 from assay.testing import ScriptedServer, failure, reply, verdict

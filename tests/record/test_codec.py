@@ -9,8 +9,8 @@ from assay.record import RecordError, read, read_summary, write, write_summary
 from assay.results import RunSettings, RunSummary, SampleResult, SampleStatus, summarise
 from assay.results.metric import scored
 from assay.results.settings import RunGate, Selection
-from assay.spec._json import SCHEMA_KEY, SCHEMA_VERSION
 from assay.spec.gate import Gate
+from assay.spec.json_data import SCHEMA_KEY, SCHEMA_VERSION
 
 
 def _sample(case: str, model: str | None, passed: bool) -> SampleResult:

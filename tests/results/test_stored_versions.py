@@ -5,7 +5,7 @@ from assay.compare.stored import read_stored
 from assay.record import read_summary, write_summary
 from assay.results import SampleResult, SampleStatus, summarise
 from assay.results.metric import scored
-from assay.spec._json import SCHEMA_KEY, SCHEMA_VERSION
+from assay.spec.json_data import SCHEMA_KEY, SCHEMA_VERSION
 
 
 def sample(case: str, model: str, passed: bool) -> SampleResult:

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from assay.agent.tool_errors import call_error
 from assay.errors import SpecError
 from assay.spec import JSON, canonical_json, portable
-from assay.spec._json import storable_text
+from assay.spec.json_data import storable_text
 
 CostSource = Literal["reported", "estimated", "unpriced", "no_usage"]
 

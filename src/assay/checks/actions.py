@@ -6,12 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
-from assay._text import one_line
 from assay.agent import Action
 from assay.checks import _values
 from assay.checks.base import Check, CheckContext, CheckError, Verdict, observed_actions
 from assay.spec import ExpectedAction, canonical_json
 from assay.spec.observation import SIDE_EFFECTS
+from assay.text import one_line
 
 _Call = tuple[str | None, str, str]
 _SHORT_TRACE = 4

@@ -11,10 +11,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from assay._text import blank, one_line
 from assay.checks import _values
 from assay.checks.base import Check, CheckContext, CheckError, Verdict
 from assay.spec import JSON
+from assay.text import blank, one_line
 
 _NO_ANSWER = Verdict(0.0, "the agent gave no answer")
 _EMPTY_ANSWER = Verdict(0.0, "the agent gave an empty answer")

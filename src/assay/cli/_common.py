@@ -213,7 +213,7 @@ def _masked_words(words: list[str]) -> list[str]:
 
 def fail(message: str, code: ExitCode = ExitCode.INVALID) -> NoReturn:
     """Print ``error: message`` on standard error and exit with ``code``."""
-    from assay._text import visible
+    from assay.text import visible
 
     print(f"error: {visible(message, lines=True)}", file=sys.stderr)
     raise typer.Exit(code)

@@ -18,7 +18,7 @@ from assay.limits import option_range
 
 if TYPE_CHECKING:
     # The spec loads when a command runs, not when `assay --help` is asked.
-    from assay.config import ProjectConfig
+    from assay.load.config import ProjectConfig
     from assay.load.opening import Selection
     from assay.spec import Suite
     from assay.spec.gate import Gate

@@ -14,7 +14,6 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as Table_
 
-from assay._text import visible
 from assay.compare import Comparison, ModelComparison
 from assay.report import prose
 from assay.report.format import score
@@ -35,6 +34,7 @@ from assay.report.view import (
 from assay.results import Run, SampleResult, SampleStatus
 from assay.results.baseline import BaselineChoice
 from assay.results.tracebacks import traceback_of
+from assay.text import visible
 
 if TYPE_CHECKING:
     from assay.evaluation import Verdict

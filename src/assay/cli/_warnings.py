@@ -81,7 +81,7 @@ def unverified_line(run: Any) -> str | None:
 
 def print_unchecked(suite: Any, *, judged: bool, judge_hint: str) -> None:
     """Before a run: print :func:`unchecked_lines` to standard error, if there are any."""
-    from assay._text import visible
+    from assay.text import visible
 
     lines = unchecked_lines(suite, judged=judged, judge_hint=judge_hint)
     if lines:

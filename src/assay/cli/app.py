@@ -9,7 +9,6 @@ from typing import Annotated, Any, get_args, get_origin
 
 import typer
 
-from assay._startup import exit_interrupted
 from assay.cli import interrupted
 from assay.cli._common import OUTPUT, pipe_safe
 from assay.cli.baseline import baseline_app
@@ -24,6 +23,7 @@ from assay.cli.run import run_command
 from assay.cli.schema import schema_command
 from assay.cli.validate import validate_command
 from assay.exit_codes import ExitCode
+from assay.startup import exit_interrupted
 
 app = typer.Typer(
     name="assay",

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from assay._text import visible
 from assay.cli._common import (
     DbOption,
     agent_identity,
@@ -22,9 +21,10 @@ from assay.cli._common import (
     open_store,
     user_errors,
 )
+from assay.text import visible
 
 if TYPE_CHECKING:
-    from assay.config import ProjectConfig
+    from assay.load.config import ProjectConfig
 
 baseline_app = typer.Typer(
     help="Pin, show or clear the baseline runs are compared with.", no_args_is_help=True

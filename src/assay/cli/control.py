@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from assay._text import visible
 from assay.cli._common import (
     ConcurrencyOption,
     DbOption,
@@ -37,6 +36,7 @@ from assay.cli._files import (
 )
 from assay.cli._warnings import print_unchecked
 from assay.exit_codes import exit_code_for
+from assay.text import visible
 
 if TYPE_CHECKING:
     from assay.evaluation.measuring import ControlPair

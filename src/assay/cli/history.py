@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from assay._text import visible
 from assay.cli._common import (
     DbOption,
     agent_identity,
@@ -17,6 +16,7 @@ from assay.cli._common import (
     user_errors,
 )
 from assay.limits import option_range
+from assay.text import visible
 
 if TYPE_CHECKING:
     from assay.evaluation.queries import History

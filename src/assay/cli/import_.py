@@ -29,10 +29,10 @@ def import_command(
     baseline when that run is in this history, and left out (said so) when it is not. A run
     whose id is already stored with different evidence is refused (exit 2).
     """
-    from assay._text import visible
     from assay.report.archive import read_report
     from assay.results import RunStatus
     from assay.store import Store
+    from assay.text import visible
 
     with user_errors():
         run = read_report(report)
@@ -99,8 +99,8 @@ def _stored(store: Store, run_id: str) -> Run | None:
 def _already_stored(existing: Run, run: Run, report: Path) -> None:
     from dataclasses import replace
 
-    from assay._text import visible
     from assay.report.archive import differing_field, same_run
+    from assay.text import visible
 
     # What this history decided for the run (its comparison, outcome, baseline) may have
     # changed since it was imported (its baseline imported after it): the evidence has not.

@@ -58,9 +58,9 @@ def report_command(
     Without ``--baseline`` the comparison stored when the run completed is shown; with it,
     the comparison is made now, against the latest control run's noise floor if there is one.
     """
-    from assay._text import visible
     from assay.evaluation.queries import lookup
     from assay.report import Report, format_for, format_named
+    from assay.text import visible
 
     with user_errors():
         if output is not None:
@@ -108,7 +108,7 @@ def _print_case(run: object, case_id: str, chosen: str, output: Path | None) -> 
     if output is not None or chosen not in ("text", "json"):
         fail("--case prints one case as text or json, to standard output")
     if not any(sample.case_id == case_id for sample in run.samples) and run.case(case_id) is None:
-        from assay.load._errors import suggestion
+        from assay.text import suggestion
 
         known = {snapshot.case_id for snapshot in run.cases}
         fail(f"run {run.id} has no case {case_id!r}{suggestion(case_id, known)}")

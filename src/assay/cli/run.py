@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from assay.evaluation import Evaluation, EvaluationArgs
     from assay.exit_codes import ExitCode
 
-from assay._text import visible
 from assay.cli._common import (
     GATING,
     JUDGING,
@@ -58,6 +57,7 @@ from assay.cli._files import (
     SetOption,
 )
 from assay.cli.baseline import WHERE_HELP, where_option
+from assay.text import visible
 
 
 def run_command(
@@ -261,7 +261,7 @@ def _execute(
 ) -> Evaluation:
     from assay.errors import IncompleteRunError, StoreUnavailableError, Terminated
     from assay.evaluation import evaluate_async
-    from assay.evaluation._loop import run_sync
+    from assay.evaluation.loop import run_sync
     from assay.runner.progress import default_progress
 
     try:

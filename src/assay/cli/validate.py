@@ -55,8 +55,8 @@ def validate_command(
 
     The agent or harness a file suite names is not imported unless ``--import`` is given.
     """
-    from assay._text import visible
     from assay.load.opening import Selection, open_suite
+    from assay.text import visible
 
     with user_errors():
         if _whole_catalog(path, product, set_):

@@ -18,9 +18,9 @@ from dataclasses import asdict, dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from assay.compare._pooling import EPSILON, Pooled, PooledItem, movement
 from assay.compare.noise import NoiseFloor, NoiseLabel
-from assay.spec._json import known_fields
+from assay.compare.pooling import EPSILON, Pooled, PooledItem, movement
+from assay.spec.json_data import known_fields
 
 
 class ChangeKind(StrEnum):

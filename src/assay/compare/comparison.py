@@ -14,7 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from assay.compare._pooling import (
+from assay.compare.changes import Change, ChangeKind, Tolerances, item_changes
+from assay.compare.noise import DEFAULT_FLAKY_SHARE, NoiseFloor, NoiseLabel
+from assay.compare.pairing import PairedItem, Pairing, pair_items
+from assay.compare.pooling import (
     EPSILON,
     Item,
     ItemMovement,
@@ -23,12 +26,9 @@ from assay.compare._pooling import (
     pass_rate,
     pool_run,
 )
-from assay.compare.changes import Change, ChangeKind, Tolerances, item_changes
-from assay.compare.noise import DEFAULT_FLAKY_SHARE, NoiseFloor, NoiseLabel
-from assay.compare.pairing import PairedItem, Pairing, pair_items
 from assay.errors import ConfigurationError
 from assay.results import CaseSnapshot, Run
-from assay.spec._json import known_fields
+from assay.spec.json_data import known_fields
 
 #: Past this share of the paired corpus excluded, the headline is withheld.
 DEFAULT_MAX_EXCLUDED_SHARE = 0.10

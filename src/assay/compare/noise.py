@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from assay.compare._pooling import (
+from assay.compare.pooling import (
     EPSILON,
     ItemMovement,
     PooledItem,

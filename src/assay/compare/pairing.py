@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from assay.compare._pooling import Item
+from assay.compare.pooling import Item
 from assay.results import CaseSnapshot, Run
-from assay.spec._json import known_fields
+from assay.spec.json_data import known_fields
 
 #: Keys of a case snapshot that describe the definition rather than being part of it.
 _NOT_PARTS = frozenset({"id", "provenance"})

@@ -11,7 +11,7 @@ from typing import Any
 
 from assay.compare.comparison import Comparison
 from assay.compare.models import ModelComparison
-from assay.spec._json import SCHEMA_KEY, SCHEMA_VERSION
+from assay.spec.json_data import SCHEMA_KEY, SCHEMA_VERSION
 
 
 def stored_form(

@@ -11,7 +11,7 @@ returns a frozen value with a :class:`Verdict`.
 
 from typing import TYPE_CHECKING
 
-from assay._lazy import lazy_attributes
+from assay.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from assay.evaluation.api import evaluate, evaluate_async, run, run_async

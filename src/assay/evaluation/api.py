@@ -13,8 +13,8 @@ from os import PathLike
 from typing import TYPE_CHECKING, Unpack
 
 from assay.errors import ConfigurationError
-from assay.evaluation._loop import run_sync
 from assay.evaluation.lifecycle import Evaluation, evaluate_with
+from assay.evaluation.loop import run_sync
 from assay.evaluation.options import EvaluationArgs, EvaluationOptions
 from assay.evaluation.ports import RunStore
 from assay.results import Run
@@ -22,7 +22,7 @@ from assay.runner.progress import Progress, default_progress
 from assay.spec import Suite
 
 if TYPE_CHECKING:
-    from assay.config import ProjectConfig
+    from assay.load.config import ProjectConfig
     from assay.load.opening import Selection
 
 #: A suite, or the path of a file suite or a Python spec that defines one.

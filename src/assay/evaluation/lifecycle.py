@@ -32,12 +32,12 @@ from assay.errors import (
     StoreError,
     Terminated,
 )
-from assay.evaluation._loop import CANCEL_GRACE
 from assay.evaluation._signals import terminations
 from assay.evaluation.baseline import choose_baseline
 from assay.evaluation.comparing import noise_floor, on_cases_run
 from assay.evaluation.diagnosis import diagnosing_for, with_model_verdict
 from assay.evaluation.lease import Heartbeat, owner_alive, this_process
+from assay.evaluation.loop import CANCEL_GRACE
 from assay.evaluation.observers import NotesOnly, ObservedSink, Observers
 from assay.evaluation.options import EvaluationOptions
 from assay.evaluation.ports import Executor, RunStore, Work

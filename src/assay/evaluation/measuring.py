@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Unpack
 
 from assay.compare import DEFAULT_FLAKY_SHARE, NoiseFloor
-from assay.evaluation._loop import run_sync
 from assay.evaluation.api import SuiteOrPath, _refuse_running_loop, open_configured
 from assay.evaluation.control import checked, run_control_async
+from assay.evaluation.loop import run_sync
 from assay.evaluation.options import EvaluationArgs
 from assay.evaluation.verdict import Verdict
 from assay.results import Run

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from assay._text import one_line
 from assay.evaluation.ports import RunObserver
 from assay.evaluation.verdict import Verdict
 from assay.results import Run, SampleResult
 from assay.runner.progress import Progress
 from assay.runner.sink import ResultSink
+from assay.text import one_line
 
 
 class Observers:

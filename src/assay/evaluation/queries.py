@@ -132,7 +132,7 @@ def run_state(run: Run, now: datetime) -> str:
 
 def no_match(store: RunReader, suite: str | None, agent: str | None) -> str:
     """Why a filtered history is empty: name the filter, and the names that do have runs."""
-    from assay.load._errors import suggestion
+    from assay.text import suggestion
 
     known = store.history(limit=500)
     parts = []

@@ -32,7 +32,7 @@ class LiteLLMJudge:
 
     def prepare(self) -> None:
         """Import LiteLLM ahead of time, off the event loop (the run calls this first)."""
-        from assay.agent.adapters._optional import import_litellm
+        from assay.agent.adapters.optional import import_litellm
 
         litellm = import_litellm()
         if self.extra.get("api_key") or self.extra.get("api_base") or self.extra.get("base_url"):
@@ -48,7 +48,7 @@ class LiteLLMJudge:
 
     async def complete(self, instructions: str, prompt: str) -> JudgeReply:
         """Ask once (with retries on transient failures)."""
-        from assay.agent.adapters._optional import import_litellm
+        from assay.agent.adapters.optional import import_litellm
 
         litellm = import_litellm()
 

@@ -55,7 +55,7 @@ class OpenAIJudge:
         """
         import openai  # noqa: F401
 
-        from assay._keys import require_openai_key
+        from assay.keys import require_openai_key
 
         require_openai_key(f"judge {self.label}", self.base_url, self.api_key)
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay.judging.criteria import Criterion
-from assay.spec._json import DuplicateKeyError, unique_pairs
+from assay.spec.json_data import DuplicateKeyError, unique_pairs
 
 #: The longest reason a verdict may give, in characters. A longer one is refused as an invalid
 #: verdict: a reason is one or two sentences, and nothing unbounded is stored twice.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from assay._lazy import lazy_attributes
+from assay.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from assay.load.catalog import Catalog, Product, ScenarioSet

@@ -19,7 +19,7 @@ from typing import Any
 
 from assay.errors import SpecError
 from assay.limits import MAX_SUITE_FILE_BYTES, read_bounded
-from assay.spec._json import strict_loads
+from assay.spec.json_data import strict_loads
 
 #: The deepest a document may nest tables (mappings) and lists inside each other.
 MAX_DEPTH = 100

@@ -6,7 +6,6 @@ near one: ``trip/set_name.toml: expect.forbidd: unknown field (did you mean 'for
 
 from __future__ import annotations
 
-import difflib
 import types
 import typing
 from collections.abc import Iterable, Mapping, Sequence
@@ -15,6 +14,7 @@ from typing import Any, TypeVar
 from pydantic import AliasChoices, BaseModel, JsonValue, RootModel, ValidationError
 
 from assay.errors import SpecError
+from assay.text import suggestion
 
 M = TypeVar("M", bound=BaseModel)
 Loc = tuple[int | str, ...]
@@ -46,14 +46,6 @@ def validate(
             location=location,
             field=prefix or None,
         ) from None
-
-
-def suggestion(name: object, candidates: Iterable[str]) -> str:
-    """`` (did you mean 'forbid'?)`` when a candidate is close to ``name``, else ``""``."""
-    if not isinstance(name, str):
-        return ""
-    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def near_miss(name: str, candidates: Iterable[str]) -> str | None:

@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass
 
 from assay.errors import SpecError
-from assay.load._errors import suggestion
 from assay.load.scenario import Expectations, Origin, Scenario, refuse_contradiction
+from assay.text import suggestion
 
 OPTIONS = ("tools", "forbid_tools", "contains", "not_contains", "key", "tags", "group", "notes")
 _LISTS = ("tools", "forbid_tools", "tags")

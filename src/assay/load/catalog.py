@@ -23,12 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import SpecError
-from assay.load._errors import near_miss, suggestion, validate
+from assay.load._errors import near_miss, validate
 from assay.load.entry import MissingAgent, entry_agent, entry_identity
 from assay.load.formats import CatalogModel, ProductModel, SetModel, extras
 from assay.load.scenario import Origin, Scenario, scenario_from, sorted_json
 from assay.load.suites import SuiteDocument, named, read_mapping, suite_document
 from assay.spec import JSON, Suite, portable
+from assay.text import suggestion
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from typing import Any
 from assay.errors import SpecError
 from assay.limits import MAX_ITEM_FILES
 from assay.load._documents import parse_json, parse_toml, read_text
-from assay.load._errors import suggestion, validate
+from assay.load._errors import validate
 from assay.load.formats import ItemModel
 from assay.load.scenario import Expectations, api_fixtures
 from assay.load.settings import (
@@ -30,6 +30,7 @@ from assay.load.settings import (
 )
 from assay.spec import JSON, Case, Suite
 from assay.spec.case import build_case
+from assay.text import suggestion
 
 ITEM_SUFFIXES = (".toml", ".json")
 #: The key of ``[expect.forbid]`` that lists tools not to call; every other key is a channel.

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from assay.errors import SpecError
 
 if TYPE_CHECKING:
-    from assay.config import ProjectConfig
+    from assay.load.config import ProjectConfig
     from assay.spec import Suite
 
 

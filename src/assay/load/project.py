@@ -1,7 +1,7 @@
 """The project a suite belongs to: its root, its importable modules, and its defaults.
 
 A project's configuration (``[tool.assay]`` in ``pyproject.toml``, or ``assay.toml``; see
-:mod:`assay.config`) fills what a suite leaves unset: its judge, its concurrency and its
+:mod:`assay.load.config`) fills what a suite leaves unset: its judge, its concurrency and its
 gate. :func:`configured` is the one place that does it, for a suite opened from a file
 (:func:`assay.load.open_suite`) and for one a program built (:func:`assay.run`), so that a
 library call and ``assay run`` on the same project run with the same settings.
@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING
 from assay.errors import SpecError
 
 if TYPE_CHECKING:
-    from assay.config import ProjectConfig
+    from assay.load.config import ProjectConfig
     from assay.spec import Suite
     from assay.spec.gate import Gate
 
 
 def project_config() -> ProjectConfig:
     """The nearest project configuration (``[tool.assay]`` or ``assay.toml``) upwards."""
-    from assay.config import find_config
+    from assay.load.config import find_config
 
     return find_config()
 
@@ -71,7 +71,7 @@ def config_gate(config: ProjectConfig) -> Gate | None:
 
 def project_root() -> Path:
     """The project's root: where its configuration or ``.assay/`` history is, else here."""
-    from assay.store import find_history
+    from assay.load.history import discover as find_history
 
     config = project_config()
     if config.root is not None:

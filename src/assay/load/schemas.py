@@ -11,8 +11,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from assay.errors import SpecError
-from assay.load._errors import suggestion
 from assay.load.formats import CatalogModel, ItemModel, SettingsModel, SuiteDocModel
+from assay.text import suggestion
 
 #: Format name → (model, title).
 FORMATS: dict[str, tuple[type[BaseModel], str]] = {

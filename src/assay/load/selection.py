@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from assay.errors import SpecError
-from assay.load._errors import suggestion
 from assay.spec import Case, Suite
+from assay.text import suggestion
 
 
 def select(

@@ -11,7 +11,7 @@ from typing import Any
 from assay.agent.harness import harness_agent
 from assay.errors import SpecError
 from assay.load._documents import parse_toml, read_text
-from assay.load._errors import suggestion, validate
+from assay.load._errors import validate
 from assay.load.entry import (
     MissingAgent,
     UnimportedAgent,
@@ -24,6 +24,7 @@ from assay.load.formats import ExpectModel, SettingsModel
 from assay.spec import Suite
 from assay.spec.gate import Gate
 from assay.spec.metrics import JUDGE_CRITERIA
+from assay.text import suggestion
 
 SUITE_FILE = "suite.toml"
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, cast
 
 from assay.errors import SpecError
-from assay.spec._json import JSON
+from assay.spec.json_data import JSON
 
 T = TypeVar("T")
 

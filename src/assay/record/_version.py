@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from assay.record._typed import RecordError
-from assay.spec._json import SCHEMA_KEY, SCHEMA_VERSION
+from assay.spec.json_data import SCHEMA_KEY, SCHEMA_VERSION
 
 #: Forms written before records carried a version read as this one.
 UNVERSIONED = 1

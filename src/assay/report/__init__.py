@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from assay._lazy import lazy_attributes
+from assay.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from assay.report.formats import FORMATS, ReportFormat, format_for, format_named

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from assay._text import one_line
 from assay.compare import (
     Change,
     ChangeKind,
@@ -17,6 +16,7 @@ from assay.report import prose
 from assay.report._reading import Fraction
 from assay.results import Run
 from assay.results.baseline import BaselineChoice, BaselineReason
+from assay.text import one_line
 
 NO_BASELINE = "No compatible baseline."
 CHANGE_HEADERS = ["item", "metric", "category", "before → after", "noise", "detail"]

@@ -15,14 +15,14 @@ of these functions:
   nothing inside can close it.
 * :func:`md_code` makes a one-line code span the same way.
 
-Control and bidirectional characters are made visible first (:func:`assay._text.visible`).
+Control and bidirectional characters are made visible first (:func:`assay.text.visible`).
 """
 
 from __future__ import annotations
 
 import re
 
-from assay._text import one_line, visible
+from assay.text import one_line, visible
 
 __all__ = ["md_cell", "md_code", "md_fence", "md_inline", "md_quote"]
 

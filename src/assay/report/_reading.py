@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from assay._text import one_line
 from assay.agent import ANSWERED_MODEL_KEY, Action
 from assay.record import write_settings
 from assay.report import format as fmt
 from assay.results import MetricResult, Run, RunStatus, RunSummary, SampleResult, Tally, summarise
 from assay.results.reliability import CATEGORIES, INTEGRITY, item_rates
+from assay.text import one_line
 
 Fraction = Callable[[int, int], str]
 Rows = list[tuple[str, str]]

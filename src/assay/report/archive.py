@@ -63,7 +63,7 @@ from assay.results.baseline import BaselineChoice, RunOutcome
 from assay.results.diagnosis import Fault
 from assay.results.run import ModelVerdict
 from assay.results.storable import problem_with
-from assay.spec._json import JSON, SCHEMA_KEY, canonical_json, digest, strict_loads
+from assay.spec.json_data import JSON, SCHEMA_KEY, canonical_json, digest, strict_loads
 
 __all__ = [
     "MAX_DEPTH",

@@ -25,13 +25,13 @@ from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import TypeVar
 
-from assay._text import visible
 from assay.errors import ConfigurationError
 from assay.report.jsonreport import render_json
 from assay.report.markdown import comparison_markdown, markdown_of
 from assay.report.prose import comparison_json
 from assay.report.text import comparison_text, text_of
 from assay.report.view import ComparisonSection, ReportView
+from assay.text import visible
 
 #: The entry point group third-party report formats register under.
 ENTRY_POINT_GROUP = "assay.report_formats"
@@ -105,7 +105,7 @@ def _json_report(view: ReportView) -> str:
 def _json_comparison(section: ComparisonSection) -> str:
     import json
 
-    from assay._text import json_visible
+    from assay.text import json_visible
 
     assert section.comparison is not None
     data = comparison_json(section.comparison)

@@ -12,13 +12,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from assay._text import json_visible
 from assay.compare import Comparison, ModelComparison
 from assay.record import snapshot
 from assay.report.prose import comparison_json, model_comparison_json
 from assay.results import Run
 from assay.results.fixes import FixItem, fix_items
-from assay.spec._json import SCHEMA_KEY, SCHEMA_VERSION
+from assay.spec.json_data import SCHEMA_KEY, SCHEMA_VERSION
+from assay.text import json_visible
 
 
 def report_dict(

@@ -22,7 +22,7 @@ from assay.compare import (
     PairedItem,
     WithheldHeadline,
 )
-from assay.compare._pooling import AGENT, ItemMovement
+from assay.compare.pooling import AGENT, ItemMovement
 from assay.report import format as fmt
 from assay.spec.gate import Figure, GateFinding, GateResult, Missing, Reading
 

@@ -1,7 +1,7 @@
 """The plain-text report: aligned columns, no colour codes, readable in a CI log.
 
 Control and bidirectional characters in anything a user, an agent or a remote endpoint wrote
-are shown as escapes (:func:`assay._text.visible`), never written raw.
+are shown as escapes (:func:`assay.text.visible`), never written raw.
 
 Lines stay within :data:`WIDTH` columns where they can: the last column of a table (a reason,
 a detail) wraps under itself instead of running on.
@@ -12,7 +12,6 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
-from assay._text import visible
 from assay.compare import Comparison, ModelComparison
 from assay.report import _comparing as comparing
 from assay.report import _reading as reading
@@ -38,6 +37,7 @@ from assay.report.view import (
 )
 from assay.results import Run
 from assay.results.fixes import FixItem
+from assay.text import visible
 
 #: The width the report keeps to where it can.
 WIDTH = 100

@@ -18,12 +18,12 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from assay._text import blank
 from assay.results.fault import FAULT_ORDER as FAULT_ORDER
 from assay.results.fault import Fault as Fault
 from assay.results.metric import MetricResult
 from assay.results.sample import SampleResult, SampleStatus
 from assay.spec import JSON, ExpectedAction, canonical_json
+from assay.text import blank
 
 #: Faults a judge may refine with the tool to add or the instruction to change.
 REFINABLE: frozenset[Fault] = frozenset(

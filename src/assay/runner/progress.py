@@ -52,7 +52,7 @@ class QuietProgress:
 
     def note(self, message: str) -> None:
         """Write the note as one line on standard error, control characters escaped."""
-        from assay._text import one_line
+        from assay.text import one_line
 
         print(one_line(message), file=sys.stderr, flush=True)
 
@@ -87,7 +87,7 @@ class LogProgress:
 
     def start(self, total: int, description: str) -> None:
         """Say what runs, then write a progress line every interval until :meth:`stop`."""
-        from assay._text import one_line
+        from assay.text import one_line
 
         self._total, self._started = total, time.monotonic()
         with self._lock:  # a display reused for a second run (a control pair) counts afresh
@@ -115,7 +115,7 @@ class LogProgress:
 
     def note(self, message: str) -> None:
         """Write the note as one line, control characters escaped."""
-        from assay._text import one_line
+        from assay.text import one_line
 
         _write(one_line(message))
 
@@ -144,7 +144,7 @@ class LogProgress:
 
 def failure_line(result: SampleResult) -> str:
     """``failed q3 · gpt-4.1 #0: exact_match: expected 'a', got 'b'``, on one line."""
-    from assay._text import one_line
+    from assay.text import one_line
 
     where = result.case_id + ("" if result.model is None else f" · {result.model}")
     if result.error is not None:
@@ -184,7 +184,7 @@ class BarProgress:
     """A Rich progress bar on standard error with pass/fail/error counts.
 
     The description (the suite's name) and every note are untrusted text: they are shown
-    through :func:`assay._text.one_line`, as plain text, never parsed as Rich markup.
+    through :func:`assay.text.one_line`, as plain text, never parsed as Rich markup.
     """
 
     def __init__(self, console: Console | None = None) -> None:
@@ -205,7 +205,7 @@ class BarProgress:
         )
         from rich.progress import Progress as RichProgress
 
-        from assay._text import one_line
+        from assay.text import one_line
 
         self._bar = RichProgress(
             TextColumn("{task.description}", markup=False, style="bold"),
@@ -229,7 +229,7 @@ class BarProgress:
     def note(self, message: str) -> None:
         """Show the message in place of the counts until the next sample lands."""
         if self._bar is not None and self._task is not None:
-            from assay._text import one_line
+            from assay.text import one_line
 
             self._bar.update(self._task, counts=_text(one_line(message), "yellow"))
 

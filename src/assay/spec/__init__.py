@@ -1,8 +1,8 @@
 """Suites and cases: what the agent is asked and what must be true afterwards."""
 
-from assay.spec._json import JSON, canonical_json, copy_json, digest, portable
 from assay.spec.case import Case, ExpectedAction
 from assay.spec.fixtures import ApiFixtures, api
+from assay.spec.json_data import JSON, canonical_json, copy_json, digest, portable
 from assay.spec.metrics import JUDGE_CRITERIA, CheckDefinition, MetricKind, PlannedMetric
 from assay.spec.plan import ACTIONS_METRIC, CasePlan, SuitePlan
 from assay.spec.suite import Suite

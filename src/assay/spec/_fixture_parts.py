@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from assay.errors import SpecError
 from assay.limits import MAX_BODY_FILE_BYTES, read_bounded
-from assay.spec._json import JSON, portable
+from assay.spec.json_data import JSON, portable
 
 
 class Unset(Enum):

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from assay.errors import SpecError
-from assay.spec._json import JSON, copy_json, portable
 from assay.spec.fixtures import ApiFixtures, PendingRequest
+from assay.spec.json_data import JSON, copy_json, portable
 from assay.spec.metrics import JUDGE_CRITERIA, CheckDefinition, metric_kind
 from assay.spec.observation import Channels, refuse_contradictions, validate_channels
 from assay.spec.parts import (

@@ -39,8 +39,8 @@ from assay.spec._fixture_parts import (
     split_url,
     status,
 )
-from assay.spec._json import JSON
 from assay.spec.credentials import REDACTED, hide_credentials
+from assay.spec.json_data import JSON
 
 __all__ = [
     "UNSET",

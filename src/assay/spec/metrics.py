@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol, Self, runtime_checkable
 
-from assay.spec._json import JSON
+from assay.spec.json_data import JSON
 
 MetricKind = Literal["check", "judge"]
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from assay.errors import SpecError
-from assay.spec._json import JSON, canonical_json, portable
+from assay.spec.json_data import JSON, canonical_json, portable
 from assay.spec.metrics import PlannedMetric
 
 #: The reliability category of every observation assertion.

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay.errors import SpecError
-from assay.spec._json import JSON, portable
+from assay.spec.json_data import JSON, portable
 
 _REPLY_KEYS = frozenset({"case", "option", "workflow"})
 

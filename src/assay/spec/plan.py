@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay.errors import SpecError
-from assay.spec._json import JSON, digest
 from assay.spec.case import Case
+from assay.spec.json_data import JSON, digest
 from assay.spec.metrics import (
     JUDGE_CRITERIA,
     JUDGE_THRESHOLDS,

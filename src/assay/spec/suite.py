@@ -9,9 +9,9 @@ from typing import Any
 
 from assay.errors import SpecError
 from assay.limits import bounded
-from assay.spec._json import portable, shown_text, storable_text
 from assay.spec.case import Case, build_case, present_parts, validate_criteria
 from assay.spec.gate import Gate
+from assay.spec.json_data import portable, shown_text, storable_text
 from assay.spec.metrics import CheckDefinition
 from assay.spec.plan import SuitePlan, case_metrics, plan_suite
 from assay.spec.provenance import validate_provenance, with_default

@@ -6,7 +6,7 @@ The default database is the SQLite file ``.assay/assay.db``, created on first us
 database is selected by URL and migrated explicitly (``assay db migrate``).
 """
 
-from assay.store._locate import discover as find_history
+from assay.load.history import discover as find_history
 from assay.store._urls import DEFAULT_URL, redact
 from assay.store.store import Store
 

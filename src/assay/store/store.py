@@ -30,13 +30,13 @@ from assay.errors import (
     StoreError,
     StoreUnavailableError,
 )
+from assay.load.history import embedded_url
 from assay.record import write_summary
 from assay.results import Run, RunStatus, RunSummary, SampleResult
 from assay.results.baseline import BaselineChoice, Pin, RunOutcome
 from assay.results.run import Lease, ModelVerdict
 from assay.store import _baselines, _lease, _migrate, _reads, _rows
 from assay.store._engine import WRITE, connect, unusable_file
-from assay.store._locate import embedded_url
 from assay.store._tables import metrics, run_cases, runs, samples
 from assay.store._urls import ambiguous_password, normalise, redact, scrub, sqlite_path
 
@@ -641,7 +641,7 @@ def _open_sequence(connection: Connection, run_id: str, token: str | None = None
 
 
 def _project_url(*, create: bool) -> str:
-    from assay.config import find_config
+    from assay.load.config import find_config
 
     config = find_config()
     configured = config.database_url()

@@ -244,7 +244,7 @@ class OpenAIChatAgent(ChatAgent):
         super().prepare()
         import openai  # noqa: F401
 
-        from assay._keys import require_openai_key
+        from assay.keys import require_openai_key
 
         require_openai_key("the chat agent", self.base_url, self.api_key)
 
@@ -281,7 +281,7 @@ class LiteLLMChatAgent(ChatAgent):
 
     def prepare(self) -> None:
         """Import LiteLLM ahead of time (see :meth:`ChatAgent.prepare`)."""
-        from assay.agent.adapters._optional import import_litellm
+        from assay.agent.adapters.optional import import_litellm
 
         super().prepare()
         import_litellm()
@@ -292,7 +292,7 @@ class LiteLLMChatAgent(ChatAgent):
         LiteLLM knows which variable each provider reads; a key or an endpoint passed in
         ``options`` is the caller's own.
         """
-        from assay.agent.adapters._optional import import_litellm
+        from assay.agent.adapters.optional import import_litellm
 
         super().preflight(models)
         if self.options.get("api_key") or self.options.get("api_base"):
@@ -322,7 +322,7 @@ class LiteLLMChatAgent(ChatAgent):
         self, *, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
     ) -> Any:
         """Call ``litellm.acompletion``."""
-        from assay.agent.adapters._optional import import_litellm
+        from assay.agent.adapters.optional import import_litellm
 
         litellm = import_litellm()
         extra = dict(self.options)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 
 __all__ = ["blank", "json_visible", "one_line", "visible"]
 
@@ -91,3 +92,13 @@ def blank(text: str | None) -> bool:
     return text is None or all(
         char.isspace() or unicodedata.category(char) == "Cf" for char in text
     )
+
+
+def suggestion(name: object, candidates: Iterable[str]) -> str:
+    """`` (did you mean 'forbid'?)`` when a candidate is close to ``name``, else ``""``."""
+    if not isinstance(name, str):
+        return ""
+    import difflib  # only when a name was not found: the start of a command stays light
+
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""

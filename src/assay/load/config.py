@@ -2,7 +2,7 @@
 
 Found the way git finds ``.git``: the nearest such file from the working directory upwards,
 never in or above a folder that another user could have written into (see
-:mod:`assay._trust`).
+:mod:`assay.trust`).
 It holds a project's defaults, which a command-line flag or an ``ASSAY_*`` environment
 variable overrides:
 
@@ -84,7 +84,7 @@ def find_config(start: Path | None = None) -> ProjectConfig:
     The search stops at a folder another user could have written into, naming on standard
     error a configuration it leaves unread there or above.
     """
-    from assay._trust import trusted_folders
+    from assay.trust import trusted_folders
 
     for candidate in trusted_folders((start or Path.cwd()).resolve(), _configuration_in):
         found = _read_folder(candidate)

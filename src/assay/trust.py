@@ -65,7 +65,7 @@ def _warn(refused: Path, reason: str, planted: Callable[[Path], Path | None]) ->
     if found in _warned:
         return
     _warned.add(found)
-    from assay._text import visible
+    from assay.text import visible
 
     print(
         visible(

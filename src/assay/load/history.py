@@ -4,7 +4,7 @@ A project keeps one history however deep in it a command runs. Only a run create
 ``.assay/`` (when none exists above: at the project root, the folder of the project
 configuration, else in the working directory); reading commands never create a database.
 Neither finds nor creates one in or above a folder that another user could have written into
-(see :mod:`assay._trust`): a planted history would decide the baselines. The same holds for
+(see :mod:`assay.trust`): a planted history would decide the baselines. The same holds for
 the ``.assay/`` folder found and its database file: if another user could replace either,
 the history is refused rather than read.
 """
@@ -21,7 +21,7 @@ FILE = "assay.db"
 
 def discover(start: Path | None = None) -> Path | None:
     """The database file of the nearest ``.assay/`` folder from ``start`` upwards, if any."""
-    from assay._trust import trusted_folders
+    from assay.trust import trusted_folders
 
     for candidate in trusted_folders((start or Path.cwd()).resolve(), _history_in):
         if (candidate / FOLDER).is_dir():
@@ -32,7 +32,7 @@ def discover(start: Path | None = None) -> Path | None:
 
 def _refuse_replaceable(history: Path) -> None:
     """A history whose folder or file another user could swap is not trusted to decide."""
-    from assay._trust import distrust
+    from assay.trust import distrust
 
     for path in (history, history / FILE):
         reason = distrust(path)
@@ -73,7 +73,7 @@ def embedded_url(*, create: bool, start: Path | None = None, root: Path | None =
 
 def _refuse_shared(here: Path) -> None:
     """A new history is never started where another user could replace or read it."""
-    from assay._trust import distrust
+    from assay.trust import distrust
 
     reason = distrust(here)
     if reason is not None:
