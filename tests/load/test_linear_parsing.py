@@ -326,7 +326,7 @@ def test_every_pattern_the_loaders_apply_to_untrusted_text_is_linear() -> None:
 def test_text_shown_on_one_line_is_folded_in_linear_work() -> None:
     # Answers and errors are folded to one line for tables: a long run of blanks without a
     # line break once made that quadratic (40,000 spaces: 37 s).
-    from assay import _text
+    from assay import text as _text
 
     patterns = [value.pattern for value in vars(_text).values() if hasattr(value, "pattern")]
     assert len(patterns) >= 4
