@@ -70,6 +70,11 @@ def _summary_without(key: str) -> dict[str, object]:
 DAMAGE = {
     "settings": ("settings", {"samples": "one"}, "settings.samples: expected an integer"),
     "summary": ("summary", _summary_without("cases_passed"), "summary.cases_passed: missing"),
+    "comparison": (
+        "comparison",
+        {"schema_version": 2, "baseline": {"pairing": "x"}},
+        "comparison: missing",
+    ),
 }
 
 

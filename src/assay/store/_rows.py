@@ -13,6 +13,7 @@ from assay.agent import Action, CostSource, Observation, Usage
 from assay.errors import StoreError
 from assay.record import (
     RecordError,
+    checked_comparison,
     read,
     read_settings,
     read_summary,
@@ -175,6 +176,7 @@ def run_from(
         whole = samples if row["status"] == RunStatus.COMPLETED.value and samples else None
         summary = None if row["summary"] is None else read_summary(row["summary"], samples=whole)
         verdict = read(ModelVerdict | None, row["verdict"], "verdict")
+        comparison = checked_comparison(row["comparison"])
     except RecordError as error:
         raise StoreError(f"run {row['id']}: stored {error}") from None
     return Run(
@@ -192,7 +194,7 @@ def run_from(
         cases=tuple(cases),
         samples=tuple(samples),
         summary=summary,
-        comparison=row["comparison"],
+        comparison=comparison,
         baseline_id=row["baseline_id"],
         links=dict(row["links"] or {}),
         lease=lease_from(row),
