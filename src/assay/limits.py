@@ -46,6 +46,9 @@ MAX_SUITE_FILE_BYTES = 16 * 1024 * 1024
 MAX_BODY_FILE_BYTES = 64 * 1024 * 1024
 #: The largest archived JSON report read (256 MiB: far beyond any real run).
 MAX_REPORT_BYTES = 256 * 1024 * 1024
+#: The most entries one list or table of a suite document may hold (its cases, its sets, the
+#: values of one field): past it the file is a hostile one, refused before any case is built.
+MAX_DOCUMENT_ENTRIES = 100_000
 #: The most item files one suite folder may hold (each is a case; more is a hostile folder).
 MAX_ITEM_FILES = 10_000
 #: What one judge call may plausibly have taken, as an archived report states it: HTTP

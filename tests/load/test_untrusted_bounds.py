@@ -165,3 +165,24 @@ def test_a_folder_of_more_item_files_than_the_bound_is_refused_naming_it(tmp_pat
     assert str(folder) in done.stderr
     assert f"more than {MAX_ITEM_FILES:,} item files" in done.stderr
     assert "broken" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "document"),
+    [
+        ("suite.yaml", lambda n: "name: S\ngroups:\n- key: g\n  scenarios:\n" + "  - q\n" * n),
+        ("suite.json", lambda n: '{"name": "S", "cases": [' + ",".join(["1"] * n) + "]}"),
+        ("item.toml", lambda n: "id = 'x'\ntags = [" + ",".join(["1"] * n) + "]\n"),
+    ],
+)
+def test_a_document_with_a_list_past_the_entry_bound_is_refused_naming_it(
+    tmp_path: Path, name: str, document: Any
+) -> None:
+    from assay.limits import MAX_DOCUMENT_ENTRIES
+
+    path = tmp_path / name
+    path.write_text(document(MAX_DOCUMENT_ENTRIES + 1), encoding="utf-8")
+    done = validate(str(path))
+    assert done.exit_code == 2, done.output
+    assert str(path) in done.stderr
+    assert f"more than {MAX_DOCUMENT_ENTRIES:,} entries" in done.stderr

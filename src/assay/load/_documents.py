@@ -2,7 +2,8 @@
 
 Suite files may come from people the reader does not trust, so every document is bounded:
 its file may be at most :data:`~assay.limits.MAX_SUITE_FILE_BYTES` long, it may nest at
-most :data:`MAX_DEPTH` tables and lists deep, and YAML aliases may add at most
+most :data:`MAX_DEPTH` tables and lists deep, no list or table may hold more than
+:data:`~assay.limits.MAX_DOCUMENT_ENTRIES` entries, and YAML aliases may add at most
 :data:`MAX_ALIAS_NODES` nodes to it once expanded (a few hundred bytes of nested aliases
 otherwise expand to billions of nodes). The nesting and aliases are checked before anything
 walks the data recursively, and a document past any bound is a spec error naming the file.
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import SpecError
-from assay.limits import MAX_SUITE_FILE_BYTES, read_bounded
+from assay.limits import MAX_DOCUMENT_ENTRIES, MAX_SUITE_FILE_BYTES, read_bounded
 from assay.spec.json_data import strict_loads
 
 #: The deepest a document may nest tables (mappings) and lists inside each other.
@@ -28,6 +29,10 @@ MAX_ALIAS_NODES = 100_000
 
 _SATURATED = 2**62
 _TOO_DEEP = f"is nested more than {MAX_DEPTH} levels deep"
+_TOO_WIDE = (
+    f"has a list or table of more than {MAX_DOCUMENT_ENTRIES:,} entries; "
+    "split it into several suites"
+)
 
 
 class _Refused(Exception):
@@ -186,7 +191,23 @@ def _children(value: Any) -> Iterator[Any] | None:
 def _bounded(data: Any, location: str) -> Any:
     if depth(data) > MAX_DEPTH:
         raise SpecError(_TOO_DEEP, location=location)
+    if widest(data) > MAX_DOCUMENT_ENTRIES:
+        raise SpecError(_TOO_WIDE, location=location)
     return data
+
+
+def widest(value: Any) -> int:
+    """The most entries any one list or mapping in ``value`` holds, walked without recursion."""
+    most = 0
+    pending: list[Any] = [value]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, dict | list):
+            most = max(most, len(current))
+            if most > MAX_DOCUMENT_ENTRIES:
+                return most
+            pending.extend(current.values() if isinstance(current, dict) else current)
+    return most
 
 
 def _measure(root: Any, yaml: Any) -> None:
@@ -208,6 +229,8 @@ def _measure(root: Any, yaml: Any) -> None:
             if id(node) in on_path:
                 raise _Refused("has an alias inside the node it refers to (a recursive alias)")
             on_path.add(id(node))
+            if len(node.value) > MAX_DOCUMENT_ENTRIES and not isinstance(node, yaml.ScalarNode):
+                raise _Refused(_TOO_WIDE)
             kids = _node_children(node, yaml)
             stack.append((node, kids))
             stack.extend((kid, None) for kid in kids if id(kid) not in sizes)
