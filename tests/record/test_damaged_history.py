@@ -12,9 +12,10 @@ from typer.testing import CliRunner
 
 from assay.cli.app import app
 from assay.errors import StoreError
-from assay.record import write_summary
+from assay.record import write, write_summary
 from assay.results import (
     CaseSnapshot,
+    JudgeUsage,
     Run,
     RunSettings,
     RunStatus,
@@ -75,6 +76,11 @@ DAMAGE = {
         {"schema_version": 2, "baseline": {"pairing": "x"}},
         "comparison: missing",
     ),
+    "judge_usage": (
+        "judge_usage",
+        {"calls": "one", "by_kind": {"verdict": 1}},
+        "judge_usage.calls: expected an integer",
+    ),
 }
 
 
@@ -124,3 +130,23 @@ def test_a_damaged_model_verdict_is_an_error_not_dropped(tmp_path: Path) -> None
     expected = f"run {run_id}: stored verdict.rationale: expected"
     with Store.open(f"sqlite:///{path}") as store, pytest.raises(StoreError, match=expected):
         store.get_run(run_id)
+
+
+def test_a_runs_judge_usage_reads_as_a_typed_value(tmp_path: Path) -> None:
+    path, run_id = _history(tmp_path)
+    stored = {
+        "calls": 1,
+        "attempts": 2,
+        "input_tokens": 900,
+        "output_tokens": 80,
+        "cost_usd": 0.002,
+        "cost_estimated": False,
+        "by_kind": {"verdict": 1},
+        "model": "j",
+        "source": "reported",
+    }
+    _damage(path, "judge_usage", stored)
+    with Store.open(f"sqlite:///{path}") as store:
+        usage = store.get_run(run_id).judge_usage
+    assert usage == JudgeUsage(1, 2, 900, 80, 0.002, False, {"verdict": 1}, "j", "reported")
+    assert write(usage) == stored

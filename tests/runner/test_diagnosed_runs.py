@@ -222,7 +222,7 @@ def test_identical_faults_group_and_the_verdict_survives_a_rebuilt_report(store)
         )
         calls = len(server.requests)
     assert run.verdict is not None and run.verdict.model == "openai/small"
-    assert run.judge_usage["by_kind"] == {"verdict": 1}
+    assert run.judge_usage is not None and run.judge_usage.by_kind == {"verdict": 1}
     assert all(
         s.judge_usage is None or "verdict" not in s.judge_usage.get("by_kind", {})
         for s in run.samples

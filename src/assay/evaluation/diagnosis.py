@@ -66,4 +66,4 @@ async def with_model_verdict(run: Run, summary: RunSummary, judge: Judge | None)
     usage = JudgeUsage()
     models = {label: model_figures(tally) for label, tally in summary.by_model.items()}
     verdict = await pick_model(judge, models, usage)
-    return dataclasses.replace(run, verdict=verdict, judge_usage=usage.to_json())
+    return dataclasses.replace(run, verdict=verdict, judge_usage=usage.counted())

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, final
 
 from assay.errors import BaselineError, LeaseError, ReadOnlyRunError, StoreError
-from assay.results import Run, RunStatus, RunSummary, SampleResult
+from assay.results import JudgeUsage, Run, RunStatus, RunSummary, SampleResult
 from assay.results.baseline import (
     BaselineChoice,
     Pin,
@@ -107,7 +107,7 @@ class MemoryRunStore:
         token: str | None = None,
         reload: bool = True,
         verdict: ModelVerdict | None = None,
-        judge_usage: dict[str, Any] | None = None,
+        judge_usage: JudgeUsage | None = None,
         outcome: RunOutcome | None = None,
         baseline_choice: BaselineChoice | None = None,
     ) -> Run | None:

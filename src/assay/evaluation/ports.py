@@ -15,7 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from assay.agent import ModelSpec
 from assay.evaluation.verdict import Verdict
-from assay.results import Run, RunSummary, SampleResult
+from assay.results import JudgeUsage, Run, RunSummary, SampleResult
 from assay.results.baseline import BaselineChoice, RunOutcome
 from assay.results.run import Lease, ModelVerdict
 from assay.runner.engine import Execution, WorkItem
@@ -148,7 +148,7 @@ class RunStore(Protocol):
         token: str | None = None,
         reload: bool = True,
         verdict: ModelVerdict | None = None,
-        judge_usage: dict[str, Any] | None = None,
+        judge_usage: JudgeUsage | None = None,
         outcome: RunOutcome | None = None,
         baseline_choice: BaselineChoice | None = None,
     ) -> Run | None:

@@ -11,6 +11,7 @@ from assay.judging.judge import Judge, JudgeReply, ask, counting_attempts
 from assay.judging.prompt import instructions, prompt
 from assay.judging.verdict import JudgeVerdict, VerdictError, parse_verdict
 from assay.judging.votes import majority
+from assay.results import JudgeUsage as CountedUsage
 from assay.results import MetricResult, errored
 from assay.spec import JSON
 
@@ -61,6 +62,20 @@ class JudgeUsage:
             self.estimated = self.estimated or reply.cost_estimated
             self.priced_calls += 1
             self.estimated_calls += reply.cost_estimated
+
+    def counted(self) -> CountedUsage:
+        """What was counted so far, as the value a run holds."""
+        return CountedUsage(
+            calls=self.calls,
+            attempts=self.attempts,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            cost_usd=self.cost_usd,
+            cost_estimated=self.estimated,
+            by_kind=dict(self.by_kind),
+            model=self.model,
+            source=self.source,
+        )
 
     def to_json(self) -> dict[str, JSON]:
         """The portable form stored with the sample."""

@@ -28,7 +28,7 @@ def snapshot(run: Run) -> dict[str, Any]:
         "outcome": None if run.outcome is None else run.outcome.value,
         "error": run.error,
         "verdict": None if run.verdict is None else run.verdict.to_json(),
-        "judge_usage": run.judge_usage,
+        "judge_usage": None if run.judge_usage is None else write(run.judge_usage),
         "summary": None if run.summary is None else write_summary(run.summary),
         "cases": [case.to_json() for case in run.cases],
         "samples": [sample.to_json() for sample in run.samples],

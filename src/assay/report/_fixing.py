@@ -229,15 +229,10 @@ def _cell(samples: Sequence[SampleResult]) -> str:
 
 def run_judge_usage(run: Run) -> str:
     """The judge calls no sample owns (the verdict): ``1 call (verdict) · $0.0002``, or ''."""
-    usage = run.judge_usage or {}
-    calls = usage.get("calls")
-    if not isinstance(calls, int) or calls == 0:
+    usage = run.judge_usage
+    if usage is None or usage.calls == 0:
         return ""
-    kinds = usage.get("by_kind")
-    named = ", ".join(str(kind) for kind in kinds) if isinstance(kinds, dict) and kinds else ""
-    cost = usage.get("cost_usd")
-    money = fmt.money(
-        cost if isinstance(cost, int | float) else None, estimated=bool(usage.get("cost_estimated"))
-    )
-    noun = "call" if calls == 1 else "calls"
-    return f"{calls} {noun}{f' ({named})' if named else ''} · {money}, not any sample's"
+    named = ", ".join(usage.by_kind)
+    money = fmt.money(usage.cost_usd, estimated=usage.cost_estimated)
+    noun = "call" if usage.calls == 1 else "calls"
+    return f"{usage.calls} {noun}{f' ({named})' if named else ''} · {money}, not any sample's"

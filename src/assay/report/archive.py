@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
@@ -46,9 +46,11 @@ from assay.compare.stored import stored_form
 from assay.errors import SpecError
 from assay.limits import BOUNDS, problem, read_bounded
 from assay.record import RecordError, read_settings, read_summary, write_settings, write_summary
+from assay.record import read as read_record
 from assay.record.upgrades import first_release_comparison
 from assay.results import (
     CaseSnapshot,
+    JudgeUsage,
     Run,
     RunSettings,
     RunStatus,
@@ -379,10 +381,17 @@ def _run(report: _Report, settings: RunSettings) -> Run:
         baseline_id=report.baseline_id,
         error=report.error,
         verdict=_verdict(report.verdict),
-        judge_usage=_raw(report, "judge_usage"),
+        judge_usage=_judge_usage(_raw(report, "judge_usage")),
         outcome=RunOutcome.read(report.outcome),
         baseline_choice=BaselineChoice.from_json(report.baseline),
     )
+
+
+def _judge_usage(data: dict[str, Any] | None) -> JudgeUsage | None:
+    try:
+        return cast(JudgeUsage | None, read_record(JudgeUsage | None, data, "judge_usage"))
+    except RecordError as error:
+        raise _Refused(error.path, error.detail) from None
 
 
 def _raw(report: _Report, name: str) -> dict[str, Any] | None:

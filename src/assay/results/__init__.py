@@ -1,6 +1,7 @@
 """Results: metric, sample and run results, and the summaries drawn from them."""
 
 from assay.results.baseline import BaselineChoice, BaselineReason, Pin, RunOutcome
+from assay.results.judge_usage import JudgeUsage
 from assay.results.metric import MetricResult, errored, scored
 from assay.results.reliability import ItemRate, item_rates
 from assay.results.run import CaseSnapshot, Run, RunStatus
@@ -14,6 +15,7 @@ __all__ = [
     "CaseSnapshot",
     "CriterionSummary",
     "ItemRate",
+    "JudgeUsage",
     "MetricResult",
     "Pin",
     "Run",

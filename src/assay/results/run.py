@@ -9,6 +9,7 @@ from enum import StrEnum
 from typing import Any
 
 from assay.results.baseline import BaselineChoice, RunOutcome
+from assay.results.judge_usage import JudgeUsage
 from assay.results.sample import SampleResult
 from assay.results.settings import RunSettings
 from assay.results.summary import RunSummary
@@ -153,7 +154,7 @@ class Run:
     #: The judge's pick of the best model (two or more models and a judge), once completed.
     verdict: ModelVerdict | None = None
     #: Judge calls no sample owns (the verdict), accounted on the run.
-    judge_usage: dict[str, JSON] | None = None
+    judge_usage: JudgeUsage | None = None
     #: What the run came to once completed: only a passing run is an automatic baseline.
     outcome: RunOutcome | None = None
     #: Which baseline the run was compared with, and why (or why with none).

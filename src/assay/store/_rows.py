@@ -17,11 +17,13 @@ from assay.record import (
     read,
     read_settings,
     read_summary,
+    write,
     write_settings,
     write_summary,
 )
 from assay.results import (
     CaseSnapshot,
+    JudgeUsage,
     MetricResult,
     Run,
     RunStatus,
@@ -62,7 +64,7 @@ def run_row(run: Run, status: RunStatus) -> Row:
         "owner_started": None if run.lease is None else run.lease.started,
         "error": run.error,
         "verdict": None if run.verdict is None else run.verdict.to_json(),
-        "judge_usage": run.judge_usage,
+        "judge_usage": None if run.judge_usage is None else write(run.judge_usage),
         "outcome": None if run.outcome is None else run.outcome.value,
         "baseline_choice": None if run.baseline_choice is None else run.baseline_choice.to_json(),
     }
@@ -176,6 +178,7 @@ def run_from(
         whole = samples if row["status"] == RunStatus.COMPLETED.value and samples else None
         summary = None if row["summary"] is None else read_summary(row["summary"], samples=whole)
         verdict = read(ModelVerdict | None, row["verdict"], "verdict")
+        judge_usage = read(JudgeUsage | None, row["judge_usage"], "judge_usage")
         comparison = checked_comparison(row["comparison"])
     except RecordError as error:
         raise StoreError(f"run {row['id']}: stored {error}") from None
@@ -200,7 +203,7 @@ def run_from(
         lease=lease_from(row),
         error=row["error"],
         verdict=cast(ModelVerdict | None, verdict),
-        judge_usage=row["judge_usage"],
+        judge_usage=cast(JudgeUsage | None, judge_usage),
         outcome=RunOutcome.read(row["outcome"]),
         baseline_choice=BaselineChoice.from_json(row["baseline_choice"]),
     )

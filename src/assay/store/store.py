@@ -31,8 +31,8 @@ from assay.errors import (
     StoreUnavailableError,
 )
 from assay.load.history import embedded_url
-from assay.record import write_summary
-from assay.results import Run, RunStatus, RunSummary, SampleResult
+from assay.record import write, write_summary
+from assay.results import JudgeUsage, Run, RunStatus, RunSummary, SampleResult
 from assay.results.baseline import BaselineChoice, Pin, RunOutcome
 from assay.results.run import Lease, ModelVerdict
 from assay.store import _baselines, _lease, _migrate, _reads, _rows
@@ -204,7 +204,7 @@ class Store:
         token: str | None = None,
         reload: bool = True,
         verdict: ModelVerdict | None = None,
-        judge_usage: dict[str, Any] | None = None,
+        judge_usage: JudgeUsage | None = None,
         outcome: RunOutcome | None = None,
         baseline_choice: BaselineChoice | None = None,
     ) -> Run | None:
@@ -238,7 +238,7 @@ class Store:
                 heartbeat_at=None,
                 error=None,
                 verdict=None if verdict is None else verdict.to_json(),
-                judge_usage=judge_usage,
+                judge_usage=None if judge_usage is None else write(judge_usage),
                 outcome=None if outcome is None else outcome.value,
                 baseline_choice=None if baseline_choice is None else baseline_choice.to_json(),
             )
