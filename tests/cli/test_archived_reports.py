@@ -668,6 +668,8 @@ def test_a_verdict_with_its_one_judge_call_is_imported(
         ({"judge_usage.cost_usd": -1.0}, "judge_usage.cost_usd"),
         ({"judge_usage.by_kind": {"verdict": 40}}, "judge_usage.by_kind"),
         ({"judge_usage.model": "another"}, "judge_usage.model"),
+        ({"judge_usage.cost_estimated": "yes"}, "judge_usage.cost_estimated"),
+        ({"judge_usage.source": 5}, "judge_usage.source"),
         ({"settings.judge": None, "verdict": None}, "judge_usage"),
     ],
 )
