@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.cli.app import app
+from assay.compare import read_stored
 from assay.errors import StoreError
 from assay.record import write, write_summary
 from assay.results import (
@@ -68,20 +70,94 @@ def _summary_without(key: str) -> dict[str, object]:
     return stored
 
 
+def _baseline_form() -> dict[str, object]:
+    # The stored form of a comparison with its baseline (as version 2 writes it).
+    pairing = {"paired": 1, "compared": 1, "excluded": 0, "only_in_baseline": 0}
+    headline = {"status": "measured", "before_passed": 1, "before_evaluated": 1}
+    return {
+        "baseline_id": "run-before",
+        "current_id": "run-damaged-0001",
+        "pairing": {**pairing, "only_in_current": 0},
+        "corpus_defects": [],
+        "headline": {**headline, "after_passed": 1, "after_evaluated": 1, "noise": "unmeasured"},
+        "excluded": [],
+        "intended_changes": [],
+        "policy": {"tolerance": 0.0},
+        "noise_floor": None,
+        "changes": [],
+    }
+
+
+def _models_form() -> dict[str, object]:
+    interval = {"model": "small", "cases": 1, "pass_rate": 1.0, "interval": [1.0, 1.0]}
+    figures = {"resamples": 100, "seed": 0, "confidence": 0.95, "power": 0.8}
+    return {**figures, "models": [interval, {**interval, "model": "large"}], "pairs": []}
+
+
+def _comparison(baseline: object = None, models: object = None) -> dict[str, object]:
+    return {"schema_version": 2, "baseline": baseline, "models": models}
+
+
+def _baseline_with(**damage: object) -> dict[str, object]:
+    form = {**_baseline_form(), **damage}
+    return _comparison(baseline={key: value for key, value in form.items() if value != "-"})
+
+
+def _models_with_cases(cases: object) -> dict[str, object]:
+    form = _models_form()
+    first = {**form["models"][0], "cases": cases}  # type: ignore[index]
+    return _comparison(models={**form, "models": [first]})
+
+
 DAMAGE = {
     "settings": ("settings", {"samples": "one"}, "settings.samples: expected an integer"),
     "summary": ("summary", _summary_without("cases_passed"), "summary.cases_passed: missing"),
     "comparison": (
         "comparison",
         {"schema_version": 2, "baseline": {"pairing": "x"}},
-        "comparison: missing",
+        "comparison.baseline.baseline_id: missing",
     ),
     "judge_usage": (
         "judge_usage",
         {"calls": "one", "by_kind": {"verdict": 1}},
         "judge_usage.calls: expected an integer",
     ),
+    "comparison policy": (
+        "comparison",
+        _baseline_with(policy="-"),
+        "comparison.baseline.policy: missing",
+    ),
+    "comparison pairing": (
+        "comparison",
+        _baseline_with(pairing="x"),
+        "comparison.baseline.pairing: expected an object",
+    ),
+    "comparison headline": (
+        "comparison",
+        _baseline_with(headline={"status": "measured"}),
+        "comparison.baseline.headline.before_passed: missing",
+    ),
+    "comparison change": (
+        "comparison",
+        _baseline_with(changes=[{"case_id": "refund"}]),
+        "comparison.baseline.changes[0].kind: missing",
+    ),
+    "comparison models": (
+        "comparison",
+        _models_with_cases("one"),
+        "comparison.models.models[0].cases: expected an integer",
+    ),
+    "comparison object": ("comparison", ["x"], "comparison: expected an object"),
 }
+
+
+def test_a_whole_stored_comparison_reads(tmp_path: Path) -> None:
+    path, run_id = _history(tmp_path)
+    _damage(path, "comparison", _comparison(_baseline_form(), _models_form()))
+    with Store.open(f"sqlite:///{path}") as store:
+        baseline, models = read_stored(store.get_run(run_id).comparison)
+    assert baseline is not None and baseline.policy.tolerance == 0.0
+    assert models is not None and [m.model for m in models.models] == ["small", "large"]
 
 
 @pytest.mark.parametrize(("column", "value", "message"), DAMAGE.values(), ids=DAMAGE.keys())
@@ -91,9 +167,9 @@ def test_the_store_names_the_run_and_the_field(
     path, run_id = _history(tmp_path)
     _damage(path, column, value)
     with Store.open(f"sqlite:///{path}") as store:
-        with pytest.raises(StoreError, match=f"run {run_id}: stored {message}"):
+        with pytest.raises(StoreError, match=re.escape(f"run {run_id}: stored {message}")):
             store.history()
-        with pytest.raises(StoreError, match=message):
+        with pytest.raises(StoreError, match=re.escape(message)):
             store.get_run(run_id)
 
 
