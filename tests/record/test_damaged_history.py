@@ -226,3 +226,56 @@ def test_a_runs_judge_usage_reads_as_a_typed_value(tmp_path: Path) -> None:
         usage = store.get_run(run_id).judge_usage
     assert usage == JudgeUsage(1, 2, 900, 80, 0.002, False, {"verdict": 1}, "j", "reported")
     assert write(usage) == stored
+
+
+def test_a_damaged_links_or_metric_value_is_an_error_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, run_id = _history(tmp_path)
+    _damage(path, "links", 5)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ASSAY_DATABASE_URL", raising=False)
+    done = CliRunner().invoke(app, ["report", run_id])
+    assert done.exit_code == 2, done.output
+    assert f"run {run_id}: stored links: expected an object" in done.output
+
+
+def test_a_damaged_metric_score_is_an_error_naming_the_metric(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, run_id = _history(tmp_path)
+    with sqlite3.connect(path) as connection:
+        for (name,) in connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'metrics'"
+        ).fetchall():
+            connection.execute(f"DROP TRIGGER {name}")
+        connection.execute("UPDATE metrics SET score = 'abc'")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ASSAY_DATABASE_URL", raising=False)
+    done = CliRunner().invoke(app, ["report", run_id])
+    assert done.exit_code == 2, done.output
+    assert "metric 'contains' score: expected a number" in done.output
+
+
+def test_malformed_json_in_a_history_is_bad_input_not_an_outage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, _ = _history(tmp_path)
+    with sqlite3.connect(path) as connection:
+        connection.execute("DROP TRIGGER runs_append_only_update")
+        connection.execute("UPDATE runs SET settings = 'notjson'")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ASSAY_DATABASE_URL", raising=False)
+    (tmp_path / "spec.py").write_text(
+        "import assay\nfrom assay import checks\n"
+        "suite = assay.Suite('support', agent=lambda q, ctx: 'ok',\n"
+        "    checks=[checks.contains('ok')])\n"
+        "suite.case('refund order 42', id='refund')\n",
+        encoding="utf-8",
+    )
+    done = CliRunner().invoke(app, ["run", "spec.py", "--quiet", "--store-retry", "30"])
+    # The new run cannot be compared with a damaged history: it stays resumable (exit 3),
+    # said at once, never retried as if the database were down.
+    assert done.exit_code == 3, done.output
+    assert "retrying" not in done.output
+    assert "malformed JSON (the history was edited or damaged)" in done.output

@@ -180,6 +180,8 @@ def run_from(
         verdict = read(ModelVerdict | None, row["verdict"], "verdict")
         judge_usage = read(JudgeUsage | None, row["judge_usage"], "judge_usage")
         comparison = checked_comparison(row["comparison"])
+        links = _object(row["links"] or {}, "links")
+        metadata = _object(row["metadata"], "metadata")
     except RecordError as error:
         raise StoreError(f"run {row['id']}: stored {error}") from None
     return Run(
@@ -193,13 +195,13 @@ def run_from(
         sequence=row["sequence"],
         finished_at=row["finished_at"],
         settings=settings,
-        metadata=dict(row["metadata"]),
+        metadata=metadata,
         cases=tuple(cases),
         samples=tuple(samples),
         summary=summary,
         comparison=comparison,
         baseline_id=row["baseline_id"],
-        links=dict(row["links"] or {}),
+        links=links,
         lease=lease_from(row),
         error=row["error"],
         verdict=cast(ModelVerdict | None, verdict),
@@ -274,8 +276,24 @@ def _usage_from(row: RowMapping) -> Usage | None:
     )
 
 
+def _object(value: object, path: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise RecordError(path, "expected an object")
+    return dict(value)
+
+
+def _figure(row: RowMapping, column: str) -> None:
+    value = row[column]
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+        raise StoreError(f"metric {row['name']!r} {column}: expected a number, not {value!r}")
+
+
 def metric_from(row: RowMapping) -> MetricResult:
-    """Build a metric result from its row."""
+    """Build a metric result from its row; a figure that is not a number is a StoreError."""
+    for column in ("score", "threshold"):
+        _figure(row, column)
+    if row["passed"] not in (0, 1):
+        raise StoreError(f"metric {row['name']!r} passed: expected a boolean")
     return MetricResult(
         name=row["name"],
         kind=cast(MetricKind, row["kind"]),

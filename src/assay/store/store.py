@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -520,6 +521,8 @@ class Store:
             if refused is not None:
                 raise refused from error
             raise self._store_error(action, error) from error
+        except json.JSONDecodeError as error:
+            raise StoreError(f"{action}: {_DAMAGED_JSON} ({_one_line(error)})") from error
         except (ValueError, OverflowError) as error:
             # A driver refusing a value before it reaches the database (an integer too
             # large for SQLite, a NUL byte for libpq): this write's data, not the store.
@@ -532,12 +535,16 @@ class Store:
             if _TRIGGER_MARK in reason:
                 return ReadOnlyRunError(f"{action}: refused, {reason}")
             return StoreError(f"{action}: {reason}")
+        if "malformed JSON" in reason:
+            # SQLite's JSON functions met a value no version wrote: retrying cannot mend it.
+            return StoreError(f"{action}: {_DAMAGED_JSON} ({reason})")
         return StoreError(
             f"{action} failed on {self.display_url}: {reason}",
             transient=isinstance(error, _TRANSIENT),
         )
 
 
+_DAMAGED_JSON = "a stored value is malformed JSON (the history was edited or damaged)"
 _TRANSIENT = (OperationalError, InterfaceError, DisconnectionError, PoolTimeoutError)
 
 
