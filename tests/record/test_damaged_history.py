@@ -127,6 +127,11 @@ DAMAGE = {
         _baseline_with(policy="-"),
         "comparison.baseline.policy: missing",
     ),
+    "comparison policy share": (
+        "comparison",
+        _baseline_with(policy={"tolerance": 2.0}),
+        "comparison.baseline.policy.tolerance: must be a number in [0, 1], not 2.0",
+    ),
     "comparison pairing": (
         "comparison",
         _baseline_with(pairing="x"),

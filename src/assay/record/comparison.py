@@ -9,10 +9,12 @@ comparison requires of its stored form; a key an earlier version did not write h
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from assay.errors import SpecError
 from assay.record._typed import RecordError, read
 from assay.spec.json_data import JSON
 
@@ -64,6 +66,13 @@ class _PolicyForm:
     drift_tolerance: float = 0.0
     max_excluded_share: float = 0.0
     flaky_share: float = 0.0
+
+    def __post_init__(self) -> None:
+        # A share outside [0, 1] would otherwise stop the comparison rebuilding, unnamed.
+        for name in ("tolerance", "drift_tolerance", "max_excluded_share", "flaky_share"):
+            value = getattr(self, name)
+            if not math.isfinite(value) or not 0.0 <= value <= 1.0:
+                raise SpecError(f"must be a number in [0, 1], not {value!r}", field=name)
 
 
 @dataclass(frozen=True, kw_only=True)
