@@ -84,6 +84,34 @@ SampleConcurrencyOption = Annotated[
 ]
 
 
+def selection_of(
+    *,
+    suite: str | None,
+    product: str | None,
+    set_: str | None,
+    group: list[str] | None,
+    case: list[str] | None,
+    include_production_only: bool,
+    agent: str | None,
+    harness: str | None,
+    imports: bool = True,
+) -> Selection:
+    """The selection the flags name (``--suite`` to ``--harness``): run, control, validate."""
+    from assay.load.opening import Selection
+
+    return Selection(
+        suite=suite,
+        product=product,
+        set=set_,
+        groups=group or (),
+        cases=case or (),
+        include_production_only=include_production_only,
+        agent=agent,
+        harness=harness,
+        imports=imports,
+    )
+
+
 def resolve_gate(suite: Suite, options: Sequence[str]) -> Gate | None:
     """The suite's gate with ``--gate KEY=VALUE`` overrides; ``None`` when neither is set."""
     if not options:

@@ -94,18 +94,17 @@ def control_command(
     pair in which no sample was evaluated measures nothing: no floor is stored, and it exits
     1 unless --allow-unchecked.
     """
-    from assay.cli._files import open_for_run
-    from assay.load.opening import Selection
+    from assay.cli._files import open_for_run, selection_of
 
     with user_errors():
         # The same selection and project defaults as assay run, so the pair has the
         # fingerprint later runs have and measures what they measure.
-        selection = Selection(
+        selection = selection_of(
             suite=suite,
             product=product,
-            set=set_,
-            groups=group or (),
-            cases=case or (),
+            set_=set_,
+            group=group,
+            case=case,
             include_production_only=include_production_only,
             agent=agent,
             harness=harness,

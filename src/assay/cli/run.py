@@ -195,18 +195,17 @@ def run_command(
     interrupted; resume it), 130/143/129 interrupted by Ctrl-C, SIGTERM or SIGHUP
     (resumable).
     """
-    from assay.cli._files import open_for_run, resolve_gate
-    from assay.load.opening import Selection
+    from assay.cli._files import open_for_run, resolve_gate, selection_of
 
     started = time.monotonic()
 
     with user_errors():
-        selection = Selection(
+        selection = selection_of(
             suite=suite,
             product=product,
-            set=set_,
-            groups=group or (),
-            cases=case or (),
+            set_=set_,
+            group=group,
+            case=case,
             include_production_only=include_production_only,
             agent=agent,
             harness=harness,

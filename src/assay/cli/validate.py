@@ -55,7 +55,8 @@ def validate_command(
 
     The agent or harness a file suite names is not imported unless ``--import`` is given.
     """
-    from assay.load.opening import Selection, open_suite
+    from assay.cli._files import selection_of
+    from assay.load.opening import open_suite
     from assay.text import visible
 
     with user_errors():
@@ -70,12 +71,12 @@ def validate_command(
             # Names and keys come from the suite file: shown, never sent to the terminal.
             print(visible("\n".join(_catalog_lines(path, import_)), lines=True))
             return
-        selection = Selection(
+        selection = selection_of(
             suite=suite,
             product=product,
-            set=set_,
-            groups=group or (),
-            cases=case or (),
+            set_=set_,
+            group=group,
+            case=case,
             include_production_only=include_production_only,
             agent=agent,
             harness=harness,
