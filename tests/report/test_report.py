@@ -16,7 +16,7 @@ from assay.results import Run
 def test_public_surface() -> None:
     assert assay.report.__all__ == sorted(assay.report.__all__)
     assert {"FORMATS", "Report", "render"} <= set(assay.report.__all__)
-    assert FORMATS == ("text", "markdown", "json")
+    assert FORMATS == ("text", "markdown", "json", "junit")
 
 
 @pytest.mark.parametrize(

@@ -27,6 +27,7 @@ from typing import TypeVar
 
 from assay.errors import ConfigurationError
 from assay.report.jsonreport import render_json
+from assay.report.junit import junit_of
 from assay.report.markdown import comparison_markdown, markdown_of
 from assay.report.prose import comparison_json
 from assay.report.text import comparison_text, text_of
@@ -116,6 +117,7 @@ BUILTIN_FORMATS: tuple[ReportFormat, ...] = (
     ReportFormat("text", text_of, (".txt", ".text"), ("txt",), comparison_text),
     ReportFormat("markdown", markdown_of, (".md", ".markdown"), ("md",), comparison_markdown),
     ReportFormat("json", _json_report, (".json",), (), _json_comparison),
+    ReportFormat("junit", junit_of, (".xml",)),
 )
 
 #: The canonical names of the built-in formats.
