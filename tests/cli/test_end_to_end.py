@@ -53,6 +53,9 @@ def test_report_formats_and_files(cli, support_spec):
     run_id = cli.json_report()["id"]
     markdown = cli("report", run_id[:8], "--format", "markdown")
     assert markdown.returncode == 0 and "### 1. returns" in markdown.stdout
+    missing = cli("report", "--output", "out/report.txt")
+    assert missing.returncode == 2 and "folder 'out' does not exist" in missing.stderr
+    (cli.cwd / "out").mkdir()
     text = cli("report", "--output", "out/report.txt")
     assert text.returncode == 0 and (cli.cwd / "out" / "report.txt").is_file()
     exported = cli("run", support_spec, "--report", "run.json", "--quiet")

@@ -86,15 +86,17 @@ def test_explicit_format_overrides_extension(
     assert written.read_text(encoding="utf-8").startswith(starts)
 
 
-def test_export_creates_parent_directories(tmp_path: Path, current_run: Run) -> None:
+def test_export_creates_no_folder(tmp_path: Path, current_run: Run) -> None:
     target = tmp_path / "a" / "b" / "report.md"
-    assert Report(current_run).export(target).exists()
+    with pytest.raises(ConfigurationError, match="does not exist"):
+        Report(current_run).export(target)
+    assert not (tmp_path / "a").exists()
 
 
-def test_file_system_errors_propagate(tmp_path: Path, current_run: Run) -> None:
+def test_a_file_in_the_way_of_the_folder_is_named(tmp_path: Path, current_run: Run) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory", encoding="utf-8")
-    with pytest.raises(OSError):
+    with pytest.raises(ConfigurationError, match="is not a folder"):
         Report(current_run).export(blocker / "report.md")
 
 

@@ -1,4 +1,4 @@
-"""``assay report``: render a stored run as text, Markdown or JSON."""
+"""``assay report``: render a stored run as text, Markdown, JSON or JUnit XML."""
 
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ def report_command(
         typer.Option(
             "--format",
             "-f",
-            help="text, markdown, json, or a format another package installed "
-            "(default: from --output, else text).",
+            help="text, markdown, json, junit (JUnit XML), or a format another package "
+            "installed (default: from --output, else text).",
         ),
     ] = None,
     output: Annotated[
@@ -60,11 +60,13 @@ def report_command(
     """
     from assay.evaluation.queries import lookup
     from assay.report import Report, format_for, format_named
+    from assay.report.files import check_target
     from assay.text import visible
 
     with user_errors():
         if output is not None:
             chosen = format_for(output, format, named_by="--format").name
+            check_target(output, named=f"--output {output}")
         else:
             chosen = format_named(format).name if format else "text"
         with open_store(db) as store:

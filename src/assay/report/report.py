@@ -18,6 +18,7 @@ from assay.compare import (
 )
 from assay.report._fixing import FixContext, ToolResolver, resolved_items
 from assay.report._markdown_fixes import fix_item_markdown, fix_items_markdown
+from assay.report.files import check_target, write_atomically
 from assay.report.formats import format_for, format_named
 from assay.report.jsonreport import render_json, report_dict
 from assay.report.markdown import case_markdown, render_markdown, verdict_markdown
@@ -187,16 +188,18 @@ class Report:
         """Write the report to ``path`` and return it.
 
         ``format`` overrides the extension (``.txt``/``.text``, ``.md``/``.markdown``,
-        ``.json``). An unknown format or extension raises
-        :class:`~assay.errors.ConfigurationError` before anything is written; parent
-        directories are created; file-system errors propagate.
+        ``.json``, ``.xml`` for JUnit). An unknown format or extension, a path in a folder
+        that does not exist or refuses a new file, and a folder given as the path raise
+        :class:`~assay.errors.ConfigurationError` naming it before anything is written. An
+        existing file is replaced whole (written beside it, then renamed over it): never
+        left half-written.
         """
         target = Path(path)
-        content = format_for(target, format).report(self.view())
-        target.parent.mkdir(parents=True, exist_ok=True)
+        chosen = format_for(target, format)
+        check_target(target)
+        content = chosen.report(self.view())
         # Files end with a newline so they diff and concatenate cleanly; JSON text has none.
-        target.write_text(content if content.endswith("\n") else content + "\n", encoding="utf-8")
-        return target
+        return write_atomically(target, [content if content.endswith("\n") else content + "\n"])
 
 
 def _compared_with(run: Run, baseline_id: str) -> Run:
