@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from assay.errors import AssayError, ConfigurationError
+from assay.errors import AssayError
 from assay.exit_codes import exit_code_for
 from assay.limits import option_range
 
@@ -145,7 +145,18 @@ def run_command(
     gate: GateOption = None,
     report: Annotated[
         Path | None,
-        typer.Option(help="Also write a report here (.txt, .md or .json).", rich_help_panel=OUTPUT),
+        typer.Option(
+            help="Also write a report here (.txt, .md, .json, or .xml for JUnit).",
+            rich_help_panel=OUTPUT,
+        ),
+    ] = None,
+    summary: Annotated[
+        Path | None,
+        typer.Option(
+            help="Append the job summary (Markdown: the verdict, the gate and why, what to fix) "
+            "to this file, as $GITHUB_STEP_SUMMARY is on GitHub Actions.",
+            rich_help_panel=OUTPUT,
+        ),
     ] = None,
     quiet: QuietOption = False,
     verbose: Annotated[
@@ -219,6 +230,7 @@ def run_command(
             judge_timeout=judge_timeout,
         )
         _check_report_path(report)
+        summaries = _summary_files(summary)
         run_id = resume or str(uuid.uuid4())
         options: EvaluationArgs = {
             "metadata": metadata_option(metadata),
@@ -251,7 +263,9 @@ def run_command(
         )
         evaluation = _execute(chosen, options, database_url(db), quiet, run_id)
     with _signals_held():
-        code = _finish(evaluation, report, verbose=verbose, started=started, db=db)
+        code = _finish(
+            evaluation, report, verbose=verbose, started=started, db=db, summaries=summaries
+        )
     raise typer.Exit(code)
 
 
@@ -351,6 +365,7 @@ def _finish(
     verbose: bool = False,
     started: float,
     db: str | None = None,
+    summaries: tuple[Path, ...] = (),
 ) -> ExitCode:
     from assay.cli._render import closing_line, make_console, reliability_lines, render_run, shown
     from assay.report.prose import verdict_lines
@@ -375,6 +390,8 @@ def _finish(
     if report is not None:
         _write_report(run, report)
     verdict = evaluation.verdict
+    if summaries:
+        _write_summaries(evaluation, summaries)
     with _reader_may_leave():
         lines = verdict_lines(verdict.findings)
         if lines:
@@ -440,12 +457,55 @@ def _check_report_path(path: Path | None) -> None:
     if path is None:
         return
     from assay.report import format_for
+    from assay.report.files import check_target
 
     format_for(path, named_by=None)  # --report has no --format: the extension decides
-    folder = path.parent if str(path.parent) else Path(".")
-    if path.is_dir():
-        raise ConfigurationError(f"--report {path} is a directory")
-    if not folder.is_dir():
-        raise ConfigurationError(f"--report {path}: folder {folder} does not exist")
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise ConfigurationError(f"--report {path} cannot be written")
+    check_target(path, named=f"--report {path}")
+
+
+#: Where GitHub Actions asks a step for the Markdown shown on the run's summary page.
+GITHUB_STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
+
+
+def _summary_files(summary: Path | None) -> tuple[Path, ...]:
+    """The files the job summary is appended to: ``--summary``, then ``$GITHUB_STEP_SUMMARY``.
+
+    ``--summary`` is checked before anything runs (exit 2); the environment's file is the
+    CI's, so a bad one is only a warning once the run is over.
+    """
+    from assay.report.files import check_target
+
+    files: list[Path] = []
+    if summary is not None:
+        check_target(summary, named=f"--summary {summary}")
+        files.append(summary)
+    github = os.environ.get(GITHUB_STEP_SUMMARY)
+    if github and not any(_same_file(Path(github), chosen) for chosen in files):
+        files.append(Path(github))
+    return tuple(files)
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    return os.path.abspath(one) == os.path.abspath(other)
+
+
+def _write_summaries(evaluation: Evaluation, files: tuple[Path, ...]) -> None:
+    """Append the job summary to each file; one that refuses it is a warning naming it.
+
+    The run is stored and decided already: a summary that cannot be written changes neither.
+    """
+    from assay.report import build_view
+    from assay.report.ci import ci_summary
+    from assay.report.files import append_text
+
+    # A blank line first: whatever an earlier step left, the summary starts a block of its own.
+    text = "\n" + ci_summary(build_view(evaluation), evaluation.verdict)
+    for path in files:
+        try:
+            append_text(path, text)
+        except OSError as error:
+            print(
+                f"warning: the job summary could not be written to {visible(str(path))}: "
+                f"{visible(str(error.strerror or error))}",
+                file=sys.stderr,
+            )
