@@ -119,3 +119,20 @@ def test_export_replaces_an_existing_report(tmp_path: Path, current_run: Run) ->
     Report(current_run).export(target)
     assert target.read_text(encoding="utf-8").startswith("<?xml")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.xml"]
+
+
+def test_a_symbolic_link_stays_a_link(tmp_path: Path) -> None:
+    real = tmp_path / "reports" / "latest.md"
+    real.parent.mkdir()
+    real.write_text("old\n", encoding="utf-8")
+    link = tmp_path / "report.md"
+    link.symlink_to(real)
+    check_target(link)
+    write_atomically(link, ["new\n"])
+    assert link.is_symlink() and real.read_text(encoding="utf-8") == "new\n"
+
+
+def test_a_device_is_written_to_not_replaced(current_run: Run) -> None:
+    null = Path(os.devnull)
+    Report(current_run).export(null, format="junit")
+    assert null.is_char_device()

@@ -113,6 +113,17 @@ def test_a_format_whose_renderer_fails_is_named(installed: Path, current_run: Ru
         Report(current_run).render("crashing")
 
 
+def test_a_renderer_that_fails_leaves_an_existing_report_as_it_was(
+    installed: Path, current_run: Run, tmp_path: Path
+) -> None:
+    target = tmp_path / "report.md"
+    target.write_text("the last good report\n", encoding="utf-8")
+    with pytest.raises(ConfigurationError, match="the template is missing"):
+        Report(current_run).export(target, format="crashing")
+    assert target.read_text(encoding="utf-8") == "the last good report\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md", "site"]
+
+
 def test_a_function_format_cannot_render_a_comparison_on_its_own(installed: Path) -> None:
     with pytest.raises(ConfigurationError, match=r"'shout' .*cannot render a comparison"):
         format_named("shout").comparison(None)  # type: ignore[arg-type]

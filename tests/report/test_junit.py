@@ -207,3 +207,16 @@ def test_xml_is_chosen_by_extension(tmp_path: Path, current_run: Run) -> None:
     content = written.read_text(encoding="utf-8")
     assert content.startswith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites')
     SCHEMA.validate(str(written))
+
+
+def test_a_run_without_models_is_one_testsuite_named_after_the_suite() -> None:
+    samples = [replace(s, model=None) for s in current_samples()]
+    root = junit(make_run(samples, run_id="r", sequence=1))
+    assert [s.get("name") for s in root.findall("testsuite")] == ["Customer support"]
+    names = {p.get("name") for p in root.iter("property")}
+    assert "assay.model" not in names
+
+
+def test_a_run_without_samples_is_an_empty_document() -> None:
+    root = junit(make_run([], run_id="r", sequence=1))
+    assert root.findall("testsuite") == [] and root.get("tests") == "0"

@@ -8,7 +8,9 @@ in it, since permission bits say nothing for root or for a read-only mount.
 
 :func:`write_atomically` writes the new file beside the old one, flushes it to disk and
 renames it over the old: a reader sees the old report or the new one, never half of one, and
-a renderer or a disk that fails half way leaves the old report as it was.
+a renderer or a disk that fails half way leaves the old report as it was. A symbolic link
+stays a link (the file it names is replaced); a device or a pipe (``/dev/stdout``) is written
+to, since nothing can replace it.
 :func:`append_text` adds to a file that other steps also write (a CI job summary).
 """
 
@@ -31,7 +33,11 @@ def check_target(path: Path, *, named: str | None = None) -> None:
     label = named or f"report {str(path)!r}"
     if path.is_dir():
         raise ConfigurationError(f"{label} is a directory, not a file")
-    folder = _folder(path)
+    if _stream(path):
+        if not os.access(path, os.W_OK):
+            raise ConfigurationError(f"{label} cannot be written: permission denied")
+        return
+    folder = _folder(_real(path))
     if not folder.exists():
         raise ConfigurationError(f"{label}: folder {str(folder)!r} does not exist")
     if not folder.is_dir():
@@ -53,10 +59,16 @@ def write_atomically(path: Path, chunks: Iterable[str]) -> Path:
     kept. Whatever fails on the way (the text, the disk) leaves ``path`` as it was and no
     stray file behind.
     """
-    kept = _mode(path)
+    if _stream(path):  # a device or a pipe (/dev/stdout): written to, as nothing can replace it
+        with path.open("w", encoding="utf-8") as out:
+            out.writelines(chunks)
+        return path
+    target = _real(path)
+    kept = _mode(target)
     # A new report gets what any new file gets: 0o666 less the umask, applied by the system.
     descriptor, temporary = _create(
-        _folder(path) / f".{path.name}.{secrets.token_hex(4)}.tmp", 0o666 if kept is None else kept
+        _folder(target) / f".{target.name}.{secrets.token_hex(4)}.tmp",
+        0o666 if kept is None else kept,
     )
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as out:
@@ -66,12 +78,12 @@ def write_atomically(path: Path, chunks: Iterable[str]) -> Path:
             os.fsync(out.fileno())
         if kept is not None:
             os.chmod(temporary, kept)  # the old file's, whatever the umask made of them
-        os.replace(temporary, path)
+        os.replace(temporary, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
-    _sync_folder(_folder(path))
+    _sync_folder(_folder(target))
     return path
 
 
@@ -81,6 +93,20 @@ def append_text(path: Path, text: str) -> None:
         out.write(text)
         out.flush()
         os.fsync(out.fileno())
+
+
+def _real(path: Path) -> Path:
+    """The file a symbolic link points at: the link stays, the file it names is replaced."""
+    return path.resolve() if path.is_symlink() else path
+
+
+def _stream(path: Path) -> bool:
+    """Whether ``path`` is something other than a file or folder: a device, a pipe."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
 def _folder(path: Path) -> Path:
