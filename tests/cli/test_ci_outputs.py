@@ -45,6 +45,20 @@ def test_junit_from_run_and_report(cli, support_spec) -> None:
     assert (cli.cwd / "again.xml").read_text(encoding="utf-8") == printed.stdout
 
 
+def test_junit_counts_equal_the_stored_summary(cli, support_spec) -> None:
+    import xml.etree.ElementTree as ET
+
+    assert cli("run", support_spec, "--quiet", env=REGRESSED).returncode == 1
+    stored = cli.json_report()["summary"]
+    (suite,) = ET.fromstring(cli("report", "--format", "junit").stdout).findall("testsuite")
+    assert int(suite.get("tests", "")) == stored["cases"] == 3
+    assert int(suite.get("failures", "")) == stored["failed"] == 1
+    assert int(suite.get("errors", "")) == stored["errors"] == 0
+    assert int(suite.get("skipped", "")) == stored["not_evaluated"] == 0
+    timed = sum(s["duration_ms"] or 0 for s in cli.json_report()["samples"]) / 1000
+    assert float(suite.get("time", "")) == pytest.approx(timed, abs=0.002)
+
+
 def test_the_github_step_summary_is_appended_and_the_exit_code_stands(cli, support_spec):
     summary = cli.cwd / "step_summary.md"
     summary.write_text("# Tests of an earlier step\n", encoding="utf-8")

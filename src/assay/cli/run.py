@@ -503,9 +503,9 @@ def _write_summaries(evaluation: Evaluation, files: tuple[Path, ...]) -> None:
     for path in files:
         try:
             append_text(path, text)
-        except OSError as error:
+        except (OSError, AssayError) as error:
             print(
                 f"warning: the job summary could not be written to {visible(str(path))}: "
-                f"{visible(str(error.strerror or error))}",
+                f"{visible(str(getattr(error, 'strerror', None) or error))}",
                 file=sys.stderr,
             )
