@@ -1,6 +1,6 @@
 """Model intervals at scale: 10 models × 10,000 cases × 5,000 resamples (target: under 2 s).
 
-Times :meth:`assay.ModelComparison.of` on 100,000 stored-shape sample results (reading the
+Times :func:`assay.compare.compare_models` on 100,000 stored-shape sample results (reading the
 results included) and prints the best of three, with how much of it is the resampling.
 
 Run: ``python bench/stats.py``.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import time
 
-from assay.compare import ModelComparison
+from assay.compare import ModelComparison, compare_models
 from assay.compare.models import case_pass_rates
 from assay.results import SampleResult, SampleStatus
 
@@ -41,7 +41,7 @@ def timed(results: list[SampleResult]) -> tuple[float, float, ModelComparison]:
     case_pass_rates(results)
     reading = time.perf_counter() - started
     started = time.perf_counter()
-    comparison = ModelComparison.of(results, resamples=RESAMPLES)
+    comparison = compare_models(results, resamples=RESAMPLES)
     return time.perf_counter() - started, reading, comparison
 
 

@@ -343,7 +343,7 @@ def _forged_verdict(data: dict[str, Any]) -> None:
         (_unknown_status, "samples[2].status", "'passed', 'failed', 'error' or 'not_evaluated'"),
         (_nul_in_name, "cases[0].name", "NUL character"),
         (_bad_timestamp, "started_at", "isoformat"),
-        (_bad_comparison, "comparison", "cannot be read"),
+        (_bad_comparison, "comparison.baseline_id", "missing"),
         (_forge("settings.gate.tolerance", 5), "settings.gate.tolerance", "outside 0.0–1.0"),
         (_forge("settings.gate", [1]), "settings.gate", "object"),
         (
@@ -581,8 +581,9 @@ def test_an_archived_comparison_is_recomputed_against_its_baseline_here(
     assert stored.baseline_id == first["id"] and stored.outcome is not None
     assert stored.outcome.value == "regressed"
     assert stored.comparison is not None
-    assert stored.comparison["baseline"]["signal_regressions"] == 2
-    assert len(stored.comparison["baseline"]["changes"]) == 2
+    assert stored.comparison.baseline is not None
+    assert len(stored.comparison.baseline.signal_regressions) == 2
+    assert len(stored.comparison.baseline.changes) == 2
     again = invoke("import", str(write(tmp_path, second, "honest.json")))
     assert "identical" in again.stdout, again.output
 

@@ -14,14 +14,14 @@ import assay
 from assay import checks, judges
 from assay.compare import (
     MeasuredHeadline,
-    ModelComparison,
     NoiseLabel,
     Pairing,
     WithheldHeadline,
+    compare_models,
     compare_runs,
-    read_stored,
 )
 from assay.evaluation import run_control_async
+from assay.record import write
 from assay.report import prose
 
 QUIET = {"progress": False}
@@ -57,7 +57,7 @@ def test_two_of_three_items_edited_withholds_the_headline_until_the_ceiling_is_r
     # A changed definition is still the automatic baseline: the items pair by their own
     # fingerprints, and the two edited ones are excluded loudly, withholding the headline.
     assert after.baseline_id == before.id
-    assert after.comparison["baseline"]["pairing"]["excluded"] == 2
+    assert len(after.comparison.baseline.excluded) == 2
     stored_before, stored_after = store.get_run(before.id), store.get_run(after.id)
     comparison = compare_runs(stored_before, stored_after)
     assert prose.summary(comparison).splitlines()[0] == (
@@ -124,7 +124,7 @@ def test_a_recorded_part_that_changed_is_a_corpus_defect_above_any_figure(store)
     assert lines[1].startswith("CORPUS DEFECT: warranty: recorded part(s) reference differ")
     assert lines[2].startswith("pass rate 100% → 100%")
     assert [i.case_id for i in comparison.corpus_defects] == ["warranty"]
-    assert comparison.to_json()["corpus_defects"][0]["parts"][0]["provenance"] == "recorded"
+    assert write(comparison)["corpus_defects"][0]["parts"][0]["provenance"] == "recorded"
 
 
 class Flaky:
@@ -166,7 +166,7 @@ def test_a_control_floor_of_a_quarter_excuses_a_quarter_and_only_when_measured(s
         # Named: a run with a failed sample is never the automatic baseline.
         return assay.run(suite, db=store, baseline=before.id, **QUIET)  # 2 of 4
 
-    unmeasured, _ = read_stored(before_and_after().comparison)
+    unmeasured = before_and_after().comparison.baseline
     assert unmeasured is not None and unmeasured.noise_floor is None
     assert [c.noise for c in unmeasured.changes] == [NoiseLabel.UNMEASURED]
     assert len(unmeasured.signal_regressions) == 1  # not excused without a control run
@@ -180,7 +180,7 @@ def test_a_control_floor_of_a_quarter_excuses_a_quarter_and_only_when_measured(s
     after = before_and_after()
     pair = store.find_control_pair(after)
     assert pair is not None and [run.id for run in pair] == [first.id, second.id]
-    measured, _ = read_stored(after.comparison)
+    measured = after.comparison.baseline
     assert measured is not None and measured.noise_floor is not None
     assert measured.noise_floor.metrics["contains"] == 0.25
     assert measured.noise_floor.pass_rate == 0.25
@@ -222,14 +222,14 @@ def test_judge_drift_through_the_runner_gates_when_unmeasured(store):
     assay.run(suite(), db=store, **QUIET)
     score["value"] = 0.92
     after = assay.run(suite(), db=store, tolerance=0.02, **QUIET)
-    comparison, _ = read_stored(after.comparison)
+    comparison = after.comparison.baseline
     assert comparison is not None
     assert [(c.metric, c.kind.value, c.metric_kind) for c in comparison.changes] == [
         ("semantic_accuracy", "judge_drift", "judge")
     ]
     assert comparison.signal_regressions == comparison.changes
     quiet = assay.run(suite(), db=store, tolerance=0.02, drift_tolerance=0.1, **QUIET)
-    assert read_stored(quiet.comparison)[0].changes == ()  # 0.92 → 0.92: nothing moved
+    assert quiet.comparison.baseline.changes == ()  # 0.92 → 0.92: nothing moved
 
 
 def test_a_run_with_two_models_stores_its_intervals(store):
@@ -237,7 +237,7 @@ def test_a_run_with_two_models_stores_its_intervals(store):
         return "30 days" if ctx.model.label == "good" or ctx.case.id == "returns" else "no"
 
     run = assay.run(corpus(agent=agent), db=store, models=["good", "bad"], samples=2, **QUIET)
-    _, stored = read_stored(run.comparison)
+    stored = run.comparison.models
     assert stored is not None
     assert {m.model: (m.cases, m.pass_rate) for m in stored.models} == {
         "good": (3, 1.0),
@@ -245,5 +245,5 @@ def test_a_run_with_two_models_stores_its_intervals(store):
     }
     assert stored.pairs[0].models == ("good", "bad")
     reread = assay.Report(store.get_run(run.id))
-    assert reread.model_comparison == stored == ModelComparison.of(run)
+    assert reread.model_comparison == stored == compare_models(run)
     assert "Model comparison" in reread.to_text()

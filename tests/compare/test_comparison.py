@@ -13,6 +13,7 @@ from assay.compare import (
     compare_runs,
 )
 from assay.errors import ConfigurationError
+from assay.record import read, write
 from assay.report import prose
 
 
@@ -52,7 +53,7 @@ def test_two_of_three_edited_withholds_the_headline_everywhere():
     )
     assert comparison.pass_rate_delta is None
     # The stored form is the facts; the report's form adds the sentences, the pairing first.
-    assert comparison.to_json()["headline"] == {"status": "withheld"}
+    assert write(comparison)["headline"] == {"status": "withheld"}
     data = prose.comparison_json(comparison)
     assert data["headline"] == {"status": "withheld", "reason": prose.withheld_reason(comparison)}
     assert not {k for k in keys_anywhere(data) if "pass_rate" in k or k == "delta"}
@@ -67,7 +68,7 @@ def test_raising_the_ceiling_on_the_same_data_brings_the_figures_back():
     headline = comparison.headline
     assert isinstance(headline, MeasuredHeadline)
     assert (headline.before, headline.after, comparison.pass_rate_delta) == (1.0, 0.0, -1.0)
-    assert comparison.to_json()["headline"]["delta"] == -1.0
+    assert write(comparison)["headline"]["delta"] == -1.0
 
 
 def test_the_ceiling_is_inclusive():
@@ -117,8 +118,8 @@ def test_round_trip_keeps_everything():
         compare_runs(before, after, noise_floor=floor, tolerance=0.1),
         compare_runs(before, after, max_excluded_share=0.0),
     ):
-        stored = json.loads(json.dumps(comparison.to_json()))
-        assert Comparison.from_json(stored) == comparison
+        stored = json.loads(json.dumps(write(comparison)))
+        assert read(Comparison, stored, "comparison") == comparison
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,8 @@ import pytest
 from compare_builders import run, sample
 from scipy import stats
 
-from assay.compare import ModelComparison
+from assay.compare import ModelComparison, compare_models
+from assay.record import read, write
 from assay.report import prose
 from assay.results import SampleResult, SampleStatus
 
@@ -49,7 +50,7 @@ def scipy_interval(*data, statistic, paired=False):
 
 def test_per_model_and_paired_intervals_agree_with_scipy_within_monte_carlo_error():
     values = outcomes({"a": 0.75, "b": 0.6}, cases=200)
-    comparison = ModelComparison.of(samples_of(values))
+    comparison = compare_models(samples_of(values))
     by_model = {m.model: m for m in comparison.models}
     for model, column in values.items():
         low, high = scipy_interval(column, statistic=lambda x, axis: x.mean(axis=axis))
@@ -76,15 +77,15 @@ def test_per_model_and_paired_intervals_agree_with_scipy_within_monte_carlo_erro
 
 def test_seeded_same_results_same_intervals():
     data = samples_of(outcomes({"a": 0.7, "b": 0.65, "c": 0.5}, cases=60))
-    assert ModelComparison.of(data) == ModelComparison.of(list(data))
+    assert compare_models(data) == compare_models(list(data))
 
     def intervals(comparison):
         return [m.interval for m in comparison.models] + [p.interval for p in comparison.pairs]
 
-    assert intervals(ModelComparison.of(data, seed=1)) != intervals(ModelComparison.of(data))
-    custom = ModelComparison.of(data, resamples=200, confidence=0.8)
+    assert intervals(compare_models(data, seed=1)) != intervals(compare_models(data))
+    custom = compare_models(data, resamples=200, confidence=0.8)
     assert (custom.resamples, custom.confidence) == (200, 0.8)
-    wide, narrow = ModelComparison.of(data).models[0], custom.models[0]
+    wide, narrow = compare_models(data).models[0], custom.models[0]
     assert narrow.interval[1] - narrow.interval[0] < wide.interval[1] - wide.interval[0]
 
 
@@ -99,7 +100,7 @@ def test_the_case_is_the_unit_a_case_with_samples_contributes_its_mean():
         s if s.error else SampleResult(s.case_id, "m", s.sample, SampleStatus.PASSED) for s in data
     ]
     data += [SampleResult(f"c{case}", "n", 0, SampleStatus.PASSED) for case in range(2)]
-    comparison = ModelComparison.of(data)
+    comparison = compare_models(data)
     m = next(item for item in comparison.models if item.model == "m")
     assert (m.cases, m.pass_rate) == (2, 0.5)
     # Resampling two cases can only give means of {0.75, 0.25}: 0.25, 0.5 or 0.75.
@@ -113,7 +114,7 @@ def test_fewer_than_two_shared_cases_have_no_interval():
         SampleResult("c1", "b", 0, SampleStatus.PASSED),
         SampleResult("c2", "b", 0, SampleStatus.PASSED),
     ]
-    comparison = ModelComparison.of(data)
+    comparison = compare_models(data)
     (pair,) = comparison.pairs
     assert (pair.cases, pair.difference, pair.interval, pair.decisive) == (1, None, None, False)
     assert prose.conclusion(comparison) == (
@@ -127,7 +128,7 @@ def test_at_zero_or_one_hundred_percent_the_interval_is_a_point():
         for i in range(5)
         for model, status in (("good", SampleStatus.PASSED), ("bad", SampleStatus.FAILED))
     ]
-    comparison = ModelComparison.of(data)
+    comparison = compare_models(data)
     assert {m.model: m.interval for m in comparison.models} == {
         "good": (1.0, 1.0),
         "bad": (0.0, 0.0),
@@ -141,7 +142,7 @@ def test_at_zero_or_one_hundred_percent_the_interval_is_a_point():
 
 def test_a_pair_that_is_not_decisive_says_what_it_could_detect():
     values = outcomes({"a": 0.62, "b": 0.58}, cases=40, seed=3)
-    comparison = ModelComparison.of(samples_of(values))
+    comparison = compare_models(samples_of(values))
     (pair,) = comparison.pairs
     assert not pair.decisive and pair.interval[0] < 0 < pair.interval[1]
     diffs = values[pair.models[0]] - values[pair.models[1]]
@@ -156,7 +157,7 @@ def test_a_pair_that_is_not_decisive_says_what_it_could_detect():
 
 def test_decisive_pairs_are_named_and_the_better_model_comes_first():
     values = outcomes({"weak": 0.3, "strong": 0.9, "middling": 0.85}, cases=150, seed=5)
-    comparison = ModelComparison.of(
+    comparison = compare_models(
         run("r", *samples_of(values), models=["weak", "strong", "middling"])
     )
     assert [m.model for m in comparison.models] == ["weak", "strong", "middling"]
@@ -168,8 +169,8 @@ def test_decisive_pairs_are_named_and_the_better_model_comes_first():
 
 
 def test_round_trip():
-    comparison = ModelComparison.of(samples_of(outcomes({"a": 0.6, "b": 0.5}, cases=30)))
-    assert ModelComparison.from_json(comparison.to_json()) == comparison
+    comparison = compare_models(samples_of(outcomes({"a": 0.6, "b": 0.5}, cases=30)))
+    assert read(ModelComparison, write(comparison), "models") == comparison
 
 
 @pytest.mark.process  # what a fresh interpreter imports

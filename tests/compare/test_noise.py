@@ -3,7 +3,8 @@
 import pytest
 from compare_builders import metric, run, sample
 
-from assay.compare import NoiseFloor, NoiseLabel, compare_runs
+from assay.compare import NoiseFloor, NoiseLabel, compare_runs, measure_noise
+from assay.record import read, write
 from assay.report import prose
 
 
@@ -18,7 +19,7 @@ def flaky(run_id, passes, *, case="q", model=None):
 def test_the_floor_is_the_largest_movement_per_metric_and_for_pass_rates():
     first = run("a", *flaky("a", [1, 1, 1, 0]), *flaky("a", [1, 1], case="steady"))
     second = run("b", *flaky("b", [1, 1, 0, 0]), *flaky("b", [1, 1], case="steady"))
-    floor = NoiseFloor.measure(first, second)
+    floor = measure_noise(first, second)
     assert floor.control == ("a", "b")
     assert floor.metrics == {"(agent)": 0.0, "contains": 0.25}
     assert floor.pass_rate == pytest.approx(5 / 6 - 4 / 6)
@@ -34,9 +35,7 @@ def test_labels():
 
 
 def test_a_movement_equal_to_the_floor_is_within_noise_and_does_not_gate():
-    floor = NoiseFloor.measure(
-        run("a", *flaky("a", [1, 1, 1, 0])), run("b", *flaky("b", [1, 1, 0, 0]))
-    )
+    floor = measure_noise(run("a", *flaky("a", [1, 1, 1, 0])), run("b", *flaky("b", [1, 1, 0, 0])))
     before, after = run("x", *flaky("x", [1, 1, 1, 0])), run("y", *flaky("y", [1, 1, 0, 0]))
     measured = compare_runs(before, after, noise_floor=floor)
     (change,) = measured.changes
@@ -62,7 +61,7 @@ def test_a_floor_above_the_flaky_share_is_the_finding():
     floor = NoiseFloor(("a", "b"), 0.5, {"contains": 0.5})
     before, after = run("x", *flaky("x", [1, 1])), run("y", *flaky("y", [1, 0]))
     comparison = compare_runs(before, after, noise_floor=floor)
-    assert comparison.too_flaky and comparison.to_json()["too_flaky"]
+    assert comparison.too_flaky and write(comparison)["too_flaky"]
     lines = prose.summary(comparison).splitlines()
     assert lines[1].startswith("TOO FLAKY TO MEASURE: the unchanged system moved by up to 0.500")
     assert "raise the samples" in lines[1]
@@ -75,4 +74,4 @@ def test_floor_summary_and_round_trip():
     assert prose.noise_floor_line(floor) == (
         "noise floor from control runs a and b: pass rate 0.250, contains 0.250"
     )
-    assert NoiseFloor.from_json(floor.to_json()) == floor
+    assert read(NoiseFloor, write(floor), "noise_floor") == floor

@@ -12,7 +12,6 @@ import pytest
 from typer.testing import CliRunner
 
 from assay.cli.app import app
-from assay.compare import read_stored
 from assay.errors import StoreError
 from assay.record import write, write_summary
 from assay.results import (
@@ -160,7 +159,9 @@ def test_a_whole_stored_comparison_reads(tmp_path: Path) -> None:
     path, run_id = _history(tmp_path)
     _damage(path, "comparison", _comparison(_baseline_form(), _models_form()))
     with Store.open(f"sqlite:///{path}") as store:
-        baseline, models = read_stored(store.get_run(run_id).comparison)
+        stored = store.get_run(run_id).comparison
+    assert stored is not None
+    baseline, models = stored.baseline, stored.models
     assert baseline is not None and baseline.policy.tolerance == 0.0
     assert models is not None and [m.model for m in models.models] == ["small", "large"]
 

@@ -12,9 +12,10 @@ from assay.compare import (
     ModelInterval,
     NoiseFloor,
     PairComparison,
+    StoredComparison,
     compare_runs,
-    stored_form,
 )
+from assay.record import write
 from assay.report import Report, prose
 from assay.results import CaseSnapshot, Run, scored
 from assay.spec import digest
@@ -147,7 +148,7 @@ def model_comparison() -> ModelComparison:
 def test_model_comparison_table(snapshot: Callable[[str, str], None]) -> None:
     run = replace(
         make_run(passing_samples(), run_id="run-0003", sequence=3),
-        comparison=stored_form(None, model_comparison()),
+        comparison=StoredComparison(None, model_comparison()),
     )
     report = Report(run)
     text, markdown = report.to_text(), report.to_markdown()
@@ -167,14 +168,14 @@ def test_model_comparison_table(snapshot: Callable[[str, str], None]) -> None:
     assert "large − small  40     +22.5 points" in text
     assert "±14.2 points" in text and "292" in text
     assert report.to_dict()["model_comparison"] == {
-        **model_comparison().to_json(),
+        **write(model_comparison()),
         "conclusion": prose.conclusion(model_comparison()),
     }
 
 
 def test_stored_comparison_renders_as_recorded() -> None:
     before, after = runs()
-    stored = stored_form(compare_runs(before, after, noise_floor=FLOOR), None)
+    stored = StoredComparison(compare_runs(before, after, noise_floor=FLOOR), None)
     report = Report(replace(after, comparison=stored))
     assert report.comparison is not None and report.comparison.noise_floor == FLOOR
     assert "noise floor from control runs ctl-0001 and ctl-0002" in flat(report.to_text())

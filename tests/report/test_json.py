@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from assay.compare import ModelComparison, compare_runs, stored_form
-from assay.record import snapshot
+from assay.compare import StoredComparison, compare_models, compare_runs
+from assay.record import snapshot, write_comparison
 from assay.report import Report, prose
 from assay.results import Run
 
@@ -98,19 +98,18 @@ def test_no_baseline_means_null_comparison(current_run: Run) -> None:
 
 
 def test_stored_comparison_is_used(current_run: Run, baseline_run: Run) -> None:
-    stored = stored_form(compare_runs(baseline_run, current_run), None)
+    stored = StoredComparison(compare_runs(baseline_run, current_run), None)
     report = Report(replace(current_run, comparison=stored, baseline_id="run-0001"))
     assert report.comparison is not None
     written = report.to_dict()["comparison"]
     # The stored figures, with the sentences the report writes: the pairing, each detail.
-    assert stored is not None and written == {
+    figures = write_comparison(stored)["baseline"]
+    assert written == {
         "summary": prose.pairing_line(report.comparison),
-        **stored["baseline"],
+        **figures,
         "changes": [
             {**change, "detail": prose.change_detail(typed)}
-            for change, typed in zip(
-                stored["baseline"]["changes"], report.comparison.changes, strict=True
-            )
+            for change, typed in zip(figures["changes"], report.comparison.changes, strict=True)
         ],
     }
     assert all(change["detail"] for change in written["changes"])
@@ -119,7 +118,7 @@ def test_stored_comparison_is_used(current_run: Run, baseline_run: Run) -> None:
 
 
 def test_explicit_baseline_wins_over_stored(current_run: Run, baseline_run: Run) -> None:
-    stored = stored_form(compare_runs(baseline_run, current_run), None)
+    stored = StoredComparison(compare_runs(baseline_run, current_run), None)
     report = Report(replace(current_run, comparison=stored), baseline=current_run)
     assert report.comparison is not None
     assert report.comparison.baseline_id == "run-0002"
@@ -147,10 +146,10 @@ def test_stored_model_intervals_are_rendered_not_resampled(current_run: Run) -> 
             for model in ("model-a", "model-b")
         ),
     )
-    computed = ModelComparison.of(two_models)
+    computed = compare_models(two_models)
     # A stored comparison marked so that a recomputation could not produce it.
     marked = replace(computed, seed=41, resamples=1234)
-    report = Report(replace(two_models, comparison=stored_form(None, marked)))
+    report = Report(replace(two_models, comparison=StoredComparison(None, marked)))
     assert report.model_comparison == marked
     assert report.to_dict()["model_comparison"]["resamples"] == 1234
     assert "1,234 resamples" in report.to_text() and "1,234 resamples" in report.to_markdown()

@@ -6,8 +6,16 @@ import ast
 import re
 from pathlib import Path
 
-from assay.compare import Change, ChangeKind, Comparison, ModelComparison, compare_runs
-from assay.compare.models import ModelInterval, PairComparison
+from assay.compare import (
+    Change,
+    ChangeKind,
+    Comparison,
+    ModelComparison,
+    ModelInterval,
+    PairComparison,
+    compare_runs,
+)
+from assay.record import read, write
 from assay.report import prose
 from assay.results import Run
 
@@ -75,7 +83,7 @@ def test_the_stored_forms_hold_figures_and_the_report_adds_the_sentences(
     baseline_run: Run, current_run: Run
 ) -> None:
     comparison = compare_runs(baseline_run, current_run, max_excluded_share=0.0)
-    assert "summary" not in comparison.to_json()
+    assert "summary" not in write(comparison)
     written = prose.comparison_json(comparison)
     assert next(iter(written)) == "summary"
     assert written["summary"] == prose.pairing_line(comparison)
@@ -86,10 +94,10 @@ def test_a_change_is_stored_as_figures_and_the_report_writes_its_detail(
 ) -> None:
     comparison = compare_runs(baseline_run, current_run, max_excluded_share=1.0)
     change = comparison.changes[0]
-    stored = change.to_json()
+    stored = write(change)
     # Earlier versions require ``detail`` when they read a change: it is kept, and empty.
     assert stored["detail"] == ""
-    assert Change.from_json(stored) == change
+    assert read(Change, stored, "change") == change
     written = prose.comparison_json(comparison)["changes"][0]
     assert written["detail"] == prose.change_detail(change) != ""
 
@@ -108,15 +116,17 @@ def test_a_change_stored_with_its_sentence_reads_and_is_worded_from_its_figures(
         "movement": 1.0,
         "noise": "unmeasured",
     }
-    change = Change.from_json(earlier)
+    change = read(Change, earlier, "change")
     assert (change.kind, change.before, change.after) == (
         ChangeKind.DETERMINISTIC_REGRESSION,
         1.0,
         0.0,
     )
     assert prose.change_detail(change) == "the check passed fewer samples"
-    drifted = Change.from_json(
-        {**earlier, "kind": "judge_drift", "metric_kind": "judge", "before": 0.9, "after": 0.8}
+    drifted = read(
+        Change,
+        {**earlier, "kind": "judge_drift", "metric_kind": "judge", "before": 0.9, "after": 0.8},
+        "change",
     )
     assert prose.change_detail(drifted) == (
         "same deterministic behaviour; the judge score fell by 0.100"
@@ -125,14 +135,14 @@ def test_a_change_stored_with_its_sentence_reads_and_is_worded_from_its_figures(
 
 def test_forms_stored_with_their_sentences_still_read(baseline_run: Run, current_run: Run) -> None:
     comparison = compare_runs(baseline_run, current_run)
-    earlier = {"summary": "as it was written", **comparison.to_json()}
-    assert Comparison.from_json(earlier) == comparison
+    earlier = {"summary": "as it was written", **write(comparison)}
+    assert read(Comparison, earlier, "comparison") == comparison
     models = ModelComparison(
-        (ModelInterval("a", 2, 1.0, (1.0, 1.0)), ModelInterval("b", 2, 0.0, (0.0, 0.0))),
-        (PairComparison(("a", "b"), 2, 1.0, (1.0, 1.0), True),),
+        models=(ModelInterval("a", 2, 1.0, (1.0, 1.0)), ModelInterval("b", 2, 0.0, (0.0, 0.0))),
+        pairs=(PairComparison(("a", "b"), 2, 1.0, (1.0, 1.0), True),),
     )
-    stored = {**models.to_json(), "conclusion": "Decisive: as it was written."}
-    assert ModelComparison.from_json(stored) == models
+    stored = {**write(models), "conclusion": "Decisive: as it was written."}
+    assert read(ModelComparison, stored, "model_comparison") == models
     assert prose.conclusion(models) == (
         "Decisive: a passes more cases than b by +100.0 points "
         "(95% interval +100.0 to +100.0 points)."

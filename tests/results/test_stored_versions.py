@@ -1,8 +1,7 @@
 """Stored JSON carries a schema version; readers accept what a newer version added."""
 
-from assay.compare import stored_form
-from assay.compare.stored import read_stored
-from assay.record import read_summary, write_summary
+from assay.compare import StoredComparison, compare_models
+from assay.record import read_comparison, read_summary, write_comparison, write_summary
 from assay.results import SampleResult, SampleStatus, summarise
 from assay.results.metric import scored
 from assay.spec.json_data import SCHEMA_KEY, SCHEMA_VERSION
@@ -38,7 +37,6 @@ def test_a_summary_is_versioned_and_reads_back_with_keys_from_a_newer_version() 
 def test_a_stored_comparison_is_versioned_and_tolerates_newer_keys() -> None:
     from datetime import UTC, datetime
 
-    from assay.compare import ModelComparison
     from assay.results import Run, RunStatus
 
     samples = tuple(
@@ -55,8 +53,8 @@ def test_a_stored_comparison_is_versioned_and_tolerates_newer_keys() -> None:
         started_at=datetime.now(UTC),
         samples=samples,
     )
-    models = ModelComparison.of(run)
-    stored = stored_form(None, models)
-    assert stored is not None and stored[SCHEMA_KEY] == SCHEMA_VERSION
-    _, back = read_stored({**stored, "something_new": {"x": 1}})
-    assert back == models
+    models = compare_models(run)
+    stored = write_comparison(StoredComparison(None, models))
+    assert stored[SCHEMA_KEY] == SCHEMA_VERSION
+    back = read_comparison({**stored, "something_new": {"x": 1}})
+    assert back is not None and back.models == models

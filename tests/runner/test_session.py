@@ -45,8 +45,8 @@ def test_run_persists_and_compares_with_the_latest_compatible_run(store):
     assert first.comparison is None and first.baseline_id is None
     second = assay.run(build(answer="7 days"), db=store, progress=False)
     assert second.baseline_id == first.id
-    changes = second.comparison["baseline"]["changes"]
-    regressed = {(c["case_id"], c["metric"]) for c in changes}
+    changes = second.comparison.baseline.changes
+    regressed = {(c.case_id, c.metric) for c in changes}
     assert regressed == {("returns", "exact_match"), ("warranty", "exact_match")}
     stored = store.get_run(second.id)
     assert snapshot(stored) == snapshot(second)

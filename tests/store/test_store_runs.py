@@ -18,6 +18,7 @@ from store_builders import (
     varied_samples,
 )
 
+from assay.compare import StoredComparison, compare_models, compare_runs
 from assay.errors import ReadOnlyRunError, StoreError
 from assay.record import snapshot
 from assay.results import RunSettings, RunStatus, SampleStatus, summarise
@@ -32,8 +33,9 @@ def test_round_trip_returns_exactly_what_was_saved(store: Store) -> None:
     store.save_samples(run.id, samples[3:])  # out of order, in three batches
     store.save_samples(run.id, [value for value in samples[:3] if value.key in varied])
     store.save_samples(run.id, [value for value in samples[:3] if value.key not in varied])
-    # The first release's form: a flat list of changes, kept as stored and read as none.
-    comparison = {"baseline_id": "b-1", "changes": [{"case": "refund", "delta": -0.25}]}
+    # Every part of a stored comparison: pairings, headline, changes, models.
+    whole = replace(run, samples=tuple(samples))
+    comparison = StoredComparison(compare_runs(whole, whole), compare_models(whole))
     done = store.complete_run(
         run.id,
         summary=summarise(samples),

@@ -2,26 +2,39 @@
 
 * :func:`compare_runs` → :class:`Comparison`: items paired by id and fingerprint, exclusion as
   loud as the score, provenance honoured, deterministic regressions apart from judge drift,
-  every change labelled against a :class:`NoiseFloor` measured by a control run.
-* :class:`ModelComparison`: bootstrap intervals over whole cases per model and per pair.
+  every change labelled against a :class:`NoiseFloor` measured by a control run
+  (:func:`measure_noise`).
+* :func:`compare_models` → :class:`ModelComparison`: bootstrap intervals over whole cases per
+  model and per pair.
+
+The values are :mod:`assay.results`' (a run stores them); they are named here too.
 """
 
-from assay.compare.changes import Change, ChangeKind
-from assay.compare.comparison import (
+from assay.compare.comparison import compare, compare_runs
+from assay.compare.models import compare_models
+from assay.compare.noise import measure_noise
+from assay.results.changes import (
+    DEFAULT_FLAKY_SHARE,
+    Change,
+    ChangedPart,
+    ChangeKind,
+    ItemMovement,
+    NoiseFloor,
+    NoiseLabel,
+    PairedItem,
+    Pairing,
+)
+from assay.results.comparison import (
     DEFAULT_DRIFT_TOLERANCE,
     DEFAULT_MAX_EXCLUDED_SHARE,
     Comparison,
     ComparisonPolicy,
     Headline,
     MeasuredHeadline,
+    StoredComparison,
     WithheldHeadline,
-    compare,
-    compare_runs,
 )
-from assay.compare.models import ModelComparison, ModelInterval, PairComparison
-from assay.compare.noise import DEFAULT_FLAKY_SHARE, NoiseFloor, NoiseLabel
-from assay.compare.pairing import ChangedPart, PairedItem, Pairing
-from assay.compare.stored import read_stored, stored_form
+from assay.results.model_comparison import ModelComparison, ModelInterval, PairComparison
 
 #: The name this comparison had before pairing, provenance and noise floors; same class.
 RunComparison = Comparison
@@ -36,6 +49,7 @@ __all__ = [
     "Comparison",
     "ComparisonPolicy",
     "Headline",
+    "ItemMovement",
     "MeasuredHeadline",
     "ModelComparison",
     "ModelInterval",
@@ -45,9 +59,10 @@ __all__ = [
     "PairedItem",
     "Pairing",
     "RunComparison",
+    "StoredComparison",
     "WithheldHeadline",
     "compare",
+    "compare_models",
     "compare_runs",
-    "read_stored",
-    "stored_form",
+    "measure_noise",
 ]

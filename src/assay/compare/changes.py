@@ -13,95 +13,10 @@ are regressions too, whatever the tolerance: tolerance only ever excuses a score
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
-from enum import StrEnum
-from typing import Any
 
-from assay.compare.noise import NoiseFloor, NoiseLabel
-from assay.compare.pooling import EPSILON, Pooled, PooledItem, movement
-from assay.spec.json_data import known_fields
-
-
-class ChangeKind(StrEnum):
-    """What moved between the baseline and the current run, in report order."""
-
-    DETERMINISTIC_REGRESSION = "deterministic_regression"
-    NEW_ERROR = "new_error"
-    NEWLY_FAILED_MINIMUM = "newly_failed_minimum"
-    SCORE_DECREASE = "score_decrease"
-    JUDGE_DRIFT = "judge_drift"
-    IMPROVEMENT = "improvement"
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    """One metric of one item that moved, with the evidence on both sides, as figures.
-
-    ``before`` and ``after`` are the pooled scores; ``movement`` is the largest shift of the
-    score, pass share or error share (the unit of the noise floor); ``noise`` says how it
-    compares with the floor. The rest is what a report says about it
-    (:func:`assay.report.prose.change_detail` writes it): ``reason`` (why the check failed,
-    or the error), the passing (and, for a new error, ``errored``) samples on each side, the
-    minimum score a judge fell below, and the tolerances a judge score moved beyond. A change
-    stored by an earlier version has none of them (``None``).
-    """
-
-    kind: ChangeKind
-    case_id: str
-    model: str | None
-    metric: str
-    metric_kind: str
-    category: str
-    before: float | None
-    after: float | None
-    movement: float = 0.0
-    noise: NoiseLabel = NoiseLabel.UNMEASURED
-    reason: str | None = None
-    passed_before: int | None = None
-    samples_before: int | None = None
-    passed_after: int | None = None
-    samples_after: int | None = None
-    errored: int | None = None
-    threshold: float | None = None
-    tolerance: float | None = None
-    drift_tolerance: float | None = None
-
-    @property
-    def is_regression(self) -> bool:
-        """Everything but improvements is a regression, and drift only when it fell."""
-        if self.kind is ChangeKind.IMPROVEMENT:
-            return False
-        if self.kind is ChangeKind.JUDGE_DRIFT:
-            return (self.after or 0.0) < (self.before or 0.0)
-        return True
-
-    @property
-    def is_signal(self) -> bool:
-        """A regression a gate fails on: beyond the noise floor, or with none measured."""
-        return self.is_regression and self.noise.is_signal
-
-    def to_json(self) -> dict[str, Any]:
-        """The portable form stored with the run and written by reports.
-
-        ``detail`` is kept, empty, for earlier versions, which require it when they read a
-        change; a report fills it in with the sentence it writes.
-        """
-        data = asdict(self)
-        data["kind"] = self.kind.value
-        data["noise"] = self.noise.value
-        return {**data, "detail": ""}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Change:
-        """Rebuild a change from its stored form (an earlier one's ``detail`` is set aside)."""
-        return cls(
-            **{
-                **known_fields(cls, data),
-                "kind": ChangeKind(data["kind"]),
-                "noise": NoiseLabel(data.get("noise", NoiseLabel.UNMEASURED.value)),
-            }
-        )
+from assay.compare.pooling import Pooled, PooledItem, movement
+from assay.results.changes import EPSILON, Change, ChangeKind, NoiseFloor, NoiseLabel
 
 
 @dataclass(frozen=True, slots=True)

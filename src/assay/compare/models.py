@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from statistics import NormalDist
 from typing import Any
 
@@ -21,153 +21,36 @@ from assay.agent.answered import UNVERIFIED_KEY
 from assay.compare._bootstrap import percentile_interval, resample
 from assay.errors import ConfigurationError
 from assay.results import Run, SampleResult, SampleStatus
+from assay.results.model_comparison import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_POWER,
+    DEFAULT_RESAMPLES,
+    ModelComparison,
+    ModelInterval,
+    PairComparison,
+)
 from assay.results.reliability import answered_by_another_model
 
-DEFAULT_RESAMPLES = 5_000
-DEFAULT_CONFIDENCE = 0.95
-DEFAULT_POWER = 0.8
 
+def compare_models(
+    run: Run | Sequence[SampleResult],
+    *,
+    seed: int = 0,
+    resamples: int = DEFAULT_RESAMPLES,
+    confidence: float = DEFAULT_CONFIDENCE,
+    power: float = DEFAULT_POWER,
+) -> ModelComparison:
+    """Compare the models of a run (or of samples); the same results give the same intervals.
 
-@dataclass(frozen=True, slots=True)
-class ModelInterval:
-    """One model's pass rate over its cases, with its interval (``None`` below two cases).
-
-    ``unverified`` counts the samples no response named a model for: their figures are not
-    proof that this model produced them.
-    """
-
-    model: str
-    cases: int
-    pass_rate: float
-    interval: tuple[float, float] | None
-    unverified: int = 0
-
-    def to_json(self) -> dict[str, Any]:
-        """The portable form."""
-        return {
-            "model": self.model,
-            "cases": self.cases,
-            "pass_rate": self.pass_rate,
-            "interval": None if self.interval is None else list(self.interval),
-            "unverified": self.unverified,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class PairComparison:
-    """Two models on the cases both ran: ``difference`` is first minus second (never negative).
-
-    ``detectable`` (the minimum detectable difference at this number of cases) and
-    ``cases_needed`` (to detect the observed difference at the comparison's power) are given
-    for a pair that is not decisive, when the differences vary at all.
-    """
-
-    models: tuple[str, str]
-    cases: int
-    difference: float | None
-    interval: tuple[float, float] | None
-    decisive: bool
-    detectable: float | None = None
-    cases_needed: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """The portable form."""
-        return {
-            "models": list(self.models),
-            "cases": self.cases,
-            "difference": self.difference,
-            "interval": None if self.interval is None else list(self.interval),
-            "decisive": self.decisive,
-            "detectable": self.detectable,
-            "cases_needed": self.cases_needed,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class ModelComparison:
-    """Per-model intervals and paired differences; :mod:`assay.report.prose` reads them.
-
-    >>> [pair.decisive for pair in ModelComparison.of(run).pairs]  # doctest: +SKIP
+    >>> [pair.decisive for pair in compare_models(run).pairs]  # doctest: +SKIP
     [False]
     """
-
-    models: tuple[ModelInterval, ...]
-    pairs: tuple[PairComparison, ...]
-    resamples: int = DEFAULT_RESAMPLES
-    seed: int = 0
-    confidence: float = DEFAULT_CONFIDENCE
-    power: float = DEFAULT_POWER
-
-    @classmethod
-    def of(
-        cls,
-        run: Run | Sequence[SampleResult],
-        *,
-        seed: int = 0,
-        resamples: int = DEFAULT_RESAMPLES,
-        confidence: float = DEFAULT_CONFIDENCE,
-        power: float = DEFAULT_POWER,
-    ) -> ModelComparison:
-        """Compare the models of a run (or of samples); the same results give the same intervals."""
-        _check(resamples, confidence, power)
-        samples = run.samples if isinstance(run, Run) else tuple(run)
-        labels = list(run.settings.models) if isinstance(run, Run) else None
-        table = case_pass_rates(samples, labels)
-        compared = _compare(
-            table, seed=seed, resamples=resamples, confidence=confidence, power=power
-        )
-        return _unverified(compared, samples)
-
-    @property
-    def decisive(self) -> tuple[PairComparison, ...]:
-        """The pairs whose difference interval excludes zero."""
-        return tuple(pair for pair in self.pairs if pair.decisive)
-
-    def to_json(self) -> dict[str, Any]:
-        """The portable form stored with the run, so a rebuilt report never resamples."""
-        return {
-            "resamples": self.resamples,
-            "seed": self.seed,
-            "confidence": self.confidence,
-            "power": self.power,
-            "models": [m.to_json() for m in self.models],
-            "pairs": [p.to_json() for p in self.pairs],
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> ModelComparison:
-        """Rebuild a stored comparison."""
-        models = tuple(
-            ModelInterval(
-                m["model"],
-                int(m["cases"]),
-                float(m["pass_rate"]),
-                _pair(m["interval"]),
-                int(m.get("unverified") or 0),
-            )
-            for m in data["models"]
-        )
-        pairs = tuple(
-            PairComparison(
-                (p["models"][0], p["models"][1]),
-                int(p["cases"]),
-                p["difference"],
-                _pair(p["interval"]),
-                bool(p["decisive"]),
-                p.get("detectable"),
-                p.get("cases_needed"),
-            )
-            for p in data["pairs"]
-        )
-        # Earlier forms also stored the conclusion; it is read again from the figures.
-        return cls(
-            models,
-            pairs,
-            int(data["resamples"]),
-            int(data["seed"]),
-            float(data["confidence"]),
-            float(data["power"]),
-        )
+    _check(resamples, confidence, power)
+    samples = run.samples if isinstance(run, Run) else tuple(run)
+    labels = list(run.settings.models) if isinstance(run, Run) else None
+    table = case_pass_rates(samples, labels)
+    compared = _compare(table, seed=seed, resamples=resamples, confidence=confidence, power=power)
+    return _unverified(compared, samples)
 
 
 def case_pass_rates(
@@ -216,7 +99,14 @@ def _compare(
             means = draws.difference(first, second, cases, diffs)
             interval = percentile_interval(means, diffs, confidence)
         pairs.append(_pair_comparison((first, second), diffs, interval, confidence, power))
-    return ModelComparison(models, tuple(pairs), resamples, seed, confidence, power)
+    return ModelComparison(
+        resamples=resamples,
+        seed=seed,
+        confidence=confidence,
+        power=power,
+        models=models,
+        pairs=tuple(pairs),
+    )
 
 
 def _unverified(compared: ModelComparison, samples: Sequence[SampleResult]) -> ModelComparison:
@@ -323,10 +213,6 @@ def _stdev(values: list[float], mean: float) -> float:
 
 def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
-
-
-def _pair(value: Any) -> tuple[float, float] | None:
-    return None if value is None else (float(value[0]), float(value[1]))
 
 
 def _check(resamples: int, confidence: float, power: float) -> None:

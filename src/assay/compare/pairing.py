@@ -11,87 +11,15 @@ which is a problem with the corpus, never a result about the agent.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
-from assay.compare.pooling import Item
 from assay.results import CaseSnapshot, Run
-from assay.spec.json_data import known_fields
+from assay.results.changes import ChangedPart, Item, PairedItem, Pairing
 
 #: Keys of a case snapshot that describe the definition rather than being part of it.
 _NOT_PARTS = frozenset({"id", "provenance"})
 # Snapshot keys whose provenance is declared under another name.
 _PART_OF = {"metrics": "checks"}
-
-
-class Pairing(StrEnum):
-    """What became of one paired item."""
-
-    COMPARED = "compared"
-    INTENDED = "intended_change"
-    BROKEN = "broken_pairing"
-    DEFECT = "corpus_defect"
-
-    @property
-    def compared(self) -> bool:
-        """Whether the item enters the comparison's figures."""
-        return self in (Pairing.COMPARED, Pairing.INTENDED)
-
-
-@dataclass(frozen=True, slots=True)
-class ChangedPart:
-    """One part of a case definition that differs between the runs, and who wrote it."""
-
-    part: str
-    provenance: str
-    baseline: str
-    current: str
-
-    def to_json(self) -> dict[str, str]:
-        """The portable form."""
-        return {
-            "part": self.part,
-            "provenance": self.provenance,
-            "baseline": self.baseline,
-            "current": self.current,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class PairedItem:
-    """An item present in both runs, with the verdict on its pairing."""
-
-    case_id: str
-    model: str | None
-    pairing: Pairing
-    parts: tuple[ChangedPart, ...] = ()
-
-    @property
-    def key(self) -> Item:
-        """(case, model)."""
-        return (self.case_id, self.model)
-
-    def part_names(self, provenance: str | None = None) -> list[str]:
-        """The changed parts, optionally only those of one effective provenance."""
-        return [p.part for p in self.parts if provenance is None or p.provenance == provenance]
-
-    def to_json(self) -> dict[str, Any]:
-        """The portable form."""
-        return {
-            "case_id": self.case_id,
-            "model": self.model,
-            "pairing": self.pairing.value,
-            "parts": [part.to_json() for part in self.parts],
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> PairedItem:
-        """Rebuild a paired item from its portable form."""
-        parts = tuple(
-            ChangedPart(**known_fields(ChangedPart, part)) for part in data.get("parts") or ()
-        )
-        return cls(data["case_id"], data.get("model"), Pairing(data["pairing"]), parts)
 
 
 def pair_items(
@@ -108,7 +36,7 @@ def pair_items(
         if case_id not in verdicts:
             verdicts[case_id] = judge_pairing(before.get(case_id), after.get(case_id))
         pairing, parts = verdicts[case_id]
-        paired.append(PairedItem(case_id, model, pairing, parts))
+        paired.append(PairedItem(case_id=case_id, model=model, pairing=pairing, parts=parts))
     return tuple(paired)
 
 

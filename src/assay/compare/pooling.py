@@ -7,19 +7,14 @@ the same thing in both.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from assay.results import MetricResult, SampleResult, SampleStatus
+from assay.results.changes import Item, ItemMovement
 
 #: The pseudo-metric under which agent errors (exceptions, timeouts) are pooled.
 AGENT = "(agent)"
-
-#: Differences smaller than this are floating-point noise, not movement.
-EPSILON = 1e-9
-
-Item = tuple[str, str | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,58 +113,17 @@ def pass_rate(items: Sequence[PooledItem]) -> tuple[int, int]:
     return sum(item.passed for item in items), sum(item.evaluated for item in items)
 
 
-@dataclass(frozen=True, slots=True)
-class ItemMovement:
-    """One item named as a change, with its pass rate on each side that holds it.
-
-    ``kind`` is ``moved`` (its pass rate changed), ``unverified`` (paired by id alone: one
-    run holds no definition fingerprint for it), ``added`` or ``removed``. Rates are
-    (passed, evaluated) samples; ``None`` on the side that does not hold the item.
-    """
-
-    case_id: str
-    model: str | None
-    kind: str
-    before: tuple[int, int] | None
-    after: tuple[int, int] | None
-
-    def to_json(self) -> dict[str, Any]:
-        """The portable form."""
-        return {
-            "case_id": self.case_id,
-            "model": self.model,
-            "kind": self.kind,
-            "before": None if self.before is None else list(self.before),
-            "after": None if self.after is None else list(self.after),
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> ItemMovement:
-        """Rebuild a movement from its portable form."""
-
-        def side(value: Any) -> tuple[int, int] | None:
-            return None if value is None else (int(value[0]), int(value[1]))
-
-        return cls(
-            str(data["case_id"]),
-            data.get("model"),
-            str(data["kind"]),
-            side(data.get("before")),
-            side(data.get("after")),
-        )
-
-    @classmethod
-    def between(
-        cls, key: Item, kind: str, before: PooledItem | None, after: PooledItem | None
-    ) -> ItemMovement:
-        """The movement of ``key`` from its pooled samples on each side."""
-        return cls(
-            key[0],
-            key[1],
-            kind,
-            None if before is None else (before.passed, before.evaluated),
-            None if after is None else (after.passed, after.evaluated),
-        )
+def item_movement(
+    key: Item, kind: str, before: PooledItem | None, after: PooledItem | None
+) -> ItemMovement:
+    """The movement of ``key`` from its pooled samples on each side."""
+    return ItemMovement(
+        case_id=key[0],
+        model=key[1],
+        kind=kind,
+        before=None if before is None else (before.passed, before.evaluated),
+        after=None if after is None else (after.passed, after.evaluated),
+    )
 
 
 def moved(before: PooledItem, after: PooledItem) -> bool:

@@ -19,6 +19,7 @@ from assay.compare import (
     Comparison,
     NoiseFloor,
     compare_runs,
+    measure_noise,
 )
 from assay.errors import BaselineError, ConfigurationError
 from assay.evaluation.verdict import Verdict
@@ -104,7 +105,7 @@ def find_run(store: RunSource | None, ref: RunRef) -> Run:
 def noise_floor(store: RunSource | None, run: Run) -> NoiseFloor | None:
     """The noise floor of the latest control pair of ``run``'s definition, if one measured it."""
     pair = None if store is None else store.find_control_pair(run)
-    return None if pair is None else NoiseFloor.measure(*pair)
+    return None if pair is None else measure_noise(*pair)
 
 
 def on_cases_run(baseline: Run, current: Run) -> Run:

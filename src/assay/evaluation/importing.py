@@ -18,9 +18,9 @@ from dataclasses import dataclass, replace
 from assay.compare import (
     Comparison,
     ComparisonPolicy,
-    ModelComparison,
+    StoredComparison,
     compare,
-    stored_form,
+    compare_models,
 )
 from assay.errors import SpecError, StoreError
 from assay.evaluation.comparing import noise_floor, on_cases_run
@@ -58,7 +58,7 @@ def rederived(store: RunStore, run: Run) -> Imported:
     baseline = _baseline(store, run.baseline_id)
     gate = run.settings.gate
     comparison = None if baseline is None else _compared(store, baseline, run, gate)
-    models = ModelComparison.of(run) if len(_models(run)) >= 2 else None
+    models = compare_models(run) if len(_models(run)) >= 2 else None
     outcome = _outcome(run, comparison, gate, confirmable=baseline is not None)
     note = None
     choice = run.baseline_choice
@@ -70,7 +70,7 @@ def rederived(store: RunStore, run: Run) -> Imported:
         choice = BaselineChoice(BaselineReason.NONE, None, note=f"imported; {note}")
     rebuilt = replace(
         run,
-        comparison=stored_form(comparison, models),
+        comparison=StoredComparison.of(comparison, models),
         baseline_id=None if baseline is None else baseline.id,
         baseline_choice=choice,
         outcome=outcome,

@@ -19,8 +19,9 @@ from assay.compare import (
     Comparison,
     ComparisonPolicy,
     ModelComparison,
+    StoredComparison,
     compare,
-    stored_form,
+    compare_models,
 )
 from assay.errors import (
     AssayError,
@@ -513,7 +514,7 @@ def _compare(
         comparison = compare(on_cases_run(baseline, current), current, policy)
     models = None
     if len({sample.model for sample in current.samples if sample.model is not None}) >= 2:
-        models = ModelComparison.of(current)
+        models = compare_models(current)
     return _Compared(comparison, models, baseline, choice)
 
 
@@ -535,7 +536,7 @@ def _complete(
     owner: Lease,
 ) -> Run:
     finished = _now()
-    stored_comparison = stored_form(comparison, models)
+    stored_comparison = StoredComparison.of(comparison, models)
     baseline_id = None if baseline is None else baseline.id
     # Verified in the completing transaction: every planned sample stored, as summarised.
     store.complete_run(

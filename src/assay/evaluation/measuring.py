@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Unpack
 
-from assay.compare import DEFAULT_FLAKY_SHARE, NoiseFloor
+from assay.compare import DEFAULT_FLAKY_SHARE, NoiseFloor, measure_noise
 from assay.evaluation.api import SuiteOrPath, _refuse_running_loop, open_configured
 from assay.evaluation.control import checked, run_control_async
 from assay.evaluation.loop import run_sync
@@ -94,7 +94,7 @@ def measured(
 ) -> ControlPair:
     """The floor two control runs measured, and whether the pair passes."""
     if checked(first) and checked(second):
-        floor = NoiseFloor.measure(first, second)
+        floor = measure_noise(first, second)
         return ControlPair(
             first=first,
             second=second,

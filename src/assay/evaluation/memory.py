@@ -14,10 +14,10 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, final
+from typing import TYPE_CHECKING, final
 
 from assay.errors import BaselineError, LeaseError, ReadOnlyRunError, StoreError
-from assay.results import JudgeUsage, Run, RunStatus, RunSummary, SampleResult
+from assay.results import JudgeUsage, Run, RunStatus, RunSummary, SampleResult, StoredComparison
 from assay.results.baseline import (
     BaselineChoice,
     Pin,
@@ -102,7 +102,7 @@ class MemoryRunStore:
         *,
         summary: RunSummary,
         finished_at: datetime,
-        comparison: dict[str, Any] | None = None,
+        comparison: StoredComparison | None = None,
         baseline_id: str | None = None,
         token: str | None = None,
         reload: bool = True,

@@ -15,7 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from assay.agent import ModelSpec
 from assay.evaluation.verdict import Verdict
-from assay.results import JudgeUsage, Run, RunSummary, SampleResult
+from assay.results import JudgeUsage, Run, RunSummary, SampleResult, StoredComparison
 from assay.results.baseline import BaselineChoice, RunOutcome
 from assay.results.run import Lease, ModelVerdict
 from assay.runner.engine import Execution, WorkItem
@@ -143,7 +143,7 @@ class RunStore(Protocol):
         *,
         summary: RunSummary,
         finished_at: datetime,
-        comparison: dict[str, Any] | None = None,
+        comparison: StoredComparison | None = None,
         baseline_id: str | None = None,
         token: str | None = None,
         reload: bool = True,

@@ -1,7 +1,7 @@
 """The stored record of a run, and the one codec that writes and reads it.
 
 What a run stores (its settings, summary, comparison, judge usage, ...) is a set of frozen
-types in :mod:`assay.results` and :mod:`assay.compare`; this package is the only way the store,
+types in :mod:`assay.results`; this package is the only way the store,
 the archive reader and the JSON report turn them into JSON and back. Reading checks every
 field against its type and reports the first that does not fit with its path
 (:class:`RecordError`), reads ``schema_version`` and upgrades the forms older versions wrote,
@@ -9,21 +9,22 @@ and ignores keys a newer version added.
 """
 
 from assay.record._typed import RecordError, read, write
-from assay.record.comparison import checked_comparison
+from assay.record.comparison import read_comparison, write_comparison
 from assay.record.rebuild import rebuilt_cases, rebuilt_judge
 from assay.record.run import read_settings, snapshot, write_settings
 from assay.record.summary import read_summary, write_summary
 
 __all__ = [
     "RecordError",
-    "checked_comparison",
     "read",
+    "read_comparison",
     "read_settings",
     "read_summary",
     "rebuilt_cases",
     "rebuilt_judge",
     "snapshot",
     "write",
+    "write_comparison",
     "write_settings",
     "write_summary",
 ]

@@ -4,8 +4,12 @@ One reader for every stored record: each value is checked against its field's ty
 first that does not fit is a :class:`RecordError` naming its path (``settings.samples:
 expected an integer``). Keys the type does not know are ignored (a newer Assay may have
 added them); a field with a default may be missing (an older Assay did not write it).
-Field metadata ``key`` renames a field in the stored form; ``omit_none`` leaves a ``None``
-out of it.
+Field metadata ``key`` renames a field in the stored form (a dotted key, ``pairing.paired``,
+stores it inside an object); ``omit_none`` leaves a ``None`` out of it; ``stored: False``
+keeps a field out of it (it reads as its default). A field that is not an ``__init__``
+argument is a figure derived from the others: written for readers that do not rebuild it,
+never read. A dataclass with a ``record_tag`` (``("status", "measured")``) writes the tag
+first, and a union of such dataclasses is read as the one its tag names.
 """
 
 from __future__ import annotations
@@ -53,17 +57,34 @@ def write(value: object) -> JSON:
 
 def _write_fields(value: object) -> dict[str, JSON]:
     written: dict[str, JSON] = {}
+    tag = _tag(type(value))
+    if tag is not None:
+        written[tag[0]] = tag[1]
     for field in dataclasses.fields(value):  # type: ignore[arg-type]
         item = getattr(value, field.name)
-        if item is None and field.metadata.get("omit_none"):
+        if not _stored(field) or (item is None and field.metadata.get("omit_none")):
             continue
-        written[field.metadata.get("key", field.name)] = write(item)
+        *parents, key = stored_key(field).split(".")
+        into = written
+        for parent in parents:
+            into = cast(dict[str, JSON], into.setdefault(parent, {}))
+        into[key] = write(item)
     return written
 
 
 def stored_key(field: dataclasses.Field[Any]) -> str:
-    """The key a field is stored under."""
+    """The key a field is stored under (dotted: inside an object)."""
     return str(field.metadata.get("key", field.name))
+
+
+def _stored(field: dataclasses.Field[Any]) -> bool:
+    return bool(field.metadata.get("stored", True))
+
+
+def _tag(kind: type) -> tuple[str, str] | None:
+    """The ``(key, value)`` a dataclass is told apart by in a union, if it has one."""
+    tag = getattr(kind, "record_tag", None)
+    return cast(tuple[str, str], tag) if isinstance(tag, tuple) else None
 
 
 # -- readers, built once per type ---------------------------------------------------------
@@ -86,6 +107,8 @@ def _reader(kind: Any) -> Reader:
     origin, args = typing.get_origin(kind), typing.get_args(kind)
     if origin in (typing.Union, types.UnionType):
         return _union_reader(args)
+    if origin is tuple and args and args[-1] is not Ellipsis:
+        return _fixed_reader(tuple(_reader(arg) for arg in args))
     if origin in (tuple, list) or origin is typing.get_origin(typing.Sequence):
         return _sequence_reader(_reader(args[0]), tuple if origin is tuple else list)
     if origin in (dict, Mapping) or origin is typing.get_origin(typing.Mapping):
@@ -164,7 +187,13 @@ def _literal_reader(allowed: tuple[Any, ...]) -> Reader:
 def _union_reader(args: tuple[Any, ...]) -> Reader:
     optional = types.NoneType in args
     others = [arg for arg in args if arg is not types.NoneType]
-    inner = _reader(others[0]) if len(others) == 1 else _as_is
+    tagged = [arg for arg in others if isinstance(arg, type) and _tag(arg) is not None]
+    if len(others) == 1:
+        inner = _reader(others[0])
+    elif len(tagged) == len(others):
+        inner = _tagged_reader(tagged)
+    else:
+        inner = _as_is
 
     def read_union(data: object, path: str) -> object:
         if data is None and optional:
@@ -172,6 +201,39 @@ def _union_reader(args: tuple[Any, ...]) -> Reader:
         return inner(data, path)
 
     return read_union
+
+
+def _tagged_reader(kinds: list[type]) -> Reader:
+    # Each kind's tag has the same key; its value names the kind the data is read as.
+    key = cast(tuple[str, str], _tag(kinds[0]))[0]
+    by_value = {cast(tuple[str, str], _tag(kind))[1]: kind for kind in kinds}
+
+    def read_tagged(data: object, path: str) -> object:
+        if not isinstance(data, Mapping):
+            raise RecordError(path, f"expected an object, not {_shown(data)}")
+        where = f"{path}.{key}" if path else key
+        if key not in data:
+            raise RecordError(where, "missing")
+        value = data[key]
+        if not isinstance(value, str) or value not in by_value:
+            listed = ", ".join(repr(tag) for tag in by_value)
+            raise RecordError(where, f"expected one of {listed}, not {_shown(value)}")
+        return _reader(by_value[value])(data, path)
+
+    return read_tagged
+
+
+def _fixed_reader(items: tuple[Reader, ...]) -> Reader:
+    # A tuple of a fixed length (a pair of figures, a case and its model).
+    def read_fixed(data: object, path: str) -> tuple[object, ...]:
+        if not isinstance(data, list | tuple) or len(data) != len(items):
+            raise RecordError(path, f"expected a list of {len(items)}, not {_shown(data)}")
+        return tuple(
+            item(value, f"{path}[{index}]")
+            for index, (item, value) in enumerate(zip(items, data, strict=True))
+        )
+
+    return read_fixed
 
 
 def _sequence_reader(item: Reader, build: type) -> Reader:
@@ -197,7 +259,7 @@ def _dataclass_reader(kind: type) -> Reader:
     fields = [
         (field.name, stored_key(field), _reader(hints[field.name]), _has_default(field))
         for field in dataclasses.fields(kind)
-        if field.init
+        if field.init and _stored(field)
     ]
 
     def read_record(data: object, path: str) -> object:
@@ -205,9 +267,10 @@ def _dataclass_reader(kind: type) -> Reader:
             raise RecordError(path, f"expected an object, not {_shown(data)}")
         values: dict[str, object] = {}
         for name, key, reader, optional in fields:
-            where = f"{path}.{key}" if path else key
-            if key in data:
-                values[name] = reader(data[key], where)
+            holder, where = _holder(data, key, path)
+            last = key.rsplit(".", 1)[-1]
+            if holder is not None and last in holder:
+                values[name] = reader(holder[last], where)
             elif not optional:
                 raise RecordError(where, "missing")
         try:
@@ -218,6 +281,21 @@ def _dataclass_reader(kind: type) -> Reader:
             raise RecordError(f"{path}.{name}" if name else path, error.detail) from None
 
     return read_record
+
+
+def _holder(data: Mapping[str, Any], key: str, path: str) -> tuple[Mapping[str, Any] | None, str]:
+    """The object a dotted key is in, and the key's path (``None``: that object is missing)."""
+    holder, where = data, path
+    *parents, last = key.split(".")
+    for parent in parents:
+        where = f"{where}.{parent}" if where else parent
+        if parent not in holder:
+            return None, where
+        inner = holder[parent]
+        if not isinstance(inner, Mapping):
+            raise RecordError(where, f"expected an object, not {_shown(inner)}")
+        holder = inner
+    return holder, f"{where}.{last}" if where else last
 
 
 def _has_default(field: dataclasses.Field[Any]) -> bool:

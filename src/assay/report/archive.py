@@ -41,8 +41,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, Va
 
 from assay import limits, record
 from assay.agent.outcome import CostSource
-from assay.compare import Comparison, ModelComparison
-from assay.compare.stored import stored_form
+from assay.compare import Comparison, ModelComparison, StoredComparison
 from assay.errors import SpecError
 from assay.limits import BOUNDS, problem, read_bounded
 from assay.record import RecordError, read_settings, read_summary, write_settings, write_summary
@@ -258,7 +257,8 @@ def _evidence_form(run: Run) -> dict[str, Any]:
     for key in ("started_at", "finished_at"):
         moment = getattr(run, key)
         snapshot[key] = None if moment is None else _utc(moment).isoformat()
-    return {**snapshot, "comparison": run.comparison}
+    stored = run.comparison
+    return {**snapshot, "comparison": None if stored is None else record.write_comparison(stored)}
 
 
 class _Refused(Exception):
@@ -428,19 +428,16 @@ def _summary(data: JsonObject | None) -> RunSummary | None:
         raise _Refused(error.path, error.detail) from None
 
 
-def _comparison(baseline: JsonObject | None, models: JsonObject | None) -> dict[str, Any] | None:
+def _comparison(baseline: JsonObject | None, models: JsonObject | None) -> StoredComparison | None:
     if baseline is not None and first_release_comparison(baseline):
         baseline = None  # cannot be rebuilt faithfully: read as none, as the store reads it
-    read: list[Any] = []
-    for field, data, kind in (
-        ("comparison", baseline, Comparison),
-        ("model_comparison", models, ModelComparison),
-    ):
-        try:
-            read.append(None if data is None else kind.from_json(data))
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
-            raise _Refused(field, f"cannot be read: {_reason(error)}") from None
-    return stored_form(read[0], read[1])
+    try:
+        # The report's sentences (summary, reasons, details, conclusion) are not read back.
+        compared = read_record(Comparison | None, baseline, "comparison")
+        intervals = read_record(ModelComparison | None, models, "model_comparison")
+    except RecordError as error:
+        raise _Refused(error.path, error.detail) from None
+    return StoredComparison.of(compared, intervals)
 
 
 def _verdict(data: JsonObject | None) -> ModelVerdict | None:
@@ -450,12 +447,6 @@ def _verdict(data: JsonObject | None) -> ModelVerdict | None:
     if verdict is None:
         raise _Refused("verdict", "needs model, rationale and judge as text")
     return verdict
-
-
-def _reason(error: BaseException) -> str:
-    if isinstance(error, KeyError):
-        return f"missing {error.args[0]!r}"
-    return str(error) or type(error).__name__
 
 
 # -- a completed run is whole and consistent ----------------------------------------------

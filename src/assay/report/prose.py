@@ -9,20 +9,22 @@ every figure in them is written by :mod:`assay.report.format`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from assay.agent.answered import UNVERIFIED_REASON
 from assay.compare import (
     Change,
     ChangeKind,
     Comparison,
+    ItemMovement,
     ModelComparison,
     NoiseFloor,
     PairComparison,
     PairedItem,
     WithheldHeadline,
 )
-from assay.compare.pooling import AGENT, ItemMovement
+from assay.compare.pooling import AGENT
+from assay.record import write
 from assay.report import format as fmt
 from assay.spec.gate import Figure, GateFinding, GateResult, Missing, Reading
 
@@ -185,7 +187,7 @@ def comparison_json(comparison: Comparison) -> dict[str, Any]:
     each change its ``detail``: the JSON report and ``assay compare --format json`` read as
     they always have.
     """
-    data: dict[str, Any] = {"summary": pairing_line(comparison), **comparison.to_json()}
+    data: dict[str, Any] = {"summary": pairing_line(comparison), **_written(comparison)}
     if isinstance(comparison.headline, WithheldHeadline):
         data["headline"] = {**data["headline"], "reason": withheld_reason(comparison)}
     data["changes"] = [
@@ -314,7 +316,12 @@ def _decisive_clause(pair: PairComparison, confidence: float) -> str:
 
 def model_comparison_json(models: ModelComparison) -> dict[str, Any]:
     """The model comparison's stored form with the sentence that reads it."""
-    return {**models.to_json(), "conclusion": conclusion(models)}
+    return {**_written(models), "conclusion": conclusion(models)}
+
+
+def _written(value: Comparison | ModelComparison) -> dict[str, Any]:
+    """The stored form (the record codec's), which the JSON report carries."""
+    return cast(dict[str, Any], write(value))
 
 
 def _names(items: tuple[Item, ...], shown: int = 5) -> str:

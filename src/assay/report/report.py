@@ -13,8 +13,8 @@ from assay.compare import (
     Comparison,
     ModelComparison,
     NoiseFloor,
+    StoredComparison,
     compare_runs,
-    read_stored,
 )
 from assay.report._fixing import FixContext, ToolResolver, resolved_items
 from assay.report._markdown_fixes import fix_item_markdown, fix_items_markdown
@@ -58,7 +58,8 @@ class Report:
     ) -> None:
         self.run = run
         self._fixing = FixContext(tool_resolver, agent_name or "the agent", dict(links or {}))
-        stored, models = read_stored(run.comparison)
+        recorded = run.comparison or StoredComparison()
+        stored, models = recorded.baseline, recorded.models
         if baseline is not None:
             stored = compare_runs(
                 baseline,

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, Protocol, TypeVar
 
-from assay.compare import Change, Comparison, ModelComparison, read_stored
+from assay.compare import Change, Comparison, ModelComparison, StoredComparison, compare_models
 from assay.report import _comparing as comparing
 from assay.report import _fixing as fixing
 from assay.report import _reading as reading
@@ -406,8 +406,8 @@ def build_view(source: Reportable | Run) -> ReportView:
     stored none); a report brings its own, and the fix items it resolved.
     """
     if isinstance(source, Run):
-        stored, models = read_stored(source.comparison)
-        return view_of(source, stored, models or model_comparison_of(source))
+        stored = source.comparison or StoredComparison()
+        return view_of(source, stored.baseline, stored.models or model_comparison_of(source))
     if not isinstance(getattr(source, "run", None), Run):
         raise TypeError(f"cannot build a report view from {type(source).__name__}")
     items = getattr(source, "fix_items", None)
@@ -418,7 +418,7 @@ def model_comparison_of(run: Run) -> ModelComparison | None:
     """The run's models compared, when it ran two or more."""
     if len({sample.model for sample in run.samples if sample.model is not None}) < 2:
         return None
-    return ModelComparison.of(run)
+    return compare_models(run)
 
 
 def view_of(

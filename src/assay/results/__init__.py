@@ -1,6 +1,7 @@
 """Results: metric, sample and run results, and the summaries drawn from them."""
 
 from assay.results.baseline import BaselineChoice, BaselineReason, Pin, RunOutcome
+from assay.results.comparison import StoredComparison
 from assay.results.judge_usage import JudgeUsage
 from assay.results.metric import MetricResult, errored, scored
 from assay.results.reliability import ItemRate, item_rates
@@ -25,6 +26,7 @@ __all__ = [
     "RunSummary",
     "SampleResult",
     "SampleStatus",
+    "StoredComparison",
     "Tally",
     "decide_status",
     "errored",

@@ -9,6 +9,7 @@ from enum import StrEnum
 from typing import Any
 
 from assay.results.baseline import BaselineChoice, RunOutcome
+from assay.results.comparison import StoredComparison
 from assay.results.judge_usage import JudgeUsage
 from assay.results.sample import SampleResult
 from assay.results.settings import RunSettings
@@ -143,7 +144,8 @@ class Run:
     cases: tuple[CaseSnapshot, ...] = ()
     samples: tuple[SampleResult, ...] = ()
     summary: RunSummary | None = None
-    comparison: dict[str, Any] | None = None
+    #: Against the baseline and between the models, once completed.
+    comparison: StoredComparison | None = None
     baseline_id: str | None = None
     #: Relations to other runs, e.g. ``{"control": {"pair": [first_id, second_id]}}``.
     links: dict[str, JSON] = field(default_factory=dict)

@@ -13,11 +13,12 @@ from assay.agent import Action, CostSource, Observation, Usage
 from assay.errors import StoreError
 from assay.record import (
     RecordError,
-    checked_comparison,
     read,
+    read_comparison,
     read_settings,
     read_summary,
     write,
+    write_comparison,
     write_settings,
     write_summary,
 )
@@ -54,7 +55,7 @@ def run_row(run: Run, status: RunStatus) -> Row:
         "settings": write_settings(run.settings),
         "metadata": dict(run.metadata),
         "summary": None if run.summary is None else write_summary(run.summary),
-        "comparison": run.comparison,
+        "comparison": None if run.comparison is None else write_comparison(run.comparison),
         "baseline_id": run.baseline_id,
         "links": dict(run.links),
         "owner_host": None if run.lease is None else run.lease.host,
@@ -179,7 +180,7 @@ def run_from(
         summary = None if row["summary"] is None else read_summary(row["summary"], samples=whole)
         verdict = read(ModelVerdict | None, row["verdict"], "verdict")
         judge_usage = read(JudgeUsage | None, row["judge_usage"], "judge_usage")
-        comparison = checked_comparison(row["comparison"])
+        comparison = read_comparison(row["comparison"])
         links = _object(row["links"] or {}, "links")
         metadata = _object(row["metadata"], "metadata")
     except RecordError as error:

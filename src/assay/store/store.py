@@ -32,8 +32,8 @@ from assay.errors import (
     StoreUnavailableError,
 )
 from assay.load.history import embedded_url
-from assay.record import write, write_summary
-from assay.results import JudgeUsage, Run, RunStatus, RunSummary, SampleResult
+from assay.record import write, write_comparison, write_summary
+from assay.results import JudgeUsage, Run, RunStatus, RunSummary, SampleResult, StoredComparison
 from assay.results.baseline import BaselineChoice, Pin, RunOutcome
 from assay.results.run import Lease, ModelVerdict
 from assay.store import _baselines, _lease, _migrate, _reads, _rows
@@ -200,7 +200,7 @@ class Store:
         *,
         summary: RunSummary,
         finished_at: datetime,
-        comparison: dict[str, Any] | None = None,
+        comparison: StoredComparison | None = None,
         baseline_id: str | None = None,
         token: str | None = None,
         reload: bool = True,
@@ -234,7 +234,7 @@ class Store:
                 RunStatus.COMPLETED,
                 finished_at=finished_at,
                 summary=write_summary(summary),
-                comparison=comparison,
+                comparison=None if comparison is None else write_comparison(comparison),
                 baseline_id=baseline_id,
                 heartbeat_at=None,
                 error=None,
