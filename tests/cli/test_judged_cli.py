@@ -22,7 +22,7 @@ def test_judge_flag_grades_the_support_suite_over_http(cli, support_spec):
         )
         calls = len(server.requests)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "Judge: answer_relevancy 0.950" in done.stdout
+    assert "Judge: answer_relevancy 95%" in done.stdout
     assert calls == 3 * 2 * 2  # cases × criteria × votes
     report = cli.json_report()
     assert report["settings"]["judge"] == "openai/judge-model @ 127.0.0.1"

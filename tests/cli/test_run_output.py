@@ -15,7 +15,7 @@ CLOSING = re.compile(
     r"^== \d+ failed, \d+ passed, \d+ errors(, \d+ not evaluated)?"
     r"( · gate (passed|failed))?"
     r"( · \d+ regressions?)?( · nothing was checked)?"
-    r" · (PASSED|FAILED \([a-z ,]+\)) · \d+\.\d s ==$"
+    r" · (PASSED|FAILED \([a-z ,]+\)) · [\d,.]+ m?s ==$"
 )
 
 

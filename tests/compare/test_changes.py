@@ -29,8 +29,8 @@ def test_seed_example_judge_falls_with_the_same_behaviour_is_drift_and_unmeasure
     assert comparison.signal_regressions == (drift,)
     assert (drift.tolerance, drift.drift_tolerance) == (0.02, 0.025)
     assert prose.change_detail(drift) == (
-        "same deterministic behaviour; the judge score fell by 0.060, "
-        "beyond tolerance 0.020 and drift tolerance 0.025"
+        "same deterministic behaviour; the judge score fell by 6 points, "
+        "beyond tolerance 2 points and drift tolerance 2.5 points"
     )
     assert compare_runs(before, after, tolerance=0.1).changes == ()
 
@@ -89,7 +89,7 @@ def test_tolerance_never_hides_a_new_failure_or_error():
     minimum = comparison.changes[0]
     assert minimum.threshold == 0.9  # the judge's minimum score, as the builder sets it
     assert prose.change_detail(minimum) == (
-        "r; below its minimum score 0.900 (1/1 samples before, 0/1 now)"
+        "r; below its minimum score 90% (1/1 samples before, 0/1 now)"
     )
 
 

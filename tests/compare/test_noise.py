@@ -63,7 +63,10 @@ def test_a_floor_above_the_flaky_share_is_the_finding():
     comparison = compare_runs(before, after, noise_floor=floor)
     assert comparison.too_flaky and write(comparison)["too_flaky"]
     lines = prose.summary(comparison).splitlines()
-    assert lines[1].startswith("TOO FLAKY TO MEASURE: the unchanged system moved by up to 0.500")
+    assert lines[1].startswith(
+        "TOO FLAKY TO MEASURE: the unchanged system moved by up to 50 points against itself "
+        "(above 30 points)"
+    )
     assert "raise the samples" in lines[1]
     assert not compare_runs(before, after, noise_floor=floor, flaky_share=0.5).too_flaky
     assert not compare_runs(before, after).too_flaky
@@ -72,6 +75,6 @@ def test_a_floor_above_the_flaky_share_is_the_finding():
 def test_floor_summary_and_round_trip():
     floor = NoiseFloor(("a", "b"), 0.25, {"contains": 0.25, "(agent)": 0.0})
     assert prose.noise_floor_line(floor) == (
-        "noise floor from control runs a and b: pass rate 0.250, contains 0.250"
+        "noise floor from control runs a and b: pass rate 25 points, contains 25 points"
     )
     assert read(NoiseFloor, write(floor), "noise_floor") == floor

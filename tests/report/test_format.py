@@ -1,6 +1,19 @@
-"""The figure rules every surface shares."""
+"""The figure rules every surface shares, table by table (the display-format table).
+
+| figure                         | reads as                                            |
+| ------------------------------ | --------------------------------------------------- |
+| a pass/fail fraction           | ``14/16 · 88%`` (``14/16 (88%)`` in Markdown); ``—`` |
+| a 0..1 score                   | ``93%``                                             |
+| a threshold                    | ``pass ≥ 70%``                                      |
+| money                          | ``$0.0243``, ``~$0.0243``, ``$0.000512``, ``$0.00``  |
+
+Percentages round half up to whole numbers; two different figures read against each other
+keep enough decimals to read differently.
+"""
 
 from __future__ import annotations
+
+import math
 
 import pytest
 
@@ -10,12 +23,21 @@ from assay.report.format import (
     duration_ms,
     fraction,
     fraction_md,
+    limit,
     money,
+    number,
     percent,
     percents_apart,
+    points,
+    points_against,
+    points_limit,
     score,
+    score_against,
+    scores_apart,
     tokens,
 )
+
+NAN, INF = math.nan, math.inf
 
 
 @pytest.mark.parametrize(
@@ -23,18 +45,24 @@ from assay.report.format import (
     [
         (0.875, "88%"),
         (0.125, "13%"),  # half up, although 12.5 rounds to 12 under banker's rounding
+        (0.135, "14%"),
         (0.005, "1%"),
+        (0.0049, "0%"),
         (0.145, "15%"),  # 0.145 * 100 is 14.499... in binary; the printed decimal rounds up
         (0.994, "99%"),
         (0.995, "100%"),
+        (0.93, "93%"),
         (0.0, "0%"),
         (1.0, "100%"),
         (2 / 3, "67%"),
+        (-0.125, "−13%"),  # away from zero, like the positive side
         (None, MISSING),
-        (float("nan"), MISSING),
+        (NAN, MISSING),
+        (INF, MISSING),
+        (-INF, MISSING),
     ],
 )
-def test_percent_rounds_half_up(value: float | None, expected: str) -> None:
+def test_percent_rounds_half_up_to_whole_numbers(value: float | None, expected: str) -> None:
     assert percent(value) == expected
 
 
@@ -45,53 +73,113 @@ def test_percent_takes_more_decimals_when_asked() -> None:
 
 
 @pytest.mark.parametrize(
-    ("values", "expected"),
+    ("value", "expected"),
     [
-        ((0.625, 0.5), ("62.5%", "50%")),
-        ((0.25, 0.5), ("25%", "50%")),
-        ((0.5, 0.5), ("50%", "50%")),
-        ((1 / 3, 0.9), ("33.3%", "90%")),
-        # Whole numbers would read 63% < 63%, one decimal 62.5% < 62.5%.
-        ((0.6249, 0.625), ("62.49%", "62.5%")),
-        ((0.62496, 0.625), ("62.496%", "62.5%")),
-        ((0.6251, 0.625), ("62.51%", "62.5%")),
+        (0.93, "93%"),
+        (0.930, "93%"),
+        (0.125, "13%"),
+        (0.005, "1%"),
+        (2 / 3, "67%"),
+        (1.0, "100%"),
+        (0.0, "0%"),
+        (None, MISSING),
+        (NAN, MISSING),
+        (INF, MISSING),
     ],
 )
-def test_figures_compared_with_each_other_never_read_the_same_when_they_differ(
-    values: tuple[float, float], expected: tuple[str, str]
-) -> None:
-    assert percents_apart(*values) == expected
-
-
-def test_fraction_shows_count_and_percent() -> None:
-    assert fraction(14, 16) == "14/16 · 88%"
-    assert fraction(1, 8) == "1/8 · 13%"
-    assert fraction(0, 3) == "0/3 · 0%"
-
-
-def test_fraction_md_uses_parentheses() -> None:
-    assert fraction_md(14, 16) == "14/16 (88%)"
-
-
-def test_fraction_of_nothing_is_missing() -> None:
-    assert fraction(0, 0) == MISSING
-    assert fraction_md(0, 0) == MISSING
+def test_a_score_is_a_whole_percentage(value: float | None, expected: str) -> None:
+    assert score(value) == expected
 
 
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
-        (2 / 3, "0.667"),
-        (1.0, "1.000"),
-        (0.0, "0.000"),
-        (0.0005, "0.001"),
-        (0.0125, "0.013"),
-        (0.00049, "0.000"),
+        (0.7, "70%"),
+        (0.5, "50%"),
+        (1.0, "100%"),
+        (0.0, "0%"),
+        (0.725, "72.5%"),  # a setting is never rounded into another one
+        (0.6666, "66.66%"),
         (None, MISSING),
+        (NAN, MISSING),
     ],
 )
-def test_score_has_three_decimals_half_up(value: float | None, expected: str) -> None:
-    assert score(value) == expected
+def test_a_threshold_reads_as_it_was_set(value: float | None, expected: str) -> None:
+    assert limit(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        ((0.875, 0.7), ("88%", "70%")),
+        ((0.625, 0.5), ("63%", "50%")),
+        ((0.5, 0.5), ("50%", "50%")),
+        ((1 / 3, 0.9), ("33%", "90%")),
+        # Whole numbers would read 70% < 70%: a judge mean 0.695 against a minimum 0.70.
+        ((0.695, 0.7), ("69.5%", "70%")),
+        ((0.6249, 0.625), ("62%", "63%")),  # already apart as whole numbers
+        ((0.625, 0.6251), ("62.5%", "62.51%")),
+        ((0.6249, 0.6245), ("62.49%", "62.45%")),
+        ((0.6251, 0.625), ("62.51%", "62.5%")),
+        ((0.5996, 0.6), ("59.96%", "60%")),
+    ],
+)
+def test_figures_read_against_each_other_never_read_the_same_when_they_differ(
+    values: tuple[float, float], expected: tuple[str, str]
+) -> None:
+    assert percents_apart(*values) == expected
+    assert scores_apart(*values) == expected
+
+
+def test_figures_read_against_each_other_keep_their_order() -> None:
+    for below, above in [(0.695, 0.7), (0.6949, 0.695), (0.00499, 0.005), (0.9949, 0.995)]:
+        low, high = percents_apart(below, above)
+        assert low != high
+        assert float(low.rstrip("%")) < float(high.rstrip("%"))
+
+
+def test_a_missing_figure_read_against_another_is_a_dash() -> None:
+    assert scores_apart(None, 0.7) == (MISSING, "70%")
+    assert scores_apart(NAN, 0.7) == (MISSING, "70%")
+    assert scores_apart(0.9, None) == ("90%", MISSING)
+
+
+@pytest.mark.parametrize(
+    ("value", "minimum", "expected"),
+    [
+        (0.5, 0.6, "50%"),
+        (0.5996, 0.6, "59.96%"),  # never 60%: a failing mean must not read as its minimum
+        (0.695, 0.7, "69.5%"),
+        (0.695, 0.6951, "69.5%"),  # whole, 70% would read above the minimum it missed
+        (0.7251, 0.725, "73%"),
+        (0.7249, 0.725, "72%"),
+        (None, 0.7, MISSING),
+        (0.7, 0.7, "70%"),
+        (0.93, 0.7, "93%"),
+    ],
+)
+def test_a_score_read_against_its_minimum(
+    value: float | None, minimum: float, expected: str
+) -> None:
+    assert score_against(value, minimum) == expected
+
+
+@pytest.mark.parametrize(
+    ("passed", "total", "text", "markdown"),
+    [
+        (14, 16, "14/16 · 88%", "14/16 (88%)"),
+        (1, 8, "1/8 · 13%", "1/8 (13%)"),  # 12.5% half up
+        (1, 200, "1/200 · 1%", "1/200 (1%)"),  # 0.5% half up
+        (0, 3, "0/3 · 0%", "0/3 (0%)"),
+        (3, 3, "3/3 · 100%", "3/3 (100%)"),
+        (0, 0, MISSING, MISSING),  # nothing scored
+    ],
+)
+def test_a_fraction_shows_count_and_percent(
+    passed: int, total: int, text: str, markdown: str
+) -> None:
+    assert fraction(passed, total) == text
+    assert fraction_md(passed, total) == markdown
 
 
 @pytest.mark.parametrize(
@@ -100,29 +188,105 @@ def test_score_has_three_decimals_half_up(value: float | None, expected: str) ->
         (0.0243, "$0.0243"),
         (0.02433, "$0.0243"),
         (0.00245, "$0.0025"),  # half up at the fourth decimal
-        (0.001, "$0.0010"),
+        (0.001, "$0.0010"),  # at $0.001: four decimals
+        (0.0009994, "$0.000999"),  # just below: six
+        (0.00099995, "$0.0010"),  # rounds up to $0.001: four, never $0.001000
         (0.000512, "$0.000512"),  # six decimals below $0.001
         (0.0000005, "$0.000001"),
+        (0.0000004, "$0.000000"),  # too small to show, yet not an explicit zero
         (0.0, "$0.00"),  # an explicit zero
+        (-0.0, "$0.00"),
         (0.5, "$0.5000"),
-        (0.99996, "$1.00"),  # rounds into dollars: two decimals, not $1.0000
-        (1.0, "$1.00"),
-        (12.345, "$12.35"),
-        (1234.5, "$1,234.50"),
-        (1234567.891, "$1,234,567.89"),
+        (0.99996, "$1.0000"),
+        (1.0, "$1.0000"),
+        (12.345, "$12.3450"),
+        (1234.5, "$1,234.5000"),
+        (-0.0243, "−$0.0243"),
+        (-0.000512, "−$0.000512"),
         (None, MISSING),
+        (NAN, MISSING),
+        (INF, MISSING),
+        (-INF, MISSING),
     ],
 )
 def test_money(value: float | None, expected: str) -> None:
     assert money(value) == expected
 
 
-def test_money_marks_estimates_with_a_tilde() -> None:
+def test_money_marks_estimates_and_partial_figures_with_a_tilde() -> None:
     assert money(0.0243, estimated=True) == "~$0.0243"
-    assert money(12.345, estimated=True) == "~$12.35"
+    assert money(0.0243, partial=True) == "~$0.0243"  # covers only some samples
+    assert money(0.000512, estimated=True, partial=True) == "~$0.000512"
     assert money(0.0, estimated=True) == "~$0.00"
     assert money(None, estimated=True) == MISSING
-    assert ESTIMATED_LEGEND.startswith("~ ")
+    assert money(None, partial=True) == MISSING
+    assert ESTIMATED_LEGEND.startswith("~ estimated from tokens × model rates")
+
+
+@pytest.mark.parametrize(
+    ("value", "places", "expected"),
+    [
+        (0.07, 0, "+7 points"),
+        (-0.004, 1, "−0.4 points"),
+        (0.125, 0, "+13 points"),  # half up
+        (-0.125, 0, "−13 points"),
+        (0.004, 0, "0 points"),  # rounds to zero: no sign
+        (None, 0, MISSING),
+        (NAN, 0, MISSING),
+    ],
+)
+def test_points_are_signed(value: float | None, places: int, expected: str) -> None:
+    assert points(value, places) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (0.025, "2.5 points"),
+        (0.0, "0 points"),
+        (0.02, "2 points"),
+        (0.1, "10 points"),
+        (None, MISSING),
+    ],
+)
+def test_a_tolerance_reads_as_it_was_set_in_points(value: float | None, expected: str) -> None:
+    assert points_limit(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("moved", "limits", "expected"),
+    [
+        (0.06, (0.02, 0.025), "6 points"),
+        (0.026, (0.0, 0.025), "3 points"),  # beyond 2.5, and reads so
+        (0.024, (0.025,), "2 points"),  # below 2.5, and reads so
+        (0.0251, (0.03,), "2.5 points"),  # never 3 points against 3 points
+        (0.0299, (0.03,), "2.99 points"),
+        (0.03, (0.03,), "3 points"),
+        (-0.06, (0.0,), "6 points"),  # a size: unsigned
+        (None, (0.025,), MISSING),
+    ],
+)
+def test_a_movement_reads_on_its_side_of_each_tolerance(
+    moved: float | None, limits: tuple[float, ...], expected: str
+) -> None:
+    assert points_against(moved, *limits) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (4, "4"),
+        (4.0, "4"),
+        (0.9, "0.9"),
+        (2.5, "2.5"),
+        (1 / 3, "0.333"),
+        (0.0005, "0.001"),  # half up
+        (None, MISSING),
+        (NAN, MISSING),
+    ],
+)
+def test_a_number_on_its_own_scale_reads_as_given(value: float | None, expected: str) -> None:
+    assert number(value) == expected
 
 
 @pytest.mark.parametrize(
@@ -140,6 +304,8 @@ def test_money_marks_estimates_with_a_tilde() -> None:
         (30000.0, "30.00 s"),
         (1_234_000.0, "1,234.00 s"),
         (None, MISSING),
+        (NAN, MISSING),
+        (INF, MISSING),
     ],
 )
 def test_duration(value: float | None, expected: str) -> None:

@@ -67,7 +67,7 @@ def test_pipes_and_breaks_in_reasons_stay_in_their_cell() -> None:
         samples[1], metrics=(scored("exact_match", "check", "content", 1.0, 0.0, reason),)
     )
     markdown = Report(make_run(samples, run_id="r", sequence=2)).to_markdown()
-    row = "| exact_match | check | 0.000 | ≥ 1.000 | failed | got 'a \\| b' then more lines |"
+    row = "| exact_match | check | 0% | ≥ 100% | failed | got 'a \\| b' then more lines |"
     assert row in markdown.splitlines()
 
 

@@ -129,7 +129,7 @@ def test_a_change_stored_with_its_sentence_reads_and_is_worded_from_its_figures(
         "change",
     )
     assert prose.change_detail(drifted) == (
-        "same deterministic behaviour; the judge score fell by 0.100"
+        "same deterministic behaviour; the judge score fell by 10 points"
     )
 
 
@@ -156,8 +156,17 @@ def test_a_judge_mean_just_below_its_minimum_never_reads_as_equal_to_it():
     below = GateFinding(
         figure=Figure.JUDGE, reading=Reading.VIOLATED, value=0.5996, limit=0.6, criterion="tone"
     )
-    assert gate_line(below) == "tone: mean 0.5996 is below the minimum 0.6"
+    assert gate_line(below) == "tone: mean 59.96% is below the minimum 60%"
+    # Whole percentages would read "70% is below the minimum 70%".
+    close = GateFinding(
+        figure=Figure.JUDGE, reading=Reading.VIOLATED, value=0.695, limit=0.7, criterion="tone"
+    )
+    assert gate_line(close) == "tone: mean 69.5% is below the minimum 70%"
     met = GateFinding(
         figure=Figure.JUDGE, reading=Reading.MET, value=0.75, limit=0.6, criterion="tone"
     )
-    assert gate_line(met) == "judge tone mean 0.750 ≥ 0.6"
+    assert gate_line(met) == "judge tone mean 75% ≥ 60%"
+    edge = GateFinding(
+        figure=Figure.JUDGE, reading=Reading.MET, value=0.7004, limit=0.7, criterion="tone"
+    )
+    assert gate_line(edge) == "judge tone mean 70.04% ≥ 70%"  # never 70% ≥ 70% for unequal

@@ -57,7 +57,7 @@ def test_plain_and_narrow(current_run: Run, baseline_run: Run) -> None:
 def test_headline_figures(current_run: Run, baseline_run: Run) -> None:
     text = Report(current_run, baseline=baseline_run).to_text()
     assert "Pass rate:     1/3 · 33%" in text
-    assert "Check score:   0.417" in text
+    assert "Check score:   42%" in text
     assert "Cases passed:  1 of 3" in text
     assert "Fingerprint:  3f9a1c2b7d4e\n" in text
     assert (
@@ -82,7 +82,7 @@ def test_regressions_before_improvements() -> None:
     assert text.index("Deterministic regressions (2):") < text.index("Improvements (2):")
     improvements = text[text.index("Improvements (2):") : text.index("\nCases\n")]
     assert "escalation [openai/gpt-4o-mini]  (agent)" in improvements
-    assert "contains  content   0.000 → 1.000   unmeasured\n" in improvements
+    assert "contains  content   0% → 100%       unmeasured\n" in improvements
     assert "passed 0/1 samples before, 1/1 now" in improvements
 
 
@@ -136,4 +136,4 @@ def test_table_moves_prose_below_when_columns_are_wide() -> None:
 
 
 def test_model_label_in_sample_heading(current_run: Run) -> None:
-    assert f"sample 0 · {MODEL} · passed · check score 1.000" in Report(current_run).to_text()
+    assert f"sample 0 · {MODEL} · passed · check score 100%" in Report(current_run).to_text()

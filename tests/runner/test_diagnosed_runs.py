@@ -96,7 +96,7 @@ def test_each_fault_kind_is_diagnosed_in_precedence_and_stored(store):
     assert "“I cannot”" in advice["forbidden_content"]
     assert "“30 days”" in advice["missing_content"]
     assert "forbid.commands" in advice["forbidden_effect"]
-    assert advice["low_quality"].startswith("tone scored 0.00")
+    assert advice["low_quality"].startswith("tone scored below its minimum: ")
     assert stored["missing_capability"].fault_tools == ("refund_order",)
     assert stored["tool_error"].fault_tools_label == "tools that errored"
     summary = store.get_run(run.id).summary

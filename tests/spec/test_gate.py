@@ -51,9 +51,13 @@ def test_minimum_deterministic_pass_rate():
         UNMEASURED_EFFECTS,
     ]
     assert gate_lines(gate.evaluate(Summary(0.625))) == [
-        "gate: passed · deterministic pass rate 62.5% ≥ 50%",
+        "gate: passed · deterministic pass rate 63% ≥ 50%",
         UNMEASURED_EFFECTS,
     ]
+    # Whole percentages would read "70% < 70%"; the figure keeps the decimals that tell it apart.
+    assert said(assay.Gate(min_pass_rate=0.7).evaluate(Summary(0.6996)).violations) == (
+        "deterministic pass rate 69.96% < 70%",
+    )
     assert said(gate.evaluate(Summary(None, pass_rate=None)).violations) == (
         "deterministic pass rate: no sample was evaluated",
     )
@@ -87,9 +91,9 @@ def test_the_gate_returns_figures_and_the_report_words_them():
     )
     # Two different figures never read the same: 62.5% < 62.5% would say nothing.
     assert gate_lines(result) == [
-        "gate: failed · deterministic pass rate 62.496% < 62.5% "
+        "gate: failed · deterministic pass rate 62% < 62.5% "
         "(checks only: judge criteria are not in this figure)",
-        "  judge: tone: no score is below the minimum 0.6",
+        "  judge: tone: no score is below the minimum 60%",
         UNMEASURED_EFFECTS,
     ]
 
@@ -124,10 +128,10 @@ def test_the_judge_threshold_is_optional_and_reported_apart():
         Summary(1.0, judge={"tone": Criterion(0.5), "language_quality": Criterion(0.9)})
     )
     assert said(verdict.violations) == () and not verdict.passed
-    assert said(verdict.judge_violations) == ("tone: mean 0.500 is below the minimum 0.6",)
+    assert said(verdict.judge_violations) == ("tone: mean 50% is below the minimum 60%",)
     assert gate_lines(verdict) == [
-        "gate: failed · judge: tone: mean 0.500 is below the minimum 0.6",
-        "  judge language_quality mean 0.900 ≥ 0.6",
+        "gate: failed · judge: tone: mean 50% is below the minimum 60%",
+        "  judge language_quality mean 90% ≥ 60%",
         UNMEASURED_EFFECTS,
     ]
     assert said(gate.evaluate(Summary()).judge_violations) == (

@@ -15,8 +15,8 @@ from rich.markup import escape
 from rich.table import Table as Table_
 
 from assay.compare import Comparison, ModelComparison
+from assay.report import format as fmt
 from assay.report import prose
-from assay.report.format import score
 from assay.report.view import (
     ChangeGroup,
     ComparisonSection,
@@ -108,6 +108,8 @@ def render_view(
         console.print(f"Run {run.id} is {run.status.value}.")
     else:
         _summary(console, summary)
+        if view.estimated:
+            console.print(fmt.ESTIMATED_LEGEND, highlight=False)
         console.print(f"Run {run.id} ({run.status.value}) · fingerprint {run.fingerprint[:12]}")
     models = view.section(ModelsSection)
     if models is not None:
@@ -155,7 +157,7 @@ def capped(items: Sequence[str], *, verbose: bool, more: str) -> list[str]:
 
 
 def closing_line(run: Run, verdict: Verdict, seconds: float) -> str:
-    """The run's last line, as pytest ends: ``== 2 failed, 5 passed, 0 errors · … · 3.2 s ==``.
+    """The run's last line, as pytest ends: ``== 2 failed, 5 passed, 0 errors · … · 3.21 s ==``.
 
     Counts are samples; the gate, the signal regressions and a run that checked nothing are
     named only when they apply. The result comes last, ``PASSED`` or ``FAILED (why)``: a run
@@ -180,7 +182,7 @@ def closing_line(run: Run, verdict: Verdict, seconds: float) -> str:
     if verdict.unchecked:
         parts.append("nothing was checked")
     parts.append(_result(verdict))
-    parts.append(f"{seconds:.1f} s")
+    parts.append(fmt.duration_ms(seconds * 1000))
     return f"== {' · '.join(parts)} =="
 
 
@@ -232,7 +234,7 @@ def _sample_lines(sample: SampleResult, tracebacks: set[str]) -> list[str]:
     style = _STYLE[sample.status]
     head = (
         f"  [{style}]{_MARK[sample.status]} {sample.status.value}[/] {shown(where)} "
-        f"#{sample.sample} · checks {score(sample.check_score)}"
+        f"#{sample.sample} · checks {fmt.score(sample.check_score)}"
     )
     why = _why(sample)
     lines = [head + (f" · {shown(why.splitlines()[0])}" if why else "")]

@@ -111,6 +111,7 @@ def _catalog_lines(path: Path, imports: bool) -> list[str]:
 
 def _suite_lines(path: Path, suite: Any) -> list[str]:
     from assay.load.entry import MissingAgent, UnimportedAgent
+    from assay.report.prose import gate_settings
 
     plan = suite.plan(judged=True)
     agent = "none named" if isinstance(suite.agent, MissingAgent) else suite.agent_name
@@ -118,11 +119,7 @@ def _suite_lines(path: Path, suite: Any) -> list[str]:
         agent = f"{agent} (not imported; --import checks it)"
     settings = [f"samples {suite.samples}", f"agent {agent}"]
     if suite.gate is not None:
-        gate = suite.gate
-        settings.append(
-            f"gate min_pass_rate={gate.min_pass_rate} max_side_effect_failures="
-            f"{gate.max_side_effect_failures} min_judge_score={gate.min_judge_score}"
-        )
+        settings.append(f"gate {gate_settings(suite.gate)}")
     lines = [
         f"ok: {path}: suite {suite.name!r}"
         + (f" version {suite.version}" if suite.version else "")

@@ -104,9 +104,9 @@ def rules_line(comparison: Comparison) -> str:
         else prose.noise_floor_line(floor)
     )
     return (
-        f"Tolerance {fmt.score(policy.tolerance)} · drift tolerance "
-        f"{fmt.score(policy.drift_tolerance)} · exclusion ceiling "
-        f"{fmt.percent(policy.max_excluded_share)} · {noise}"
+        f"Tolerance {fmt.points_limit(policy.tolerance)} · drift tolerance "
+        f"{fmt.points_limit(policy.drift_tolerance)} · exclusion ceiling "
+        f"{fmt.limit(policy.max_excluded_share)} · {noise}"
     )
 
 
@@ -118,7 +118,7 @@ def pairing_row(item: PairedItem) -> list[str]:
 
 def change_row(change: Change) -> list[str]:
     """Item, metric, category, before → after, noise label and the detail of one change."""
-    moved = f"{fmt.score(change.before)} → {fmt.score(change.after)}"
+    moved = " → ".join(fmt.scores_apart(change.before, change.after))
     return [
         item_label(change.case_id, change.model),
         change.metric,

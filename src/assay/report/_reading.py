@@ -138,15 +138,12 @@ def total_cost_rows(tally: Tally) -> Rows:
     """The agent's and the judge's cost together, when a judge spent anything."""
     if tally.judge_cost_usd is None:
         return []
-    agent = fmt.money(tally.cost_usd, estimated=tally.cost_basis in ("estimated", "mixed"))
+    guessed = tally.cost_basis in ("estimated", "mixed")
+    agent = fmt.money(tally.cost_usd, estimated=guessed, partial=partial(tally))
     judge = fmt.money(tally.judge_cost_usd, estimated=tally.judge_cost_estimated)
-    either = tally.judge_cost_estimated or tally.cost_basis in ("estimated", "mixed")
-    return [
-        (
-            "Total cost",
-            f"{fmt.money(tally.total_cost_usd, estimated=either)} (agent {agent} + judge {judge})",
-        )
-    ]
+    either = tally.judge_cost_estimated or guessed
+    total = fmt.money(tally.total_cost_usd, estimated=either, partial=partial(tally))
+    return [("Total cost", f"{total} (agent {agent} + judge {judge})")]
 
 
 _CATEGORY_LABELS = {"side_effects": "side effects", "budget": "budgets"}
@@ -215,13 +212,24 @@ def plural(count: int, noun: str) -> str:
 
 def cost(tally: Tally, estimated: bool) -> str:
     """Write the agent's cost, saying how many samples it covers when some went unpriced."""
-    figure = fmt.money(tally.cost_usd, estimated=estimated)
+    figure = fmt.money(tally.cost_usd, estimated=estimated, partial=partial(tally))
     if tally.priced == tally.samples:
         return figure
     missing = f"; {tally.no_usage} reported no usage" if tally.no_usage and tally.unpriced else ""
     if tally.priced == 0:
         return f"{figure} (no sample priced{missing})"
     return f"{figure} ({tally.priced} of {tally.samples} samples priced{missing})"
+
+
+def partial(tally: Tally) -> bool:
+    """Whether a tally's cost covers only some of its samples: its money then reads ``~``."""
+    return 0 < tally.priced < tally.samples
+
+
+def marked(summary: RunSummary, samples: Iterable[SampleResult]) -> bool:
+    """Whether a report of ``summary`` writes any money figure with ``~`` (the legend is due)."""
+    tallies = [summary, *summary.by_model.values()]
+    return estimated(samples) or any(partial(t) or t.judge_cost_estimated for t in tallies)
 
 
 def estimated(samples: Iterable[SampleResult], model: str | None = None) -> bool:
@@ -249,7 +257,7 @@ def criterion_table(tally: Tally, frac: Fraction) -> tuple[list[str], list[list[
             str(c.errors),
             frac(c.passed, c.samples),
         ]
-        + [fmt.score(c.mean_vote_spread)] * spread
+        + [fmt.number(c.mean_vote_spread)] * spread
         for name, c in tally.judge.items()
     ]
     return headers, rows
@@ -322,9 +330,9 @@ def model_cost_rows(run: Run, summary: RunSummary) -> list[list[str]]:
         rows.append(
             [
                 label,
-                f"{t.input_tokens:,} / {t.output_tokens:,}",
-                fmt.money(t.cost_usd, estimated=guessed),
-                fmt.money(t.cost_per_1000_usd, estimated=guessed),
+                f"{fmt.tokens(t.input_tokens)} / {fmt.tokens(t.output_tokens)}",
+                fmt.money(t.cost_usd, estimated=guessed, partial=partial(t)),
+                fmt.money(t.cost_per_1000_usd, estimated=guessed, partial=partial(t)),
                 f"{t.priced}/{t.samples} ({t.reported}/{t.estimated})",
                 f"{t.judge_calls} / "
                 f"{fmt.money(t.judge_cost_usd, estimated=t.judge_cost_estimated)}",
@@ -395,7 +403,7 @@ def _samples_of(run: Run, case_id: str) -> tuple[SampleResult, ...]:
 
 
 def sample_heading(sample: SampleResult) -> str:
-    """``sample 0 · model · passed · check score 1.000 · 820 ms · 138 tokens · $0.0002``.
+    """``sample 0 · model · passed · check score 100% · 820 ms · 138 tokens · $0.000243``.
 
     The model the provider said answered follows the label (``answered by …``) when known.
     """
@@ -428,8 +436,8 @@ def metric_row(metric: MetricResult) -> list[str]:
     return [
         metric.name,
         metric.kind,
-        fmt.score(metric.score),
-        f"≥ {fmt.score(metric.threshold)}",
+        fmt.score_against(metric.score, metric.threshold),
+        f"≥ {fmt.limit(metric.threshold)}",
         result,
         fmt.MISSING if not why else one_line(why),
     ]
@@ -438,14 +446,15 @@ def metric_row(metric: MetricResult) -> list[str]:
 def _vote(vote: object) -> str:
     if not isinstance(vote, dict) or vote.get("score") is None:
         return "failed"
-    return f"{vote['raw'] if vote.get('raw') is not None else vote['score']:g}"
+    raw = vote.get("raw")
+    return fmt.number(raw if isinstance(raw, int | float) else vote["score"])
 
 
 def _votes(metric: MetricResult) -> str:
     """The votes on their own scale and their spread: how sure the judge was."""
     raws = [_vote(v) for v in metric.votes or ()]
     spread = metric.vote_spread
-    tail = "" if spread is None else f"; spread {spread:g}"
+    tail = "" if spread is None else f"; spread {fmt.number(spread)}"
     return f"(votes {', '.join(raws)}{tail})"
 
 

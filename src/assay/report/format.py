@@ -1,27 +1,35 @@
 """How every surface writes a figure: the one place pass counts, scores and money are formatted.
 
-The text, Markdown, JSON-adjacent and (later) HTML reports and the dashboard all call these
-functions, so a figure reads the same wherever it appears. Stored values stay as they are
-(0..1 scores, USD, milliseconds); only their reading is decided here.
+The text, Markdown and HTML reports, the JSON report's sentences, the gate and comparison
+sentences and the terminal all call these functions, so a figure reads the same wherever it
+appears. Stored values stay as they are (0..1 scores, USD, milliseconds); only their reading is
+decided here.
+
+| figure                                   | reads as                                       |
+| ---------------------------------------- | ---------------------------------------------- |
+| a pass/fail fraction                     | ``14/16 · 88%``; ``14/16 (88%)`` in Markdown   |
+| a 0..1 score (mean, criterion, judge)    | ``93%``                                        |
+| a threshold                              | ``≥ 70%`` (as set: ``72.5%`` stays ``72.5%``)  |
+| money                                    | ``$0.0243``, ``~$0.0243``, ``$0.000512``       |
 
 Rules:
 
-* Missing figures (``None``, or a fraction of nothing) read as an em dash, ``—``.
+* Missing figures (``None``, NaN, infinities, a fraction of nothing) read as an em dash, ``—``.
 * Percentages are whole numbers rounded half up: ``0.125`` → ``13%``, ``0.005`` → ``1%``.
   Rounding works on the decimal the float prints as (its ``repr``), so ``0.145`` reads ``15%``
-  although ``0.145 * 100`` is ``14.499…`` in binary floating point. ``decimals`` asks for more
-  places: ``percent(0.625, 1)`` → ``62.5%``.
-* Figures compared with each other (a gate's figure and its limit) keep up to one decimal,
-  trailing zeros dropped (``62.5% ≥ 50%``), and as many more as two different figures need to
-  read differently: ``62.49% < 62.5%``, never ``62.5% < 62.5%``.
-* Scores are 0..1 with three decimals, rounded half up: ``0.667``.
-* A difference of shares is signed percentage points: ``+7 points``, ``−0.4 points``.
+  although ``0.145 * 100`` is ``14.499…`` in binary floating point.
+* Figures read against each other (a score and its threshold, a gate's figure and its limit,
+  before and after) are whole percentages with as many more decimals as two different figures
+  need to read differently: ``69.5% < 70%``, never ``70% < 70%``. Rounding half up keeps the
+  order, so a figure below its limit never reads above it.
+* A threshold or tolerance on its own reads as it was set, never rounded into another setting.
+* A difference of shares is signed percentage points: ``+7 points``, ``−0.4 points``; a
+  movement or a tolerance is unsigned: ``2.5 points``.
 * An interval of shares is ``62% – 88%``; of differences, ``+2.0 to +40.0 points``.
-* A pass fraction is ``14/16 · 88%`` (``14/16 (88%)`` in Markdown).
-* Money is USD: ``$0.00`` for an explicit zero; two decimals from one dollar up, with thousands
-  separators (``$1,234.50``); four decimals below a dollar (``$0.0243``); six below a tenth of
-  a cent (``$0.000512``). A ``~`` prefix marks a figure any part of which was estimated from
-  tokens and model rates (``~$0.0243``); the report carries that legend once.
+* Money is USD with four decimals (``$0.0243``, ``$12.3450``, with thousands separators), six
+  below a tenth of a cent (``$0.000512``) and ``$0.00`` for an explicit zero. A ``~`` prefix
+  marks a figure any part of which was estimated from tokens and model rates, or one that
+  covers only some of the samples (``~$0.0243``); the report carries the legend once.
 * Durations are whole milliseconds below a second (``850 ms``), seconds with two decimals from
   there (``1.25 s``).
 * Token counts carry thousands separators: ``12,345``.
@@ -36,7 +44,14 @@ from decimal import ROUND_HALF_UP, Decimal
 MISSING = "—"
 
 #: The footnote a report carries once when any money figure is marked ``~``.
-ESTIMATED_LEGEND = "~ estimated from tokens \N{MULTIPLICATION SIGN} model rates"
+ESTIMATED_LEGEND = (
+    "~ estimated from tokens \N{MULTIPLICATION SIGN} model rates, or covering only some samples"
+)
+
+_MINUS = "\N{MINUS SIGN}"
+
+#: Past this many decimals two different floats always read differently.
+_MOST_DECIMALS = 20
 
 
 def _decimal(value: float) -> Decimal:
@@ -52,6 +67,17 @@ def _finite(value: float | None) -> bool:
     return value is not None and math.isfinite(value)
 
 
+def _trimmed(value: Decimal) -> str:
+    text = f"{abs(value):f}"
+    text = text.rstrip("0").rstrip(".") if "." in text else text
+    return f"{_MINUS}{text}" if value < 0 and text.strip("0.") else text
+
+
+def _signed(value: Decimal) -> str:
+    text = f"{abs(value):f}"
+    return f"{_MINUS}{text}" if value < 0 and text.strip("0.") else text
+
+
 def percent(x: float | None, decimals: int = 0) -> str:
     """Write a 0..1 value as a percentage rounded half up: ``0.875`` → ``88%``.
 
@@ -59,37 +85,77 @@ def percent(x: float | None, decimals: int = 0) -> str:
     """
     if x is None or not _finite(x):
         return MISSING
-    return f"{_round(_decimal(x) * 100, decimals):f}%"
+    return f"{_signed(_round(_decimal(x) * 100, decimals))}%"
 
 
-#: Past this many decimals two different floats always read differently.
-_MOST_DECIMALS = 20
+def score(x: float | None) -> str:
+    """Write a 0..1 score (a mean, a criterion, a check score) as a whole percentage: ``93%``."""
+    return percent(x)
 
 
-def percents_apart(*values: float, decimals: int = 1) -> tuple[str, ...]:
-    """Percentages of figures read against each other: ``62.5%``, ``50%``, ``62.49%``.
-
-    Up to ``decimals`` places with trailing zeros dropped, and more wherever two different
-    figures would otherwise read the same; equal figures read the same. Rounding half up keeps
-    the order, so ``a < b`` never reads as ``a > b``.
-    """
-    exact = [_decimal(value) * 100 for value in values]
+def _apart(values: tuple[float | None, ...], decimals: int, scale: int) -> tuple[str, ...]:
+    """Each value times ``scale``, rounded to the fewest places that keep different ones apart."""
+    exact = [_decimal(v) * scale if v is not None and _finite(v) else None for v in values]
     places = decimals
     while True:
-        written = [_trimmed(_round(value, places)) for value in exact]
+        written = [None if e is None else _trimmed(_round(e, places)) for e in exact]
         clashes = any(
-            written[i] == written[j] and exact[i] != exact[j]
+            written[i] is not None and written[i] == written[j] and exact[i] != exact[j]
             for i in range(len(exact))
             for j in range(i)
         )
         if not clashes or places >= _MOST_DECIMALS:
-            return tuple(f"{text}%" for text in written)
+            return tuple(MISSING if text is None else text for text in written)
         places += 1
 
 
-def _trimmed(value: Decimal) -> str:
-    text = f"{value:f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
+def percents_apart(*values: float | None, decimals: int = 0) -> tuple[str, ...]:
+    """Percentages of figures read against each other: ``88%``, ``70%``; ``69.5%``, ``70%``.
+
+    Whole numbers (or ``decimals`` places), trailing zeros dropped, and more places wherever two
+    different figures would otherwise read the same; equal figures read the same. Rounding half
+    up keeps the order, so ``a < b`` never reads as ``a > b``. A missing figure is ``—``.
+    """
+    return tuple(text if text == MISSING else f"{text}%" for text in _apart(values, decimals, 100))
+
+
+def scores_apart(*values: float | None) -> tuple[str, ...]:
+    """0..1 scores read against each other (a score and its threshold, before and after)."""
+    return percents_apart(*values)
+
+
+def _against(value: Decimal, bounds: list[Decimal], decimals: int) -> Decimal:
+    """``value`` rounded to the fewest places (from ``decimals``) that keep its side of each bound.
+
+    A bound is written exactly, so the rounded figure must stand where the exact one does:
+    below, equal or above, against every bound.
+    """
+    places = decimals
+    while places < _MOST_DECIMALS:
+        shown = _round(value, places)
+        if all((shown > b) - (shown < b) == (value > b) - (value < b) for b in bounds):
+            return shown
+        places += 1
+    return value
+
+
+def score_against(x: float | None, *limits: float | None) -> str:
+    """A score read against thresholds written as set: ``59.96%`` against ``60%``, never ``60%``.
+
+    Whole unless more places are needed to keep the score on its side of every threshold, so a
+    failing mean never prints as the minimum it missed, nor above it.
+    """
+    if x is None or not _finite(x):
+        return MISSING
+    bounds = [_decimal(b) * 100 for b in limits if b is not None and _finite(b)]
+    return f"{_trimmed(_against(_decimal(x) * 100, bounds, 0))}%"
+
+
+def limit(x: float | None) -> str:
+    """A threshold as it was set, as a percentage: ``0.7`` → ``70%``, ``0.725`` → ``72.5%``."""
+    if x is None or not _finite(x):
+        return MISSING
+    return f"{_trimmed(_decimal(x) * 100)}%"
 
 
 def points(delta: float | None, places: int = 0) -> str:
@@ -100,8 +166,36 @@ def points(delta: float | None, places: int = 0) -> str:
     if delta is None or not _finite(delta):
         return MISSING
     magnitude = _round(abs(_decimal(delta)) * 100, places)
-    sign = "" if magnitude == 0 else "+" if delta > 0 else "\N{MINUS SIGN}"
+    sign = "" if magnitude == 0 else "+" if delta > 0 else _MINUS
     return f"{sign}{magnitude:f} points"
+
+
+def points_limit(x: float | None) -> str:
+    """A tolerance on the 0..1 scale as it was set, in points: ``0.025`` → ``2.5 points``."""
+    if x is None or not _finite(x):
+        return MISSING
+    return f"{_trimmed(abs(_decimal(x)) * 100)} points"
+
+
+def points_against(moved: float | None, *limits: float | None) -> str:
+    """A movement's size read against tolerances written as set: ``2.6 points`` over ``2.5``.
+
+    Whole points unless more places are needed to keep it on its side of every tolerance.
+    """
+    if moved is None or not _finite(moved):
+        return MISSING
+    bounds = [abs(_decimal(b)) * 100 for b in limits if b is not None and _finite(b)]
+    return f"{_trimmed(_against(abs(_decimal(moved)) * 100, bounds, 0))} points"
+
+
+def number(x: float | None) -> str:
+    """A number on a scale of its own (a judge's votes and their spread, 4 on 1–5): ``4``, ``0.9``.
+
+    Up to three decimals, rounded half up, trailing zeros dropped: ``1/3`` → ``0.333``.
+    """
+    if x is None or not _finite(x):
+        return MISSING
+    return _trimmed(_round(_decimal(x), 3))
 
 
 def rate_interval(interval: tuple[float, float] | None) -> str:
@@ -133,50 +227,26 @@ def fraction_md(passed: int, total: int) -> str:
     return f"{passed}/{total} ({percent(passed / total)})"
 
 
-def limit(x: float) -> str:
-    """A threshold as it was set, with no padding: ``0.6``, ``0.75``, ``1``."""
-    return f"{x:g}"
+def money(usd: float | None, *, estimated: bool = False, partial: bool = False) -> str:
+    """US dollars by the money rule in the module docstring: ``$0.0243``, ``~$0.000512``.
 
-
-def score_against(x: float, minimum: float, decimals: int = 3) -> str:
-    """A score read against its minimum: three decimals, more where fewer would equal it.
-
-    ``0.5996`` against ``0.6`` reads ``0.5996``, never ``0.600``: a failing mean must not
-    print as the threshold it missed.
+    ``estimated`` (any part priced from tokens × model rates) or ``partial`` (the figure covers
+    only some of the samples) marks it ``~``.
     """
-    exact, bound = _decimal(x), _decimal(minimum)
-    places = decimals
-    while exact != bound and _round(exact, places) == bound and places < _MOST_DECIMALS:
-        places += 1
-    return f"{_round(exact, places):f}"
-
-
-def score(x: float | None) -> str:
-    """Write a 0..1 score with three decimals, rounded half up: ``0.667``."""
-    if x is None or not _finite(x):
-        return MISSING
-    return f"{_round(_decimal(x), 3):f}"
-
-
-def money(usd: float | None, *, estimated: bool = False) -> str:
-    """US dollars by the money rule in the module docstring: ``$0.0243``, ``~$12.35``."""
     if usd is None or not _finite(usd):
         return MISSING
-    prefix = "~" if estimated else ""
+    prefix = "~" if estimated or partial else ""
     value = _decimal(usd)
     if value == 0:
         return f"{prefix}$0.00"
-    sign = "-" if value < 0 else ""
+    sign = _MINUS if value < 0 else ""
     return f"{prefix}{sign}${_dollars(abs(value))}"
 
 
 def _dollars(value: Decimal) -> str:
-    places = 6 if value < Decimal("0.001") else 4
-    rounded = _round(value, places)
-    # Decide on the rounded value, so $0.99996 reads $1.00 rather than $1.0000.
-    if rounded >= 1:
-        return f"{_round(value, 2):,f}"
-    return f"{rounded:f}"
+    # Decide on the rounded value, so $0.00099995 reads $0.0010 rather than $0.001000.
+    places = 6 if _round(value, 6) < Decimal("0.001") else 4
+    return f"{_round(value, places):,f}"
 
 
 def duration_ms(x: float | None) -> str:

@@ -26,7 +26,7 @@ from assay.compare import (
 from assay.compare.pooling import AGENT
 from assay.record import write
 from assay.report import format as fmt
-from assay.spec.gate import Figure, GateFinding, GateResult, Missing, Reading
+from assay.spec.gate import Figure, Gate, GateFinding, GateResult, Missing, Reading
 
 Item = tuple[str, str | None]
 
@@ -43,7 +43,7 @@ def pairing_line(comparison: Comparison) -> str:
     """``N of M paired item(s) compared, K excluded (P% of the paired corpus)``."""
     line = (
         f"{comparison.compared} of {comparison.paired} paired item(s) compared, "
-        f"{len(comparison.excluded)} excluded ({fmt.percent(comparison.excluded_share)} of "
+        f"{len(comparison.excluded)} excluded ({_excluded_share(comparison)} of "
         "the paired corpus)"
     )
     unpaired = [
@@ -55,6 +55,11 @@ def pairing_line(comparison: Comparison) -> str:
         if count
     ]
     return line + (f"; {', '.join(unpaired)}" if unpaired else "")
+
+
+def _excluded_share(comparison: Comparison) -> str:
+    # Read against the ceiling, so a share just above it never reads as the ceiling itself.
+    return fmt.score_against(comparison.excluded_share, comparison.policy.max_excluded_share)
 
 
 def items_line(comparison: Comparison) -> str:
@@ -109,8 +114,8 @@ def too_flaky_line(floor: NoiseFloor, share: float) -> str:
     """The finding when the control run moved more than the flaky share allows."""
     return (
         f"TOO FLAKY TO MEASURE: the unchanged system moved by up to "
-        f"{fmt.score(floor.largest)} against itself (above {fmt.score(share)}); raise the "
-        "samples per case rather than the tolerance"
+        f"{fmt.points_against(floor.largest, share)} against itself (above "
+        f"{fmt.points_limit(share)}); raise the samples per case rather than the tolerance"
     )
 
 
@@ -133,8 +138,8 @@ def withheld_reason(comparison: Comparison) -> str:
             "so there is nothing to measure"
         )
     return (
-        f"NO HEADLINE FIGURE: {fmt.percent(comparison.excluded_share)} of the paired corpus "
-        f"was excluded, above the {fmt.percent(comparison.policy.max_excluded_share)} "
+        f"NO HEADLINE FIGURE: {_excluded_share(comparison)} of the paired corpus "
+        f"was excluded, above the {fmt.limit(comparison.policy.max_excluded_share)} "
         f"ceiling; a figure over the remaining {comparison.compared} of {comparison.paired} "
         "item(s) would read like a measurement of the suite and would not be one"
     )
@@ -142,9 +147,9 @@ def withheld_reason(comparison: Comparison) -> str:
 
 def noise_floor_line(floor: NoiseFloor) -> str:
     """One line: the control runs and the floor per figure."""
-    figures = [f"pass rate {fmt.score(floor.pass_rate)}"]
+    figures = [f"pass rate {fmt.points_against(floor.pass_rate)}"]
     figures += [
-        f"{name} {fmt.score(value)}"
+        f"{name} {fmt.points_against(value)}"
         for name, value in sorted(floor.metrics.items())
         if name != AGENT or value > 0
     ]
@@ -201,7 +206,7 @@ def comparison_json(comparison: Comparison) -> dict[str, Any]:
 
 
 def change_detail(change: Change) -> str:
-    """What moved on one item, from the change's figures: ``fell by 0.060``, shares, reasons.
+    """What moved on one item, from the change's figures: ``fell by 6 points``, shares, reasons.
 
     A change stored by an earlier version carries none of the figures but its scores, and
     reads from those alone.
@@ -212,7 +217,7 @@ def change_detail(change: Change) -> str:
         return f"same deterministic behaviour; the judge score {_moved(change)}{_beyond(change)}"
     shares = _shares(change)
     if change.kind is ChangeKind.NEWLY_FAILED_MINIMUM:
-        minimum = "" if change.threshold is None else f" {fmt.score(change.threshold)}"
+        minimum = "" if change.threshold is None else f" {fmt.limit(change.threshold)}"
         figures = f" ({shares})" if shares else ""
         return f"{_because(change)}below its minimum score{minimum}{figures}"
     if change.kind is ChangeKind.DETERMINISTIC_REGRESSION:
@@ -232,15 +237,16 @@ def _error_detail(change: Change) -> str:
 
 def _moved(change: Change) -> str:
     moved = (change.after or 0.0) - (change.before or 0.0)
-    return f"{'fell' if moved < 0 else 'rose'} by {fmt.score(abs(moved))}"
+    size = fmt.points_against(moved, change.tolerance, change.drift_tolerance)
+    return f"{'fell' if moved < 0 else 'rose'} by {size}"
 
 
 def _beyond(change: Change) -> str:
     if change.tolerance is None or change.drift_tolerance is None:
         return ""
     return (
-        f", beyond tolerance {fmt.score(change.tolerance)} and drift tolerance "
-        f"{fmt.score(change.drift_tolerance)}"
+        f", beyond tolerance {fmt.points_limit(change.tolerance)} and drift tolerance "
+        f"{fmt.points_limit(change.drift_tolerance)}"
     )
 
 
@@ -349,8 +355,17 @@ _MISSING = {
 _THRESHOLDS = (Figure.PASS_RATE, Figure.SIDE_EFFECTS, Figure.JUDGE, Figure.GATE)
 
 
+def gate_settings(gate: Gate) -> str:
+    """A gate's thresholds as set: ``pass rate ≥ 50%, side-effect failures ≤ 0, judge ≥ 70%``."""
+    parts = [] if gate.min_pass_rate is None else [f"pass rate ≥ {fmt.limit(gate.min_pass_rate)}"]
+    parts.append(f"side-effect failures ≤ {gate.max_side_effect_failures}")
+    if gate.min_judge_score is not None:
+        parts.append(f"judge ≥ {fmt.limit(gate.min_judge_score)}")
+    return ", ".join(parts)
+
+
 def gate_line(finding: GateFinding) -> str:
-    """One figure of the gate: ``deterministic pass rate 62.5% ≥ 50%``, ``side-effect …``."""
+    """One figure of the gate: ``deterministic pass rate 63% ≥ 50%``, ``side-effect …``."""
     if finding.figure is Figure.JUDGE and finding.criterion is not None:
         return _judge_line(finding)
     if finding.missing is not None:
@@ -361,7 +376,7 @@ def gate_line(finding: GateFinding) -> str:
         if finding.passed:
             return f"side-effect failures {failures} ≤ {allowed}"
         return f"{failures} sample(s) failed a side-effect assertion (at most {allowed} allowed)"
-    rate, limit = fmt.percents_apart(finding.value, finding.limit)
+    rate, limit = fmt.score_against(finding.value, finding.limit), fmt.limit(finding.limit)
     aside = " (checks only: judge criteria are not in this figure)" if finding.judged else ""
     return f"deterministic pass rate {rate} {'≥' if finding.passed else '<'} {limit}{aside}"
 
@@ -370,7 +385,8 @@ def _judge_line(finding: GateFinding) -> str:
     assert finding.limit is not None
     limit = fmt.limit(finding.limit)
     if finding.passed:
-        return f"judge {finding.criterion} mean {fmt.score(finding.value)} ≥ {limit}"
+        mean = fmt.score_against(finding.value, finding.limit)
+        return f"judge {finding.criterion} mean {mean} ≥ {limit}"
     shown = (
         "no score"
         if finding.value is None

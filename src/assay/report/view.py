@@ -151,8 +151,9 @@ class CriterionFigures:
 
 
 def figures_of(tally: Tally, *, estimated: bool) -> Figures:
-    """Every figure of ``tally``; ``estimated`` marks its money as estimated from tokens."""
+    """Every figure of ``tally``; money reads ``~`` when ``estimated`` or partly priced."""
     judge_cost = fmt.money(tally.judge_cost_usd, estimated=tally.judge_cost_estimated)
+    partial = reading.partial(tally)
     return Figures(
         samples=tally.samples,
         passed=tally.passed,
@@ -171,9 +172,12 @@ def figures_of(tally: Tally, *, estimated: bool) -> Figures:
         input_tokens=Figure(fmt.tokens(tally.input_tokens), tally.input_tokens),
         output_tokens=Figure(fmt.tokens(tally.output_tokens), tally.output_tokens),
         tokens=Figure(fmt.tokens(tally.input_tokens + tally.output_tokens)),
-        cost=Figure(fmt.money(tally.cost_usd, estimated=estimated), tally.cost_usd),
+        cost=Figure(
+            fmt.money(tally.cost_usd, estimated=estimated, partial=partial), tally.cost_usd
+        ),
         cost_per_1000=Figure(
-            fmt.money(tally.cost_per_1000_usd, estimated=estimated), tally.cost_per_1000_usd
+            fmt.money(tally.cost_per_1000_usd, estimated=estimated, partial=partial),
+            tally.cost_per_1000_usd,
         ),
         judge_calls=reading.judge_calls(tally, noun=False),
         judge_calls_said=reading.judge_calls(tally),
@@ -195,7 +199,7 @@ def criteria_of(tally: Tally) -> tuple[CriterionFigures, ...]:
             samples=c.samples,
             errors=c.errors,
             passed=Figure.fraction(c.passed, c.samples),
-            vote_spread=Figure(fmt.score(c.mean_vote_spread), c.mean_vote_spread),
+            vote_spread=Figure(fmt.number(c.mean_vote_spread), c.mean_vote_spread),
         )
         for name, c in tally.judge.items()
     )
@@ -365,8 +369,9 @@ SectionT = TypeVar("SectionT", bound=Section)
 class ReportView:
     """A run's report as typed sections, and what it was built from.
 
-    ``estimated`` is whether any money figure was estimated from tokens (the report then
-    carries :data:`assay.report.format.ESTIMATED_LEGEND` once). ``run``, ``comparison`` and
+    ``estimated`` is whether any money figure reads ``~`` (estimated from tokens, or covering
+    only some samples; the report then carries :data:`assay.report.format.ESTIMATED_LEGEND`
+    once). ``run``, ``comparison`` and
     ``model_comparison`` are the sources, for formats that write the record itself (JSON).
     """
 
@@ -447,7 +452,7 @@ def view_of(
     return ReportView(
         header=header_section(run),
         sections=tuple(s for s in sections if s is not None),
-        estimated=reading.estimated(run.samples),
+        estimated=reading.marked(reading.summary_of(run)[0], run.samples),
         run=run,
         comparison=comparison,
         model_comparison=models,

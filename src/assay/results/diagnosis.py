@@ -435,11 +435,12 @@ def _low_quality(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Find
     failing = _first_failing(sample, lambda m: m.kind == "judge")
     if failing is None:
         return None
-    score = "no score" if failing.score is None else f"{failing.score:.2f}"
+    # The score and its minimum stand beside the metric in every report, written there by the
+    # one formatting module; the stored advice names the shortfall and the judge's reason.
+    scored = "got no score" if failing.score is None else "scored below its minimum"
     return Finding(
         Fault.LOW_QUALITY,
-        f"{failing.name} scored {score}, below {failing.threshold:.2f}: "
-        f"{failing.reason or 'the judge gave no reason'}.",
+        f"{failing.name} {scored}: {failing.reason or 'the judge gave no reason'}.",
     )
 
 
