@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+import pytest
+
 from assay.compare import StoredComparison, compare_models, compare_runs
 from assay.record import snapshot, write_comparison
 from assay.report import Report, prose
@@ -35,6 +37,7 @@ TOP_LEVEL = {
     "verdict",
     "judge_usage",
     "fix_items",
+    "display",
 }
 
 
@@ -158,3 +161,35 @@ def test_stored_model_intervals_are_rendered_not_resampled(current_run: Run) -> 
 
 def test_a_single_model_run_has_no_model_comparison(current_run: Run) -> None:
     assert Report(current_run).to_dict()["model_comparison"] is None
+
+
+def test_figures_keep_their_numbers_and_carry_the_text_every_report_writes(
+    current_run: Run,
+) -> None:
+    data = Report(current_run).to_dict()
+    summary, display = data["summary"], data["display"]
+    # The numbers stay 0..1 and USD; the display strings are the reports' own.
+    assert summary["check_score"] == pytest.approx(5 / 12)
+    assert display["summary"]["pass_rate"] == "1/3 · 33%"
+    assert display["summary"]["check_score"] == "42%"
+    assert display["summary"]["cost"] == "~$0.0246"
+    assert display["summary"]["cost_per_1000"] == "~$12.2865"
+    assert display["summary"]["judge_cost"] == "$0.000200"
+    assert display["summary"]["latency_p95"] == "30.00 s"
+    assert display["summary"]["criteria"]["semantic_accuracy"] == {
+        "mean": "90%",
+        "passed": "1/1 · 100%",
+        "vote_spread": "0.1",
+    }
+    assert display["models"]["openai/gpt-4o-mini"]["check_score"] == "42%"
+    assert (
+        display["legend"] == "~ estimated from tokens × model rates, or covering only some samples"
+    )
+    text = Report(current_run).to_text()
+    assert "Check score:   42%" in text and "~$0.0246" in text
+
+
+def test_without_an_approximate_figure_the_json_has_no_legend(baseline_run: Run) -> None:
+    display = Report(baseline_run).to_dict()["display"]
+    assert display["legend"] is None
+    assert display["summary"]["cost"] == "$0.000843"

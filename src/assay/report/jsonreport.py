@@ -3,7 +3,9 @@
 It is not a wrapper around the run: a consumer reads ``report["summary"]["pass_rate"]`` the
 same way it reads a run snapshot, and finds ``comparison`` (against the baseline) and
 ``model_comparison`` (the intervals) beside it. A withheld headline carries its reason and no
-pass-rate figure at all.
+pass-rate figure at all. The numbers stay as stored (0..1, USD, milliseconds); ``display``
+holds the same figures as every other report writes them (``"42%"``, ``"~$0.0246"``), and the
+legend a ``~`` figure calls for.
 """
 
 from __future__ import annotations
@@ -14,8 +16,11 @@ from typing import Any
 
 from assay.compare import Comparison, ModelComparison
 from assay.record import snapshot
+from assay.report import _reading as reading
+from assay.report import format as fmt
 from assay.report.prose import comparison_json, model_comparison_json
-from assay.results import Run
+from assay.report.view import CriterionFigures, Figures, criteria_of, figures_of
+from assay.results import Run, Tally
 from assay.results.fixes import FixItem, fix_items
 from assay.spec.json_data import SCHEMA_KEY, SCHEMA_VERSION
 from assay.text import json_visible
@@ -33,7 +38,48 @@ def report_dict(
     data["model_comparison"] = None if models is None else model_comparison_json(models)
     shown = fix_items(run.samples) if items is None else items
     data["fix_items"] = [item.to_json() for item in shown]
+    data["display"] = display_json(run)
     return data
+
+
+def display_json(run: Run) -> dict[str, Any]:
+    """The run's figures as the reports write them: the summary's, each model's, the legend."""
+    summary, _ = reading.summary_of(run)
+    return {
+        "summary": _figures(summary),
+        "models": {label: _figures(tally) for label, tally in summary.by_model.items()},
+        "legend": fmt.ESTIMATED_LEGEND if reading.marked(summary, run.samples) else None,
+    }
+
+
+_FIGURES = (
+    "pass_rate",
+    "check_pass_rate",
+    "check_score",
+    "latency_avg",
+    "latency_p50",
+    "latency_p95",
+    "input_tokens",
+    "output_tokens",
+    "cost",
+    "cost_per_1000",
+    "judge_cost",
+)
+
+
+def _figures(tally: Tally) -> dict[str, Any]:
+    figures: Figures = figures_of(tally, estimated=tally.estimated > 0)
+    shown: dict[str, Any] = {name: getattr(figures, name).text for name in _FIGURES}
+    shown["criteria"] = {c.name: _criterion(c) for c in criteria_of(tally)}
+    return shown
+
+
+def _criterion(criterion: CriterionFigures) -> dict[str, str]:
+    return {
+        "mean": criterion.mean.text,
+        "passed": criterion.passed.text,
+        "vote_spread": criterion.vote_spread.text,
+    }
 
 
 def render_json(
