@@ -191,3 +191,35 @@ def test_a_progress_interval_that_is_not_a_number_of_seconds_is_refused(run_cli,
     done = run_cli("run", spec, env={"ASSAY_PROGRESS_INTERVAL": "soon"})
     assert done.exit_code == 2
     assert "ASSAY_PROGRESS_INTERVAL='soon' is not a positive number of seconds" in done.stderr
+
+
+PARTLY_PRICED = """
+    import assay
+    from assay import checks
+
+
+    def agent(text):
+        usage = assay.Usage(100, 10, 0.000512, "reported") if text == "q0" else None
+        return assay.Outcome(answer="yes", usage=usage)
+
+
+    suite = assay.Suite("Priced", agent=agent, checks=[checks.contains("yes")])
+    suite.case("q0")
+    suite.case("q1")
+"""
+
+
+def test_a_cost_over_some_samples_reads_approximate_with_the_legend_once(run_cli, tmp_path):
+    done = run_cli("run", _spec(tmp_path, PARTLY_PRICED))
+    assert done.exit_code == 0, done.output
+    assert "cost ~$0.000512" in done.stdout  # one of two samples priced, none estimated
+    assert done.stdout.count("~ estimated from tokens × model rates") == 1
+    assert "check score 100%" in done.stdout
+
+
+def test_a_cost_over_every_sample_has_no_tilde_and_no_legend(run_cli, tmp_path):
+    body = PARTLY_PRICED.replace('if text == "q0" else None', "")
+    done = run_cli("run", _spec(tmp_path, body))
+    assert done.exit_code == 0, done.output
+    assert "cost $0.0010" in done.stdout  # two samples at $0.000512: four decimals from $0.001
+    assert "~" not in done.stdout
