@@ -99,6 +99,7 @@ def test_validate_reports_without_running_and_names_bad_fields(cli, tmp_path):
     done = cli("validate", TRIP)
     assert done.returncode == 0, done.stderr
     assert "suite 'trip' version 1 · 4 case(s) · samples 4 · agent TripAssistant" in done.stdout
+    assert "gate pass rate ≥ 50%, side-effect failures ≤ 0" in done.stdout
     assert (
         "trip.confirm_rebooking: acts, commands, events, interaction_status, "
         "forbid.commands" in done.stdout
