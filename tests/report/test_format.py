@@ -20,12 +20,14 @@ import pytest
 from assay.report.format import (
     ESTIMATED_LEGEND,
     MISSING,
+    cost_working,
     duration_ms,
     fraction,
     fraction_md,
     limit,
     money,
     number,
+    per_million,
     percent,
     percents_apart,
     points,
@@ -316,3 +318,45 @@ def test_tokens_have_thousands_separators() -> None:
     assert tokens(12345) == "12,345"
     assert tokens(0) == "0"
     assert tokens(None) == MISSING
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (5.0, "$5.00/M"),
+        (30.0, "$30.00/M"),
+        (0.15, "$0.15/M"),
+        (0.075, "$0.075/M"),  # never rounded into another rate
+        (1250.0, "$1,250.00/M"),
+        (0.0, "$0.00/M"),
+        (None, MISSING),
+        (NAN, MISSING),
+    ],
+)
+def test_a_rate_per_million_tokens(value: float | None, expected: str) -> None:
+    assert per_million(value) == expected
+
+
+def test_the_working_of_an_estimated_cost() -> None:
+    rate = {"input": 5.0, "output": 30.0, "source": "catalog"}
+    assert cost_working(2328, 423, rate) == (
+        "2,328 in × $5.00/M + 423 out × $30.00/M · catalog rate"
+    )
+    guessed = {"input": 0.15, "output": 0.6, "source": "fallback"}
+    assert cost_working(100, 0, guessed) == "100 in × $0.15/M + 0 out × $0.60/M · fallback rate"
+    assert cost_working(None, 423, rate) == "0 in × $5.00/M + 423 out × $30.00/M · catalog rate"
+
+
+@pytest.mark.parametrize(
+    "rate",
+    [
+        None,
+        {},
+        {"input": "5", "output": 30.0},
+        {"input": 5.0},
+        [5.0, 30.0],
+        {"input": NAN, "output": 1.0},
+    ],
+)
+def test_a_working_that_cannot_be_read_is_missing(rate: object) -> None:
+    assert cost_working(2328, 423, rate) == MISSING

@@ -80,3 +80,19 @@ def test_a_stored_run_and_an_evaluation_give_the_same_view(tmp_path: Path) -> No
 def test_something_else_is_refused() -> None:
     with pytest.raises(TypeError, match="cannot build a report view from object"):
         build_view(object())  # type: ignore[arg-type]
+
+
+def test_an_estimated_sample_carries_the_working_of_its_cost(current_run: Run) -> None:
+    refund = current_run.samples[1]
+    rate = {"input": 5.0, "output": 30.0, "source": "catalog"}
+    priced = dataclasses.replace(refund, metadata={**refund.metadata, "cost_rate": rate})
+    run = dataclasses.replace(current_run, samples=(current_run.samples[0], priced))
+    cases = build_view(run).section(CasesSection)
+    assert cases is not None
+    workings = [s.cost_working for case in cases.cases for s in case.samples]
+    # Reported costs have no working; an estimate without a readable rate has none either.
+    assert workings == [None, "2,328 in × $5.00/M + 423 out × $30.00/M · catalog rate"]
+    unreadable = dataclasses.replace(refund, metadata={"cost_rate": {"input": "five"}})
+    cases = build_view(dataclasses.replace(run, samples=(unreadable,))).section(CasesSection)
+    assert cases is not None
+    assert [s.cost_working for case in cases.cases for s in case.samples] == [None]

@@ -30,6 +30,9 @@ Rules:
   below a tenth of a cent (``$0.000512``) and ``$0.00`` for an explicit zero. A ``~`` prefix
   marks a figure any part of which was estimated from tokens and model rates, or one that
   covers only some of the samples (``~$0.0243``); the report carries the legend once.
+* A rate is dollars per million tokens with at least two decimals (``$5.00/M``,
+  ``$0.075/M``); an estimate's working reads
+  ``2,328 in × $5.00/M + 423 out × $30.00/M · catalog rate``.
 * Durations are whole milliseconds below a second (``850 ms``), seconds with two decimals from
   there (``1.25 s``).
 * Token counts carry thousands separators: ``12,345``.
@@ -38,6 +41,7 @@ Rules:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal
 
 #: What every surface shows for a figure that does not exist.
@@ -247,6 +251,36 @@ def _dollars(value: Decimal) -> str:
     # Decide on the rounded value, so $0.00099995 reads $0.0010 rather than $0.001000.
     places = 6 if _round(value, 6) < Decimal("0.001") else 4
     return f"{_round(value, places):,f}"
+
+
+def per_million(usd: float | None) -> str:
+    """A rate in dollars per million tokens: ``$5.00/M``, ``$0.075/M`` (never rounded away)."""
+    if usd is None or not _finite(usd):
+        return MISSING
+    value = _decimal(usd)
+    shown = _round(value, 2) if _round(value, 2) == value else value
+    return f"${shown:,f}/M"
+
+
+def cost_working(input_tokens: int | None, output_tokens: int | None, rate: object) -> str:
+    """How an estimate was reached: ``2,328 in × $5.00/M + 423 out × $30.00/M · catalog rate``.
+
+    ``rate`` is the sample's stored ``cost_rate`` (``input`` and ``output`` in dollars per
+    million tokens, and its ``source``); one that does not read as such is ``—``.
+    """
+    if not isinstance(rate, Mapping):
+        return MISSING
+    prices = [rate.get("input"), rate.get("output")]
+    if not all(isinstance(p, int | float) and not isinstance(p, bool) for p in prices):
+        return MISSING
+    if not all(_finite(p) for p in prices):
+        return MISSING
+    source = rate.get("source")
+    named = f" · {source} rate" if isinstance(source, str) and source else ""
+    return (
+        f"{tokens(input_tokens or 0)} in \N{MULTIPLICATION SIGN} {per_million(prices[0])} + "
+        f"{tokens(output_tokens or 0)} out \N{MULTIPLICATION SIGN} {per_million(prices[1])}{named}"
+    )
 
 
 def duration_ms(x: float | None) -> str:

@@ -317,7 +317,12 @@ class FixesSection:
 
 @dataclass(frozen=True, slots=True)
 class SampleView:
-    """One sample: its heading, metrics and evidence."""
+    """One sample: its heading, metrics and evidence.
+
+    ``cost_working`` is how an estimated cost was reached (``2,328 in × $5.00/M + 423 out ×
+    $30.00/M · catalog rate``), for a format that can show it beside the figure; ``None`` for
+    a reported cost or a rate that does not read.
+    """
 
     sample: SampleResult
     heading: str
@@ -325,6 +330,7 @@ class SampleView:
     actions: tuple[str, ...]
     trace: str | None
     metadata: str | None
+    cost_working: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -681,4 +687,15 @@ def sample_view(sample: SampleResult) -> SampleView:
         actions=tuple(reading.action_lines(sample.actions)),
         trace=traceback_of(sample),
         metadata=reading.compact_json(metadata) if metadata else None,
+        cost_working=_cost_working(sample),
     )
+
+
+def _cost_working(sample: SampleResult) -> str | None:
+    usage = sample.usage
+    if usage is None or usage.cost_source != "estimated":
+        return None
+    working = fmt.cost_working(
+        usage.input_tokens, usage.output_tokens, sample.metadata.get("cost_rate")
+    )
+    return None if working == fmt.MISSING else working
