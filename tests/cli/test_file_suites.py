@@ -87,7 +87,7 @@ def test_selection_by_case_and_gate_overrides(cli):
         "run", TRIP, "-q", "--gate", "max_side_effect_failures=6", "--gate", "min_pass_rate=0.9"
     )
     assert strict.returncode == 1
-    assert "gate: failed · deterministic pass rate 62.5% < 90%" in strict.stdout
+    assert "gate: failed · deterministic pass rate 63% < 90%" in strict.stdout
     unknown = cli("run", TRIP, "--case", "trip.set_nmae")
     assert unknown.returncode == 2
     assert "no case 'trip.set_nmae' (did you mean 'trip.set_name'?)" in unknown.stderr

@@ -334,7 +334,8 @@ def test_a_wrong_model_sample_shows_no_score_it_did_not_get(project: Path) -> No
         )
     assert done.exit_code == 1, done.output
     assert "asked for support-v2, the response came from support-v1" in done.output
-    assert "0.000" not in done.output and "0/3" not in done.output
+    assert "checks 0%" not in done.output and "check score 0%" not in done.output
+    assert "0/3" not in done.output
     assert "Passed — of evaluated samples" in done.output
     assert "errors 3 (3 answered by another model, not checked)" in done.output
     # The cases have checks: another model answering is not a suite that checks nothing.
@@ -345,4 +346,4 @@ def test_a_wrong_model_sample_shows_no_score_it_did_not_get(project: Path) -> No
     assert summary["pass_rate"] is None and summary["check_score"] is None
     assert summary["by_model"]["support-v2"]["pass_rate"] is None
     shown = invoke("report", "--case", "refund-0")
-    assert "check score 0.000" not in shown.output
+    assert "check score 0%" not in shown.output and "check score —" in shown.output

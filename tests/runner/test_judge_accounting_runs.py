@@ -119,11 +119,11 @@ def test_each_criterion_says_how_many_samples_it_scored_and_errored_without_a_sp
     errored = next(s for s in stored.samples if s.case_id == "b").metric("semantic_accuracy")
     assert errored.error and errored.score is None
     text = Report(stored).to_text()
-    assert "criterion          mean   scored  errored  passed\n" in text
-    assert "semantic_accuracy  1.000  1 of 2  1        1/2 · 50%\n" in text
+    assert "criterion          mean  scored  errored  passed\n" in text
+    assert "semantic_accuracy  100%  1 of 2  1        1/2 · 50%\n" in text
     assert "vote spread" not in text
     markdown = Report(stored).to_markdown()
-    assert "| semantic_accuracy | 1.000 | 1 of 2 | 1 | 1/2 (50%) |" in markdown
+    assert "| semantic_accuracy | 100% | 1 of 2 | 1 | 1/2 (50%) |" in markdown
     shown = terminal(stored)
-    assert "semantic_accuracy 1.000 (scored 1 of 2, 1 errored)" in shown
+    assert "semantic_accuracy 100% (scored 1 of 2, 1 errored)" in shown
     assert "spread" not in shown
