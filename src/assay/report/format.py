@@ -18,11 +18,13 @@ Rules:
 * Percentages are whole numbers rounded half up: ``0.125`` → ``13%``, ``0.005`` → ``1%``.
   Rounding works on the decimal the float prints as (its ``repr``), so ``0.145`` reads ``15%``
   although ``0.145 * 100`` is ``14.499…`` in binary floating point.
-* Figures read against each other (a score and its threshold, a gate's figure and its limit,
-  before and after) are whole percentages with as many more decimals as two different figures
-  need to read differently: ``69.5% < 70%``, never ``70% < 70%``. Rounding half up keeps the
-  order, so a figure below its limit never reads above it.
-* A threshold or tolerance on its own reads as it was set, never rounded into another setting.
+* A threshold or tolerance reads as it was set, never rounded into another setting. A figure
+  read against it (a score and its minimum, a gate's figure and its limit, a movement and its
+  tolerance) is whole, with as many more decimals as keep it on its side of the limit:
+  ``69.5% < 70%``, ``70.04% ≥ 70%``, never ``70% < 70%``.
+* Two figures read against each other (before and after) are whole, with as many more
+  decimals as two different figures need to read differently; rounding half up keeps their
+  order.
 * A difference of shares is signed percentage points: ``+7 points``, ``−0.4 points``; a
   movement or a tolerance is unsigned: ``2.5 points``.
 * An interval of shares is ``62% – 88%``; of differences, ``+2.0 to +40.0 points``.
@@ -124,7 +126,7 @@ def percents_apart(*values: float | None, decimals: int = 0) -> tuple[str, ...]:
 
 
 def scores_apart(*values: float | None) -> tuple[str, ...]:
-    """0..1 scores read against each other (a score and its threshold, before and after)."""
+    """0..1 scores read against each other, such as a metric before and after a change."""
     return percents_apart(*values)
 
 
