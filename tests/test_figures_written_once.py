@@ -26,8 +26,8 @@ _IN_TEMPLATE = re.compile(r"\{(?:[A-Za-z_][\w.]*|\d*):([^{}\s]*)\}")
 
 #: Places that format a number for something other than a figure in a report: counts and
 #: sizes in error messages about a bad input or setting (the number the user wrote or a
-#: limit), seconds in log and retry notes, progress ticks, and a check's stored reason that
-#: sets whole milliseconds against a budget given in milliseconds.
+#: limit), seconds in log and retry notes, progress ticks, JUnit's machine-read time, and a
+#: check's stored reason that sets whole milliseconds against a budget in milliseconds.
 ALLOWED = {
     "checks/budget.py": "a check's reason: milliseconds against a budget in milliseconds",
     "checks/content.py": "a check's reason: how many characters the answer has",
@@ -45,6 +45,7 @@ ALLOWED = {
     "report/_reading.py:len(text) - limit": "how many characters of a long answer were left out",
     "report/_comparing.py:cases_needed": "a count of cases, with thousands separators",
     "report/archive.py": "an archive error: counts and limits of a damaged file",
+    "report/junit.py:seconds.quantize": "JUnit's time attribute: seconds as the schema reads them",
     "report/prose.py:resamples": "a count of resamples, with thousands separators",
     "results/storable.py": "an unstorable-value error: the value as given",
     "runner/execute.py": "an agent timeout error: the setting as given",
