@@ -70,7 +70,7 @@ def test_the_github_step_summary_is_appended_and_the_exit_code_stands(cli, suppo
     written = summary.read_text(encoding="utf-8")
     assert written.startswith("# Tests of an earlier step\n\n## Assay: ")
     assert "## Assay: Customer support · SupportAgent — failed" in written
-    assert "- gate: failed · deterministic pass rate 66.7% &lt; 90%" in written
+    assert "- gate: failed · deterministic pass rate 67% &lt; 90%" in written
     assert "#### Expected tool not called" in written and "- **Cases:** returns" in written
     assert "exit code 1" in written and "### What to fix" in written
     again = cli("run", support_spec, "--quiet", env=env)
