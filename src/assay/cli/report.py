@@ -1,4 +1,4 @@
-"""``assay report``: render a stored run as text, Markdown, JSON or JUnit XML."""
+"""``assay report``: render a stored run as text, Markdown, JSON, JUnit XML or an HTML page."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def report_command(
         typer.Option(
             "--format",
             "-f",
-            help="text, markdown, json, junit (JUnit XML), or a format another package "
+            help="text, markdown, json, junit (JUnit XML), html, or a format another package "
             "installed (default: from --output, else text).",
         ),
     ] = None,
@@ -45,6 +45,13 @@ def report_command(
             min=0.0, max=1.0, help="With --baseline: judge-score movement taken as drift."
         ),
     ] = 0.025,
+    theme: Annotated[
+        str | None,
+        typer.Option(
+            help="The HTML page's theme: light, dark or system (the viewer's preference).",
+            show_default="system",
+        ),
+    ] = None,
     case: Annotated[
         str | None,
         typer.Option(
@@ -61,14 +68,17 @@ def report_command(
     from assay.evaluation.queries import lookup
     from assay.report import Report, format_for, format_named
     from assay.report.files import check_target
+    from assay.report.report import themed
     from assay.text import visible
 
     with user_errors():
         if output is not None:
-            chosen = format_for(output, format, named_by="--format").name
-            check_target(output, named=f"--output {output}")
+            picked = format_for(output, format, named_by="--format")
         else:
-            chosen = format_named(format).name if format else "text"
+            picked = format_named(format or "text")
+        chosen = themed(picked, theme).name  # a theme is refused before the store is opened
+        if output is not None:
+            check_target(output, named=f"--output {output}")
         with open_store(db) as store:
             found = lookup(store, run_id, baseline=_archived(baseline or None))
         run = found.run
@@ -83,9 +93,9 @@ def report_command(
             noise_floor=found.noise_floor,
         )
         if output is None:
-            print(made.render(chosen), end="")
+            print(made.render(chosen, theme=theme), end="")
             return
-        path = made.export(output, chosen)
+        path = made.export(output, chosen, theme=theme)
     print(f"report written to {visible(str(path))}")
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from assay.errors import AssayError
+from assay.errors import AssayError, ConfigurationError
 from assay.exit_codes import exit_code_for
 from assay.limits import option_range
 
@@ -146,7 +146,15 @@ def run_command(
     report: Annotated[
         Path | None,
         typer.Option(
-            help="Also write a report here (.txt, .md, .json, or .xml for JUnit).",
+            help="Also write a report here (.txt, .md, .json, .xml for JUnit, or .html).",
+            rich_help_panel=OUTPUT,
+        ),
+    ] = None,
+    theme: Annotated[
+        str | None,
+        typer.Option(
+            help="The --report HTML page's theme: light, dark or system (the viewer's preference).",
+            show_default="system",
             rich_help_panel=OUTPUT,
         ),
     ] = None,
@@ -229,7 +237,7 @@ def run_command(
             judge_base_url=judge_base_url,
             judge_timeout=judge_timeout,
         )
-        _check_report_path(report)
+        _check_report_path(report, theme)
         summaries = _summary_files(summary)
         run_id = resume or str(uuid.uuid4())
         options: EvaluationArgs = {
@@ -264,7 +272,13 @@ def run_command(
         evaluation = _execute(chosen, options, database_url(db), quiet, run_id)
     with _signals_held():
         code = _finish(
-            evaluation, report, verbose=verbose, started=started, db=db, summaries=summaries
+            evaluation,
+            report,
+            verbose=verbose,
+            started=started,
+            db=db,
+            summaries=summaries,
+            theme=theme,
         )
     raise typer.Exit(code)
 
@@ -366,6 +380,7 @@ def _finish(
     started: float,
     db: str | None = None,
     summaries: tuple[Path, ...] = (),
+    theme: str | None = None,
 ) -> ExitCode:
     from assay.cli._render import closing_line, make_console, reliability_lines, render_run, shown
     from assay.report.prose import verdict_lines
@@ -388,7 +403,7 @@ def _finish(
         print(visible("\n".join(reliability_lines(run, verbose=verbose, db=pasted)), lines=True))
         _warn_unverified(console, run)
     if report is not None:
-        _write_report(run, report)
+        _write_report(run, report, theme)
     verdict = evaluation.verdict
     if summaries:
         _write_summaries(evaluation, summaries)
@@ -416,7 +431,7 @@ def _warn_unverified(console: Any, run: Any) -> None:
         console.print(shown(line), style="yellow", markup=False, highlight=False)
 
 
-def _write_report(run: Any, report: Path) -> None:
+def _write_report(run: Any, report: Path, theme: str | None = None) -> None:
     """Write the report file; the run is stored whatever happens to it.
 
     A failure is reported and the run's own exit code stands.
@@ -424,7 +439,7 @@ def _write_report(run: Any, report: Path) -> None:
     try:
         from assay.report import Report  # only when a report is asked for
 
-        Report(run).export(report)
+        Report(run).export(report, theme=theme)
         with _reader_may_leave():
             print(f"report written to {visible(str(report))}")
     except (OSError, AssayError) as error:
@@ -452,14 +467,18 @@ def _reader_may_leave() -> Iterator[None]:
         silence_stdout()
 
 
-def _check_report_path(path: Path | None) -> None:
-    """Refuse, before anything runs, a report path whose format or folder is unusable."""
+def _check_report_path(path: Path | None, theme: str | None = None) -> None:
+    """Refuse, before anything runs, a report path whose format, theme or folder is unusable."""
     if path is None:
+        if theme is not None:
+            raise ConfigurationError("--theme is the HTML report's: give --report FILE.html")
         return
     from assay.report import format_for
     from assay.report.files import check_target
+    from assay.report.report import themed
 
-    format_for(path, named_by=None)  # --report has no --format: the extension decides
+    # --report has no --format: the extension decides.
+    themed(format_for(path, named_by=None), theme)
     check_target(path, named=f"--report {path}")
 
 

@@ -2,14 +2,15 @@
 
 A format is a name, its aliases, the extensions that select it, a renderer from a
 :class:`~assay.report.view.ReportView` to text and, optionally, a renderer of a comparison on
-its own (what ``assay compare --format NAME`` prints). Text, Markdown and JSON are built in.
+its own (what ``assay compare --format NAME`` prints). Text, Markdown, JSON and HTML are
+built in.
 
 Another package adds a format through the ``assay.report_formats`` entry point group; the
 entry point's name is the format's name, and it points at a :class:`ReportFormat` or at a
 function from a view to text::
 
     [project.entry-points."assay.report_formats"]
-    html = "assay_html:render"
+    asciidoc = "assay_asciidoc:render"
 
 An installed format is imported only when asked for by name. One that cannot be imported, or
 whose renderer fails, raises :class:`~assay.errors.ConfigurationError` naming it and the
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from assay.errors import ConfigurationError
+from assay.report.html import html_of
 from assay.report.jsonreport import render_json
 from assay.report.junit import junit_of
 from assay.report.markdown import comparison_markdown, markdown_of
@@ -118,6 +120,7 @@ BUILTIN_FORMATS: tuple[ReportFormat, ...] = (
     ReportFormat("markdown", markdown_of, (".md", ".markdown"), ("md",), comparison_markdown),
     ReportFormat("json", _json_report, (".json",), (), _json_comparison),
     ReportFormat("junit", junit_of, (".xml",)),
+    ReportFormat("html", html_of, (".html", ".htm"), ("htm",)),
 )
 
 #: The canonical names of the built-in formats.

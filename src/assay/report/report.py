@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any, final
 
@@ -16,10 +17,12 @@ from assay.compare import (
     StoredComparison,
     compare_runs,
 )
+from assay.errors import ConfigurationError
 from assay.report._fixing import FixContext, ToolResolver, resolved_items
 from assay.report._markdown_fixes import fix_item_markdown, fix_items_markdown
 from assay.report.files import check_target, write_atomically
-from assay.report.formats import format_for, format_named
+from assay.report.formats import ReportFormat, format_for, format_named
+from assay.report.html import html_of, theme_named
 from assay.report.jsonreport import render_json, report_dict
 from assay.report.markdown import case_markdown, render_markdown, verdict_markdown
 from assay.report.text import render_text
@@ -121,6 +124,10 @@ class Report:
         """Render the GitHub-flavoured Markdown report."""
         return render_markdown(self.run, self.comparison, self.model_comparison, self.fix_items)
 
+    def to_html(self, theme: str = "system") -> str:
+        """Render the self-contained HTML page; ``theme`` is ``system``, ``light`` or ``dark``."""
+        return html_of(self.view(), theme)
+
     def to_json(self) -> str:
         """Render :meth:`to_dict` as indented JSON text (non-ASCII characters kept as they are)."""
         return render_json(self.run, self.comparison, self.model_comparison, self.fix_items)
@@ -177,30 +184,48 @@ class Report:
         """
         return report_dict(self.run, self.comparison, self.model_comparison, self.fix_items)
 
-    def render(self, format: str) -> str:
-        """Render the report in the format called ``format``.
+    def render(self, format: str, *, theme: str | None = None) -> str:
+        """Render the report in the format called ``format`` (``theme``: see :meth:`export`).
 
         A built-in one (:data:`FORMATS`) or one another package installed under the
         ``assay.report_formats`` entry point group (see :mod:`assay.report.formats`).
         """
-        return format_named(format).report(self.view())
+        return themed(format_named(format), theme).report(self.view())
 
-    def export(self, path: str | Path, format: str | None = None) -> Path:
+    def export(
+        self, path: str | Path, format: str | None = None, *, theme: str | None = None
+    ) -> Path:
         """Write the report to ``path`` and return it.
 
         ``format`` overrides the extension (``.txt``/``.text``, ``.md``/``.markdown``,
-        ``.json``, ``.xml`` for JUnit). An unknown format or extension, a path in a folder
-        that does not exist or refuses a new file, and a folder given as the path raise
-        :class:`~assay.errors.ConfigurationError` naming it before anything is written. An
-        existing file is replaced whole (written beside it, then renamed over it): never
-        left half-written.
+        ``.json``, ``.xml`` for JUnit, ``.html``/``.htm``); ``theme`` chooses the HTML page's
+        (``system`` by default). An unknown format, extension or theme (or a theme for another
+        format than HTML), a path in a folder that does not exist or refuses a new file, and a
+        folder given as the path raise :class:`~assay.errors.ConfigurationError` naming it
+        before anything is written. An existing file is replaced whole (written beside it,
+        then renamed over it): never left half-written.
         """
         target = Path(path)
-        chosen = format_for(target, format)
+        chosen = themed(format_for(target, format), theme)
         check_target(target)
         content = chosen.report(self.view())
         # Files end with a newline so they diff and concatenate cleanly; JSON text has none.
         return write_atomically(target, [content if content.endswith("\n") else content + "\n"])
+
+
+def themed(chosen: ReportFormat, theme: str | None) -> ReportFormat:
+    """``chosen`` rendering in ``theme`` (``None``: its default); only HTML has themes.
+
+    An unknown theme, or one for another format, is a :class:`ConfigurationError`.
+    """
+    if theme is None:
+        return chosen
+    checked = theme_named(theme)
+    if chosen.name != "html":
+        raise ConfigurationError(
+            f"a theme applies to the html report format only, not to {chosen.name}"
+        )
+    return replace(chosen, render=partial(html_of, theme=checked))
 
 
 def _compared_with(run: Run, baseline_id: str) -> Run:

@@ -1,0 +1,351 @@
+"""The HTML report: one self-contained page to archive beside a CI run or hand to a teammate.
+
+The page is laid out from the :class:`~assay.report.view.ReportView` by a Jinja2 template
+(``templates/report.html.j2``) with autoescaping on, in the reading order every report shares:
+stat tiles, a panel per model with the verdict, the case × model matrix, the comparison with
+the baseline, the model intervals, one closed disclosure per case, and the what-to-fix cards.
+
+Everything it shows is inline (styles, the interval chart as SVG, one script behind the *Copy
+as Markdown* buttons, allowed by its hash in the page's Content Security Policy); nothing is
+loaded from anywhere. Every string reaches the page through the template's autoescaping, after
+:func:`assay.text.visible` has written its control and bidirectional characters as escapes, so
+an answer holding ``<script>`` or a right-to-left override reads as the characters it holds.
+
+``theme`` is ``light``, ``dark`` or ``system`` (the reader's preference, the default).
+Jinja2 is imported on first render: ``import assay`` does not load it.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from assay.compare import Comparison, ModelComparison, ModelInterval, WithheldHeadline
+from assay.errors import ConfigurationError
+from assay.replay.evidence import EVIDENCE_KEY
+from assay.report import _comparing as comparing
+from assay.report import _fixing as fixing
+from assay.report import format as fmt
+from assay.report._markdown_fixes import fix_item_markdown
+from assay.report.view import (
+    CasesSection,
+    ComparisonSection,
+    Figure,
+    FixesSection,
+    MatrixSection,
+    ModelsSection,
+    Phrase,
+    ReportView,
+    SampleView,
+    SummarySection,
+    VerdictSection,
+    view_of,
+    written,
+)
+from assay.results import Run
+from assay.results.fixes import FixItem
+from assay.text import visible
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
+
+#: The themes a page can be written in; ``system`` follows the reader's preference.
+THEMES: tuple[str, ...] = ("system", "light", "dark")
+DEFAULT_THEME = "system"
+
+_TEMPLATES = "templates"
+
+
+def theme_named(theme: str) -> str:
+    """``theme`` when it is one of :data:`THEMES`; a configuration error naming them otherwise."""
+    if theme not in THEMES:
+        raise ConfigurationError(
+            f"unknown report theme {theme!r}; accepted themes: {', '.join(THEMES)}"
+        )
+    return theme
+
+
+def render_html(
+    run: Run,
+    comparison: Comparison | None,
+    models: ModelComparison | None = None,
+    items: Sequence[FixItem] | None = None,
+    *,
+    theme: str = DEFAULT_THEME,
+) -> str:
+    """Render the whole report as one self-contained HTML page, ending with a newline."""
+    return html_of(view_of(run, comparison, models, items), theme)
+
+
+def html_of(view: ReportView, theme: str = DEFAULT_THEME) -> str:
+    """The HTML page of a view, in ``theme`` (``system``, ``light`` or ``dark``)."""
+    chosen = theme_named(theme)
+    from markupsafe import Markup
+
+    script = _asset("report.js")
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    page = (
+        _environment()
+        .get_template("report.html.j2")
+        .render(
+            view=view,
+            page=_page(view),
+            theme=chosen,
+            # The page's own files, not anyone's data: shown as written.
+            style=Markup(_asset("report.css")),
+            script=Markup(script),
+            script_hash=digest,
+            legend=fmt.ESTIMATED_LEGEND,
+        )
+    )
+    return page if page.endswith("\n") else page + "\n"
+
+
+# -- what the template reads ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Tile:
+    """One stat tile: a label, the figure, and a line under it."""
+
+    label: str
+    value: str
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class IntervalRow:
+    """One model on the 0–100% axis: where its dot and interval sit, and the figures beside."""
+
+    model: str
+    at: float
+    low: float | None
+    high: float | None
+    figures: str
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What a case shows beside its samples: the input and the reference as defined."""
+
+    input: str | None
+    reference: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """The view's sections by kind, and what the template cannot read from them directly."""
+
+    summary: SummarySection | None
+    verdict: VerdictSection | None
+    models: ModelsSection | None
+    comparison: ComparisonSection | None
+    matrix: MatrixSection | None
+    cases: CasesSection | None
+    fixes: FixesSection | None
+    tiles: tuple[Tile, ...]
+    faults: dict[str, str]
+    intervals: tuple[IntervalRow, ...]
+    withheld: bool
+    evidence: dict[str, Evidence]
+
+
+def _page(view: ReportView) -> Page:
+    summary = view.section(SummarySection)
+    verdict = view.section(VerdictSection)
+    models = view.section(ModelsSection)
+    comparison = view.section(ComparisonSection)
+    faults = {}
+    if verdict is not None:
+        column = verdict.models.headers.index("faults")
+        faults = {written(row[0]): written(row[column]) for row in verdict.models.rows}
+    compared = None if comparison is None else comparison.comparison
+    return Page(
+        summary=summary,
+        verdict=verdict,
+        models=models,
+        comparison=comparison,
+        matrix=view.section(MatrixSection),
+        cases=view.section(CasesSection),
+        fixes=view.section(FixesSection),
+        tiles=() if summary is None else _tiles(summary),
+        faults=faults,
+        intervals=()
+        if models is None or view.model_comparison is None
+        else _intervals(models, view.model_comparison),
+        withheld=compared is not None and isinstance(compared.headline, WithheldHeadline),
+        evidence={
+            snapshot.case_id: Evidence(
+                _shown(snapshot.definition.get("input")),
+                _shown(snapshot.definition.get("reference")),
+            )
+            for snapshot in view.run.cases
+        },
+    )
+
+
+def _tiles(summary: SummarySection) -> tuple[Tile, ...]:
+    figures = summary.figures
+    tiles = [
+        Tile(
+            "Pass rate",
+            figures.pass_rate.text,
+            f"{figures.passed} passed · {figures.failed} failed · {figures.errors} errors · "
+            f"{figures.not_evaluated} not evaluated",
+        ),
+        Tile(
+            "Checks pass", figures.check_pass_rate.text, f"check score {figures.check_score.text}"
+        ),
+        *(
+            Tile(
+                c.name,
+                c.mean.text,
+                f"judge · {c.scored} of {c.samples} scored · {c.errors} errored",
+            )
+            for c in summary.judged
+        ),
+        Tile(
+            "Cost",
+            figures.cost.text,
+            f"per 1,000 samples {figures.cost_per_1000.text} · judge {figures.judge_cost.text}",
+        ),
+        Tile(
+            "Latency",
+            f"p50 {figures.latency_p50.text} · p95 {figures.latency_p95.text}",
+            f"mean {figures.latency_avg.text}",
+        ),
+    ]
+    return tuple(tiles)
+
+
+def _intervals(section: ModelsSection, models: ModelComparison) -> tuple[IntervalRow, ...]:
+    # The section's rows are the models best first, each with its figures written once.
+    by_name: dict[str, ModelInterval] = {m.model: m for m in models.models}
+    rows = []
+    for row in section.intervals.rows:
+        model = by_name.get(written(row[0]))
+        if model is None:
+            continue
+        low, high = (None, None) if model.interval is None else model.interval
+        rows.append(
+            IntervalRow(
+                model.model,
+                _at(model.pass_rate),
+                None if low is None else _at(low),
+                None if high is None else _at(high),
+                f"{written(row[2])} · {section.intervals.headers[3]} {written(row[3])} · "
+                f"{written(row[1])} cases",
+            )
+        )
+    return tuple(rows)
+
+
+def _at(share: float) -> float:
+    """A 0..1 share as a position on the 0–100% axis, kept on it."""
+    return round(min(max(share, 0.0), 1.0) * 100, 3)
+
+
+def _shown(value: object) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+# -- filters --------------------------------------------------------------------------------
+
+
+def _cell(value: object) -> str:
+    if isinstance(value, Figure | Phrase):
+        return written(value)
+    return "" if value is None else str(value)
+
+
+def _pretty(value: object) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def _observation(view: SampleView) -> str | None:
+    observation = view.sample.observation
+    if observation is None:
+        return None
+    return _pretty(observation.to_json())
+
+
+def _replay(view: SampleView) -> str | None:
+    evidence = view.sample.metadata.get(EVIDENCE_KEY)
+    return None if evidence is None else _pretty(evidence)
+
+
+def _metadata(view: SampleView) -> str | None:
+    rest = {
+        key: value
+        for key, value in view.sample.metadata.items()
+        if key not in (EVIDENCE_KEY, "traceback")
+    }
+    return _pretty(rest) if rest else None
+
+
+def _fix_title(item: FixItem) -> str:
+    title = fixing.FAULT_TITLES.get(item.fault, item.fault)
+    return f"Instruction change ({title.lower()})" if item.kind == "instruction" else title
+
+
+def _tone(text: str) -> str:
+    """The colour a matrix cell or a result takes: ``pass``, ``fail`` or ``none``."""
+    word = text.split(" ", 1)[0]
+    return word if word in ("pass", "fail", "passed", "failed", "error") else "none"
+
+
+def _finalize(value: Any) -> Any:
+    """Every string the template prints: controls and bidirectional characters made visible."""
+    from markupsafe import Markup
+
+    if isinstance(value, Markup):
+        return value
+    if isinstance(value, Figure | Phrase):
+        value = written(value)
+    if isinstance(value, str):
+        return visible(value, lines=True)
+    return value
+
+
+@cache
+def _asset(name: str) -> str:
+    return (resources.files("assay.report") / _TEMPLATES / name).read_text(encoding="utf-8")
+
+
+@cache
+def _environment() -> Environment:
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
+    environment = Environment(
+        loader=PackageLoader("assay.report", _TEMPLATES),
+        autoescape=True,
+        undefined=StrictUndefined,
+        finalize=_finalize,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    environment.filters.update(
+        cell=_cell,
+        tone=_tone,
+        observation=_observation,
+        replay=_replay,
+        metadata=_metadata,
+        fix_title=_fix_title,
+        fix_markdown=fix_item_markdown,
+    )
+    environment.globals.update(
+        no_baseline=comparing.NO_BASELINE,
+        noise_labels=tuple(comparing.NOISE_LABELS.values()),
+        missing=fmt.MISSING,
+    )
+    return environment
