@@ -64,3 +64,13 @@ def test_an_sqlite_store_loads_no_postgresql_dialect() -> None:
 def test_a_run_is_its_fields_and_nothing_else() -> None:
     names = [field.name for field in dataclasses.fields(Run)]
     assert not [name for name in names if name.startswith("_")]
+
+
+@pytest.mark.process  # what a fresh interpreter imports
+def test_the_report_formats_load_no_template_engine_until_html_is_rendered() -> None:
+    loaded = _loaded_after(
+        "import assay\nfrom assay.report import Report, format_for, format_named\n"
+        "format_named('html')"
+    )
+    assert "assay.report.html" in loaded
+    assert not {"jinja2", "markupsafe"} & loaded

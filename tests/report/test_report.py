@@ -16,7 +16,7 @@ from assay.results import Run
 def test_public_surface() -> None:
     assert assay.report.__all__ == sorted(assay.report.__all__)
     assert {"FORMATS", "Report", "render"} <= set(assay.report.__all__)
-    assert FORMATS == ("text", "markdown", "json", "junit")
+    assert FORMATS == ("text", "markdown", "json", "junit", "html")
 
 
 @pytest.mark.parametrize(
@@ -47,7 +47,7 @@ def test_export_json_round_trips(tmp_path: Path, current_run: Run, baseline_run:
     assert json.loads(written.read_text(encoding="utf-8")) == json.loads(report.to_json())
 
 
-@pytest.mark.parametrize("name", ["report.html", "report.pdf", "report"])
+@pytest.mark.parametrize("name", ["report.xhtml", "report.pdf", "report"])
 def test_unknown_extension_raises_before_writing(
     tmp_path: Path, current_run: Run, name: str
 ) -> None:
@@ -111,4 +111,4 @@ def test_render_matches_the_report(current_run: Run, baseline_run: Run) -> None:
     assert render(current_run, "md", baseline=baseline_run, tolerance=0.01) == report.to_markdown()
     assert render(current_run, "json", baseline=baseline_run, tolerance=0.01) == report.to_json()
     with pytest.raises(ConfigurationError, match="accepted formats: text \\(txt\\)"):
-        render(current_run, "html")
+        render(current_run, "pdf")

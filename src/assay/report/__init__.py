@@ -1,4 +1,4 @@
-"""Reports over a run: plain text, GitHub Markdown, JSON and JUnit XML, in memory or in files.
+"""Reports over a run: text, GitHub Markdown, JSON, JUnit XML and an HTML page, in memory or files.
 
 Every format renders the same typed reading, :class:`ReportView` (header, summary, comparison
 with the baseline, per-case evidence), built once by :func:`build_view`; every figure in it is
