@@ -201,17 +201,15 @@ def verdict_rows(summary: RunSummary, frac: Callable[[int, int], str]) -> list[l
 def matrix(run: Run) -> tuple[list[str], list[list[str]]]:
     """The case × model matrix: passing samples of each case on each model, and the fault."""
     models: list[str | None] = list(dict.fromkeys(s.model for s in run.samples)) or [None]
-    cases = [c.case_id for c in sorted(run.cases, key=lambda c: c.position)]
-    cases += [cid for cid in dict.fromkeys(s.case_id for s in run.samples) if cid not in cases]
+    # One pass over the samples, so a run of many cases and models stays linear.
+    cells: dict[tuple[str, str | None], list[SampleResult]] = {}
+    for sample in run.samples:
+        cells.setdefault((sample.case_id, sample.model), []).append(sample)
+    cases = dict.fromkeys(c.case_id for c in sorted(run.cases, key=lambda c: c.position))
+    cases.update(dict.fromkeys(s.case_id for s in run.samples))
     headers = ["case", *[model or "result" for model in models]]
     rows = [
-        [
-            case_id,
-            *(
-                _cell([s for s in run.samples if s.case_id == case_id and s.model == model])
-                for model in models
-            ),
-        ]
+        [case_id, *(_cell(cells.get((case_id, model), ())) for model in models)]
         for case_id in cases
     ]
     return headers, rows

@@ -365,13 +365,20 @@ class CaseBlock:
 
 def case_blocks(run: Run) -> list[CaseBlock]:
     """Cases in position order, then any sample whose case the run did not snapshot."""
+    # One pass over the samples, whatever the number of cases: a large run stays linear.
+    by_case: dict[str, list[SampleResult]] = {}
+    for sample in run.samples:
+        by_case.setdefault(sample.case_id, []).append(sample)
     blocks = [
-        CaseBlock(c.case_id, _case_heading(c.case_id, c.name), _samples_of(run, c.case_id))
+        CaseBlock(c.case_id, _case_heading(c.case_id, c.name), _ordered(by_case.get(c.case_id)))
         for c in sorted(run.cases, key=lambda c: c.position)
     ]
     known = {c.case_id for c in run.cases}
-    orphans = dict.fromkeys(s.case_id for s in run.samples if s.case_id not in known)
-    blocks += [CaseBlock(case_id, case_id, _samples_of(run, case_id)) for case_id in orphans]
+    blocks += [
+        CaseBlock(case_id, case_id, _ordered(found))
+        for case_id, found in by_case.items()
+        if case_id not in known
+    ]
     return blocks
 
 
@@ -397,9 +404,8 @@ def _case_heading(case_id: str, name: str) -> str:
     return case_id if not name or name == case_id else f"{case_id} — {one_line(name)}"
 
 
-def _samples_of(run: Run, case_id: str) -> tuple[SampleResult, ...]:
-    found = [s for s in run.samples if s.case_id == case_id]
-    return tuple(sorted(found, key=lambda s: (s.model or "", s.sample)))
+def _ordered(found: list[SampleResult] | None) -> tuple[SampleResult, ...]:
+    return tuple(sorted(found or (), key=lambda s: (s.model or "", s.sample)))
 
 
 def sample_heading(sample: SampleResult) -> str:

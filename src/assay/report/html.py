@@ -31,6 +31,7 @@ from assay.errors import ConfigurationError
 from assay.replay.evidence import EVIDENCE_KEY
 from assay.report import _comparing as comparing
 from assay.report import _fixing as fixing
+from assay.report import _reading as reading
 from assay.report import format as fmt
 from assay.report._markdown_fixes import fix_item_markdown
 from assay.report.view import (
@@ -285,12 +286,11 @@ def _replay(view: SampleView) -> str | None:
 
 
 def _metadata(view: SampleView) -> str | None:
-    rest = {
-        key: value
-        for key, value in view.sample.metadata.items()
-        if key not in (EVIDENCE_KEY, "traceback")
-    }
-    return _pretty(rest) if rest else None
+    metadata = view.sample.metadata
+    if EVIDENCE_KEY not in metadata:
+        return view.metadata  # the traceback is already apart
+    rest = {key: value for key, value in metadata.items() if key not in (EVIDENCE_KEY, "traceback")}
+    return reading.compact_json(rest) if rest else None
 
 
 def _fix_title(item: FixItem) -> str:
@@ -305,15 +305,16 @@ def _tone(text: str) -> str:
 
 
 def _finalize(value: Any) -> Any:
-    """Every string the template prints: controls and bidirectional characters made visible."""
-    from markupsafe import Markup
+    """Every value the template prints: controls and bidirectional characters made visible.
 
-    if isinstance(value, Markup):
-        return value
+    The page's own markup (``Markup``, a ``str`` subclass) passes as it is; everything else
+    is escaped by the template after this.
+    """
+    if type(value) is str:
+        # Most strings hold nothing to escape; isprintable() says so without a regex.
+        return value if value.isprintable() else visible(value, lines=True)
     if isinstance(value, Figure | Phrase):
-        value = written(value)
-    if isinstance(value, str):
-        return visible(value, lines=True)
+        return visible(written(value), lines=True)
     return value
 
 
@@ -347,5 +348,8 @@ def _environment() -> Environment:
         no_baseline=comparing.NO_BASELINE,
         noise_labels=tuple(comparing.NOISE_LABELS.values()),
         missing=fmt.MISSING,
+        # A sample's metric table: the column saying passed, failed or error.
+        metric_headers=tuple(reading.METRIC_HEADERS),
+        result_column=reading.METRIC_HEADERS.index("result"),
     )
     return environment
