@@ -61,6 +61,8 @@ THEMES: tuple[str, ...] = ("system", "light", "dark")
 DEFAULT_THEME = "system"
 
 _TEMPLATES = "templates"
+#: Header fields shown under a disclosure: long, and read less often than the run's identity.
+_SETTINGS = ("Fingerprint", "Settings", "Metadata")
 
 
 def theme_named(theme: str) -> str:
@@ -155,6 +157,8 @@ class Page:
     intervals: tuple[IntervalRow, ...]
     withheld: bool
     evidence: dict[str, Evidence]
+    identity: tuple[tuple[str, str], ...]
+    settings: tuple[tuple[str, str], ...]
 
 
 def _page(view: ReportView) -> Page:
@@ -188,6 +192,8 @@ def _page(view: ReportView) -> Page:
             )
             for snapshot in view.run.cases
         },
+        identity=tuple(f for f in view.header.fields if f[0] not in _SETTINGS),
+        settings=tuple(f for f in view.header.fields if f[0] in _SETTINGS),
     )
 
 
