@@ -205,6 +205,9 @@ def test_estimated_money_carries_the_legend_once_and_a_tooltip(current_run: Run)
     assert page.all_text.count("estimated from tokens") == 1
     titled = [e for e in page.elements if "estimated" in (e["attrs"].get("title") or "")]
     assert titled and all(page.text_of(e).startswith("~") for e in titled)
+    # A sample's estimated cost shows its working: the tokens the model rates applied to.
+    workings = [e["attrs"]["title"] for e in titled if "2,328 in" in e["attrs"]["title"]]
+    assert workings == ["estimated: 2,328 in + 423 out tokens × model rates"]
 
 
 # -- hostile text ---------------------------------------------------------------------------

@@ -299,6 +299,21 @@ def _metadata(view: SampleView) -> str | None:
     return reading.compact_json(rest) if rest else None
 
 
+def _cost(view: SampleView) -> tuple[str, str] | None:
+    """A sample's estimated cost and its working, for the figure's tooltip; else ``None``.
+
+    The rates are not stored with the sample, so the working names the tokens they applied to.
+    """
+    usage = view.sample.usage
+    if usage is None or usage.cost_source != "estimated" or usage.cost_usd is None:
+        return None
+    return (
+        fmt.money(usage.cost_usd, estimated=True),
+        f"estimated: {fmt.tokens(usage.input_tokens)} in + {fmt.tokens(usage.output_tokens)} "
+        "out tokens × model rates",
+    )
+
+
 def _fix_title(item: FixItem) -> str:
     title = fixing.FAULT_TITLES.get(item.fault, item.fault)
     return f"Instruction change ({title.lower()})" if item.kind == "instruction" else title
@@ -347,6 +362,7 @@ def _environment() -> Environment:
         observation=_observation,
         replay=_replay,
         metadata=_metadata,
+        estimated_cost=_cost,
         fix_title=_fix_title,
         fix_markdown=fix_item_markdown,
     )
