@@ -28,9 +28,13 @@ Rows = list[tuple[str, str]]
 ANSWER_PREVIEW = 300
 
 
+#: One encoder for every call: ``json.dumps`` with options builds a new one each time.
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "))
+
+
 def compact_json(value: Any) -> str:
     """JSON on one line, non-ASCII kept readable."""
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    return _COMPACT.encode(value)
 
 
 def title(run: Run) -> str:

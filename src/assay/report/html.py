@@ -275,8 +275,12 @@ def _cell(value: object) -> str:
     return "" if value is None else str(value)
 
 
+#: One encoder for every block of evidence (``json.dumps`` with options builds one per call).
+_PRETTY = json.JSONEncoder(indent=2, ensure_ascii=False, default=str)
+
+
 def _pretty(value: object) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    return _PRETTY.encode(value)
 
 
 def _observation(view: SampleView) -> str | None:
@@ -370,8 +374,6 @@ def _environment() -> Environment:
         no_baseline=comparing.NO_BASELINE,
         noise_labels=tuple(comparing.NOISE_LABELS.values()),
         missing=fmt.MISSING,
-        # A sample's metric table: the column saying passed, failed or error.
         metric_headers=tuple(reading.METRIC_HEADERS),
-        result_column=reading.METRIC_HEADERS.index("result"),
     )
     return environment
