@@ -26,6 +26,10 @@ from .test_hostile_text import hostile_run
 SECTIONS = ["summary", "models", "matrix", "comparison", "intervals", "cases", "fixes"]
 
 
+def _digest(text: str) -> str:
+    return base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()
+
+
 @pytest.fixture(scope="module")
 def page() -> Page:
     return Page(rich_report().to_html())
@@ -46,15 +50,15 @@ def test_the_page_loads_nothing_from_anywhere(page: Page) -> None:
     assert "url(" not in style and "@import" not in style and "@font-face" not in style
 
 
-def test_one_inline_script_allowed_by_its_hash_alone(page: Page) -> None:
+def test_one_inline_script_and_style_allowed_by_their_hashes_alone(page: Page) -> None:
     script = page.one("script")
     assert "src" not in script["attrs"]
     body = page.text_of(script)
     assert "clipboard" in body
     policy = page.one("meta", **{"http-equiv": "Content-Security-Policy"})["attrs"]["content"]
-    digest = base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()
-    assert f"script-src 'sha256-{digest}'" in policy
-    assert "default-src 'none'" in policy
+    assert f"script-src 'sha256-{_digest(body)}'" in policy
+    assert f"style-src 'sha256-{_digest(page.text_of(page.one('style')))}'" in policy
+    assert "default-src 'none'" in policy and "unsafe" not in policy
 
 
 def test_stat_tiles_keep_the_checks_and_each_criterion_apart(page: Page) -> None:
