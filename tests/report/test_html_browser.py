@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import os
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -282,4 +283,16 @@ def test_hostile_text_runs_nothing_and_reads_as_written(visit, name: str) -> Non
     assert page.evaluate("window.__pwned") is None
     shown = page.locator("body").inner_text()
     assert visible(f"answer {text}", lines=True) in shown
+    opened.quiet()
+
+
+def test_a_megabyte_answer_loads_as_text(visit) -> None:
+    huge = f"<script>{MARKER}</script>" + "<b>x</b> " * 111_000
+    run = hostile_run("big")
+    run = replace(run, samples=(replace(run.samples[0], answer=huge), *run.samples[1:]))
+    opened = visit(Report(run).to_html())
+    opened.page.locator("details.case summary").first.click()
+    assert opened.page.evaluate("window.__pwned") is None
+    shown = opened.page.locator("pre.answer").first.inner_text()
+    assert shown.strip() == huge.strip()
     opened.quiet()
