@@ -6,7 +6,7 @@ from dataclasses import replace
 from html.parser import HTMLParser
 
 from assay.agent import Observation
-from assay.compare import ModelComparison, stored_form
+from assay.compare import StoredComparison, compare_models
 from assay.report import Report
 from assay.results import Run, summarise
 from assay.results.fault import Fault
@@ -60,7 +60,7 @@ def rich_run(samples: list | None = None, *, run_id: str = "run-0002", sequence:
         summary=summarise(both),
         verdict=ModelVerdict("model-a", "fewer failures on the same cases", "judge-1"),
     )
-    return replace(run, comparison=stored_form(None, ModelComparison.of(run)))
+    return replace(run, comparison=StoredComparison(None, compare_models(run)))
 
 
 def baseline_of_rich() -> Run:
