@@ -284,4 +284,5 @@ def test_malformed_json_in_a_history_is_bad_input_not_an_outage(
     # said at once, never retried as if the database were down.
     assert done.exit_code == 3, done.output
     assert "retrying" not in done.output
-    assert "malformed JSON (the history was edited or damaged)" in done.output
+    assert "run run-damaged-0001: stored settings: malformed JSON" in done.output
+    assert "(the history was edited or damaged" in done.output

@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, RowMapping, select
+from sqlalchemy import Connection, RowMapping, select, text
 
 from assay.errors import StoreError
 from assay.results import CaseSnapshot, MetricResult, Run, SampleResult
@@ -119,3 +119,28 @@ def _sample_order(
         )
 
     return key
+
+
+#: How a row of each table with JSON columns leads to its run.
+_RUN_OF = {
+    "runs": "runs AS t JOIN runs ON runs.sequence = t.sequence",
+    "run_cases": "run_cases AS t JOIN runs ON runs.sequence = t.run",
+    "samples": "samples AS t JOIN runs ON runs.sequence = t.run",
+    "metrics": "metrics AS t JOIN samples ON samples.id = t.sample "
+    "JOIN runs ON runs.sequence = samples.run",
+}
+
+
+def run_with_malformed_json(connection: Connection, table: str, column: str) -> str | None:
+    """The id of a run holding text that is not JSON in ``table.column`` (SQLite only).
+
+    PostgreSQL's ``jsonb`` cannot hold such text; elsewhere, or for a table this does not
+    know, ``None``. The names are the schema's own, never a user's.
+    """
+    joined = _RUN_OF.get(table)
+    if joined is None or connection.dialect.name != "sqlite" or not column.isidentifier():
+        return None
+    where = f"t.{column} IS NOT NULL AND json_valid(t.{column}) = 0"
+    query = text(f"SELECT runs.id FROM {joined} WHERE {where} ORDER BY runs.sequence LIMIT 1")
+    found = connection.execute(query).scalar()
+    return None if found is None else str(found)

@@ -48,6 +48,26 @@ class JSONDocument(TypeDecorator[Any]):
     impl = JSON(none_as_null=True)
     cache_ok = True
 
+    def __init__(self, column: str = "") -> None:
+        """``column`` (``table.column``) is named when a stored value is not JSON."""
+        super().__init__()
+        self.column = column
+
+    def result_processor(self, dialect: Dialect, coltype: object) -> Any:
+        """Decode as the JSON type does; a value that is not JSON names its column."""
+        decode = super().result_processor(dialect, coltype)
+        if decode is None:
+            return None
+        column = self.column
+
+        def process(value: object) -> object:
+            try:
+                return decode(value)
+            except ValueError as error:
+                raise MalformedJSON(column, str(error)) from error
+
+        return process
+
     def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
         """``jsonb`` on PostgreSQL, the plain JSON type elsewhere."""
         if dialect.name == "postgresql":
@@ -58,6 +78,17 @@ class JSONDocument(TypeDecorator[Any]):
 
 
 JSONValue: TypeEngine[Any] = JSONDocument()
+
+
+class MalformedJSON(ValueError):
+    """A stored JSON column whose text is not JSON (the history was edited or damaged)."""
+
+    def __init__(self, column: str, detail: str) -> None:
+        super().__init__(f"{column}: {detail}")
+        self.table, _, self.column = column.rpartition(".")
+        self.detail = detail
+
+
 # SQLite only aliases the rowid (and AUTOINCREMENT only applies) for a plain INTEGER key.
 SequenceKey: TypeEngine[int] = BigInteger().with_variant(Integer(), "sqlite")
 
@@ -107,12 +138,12 @@ runs = Table(
     Column("status", String(16), nullable=False),
     Column("started_at", UTCDateTime(), nullable=False),
     Column("finished_at", UTCDateTime()),
-    Column("settings", JSONValue, nullable=False),
-    Column("metadata", JSONValue, nullable=False),
-    Column("summary", JSONValue),
-    Column("comparison", JSONValue),
+    Column("settings", JSONDocument("runs.settings"), nullable=False),
+    Column("metadata", JSONDocument("runs.metadata"), nullable=False),
+    Column("summary", JSONDocument("runs.summary")),
+    Column("comparison", JSONDocument("runs.comparison")),
     Column("baseline_id", String()),
-    Column("links", JSONValue, nullable=False),
+    Column("links", JSONDocument("runs.links"), nullable=False),
     # The lease of a running run: who executes it and when it last said it is alive.
     Column("owner_host", String()),
     Column("owner_pid", Integer),
@@ -123,11 +154,11 @@ runs = Table(
     # Why an interrupted run stopped, when Assay saw it stop.
     Column("error", Text),
     # The judge's pick of the best model, and the judge usage no sample owns (0003).
-    Column("verdict", JSONValue),
-    Column("judge_usage", JSONValue),
+    Column("verdict", JSONDocument("runs.verdict")),
+    Column("judge_usage", JSONDocument("runs.judge_usage")),
     # What the run came to, and which baseline it used and why (0004).
     Column("outcome", String(16)),
-    Column("baseline_choice", JSONValue),
+    Column("baseline_choice", JSONDocument("runs.baseline_choice")),
     CheckConstraint(_one_of("status", RUN_STATUSES), name="ck_runs_status"),
     Index("ix_runs_identity", "suite", "agent", "fingerprint", "sequence"),
     Index("ix_runs_suite_sequence", "suite", "sequence"),
@@ -143,7 +174,7 @@ run_cases = Table(
     Column("name", Text, nullable=False),
     Column("position", Integer, nullable=False),
     Column("fingerprint", String(), nullable=False),
-    Column("definition", JSONValue, nullable=False),
+    Column("definition", JSONDocument("run_cases.definition"), nullable=False),
 )
 
 samples = Table(
@@ -157,18 +188,18 @@ samples = Table(
     Column("sample", Integer, nullable=False),
     Column("status", String(16), nullable=False),
     Column("answer", Text),
-    Column("actions", JSONValue),
-    Column("observation", JSONValue),
+    Column("actions", JSONDocument("samples.actions")),
+    Column("observation", JSONDocument("samples.observation")),
     Column("input_tokens", BigInteger),
     Column("output_tokens", BigInteger),
     Column("cost_usd", Float),
     Column("cost_source", String(16)),
     Column("duration_ms", Float),
     Column("error", Text),
-    Column("metadata", JSONValue, nullable=False),
+    Column("metadata", JSONDocument("samples.metadata"), nullable=False),
     Column("fault", String()),
     Column("recommendation", Text),
-    Column("judge_usage", JSONValue),
+    Column("judge_usage", JSONDocument("samples.judge_usage")),
     Column("created_at", UTCDateTime(), nullable=False),
     # Its index also serves lookups by (run, case_id, model), a prefix of it.
     UniqueConstraint("run", "case_id", "model", "sample", name="uq_samples_key"),
@@ -188,7 +219,7 @@ metrics = Table(
     Column("passed", Boolean, nullable=False),
     Column("reason", Text),
     Column("error", Text),
-    Column("votes", JSONValue),
+    Column("votes", JSONDocument("metrics.votes")),
     CheckConstraint(_one_of("kind", METRIC_KINDS), name="ck_metrics_kind"),
 )
 

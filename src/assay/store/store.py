@@ -38,7 +38,7 @@ from assay.results.baseline import BaselineChoice, Pin, RunOutcome
 from assay.results.run import Lease, ModelVerdict
 from assay.store import _baselines, _lease, _migrate, _reads, _rows
 from assay.store._engine import WRITE, connect, unusable_file
-from assay.store._tables import metrics, run_cases, runs, samples
+from assay.store._tables import MalformedJSON, metrics, run_cases, runs, samples
 from assay.store._urls import ambiguous_password, normalise, redact, scrub, sqlite_path
 
 _OPEN = (RunStatus.RUNNING.value, RunStatus.INTERRUPTED.value)
@@ -521,12 +521,27 @@ class Store:
             if refused is not None:
                 raise refused from error
             raise self._store_error(action, error) from error
+        except MalformedJSON as error:
+            raise self._malformed(action, error) from error
         except json.JSONDecodeError as error:
             raise StoreError(f"{action}: {_DAMAGED_JSON} ({_one_line(error)})") from error
         except (ValueError, OverflowError) as error:
             # A driver refusing a value before it reaches the database (an integer too
             # large for SQLite, a NUL byte for libpq): this write's data, not the store.
             raise StoreError(f"{action}: {_one_line(error)}") from error
+
+    def _malformed(self, action: str, error: MalformedJSON) -> StoreError:
+        """``run X: stored settings: malformed JSON (...)``, the run found where it can be."""
+        try:
+            with self._engine.connect() as connection:
+                run = _reads.run_with_malformed_json(connection, error.table, error.column)
+        except SQLAlchemyError:
+            run = None
+        where = action if run is None else f"run {run}"
+        return StoreError(
+            f"{where}: stored {error.column}: malformed JSON "
+            f"(the history was edited or damaged; {_one_line(error.detail)})"
+        )
 
     def _store_error(self, action: str, error: SQLAlchemyError) -> StoreError:
         # A driver may quote the URL it was given: its password never reaches a message.
