@@ -87,7 +87,7 @@ def test_a_429_then_a_verdict_is_one_call_in_two_attempts():
         metric, usage, waits = grade(server)
     assert metric.passed and metric.score == 1.0
     assert (usage.calls, usage.attempts) == (1, 2)
-    assert usage.to_json()["attempts"] == 2 and usage.to_json()["calls"] == 1
+    assert (usage.counted().attempts, usage.counted().calls) == (2, 1)
     assert len(waits) == 1 and "HTTP 429" in waits[0]
 
 
@@ -112,7 +112,7 @@ def test_a_reason_past_the_cap_is_an_invalid_verdict_and_is_not_stored_twice():
     assert not metric.passed and metric.score is None and metric.reason is None
     assert f"more than the {MAX_REASON:,} allowed" in metric.error
     [vote] = metric.votes
-    assert len(vote["reply"]) <= 2_000 and "reason" not in vote
+    assert vote.reply is not None and len(vote.reply) <= 2_000 and vote.reason is None
     with ScriptedServer([verdict(1, "x" * MAX_REASON)]) as server:
         metric, _, _ = grade(server)
     assert metric.passed and len(metric.reason) == MAX_REASON

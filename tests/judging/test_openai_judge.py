@@ -40,7 +40,7 @@ def test_a_good_verdict_over_http_with_usage():
 def test_prose_malformed_bodies_and_out_of_range_scores_are_metric_errors():
     with ScriptedServer([reply("Looks right to me!")]) as server:
         metric, _ = grade(server)
-    assert metric.error and not metric.passed and metric.votes[0]["reply"] == "Looks right to me!"
+    assert metric.error and not metric.passed and metric.votes[0].reply == "Looks right to me!"
     with ScriptedServer([malformed()]) as server:
         metric, _ = grade(server)
     assert metric.error and not metric.passed
@@ -90,7 +90,7 @@ def test_votes_with_one_failure_keep_the_majority_of_the_rest():
     with ScriptedServer(lambda body: next(script)) as server:
         metric, usage = grade(server, votes=4)
     assert metric.score == 1.0 and usage.calls == 4
-    assert sum(1 for vote in metric.votes if "error" in vote) == 1
+    assert sum(1 for vote in metric.votes if vote.error is not None) == 1
 
 
 @pytest.mark.parametrize(

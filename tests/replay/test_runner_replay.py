@@ -10,6 +10,7 @@ import requests
 
 import assay
 from assay import checks
+from assay.record import write
 from assay.replay import _interception
 from assay.results import SampleStatus
 from assay.runner import Execution, MemorySink, Runner
@@ -61,7 +62,7 @@ def test_a_swallowed_mismatch_is_an_agent_error_even_with_the_right_answer():
     )
     evidence = wrong.metadata["api_replay"]
     assert evidence["requests"][0]["status"] == "mismatch" and evidence["passed"] is False
-    assert SECRET not in json.dumps(wrong.to_json())
+    assert SECRET not in json.dumps(write(wrong))
 
 
 def test_a_missing_call_is_an_agent_error():

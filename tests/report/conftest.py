@@ -13,12 +13,14 @@ import pytest
 from assay.agent import Action, Usage
 from assay.results import (
     CaseSnapshot,
+    JudgeUsage,
     MetricResult,
     Run,
     RunSettings,
     RunStatus,
     SampleResult,
     SampleStatus,
+    Vote,
     decide_status,
     errored,
     scored,
@@ -89,10 +91,7 @@ def passing_samples() -> list[SampleResult]:
 
 
 def _order_status() -> SampleResult:
-    votes: list[object] = [
-        {"score": 0.9, "reason": "accurate"},
-        {"score": 0.8, "reason": "accurate, terse"},
-    ]
+    votes = (Vote(score=0.9, reason="accurate"), Vote(score=0.8, reason="accurate, terse"))
     return sample(
         "order-status",
         (
@@ -101,7 +100,7 @@ def _order_status() -> SampleResult:
             replace(
                 scored("semantic_accuracy", "judge", "quality", 0.7, 0.9, "states the status"),
                 votes=votes,
-            ),  # type: ignore[arg-type]
+            ),
         ),
         answer="Order 42 has shipped.",
         actions=(LOOKUP,),
@@ -109,15 +108,15 @@ def _order_status() -> SampleResult:
         usage=Usage(120, 18, 0.000243, "reported"),
         metadata={"trace_id": "trace-0001"},
         # Two votes, one of them retried once after a 429.
-        judge_usage={
-            "calls": 2,
-            "attempts": 3,
-            "input_tokens": 400,
-            "output_tokens": 60,
-            "cost_usd": 0.0002,
-            "cost_estimated": False,
-            "by_kind": {"score": 2},
-        },
+        judge_usage=JudgeUsage(
+            calls=2,
+            attempts=3,
+            input_tokens=400,
+            output_tokens=60,
+            cost_usd=0.0002,
+            by_kind={"score": 2},
+            source="reported",
+        ),
     )
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from assay.agent import Action
 from assay.report import Report
-from assay.results import CaseSnapshot, Run, errored, scored
+from assay.results import CaseSnapshot, Run, Vote, errored, scored
 from hostile import CONTROLS, EVERYTHING, MARKUP, live_markup, outside_code, raw_controls
 
 from .conftest import current_samples, make_run
@@ -28,7 +28,7 @@ def hostile_run(text: str, *, run_id: str = "run-h", sequence: int = 5) -> Run:
             scored(f"custom {text}", "check", f"category {text}", 1.0, 0.0, None),
             replace(
                 scored("tone", "judge", "quality", 0.5, 0.2, f"judge {text}"),
-                votes=[{"score": 0.2, "reason": text}],
+                votes=(Vote(score=0.2, reason=text),),
             ),
         ),
         actions=(

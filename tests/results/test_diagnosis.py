@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from assay.agent import Action
-from assay.results import MetricResult, SampleResult, decide_status, scored
+from assay.record import read, read_sample, write
+from assay.results import Diagnosis, MetricResult, SampleResult, decide_status, scored
 from assay.results.diagnosis import (
     EXPECTED_TOOLS,
     FAULT_ORDER,
@@ -218,7 +219,7 @@ def test_a_result_reporting_an_error_at_its_top_level_is_a_tool_error(result, er
 
 def test_an_empty_or_false_recorded_error_is_no_error():
     assert Action("lookup_order", error="").error is None
-    assert Action.from_json({"name": "lookup_order", "error": ""}).failed is False
+    assert read(Action, {"name": "lookup_order", "error": ""}, "action").failed is False
 
 
 def test_expected_tool_names_only_the_tools_not_called_and_never_as_missing_from_the_roster():
@@ -291,9 +292,7 @@ def diagnosed(
         metrics=(NOT_CALLED,),
         fault="expected_tool_not_called",
         recommendation=recommendation,
-        fault_tools=tools,
-        fault_tools_label=label,
-        fault_missing_tools=missing,
+        diagnosis=Diagnosis(tools, label, missing_tools=missing),
     )
 
 
@@ -333,7 +332,7 @@ def test_a_sample_naming_tools_to_add_and_to_call_gives_two_fix_items():
     result = diagnosed(
         "cancel", finding.tools, str(finding.tools_label), finding.recommendation, finding.missing
     )
-    stored = SampleResult.from_json(result.to_json())
+    stored = read_sample(write(result), "sample")
     assert stored.fault_missing_tools == ("cancel_order",)
     add, call = fix_items([stored])
     assert ([t.name for t in add.tools], add.tools_label) == (["cancel_order"], MISSING_TOOLS)

@@ -6,6 +6,7 @@ from assay.agent import Observation, Usage
 from assay.judging import JudgeUsage
 from assay.judging.judge import JudgeReply
 from assay.record import read_summary, write_summary
+from assay.results import JudgeUsage as CountedUsage
 from assay.results import MetricResult, SampleResult, SampleStatus, summarise
 from assay.results.summary import cost_source
 
@@ -120,7 +121,7 @@ def test_no_usage_is_distinct_from_unpriced_and_the_summary_has_a_basis_and_a_to
             "a",
             0,
             usage=Usage(100, 20, 0.01, "reported"),
-            judge_usage={"calls": 1, "cost_usd": 0.002},
+            judge_usage=CountedUsage(calls=1, cost_usd=0.002),
         ),
         sample("a", 1, usage=Usage(100, 20, 0.03, "estimated")),
         sample("a", 2, usage=Usage(100, 20)),
@@ -159,10 +160,10 @@ def test_judge_usage_records_its_model_source_and_calls_by_kind():
     usage.add(JudgeReply("{}", 400, 20, 0.0015), "score")
     usage.add(JudgeReply("{}", 300, 30, 0.001, cost_estimated=True), "refine")
     usage.add(None, "verdict")
-    stored = usage.to_json()
-    assert stored["model"] == "claude-opus-5"
-    assert stored["by_kind"] == {"score": 1, "refine": 1, "verdict": 1}
-    assert stored["source"] == "mixed"
+    stored = usage.counted()
+    assert stored.model == "claude-opus-5"
+    assert stored.by_kind == {"score": 1, "refine": 1, "verdict": 1}
+    assert stored.source == "mixed"
     assert JudgeUsage().source == "no_usage"
 
 
@@ -176,7 +177,7 @@ def test_case_costs_give_each_case_across_models_with_the_judge_apart():
         )
 
     samples = [
-        priced("refund", "a", 0.01, judge={"calls": 1, "cost_usd": 0.002}),
+        priced("refund", "a", 0.01, judge=CountedUsage(calls=1, cost_usd=0.002)),
         priced("refund", "b", 0.03, "estimated"),
         priced("lookup", "a", 0.005),
     ]

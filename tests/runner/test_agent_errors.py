@@ -4,6 +4,7 @@ import asyncio
 
 import assay
 from assay import checks
+from assay.record import write
 from assay.results import SampleStatus
 from assay.results.tracebacks import TRACEBACK_FRAMES, TRACEBACK_KEY, traceback_of
 from assay.runner import Execution, Runner
@@ -69,7 +70,7 @@ def test_a_traceback_no_store_can_hold_makes_the_sample_an_error_naming_it():
     suite = assay.Suite("S", agent=agent)
     suite.case("q", checks=[checks.contains("x")])
     (result,) = execute(suite)
-    assert result.status is SampleStatus.ERROR and "\x00" not in str(result.to_json())
+    assert result.status is SampleStatus.ERROR and "\x00" not in str(write(result))
 
 
 def test_a_timeout_has_no_traceback():

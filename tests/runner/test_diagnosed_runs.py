@@ -155,7 +155,7 @@ def test_refinements_are_capped_by_judge_limit_and_shown_on_the_fix_item(store):
     stored = store.get_run(run.id)
     refined = [s for s in stored.samples if s.refinement is not None]
     assert len(refined) == 2
-    assert all(s.judge_usage["by_kind"] == {"refine": 1} for s in refined)
+    assert all(s.judge_usage.by_kind == {"refine": 1} for s in refined)
     assert refined[0].recommendation.startswith("Tell the agent to quote")
     plain = [s for s in stored.samples if s.refinement is None]
     assert plain[0].recommendation == "The answer must contain “30 days”."
@@ -202,7 +202,7 @@ def test_a_failing_judge_leaves_the_mechanical_recommendation(store):
         run = assay.run(content_suite(judge, cases=1), db=store, progress=False)
     sample = store.get_run(run.id).samples[0]
     assert sample.recommendation == "The answer must contain “30 days”."
-    assert sample.refinement is None and sample.judge_usage["by_kind"] == {"refine": 1}
+    assert sample.refinement is None and sample.judge_usage.by_kind == {"refine": 1}
 
     with ScriptedServer([failure(400)] * 10) as server:
         judge = judges.openai("judge-model", base_url=server.base_url, api_key="test")
@@ -223,10 +223,7 @@ def test_identical_faults_group_and_the_verdict_survives_a_rebuilt_report(store)
         calls = len(server.requests)
     assert run.verdict is not None and run.verdict.model == "openai/small"
     assert run.judge_usage is not None and run.judge_usage.by_kind == {"verdict": 1}
-    assert all(
-        s.judge_usage is None or "verdict" not in s.judge_usage.get("by_kind", {})
-        for s in run.samples
-    )
+    assert all(s.judge_usage is None or "verdict" not in s.judge_usage.by_kind for s in run.samples)
     stored = store.get_run(run.id)
     assert stored.verdict == run.verdict and stored.judge_usage == run.judge_usage
     report = Report(stored)
@@ -257,7 +254,7 @@ def test_identical_faults_group_and_the_verdict_survives_a_rebuilt_report(store)
 def test_a_resolver_and_links_name_the_server_and_the_action():
     from datetime import UTC, datetime
 
-    from assay.results import Run, RunStatus, SampleResult, SampleStatus
+    from assay.results import Diagnosis, Run, RunStatus, SampleResult, SampleStatus
 
     samples = tuple(
         SampleResult(
@@ -268,8 +265,7 @@ def test_a_resolver_and_links_name_the_server_and_the_action():
             answer="no",
             fault="expected_tool_not_called",
             recommendation="Give the agent refund_order.",
-            fault_tools=("refund_order",),
-            fault_tools_label="missing tools",
+            diagnosis=Diagnosis(("refund_order",), "missing tools"),
         )
         for case in ("a", "b")
     )

@@ -31,8 +31,8 @@ def test_a_rate_limited_judge_is_one_call_in_two_attempts_in_every_report(store)
     with ScriptedServer([failure(429, retry_after=0), verdict(1, "Same facts.")]) as server:
         judge = judges.openai("judge-model", base_url=server.base_url, api_key="test")
         run = assay.run(judge_only(judge), db=store, progress=False)
-    assert run.samples[0].judge_usage["calls"] == 1
-    assert run.samples[0].judge_usage["attempts"] == 2
+    assert run.samples[0].judge_usage.calls == 1
+    assert run.samples[0].judge_usage.attempts == 2
     assert (run.summary.judge_calls, run.summary.judge_attempts) == (1, 2)
     stored = store.get_run(run.id)
     assert stored.summary.judge_attempts == 2

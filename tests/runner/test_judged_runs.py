@@ -70,10 +70,10 @@ def test_votes_five_five_two_over_http_give_five_with_a_spread_of_three(store):
         )
     tone = run.samples[0].metric("tone")
     assert tone.score == 1.0 and tone.passed
-    assert sorted(v["raw"] for v in tone.votes) == [2, 5, 5]
+    assert sorted(v.raw for v in tone.votes) == [2, 5, 5]
     assert run.summary.judge["tone"].mean_vote_spread == 3
-    assert run.samples[0].judge_usage["calls"] == 3
-    assert run.samples[0].judge_usage["attempts"] == 3
+    assert run.samples[0].judge_usage.calls == 3
+    assert run.samples[0].judge_usage.attempts == 3
     assert run.summary.judge_calls == 3 and run.summary.judge_input_tokens == 30
     # The endpoint's host is part of the judge's identity: another endpoint, another baseline.
     assert run.settings.judge == "judge-model @ 127.0.0.1" and run.settings.votes == 3

@@ -1,7 +1,5 @@
 """Without a progress bar (CI, --quiet) each note is one line on standard error."""
 
-import json
-
 import assay
 from assay import judges
 from assay.runner import QuietProgress
@@ -29,4 +27,4 @@ def test_each_retry_wait_of_a_judge_is_one_log_line(store, capsys):
     assert len(waits) == 2
     assert "HTTP 429" in waits[0] and "(attempt 2 of 4)" in waits[0]
     assert "HTTP 503" in waits[1] and "(attempt 3 of 4)" in waits[1]
-    assert json.loads(json.dumps(run.samples[0].judge_usage))["attempts"] == 3
+    assert run.samples[0].judge_usage.attempts == 3

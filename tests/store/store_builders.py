@@ -16,6 +16,7 @@ from assay.results import (
     RunStatus,
     SampleResult,
     SampleStatus,
+    Vote,
     summarise,
 )
 from assay.store import Store
@@ -127,10 +128,10 @@ def varied_samples() -> list[SampleResult]:
                     "semantic_accuracy",
                     kind="judge",
                     score=0.75,
-                    votes=[{"score": 0.75, "reason": "ok"}, {"score": None, "error": "bad json"}],
+                    votes=(Vote(score=0.75, reason="ok"), Vote(error="bad json")),
                 ),
                 metric(
-                    "tone", kind="judge", score=0.0, passed=False, error="verdict missing", votes=[]
+                    "tone", kind="judge", score=0.0, passed=False, error="verdict missing", votes=()
                 ),
             ),
         ),

@@ -62,7 +62,7 @@ def test_a_run_stored_without_an_outcome_passes_when_no_sample_failed_or_errored
 
 
 def test_the_outcome_and_the_baseline_choice_are_stored_with_the_run(store: Store) -> None:
-    choice = BaselineChoice(BaselineReason.LATEST_PASSING, "run-0", (("branch", "main"),))
+    choice = BaselineChoice(BaselineReason.LATEST_PASSING, "run-0", {"branch": "main"})
     run = store.create_run(make_run())
     done = complete_plan(store, run.id, outcome=RunOutcome.REGRESSED, baseline_choice=choice)
     assert done.outcome is RunOutcome.REGRESSED and done.baseline_choice == choice

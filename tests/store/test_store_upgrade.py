@@ -40,12 +40,14 @@ from assay.cli.app import app
 from assay.errors import ConfigurationError, LeaseError, ReadOnlyRunError
 from assay.record import read_settings, write_summary
 from assay.results import (
+    JudgeUsage,
     MetricResult,
     Run,
     RunSettings,
     RunStatus,
     SampleResult,
     SampleStatus,
+    Vote,
     summarise,
 )
 from assay.results.run import Lease
@@ -164,7 +166,7 @@ JUDGED = MetricResult(
     score=0.5,
     passed=False,
     reason="curt",
-    votes=[{"score": 0.5, "reason": "curt"}, {"score": None, "error": "x"}],
+    votes=(Vote(score=0.5, reason="curt"), Vote(error="x")),
 )
 SAMPLES = (
     SampleResult(
@@ -179,7 +181,8 @@ SAMPLES = (
         duration_ms=812.5,
         metadata={"trace": "t-1"},
         metrics=(CHECK,),
-        judge_usage={"input_tokens": 10},
+        # As the first release wrote it: no attempts, no cost basis (see _sample_row).
+        judge_usage=JudgeUsage(input_tokens=10, source="unpriced"),
     ),
     SampleResult(
         "refund",
@@ -231,7 +234,9 @@ def _sample_row(run: int, number: int, value: SampleResult) -> dict[str, Any]:
         "metadata": value.metadata,
         "fault": None,
         "recommendation": None,
-        "judge_usage": value.judge_usage,
+        "judge_usage": None
+        if value.judge_usage is None
+        else {"input_tokens": value.judge_usage.input_tokens},
         "created_at": later(2),
     }
 
@@ -249,10 +254,17 @@ def _metric_rows(sample_id: str, value: SampleResult) -> list[dict[str, Any]]:
             "passed": m.passed,
             "reason": m.reason,
             "error": m.error,
-            "votes": m.votes,
+            "votes": None if m.votes is None else [_first_vote_form(v) for v in m.votes],
         }
         for position, m in enumerate(value.metrics)
     ]
+
+
+def _first_vote_form(vote: Vote) -> dict[str, Any]:
+    # A failed vote once kept its null score.
+    if vote.score is None:
+        return {"score": None, "error": vote.error}
+    return {"score": vote.score, "reason": vote.reason}
 
 
 def _insert_run(

@@ -41,32 +41,6 @@ class ModelSpec:
         provider, model = _split(name, default_provider)
         return cls(provider=provider, model=model, label=label or name)
 
-    def to_json(self) -> dict[str, str]:
-        """``{label, provider, model}``: what :meth:`from_json` reads back."""
-        return {"label": self.label, "provider": self.provider, "model": self.model}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> ModelSpec:
-        """The spec :meth:`to_json` wrote: ``provider`` and ``model`` as given, not inferred."""
-        fields = ("label", "provider", "model")
-        for name in data:
-            if name not in fields:
-                close = difflib.get_close_matches(str(name), fields, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-                raise SpecError(
-                    f"unknown field {name!r}{hint}; a model is {{label, provider, model}}",
-                    field="models",
-                )
-        values: dict[str, str] = {}
-        for name in fields:
-            value = data.get(name)
-            if not isinstance(value, str) or not value.strip():
-                raise SpecError(
-                    f"a model's {name} must be a non-empty string, not {value!r}", field="models"
-                )
-            values[name] = value
-        return cls(provider=values["provider"], model=values["model"], label=values["label"])
-
 
 def _split(name: str, default_provider: str) -> tuple[str, str]:
     head, _, rest = name.partition("/")
@@ -124,9 +98,31 @@ def _specs(value: ModelLike) -> list[ModelSpec]:
     if isinstance(value, ModelSpec):
         return [value]
     if isinstance(value, Mapping):
-        return [ModelSpec.from_json(value)]
+        return [_from_mapping(value)]
     if not isinstance(value, str):
         raise SpecError(
             f"{value!r} is not a model: use provider/model or a model name", field="models"
         )
     return [ModelSpec.parse(name) for name in value.split(",") if name.strip()]
+
+
+def _from_mapping(data: Mapping[str, Any]) -> ModelSpec:
+    """A spec given as ``{label, provider, model}``: ``provider`` and ``model`` as given."""
+    fields = ("label", "provider", "model")
+    for name in data:
+        if name not in fields:
+            close = difflib.get_close_matches(str(name), fields, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise SpecError(
+                f"unknown field {name!r}{hint}; a model is {{label, provider, model}}",
+                field="models",
+            )
+    values: dict[str, str] = {}
+    for name in fields:
+        value = data.get(name)
+        if not isinstance(value, str) or not value.strip():
+            raise SpecError(
+                f"a model's {name} must be a non-empty string, not {value!r}", field="models"
+            )
+        values[name] = value
+    return ModelSpec(provider=values["provider"], model=values["model"], label=values["label"])

@@ -43,29 +43,6 @@ class Action:
         """Whether the call failed (see :func:`assay.agent.tool_errors.call_error`)."""
         return self.error is not None
 
-    def to_json(self) -> dict[str, JSON]:
-        """The portable form persisted with the sample."""
-        return {
-            "group": self.group,
-            "name": self.name,
-            "arguments": dict(self.arguments),
-            "result": self.result,
-            "error": self.error,
-            "result_bytes": self.result_bytes,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Action:
-        """Rebuild an action from its persisted form."""
-        return cls(
-            name=data["name"],
-            arguments=dict(data.get("arguments") or {}),
-            group=data.get("group"),
-            result=data.get("result"),
-            error=data.get("error"),
-            result_bytes=data.get("result_bytes"),
-        )
-
 
 def measure_bytes(result: JSON) -> int:
     """Bytes a tool result takes when handed to a model: text as UTF-8, anything else as JSON."""
@@ -85,21 +62,19 @@ class Usage:
     cost_usd: float | None = None
     cost_source: CostSource | None = None
 
+    def __post_init__(self) -> None:
+        # Bounds and finiteness are the store's to judge (see assay.results.storable).
+        for name in ("input_tokens", "output_tokens", "cost_usd"):
+            value = getattr(self, name)
+            if isinstance(value, int | float) and value < 0:
+                raise SpecError(f"must not be negative, not {value!r}", field=name)
+
     @property
     def total_tokens(self) -> int | None:
         """Input plus output tokens, or ``None`` when neither was reported."""
         if self.input_tokens is None and self.output_tokens is None:
             return None
         return (self.input_tokens or 0) + (self.output_tokens or 0)
-
-    def to_json(self) -> dict[str, JSON]:
-        """The portable form persisted with the sample."""
-        return {
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cost_usd": self.cost_usd,
-            "cost_source": self.cost_source,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,13 +87,6 @@ class Observation:
 
     channels: dict[str, list[JSON]] = field(default_factory=dict)
     truncated: bool = False
-
-    def to_json(self) -> dict[str, JSON]:
-        """The portable form persisted with the sample."""
-        return {
-            "channels": {k: list(v) for k, v in self.channels.items()},
-            "truncated": self.truncated,
-        }
 
 
 @dataclass(frozen=True, slots=True)

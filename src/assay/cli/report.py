@@ -125,7 +125,9 @@ def _print_case(run: object, case_id: str, chosen: str, output: Path | None) -> 
         known = {snapshot.case_id for snapshot in run.cases}
         fail(f"run {run.id} has no case {case_id!r}{suggestion(case_id, known)}")
     if chosen == "json":
-        samples = [s.to_json() for s in run.samples if s.case_id == case_id]
+        from assay.record import write
+
+        samples = write(tuple(s for s in run.samples if s.case_id == case_id))
         print(
             json.dumps(
                 {"run_id": run.id, "case_id": case_id, "samples": samples},

@@ -39,9 +39,9 @@ def choose_baseline(
         return pinned, BaselineChoice(BaselineReason.PINNED, pinned.id)
     found = store.find_baseline(current, same_judge=judged, where=dict(where))
     if found is not None:
-        return found, BaselineChoice(BaselineReason.LATEST_PASSING, found.id, where)
+        return found, BaselineChoice(BaselineReason.LATEST_PASSING, found.id, dict(where))
     note, hint = _no_baseline(store, current, judged, where)
-    return None, BaselineChoice(BaselineReason.NONE, None, where, note, hint)
+    return None, BaselineChoice(BaselineReason.NONE, None, dict(where), note, hint)
 
 
 def next_baseline(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 from dataclasses import dataclass, field
 
 from assay.judging.criteria import Criterion
@@ -11,9 +12,8 @@ from assay.judging.judge import Judge, JudgeReply, ask, counting_attempts
 from assay.judging.prompt import instructions, prompt
 from assay.judging.verdict import JudgeVerdict, VerdictError, parse_verdict
 from assay.judging.votes import majority
+from assay.results import JudgeCostSource, MetricResult, Vote, errored
 from assay.results import JudgeUsage as CountedUsage
-from assay.results import MetricResult, errored
-from assay.spec import JSON
 
 _KEPT_REPLY = 2_000
 
@@ -40,7 +40,7 @@ class JudgeUsage:
     estimated_calls: int = 0
 
     @property
-    def source(self) -> str:
+    def source(self) -> JudgeCostSource:
         """``reported``, ``estimated`` or ``mixed`` when priced; else ``unpriced``/``no_usage``."""
         if self.priced_calls:
             if self.estimated_calls == 0:
@@ -55,10 +55,12 @@ class JudgeUsage:
         self.by_kind[kind] = self.by_kind.get(kind, 0) + 1
         if reply is None:
             return
-        self.input_tokens += reply.input_tokens or 0
-        self.output_tokens += reply.output_tokens or 0
-        if reply.cost_usd is not None:
-            self.cost_usd = (self.cost_usd or 0.0) + reply.cost_usd
+        # A judge is code of the user's: a figure that is no count or no price is not counted.
+        self.input_tokens += _tokens(reply.input_tokens)
+        self.output_tokens += _tokens(reply.output_tokens)
+        price = _price(reply.cost_usd)
+        if price is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + price
             self.estimated = self.estimated or reply.cost_estimated
             self.priced_calls += 1
             self.estimated_calls += reply.cost_estimated
@@ -77,19 +79,15 @@ class JudgeUsage:
             source=self.source,
         )
 
-    def to_json(self) -> dict[str, JSON]:
-        """The portable form stored with the sample."""
-        return {
-            "calls": self.calls,
-            "attempts": self.attempts,
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cost_usd": self.cost_usd,
-            "cost_estimated": self.estimated,
-            "by_kind": dict(self.by_kind),
-            "model": self.model,
-            "source": self.source,
-        }
+
+def _tokens(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _price(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) and value >= 0 else None
 
 
 async def assess(
@@ -105,9 +103,9 @@ async def assess(
         *(_vote(judge, system, user, criterion, usage) for _ in range(votes))
     )
     verdicts = [verdict for verdict, _ in outcomes if verdict is not None]
-    records = [record for _, record in outcomes]
+    records = tuple(record for _, record in outcomes)
     if not verdicts:
-        first = records[0].get("error", "no verdict")
+        first = records[0].error or "no verdict"
         failure = errored(
             criterion.name,
             "judge",
@@ -127,28 +125,28 @@ async def assess(
         verdict.score >= criterion.threshold,
         verdict.reason,
         None,
-        records,  # type: ignore[arg-type]
+        records,
     )
 
 
 async def _vote(
     judge: Judge, system: str, user: str, criterion: Criterion, usage: JudgeUsage
-) -> tuple[JudgeVerdict | None, dict[str, JSON]]:
+) -> tuple[JudgeVerdict | None, Vote]:
     with counting_attempts() as attempts:
         try:
             reply = await ask(judge, system, user)
         except Exception as error:
             usage.add(None, attempts=attempts.made)
-            return None, {"error": f"{type(error).__name__}: {error}"}
+            return None, Vote(error=f"{type(error).__name__}: {error}")
     usage.add(reply, attempts=attempts.made)
     try:
         verdict = parse_verdict(reply.text, criterion)
     except VerdictError as error:
-        return None, {"error": f"invalid verdict: {error}", "reply": reply.text[:_KEPT_REPLY]}
-    return verdict, {"score": verdict.score, "raw": verdict.raw, "reason": verdict.reason}
+        return None, Vote(error=f"invalid verdict: {error}", reply=reply.text[:_KEPT_REPLY])
+    return verdict, Vote(score=verdict.score, raw=verdict.raw, reason=verdict.reason)
 
 
-def _with_votes(metric: MetricResult, records: list[dict[str, JSON]]) -> MetricResult:
+def _with_votes(metric: MetricResult, records: tuple[Vote, ...]) -> MetricResult:
     return MetricResult(
         metric.name,
         metric.kind,
@@ -158,5 +156,5 @@ def _with_votes(metric: MetricResult, records: list[dict[str, JSON]]) -> MetricR
         False,
         metric.reason,
         metric.error,
-        records,  # type: ignore[arg-type]
+        records,
     )

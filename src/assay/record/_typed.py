@@ -5,11 +5,12 @@ first that does not fit is a :class:`RecordError` naming its path (``settings.sa
 expected an integer``). Keys the type does not know are ignored (a newer Assay may have
 added them); a field with a default may be missing (an older Assay did not write it).
 Field metadata ``key`` renames a field in the stored form (a dotted key, ``pairing.paired``,
-stores it inside an object); ``omit_none`` leaves a ``None`` out of it; ``stored: False``
-keeps a field out of it (it reads as its default). A field that is not an ``__init__``
-argument is a figure derived from the others: written for readers that do not rebuild it,
-never read. A dataclass with a ``record_tag`` (``("status", "measured")``) writes the tag
-first, and a union of such dataclasses is read as the one its tag names.
+stores it inside an object); ``omit_none`` leaves a ``None`` out of it, ``omit_empty`` an
+empty collection; ``stored: False`` keeps a field out of it (it reads as its default). A
+field that is not an ``__init__`` argument is a figure derived from the others: written for
+readers that do not rebuild it, never read. A dataclass with a ``record_tag``
+(``("status", "measured")``) writes the tag first, and a union of such dataclasses is read
+as the one its tag names.
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ def _write_fields(value: object) -> dict[str, JSON]:
     for field in dataclasses.fields(value):  # type: ignore[arg-type]
         item = getattr(value, field.name)
         if not _stored(field) or (item is None and field.metadata.get("omit_none")):
+            continue
+        if not item and field.metadata.get("omit_empty"):
             continue
         *parents, key = stored_key(field).split(".")
         into = written
@@ -278,7 +281,7 @@ def _dataclass_reader(kind: type) -> Reader:
         except SpecError as error:
             # A value that checks itself names the field it refused (``gate.min_pass_rate``).
             name = (error.field or "").rsplit(".", 1)[-1]
-            raise RecordError(f"{path}.{name}" if name else path, error.detail) from None
+            raise RecordError(_joined(path, name), error.detail) from None
 
     return read_record
 
@@ -296,6 +299,12 @@ def _holder(data: Mapping[str, Any], key: str, path: str) -> tuple[Mapping[str, 
             raise RecordError(where, f"expected an object, not {_shown(inner)}")
         holder = inner
     return holder, f"{where}.{last}" if where else last
+
+
+def _joined(path: str, name: str) -> str:
+    if not name:
+        return path
+    return f"{path}.{name}" if path else name
 
 
 def _has_default(field: dataclasses.Field[Any]) -> bool:

@@ -1,12 +1,14 @@
-"""A run's detached evidence: the JSON report's top level, and its settings in the store."""
+"""A run's detached evidence (the JSON report's top level), its settings and its samples."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, cast
 
+from assay.record import upgrades
 from assay.record._typed import RecordError, read, write
 from assay.record.summary import write_summary
-from assay.results import Run, RunSettings
+from assay.results import Run, RunSettings, SampleResult
 
 
 def snapshot(run: Run) -> dict[str, Any]:
@@ -24,14 +26,14 @@ def snapshot(run: Run) -> dict[str, Any]:
         "settings": write_settings(run.settings),
         "metadata": dict(run.metadata),
         "baseline_id": run.baseline_id,
-        "baseline": None if run.baseline_choice is None else run.baseline_choice.to_json(),
+        "baseline": write(run.baseline_choice),
         "outcome": None if run.outcome is None else run.outcome.value,
         "error": run.error,
-        "verdict": None if run.verdict is None else run.verdict.to_json(),
-        "judge_usage": None if run.judge_usage is None else write(run.judge_usage),
+        "verdict": write(run.verdict),
+        "judge_usage": write(run.judge_usage),
         "summary": None if run.summary is None else write_summary(run.summary),
-        "cases": [case.to_json() for case in run.cases],
-        "samples": [sample.to_json() for sample in run.samples],
+        "cases": write(run.cases),
+        "samples": write(run.samples),
     }
 
 
@@ -45,3 +47,10 @@ def read_settings(data: object, path: str = "settings") -> RunSettings:
     if data is None:
         raise RecordError(path, "missing")
     return cast(RunSettings, read(RunSettings, data, path))
+
+
+def read_sample(data: object, path: str) -> SampleResult:
+    """A sample's stored form, older forms upgraded; :class:`RecordError` naming the field."""
+    if isinstance(data, Mapping) and "judge_usage" in data:
+        data = {**data, "judge_usage": upgrades.judge_usage(data["judge_usage"])}
+    return cast(SampleResult, read(SampleResult, data, path))

@@ -12,7 +12,6 @@ from assay.report import _fixing as fixing
 from assay.report._escaping import md_cell, md_code, md_quote
 from assay.report.view import VerdictSection, written
 from assay.results import SampleResult
-from assay.results.diagnosis import Refinement
 from assay.results.fixes import FixItem, FixTool
 
 WHAT_TO_FIX = "## What to fix"
@@ -111,7 +110,7 @@ def sample_fault(sample: SampleResult) -> str:
     if sample.fault is None:
         return ""
     lines = [f"**Fault:** {md_code(sample.fault)}: {md_cell(sample.recommendation or '')}"]
-    refinement = None if sample.refinement is None else Refinement.from_json(sample.refinement)
+    refinement = sample.refinement
     if refinement is not None and refinement.tool_name:
         lines.append(
             f"**Suggested tool:** {md_code(refinement.tool_name)}: "

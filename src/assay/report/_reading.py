@@ -17,7 +17,16 @@ from typing import Any
 from assay.agent import ANSWERED_MODEL_KEY, Action
 from assay.record import write_settings
 from assay.report import format as fmt
-from assay.results import MetricResult, Run, RunStatus, RunSummary, SampleResult, Tally, summarise
+from assay.results import (
+    MetricResult,
+    Run,
+    RunStatus,
+    RunSummary,
+    SampleResult,
+    Tally,
+    Vote,
+    summarise,
+)
 from assay.results.reliability import CATEGORIES, INTEGRITY, item_rates
 from assay.text import one_line
 
@@ -453,11 +462,8 @@ def metric_row(metric: MetricResult) -> list[str]:
     ]
 
 
-def _vote(vote: object) -> str:
-    if not isinstance(vote, dict) or vote.get("score") is None:
-        return "failed"
-    raw = vote.get("raw")
-    return fmt.number(raw if isinstance(raw, int | float) else vote["score"])
+def _vote(vote: Vote) -> str:
+    return "failed" if vote.verdict is None else fmt.number(vote.verdict)
 
 
 def _votes(metric: MetricResult) -> str:

@@ -35,12 +35,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal, cast
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from assay import limits, record
-from assay.agent.outcome import CostSource
 from assay.compare import Comparison, ModelComparison, StoredComparison
 from assay.errors import SpecError
 from assay.limits import BOUNDS, problem, read_bounded
@@ -61,7 +60,6 @@ from assay.results import (
     summarise,
 )
 from assay.results.baseline import BaselineChoice, RunOutcome
-from assay.results.diagnosis import Fault
 from assay.results.run import ModelVerdict
 from assay.results.storable import problem_with
 from assay.spec.json_data import JSON, SCHEMA_KEY, canonical_json, digest, strict_loads
@@ -97,83 +95,6 @@ class _Part(BaseModel):
     model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
 
 
-class _Action(_Part):
-    name: str
-    group: str | None = None
-    arguments: JsonObject = Field(default_factory=dict)
-    result: JsonValue = None
-    error: str | None = None
-    result_bytes: Count | None = None
-
-
-class _Observation(_Part):
-    channels: dict[str, list[JsonValue]] = Field(default_factory=dict)
-    truncated: bool = False
-
-
-class _Usage(_Part):
-    input_tokens: Count | None = None
-    output_tokens: Count | None = None
-    cost_usd: float | None = None
-    cost_source: CostSource | None = None
-
-
-class _Metric(_Part):
-    name: str
-    kind: Literal["check", "judge"]
-    category: Name  # open: a custom metric names its own
-    threshold: float
-    score: float | None
-    passed: bool
-    reason: str | None = None
-    error: str | None = None
-    votes: list[JsonValue] | None = None
-
-
-class _Diagnosis(_Part):
-    tools: list[str] = Field(default_factory=list)
-    tools_label: str | None = None
-    refinement: JsonObject | None = None
-    missing_tools: list[str] = Field(default_factory=list)
-
-
-class _Sample(_Part):
-    case_id: Name
-    model: Name | None
-    sample: Count
-    status: Literal["passed", "failed", "error", "not_evaluated"]
-    answer: str | None = None
-    actions: list[_Action] | None = None
-    observation: _Observation | None = None
-    usage: _Usage | None = None
-    duration_ms: Annotated[float, Field(ge=0)] | None = None
-    error: str | None = None
-    metadata: JsonObject = Field(default_factory=dict)
-    metrics: list[_Metric] = Field(default_factory=list)
-    judge_usage: JsonObject | None = None
-    fault: Fault | None = Field(default=None, strict=False)
-    recommendation: str | None = None
-    diagnosis: _Diagnosis | None = None
-
-
-class _Case(_Part):
-    id: Name
-    name: str
-    position: Count
-    fingerprint: Name
-    definition: JsonObject
-
-
-class _JudgeUsage(_Part):
-    # A run's own judge calls: the model verdict's (see _check_judge_usage). Kept whole.
-    model_config = ConfigDict(strict=True, extra="allow", frozen=True)
-    calls: Count = 0
-    attempts: Count | None = None
-    input_tokens: Count | None = None
-    output_tokens: Count | None = None
-    cost_usd: Annotated[float, Field(ge=0)] | None = None
-
-
 class _Report(_Part):
     schema_version: Annotated[int, Field(ge=1)] | None = None
     id: Name
@@ -188,13 +109,13 @@ class _Report(_Part):
     metadata: JsonObject = Field(default_factory=dict)
     baseline_id: str | None = None
     baseline: JsonObject | None = None
-    outcome: Literal["passed", "failed", "regressed", "errored", "unchecked"] | None = None
+    outcome: JsonValue = None  # the rest is read by the record codec (see _run)
     error: str | None = None
     verdict: JsonObject | None = None
-    judge_usage: _JudgeUsage | None = None
+    judge_usage: JsonObject | None = None
     summary: JsonObject | None
-    cases: list[_Case]
-    samples: list[_Sample]
+    cases: list[JsonObject]
+    samples: list[JsonObject]
     comparison: JsonObject | None = None
     model_comparison: JsonObject | None = None
 
@@ -371,44 +292,38 @@ def _run(report: _Report, settings: RunSettings) -> Run:
         settings=settings,
         metadata=dict(report.metadata),
         cases=tuple(
-            CaseSnapshot(case.id, case.name, case.position, case.fingerprint, dict(case.definition))
-            for case in report.cases
+            _record(CaseSnapshot, case, f"cases[{index}]")
+            for index, case in enumerate(report.cases)
         ),
-        samples=tuple(_sample(sample) for sample in report.samples),
+        samples=tuple(_sample(sample, f"samples[{i}]") for i, sample in enumerate(report.samples)),
         # A completed run's summary is recomputed from its samples (see _check_whole).
         summary=None if report.status == "completed" else _summary(report.summary),
         comparison=_comparison(report.comparison, report.model_comparison),
         baseline_id=report.baseline_id,
         error=report.error,
-        verdict=_verdict(report.verdict),
-        judge_usage=_judge_usage(_raw(report, "judge_usage")),
-        outcome=RunOutcome.read(report.outcome),
-        baseline_choice=BaselineChoice.from_json(report.baseline),
+        verdict=_record(ModelVerdict | None, report.verdict, "verdict"),
+        judge_usage=_record(JudgeUsage | None, report.judge_usage, "judge_usage"),
+        outcome=_record(RunOutcome | None, report.outcome, "outcome"),
+        baseline_choice=_record(BaselineChoice | None, report.baseline, "baseline"),
     )
 
 
-def _judge_usage(data: dict[str, Any] | None) -> JudgeUsage | None:
+def _record(kind: Any, data: object, path: str) -> Any:
+    """``data`` read by the record codec; a value that does not read is refused naming it."""
     try:
-        return cast(JudgeUsage | None, read_record(JudgeUsage | None, data, "judge_usage"))
+        return read_record(kind, data, path)
     except RecordError as error:
         raise _Refused(error.path, error.detail) from None
 
 
-def _raw(report: _Report, name: str) -> dict[str, Any] | None:
-    """A part kept as the file wrote it (keys a newer version adds included)."""
-    part = getattr(report, name)
-    return (
-        None
-        if part is None
-        else {**part.model_dump(exclude_unset=True), **(part.model_extra or {})}
-    )
-
-
-def _sample(sample: _Sample) -> SampleResult:
-    data = sample.model_dump(mode="json")
-    if data["usage"] is not None and all(value is None for value in data["usage"].values()):
-        data["usage"] = None  # no usage at all, as a store gives it back
-    return SampleResult.from_json(data)
+def _sample(data: JsonObject, path: str) -> SampleResult:
+    usage = data.get("usage")
+    if isinstance(usage, dict) and usage and all(value is None for value in usage.values()):
+        data = {**data, "usage": None}  # no usage at all, as a store gives it back
+    try:
+        return record.read_sample(data, path)
+    except RecordError as error:
+        raise _Refused(error.path, error.detail) from None
 
 
 def _moment(text: str) -> datetime:
@@ -438,15 +353,6 @@ def _comparison(baseline: JsonObject | None, models: JsonObject | None) -> Store
     except RecordError as error:
         raise _Refused(error.path, error.detail) from None
     return StoredComparison.of(compared, intervals)
-
-
-def _verdict(data: JsonObject | None) -> ModelVerdict | None:
-    if data is None:
-        return None
-    verdict = ModelVerdict.from_json(data)
-    if verdict is None:
-        raise _Refused("verdict", "needs model, rationale and judge as text")
-    return verdict
 
 
 # -- a completed run is whole and consistent ----------------------------------------------
@@ -508,7 +414,7 @@ def _check_judge_usage(run: Run, report: _Report, counted: RunSummary) -> None:
     call may have failed (no verdict, its usage kept), so usage without a verdict is
     accepted only where the call could have been made.
     """
-    usage = report.judge_usage
+    usage, stated = run.judge_usage, report.judge_usage or {}
     judge = run.settings.judge
     callable_ = isinstance(judge, str) and len(counted.by_model) >= 2
     if usage is None:
@@ -537,16 +443,13 @@ def _check_judge_usage(run: Run, report: _Report, counted: RunSummary) -> None:
             raise _Refused(
                 f"judge_usage.{name}", f"is {value!r}, more than one call takes ({most:,})"
             )
-    if usage.attempts is not None and usage.attempts < 1:
+    if "attempts" in stated and usage.attempts < 1:
         raise _Refused("judge_usage.attempts", "is 0; a call is at least one attempt")
-    extra = usage.model_extra or {}
-    if "by_kind" in extra and extra["by_kind"] != {"verdict": 1}:
-        raise _Refused("judge_usage.by_kind", f"is {extra['by_kind']!r}; it is one verdict call")
+    if "by_kind" in stated and usage.by_kind != {"verdict": 1}:
+        raise _Refused("judge_usage.by_kind", f"is {stated['by_kind']!r}; it is one verdict call")
     label = str(judge).split(" @ ")[0]
-    if "model" in extra and extra["model"] not in (None, label):
-        raise _Refused(
-            "judge_usage.model", f"{extra['model']!r} is not the run's judge ({label!r})"
-        )
+    if usage.model not in (None, label):
+        raise _Refused("judge_usage.model", f"{usage.model!r} is not the run's judge ({label!r})")
 
 
 def _gated(run: Run) -> bool:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from assay.compare import Comparison, ModelComparison, ModelInterval, WithheldHeadline
 from assay.errors import ConfigurationError
+from assay.record import write
 from assay.replay.evidence import EVIDENCE_KEY
 from assay.report import _comparing as comparing
 from assay.report import _fixing as fixing
@@ -285,7 +286,7 @@ def _observation(view: SampleView) -> str | None:
     observation = view.sample.observation
     if observation is None:
         return None
-    return _pretty(observation.to_json())
+    return _pretty(write(observation))
 
 
 def _replay(view: SampleView) -> str | None:

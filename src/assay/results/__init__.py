@@ -2,23 +2,28 @@
 
 from assay.results.baseline import BaselineChoice, BaselineReason, Pin, RunOutcome
 from assay.results.comparison import StoredComparison
-from assay.results.judge_usage import JudgeUsage
+from assay.results.diagnosed import Diagnosis, Refinement
+from assay.results.judge_usage import JudgeCostSource, JudgeUsage
 from assay.results.metric import MetricResult, errored, scored
 from assay.results.reliability import ItemRate, item_rates
 from assay.results.run import CaseSnapshot, Run, RunStatus
 from assay.results.sample import SampleResult, SampleStatus, decide_status
 from assay.results.settings import RunSettings
 from assay.results.summary import CriterionSummary, RunSummary, Tally, nearest_rank, summarise
+from assay.results.vote import Vote
 
 __all__ = [
     "BaselineChoice",
     "BaselineReason",
     "CaseSnapshot",
     "CriterionSummary",
+    "Diagnosis",
     "ItemRate",
+    "JudgeCostSource",
     "JudgeUsage",
     "MetricResult",
     "Pin",
+    "Refinement",
     "Run",
     "RunOutcome",
     "RunSettings",
@@ -28,6 +33,7 @@ __all__ = [
     "SampleStatus",
     "StoredComparison",
     "Tally",
+    "Vote",
     "decide_status",
     "errored",
     "item_rates",

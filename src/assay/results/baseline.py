@@ -11,7 +11,7 @@ run look unchanged, and a run that checked nothing cannot be the yardstick of an
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
@@ -43,14 +43,6 @@ class RunOutcome(StrEnum):
         if failed:
             return cls.FAILED
         return cls.UNCHECKED if unchecked else cls.PASSED
-
-    @classmethod
-    def read(cls, value: object) -> RunOutcome | None:
-        """A stored outcome; ``None`` for none (a run stored before outcomes were kept)."""
-        try:
-            return cls(value) if isinstance(value, str) else None
-        except ValueError:
-            return None
 
 
 def legacy_outcome(summary: RunSummary | None) -> RunOutcome:
@@ -90,7 +82,7 @@ class BaselineChoice:
 
     reason: BaselineReason
     run_id: str | None = None
-    where: tuple[tuple[str, str], ...] = ()
+    where: Mapping[str, str] = field(default_factory=dict)
     note: str | None = None
     hint: str | None = None
 
@@ -112,38 +104,6 @@ class BaselineChoice:
         """``Baseline: 428c1f0a (latest passing run)``, or ``Baseline: none (why)``."""
         shown = "none" if self.run_id is None else self.run_id[:8]
         return f"Baseline: {shown} ({self.why(command_suffix)})"
-
-    def to_json(self) -> dict[str, JSON]:
-        """The portable form stored with the run and written in its JSON report."""
-        return {
-            "reason": self.reason.value,
-            "run_id": self.run_id,
-            "where": dict(self.where),
-            "note": self.note,
-            "hint": self.hint,
-        }
-
-    @classmethod
-    def from_json(cls, data: object) -> BaselineChoice | None:
-        """Rebuild a stored choice; ``None`` for none (or a form this version cannot read)."""
-        if not isinstance(data, Mapping):
-            return None
-        try:
-            reason = BaselineReason(str(data.get("reason")))
-        except ValueError:
-            return None
-        run_id, note, where = data.get("run_id"), data.get("note"), data.get("where") or {}
-        hint = data.get("hint")  # absent from choices stored before hints were kept apart
-        if not isinstance(where, Mapping):
-            return None
-        pairs = tuple((str(key), str(value)) for key, value in where.items())
-        return cls(
-            reason,
-            run_id if isinstance(run_id, str) else None,
-            pairs,
-            note if isinstance(note, str) else None,
-            hint if isinstance(hint, str) else None,
-        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,11 +47,10 @@ def _costs(samples: list[SampleResult]) -> CaseCost:
         for s in samples
     )
     for sample in samples:
-        usage = sample.judge_usage or {}
-        cost = usage.get("cost_usd")
-        if isinstance(cost, int | float) and not isinstance(cost, bool):
-            judge.append(float(cost))
-            estimated = estimated or bool(usage.get("cost_estimated"))
+        usage = sample.judge_usage
+        if usage is not None and usage.cost_usd is not None:
+            judge.append(usage.cost_usd)
+            estimated = estimated or usage.cost_estimated
     agent_cost = sum(agent) if agent else None
     judge_cost = sum(judge) if judge else None
     total = (

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from assay.results.diagnosed import Refinement as Refinement
 from assay.results.fault import FAULT_ORDER as FAULT_ORDER
 from assay.results.fault import Fault as Fault
 from assay.results.metric import MetricResult
@@ -106,49 +107,6 @@ class Finding:
     tools_label: str | None = None
     #: Tools the agent lacks, beside ``tools`` it has and is to call: filed apart, to add.
     missing: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Refinement:
-    """A judge's refinement of a recommendation: what to do, the tool to add, the wording.
-
-    ``tool_name`` and ``tool_description`` name a tool to add; ``instruction`` quotes the
-    instruction to add or change. ``judge`` is the label of the judge that wrote it.
-    """
-
-    recommendation: str
-    tool_name: str | None = None
-    tool_description: str | None = None
-    instruction: str | None = None
-    judge: str | None = None
-
-    def to_json(self) -> dict[str, JSON]:
-        """The portable form stored with the sample."""
-        return {
-            "recommendation": self.recommendation,
-            "tool_name": self.tool_name,
-            "tool_description": self.tool_description,
-            "instruction": self.instruction,
-            "judge": self.judge,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, JSON]) -> Refinement | None:
-        """Rebuild a refinement; ``None`` when the stored form has no recommendation."""
-        text = data.get("recommendation")
-        if not isinstance(text, str) or not text:
-            return None
-        return cls(
-            text,
-            *(
-                _text_or_none(data.get(key))
-                for key in ("tool_name", "tool_description", "instruction", "judge")
-            ),
-        )
-
-
-def _text_or_none(value: JSON) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def diagnose(

@@ -196,7 +196,7 @@ def _instruction_items(samples: Sequence[SampleResult], order: Mapping[str, int]
 
 
 def _refinement(sample: SampleResult) -> Refinement | None:
-    return None if sample.refinement is None else Refinement.from_json(sample.refinement)
+    return sample.refinement
 
 
 def _suggested(samples: Sequence[SampleResult]) -> tuple[FixTool, ...]:

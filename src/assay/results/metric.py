@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from assay.spec import JSON, MetricKind
+from assay.errors import SpecError
+from assay.results.vote import Vote, vote_spread
+from assay.spec import MetricKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +26,17 @@ class MetricResult:
     passed: bool
     reason: str | None = None
     error: str | None = None
-    votes: list[JSON] | None = None
+    votes: tuple[Vote, ...] | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("name", "category"):
+            if not getattr(self, name):
+                raise SpecError("must not be empty", field=name)
+        for name in ("threshold", "score"):
+            value = getattr(self, name)
+            # Checks and judge criteria score on [0, 1] (a judge's own scale is its votes').
+            if value is not None and not 0.0 <= value <= 1.0:
+                raise SpecError(f"must be a number in [0, 1], not {value!r}", field=name)
 
     @property
     def vote_spread(self) -> float | None:
@@ -34,47 +44,12 @@ class MetricResult:
 
         ``None`` with fewer than two such votes. It measures the judge, not the agent.
         """
-        raws: list[float] = []
-        for vote in self.votes or ():
-            score = vote.get("score") if isinstance(vote, dict) else None
-            if isinstance(score, int | float):
-                raw = vote.get("raw")  # type: ignore[union-attr]
-                raws.append(float(raw if isinstance(raw, int | float) else score))
-        return max(raws) - min(raws) if len(raws) > 1 else None
+        return vote_spread(self.votes)
 
     @property
     def effective_score(self) -> float:
         """The score that enters averages: an errored metric contributes zero."""
         return 0.0 if self.error is not None or self.score is None else self.score
-
-    def to_json(self) -> dict[str, JSON]:
-        """The portable form used by reports and storage."""
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "category": self.category,
-            "threshold": self.threshold,
-            "score": self.score,
-            "passed": self.passed,
-            "reason": self.reason,
-            "error": self.error,
-            "votes": self.votes,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> MetricResult:
-        """Rebuild a metric result from its portable form."""
-        return cls(
-            name=data["name"],
-            kind=data["kind"],
-            category=data["category"],
-            threshold=float(data["threshold"]),
-            score=None if data.get("score") is None else float(data["score"]),
-            passed=bool(data["passed"]),
-            reason=data.get("reason"),
-            error=data.get("error"),
-            votes=data.get("votes"),
-        )
 
 
 def scored(

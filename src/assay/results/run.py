@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
 
+from assay.errors import SpecError
 from assay.results.baseline import BaselineChoice, RunOutcome
 from assay.results.comparison import StoredComparison
 from assay.results.judge_usage import JudgeUsage
@@ -68,20 +68,6 @@ class ModelVerdict:
     rationale: str
     judge: str
 
-    def to_json(self) -> dict[str, JSON]:
-        """The portable form stored with the run."""
-        return {"model": self.model, "rationale": self.rationale, "judge": self.judge}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, object] | None) -> ModelVerdict | None:
-        """Rebuild a stored verdict; ``None`` for none (or a form this version cannot read)."""
-        if not isinstance(data, Mapping):
-            return None
-        model, rationale, judge = data.get("model"), data.get("rationale"), data.get("judge")
-        if not all(isinstance(value, str) for value in (model, rationale, judge)):
-            return None
-        return cls(str(model), str(rationale), str(judge))
-
 
 def lease_lapsed(
     lease: Lease | None,
@@ -109,21 +95,18 @@ def lease_lapsed(
 class CaseSnapshot:
     """A case as the run defined it: reports read this, never today's suite."""
 
-    case_id: str
+    case_id: str = field(metadata={"key": "id"})
     name: str
     position: int
     fingerprint: str
     definition: dict[str, JSON]
 
-    def to_json(self) -> dict[str, JSON]:
-        """The portable form written by reports."""
-        return {
-            "id": self.case_id,
-            "name": self.name,
-            "position": self.position,
-            "fingerprint": self.fingerprint,
-            "definition": self.definition,
-        }
+    def __post_init__(self) -> None:
+        for name in ("case_id", "fingerprint"):
+            if not getattr(self, name):
+                raise SpecError("must not be empty", field="id" if name == "case_id" else name)
+        if self.position < 0:
+            raise SpecError(f"must be 0 or more, not {self.position!r}", field="position")
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,14 +159,3 @@ class Run:
     def with_samples(self, samples: tuple[SampleResult, ...]) -> Run:
         """The same run holding other samples."""
         return replace(self, samples=samples)
-
-
-def case_snapshot_from(data: Mapping[str, Any]) -> CaseSnapshot:
-    """Rebuild a case snapshot from its portable form."""
-    return CaseSnapshot(
-        data["id"],
-        data["name"],
-        int(data["position"]),
-        data["fingerprint"],
-        dict(data["definition"]),
-    )

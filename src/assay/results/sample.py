@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
 from assay.agent import MISMATCH_KEY, Action, Observation, Usage
+from assay.errors import SpecError
+from assay.results.diagnosed import Diagnosis, Refinement
 from assay.results.fault import Fault
+from assay.results.judge_usage import JudgeUsage
 from assay.results.metric import MetricResult
 from assay.spec import JSON
 
@@ -58,18 +61,46 @@ class SampleResult:
     error: str | None = None
     metadata: dict[str, JSON] = field(default_factory=dict)
     metrics: tuple[MetricResult, ...] = ()
-    judge_usage: dict[str, JSON] | None = None
+    judge_usage: JudgeUsage | None = None
     #: The diagnosed fault of a failing or errored sample (see :mod:`assay.results.diagnosis`).
     fault: Fault | None = None
     #: What to do about the fault, from the evidence (or the judge's refinement of it).
     recommendation: str | None = None
-    #: The tools the fault involves, and what they are to it (``missing tools``, ...).
-    fault_tools: tuple[str, ...] = ()
-    fault_tools_label: str | None = None
-    #: Tools the agent lacks, beside ``fault_tools`` it has: a fix of their own (add them).
-    fault_missing_tools: tuple[str, ...] = ()
-    #: A judge's refinement: the tool to add, the instruction to change (JSON form).
-    refinement: dict[str, JSON] | None = None
+    #: The tools the fault involves and a judge's refinement, when there are any.
+    diagnosis: Diagnosis | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("case_id", "model"):
+            if getattr(self, name) == "":
+                raise SpecError("must not be empty", field=name)
+        if self.sample < 0:
+            raise SpecError(f"must be 0 or more, not {self.sample!r}", field="sample")
+        duration = self.duration_ms
+        if duration is not None and not (math.isfinite(duration) and duration >= 0):
+            raise SpecError(
+                f"must be a non-negative number of milliseconds, not {duration!r}",
+                field="duration_ms",
+            )
+
+    @property
+    def fault_tools(self) -> tuple[str, ...]:
+        """The tools the fault involves."""
+        return () if self.diagnosis is None else self.diagnosis.tools
+
+    @property
+    def fault_tools_label(self) -> str | None:
+        """What the tools are to the fault (``missing tools``, ...)."""
+        return None if self.diagnosis is None else self.diagnosis.tools_label
+
+    @property
+    def fault_missing_tools(self) -> tuple[str, ...]:
+        """Tools the agent lacks, beside ``fault_tools`` it has: a fix of their own."""
+        return () if self.diagnosis is None else self.diagnosis.missing_tools
+
+    @property
+    def refinement(self) -> Refinement | None:
+        """A judge's refinement: the tool to add, the instruction to change."""
+        return None if self.diagnosis is None else self.diagnosis.refinement
 
     @property
     def key(self) -> tuple[str, str | None, int]:
@@ -107,82 +138,3 @@ class SampleResult:
     def metric(self, name: str) -> MetricResult | None:
         """The metric result of that name, if calculated."""
         return next((metric for metric in self.metrics if metric.name == name), None)
-
-    def to_json(self) -> dict[str, JSON]:
-        """The portable form used by reports."""
-        return {
-            "case_id": self.case_id,
-            "model": self.model,
-            "sample": self.sample,
-            "status": self.status.value,
-            "answer": self.answer,
-            "actions": None if self.actions is None else [a.to_json() for a in self.actions],
-            "observation": None if self.observation is None else self.observation.to_json(),
-            "usage": None if self.usage is None else self.usage.to_json(),
-            "duration_ms": self.duration_ms,
-            "error": self.error,
-            "metadata": dict(self.metadata),
-            "metrics": [metric.to_json() for metric in self.metrics],
-            "judge_usage": self.judge_usage,
-            "fault": self.fault,
-            "recommendation": self.recommendation,
-            "diagnosis": self.diagnosis_json(),
-        }
-
-    def diagnosis_json(self) -> dict[str, JSON] | None:
-        """The structured part of the diagnosis (tools involved, refinement), if any."""
-        if not self.fault_tools and self.refinement is None:
-            return None
-        found: dict[str, JSON] = {
-            "tools": list(self.fault_tools),
-            "tools_label": self.fault_tools_label,
-            "refinement": self.refinement,
-        }
-        if self.fault_missing_tools:
-            found["missing_tools"] = list(self.fault_missing_tools)
-        return found
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> SampleResult:
-        """Rebuild a sample result from its portable form."""
-        actions = data.get("actions")
-        observation = data.get("observation")
-        usage = data.get("usage")
-        return cls(
-            case_id=data["case_id"],
-            model=data.get("model"),
-            sample=int(data["sample"]),
-            status=SampleStatus(data["status"]),
-            answer=data.get("answer"),
-            actions=None if actions is None else tuple(Action.from_json(a) for a in actions),
-            observation=None
-            if observation is None
-            else Observation(
-                channels=dict(observation.get("channels") or {}),
-                truncated=bool(observation.get("truncated")),
-            ),
-            usage=None if usage is None else Usage(**usage),
-            duration_ms=data.get("duration_ms"),
-            error=data.get("error"),
-            metadata=dict(data.get("metadata") or {}),
-            metrics=tuple(MetricResult.from_json(m) for m in data.get("metrics") or ()),
-            judge_usage=data.get("judge_usage"),
-            fault=None if data.get("fault") is None else Fault(data["fault"]),
-            recommendation=data.get("recommendation"),
-            **diagnosis_fields(data.get("diagnosis")),
-        )
-
-
-def diagnosis_fields(data: Any) -> dict[str, Any]:
-    """``fault_tools`` (and ``fault_missing_tools``), its label and ``refinement``, as stored."""
-    if not isinstance(data, Mapping):
-        return {}
-    tools = data.get("tools") or ()
-    refinement = data.get("refinement")
-    missing = data.get("missing_tools") or ()
-    return {
-        "fault_tools": tuple(str(name) for name in tools if isinstance(name, str)),
-        "fault_missing_tools": tuple(name for name in missing if isinstance(name, str)),
-        "fault_tools_label": data.get("tools_label"),
-        "refinement": dict(refinement) if isinstance(refinement, Mapping) else None,
-    }

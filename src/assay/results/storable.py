@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import replace
+from dataclasses import asdict, replace
 from typing import Any
 
 from assay.results.fault import Fault
+from assay.results.judge_usage import JudgeUsage
 from assay.results.metric import MetricResult, errored
 from assay.results.sample import SampleResult, SampleStatus, decide_status
-from assay.spec import JSON
 
 #: The widest integer a BIGINT column (and a portable JSON reader) holds.
 INT64_MAX = 2**63 - 1
@@ -119,7 +119,7 @@ def _storable_metric(metric: MetricResult) -> MetricResult:
 
 
 def _metric_problem(metric: MetricResult) -> str | None:
-    # Field by field rather than through to_json(): this runs for every metric of every
+    # Field by field rather than through the stored form: this runs for every metric of every
     # sample, on the event loop. The name, category and threshold come from the spec, which
     # was checked when it was defined; a check or a judge supplies the rest.
     for name in ("reason", "error", "score"):
@@ -128,35 +128,36 @@ def _metric_problem(metric: MetricResult) -> str | None:
         if found is not None:
             return f"{name} {found}"
     if metric.votes:
-        for path, value in _walk("votes", metric.votes):
+        for path, value in _walk("votes", [asdict(vote) for vote in metric.votes]):
             found = problem_with(value)
             if found is not None:
                 return f"{path} {found}"
     return None
 
 
-def _storable_usage(usage: dict[str, JSON] | None) -> dict[str, JSON] | None:
-    """Judge usage without the figures no store can hold (they become null)."""
+def _storable_usage(usage: JudgeUsage | None) -> JudgeUsage | None:
+    """Judge usage without the figures no store can hold: a count is 0, a cost unknown."""
     if usage is None:
         return None
-    try:
-        kept: dict[str, JSON] = {
-            key: value
-            if all(problem_with(item) is None for _, item in _walk("", value))
-            and _plausible(key, value)
-            else None
-            for key, value in usage.items()
-            if problem_with(key) is None
-        }
-    except RecursionError:
-        return None
-    return usage if kept == usage else kept
-
-
-def _plausible(key: str, value: Any) -> bool:
-    if key == "cost_usd" and isinstance(value, int | float) and not isinstance(value, bool):
-        return 0 <= value <= MAX_COST_USD
-    return True
+    counts = [usage.calls, usage.attempts, usage.input_tokens, usage.output_tokens]
+    kept = [0 if problem_with(count) else count for count in counts]
+    cost = usage.cost_usd
+    unpriced = cost is not None and not (problem_with(cost) is None and 0 <= cost <= MAX_COST_USD)
+    model = usage.model
+    unnamed = model is not None and problem_with(model) is not None
+    kinds = {kind: 0 if problem_with(count) else count for kind, count in usage.by_kind.items()}
+    if kept == counts and not unpriced and not unnamed and kinds == usage.by_kind:
+        return usage
+    return replace(
+        usage,
+        calls=kept[0],
+        attempts=kept[1],
+        input_tokens=kept[2],
+        output_tokens=kept[3],
+        cost_usd=None if unpriced else cost,
+        model=None if unnamed else model,
+        by_kind=kinds,
+    )
 
 
 def with_store_refusal(sample: SampleResult, reason: str) -> SampleResult:
@@ -175,10 +176,7 @@ def with_store_refusal(sample: SampleResult, reason: str) -> SampleResult:
         error=f"the store refused this sample: {cleaned[:500]}",
         fault=Fault.RUN_ERROR,
         recommendation="The store refused what the agent produced: see the error.",
-        fault_tools=(),
-        fault_tools_label=None,
-        fault_missing_tools=(),
-        refinement=None,
+        diagnosis=None,
     )
 
 
@@ -192,11 +190,12 @@ def _agent_fields(sample: SampleResult) -> Iterator[tuple[str, Any]]:
     yield from _walk("metadata", sample.metadata)
     if sample.actions is not None:
         for index, action in enumerate(sample.actions):
-            yield from _walk(f"actions[{index}]", action.to_json())
+            yield from _walk(f"actions[{index}]", asdict(action))
     if sample.observation is not None:
-        yield from _walk("observation", sample.observation.to_json())
+        yield from _walk("observation", asdict(sample.observation))
     yield "recommendation", sample.recommendation
-    yield from _walk("diagnosis", sample.diagnosis_json())
+    if sample.diagnosis is not None:
+        yield from _walk("diagnosis", asdict(sample.diagnosis))
 
 
 def _walk(path: str, value: Any) -> Iterator[tuple[str, Any]]:

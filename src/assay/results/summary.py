@@ -21,6 +21,7 @@ from assay.results.reliability import (
     rates,
 )
 from assay.results.sample import SampleResult, SampleStatus
+from assay.results.vote import vote_spread
 
 
 def nearest_rank(values: Sequence[float], percentile: float) -> float | None:
@@ -275,15 +276,16 @@ def _judge_totals(samples: Iterable[SampleResult]) -> dict[str, Any]:
         "estimated": False,
     }
     for sample in samples:
-        usage: dict[str, Any] = dict(sample.judge_usage or {})
+        usage = sample.judge_usage
+        if usage is None:
+            continue
         for key in ("calls", "input_tokens", "output_tokens"):
-            totals[key] += int(usage.get(key) or 0)
+            totals[key] += getattr(usage, key)
         # Usage stored before attempts were counted made at least one attempt per call.
-        totals["attempts"] += int(usage.get("attempts") or usage.get("calls") or 0)
-        totals["estimated"] = totals["estimated"] or bool(usage.get("cost_estimated"))
-        cost = usage.get("cost_usd")
-        if isinstance(cost, int | float):
-            totals["cost_usd"] = (totals["cost_usd"] or 0.0) + cost
+        totals["attempts"] += usage.attempts or usage.calls
+        totals["estimated"] = totals["estimated"] or usage.cost_estimated
+        if usage.cost_usd is not None:
+            totals["cost_usd"] = (totals["cost_usd"] or 0.0) + usage.cost_usd
     return totals
 
 
@@ -310,7 +312,7 @@ def _judge_criteria(samples: Iterable[SampleResult]) -> dict[str, CriterionSumma
 
 def _criterion(metrics: Sequence[Any]) -> CriterionSummary:
     scores = [m.score for m in metrics if m.error is None and m.score is not None]
-    spreads = [s for s in (_spread(m.votes) for m in metrics if m.votes) if s is not None]
+    spreads = [s for s in (vote_spread(m.votes) for m in metrics if m.votes) if s is not None]
     # One verdict has nothing to spread against: None, never a spread of 0.
     return CriterionSummary(
         mean=_mean(scores),
@@ -319,13 +321,3 @@ def _criterion(metrics: Sequence[Any]) -> CriterionSummary:
         errors=sum(1 for m in metrics if m.error is not None),
         mean_vote_spread=_mean(spreads),
     )
-
-
-def _spread(votes: Sequence[Any]) -> float | None:
-    # On the criterion's own scale (5/5/2 on 1–5 spreads 3), the raw score when recorded.
-    scores: list[float] = [
-        float(v["raw"] if v.get("raw") is not None else v["score"])
-        for v in votes
-        if isinstance(v, dict) and v.get("score") is not None
-    ]
-    return max(scores) - min(scores) if len(scores) > 1 else None

@@ -18,6 +18,7 @@ from assay.judging import JudgeUsage
 from assay.judging.input import question_text
 from assay.judging.refine import refine
 from assay.results import SampleResult, SampleStatus
+from assay.results.diagnosed import Diagnosis
 from assay.results.diagnosis import REFINABLE, CaseFacts, Finding, Roster, diagnose
 from assay.results.storable import storable
 from assay.runner.grading import Judging
@@ -105,9 +106,7 @@ async def conclude(
         result,
         fault=finding.fault,
         recommendation=finding.recommendation,
-        fault_tools=finding.tools,
-        fault_tools_label=finding.tools_label,
-        fault_missing_tools=finding.missing,
+        diagnosis=_diagnosis(finding),
     )
     limit = diagnosing.refine
     if (
@@ -121,12 +120,20 @@ async def conclude(
     return storable(result)
 
 
+def _diagnosis(finding: Finding) -> Diagnosis | None:
+    """The tools a finding involves, kept with the sample; ``None`` when it names none."""
+    if not finding.tools and not finding.missing:
+        return None
+    return Diagnosis(finding.tools, finding.tools_label, missing_tools=finding.missing)
+
+
 async def _refined(
     result: SampleResult, facts: CaseFacts, finding: Finding, roster: Roster, judging: Judging
 ) -> SampleResult:
     usage = JudgeUsage()
     refinement = await refine(judging.judge, facts.question, result.answer, finding, roster, usage)
-    merged = merge_usage(result.judge_usage, usage)
+    counted = usage.counted()
+    merged = counted if result.judge_usage is None else result.judge_usage.combined(counted)
     # refine() already discarded a refinement that would add a tool the agent has.
     if refinement is None:
         return dataclasses.replace(result, judge_usage=merged)
@@ -134,43 +141,7 @@ async def _refined(
         result,
         judge_usage=merged,
         recommendation=refinement.recommendation,
-        refinement=refinement.to_json(),
+        diagnosis=dataclasses.replace(
+            result.diagnosis or Diagnosis(tools_label=finding.tools_label), refinement=refinement
+        ),
     )
-
-
-def merge_usage(stored: dict[str, JSON] | None, usage: JudgeUsage) -> dict[str, JSON]:
-    """A sample's judge usage with ``usage`` added (calls, attempts, tokens, cost, kinds)."""
-    if not stored:
-        return usage.to_json()
-    merged = dict(stored)
-    for key, extra in (
-        ("calls", usage.calls),
-        ("attempts", usage.attempts),
-        ("input_tokens", usage.input_tokens),
-        ("output_tokens", usage.output_tokens),
-    ):
-        value = merged.get(key)
-        merged[key] = (value if isinstance(value, int) else 0) + extra
-    cost = merged.get("cost_usd")
-    if usage.cost_usd is not None:
-        merged["cost_usd"] = (cost if isinstance(cost, int | float) else 0.0) + usage.cost_usd
-        merged["cost_estimated"] = bool(merged.get("cost_estimated")) or usage.estimated
-    kinds = merged.get("by_kind")
-    by_kind: dict[str, JSON] = dict(kinds) if isinstance(kinds, dict) else {}
-    for kind, count in usage.by_kind.items():
-        previous = by_kind.get(kind)
-        by_kind[kind] = (previous if isinstance(previous, int) else 0) + count
-    merged["by_kind"] = by_kind
-    merged["model"] = merged.get("model") or usage.model
-    merged["source"] = _merged_source(merged.get("source"), usage)
-    return merged
-
-
-def _merged_source(stored: JSON, usage: JudgeUsage) -> str:
-    """How the merged judge cost is known: one basis when both agree, ``mixed`` otherwise."""
-    added = usage.source
-    if not isinstance(stored, str) or stored in ("no_usage", added):
-        return added
-    if added == "no_usage":
-        return stored
-    return "mixed"

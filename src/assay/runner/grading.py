@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from assay.agent import ModelSpec, Observation, Outcome, Usage
 from assay.judging import Judge, JudgeUsage, assess, judge_input, resolve
 from assay.judging.retry import sample_deadline
+from assay.results import JudgeUsage as CountedUsage
 from assay.results import MetricResult, errored
 from assay.results.pricing import catalogue_loaded, estimate_cost, load_catalogue
-from assay.spec import JSON, CasePlan, PlannedMetric, canonical_json
+from assay.spec import CasePlan, PlannedMetric, canonical_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +28,7 @@ async def grade(
     answer: str | None,
     judging: Judging | None,
     observation: Observation | None = None,
-) -> tuple[tuple[MetricResult, ...], dict[str, JSON] | None]:
+) -> tuple[tuple[MetricResult, ...], CountedUsage | None]:
     """Grade the answer on the case's judge criteria; the judge sees strings only.
 
     A case whose ``metadata["committed_effects_channel"]`` names an observation channel has
@@ -42,7 +43,7 @@ async def grade(
     with sample_deadline():  # judge_timeout bounds the sample's judging, not each call
         for metric in planned:
             results.append(await _grade_one(plan, metric, answer, judging, usage, observation))
-    return tuple(results), usage.to_json()
+    return tuple(results), usage.counted()
 
 
 async def _grade_one(

@@ -19,6 +19,7 @@ from sqlalchemy import (
 
 from assay.errors import StoreError
 from assay.record import RecordError, read_summary
+from assay.record import read as read_record
 from assay.results import Run, RunStatus
 from assay.results.baseline import Pin, RunOutcome, legacy_outcome, metadata_matches
 from assay.store._tables import baseline_pins, runs
@@ -77,11 +78,11 @@ def _candidates(run: Run, same_judge: bool, where: Mapping[str, str]) -> list[Co
 
 
 def _passing(row: RowMapping) -> bool:
-    outcome = RunOutcome.read(row["outcome"])
-    if outcome is not None:
-        return outcome is RunOutcome.PASSED
-    summary = row["summary"]
     try:
+        outcome = read_record(RunOutcome | None, row["outcome"], "outcome")
+        if outcome is not None:
+            return outcome is RunOutcome.PASSED
+        summary = row["summary"]
         read = None if summary is None else read_summary(summary)
     except RecordError as error:
         raise StoreError(f"run {row['id']}: stored {error}") from None

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Connection, RowMapping, and_, func, select
 
 from assay.errors import StoreError
+from assay.record import RecordError, read_settings
 from assay.results import RunStatus, RunSummary
 from assay.results.run import Lease, lease_lapsed
 from assay.store._tables import run_cases, runs, samples
@@ -91,9 +92,13 @@ def verify_complete(connection: Connection, row: RowMapping, summary: RunSummary
     samples outside the plan, missing ones, and a summary whose counts differ from the
     stored statuses all refuse completion.
     """
-    sequence, settings = row["sequence"], dict(row["settings"] or {})
-    models = [str(label) for label in settings.get("models") or []] or [""]
-    per_case = int(settings.get("samples") or 1)
+    sequence = row["sequence"]
+    try:
+        settings = read_settings(row["settings"])
+    except RecordError as error:
+        raise StoreError(f"run {row['id']}: stored {error}") from None
+    models = list(settings.models) or [""]
+    per_case = settings.samples
     cases = connection.execute(
         select(func.count()).select_from(run_cases).where(run_cases.c.run == sequence)
     ).scalar_one()

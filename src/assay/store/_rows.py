@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import RowMapping
 
-from assay.agent import Action, CostSource, Observation, Usage
+from assay.agent import Usage
 from assay.errors import StoreError
 from assay.record import (
     RecordError,
     read,
     read_comparison,
+    read_sample,
     read_settings,
     read_summary,
     write,
@@ -27,15 +29,14 @@ from assay.results import (
     JudgeUsage,
     MetricResult,
     Run,
+    RunSettings,
     RunStatus,
     SampleResult,
-    SampleStatus,
 )
 from assay.results.baseline import BaselineChoice, RunOutcome
-from assay.results.fault import Fault
 from assay.results.run import ModelVerdict
-from assay.results.sample import DIAGNOSIS_KEY, diagnosis_fields
-from assay.spec import JSON, MetricKind
+from assay.results.sample import DIAGNOSIS_KEY
+from assay.spec import JSON
 from assay.store._lease import lease_from
 
 Row = dict[str, Any]
@@ -64,10 +65,10 @@ def run_row(run: Run, status: RunStatus) -> Row:
         "heartbeat_at": None if run.lease is None else run.lease.heartbeat_at,
         "owner_started": None if run.lease is None else run.lease.started,
         "error": run.error,
-        "verdict": None if run.verdict is None else run.verdict.to_json(),
-        "judge_usage": None if run.judge_usage is None else write(run.judge_usage),
-        "outcome": None if run.outcome is None else run.outcome.value,
-        "baseline_choice": None if run.baseline_choice is None else run.baseline_choice.to_json(),
+        "verdict": write(run.verdict),
+        "judge_usage": write(run.judge_usage),
+        "outcome": write(run.outcome),
+        "baseline_choice": write(run.baseline_choice),
     }
 
 
@@ -113,8 +114,8 @@ def _sample_row(sequence: int, sample_id: str, sample: SampleResult, created_at:
         "sample": sample.sample,
         "status": sample.status.value,
         "answer": sample.answer,
-        "actions": None if sample.actions is None else [a.to_json() for a in sample.actions],
-        "observation": None if sample.observation is None else sample.observation.to_json(),
+        "actions": write(sample.actions),
+        "observation": write(sample.observation),
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
         "cost_usd": usage.cost_usd,
@@ -124,19 +125,16 @@ def _sample_row(sequence: int, sample_id: str, sample: SampleResult, created_at:
         "metadata": _metadata_with_diagnosis(sample),
         "fault": sample.fault,
         "recommendation": sample.recommendation,
-        "judge_usage": sample.judge_usage,
+        "judge_usage": write(sample.judge_usage),
         "created_at": created_at,
     }
 
 
 def _metadata_with_diagnosis(sample: SampleResult) -> dict[str, JSON]:
     # The tools involved and a judge's refinement travel in the metadata, under one key.
-    diagnosis = sample.diagnosis_json()
-    return (
-        dict(sample.metadata)
-        if diagnosis is None
-        else {**sample.metadata, DIAGNOSIS_KEY: diagnosis}
-    )
+    if sample.diagnosis is None:
+        return dict(sample.metadata)
+    return {**sample.metadata, DIAGNOSIS_KEY: write(sample.diagnosis)}
 
 
 def _metric_row(sample_id: str, position: int, metric: MetricResult) -> Row:
@@ -151,7 +149,7 @@ def _metric_row(sample_id: str, position: int, metric: MetricResult) -> Row:
         "passed": metric.passed,
         "reason": metric.reason,
         "error": metric.error,
-        "votes": metric.votes,
+        "votes": write(metric.votes),
     }
 
 
@@ -180,6 +178,8 @@ def run_from(
         summary = None if row["summary"] is None else read_summary(row["summary"], samples=whole)
         verdict = read(ModelVerdict | None, row["verdict"], "verdict")
         judge_usage = read(JudgeUsage | None, row["judge_usage"], "judge_usage")
+        outcome = read(RunOutcome | None, row["outcome"], "outcome")
+        choice = read(BaselineChoice | None, row["baseline_choice"], "baseline_choice")
         comparison = read_comparison(row["comparison"])
         links = _object(row["links"] or {}, "links")
         metadata = _object(row["metadata"], "metadata")
@@ -207,9 +207,17 @@ def run_from(
         error=row["error"],
         verdict=cast(ModelVerdict | None, verdict),
         judge_usage=cast(JudgeUsage | None, judge_usage),
-        outcome=RunOutcome.read(row["outcome"]),
-        baseline_choice=BaselineChoice.from_json(row["baseline_choice"]),
+        outcome=cast(RunOutcome | None, outcome),
+        baseline_choice=cast(BaselineChoice | None, choice),
     )
+
+
+def settings_of(row: RowMapping) -> RunSettings:
+    """The settings of a ``runs`` row; a damaged one is a StoreError naming the run."""
+    try:
+        return read_settings(row["settings"])
+    except RecordError as error:
+        raise StoreError(f"run {row['id']}: stored {error}") from None
 
 
 def case_from(row: RowMapping) -> CaseSnapshot:
@@ -220,42 +228,35 @@ def case_from(row: RowMapping) -> CaseSnapshot:
 
 
 def sample_from(row: RowMapping, metrics: Sequence[MetricResult]) -> SampleResult:
-    """Build a sample result from its row and its metrics (already in position order)."""
-    metadata = dict(row["metadata"])
-    actions, observation, fault = _parts_from(row)
-    return SampleResult(
-        case_id=row["case_id"],
-        model=model_value(row["model"]),
-        sample=row["sample"],
-        status=SampleStatus(row["status"]),
-        answer=row["answer"],
-        actions=actions,
-        observation=observation,
-        usage=_usage_from(row),
-        duration_ms=row["duration_ms"],
-        error=row["error"],
-        metadata=metadata,
-        metrics=tuple(metrics),
-        judge_usage=row["judge_usage"],
-        fault=fault,
-        recommendation=row["recommendation"],
-        **diagnosis_fields(metadata.pop(DIAGNOSIS_KEY, None)),
-    )
+    """Build a sample result from its row and its metrics (already in position order).
 
-
-def _parts_from(
-    row: RowMapping,
-) -> tuple[tuple[Action, ...] | None, Observation | None, Fault | None]:
-    """The sample's actions, observation and fault, read by the record codec."""
+    The row is read as the sample's stored form, so a value that does not read (damaged,
+    or edited by hand) is a :class:`StoreError` naming the sample and the field.
+    """
+    metadata = row["metadata"]
+    diagnosis = None
+    if isinstance(metadata, dict):
+        metadata = dict(metadata)
+        diagnosis = metadata.pop(DIAGNOSIS_KEY, None)
+    stored = {
+        "case_id": row["case_id"],
+        "model": model_value(row["model"]),
+        "sample": row["sample"],
+        "status": row["status"],
+        "answer": row["answer"],
+        "actions": row["actions"],
+        "observation": row["observation"],
+        "usage": _usage_from(row),
+        "duration_ms": row["duration_ms"],
+        "error": row["error"],
+        "metadata": metadata,
+        "judge_usage": row["judge_usage"],
+        "fault": row["fault"],
+        "recommendation": row["recommendation"],
+        "diagnosis": diagnosis,
+    }
     try:
-        return (
-            cast(
-                tuple[Action, ...] | None,
-                read(tuple[Action, ...] | None, row["actions"], "actions"),
-            ),
-            cast(Observation | None, read(Observation | None, row["observation"], "observation")),
-            cast(Fault | None, read(Fault | None, row["fault"], "fault")),
-        )
+        return replace(read_sample(stored, ""), metrics=tuple(metrics))
     except RecordError as error:
         model = "" if not row["model"] else f" on {row['model']!r}"
         raise StoreError(
@@ -263,18 +264,13 @@ def _parts_from(
         ) from None
 
 
-def _usage_from(row: RowMapping) -> Usage | None:
-    values = (row["input_tokens"], row["output_tokens"], row["cost_usd"], row["cost_source"])
+def _usage_from(row: RowMapping) -> dict[str, Any] | None:
+    names = ("input_tokens", "output_tokens", "cost_usd", "cost_source")
     # Usage is flattened into columns; all-NULL means there was none. (A normalised Usage
     # always has a cost source, so no real usage is all-NULL.)
-    if all(value is None for value in values):
+    if all(row[name] is None for name in names):
         return None
-    return Usage(
-        input_tokens=values[0],
-        output_tokens=values[1],
-        cost_usd=values[2],
-        cost_source=cast(CostSource | None, values[3]),
-    )
+    return {name: row[name] for name in names}
 
 
 def _object(value: object, path: str) -> dict[str, Any]:
@@ -283,26 +279,25 @@ def _object(value: object, path: str) -> dict[str, Any]:
     return dict(value)
 
 
-def _figure(row: RowMapping, column: str) -> None:
-    value = row[column]
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
-        raise StoreError(f"metric {row['name']!r} {column}: expected a number, not {value!r}")
-
-
 def metric_from(row: RowMapping) -> MetricResult:
-    """Build a metric result from its row; a figure that is not a number is a StoreError."""
-    for column in ("score", "threshold"):
-        _figure(row, column)
-    if row["passed"] not in (0, 1):
-        raise StoreError(f"metric {row['name']!r} passed: expected a boolean")
-    return MetricResult(
-        name=row["name"],
-        kind=cast(MetricKind, row["kind"]),
-        category=row["category"],
-        threshold=row["threshold"],
-        score=row["score"],
-        passed=bool(row["passed"]),
-        reason=row["reason"],
-        error=row["error"],
-        votes=row["votes"],
-    )
+    """Build a metric result from its row; a value that does not read is a StoreError."""
+    stored = {name: row[name] for name in _METRIC_COLUMNS}
+    if stored["passed"] in (0, 1):  # a boolean, as the driver gives it
+        stored["passed"] = bool(stored["passed"])
+    try:
+        return cast(MetricResult, read(MetricResult, stored, ""))
+    except RecordError as error:
+        raise StoreError(f"metric {row['name']!r} {error}") from None
+
+
+_METRIC_COLUMNS = (
+    "name",
+    "kind",
+    "category",
+    "threshold",
+    "score",
+    "passed",
+    "reason",
+    "error",
+    "votes",
+)

@@ -238,10 +238,10 @@ class Store:
                 baseline_id=baseline_id,
                 heartbeat_at=None,
                 error=None,
-                verdict=None if verdict is None else verdict.to_json(),
-                judge_usage=None if judge_usage is None else write(judge_usage),
-                outcome=None if outcome is None else outcome.value,
-                baseline_choice=None if baseline_choice is None else baseline_choice.to_json(),
+                verdict=write(verdict),
+                judge_usage=write(judge_usage),
+                outcome=write(outcome),
+                baseline_choice=write(baseline_choice),
             )
         return self.get_run(run_id) if reload else None
 
@@ -609,7 +609,7 @@ def _require_pinnable(row: Any) -> None:
         raise BaselineError(
             f"run {row['id']} is {row['status']}, not completed; only a completed run can be pinned"
         )
-    if (row["settings"] or {}).get("selection"):
+    if _rows.settings_of(row).selection:
         # Its cases left out would meet the next full run as new, and go ungated.
         raise BaselineError(
             f"run {row['id']} ran a selection of suite {row['suite']!r} "
