@@ -47,6 +47,8 @@ def visible(text: str, *, lines: bool = False) -> str:
     terminal would act on are shown, never sent. With ``lines=True`` line breaks of every
     kind are kept, as ``\n``; without it they are escaped like any other control.
     """
+    if text.isprintable():
+        return text  # no control, break or bidirectional character: nothing to write
     if lines:
         return _UNSAFE_IN_LINES.sub(_escape, _BREAK.sub("\n", text))
     return _UNSAFE.sub(_escape, text)
@@ -57,6 +59,8 @@ def one_line(text: str) -> str:
 
     For places with room for one line only: a table cell, a heading, a list item.
     """
+    if text.isprintable():
+        return text  # no line break and nothing to escape
     pieces = _BREAKS.split(text)
     if len(pieces) > 1:
         last = len(pieces) - 1

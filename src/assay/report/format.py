@@ -45,6 +45,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal
+from functools import lru_cache
 
 #: What every surface shows for a figure that does not exist.
 MISSING = "—"
@@ -58,6 +59,11 @@ _MINUS = "\N{MINUS SIGN}"
 
 #: Past this many decimals two different floats always read differently.
 _MOST_DECIMALS = 20
+#: ``10 ** -places`` for every number of places a figure is rounded to, made once.
+_QUANTA = tuple(Decimal(1).scaleb(-places) for places in range(_MOST_DECIMALS + 1))
+#: How many distinct figures of each kind are remembered: a report repeats the same scores and
+#: thresholds on thousands of samples, and each is worked out through ``Decimal`` once.
+_REMEMBERED = 4096
 
 
 def _decimal(value: float) -> Decimal:
@@ -66,7 +72,8 @@ def _decimal(value: float) -> Decimal:
 
 
 def _round(value: Decimal, places: int) -> Decimal:
-    return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    quantum = _QUANTA[places] if 0 <= places <= _MOST_DECIMALS else Decimal(1).scaleb(-places)
+    return value.quantize(quantum, rounding=ROUND_HALF_UP)
 
 
 def _finite(value: float | None) -> bool:
@@ -84,6 +91,7 @@ def _signed(value: Decimal) -> str:
     return f"{_MINUS}{text}" if value < 0 and text.strip("0.") else text
 
 
+@lru_cache(maxsize=_REMEMBERED)
 def percent(x: float | None, decimals: int = 0) -> str:
     """Write a 0..1 value as a percentage rounded half up: ``0.875`` → ``88%``.
 
@@ -145,6 +153,7 @@ def _against(value: Decimal, bounds: list[Decimal], decimals: int) -> Decimal:
     return value
 
 
+@lru_cache(maxsize=_REMEMBERED)
 def score_against(x: float | None, *limits: float | None) -> str:
     """A score read against thresholds written as set: ``59.96%`` against ``60%``, never ``60%``.
 
@@ -157,6 +166,7 @@ def score_against(x: float | None, *limits: float | None) -> str:
     return f"{_trimmed(_against(_decimal(x) * 100, bounds, 0))}%"
 
 
+@lru_cache(maxsize=_REMEMBERED)
 def limit(x: float | None) -> str:
     """A threshold as it was set, as a percentage: ``0.7`` → ``70%``, ``0.725`` → ``72.5%``."""
     if x is None or not _finite(x):
