@@ -220,8 +220,8 @@ def _cell(samples: Sequence[SampleResult]) -> str:
         return fmt.MISSING
     passed = sum(1 for s in samples if s.status is SampleStatus.PASSED)
     word = "pass" if passed == len(samples) else "fail"
-    faults = Counter(s.fault for s in samples if s.fault)
-    tail = f" · {faults.most_common(1)[0][0]}" if faults else ""
+    faults = [s.fault for s in samples if s.fault]
+    tail = f" · {Counter(faults).most_common(1)[0][0]}" if faults else ""
     return f"{word} {passed}/{len(samples)}{tail}"
 
 

@@ -37,6 +37,7 @@ from assay.report import format as fmt
 from assay.report._markdown_fixes import fix_item_markdown
 from assay.report.view import (
     CasesSection,
+    CaseView,
     ComparisonSection,
     Figure,
     FixesSection,
@@ -155,7 +156,9 @@ class Page:
     faults: dict[str, str]
     intervals: tuple[IntervalRow, ...]
     withheld: bool
-    evidence: dict[str, Evidence]
+    #: Each case of the cases section with what it was defined with (``None`` when the run
+    #: kept no definition of it).
+    shown: tuple[tuple[CaseView, Evidence | None], ...]
     identity: tuple[tuple[str, str], ...]
     settings: tuple[tuple[str, str], ...]
 
@@ -170,13 +173,14 @@ def _page(view: ReportView) -> Page:
         column = verdict.models.headers.index("faults")
         faults = {written(row[0]): written(row[column]) for row in verdict.models.rows}
     compared = None if comparison is None else comparison.comparison
+    cases = view.section(CasesSection)
     return Page(
         summary=summary,
         verdict=verdict,
         models=models,
         comparison=comparison,
         matrix=view.section(MatrixSection),
-        cases=view.section(CasesSection),
+        cases=cases,
         fixes=view.section(FixesSection),
         tiles=() if summary is None else _tiles(summary),
         faults=faults,
@@ -184,16 +188,21 @@ def _page(view: ReportView) -> Page:
         if models is None or view.model_comparison is None
         else _intervals(models, view.model_comparison),
         withheld=compared is not None and isinstance(compared.headline, WithheldHeadline),
-        evidence={
-            snapshot.case_id: Evidence(
-                _shown(snapshot.definition.get("input")),
-                _shown(snapshot.definition.get("reference")),
-            )
-            for snapshot in view.run.cases
-        },
+        shown=() if cases is None else _shown_cases(cases, view.run),
         identity=tuple(f for f in view.header.fields if f[0] not in _SETTINGS),
         settings=tuple(f for f in view.header.fields if f[0] in _SETTINGS),
     )
+
+
+def _shown_cases(section: CasesSection, run: Run) -> tuple[tuple[CaseView, Evidence | None], ...]:
+    evidence = {
+        snapshot.case_id: Evidence(
+            _shown(snapshot.definition.get("input")),
+            _shown(snapshot.definition.get("reference")),
+        )
+        for snapshot in run.cases
+    }
+    return tuple((case, evidence.get(case.case_id)) for case in section.cases)
 
 
 def _tiles(summary: SummarySection) -> tuple[Tile, ...]:

@@ -655,6 +655,9 @@ def _case(number: int, block: reading.CaseBlock) -> CaseView:
 def _behaviours(block: reading.CaseBlock) -> list[Phrase]:
     from assay.results.reliability import item_rates
 
+    models = [sample.model for sample in block.samples if sample.evaluated]
+    if len(set(models)) == len(models):
+        return []  # one sample per model: no model's behaviour can vary
     phrases = []
     for rate in item_rates(block.samples):
         if rate.samples < 2:
