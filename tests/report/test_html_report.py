@@ -209,9 +209,44 @@ def test_estimated_money_carries_the_legend_once_and_a_tooltip(current_run: Run)
     assert page.all_text.count("estimated from tokens") == 1
     titled = [e for e in page.elements if "estimated" in (e["attrs"].get("title") or "")]
     assert titled and all(page.text_of(e).startswith("~") for e in titled)
-    # A sample's estimated cost shows its working: the tokens the model rates applied to.
+    # Without the rates it was priced at, an estimate's tooltip names the tokens they applied to.
     workings = [e["attrs"]["title"] for e in titled if "2,328 in" in e["attrs"]["title"]]
     assert workings == ["estimated: 2,328 in + 423 out tokens × model rates"]
+
+
+def _priced(run: Run, rate: dict[str, object]) -> Run:
+    """``run`` with its estimated sample carrying the rate it was priced at."""
+    samples = [
+        replace(s, metadata={**s.metadata, "cost_rate": rate})
+        if s.usage is not None and s.usage.cost_source == "estimated"
+        else s
+        for s in run.samples
+    ]
+    return replace(run, samples=tuple(samples))
+
+
+def _cost_titles(page: Page) -> list[str]:
+    return [
+        e["attrs"]["title"]
+        for e in page.all("span")
+        if "estimated" in e["attrs"].get("class", "") and page.text_of(e) == "~$0.0243"
+    ]
+
+
+def test_an_estimated_cost_shows_its_working_in_the_tooltip(current_run: Run) -> None:
+    rate = {"input": 5.0, "output": 30.0, "source": "catalog"}
+    page = Page(Report(_priced(current_run, rate)).to_html())
+    assert _cost_titles(page) == ["2,328 in × $5.00/M + 423 out × $30.00/M · catalog rate"]
+
+
+def test_a_hostile_rate_source_stays_in_its_tooltip(current_run: Run) -> None:
+    source = '" onmouseover="window.__pwned=1" x="\u202e'
+    rate = {"input": 0.075, "output": 0.3, "source": source}
+    page = Page(Report(_priced(current_run, rate)).to_html())
+    _allowed(page)
+    assert _cost_titles(page) == [
+        f"2,328 in × $0.075/M + 423 out × $0.30/M · {source} rate".replace("\u202e", "\\u202e")
+    ]
 
 
 # -- hostile text ---------------------------------------------------------------------------

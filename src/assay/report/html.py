@@ -314,16 +314,17 @@ def _metadata(view: SampleView) -> str | None:
 def _cost(view: SampleView) -> tuple[str, str] | None:
     """A sample's estimated cost and its working, for the figure's tooltip; else ``None``.
 
-    The rates are not stored with the sample, so the working names the tokens they applied to.
+    The working is the view's (``2,328 in × $5.00/M + 423 out × $30.00/M · catalog rate``);
+    a sample stored without a rate that reads names the tokens the model rates applied to.
     """
     usage = view.sample.usage
     if usage is None or usage.cost_source != "estimated" or usage.cost_usd is None:
         return None
-    return (
-        fmt.money(usage.cost_usd, estimated=True),
+    working = view.cost_working or (
         f"estimated: {fmt.tokens(usage.input_tokens)} in + {fmt.tokens(usage.output_tokens)} "
-        "out tokens × model rates",
+        "out tokens × model rates"
     )
+    return fmt.money(usage.cost_usd, estimated=True), working
 
 
 def _fix_title(item: FixItem) -> str:
