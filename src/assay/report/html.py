@@ -34,6 +34,7 @@ from assay.report import _comparing as comparing
 from assay.report import _fixing as fixing
 from assay.report import _reading as reading
 from assay.report import format as fmt
+from assay.report._collecting import collector_paused
 from assay.report._markdown_fixes import fix_item_markdown
 from assay.report.view import (
     CasesSection,
@@ -95,18 +96,19 @@ def html_of(view: ReportView, theme: str = DEFAULT_THEME) -> str:
 
     script, style = _asset("report.js"), _asset("report.css")
     template = _environment().get_template("report.html.j2")
-    page = template.render(
-        view=view,
-        page=_page(view),
-        theme=chosen,
-        # The page's own files, not anyone's data: shown as written, and the only style and
-        # script the page's Content Security Policy lets run (by their hashes).
-        style=Markup(style),
-        script=Markup(script),
-        style_hash=_digest(style),
-        script_hash=_digest(script),
-        legend=fmt.ESTIMATED_LEGEND,
-    )
+    with collector_paused():
+        page = template.render(
+            view=view,
+            page=_page(view),
+            theme=chosen,
+            # The page's own files, not anyone's data: shown as written, and the only style
+            # and script the page's Content Security Policy lets run (by their hashes).
+            style=Markup(style),
+            script=Markup(script),
+            style_hash=_digest(style),
+            script_hash=_digest(script),
+            legend=fmt.ESTIMATED_LEGEND,
+        )
     return page if page.endswith("\n") else page + "\n"
 
 

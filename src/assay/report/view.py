@@ -24,6 +24,7 @@ from assay.report import _fixing as fixing
 from assay.report import _reading as reading
 from assay.report import format as fmt
 from assay.report import prose
+from assay.report._collecting import collector_paused
 from assay.results import Run, RunSummary, SampleResult, Tally
 from assay.results.fixes import FixItem, fix_items
 from assay.results.tracebacks import metadata_without_traceback, traceback_of
@@ -445,6 +446,18 @@ def view_of(
     Without ``evidence`` the case × model matrix and the cases are left out: a summary (the
     terminal's) reads the figures and need not lay out every sample.
     """
+    with collector_paused():
+        return _view_of(run, comparison, models, items, evidence=evidence)
+
+
+def _view_of(
+    run: Run,
+    comparison: Comparison | None,
+    models: ModelComparison | None,
+    items: Sequence[FixItem] | None,
+    *,
+    evidence: bool,
+) -> ReportView:
     shown = tuple(fix_items(run.samples) if items is None else items)
     sections: list[Section | None] = [
         summary_section(run),
