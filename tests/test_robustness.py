@@ -34,7 +34,7 @@ def test_a_model_needs_a_name(name):
         ({"answer": "ok \ud800"}, "surrogate"),
         ({"answer": "ok", "duration_ms": float("nan")}, "finite"),
         ({"answer": "ok", "duration_ms": -5}, "non-negative"),
-        ({"answer": "ok", "usage": {"cost_usd": -3.5}}, "non-negative"),
+        ({"answer": "ok", "usage": {"cost_usd": -3.5}}, "must not be negative"),
         ({"answer": "ok", "metadata": {"k": "\x00"}}, "NUL"),
     ],
 )
