@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import re
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -136,3 +140,101 @@ def test_a_device_is_written_to_not_replaced(current_run: Run) -> None:
     null = Path(os.devnull)
     Report(current_run).export(null, format="junit")
     assert null.is_char_device()
+
+
+def test_a_write_that_fails_names_the_path() -> None:
+    full = Path("/dev/full")
+    with pytest.raises(OSError, match="No space left on device: '/dev/full'") as caught:
+        write_atomically(full, ["x" * 100_000])
+    assert caught.value.filename == str(full)
+
+
+def test_a_rename_that_fails_names_the_target_and_leaves_no_stray_file(tmp_path: Path) -> None:
+    occupied = tmp_path / "report.md"
+    occupied.mkdir()
+    (occupied / "keep").write_text("kept", encoding="utf-8")
+    with pytest.raises(OSError) as caught:
+        write_atomically(occupied, ["text\n"])
+    assert caught.value.filename == str(occupied)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]
+
+
+def test_export_names_the_path_a_write_failed_on(current_run: Run) -> None:
+    with pytest.raises(OSError, match="No space left on device: '/dev/full'"):
+        Report(current_run).export("/dev/full", format="junit")
+
+
+def test_the_file_being_written_names_its_writer(tmp_path: Path) -> None:
+    target = tmp_path / "report.html"
+    seen: list[str] = []
+
+    def chunks() -> Iterator[str]:
+        yield "<html>"
+        seen.extend(p.name for p in tmp_path.iterdir())
+        yield "</html>\n"
+
+    write_atomically(target, chunks())
+    (temporary,) = seen
+    assert re.fullmatch(rf"\.report\.html\.{os.getpid()}\.[0-9a-f]{{8}}\.tmp", temporary)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.html"]
+
+
+# A writer that writes its first chunk, says so, and waits to be killed.
+_STALLED_WRITER = """
+import sys, time
+from pathlib import Path
+from assay.report.files import write_atomically
+
+def chunks():
+    yield "<testsuites>" + "x" * 100_000
+    print("writing", flush=True)
+    time.sleep(3600)
+    yield "</testsuites>"
+
+write_atomically(Path(sys.argv[1]), chunks())
+"""
+
+
+def _stalled_writer(target: Path) -> subprocess.Popen[str]:
+    writer = subprocess.Popen(
+        [sys.executable, "-c", _STALLED_WRITER, str(target)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert writer.stdout is not None
+    assert writer.stdout.readline() == "writing\n"  # the first chunk is in its file
+    return writer
+
+
+def _kill(writer: subprocess.Popen[str]) -> None:
+    writer.send_signal(signal.SIGKILL)
+    writer.wait()
+    assert writer.stdout is not None
+    writer.stdout.close()
+
+
+def _temporaries(folder: Path, pid: int) -> list[str]:
+    return [p.name for p in folder.iterdir() if f".{pid}." in p.name and p.name.endswith(".tmp")]
+
+
+@pytest.mark.process  # a writer killed with SIGKILL, and one still alive
+def test_a_killed_writers_file_is_removed_by_the_next_write_a_live_ones_kept(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "report.xml"
+    target.write_text("<old/>\n", encoding="utf-8")
+    killed = _stalled_writer(target)
+    _kill(killed)
+    assert len(_temporaries(tmp_path, killed.pid)) == 1  # what the kill left
+    live = _stalled_writer(target)
+    try:
+        write_atomically(target, ["<new/>\n"])
+        assert target.read_text(encoding="utf-8") == "<new/>\n"
+        assert _temporaries(tmp_path, killed.pid) == []
+        assert len(_temporaries(tmp_path, live.pid)) == 1  # still being written: left alone
+    finally:
+        _kill(live)
+    other = tmp_path / "other.xml"
+    write_atomically(other, ["<other/>\n"])
+    assert len(_temporaries(tmp_path, live.pid)) == 1  # another target's leftovers are its own
