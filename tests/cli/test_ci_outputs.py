@@ -108,7 +108,7 @@ def test_an_unwritable_step_summary_is_a_warning_naming_it(cli, support_spec, tm
     target = blocker / "summary.md"
     done = cli("run", support_spec, "--quiet", env={"GITHUB_STEP_SUMMARY": str(target)})
     assert done.returncode == 0, done.output
-    assert f"warning: the job summary could not be written to {target}" in done.stderr
+    assert f"warning: $GITHUB_STEP_SUMMARY {target}: Not a directory" in done.stderr
     failing = cli(
         "run",
         support_spec,
@@ -148,3 +148,82 @@ def test_an_existing_report_is_replaced(cli, support_spec) -> None:
     assert cli("run", support_spec, "--quiet", "--report", target).returncode == 0
     SCHEMA.validate(str(target))
     assert sorted(p.name for p in cli.cwd.iterdir() if p.name.startswith(".report")) == []
+
+
+def test_output_dash_prints_the_report_on_standard_output(cli, support_spec) -> None:
+    assert cli("run", support_spec, "--quiet").returncode == 0
+    printed = cli("report", "--format", "html", "--output", "-")
+    assert printed.returncode == 0, printed.output
+    assert printed.stdout == cli("report", "--format", "html").stdout
+    assert printed.stdout.startswith("<!DOCTYPE html>") and "written to" not in printed.stdout
+    assert cli("report", "-o", "-").stdout == cli("report").stdout  # text, as without --output
+    assert not (cli.cwd / "-").exists()
+
+
+@pytest.mark.parametrize("option", ["--report", "--summary"])
+def test_run_refuses_standard_output_for_a_file_before_anything_runs(
+    cli, specs, marker_env, option
+) -> None:
+    folder, env = marker_env
+    done = cli("run", specs / "marker_agent.py", option, "-", env=env)
+    assert done.returncode == 2
+    assert f"{option} -:" in done.stderr and "standard output" in done.stderr
+    assert markers(folder) == [] and not (cli.cwd / "-").exists()
+
+
+def test_a_report_name_without_a_known_extension_is_told_what_to_give(cli, specs) -> None:
+    done = cli("run", specs / "marker_agent.py", "--report", "/dev/stdout")
+    assert done.returncode == 2
+    assert "--report /dev/stdout" in done.stderr
+    assert "use a file name with a known extension" in done.stderr and ".html" in done.stderr
+
+
+def test_a_failed_write_names_the_option_and_the_path(cli, support_spec) -> None:
+    assert cli("run", support_spec, "--quiet").returncode == 0
+    output = cli("report", "--format", "junit", "--output", "/dev/full")
+    assert output.returncode == 2
+    assert "error: --output /dev/full: No space left on device" in output.stderr
+    (cli.cwd / "full.xml").symlink_to("/dev/full")
+    ran = cli("run", support_spec, "--quiet", "--report", "full.xml", "--summary", "/dev/full")
+    assert ran.returncode == 0, ran.output  # the run's own exit code stands
+    assert "error: --report full.xml: No space left on device" in ran.stderr
+    assert "warning: --summary /dev/full: No space left on device" in ran.stderr
+
+
+def test_several_reports_are_each_written(cli, support_spec) -> None:
+    done = cli("run", support_spec, "--quiet", "--report", "r2.html", "--report", "r3.xml")
+    assert done.returncode == 0, done.output
+    assert "report written to r2.html" in done.stdout and "report written to r3.xml" in done.stdout
+    assert (cli.cwd / "r2.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    SCHEMA.validate(str(cli.cwd / "r3.xml"))
+
+
+@pytest.mark.parametrize(
+    ("reports", "named"),
+    [
+        (["r.html", "./r.html"], "--report r.html is given twice"),
+        (["r.html", "link.html"], "--report link.html names the same file as --report r.html"),
+        (["r.html", "nowhere/r.xml"], "--report nowhere/r.xml"),
+        (["r.html", "r.doc"], "--report r.doc"),
+    ],
+)
+def test_each_report_is_checked_before_the_run_starts(
+    cli, specs, marker_env, reports, named
+) -> None:
+    folder, env = marker_env
+    (cli.cwd / "link.html").symlink_to("r.html")
+    words = [word for report in reports for word in ("--report", report)]
+    done = cli("run", specs / "marker_agent.py", *words, env=env)
+    assert done.returncode == 2 and named in done.stderr, done.output
+    assert markers(folder) == [] and not (cli.cwd / "r.html").exists()
+    assert not (cli.cwd / "link.html").exists()  # a dangling link, as it was
+
+
+def test_a_theme_goes_to_the_html_reports_among_several(cli, support_spec, specs) -> None:
+    words = ("--theme", "dark", "--report", "r.html", "--report", "r.json")
+    done = cli("run", support_spec, "--quiet", *words)
+    assert done.returncode == 0, done.output
+    assert 'data-theme="dark"' in (cli.cwd / "r.html").read_text(encoding="utf-8")
+    assert (cli.cwd / "r.json").read_text(encoding="utf-8").startswith("{")
+    refused = cli("run", specs / "marker_agent.py", "--theme", "dark", "--report", "r.md")
+    assert refused.returncode == 2 and "html report format only" in refused.stderr

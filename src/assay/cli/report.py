@@ -34,7 +34,8 @@ def report_command(
         ),
     ] = None,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write to this file.")
+        Path | None,
+        typer.Option("--output", "-o", help="Write to this file (-: standard output)."),
     ] = None,
     tolerance: Annotated[
         float, typer.Option(min=0.0, max=1.0, help="With --baseline: score decrease allowed.")
@@ -71,6 +72,8 @@ def report_command(
     from assay.report.report import themed
     from assay.text import visible
 
+    if output is not None and str(output) == "-":
+        output = None  # standard output, as without --output
     with user_errors():
         if output is not None:
             picked = format_for(output, format, named_by="--format")
@@ -95,7 +98,12 @@ def report_command(
         if output is None:
             print(made.render(chosen, theme=theme), end="")
             return
-        path = made.export(output, chosen, theme=theme)
+        try:
+            path = made.export(output, chosen, theme=theme)
+        except OSError as error:
+            if isinstance(error, BrokenPipeError):
+                raise
+            fail(f"--output {output}: {error.strerror or error}")
     print(f"report written to {visible(str(path))}")
 
 

@@ -20,6 +20,7 @@ from assay.limits import option_range
 if TYPE_CHECKING:
     from assay.evaluation import Evaluation, EvaluationArgs
     from assay.exit_codes import ExitCode
+    from assay.report import ReportFormat
 
 from assay.cli._common import (
     GATING,
@@ -144,9 +145,10 @@ def run_command(
     ] = False,
     gate: GateOption = None,
     report: Annotated[
-        Path | None,
+        list[Path] | None,
         typer.Option(
-            help="Also write a report here (.txt, .md, .json, .xml for JUnit, or .html).",
+            help="Also write a report here (.txt, .md, .json, .xml for JUnit, or .html); "
+            "repeat it for several.",
             rich_help_panel=OUTPUT,
         ),
     ] = None,
@@ -237,7 +239,7 @@ def run_command(
             judge_base_url=judge_base_url,
             judge_timeout=judge_timeout,
         )
-        _check_report_path(report, theme)
+        reports = _check_report_paths(report or [], theme)
         summaries = _summary_files(summary)
         run_id = resume or str(uuid.uuid4())
         options: EvaluationArgs = {
@@ -273,7 +275,7 @@ def run_command(
     with _signals_held():
         code = _finish(
             evaluation,
-            report,
+            reports,
             verbose=verbose,
             started=started,
             db=db,
@@ -374,12 +376,12 @@ def _stopped(message: str, run_id: str) -> None:
 
 def _finish(
     evaluation: Evaluation,
-    report: Path | None,
+    reports: tuple[Path, ...],
     *,
     verbose: bool = False,
     started: float,
     db: str | None = None,
-    summaries: tuple[Path, ...] = (),
+    summaries: tuple[tuple[str, Path], ...] = (),
     theme: str | None = None,
 ) -> ExitCode:
     from assay.cli._render import closing_line, make_console, reliability_lines, render_run, shown
@@ -402,8 +404,8 @@ def _finish(
         )
         print(visible("\n".join(reliability_lines(run, verbose=verbose, db=pasted)), lines=True))
         _warn_unverified(console, run)
-    if report is not None:
-        _write_report(run, report, theme)
+    if reports:
+        _write_reports(run, reports, theme)
     verdict = evaluation.verdict
     if summaries:
         _write_summaries(evaluation, summaries)
@@ -431,23 +433,32 @@ def _warn_unverified(console: Any, run: Any) -> None:
         console.print(shown(line), style="yellow", markup=False, highlight=False)
 
 
-def _write_report(run: Any, report: Path, theme: str | None = None) -> None:
-    """Write the report file; the run is stored whatever happens to it.
+def _write_reports(run: Any, reports: tuple[Path, ...], theme: str | None = None) -> None:
+    """Write each report file; the run is stored whatever happens to them.
 
-    A failure is reported and the run's own exit code stands.
+    A failure is reported naming the option and the path, the other reports are still
+    written, and the run's own exit code stands.
     """
-    try:
-        from assay.report import Report  # only when a report is asked for
+    from assay.report import Report  # only when a report is asked for
 
-        Report(run).export(report, theme=theme)
-        with _reader_may_leave():
-            print(f"report written to {visible(str(report))}")
-    except (OSError, AssayError) as error:
-        print(
-            f"error: the report could not be written to {visible(str(report))}: "
-            f"{visible(str(getattr(error, 'strerror', None) or error))}",
-            file=sys.stderr,
-        )
+    made = Report(run)
+    for path in reports:
+        try:
+            made.export(path, theme=theme if _is_html(path) else None)
+            with _reader_may_leave():
+                print(f"report written to {visible(str(path))}")
+        except (OSError, AssayError) as error:
+            print(
+                f"error: --report {visible(str(path))}: "
+                f"{visible(str(getattr(error, 'strerror', None) or error))}",
+                file=sys.stderr,
+            )
+
+
+def _is_html(path: Path) -> bool:
+    from assay.report import format_for
+
+    return format_for(path, named_by=None).name == "html"
 
 
 @contextlib.contextmanager
@@ -467,40 +478,80 @@ def _reader_may_leave() -> Iterator[None]:
         silence_stdout()
 
 
-def _check_report_path(path: Path | None, theme: str | None = None) -> None:
-    """Refuse, before anything runs, a report path whose format, theme or folder is unusable."""
-    if path is None:
-        if theme is not None:
-            raise ConfigurationError("--theme is the HTML report's: give --report FILE.html")
-        return
-    from assay.report import format_for
+def _check_report_paths(paths: list[Path], theme: str | None = None) -> tuple[Path, ...]:
+    """Refuse, before anything runs, a report path whose format, theme or folder is unusable.
+
+    Standard output is the run's own, and one file named twice would be written twice.
+    """
     from assay.report.files import check_target
     from assay.report.report import themed
 
-    # --report has no --format: the extension decides.
-    themed(format_for(path, named_by=None), theme)
-    check_target(path, named=f"--report {path}")
+    if theme is not None and not paths:
+        raise ConfigurationError("--theme is the HTML report's: give --report FILE.html")
+    seen: dict[str, Path] = {}
+    formats: list[ReportFormat] = []
+    for path in paths:
+        _refuse_standard_output("--report", path)
+        # --report has no --format: the extension decides.
+        formats.append(_extension_format(path))
+        check_target(path, named=f"--report {path}")
+        earlier = seen.setdefault(os.path.realpath(path), path)
+        if earlier is not path:
+            raise ConfigurationError(
+                f"--report {path} is given twice"
+                if str(earlier) == str(path)
+                else f"--report {path} names the same file as --report {earlier}"
+            )
+    html = [chosen for chosen in formats if chosen.name == "html"]
+    for chosen in html or formats[:1]:
+        themed(chosen, theme)  # an unknown theme, or one without an HTML report, is refused
+    return tuple(paths)
+
+
+def _extension_format(path: Path) -> ReportFormat:
+    from assay.report import format_for
+    from assay.report.formats import BUILTIN_FORMATS
+
+    try:
+        return format_for(path, named_by=None)
+    except ConfigurationError:
+        extension = repr(path.suffix) if path.suffix else "(none)"
+        known = ", ".join(ext for f in BUILTIN_FORMATS for ext in f.extensions)
+        raise ConfigurationError(
+            f"--report {path}: cannot tell the report format from its extension {extension}; "
+            f"use a file name with a known extension: {known}"
+        ) from None
+
+
+def _refuse_standard_output(option: str, path: Path) -> None:
+    if str(path) == "-":
+        raise ConfigurationError(
+            f"{option} -: assay run prints its progress and results on standard output; "
+            f"give {option} a file name, or print a stored run with assay report RUN"
+        )
 
 
 #: Where GitHub Actions asks a step for the Markdown shown on the run's summary page.
 GITHUB_STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
 
 
-def _summary_files(summary: Path | None) -> tuple[Path, ...]:
+def _summary_files(summary: Path | None) -> tuple[tuple[str, Path], ...]:
     """The files the job summary is appended to: ``--summary``, then ``$GITHUB_STEP_SUMMARY``.
 
-    ``--summary`` is checked before anything runs (exit 2); the environment's file is the
-    CI's, so a bad one is only a warning once the run is over.
+    Each with the name it was given by. ``--summary`` is checked before anything runs
+    (exit 2); the environment's file is the CI's, so a bad one is only a warning once the
+    run is over.
     """
     from assay.report.files import check_target
 
-    files: list[Path] = []
+    files: list[tuple[str, Path]] = []
     if summary is not None:
+        _refuse_standard_output("--summary", summary)
         check_target(summary, named=f"--summary {summary}")
-        files.append(summary)
+        files.append(("--summary", summary))
     github = os.environ.get(GITHUB_STEP_SUMMARY)
-    if github and not any(_same_file(Path(github), chosen) for chosen in files):
-        files.append(Path(github))
+    if github and not any(_same_file(Path(github), chosen) for _, chosen in files):
+        files.append((f"${GITHUB_STEP_SUMMARY}", Path(github)))
     return tuple(files)
 
 
@@ -508,7 +559,7 @@ def _same_file(one: Path, other: Path) -> bool:
     return os.path.abspath(one) == os.path.abspath(other)
 
 
-def _write_summaries(evaluation: Evaluation, files: tuple[Path, ...]) -> None:
+def _write_summaries(evaluation: Evaluation, files: tuple[tuple[str, Path], ...]) -> None:
     """Append the job summary to each file; one that refuses it is a warning naming it.
 
     The run is stored and decided already: a summary that cannot be written changes neither.
@@ -519,12 +570,13 @@ def _write_summaries(evaluation: Evaluation, files: tuple[Path, ...]) -> None:
 
     # A blank line first: whatever an earlier step left, the summary starts a block of its own.
     text = "\n" + ci_summary(build_view(evaluation), evaluation.verdict)
-    for path in files:
+    for named, path in files:
         try:
             append_text(path, text)
         except (OSError, AssayError) as error:
             print(
-                f"warning: the job summary could not be written to {visible(str(path))}: "
-                f"{visible(str(getattr(error, 'strerror', None) or error))}",
+                f"warning: {named} {visible(str(path))}: "
+                f"{visible(str(getattr(error, 'strerror', None) or error))} "
+                "(the job summary was not written)",
                 file=sys.stderr,
             )
