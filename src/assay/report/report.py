@@ -202,8 +202,9 @@ class Report:
         (``system`` by default). An unknown format, extension or theme (or a theme for another
         format than HTML), a path in a folder that does not exist or refuses a new file, and a
         folder given as the path raise :class:`~assay.errors.ConfigurationError` naming it
-        before anything is written. An existing file is replaced whole (written beside it,
-        then renamed over it): never left half-written.
+        before anything is written. A write that fails after that (a full disk) raises
+        :class:`OSError` with ``path`` as its ``filename``. An existing file is replaced whole
+        (written beside it, then renamed over it): never left half-written.
         """
         target = Path(path)
         chosen = themed(format_for(target, format), theme)
