@@ -133,7 +133,7 @@ def _remove_abandoned(folder: Path, name: str) -> None:
 
 def _alive(pid: int) -> bool:
     """Whether process ``pid`` may still be running (one of another user's counts)."""
-    if pid == os.getpid():
+    if pid == os.getpid() or os.name == "nt":  # there, signal 0 would interrupt the process
         return True
     try:
         os.kill(pid, 0)
