@@ -136,7 +136,7 @@ def test_at_zero_or_one_hundred_percent_the_interval_is_a_point():
     (pair,) = comparison.pairs
     assert pair.models == ("good", "bad") and pair.interval == (1.0, 1.0) and pair.decisive
     assert prose.conclusion(comparison).startswith(
-        "Decisive: good passes more cases than bad by +100.0 points"
+        "Decisive: good passes more cases than bad by +100 points"
     )
 
 

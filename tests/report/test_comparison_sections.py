@@ -165,8 +165,8 @@ def test_model_comparison_table(snapshot: Callable[[str, str], None]) -> None:
         < text.index("\nModel comparison\n")
         < text.index("\nComparison\n")
     )
-    assert "large − small  40     +22.5 points" in text
-    assert "±14.2 points" in text and "292" in text
+    assert "large − small  40     +23 points" in text
+    assert "±14 points" in text and "292" in text
     assert report.to_dict()["model_comparison"] == {
         **write(model_comparison()),
         "conclusion": prose.conclusion(model_comparison()),

@@ -32,6 +32,7 @@ from assay.report.format import (
     percents_apart,
     points,
     points_against,
+    points_interval,
     points_limit,
     score,
     score_against,
@@ -49,10 +50,10 @@ NAN, INF = math.nan, math.inf
         (0.125, "13%"),  # half up, although 12.5 rounds to 12 under banker's rounding
         (0.135, "14%"),
         (0.005, "1%"),
-        (0.0049, "0%"),
+        (0.0049, "0.5%"),  # strictly above nothing: never 0%
         (0.145, "15%"),  # 0.145 * 100 is 14.499... in binary; the printed decimal rounds up
         (0.994, "99%"),
-        (0.995, "100%"),
+        (0.995, "99.5%"),  # strictly below all: never 100%
         (0.93, "93%"),
         (0.0, "0%"),
         (1.0, "100%"),
@@ -66,6 +67,44 @@ NAN, INF = math.nan, math.inf
 )
 def test_percent_rounds_half_up_to_whole_numbers(value: float | None, expected: str) -> None:
     assert percent(value) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (0.9999, "99.99%"),
+        (0.995, "99.5%"),
+        (0.99951, "99.95%"),
+        (0.00004, "0.004%"),
+        (0.000051, "0.01%"),
+        (0.999999, "99.9999%"),
+        # Past four decimals a share says which side of 0% or 100% it is on.
+        (0.9999999, "> 99.9999%"),
+        (1e-9, "< 0.0001%"),
+        (1e-300, "< 0.0001%"),
+    ],
+)
+def test_a_share_strictly_between_nothing_and_all_never_reads_as_either(
+    value: float, expected: str
+) -> None:
+    assert percent(value) == expected
+    assert score(value) == expected
+    assert score_against(value) == expected
+    assert percents_apart(value, 0.5)[0] == expected
+
+
+def test_a_fraction_short_of_all_never_reads_as_all() -> None:
+    assert fraction(1999, 2000) == "1999/2000 · 99.95%"
+    assert fraction_md(1999, 2000) == "1999/2000 (99.95%)"
+    assert fraction(1, 2000) == "1/2000 · 0.1%"
+    assert fraction(1, 10**9) == "1/1000000000 · < 0.0001%"
+
+
+def test_a_fraction_read_against_a_gate_stays_on_its_side() -> None:
+    assert fraction(139, 200, 0.7) == "139/200 · 69.5%"
+    assert fraction_md(139, 200, 0.7) == "139/200 (69.5%)"
+    assert fraction(140, 200, 0.7) == "140/200 · 70%"
+    assert fraction(141, 200, 0.7) == "141/200 · 71%"  # whole when it is already on its side
 
 
 def test_percent_takes_more_decimals_when_asked() -> None:
@@ -102,6 +141,12 @@ def test_a_score_is_a_whole_percentage(value: float | None, expected: str) -> No
         (0.0, "0%"),
         (0.725, "72.5%"),  # a setting is never rounded into another one
         (0.6666, "66.66%"),
+        (0.123456, "12.3456%"),
+        # At most four decimals: past them a setting is rounded, and one that would read as
+        # 0% or 100% says which side of it it is on.
+        (0.1234567, "12.3457%"),
+        (2e-300, "< 0.0001%"),
+        (1 - 1e-12, "> 99.9999%"),
         (None, MISSING),
         (NAN, MISSING),
     ],
@@ -158,6 +203,12 @@ def test_a_missing_figure_read_against_another_is_a_dash() -> None:
         (None, 0.7, MISSING),
         (0.7, 0.7, "70%"),
         (0.93, 0.7, "93%"),
+        (0.9999, 1.0, "99.99%"),
+        (0.9999, 0.5, "99.99%"),  # short of all, whatever the minimum
+        # Four decimals at most: past them the score says which side of the minimum it is on.
+        (1e-300, 2e-300, "< 0.0001%"),
+        (0.6999999, 0.7, "< 70%"),
+        (0.7000001, 0.7, "> 70%"),
     ],
 )
 def test_a_score_read_against_its_minimum(
@@ -232,13 +283,30 @@ def test_money_marks_estimates_and_partial_figures_with_a_tilde() -> None:
         (-0.004, 1, "−0.4 points"),
         (0.125, 0, "+13 points"),  # half up
         (-0.125, 0, "−13 points"),
-        (0.004, 0, "0 points"),  # rounds to zero: no sign
+        (0.0, 0, "0 points"),  # no difference: no sign
+        (0.004, 0, "+0.4 points"),  # a difference never reads as none
+        (-0.00004, 0, "−0.004 points"),
+        (1e-12, 0, "+<0.0001 points"),
+        (-1e-12, 0, "−<0.0001 points"),
         (None, 0, MISSING),
         (NAN, 0, MISSING),
     ],
 )
 def test_points_are_signed(value: float | None, places: int, expected: str) -> None:
     assert points(value, places) == expected
+
+
+def test_points_are_whole_unless_a_sign_needs_decimals() -> None:
+    assert points(0.0) == "0 points"
+    assert points(-0.333) == "−33 points"
+    assert points(0.3) == "+30 points"
+
+
+def test_an_interval_of_points_follows_the_points_rule() -> None:
+    assert points_interval((0.02, 0.4)) == "+2 to +40 points"
+    assert points_interval((0.0, 0.0)) == "0 to 0 points"
+    assert points_interval((-0.004, 0.125)) == "−0.4 to +13 points"
+    assert points_interval(None) == MISSING
 
 
 @pytest.mark.parametrize(

@@ -144,8 +144,7 @@ def test_forms_stored_with_their_sentences_still_read(baseline_run: Run, current
     stored = {**write(models), "conclusion": "Decisive: as it was written."}
     assert read(ModelComparison, stored, "model_comparison") == models
     assert prose.conclusion(models) == (
-        "Decisive: a passes more cases than b by +100.0 points "
-        "(95% interval +100.0 to +100.0 points)."
+        "Decisive: a passes more cases than b by +100 points (95% interval +100 to +100 points)."
     )
 
 

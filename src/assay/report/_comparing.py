@@ -168,10 +168,10 @@ def pair_rows(models: ModelComparison) -> list[list[str]]:
         [
             f"{p.models[0]} − {p.models[1]}",
             str(p.cases),
-            fmt.MISSING if p.difference is None else fmt.points(p.difference, 1),
+            fmt.MISSING if p.difference is None else fmt.points(p.difference),
             fmt.points_interval(p.interval),
             "yes" if p.decisive else "no",
-            fmt.MISSING if p.detectable is None else "±" + fmt.points(p.detectable, 1).lstrip("+"),
+            fmt.MISSING if p.detectable is None else "±" + fmt.points(p.detectable).lstrip("+"),
             fmt.MISSING if p.cases_needed is None else f"{p.cases_needed:,}",
         ]
         for p in models.pairs

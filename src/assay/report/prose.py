@@ -315,7 +315,7 @@ def _decisive_clause(pair: PairComparison, confidence: float) -> str:
     assert pair.interval is not None and pair.difference is not None
     return (
         f"{pair.models[0]} passes more cases than {pair.models[1]} by "
-        f"{fmt.points(pair.difference, 1)} ({fmt.percent(confidence)} interval "
+        f"{fmt.points(pair.difference)} ({fmt.percent(confidence)} interval "
         f"{fmt.points_interval(pair.interval)})"
     )
 
