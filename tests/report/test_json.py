@@ -172,6 +172,8 @@ def test_figures_keep_their_numbers_and_carry_the_text_every_report_writes(
     assert summary["check_score"] == pytest.approx(5 / 12)
     assert display["summary"]["pass_rate"] == "1/3 · 33%"
     assert display["summary"]["check_score"] == "42%"
+    # Like every other rate of samples: how many of how many, then the percentage.
+    assert display["summary"]["check_pass_rate"] == "1/3 · 33%"
     assert display["summary"]["cost"] == "~$0.0246"
     assert display["summary"]["cost_per_1000"] == "~$12.2865"
     assert display["summary"]["judge_cost"] == "$0.000200"

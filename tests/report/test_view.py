@@ -21,6 +21,7 @@ from assay.report.view import (
     ReportView,
     SummarySection,
     build_view,
+    written,
 )
 from assay.results import Run
 
@@ -96,3 +97,56 @@ def test_an_estimated_sample_carries_the_working_of_its_cost(current_run: Run) -
     cases = build_view(dataclasses.replace(run, samples=(unreadable,))).section(CasesSection)
     assert cases is not None
     assert [s.cost_working for case in cases.cases for s in case.samples] == [None]
+
+
+def _gated_run(passing: int, total: int, minimum: float) -> Run:
+    from assay.evaluation import MemoryRunStore
+    from assay.spec.gate import Gate
+
+    suite = assay.Suite(
+        "gate",
+        agent=lambda text, ctx: "ok" if int(text.split()[1]) < passing else "no",
+        checks=[checks.contains("ok")],
+    )
+    for i in range(total):
+        suite.case(f"q {i}", id=f"c{i}")
+    evaluation = assay.evaluate(
+        suite, db=MemoryRunStore(), progress=False, gate=Gate(min_pass_rate=minimum)
+    )
+    return evaluation.run
+
+
+def test_every_figure_a_gate_read_stays_on_its_side_of_the_gate() -> None:
+    # 139 of 200 is 69.5%: the gate at 70% failed, and no figure of it may read 70%.
+    view = build_view(_gated_run(139, 200, 0.7))
+    summary = view.section(SummarySection)
+    assert summary is not None
+    fields = dict(summary.fields)
+    assert written(fields["Pass rate"], "text") == "139/200 · 69.5%"
+    assert written(fields["Pass rate"], "markdown") == "139/200 (69.5%)"
+    assert summary.figures.pass_rate.text == "139/200 · 69.5%"
+    assert summary.figures.check_pass_rate.text == "139/200 · 69.5%"
+    assert "deterministic pass 69.5%" in written(dict(summary.reliability)["Rates"])
+    assert "139/200 (69.5%)" in markdown_of(view)
+    assert "139/200 · 69.5%" in text_of(view)
+
+
+def test_figures_of_a_run_without_a_gate_are_whole() -> None:
+    summary = build_view(_gated_run(139, 200, 0.6)).section(SummarySection)
+    assert summary is not None
+    assert summary.figures.pass_rate.text == "139/200 · 70%"
+
+
+def test_a_failed_sample_short_of_a_full_score_never_reads_as_one() -> None:
+    suite = assay.Suite("thr", agent=lambda text, ctx: "x")
+    suite.case(
+        "q",
+        id="a",
+        checks=[checks.custom(lambda a, c: (0.9999, "r"), name="m", threshold=1.0)],
+    )
+    from assay.evaluation import MemoryRunStore
+
+    run = assay.evaluate(suite, db=MemoryRunStore(), progress=False).run
+    cases = build_view(run).section(CasesSection)
+    assert cases is not None
+    assert cases.cases[0].samples[0].heading.startswith("sample 0 · failed · check score 99.99%")

@@ -123,8 +123,13 @@ def summary_of(run: Run) -> tuple[RunSummary, str | None]:
     return summarise(run.samples), note
 
 
-def summary_rows(tally: Tally, estimated: bool, frac: Fraction) -> Rows:
-    """List the deterministic headline figures of a tally; judge criteria are kept apart."""
+def summary_rows(
+    tally: Tally, estimated: bool, frac: Fraction, limits: Sequence[float] = ()
+) -> Rows:
+    """List the deterministic headline figures of a tally; judge criteria are kept apart.
+
+    ``limits`` are the gate's minimum pass rates: the rates it read stay on their side of them.
+    """
     return [
         (
             "Samples",
@@ -143,7 +148,7 @@ def summary_rows(tally: Tally, estimated: bool, frac: Fraction) -> Rows:
             f"p95 {fmt.duration_ms(tally.latency_p95_ms)}",
         ),
         *total_cost_rows(tally),
-        *reliability_rows(tally),
+        *reliability_rows(tally, limits),
     ]
 
 
@@ -162,8 +167,11 @@ def total_cost_rows(tally: Tally) -> Rows:
 _CATEGORY_LABELS = {"side_effects": "side effects", "budget": "budgets"}
 
 
-def reliability_rows(tally: Tally) -> Rows:
-    """Failing samples per reliability category, and the rates kept apart from failures."""
+def reliability_rows(tally: Tally, limits: Sequence[float] = ()) -> Rows:
+    """Failing samples per reliability category, and the rates kept apart from failures.
+
+    The deterministic pass rate is read against ``limits``, the gate's minimum pass rates.
+    """
     if not tally.failing_by_category:
         return []
     # Reading order is fixed here: a JSONB column does not keep the order it was given.
@@ -174,7 +182,7 @@ def reliability_rows(tally: Tally) -> Rows:
     )
     failing = " · ".join(f"{_CATEGORY_LABELS.get(name, name)} {count}" for name, count in ordered)
     rates = (
-        f"deterministic pass {deterministic_rate(tally)} · agent errors "
+        f"deterministic pass {deterministic_rate(tally, limits)} · agent errors "
         f"{fmt.percent(tally.agent_error_rate)} · provider failures "
         f"{fmt.percent(tally.provider_failure_rate)} · not evaluated "
         f"{fmt.percent(tally.not_evaluated_rate)}"
@@ -211,11 +219,11 @@ def outcome_rows(tally: Tally) -> Rows:
     return [("Outcomes", " · ".join(parts))] if parts else []
 
 
-def deterministic_rate(tally: Tally) -> str:
-    """The deterministic pass rate, or ``not measured`` when no sample had a check."""
+def deterministic_rate(tally: Tally, limits: Sequence[float] = ()) -> str:
+    """The deterministic pass rate (against a gate's ``limits``), or ``not measured``."""
     if tally.check_pass_rate is None and tally.evaluated > 0:
         return "not measured"
-    return fmt.percent(tally.check_pass_rate)
+    return fmt.score_against(tally.check_pass_rate, *limits)
 
 
 def plural(count: int, noun: str) -> str:
@@ -254,7 +262,9 @@ def estimated(samples: Iterable[SampleResult], model: str | None = None) -> bool
     )
 
 
-def criterion_table(tally: Tally, frac: Fraction) -> tuple[list[str], list[list[str]]]:
+def criterion_table(
+    tally: Tally, frac: Fraction, limits: Sequence[float] = ()
+) -> tuple[list[str], list[list[str]]]:
     """One row per judge criterion: mean, samples scored and errored, passes, vote spread.
 
     The spread column appears only when some criterion had two verdicts to compare: with one
@@ -265,7 +275,7 @@ def criterion_table(tally: Tally, frac: Fraction) -> tuple[list[str], list[list[
     rows = [
         [
             name,
-            fmt.score(c.mean),
+            fmt.score_against(c.mean, *limits),
             f"{c.scored} of {c.samples}",
             str(c.errors),
             frac(c.passed, c.samples),
@@ -307,14 +317,16 @@ MODEL_HEADERS = [
 ]
 
 
-def model_rows(run: Run, summary: RunSummary, frac: Fraction) -> list[list[str]]:
+def model_rows(
+    run: Run, summary: RunSummary, frac: Fraction, limits: Sequence[float] = ()
+) -> list[list[str]]:
     """One row per model: the deterministic figures and latency side by side."""
     return [
         [
             label,
             str(t.samples),
             frac(t.passed, t.evaluated),
-            fmt.percent(t.check_pass_rate),
+            fmt.score_against(t.check_pass_rate, *limits),
             fmt.score(t.check_score),
             f"{t.cases_passed} of {t.cases}",
             fmt.duration_ms(t.latency_avg_ms),
@@ -330,7 +342,7 @@ MODEL_COST_HEADERS = [
     "tokens in/out",
     "cost",
     "per 1,000",
-    "priced (rep/est)",
+    "priced",
     "judge calls/cost",
 ]
 
@@ -346,7 +358,7 @@ def model_cost_rows(run: Run, summary: RunSummary) -> list[list[str]]:
                 f"{fmt.tokens(t.input_tokens)} / {fmt.tokens(t.output_tokens)}",
                 fmt.money(t.cost_usd, estimated=guessed, partial=partial(t)),
                 fmt.money(t.cost_per_1000_usd, estimated=guessed, partial=partial(t)),
-                f"{t.priced}/{t.samples} ({t.reported}/{t.estimated})",
+                f"{t.priced} of {t.samples} ({t.reported} rep., {t.estimated} est.)",
                 f"{t.judge_calls} / "
                 f"{fmt.money(t.judge_cost_usd, estimated=t.judge_cost_estimated)}",
             ]
@@ -354,11 +366,19 @@ def model_cost_rows(run: Run, summary: RunSummary) -> list[list[str]]:
     return rows
 
 
-def model_judge_table(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
+def model_judge_table(
+    summary: RunSummary, limits: Sequence[float] = ()
+) -> tuple[list[str], list[list[str]]]:
     """Each judge criterion's mean per model (empty when nothing was judged)."""
     names = sorted({name for t in summary.by_model.values() for name in t.judge})
     rows = [
-        [label, *(fmt.score(t.judge[name].mean) if name in t.judge else "—" for name in names)]
+        [
+            label,
+            *(
+                fmt.score_against(t.judge[name].mean, *limits) if name in t.judge else "—"
+                for name in names
+            ),
+        ]
         for label, t in summary.by_model.items()
     ]
     return ["model", *names], (rows if names else [])

@@ -19,9 +19,17 @@ from assay.record import snapshot
 from assay.report import _reading as reading
 from assay.report import format as fmt
 from assay.report.prose import comparison_json, model_comparison_json
-from assay.report.view import CriterionFigures, Figures, criteria_of, figures_of
-from assay.results import Run, Tally
+from assay.report.view import (
+    CriterionFigures,
+    Figures,
+    Limits,
+    criteria_of,
+    figures_of,
+    limits_of,
+)
+from assay.results import Run, SampleResult, Tally
 from assay.results.fixes import FixItem, fix_items
+from assay.results.summary import check_counts
 from assay.spec.json_data import SCHEMA_KEY, SCHEMA_VERSION
 from assay.text import json_visible
 
@@ -45,9 +53,13 @@ def report_dict(
 def display_json(run: Run) -> dict[str, Any]:
     """The run's figures as the reports write them: the summary's, each model's, the legend."""
     summary, _ = reading.summary_of(run)
+    limits = limits_of(run)
     return {
-        "summary": _figures(summary),
-        "models": {label: _figures(tally) for label, tally in summary.by_model.items()},
+        "summary": _figures(summary, limits, run.samples),
+        "models": {
+            label: _figures(tally, limits, [s for s in run.samples if s.model == label])
+            for label, tally in summary.by_model.items()
+        },
         "legend": fmt.ESTIMATED_LEGEND if reading.marked(summary, run.samples) else None,
     }
 
@@ -67,10 +79,12 @@ _FIGURES = (
 )
 
 
-def _figures(tally: Tally) -> dict[str, Any]:
-    figures: Figures = figures_of(tally, estimated=tally.estimated > 0)
+def _figures(tally: Tally, limits: Limits, samples: Sequence[SampleResult]) -> dict[str, Any]:
+    figures: Figures = figures_of(
+        tally, estimated=tally.estimated > 0, limits=limits, checked=check_counts(samples)
+    )
     shown: dict[str, Any] = {name: getattr(figures, name).text for name in _FIGURES}
-    shown["criteria"] = {c.name: _criterion(c) for c in criteria_of(tally)}
+    shown["criteria"] = {c.name: _criterion(c) for c in criteria_of(tally, limits)}
     return shown
 
 

@@ -27,6 +27,7 @@ from assay.report import prose
 from assay.report._collecting import collector_paused
 from assay.results import Run, RunSummary, SampleResult, Tally
 from assay.results.fixes import FixItem, fix_items
+from assay.results.summary import check_counts
 from assay.results.tracebacks import metadata_without_traceback, traceback_of
 
 Medium = Literal["text", "markdown"]
@@ -37,23 +38,25 @@ class Figure:
     """A number and its text, written by :mod:`assay.report.format`.
 
     ``value`` is the number as stored (``None`` when missing); a pass fraction also keeps its
-    ``total``, because Markdown writes it its own way (``14/16 (88%)``, not ``14/16 · 88%``).
+    ``total``, because Markdown writes it its own way (``14/16 (88%)``, not ``14/16 · 88%``),
+    and the ``limits`` (a gate's minimum) its percentage was read against.
     """
 
     text: str
     value: float | int | None = None
     total: int | None = None
+    limits: tuple[float, ...] = ()
 
     def written(self, medium: Medium = "text") -> str:
         """The figure as ``medium`` writes it."""
         if self.total is not None and medium == "markdown":
-            return fmt.fraction_md(int(self.value or 0), self.total)
+            return fmt.fraction_md(int(self.value or 0), self.total, *self.limits)
         return self.text
 
     @classmethod
-    def fraction(cls, passed: int, total: int) -> Figure:
-        """``passed`` of ``total``, with its percentage."""
-        return cls(fmt.fraction(passed, total), passed, total)
+    def fraction(cls, passed: int, total: int, *limits: float) -> Figure:
+        """``passed`` of ``total``, with its percentage (on its side of each of ``limits``)."""
+        return cls(fmt.fraction(passed, total, *limits), passed, total, tuple(limits))
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,8 +154,47 @@ class CriterionFigures:
     vote_spread: Figure
 
 
-def figures_of(tally: Tally, *, estimated: bool) -> Figures:
-    """Every figure of ``tally``; money reads ``~`` when ``estimated`` or partly priced."""
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The gate's thresholds a run's figures are read against: none for a run without a gate.
+
+    A figure a gate read (the deterministic pass rate, a judge criterion's mean) is written on
+    its side of the gate's threshold wherever the report shows it: ``69.5%`` under a 70%
+    minimum, never ``70%``.
+    """
+
+    pass_rate: tuple[float, ...] = ()
+    judge: tuple[float, ...] = ()
+
+
+#: No gate: figures are read against nothing but 0% and 100%.
+NO_LIMITS = Limits()
+
+
+def limits_of(run: Run) -> Limits:
+    """The thresholds of the gate ``run`` was decided with (none when it kept no gate)."""
+    kept = run.settings.gate
+    gate = None if kept is None else kept.thresholds
+    if gate is None:
+        return NO_LIMITS
+    return Limits(
+        tuple(x for x in (gate.min_pass_rate,) if x is not None),
+        tuple(x for x in (gate.min_judge_score,) if x is not None),
+    )
+
+
+def figures_of(
+    tally: Tally,
+    *,
+    estimated: bool,
+    limits: Limits = NO_LIMITS,
+    checked: tuple[int, int] | None = None,
+) -> Figures:
+    """Every figure of ``tally``; money reads ``~`` when ``estimated`` or partly priced.
+
+    Rates a gate read stay on their side of its ``limits``. ``checked`` (samples whose checks
+    all passed, of how many) writes the deterministic pass rate as a fraction, ``42/100 · 42%``.
+    """
     judge_cost = fmt.money(tally.judge_cost_usd, estimated=tally.judge_cost_estimated)
     partial = reading.partial(tally)
     return Figures(
@@ -164,8 +206,8 @@ def figures_of(tally: Tally, *, estimated: bool) -> Figures:
         other_model=tally.other_model,
         cases=tally.cases,
         cases_passed=tally.cases_passed,
-        pass_rate=Figure.fraction(tally.passed, tally.evaluated),
-        check_pass_rate=Figure(fmt.percent(tally.check_pass_rate), tally.check_pass_rate),
+        pass_rate=Figure.fraction(tally.passed, tally.evaluated, *limits.pass_rate),
+        check_pass_rate=_check_pass_rate(tally, limits, checked),
         check_score=Figure(fmt.score(tally.check_score), tally.check_score),
         latency_avg=_duration(tally.latency_avg_ms),
         latency_p50=_duration(tally.latency_p50_ms),
@@ -186,16 +228,24 @@ def figures_of(tally: Tally, *, estimated: bool) -> Figures:
     )
 
 
+def _check_pass_rate(tally: Tally, limits: Limits, checked: tuple[int, int] | None) -> Figure:
+    rate = tally.check_pass_rate
+    # The counts are the samples'; a stored rate they do not give is written on its own.
+    if checked is not None and rate is not None and checked[1] and checked[0] / checked[1] == rate:
+        return Figure.fraction(*checked, *limits.pass_rate)
+    return Figure(fmt.score_against(rate, *limits.pass_rate), rate)
+
+
 def _duration(millis: float | None) -> Figure:
     return Figure(fmt.duration_ms(millis), millis)
 
 
-def criteria_of(tally: Tally) -> tuple[CriterionFigures, ...]:
-    """Each judge criterion's figures, in the tally's order."""
+def criteria_of(tally: Tally, limits: Limits = NO_LIMITS) -> tuple[CriterionFigures, ...]:
+    """Each judge criterion's figures, in the tally's order (means against the gate's)."""
     return tuple(
         CriterionFigures(
             name=name,
-            mean=Figure(fmt.score(c.mean), c.mean),
+            mean=Figure(fmt.score_against(c.mean, *limits.judge), c.mean),
             scored=c.scored,
             samples=c.samples,
             errors=c.errors,
@@ -489,31 +539,49 @@ def _fields(rows: reading.Rows) -> Fields:
 
 
 def summary_section(run: Run) -> SummarySection:
-    """The deterministic headline figures, the judge criteria apart, and per model."""
+    """The deterministic headline figures, the judge criteria apart, and per model.
+
+    Every figure the run's gate read is written on its side of the gate's threshold.
+    """
     summary, note = reading.summary_of(run)
-    fields = list(_fields(reading.summary_rows(summary, reading.estimated(run.samples), _frac)))
-    fields[1] = ("Pass rate", Figure.fraction(summary.passed, summary.evaluated))
+    limits = limits_of(run)
+    rows = reading.summary_rows(summary, reading.estimated(run.samples), _frac, limits.pass_rate)
+    fields = list(_fields(rows))
+    fields[1] = ("Pass rate", Figure.fraction(summary.passed, summary.evaluated, *limits.pass_rate))
     by_model = model_costs = model_criteria = None
     if summary.by_model:
-        by_model = _model_table(run, summary)
+        by_model = _model_table(run, summary, limits)
         model_costs = _table(reading.MODEL_COST_HEADERS, reading.model_cost_rows(run, summary))
-        headers, rows = reading.model_judge_table(summary)
-        model_criteria = _table(headers, rows) if rows else None
+        headers, judged = reading.model_judge_table(summary, limits.judge)
+        model_criteria = _table(headers, judged) if judged else None
     return SummarySection(
         note=note,
         fields=tuple(fields),
-        criteria=_criteria(summary),
+        criteria=_criteria(summary, limits),
         judge_usage=reading.judge_usage(summary) if summary.judge and summary.judge_calls else None,
         by_model=by_model,
         model_costs=model_costs,
         model_criteria=model_criteria,
-        figures=figures_of(summary, estimated=summary.estimated > 0),
-        judged=criteria_of(summary),
+        figures=figures_of(
+            summary,
+            estimated=summary.estimated > 0,
+            limits=limits,
+            checked=check_counts(run.samples),
+        ),
+        judged=criteria_of(summary, limits),
         models=tuple(
-            (label, figures_of(tally, estimated=tally.estimated > 0))
+            (
+                label,
+                figures_of(
+                    tally,
+                    estimated=tally.estimated > 0,
+                    limits=limits,
+                    checked=check_counts([s for s in run.samples if s.model == label]),
+                ),
+            )
             for label, tally in summary.by_model.items()
         ),
-        reliability=_fields(reading.reliability_rows(summary)),
+        reliability=_fields(reading.reliability_rows(summary, limits.pass_rate)),
     )
 
 
@@ -525,10 +593,10 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[Cell]]) -> Table:
     return Table(tuple(headers), tuple(tuple(row) for row in rows))
 
 
-def _criteria(tally: Tally) -> Table | None:
+def _criteria(tally: Tally, limits: Limits) -> Table | None:
     if not tally.judge:
         return None
-    headers, rows = reading.criterion_table(tally, _frac)
+    headers, rows = reading.criterion_table(tally, _frac, limits.judge)
     passed = headers.index("passed")
     cells: list[list[Cell]] = [
         [*row[:passed], Figure.fraction(c.passed, c.samples), *row[passed + 1 :]]
@@ -537,10 +605,10 @@ def _criteria(tally: Tally) -> Table | None:
     return _table(headers, cells)
 
 
-def _model_table(run: Run, summary: RunSummary) -> Table:
-    rows = reading.model_rows(run, summary, _frac)
+def _model_table(run: Run, summary: RunSummary, limits: Limits) -> Table:
+    rows = reading.model_rows(run, summary, _frac, limits.pass_rate)
     cells: list[list[Cell]] = [
-        [row[0], row[1], Figure.fraction(t.passed, t.evaluated), *row[3:]]
+        [row[0], row[1], Figure.fraction(t.passed, t.evaluated, *limits.pass_rate), *row[3:]]
         for row, t in zip(rows, summary.by_model.values(), strict=True)
     ]
     return _table(reading.MODEL_HEADERS, cells)
@@ -556,8 +624,9 @@ def verdict_section(run: Run) -> VerdictSection | None:
         if run.verdict is None
         else Pick(run.verdict.model, run.verdict.judge, run.verdict.rationale)
     )
+    limits = limits_of(run)
     rows: list[list[Cell]] = [
-        [row[0], Figure.fraction(t.passed, t.evaluated), *row[2:]]
+        [row[0], Figure.fraction(t.passed, t.evaluated, *limits.pass_rate), *row[2:]]
         for row, t in zip(
             fixing.verdict_rows(summary, _frac), summary.by_model.values(), strict=True
         )

@@ -249,6 +249,17 @@ def _check_pass_rate(evaluated: Sequence[SampleResult]) -> float | None:
     Over the evaluated samples that had a deterministic check, an agent error counting as a
     failure; ``None`` when no sample had one: a judge-only run measured nothing deterministic.
     """
+    counted = check_counts(evaluated)
+    return None if counted is None else counted[0] / counted[1]
+
+
+def check_counts(samples: Sequence[SampleResult]) -> tuple[int, int] | None:
+    """The deterministic pass rate's figures: samples whose checks all passed, and out of how many.
+
+    Over the evaluated ``samples`` that had a deterministic check, an agent error counting as
+    a failure; ``None`` when no sample had one.
+    """
+    evaluated = [s for s in samples if s.evaluated]
     checked = [s for s in evaluated if _has_check(s)]
     if not checked:
         return None
@@ -259,7 +270,7 @@ def _check_pass_rate(evaluated: Sequence[SampleResult]) -> float | None:
         for s in checked
         if s.error is None and all(m.passed for m in s.metrics if m.kind == "check")
     )
-    return passing / counted
+    return passing, counted
 
 
 def _has_check(sample: SampleResult) -> bool:
