@@ -221,3 +221,40 @@ def test_the_closing_line_says_why_a_run_failed_and_when_it_passed(half):
     passed = invoke("run", half, "--gate", "min_pass_rate=0.5")
     assert passed.exit_code == 0
     assert " · gate passed · PASSED · " in passed.stdout.splitlines()[-1]
+
+
+NEAR_THE_GATE = """
+import assay
+from assay import checks
+
+
+def agent(text, ctx):
+    return "ok" if int(text.split()[1]) < 139 else "no"
+
+
+suite = assay.Suite("near", agent=agent, checks=[checks.contains("ok")])
+for i in range(200):
+    suite.case("q %d" % i, id="c%d" % i)
+"""
+
+
+def test_the_figures_a_failed_gate_read_never_read_as_its_threshold(workspace):
+    # 139 of 200 is 69.5%: under a 70% minimum no line of the run may say 70%.
+    (workspace / "near.py").write_text(NEAR_THE_GATE)
+    done = invoke(
+        "run",
+        "near.py",
+        "--gate",
+        "min_pass_rate=0.7",
+        "--summary",
+        "summary.md",
+        "--report",
+        "report.html",
+    )
+    assert done.exit_code == 1, done.output
+    assert "Passed 139/200 · 69.5% of evaluated samples" in done.stdout
+    assert "Rates: deterministic pass 69.5%" in done.stdout
+    assert "gate: failed · deterministic pass rate 69.5% < 70%" in done.stdout
+    assert "| Pass rate | 139/200 (69.5%) |" in (workspace / "summary.md").read_text()
+    page = (workspace / "report.html").read_text()
+    assert "69.5%" in page and "139/200 · 70%" not in page
