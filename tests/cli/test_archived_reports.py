@@ -342,7 +342,7 @@ def _forged_verdict(data: dict[str, Any]) -> None:
         (_wrong_type, "samples[0].metrics[0].score", "expected a number"),
         (_unknown_status, "samples[2].status", "'passed', 'failed', 'error', 'not_evaluated'"),
         (_nul_in_name, "cases[0].name", "NUL character"),
-        (_bad_timestamp, "started_at", "isoformat"),
+        (_bad_timestamp, "started_at", "expected an ISO 8601 timestamp"),
         (_bad_comparison, "comparison.baseline_id", "missing"),
         (_forge("settings.gate.tolerance", 5), "settings.gate.tolerance", "outside 0.0–1.0"),
         (_forge("settings.gate", [1]), "settings.gate", "object"),

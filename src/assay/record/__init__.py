@@ -11,13 +11,22 @@ and ignores keys a newer version added.
 from assay.record._typed import RecordError, read, write
 from assay.record.comparison import read_comparison, write_comparison
 from assay.record.rebuild import rebuilt_cases, rebuilt_judge
-from assay.record.run import read_sample, read_settings, snapshot, write_settings
+from assay.record.run import (
+    RunRecord,
+    read_run_record,
+    read_sample,
+    read_settings,
+    snapshot,
+    write_settings,
+)
 from assay.record.summary import read_summary, write_summary
 
 __all__ = [
     "RecordError",
+    "RunRecord",
     "read",
     "read_comparison",
+    "read_run_record",
     "read_sample",
     "read_settings",
     "read_summary",

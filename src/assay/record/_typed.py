@@ -10,7 +10,8 @@ empty collection; ``stored: False`` keeps a field out of it (it reads as its def
 field that is not an ``__init__`` argument is a figure derived from the others: written for
 readers that do not rebuild it, never read. A dataclass with a ``record_tag``
 (``("status", "measured")``) writes the tag first, and a union of such dataclasses is read
-as the one its tag names.
+as the one its tag names. A named tuple is an object keyed by its field names; a
+``datetime`` is its ISO 8601 text.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import functools
 import types
 import typing
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from typing import Any, TypeVar, cast
 
 from assay.errors import SpecError
@@ -49,6 +51,11 @@ def write(value: object) -> JSON:
         return _write_fields(value)
     if isinstance(value, enum.Enum):
         return cast(JSON, value.value)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, tuple) and _named(type(value)):
+        fields: dict[str, object] = cast(Any, value)._asdict()
+        return {name: write(item) for name, item in fields.items()}
     if isinstance(value, tuple | list):
         return [write(item) for item in value]
     if isinstance(value, Mapping):
@@ -73,6 +80,11 @@ def _write_fields(value: object) -> dict[str, JSON]:
             into = cast(dict[str, JSON], into.setdefault(parent, {}))
         into[key] = write(item)
     return written
+
+
+def _named(kind: Any) -> bool:
+    """Whether ``kind`` is a named tuple (its fields have names, so it is stored as an object)."""
+    return isinstance(kind, type) and issubclass(kind, tuple) and hasattr(kind, "_fields")
 
 
 def stored_key(field: dataclasses.Field[Any]) -> str:
@@ -107,6 +119,10 @@ def _reader(kind: Any) -> Reader:
         return _enum_reader(kind)
     if isinstance(kind, type) and dataclasses.is_dataclass(kind):
         return _dataclass_reader(kind)
+    if kind is datetime:
+        return _timestamp
+    if _named(kind):
+        return _named_reader(kind)
     origin, args = typing.get_origin(kind), typing.get_args(kind)
     if origin in (typing.Union, types.UnionType):
         return _union_reader(args)
@@ -160,6 +176,15 @@ def _boolean(data: object, path: str) -> bool:
     if not isinstance(data, bool):
         raise RecordError(path, f"expected true or false, not {_shown(data)}")
     return data
+
+
+def _timestamp(data: object, path: str) -> datetime:
+    if isinstance(data, str):
+        try:
+            return datetime.fromisoformat(data)
+        except ValueError:
+            pass
+    raise RecordError(path, f"expected an ISO 8601 timestamp, not {_shown(data)}")
 
 
 _SCALARS: dict[Any, Reader] = {int: _integer, float: _number, str: _text, bool: _boolean}
@@ -284,6 +309,25 @@ def _dataclass_reader(kind: type) -> Reader:
             raise RecordError(_joined(path, name), error.detail) from None
 
     return read_record
+
+
+def _named_reader(kind: type) -> Reader:
+    hints = typing.get_type_hints(kind)
+    defaults: dict[str, object] = getattr(kind, "_field_defaults", {})
+    fields = [(name, _reader(hints[name])) for name in getattr(kind, "_fields", ())]
+
+    def read_named(data: object, path: str) -> object:
+        if not isinstance(data, Mapping):
+            raise RecordError(path, f"expected an object, not {_shown(data)}")
+        values: dict[str, object] = {}
+        for name, reader in fields:
+            if name in data:
+                values[name] = reader(data[name], _joined(path, name))
+            elif name not in defaults:
+                raise RecordError(_joined(path, name), "missing")
+        return kind(**values)
+
+    return read_named
 
 
 def _holder(data: Mapping[str, Any], key: str, path: str) -> tuple[Mapping[str, Any] | None, str]:

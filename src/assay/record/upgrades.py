@@ -15,6 +15,13 @@ def first_release_comparison(data: Mapping[str, object]) -> bool:
     return "pairing" not in data and "policy" not in data
 
 
+def sample(data: object) -> object:
+    """A sample's stored form with its judge usage in this version's form."""
+    if isinstance(data, Mapping) and "judge_usage" in data:
+        return {**data, "judge_usage": judge_usage(data["judge_usage"])}
+    return data
+
+
 def judge_usage(data: object) -> object:
     """A sample's judge usage in this version's form.
 

@@ -35,20 +35,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Literal
-
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, ValidationError
+from typing import Any
 
 from assay import limits, record
 from assay.compare import Comparison, ModelComparison, StoredComparison
 from assay.errors import SpecError
 from assay.limits import BOUNDS, problem, read_bounded
-from assay.record import RecordError, read_settings, read_summary, write_settings, write_summary
+from assay.record import (
+    RecordError,
+    RunRecord,
+    read_run_record,
+    read_summary,
+    write_settings,
+    write_summary,
+)
 from assay.record import read as read_record
 from assay.record.upgrades import first_release_comparison
 from assay.results import (
-    CaseSnapshot,
-    JudgeUsage,
     Run,
     RunSettings,
     RunStatus,
@@ -59,8 +62,7 @@ from assay.results import (
     decide_status,
     summarise,
 )
-from assay.results.baseline import BaselineChoice, RunOutcome
-from assay.results.run import ModelVerdict
+from assay.results.baseline import RunOutcome
 from assay.results.storable import problem_with
 from assay.spec.json_data import JSON, SCHEMA_KEY, canonical_json, digest, strict_loads
 
@@ -79,45 +81,7 @@ MAX_REPORT_BYTES = limits.MAX_REPORT_BYTES
 MAX_DEPTH = 100
 
 
-def _timestamp(text: str) -> str:
-    datetime.fromisoformat(text)  # its ValueError is reported on the field
-    return text
-
-
-Timestamp = Annotated[str, AfterValidator(_timestamp)]
-Name = Annotated[str, Field(min_length=1)]
-Count = Annotated[int, Field(ge=0)]
-JsonObject = dict[str, JsonValue]
-
-
-class _Part(BaseModel):
-    # Strict types, unknown keys ignored: a newer Assay may add keys, never change these.
-    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
-
-
-class _Report(_Part):
-    schema_version: Annotated[int, Field(ge=1)] | None = None
-    id: Name
-    suite: Name
-    suite_version: str | None = None
-    agent: Name
-    fingerprint: Name
-    status: Literal["running", "completed", "interrupted"]
-    started_at: Timestamp
-    finished_at: Timestamp | None = None
-    settings: JsonObject  # read by the record codec (see _settings)
-    metadata: JsonObject = Field(default_factory=dict)
-    baseline_id: str | None = None
-    baseline: JsonObject | None = None
-    outcome: JsonValue = None  # the rest is read by the record codec (see _run)
-    error: str | None = None
-    verdict: JsonObject | None = None
-    judge_usage: JsonObject | None = None
-    summary: JsonObject | None
-    cases: list[JsonObject]
-    samples: list[JsonObject]
-    comparison: JsonObject | None = None
-    model_comparison: JsonObject | None = None
+JsonObject = Mapping[str, Any]
 
 
 def read_report(path: str | Path) -> Run:
@@ -137,16 +101,12 @@ def run_from_report(data: Any, location: str = "report") -> Run:
             location=location,
         )
     try:
-        report = _Report.model_validate(data)
-    except ValidationError as error:
-        first = error.errors()[0]
-        raise SpecError(
-            _message(first), location=location, field=_path(first["loc"]) or None
-        ) from None
-    try:
-        run = _run(report, _settings(report.settings))
+        _check_listed(data.get("settings"))
+        report = _record(data)
+        _check_settings(report.settings)
+        run = _run(report, data)
         if run.status is RunStatus.COMPLETED:
-            run = _check_whole(run, report)
+            run = _check_whole(run, report, data.get("judge_usage"))
     except _Refused as refused:
         raise SpecError(refused.detail, location=location, field=refused.field) from None
     return run
@@ -236,38 +196,34 @@ def _join(path: str, part: int | str) -> str:
     return f"{path}.{part}" if path else part
 
 
-def _path(loc: tuple[int | str, ...]) -> str:
-    path = ""
-    for part in loc:
-        path = _join(path, part)
-    return path
-
-
-def _message(error: Mapping[str, Any]) -> str:
-    if error["type"] == "missing":
-        return "missing; a report of a run always has it"
-    return str(error["msg"]).replace("Value error, ", "")
-
-
 # -- building the run ---------------------------------------------------------------------
 
 
-def _settings(data: JsonObject) -> RunSettings:
-    """The run's settings, typed, then within the bounds a run is given (:mod:`assay.limits`).
+def _check_listed(data: object) -> None:
+    """No more models than a run is given, counted before the settings are read.
 
-    Checked before the plan is: the plan is read from them, and a figure past a bound
-    (``samples = 10**15``) is no run Assay could have made.
+    The plan is read from the settings, and a figure past a bound (``samples = 10**15``)
+    is no run Assay could have made: the lists are counted before anything reads them.
     """
+    if not isinstance(data, Mapping):
+        return  # the record codec names what it is
     most = BOUNDS["models"].high
     for name in ("models", "model_specs"):
-        # Counted before they are read: a list is only as long as it is.
         listed = data.get(name)
         if isinstance(listed, list) and len(listed) > most:
             raise _Refused(f"settings.{name}", f"names {len(listed):,} models, more than {most:,}")
+
+
+def _record(data: Mapping[str, Any]) -> RunRecord:
+    """The report's top level read by the record codec; a field that does not read is named."""
     try:
-        settings = read_settings(data)
+        return read_run_record(data)
     except RecordError as error:
         raise _Refused(error.path, error.detail) from None
+
+
+def _check_settings(settings: RunSettings) -> None:
+    """The run's settings within the bounds a run is given (:mod:`assay.limits`)."""
     given = write_settings(settings)
     for name in _BOUNDED_SETTINGS:
         value = given.get(name)
@@ -276,58 +232,33 @@ def _settings(data: JsonObject) -> RunSettings:
     for index, label in enumerate(settings.models):
         if not label:
             raise _Refused(f"settings.models[{index}]", "is empty; a model has a label")
-    return settings
 
 
-def _run(report: _Report, settings: RunSettings) -> Run:
+def _run(report: RunRecord, data: Mapping[str, Any]) -> Run:
+    completed = report.status is RunStatus.COMPLETED
     return Run(
         id=report.id,
         suite=report.suite,
         agent=report.agent,
         fingerprint=report.fingerprint,
-        status=RunStatus(report.status),
-        started_at=_moment(report.started_at),
+        status=report.status,
+        started_at=_utc(report.started_at),
         suite_version=report.suite_version,
-        finished_at=None if report.finished_at is None else _moment(report.finished_at),
-        settings=settings,
+        finished_at=None if report.finished_at is None else _utc(report.finished_at),
+        settings=report.settings,
         metadata=dict(report.metadata),
-        cases=tuple(
-            _record(CaseSnapshot, case, f"cases[{index}]")
-            for index, case in enumerate(report.cases)
-        ),
-        samples=tuple(_sample(sample, f"samples[{i}]") for i, sample in enumerate(report.samples)),
+        cases=report.cases,
+        samples=report.samples,
         # A completed run's summary is recomputed from its samples (see _check_whole).
-        summary=None if report.status == "completed" else _summary(report.summary),
-        comparison=_comparison(report.comparison, report.model_comparison),
+        summary=None if completed else _summary(report.summary),
+        comparison=_comparison(data.get("comparison"), data.get("model_comparison")),
         baseline_id=report.baseline_id,
         error=report.error,
-        verdict=_record(ModelVerdict | None, report.verdict, "verdict"),
-        judge_usage=_record(JudgeUsage | None, report.judge_usage, "judge_usage"),
-        outcome=_record(RunOutcome | None, report.outcome, "outcome"),
-        baseline_choice=_record(BaselineChoice | None, report.baseline, "baseline"),
+        verdict=report.verdict,
+        judge_usage=report.judge_usage,
+        outcome=report.outcome,
+        baseline_choice=report.baseline,
     )
-
-
-def _record(kind: Any, data: object, path: str) -> Any:
-    """``data`` read by the record codec; a value that does not read is refused naming it."""
-    try:
-        return read_record(kind, data, path)
-    except RecordError as error:
-        raise _Refused(error.path, error.detail) from None
-
-
-def _sample(data: JsonObject, path: str) -> SampleResult:
-    usage = data.get("usage")
-    if isinstance(usage, dict) and usage and all(value is None for value in usage.values()):
-        data = {**data, "usage": None}  # no usage at all, as a store gives it back
-    try:
-        return record.read_sample(data, path)
-    except RecordError as error:
-        raise _Refused(error.path, error.detail) from None
-
-
-def _moment(text: str) -> datetime:
-    return _utc(datetime.fromisoformat(text))
 
 
 def _utc(moment: datetime) -> datetime:
@@ -343,8 +274,8 @@ def _summary(data: JsonObject | None) -> RunSummary | None:
         raise _Refused(error.path, error.detail) from None
 
 
-def _comparison(baseline: JsonObject | None, models: JsonObject | None) -> StoredComparison | None:
-    if baseline is not None and first_release_comparison(baseline):
+def _comparison(baseline: object, models: object) -> StoredComparison | None:
+    if isinstance(baseline, Mapping) and first_release_comparison(baseline):
         baseline = None  # cannot be rebuilt faithfully: read as none, as the store reads it
     try:
         # The report's sentences (summary, reasons, details, conclusion) are not read back.
@@ -378,13 +309,13 @@ def _check_fingerprints(run: Run) -> None:
         raise _Refused("fingerprint", "does not match the run's cases")
 
 
-def _check_whole(run: Run, report: _Report) -> Run:
+def _check_whole(run: Run, report: RunRecord, stated_usage: object) -> Run:
     """``run`` with its summary recomputed, once every stated figure agrees with it."""
     if report.summary is None:
         raise _Refused("summary", "missing; a completed run always has one")
     if run.finished_at is None:
         raise _Refused("finished_at", "missing; a completed run always has one")
-    _check_plan(run, report)
+    _check_plan(run)
     _check_fingerprints(run)
     for index, sample in enumerate(run.samples):
         decided = decide_status(sample.error, sample.metrics)
@@ -401,12 +332,12 @@ def _check_whole(run: Run, report: _Report) -> Run:
         older=_older_figures(run.samples, counted),
     )
     _check_verdict(run, counted)
-    _check_judge_usage(run, report, counted)
+    _check_judge_usage(run, stated_usage, counted)
     _check_outcome(run.outcome, counted, gated=_gated(run))
     return replace(run, summary=counted)
 
 
-def _check_judge_usage(run: Run, report: _Report, counted: RunSummary) -> None:
+def _check_judge_usage(run: Run, stated_usage: object, counted: RunSummary) -> None:
     """The run's own judge usage is one call, the model verdict's, within plausible bounds.
 
     It cannot be recomputed (no sample holds it), so it is bounded instead: a run makes that
@@ -414,11 +345,12 @@ def _check_judge_usage(run: Run, report: _Report, counted: RunSummary) -> None:
     call may have failed (no verdict, its usage kept), so usage without a verdict is
     accepted only where the call could have been made.
     """
-    usage, stated = run.judge_usage, report.judge_usage or {}
+    usage = run.judge_usage
+    stated = stated_usage if isinstance(stated_usage, Mapping) else {}
     judge = run.settings.judge
     callable_ = isinstance(judge, str) and len(counted.by_model) >= 2
     if usage is None:
-        if report.verdict is not None:
+        if run.verdict is not None:
             raise _Refused("judge_usage", "missing; a model verdict is a judge call, counted here")
         return
     spent = usage.calls or usage.attempts or usage.input_tokens or usage.output_tokens
@@ -492,7 +424,7 @@ _BOUNDED_SETTINGS = (
 )
 
 
-def _check_plan(run: Run, report: _Report) -> None:
+def _check_plan(run: Run) -> None:
     """Every planned sample (cases × models × samples) exactly once.
 
     Work in proportion to the samples the file holds, never to the plan it claims: the
