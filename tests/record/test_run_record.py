@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -9,6 +10,7 @@ import pytest
 
 from assay.record import RecordError, RunRecord, read, read_run_record, snapshot, write
 from assay.results import Run, RunSettings, RunStatus, SampleResult, SampleStatus, summarise
+from assay.results.fixes import Also, FixItem, FixTool
 from assay.results.metric import scored
 from assay.spec.json_data import SCHEMA_KEY, SCHEMA_VERSION
 
@@ -104,3 +106,32 @@ def test_a_named_tuple_is_an_object_by_its_field_names() -> None:
     with pytest.raises(RecordError, match=r"pair\.ids: missing"):
         read(_Pair, {"text": "t"}, "pair")
 
+
+def test_a_fix_item_is_written_by_the_codec_in_the_report_s_form() -> None:
+    item = FixItem(
+        "fault",
+        "expected_tool_not_called",
+        2,
+        ("refund",),
+        ("gpt-x",),
+        "Call lookup.",
+        tools=(FixTool("lookup", server={"url": "http://tools"}),),
+        also=(Also("Retry.", ("refund", "cancel")),),
+    )
+    assert json.dumps(write(item)) == json.dumps(
+        {
+            "kind": "fault",
+            "fault": "expected_tool_not_called",
+            "count": 2,
+            "case_ids": ["refund"],
+            "models": ["gpt-x"],
+            "recommendation": "Call lookup.",
+            "quote": None,
+            "tools_label": None,
+            "tools": [{"name": "lookup", "note": None, "server": {"url": "http://tools"}}],
+            "also": [{"recommendation": "Retry.", "case_ids": ["refund", "cancel"]}],
+            "server": None,
+            "note": None,
+            "action": None,
+        }
+    )

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from assay.compare import Comparison, ModelComparison
-from assay.record import snapshot
+from assay.record import snapshot, write
 from assay.report import _reading as reading
 from assay.report import format as fmt
 from assay.report.prose import comparison_json, model_comparison_json
@@ -30,7 +30,6 @@ from assay.report.view import (
 from assay.results import Run, SampleResult, Tally
 from assay.results.fixes import FixItem, fix_items
 from assay.results.summary import check_counts
-from assay.spec.json_data import SCHEMA_KEY, SCHEMA_VERSION
 from assay.text import json_visible
 
 
@@ -40,12 +39,12 @@ def report_dict(
     models: ModelComparison | None = None,
     items: Sequence[FixItem] | None = None,
 ) -> dict[str, Any]:
-    """The run's snapshot with ``"schema_version"``, the comparisons and ``"fix_items"``."""
-    data = {SCHEMA_KEY: SCHEMA_VERSION, **snapshot(run)}  # read back by assay.report.archive
+    """The run's snapshot (``"schema_version"`` first), the comparisons and ``"fix_items"``."""
+    data = snapshot(run)  # read back by assay.report.archive
     data["comparison"] = None if comparison is None else comparison_json(comparison)
     data["model_comparison"] = None if models is None else model_comparison_json(models)
     shown = fix_items(run.samples) if items is None else items
-    data["fix_items"] = [item.to_json() for item in shown]
+    data["fix_items"] = [write(item) for item in shown]
     data["display"] = display_json(run)
     return data
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from assay.results.diagnosis import (
     FAULT_ORDER,
@@ -35,13 +36,12 @@ class FixTool:
     note: str | None = None
     server: Mapping[str, JSON] | None = None
 
-    def to_json(self) -> dict[str, JSON]:
-        """The portable form."""
-        return {
-            "name": self.name,
-            "note": self.note,
-            "server": None if self.server is None else dict(self.server),
-        }
+
+class Also(NamedTuple):
+    """Another recommendation an item's samples made, with the cases that made it."""
+
+    recommendation: str
+    case_ids: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,30 +63,10 @@ class FixItem:
     quote: str | None = None
     tools_label: str | None = None
     tools: tuple[FixTool, ...] = ()
-    also: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    also: tuple[Also, ...] = ()
     server: Mapping[str, JSON] | None = None
     note: str | None = None
     action: Mapping[str, JSON] | None = field(default=None)
-
-    def to_json(self) -> dict[str, JSON]:
-        """The portable form (the JSON report's ``fix_items[]``)."""
-        return {
-            "kind": self.kind,
-            "fault": self.fault,
-            "count": self.count,
-            "case_ids": list(self.case_ids),
-            "models": list(self.models),
-            "recommendation": self.recommendation,
-            "quote": self.quote,
-            "tools_label": self.tools_label,
-            "tools": [tool.to_json() for tool in self.tools],
-            "also": [
-                {"recommendation": text, "case_ids": list(cases)} for text, cases in self.also
-            ],
-            "server": None if self.server is None else dict(self.server),
-            "note": self.note,
-            "action": None if self.action is None else dict(self.action),
-        }
 
 
 def fix_items(samples: Iterable[SampleResult], model: str | None = None) -> list[FixItem]:
@@ -129,7 +109,7 @@ def _missing_item(fault: str, samples: Sequence[SampleResult]) -> list[FixItem]:
     if len(whole) < len(involved):
         # A sample's recommendation also says what to call: this item says only what to add.
         advice = missing_tools_advice(names)
-        texts = [(advice, _cases(involved)), *(t for t in texts if t[0] != advice)]
+        texts = [Also(advice, _cases(involved)), *(t for t in texts if t[0] != advice)]
     return [
         FixItem(
             "fault",
@@ -208,9 +188,7 @@ def _suggested(samples: Sequence[SampleResult]) -> tuple[FixTool, ...]:
     return tuple(FixTool(name, note) for name, note in found.items())
 
 
-def _ranked(
-    samples: Sequence[SampleResult], strip_missing: bool = False
-) -> list[tuple[str, tuple[str, ...]]]:
+def _ranked(samples: Sequence[SampleResult], strip_missing: bool = False) -> list[Also]:
     """Distinct recommendations, the most shared first, each with its cases.
 
     With ``strip_missing``, the advice to add the tools a sample's agent lacks is left out:
@@ -226,7 +204,7 @@ def _ranked(
         cases.setdefault(text, [])
         if sample.case_id not in cases[text]:
             cases[text].append(sample.case_id)
-    return [(text, tuple(cases[text])) for text, _ in counts.most_common()]
+    return [Also(text, tuple(cases[text])) for text, _ in counts.most_common()]
 
 
 def _cases(samples: Sequence[SampleResult]) -> tuple[str, ...]:
