@@ -19,6 +19,7 @@ from assay.report.html import THEMES, html_of
 from assay.results import Run
 from hostile import CONTROLS, EVERYTHING, MARKUP
 
+from .conftest import current_samples, make_run
 from .html_runs import Page, rich_report
 from .test_comparison_sections import FLOOR, runs
 from .test_hostile_text import hostile_run
@@ -83,6 +84,30 @@ def test_the_matrix_has_a_row_per_case_and_a_column_per_model(page: Page) -> Non
     assert headers[:3] == ["case", "model-a", "model-b"]
     cells = [page.text_of(td) for td in page.all("td") if matrix in td["parents"]]
     assert "fail 0/1 · check_failed" in cells
+
+
+def _section(page: Page, name: str) -> dict:
+    return next(e for e in page.all("section") if e["attrs"].get("id") == name)
+
+
+def test_a_short_matrix_is_shown_open(page: Page) -> None:
+    matrix = _section(page, "matrix")
+    assert not [d for d in page.all("details") if matrix in d["parents"]]
+
+
+def test_a_long_matrix_waits_in_a_closed_disclosure_a_row_per_case() -> None:
+    samples = [replace(s, case_id=f"{s.case_id}-{n}") for n in range(50) for s in current_samples()]
+    page = Page(Report(make_run(samples, run_id="run-0002", sequence=2)).to_html())
+    matrix = _section(page, "matrix")
+    closed = [d for d in page.all("details") if matrix in d["parents"]]
+    assert len(closed) == 1 and "open" not in closed[0]["attrs"]
+    summary = next(e for e in page.all("summary") if closed[0] in e["parents"])
+    # The run's three defined cases (no sample ran them) and the 150 that ran.
+    assert " ".join(page.text_of(summary).split()) == "All 153 cases"
+    rows = [page.text_of(th) for th in page.all("th", scope="row") if closed[0] in th["parents"]]
+    assert len(rows) == 153 and {s.case_id for s in samples} <= set(rows)
+    cells = [td for td in page.all("td") if closed[0] in td["parents"]]
+    assert len(cells) == 153  # one cell per case and model, nothing else
 
 
 def test_the_comparison_says_the_pairing_first(page: Page) -> None:
@@ -267,7 +292,8 @@ CORPUS = {
 ATTRIBUTES = {
     *("lang", "data-theme", "charset", "name", "content", "http-equiv", "class", "id", "href"),
     *("role", "aria-label", "aria-labelledby", "aria-hidden", "aria-live", "tabindex"),
-    *("scope", "type", "data-markdown", "title", "width", "height", "preserveaspectratio"),
+    *("scope", "rowspan", "type", "data-markdown", "title", "width", "height"),
+    "preserveaspectratio",
     *("x1", "x2", "y1", "y2", "cx", "cy", "r", "x", "y", "text-anchor"),
 }
 

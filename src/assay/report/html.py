@@ -63,6 +63,9 @@ if TYPE_CHECKING:
 THEMES: tuple[str, ...] = ("system", "light", "dark")
 DEFAULT_THEME = "system"
 
+#: The most cases the case × model matrix shows open; a longer one waits in a closed disclosure.
+OPEN_MATRIX_ROWS = 100
+
 _TEMPLATES = "templates"
 #: Header fields shown under a disclosure: long, and read less often than the run's identity.
 _SETTINGS = ("Fingerprint", "Settings", "Metadata")
@@ -335,9 +338,12 @@ def _fix_title(item: FixItem) -> str:
 
 
 def _tone(text: str) -> str:
-    """The colour a matrix cell or a result takes: ``pass``, ``fail`` or ``none``."""
+    """The colour a matrix cell or a result takes: ``pass``, ``fail``, or none (``""``)."""
     word = text.split(" ", 1)[0]
-    return word if word in ("pass", "fail", "passed", "failed", "error") else "none"
+    return _TONES.get(word, "")
+
+
+_TONES = {"pass": "pass", "passed": "pass", "fail": "fail", "failed": "fail", "error": "fail"}
 
 
 def _finalize(value: Any) -> Any:
@@ -385,11 +391,13 @@ def _environment() -> Environment:
         estimated_cost=_cost,
         fix_title=_fix_title,
         fix_markdown=fix_item_markdown,
+        thousands=fmt.tokens,  # a count with thousands separators, as every count is written
     )
     environment.globals.update(
         no_baseline=comparing.NO_BASELINE,
         noise_labels=tuple(comparing.NOISE_LABELS.values()),
         missing=fmt.MISSING,
         metric_headers=tuple(reading.METRIC_HEADERS),
+        open_matrix_rows=OPEN_MATRIX_ROWS,
     )
     return environment
