@@ -39,6 +39,7 @@ from assay.report._markdown_fixes import fix_item_markdown
 from assay.report.view import (
     CasesSection,
     CaseView,
+    Cell,
     ComparisonSection,
     Figure,
     FixesSection,
@@ -332,6 +333,28 @@ def _cost(view: SampleView) -> tuple[str, str] | None:
     return fmt.money(usage.cost_usd, estimated=True), working
 
 
+#: One row of a case's metric table: the sample's row group (its label and how many rows it
+#: spans) on its first row, the metric's six cells with its result's tone, and whether the
+#: row ends its group.
+MetricRow = tuple[tuple[str, int] | None, Cell, Cell, Cell, Cell, Cell, str, Cell, bool]
+
+
+def _metric_rows(samples: tuple[SampleView, ...]) -> tuple[MetricRow, ...]:
+    """Every metric row of a case's samples, grouped by sample, ready to write in one table."""
+    rows: list[MetricRow] = []
+    for sample in samples:
+        if sample.metrics is None or not sample.metrics.rows:
+            continue
+        s = sample.sample
+        label = f"sample {s.sample}" if s.model is None else f"sample {s.sample} · {s.model}"
+        count = len(sample.metrics.rows)
+        for index, (name, kind, score, threshold, result, why) in enumerate(sample.metrics.rows):
+            group = (label, count) if index == 0 else None
+            tone, last = _tone(_cell(result)), index == count - 1
+            rows.append((group, name, kind, score, threshold, result, tone, why, last))
+    return tuple(rows)
+
+
 def _fix_title(item: FixItem) -> str:
     title = fixing.FAULT_TITLES.get(item.fault, item.fault)
     return f"Instruction change ({title.lower()})" if item.kind == "instruction" else title
@@ -391,6 +414,7 @@ def _environment() -> Environment:
         estimated_cost=_cost,
         fix_title=_fix_title,
         fix_markdown=fix_item_markdown,
+        metric_rows=_metric_rows,
         thousands=fmt.tokens,  # a count with thousands separators, as every count is written
     )
     environment.globals.update(
