@@ -97,19 +97,21 @@ def measure(browser: Any, label: str, path: Path) -> None:
 def main(pages: list[str]) -> None:
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        try:
-            if pages:
-                for name in pages:
-                    measure(browser, name, Path(name).resolve())
-                return
-            for samples in SIZES:
-                path = Path(folder) / f"report-{samples}.html"
-                path.write_text(html_of(build_view(Report(run_of(samples)))), encoding="utf-8")
-                measure(browser, f"{samples:,} samples", path)
-        finally:
-            browser.close()
+    with tempfile.TemporaryDirectory() as folder:
+        # Written before the browser starts: its driver runs an event loop, and assay.run()
+        # does not start inside one.
+        shown = [(name, Path(name).resolve()) for name in pages]
+        for samples in () if pages else SIZES:
+            path = Path(folder) / f"report-{samples}.html"
+            path.write_text(html_of(build_view(Report(run_of(samples)))), encoding="utf-8")
+            shown.append((f"{samples:,} samples", path))
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                for label, path in shown:
+                    measure(browser, label, path)
+            finally:
+                browser.close()
 
 
 if __name__ == "__main__":

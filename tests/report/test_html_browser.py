@@ -17,6 +17,7 @@ import pytest
 from assay.report import Report
 from assay.text import visible
 
+from .conftest import current_samples, make_run
 from .html_runs import rich_report
 from .test_hostile_text import hostile_run
 
@@ -247,6 +248,20 @@ def test_printing_opens_every_disclosure(visit, report: Report) -> None:
     opened.page.emulate_media(media="print")
     assert answer.is_visible()
     assert not opened.page.get_by_role("button", name="Copy as Markdown").first.is_visible()
+
+
+def test_a_long_matrix_opens_on_demand_and_prints(visit) -> None:
+    samples = [replace(s, case_id=f"{s.case_id}-{n}") for n in range(50) for s in current_samples()]
+    opened = visit(Report(make_run(samples, run_id="run-0002", sequence=2)).to_html())
+    cell = opened.page.locator("#matrix td").last
+    assert not cell.is_visible()
+    opened.page.emulate_media(media="print")
+    assert cell.is_visible()
+    opened.page.emulate_media(media="screen")
+    opened.page.locator("#matrix summary").click()
+    cell.scroll_into_view_if_needed()
+    assert cell.is_visible()
+    opened.quiet()
 
 
 TRIGGER = """() => {

@@ -5,6 +5,11 @@ The page is laid out from the :class:`~assay.report.view.ReportView` by a Jinja2
 stat tiles, a panel per model with the verdict, the case × model matrix, the comparison with
 the baseline, the model intervals, one closed disclosure per case, and the what-to-fix cards.
 
+A page of many samples stays quick to open: a closed case is laid out only as it nears the
+screen (``content-visibility``), a case writes its metrics in one table (one header row, a row
+group per sample), and a matrix of more than :data:`OPEN_MATRIX_ROWS` cases waits in a closed
+disclosure. Printing opens and lays out everything.
+
 Everything it shows is inline (styles, the interval chart as SVG, one script behind the *Copy
 as Markdown* buttons, allowed by its hash in the page's Content Security Policy); nothing is
 loaded from anywhere. Every string reaches the page through the template's autoescaping, after
