@@ -22,6 +22,11 @@ CONTROLS = {
     "c1_osc": "\x9d0;pwned\x9c",
     "delete": "a\x7fb",
     "vertical_tab": "a\x0bb",
+    "form_feed": "page\x0cbreak",
+    "separators": "file\x1cgroup\x1drecord\x1e",
+    "next_line": "a\x85b",
+    "line_separator": "a\u2028b\u2029c",
+    "noncharacters": "a\ufffeb\uffffc\ufdd0d\U0001fffe",
     "rlo": "invoice\u202efdp.exe",
     "lre_pdf": "\u202aembedded\u202c",
     "isolates": "\u2066x\u2067y\u2068z\u2069",
@@ -89,11 +94,17 @@ CREDENTIALS = {
 #: Everything above in one string: the worst a single field can hold.
 EVERYTHING = " ".join([*CONTROLS.values(), *MARKUP.values(), *RICH.values()])
 
-_TERMINAL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_TERMINAL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+    "\u2028\u2029\ufdd0-\ufdef\ufffe\uffff\U0001fffe\U0001ffff]"
+)
 
 
 def raw_controls(text: str) -> list[str]:
-    """The control and bidirectional characters left raw in ``text`` (newlines and tabs aside)."""
+    """The control, line-separator, bidirectional and non-characters left raw in ``text``.
+
+    Newlines and tabs aside: they are the only breaks and blanks a surface may keep.
+    """
     return sorted({f"U+{ord(char):04X}" for char in _TERMINAL.findall(text)})
 
 

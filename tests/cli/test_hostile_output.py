@@ -88,6 +88,8 @@ def test_every_command_and_format_shows_the_corpus_as_text(hostile_workspace: Pa
     assert "paired item(s) compared" in outputs["compare text"]
     assert "tone: judge says" in outputs["run"] and "RuntimeError: agent" in outputs["run"]
     assert "\\x1b]0;pwned\\x07" in outputs["run"]
+    # A form feed or a line separator is shown, never a line break cutting the error short.
+    assert "page\\x0cbreak" in outputs["run"] and "a\\u2028b\\u2029c" in outputs["run"]
     for command, output in outputs.items():
         assert raw_controls(output) == [], command
     for command in ("report markdown", "compare markdown"):

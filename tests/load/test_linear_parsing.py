@@ -334,5 +334,6 @@ def test_text_shown_on_one_line_is_folded_in_linear_work() -> None:
         pattern: shapes for pattern in patterns if (shapes := super_linear_shapes(pattern))
     }
     assert offending == {}
-    assert _text.one_line("a \t\n \r\n\u2028 b\n\n  \n c  ") == "a  b  c  "
+    assert _text.one_line("a \t\n \r\n b\n\n  \n c  ") == "a  b  c  "
+    assert _text.one_line("a \u2028 b") == "a \\u2028 b"  # not a newline: shown, not folded
     assert _text.one_line("  lead\n") == "  lead "

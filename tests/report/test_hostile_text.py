@@ -104,3 +104,34 @@ def test_what_was_there_is_still_shown() -> None:
     text = Report(hostile_run(CONTROLS["osc_title"] + CONTROLS["rlo"])).to_text()
     assert "\\x1b]0;pwned\\x07" in text
     assert "\\u202e" in text
+
+
+# Characters some programs take for a line break: each is shown as its escape, never obeyed,
+# so no surface breaks or cuts a line at them.
+SEPARATORS = "a\x0bb\x0cc\x1cd\x1de\x1ef\x85g\u2028h\u2029i\ufffej\uffffk\rl"
+SHOWN = "a\\x0bb\\x0cc\\x1cd\\x1de\\x1ef\\x85g\\u2028h\\u2029i\\ufffej\\uffffk\\x0dl"
+
+
+def _rendered(fmt: str) -> str:
+    import html
+    import xml.etree.ElementTree as ET
+
+    from hostile import render_markdown
+
+    written = Report(hostile_run(SEPARATORS)).render(fmt)
+    if fmt == "markdown":
+        return html.unescape(render_markdown(written))
+    if fmt == "junit":
+        root = ET.fromstring(written.encode("utf-8"))
+        attributes = (v for element in root.iter() for v in element.attrib.values())
+        return "\n".join([*root.itertext(), *attributes])
+    return html.unescape(written) if fmt == "html" else written
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html", "junit"])
+@pytest.mark.parametrize("field", ["answer", "agent error", "reason", "case"])
+def test_separators_are_shown_as_escapes_on_every_surface(fmt: str, field: str) -> None:
+    shown = _rendered(fmt)
+    if (fmt, field) != ("junit", "reason"):  # JUnit shows a passed sample's reasons nowhere
+        assert f"{field} {SHOWN}" in shown
+    assert raw_controls(shown) == []

@@ -103,6 +103,17 @@ def test_an_agent_error_carries_its_traceback() -> None:
     assert "the agent gave no answer" in (error.text or "")
 
 
+def test_an_error_message_is_the_whole_first_line_with_its_separators_shown() -> None:
+    samples = current_samples()
+    samples[2] = replace(samples[2], error="ValueError: a\x0bb\x0cc\x1cd\x85e\u2028f\nsecond")
+    error = case_of(
+        junit(make_run(samples, run_id="r", sequence=1)), "openai/gpt-4o-mini", "escalation"
+    ).find("error")
+    assert error is not None
+    assert error.get("message") == "ValueError: a\\x0bb\\x0cc\\x1cd\\x85e\\u2028f"
+    assert "a\\x0bb\\x0cc\\x1cd\\x85e\\u2028f\nsecond" in (error.text or "")
+
+
 def test_a_case_nothing_evaluated_is_skipped() -> None:
     samples = current_samples()
     samples[0] = replace(samples[0], metrics=(), status=SampleStatus.NOT_EVALUATED)

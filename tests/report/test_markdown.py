@@ -21,7 +21,7 @@ from .conftest import current_samples, make_run
         ("a | b", "a \\| b"),
         ("a\nb", "a b"),
         ("a\r\nb", "a b"),
-        ("a\rb", "a b"),
+        ("a\rb", "a\\\\x0db"),  # a lone carriage return is shown, not obeyed
         ("a\n\n\r\nb", "a b"),  # a run of breaks is one space
         ("a  \n  b", "a b"),  # with the blanks around it
         ("one|two\r\nthree|", "one\\|two three\\|"),
@@ -62,7 +62,7 @@ def test_every_table_row_keeps_its_columns(current_run: Run, baseline_run: Run) 
 
 def test_pipes_and_breaks_in_reasons_stay_in_their_cell() -> None:
     samples = current_samples()
-    reason = "got 'a | b'\r\nthen\nmore\rlines"
+    reason = "got 'a | b'\r\nthen\nmore\n\nlines"
     samples[1] = replace(
         samples[1], metrics=(scored("exact_match", "check", "content", 1.0, 0.0, reason),)
     )

@@ -382,3 +382,11 @@ def test_a_refinement_adding_a_roster_tool_is_recognised(recommendation, tool, a
 
     refinement = Refinement(recommendation, tool, "Refunds" if tool else None)
     assert adds_a_tool_it_has(refinement, ROSTER) is adds
+
+
+def test_error_advice_quotes_the_first_line_whole_whatever_separators_it_holds() -> None:
+    from assay.results.diagnosis import run_error_advice
+
+    advice = run_error_advice("boom\x0bhidden\x0cmore\u2028tail\x85end\nsecond line")
+    assert "boom\x0bhidden\x0cmore\u2028tail\x85end" in advice  # shown as escapes on display
+    assert "second line" not in advice

@@ -34,7 +34,7 @@ from assay.report.view import (
 from assay.results import Run, SampleResult, SampleStatus
 from assay.results.baseline import BaselineChoice
 from assay.results.tracebacks import traceback_of
-from assay.text import visible
+from assay.text import lines_of, visible
 
 if TYPE_CHECKING:
     from assay.evaluation import Verdict
@@ -237,8 +237,9 @@ def _sample_lines(sample: SampleResult, tracebacks: set[str]) -> list[str]:
         f"#{sample.sample} · checks {fmt.score(sample.check_score)}"
     )
     why = _why(sample)
-    lines = [head + (f" · {shown(why.splitlines()[0])}" if why else "")]
-    lines += [f"      {shown(line)}" for line in why.splitlines()[1:]]
+    said = lines_of(why)
+    lines = [head + (f" · {shown(said[0])}" if said else "")]
+    lines += [f"      {shown(line)}" for line in said[1:]]
     trace = traceback_of(sample)
     if trace is not None:
         # The same traceback (a bug hit by every sample) is shown once.
@@ -246,7 +247,7 @@ def _sample_lines(sample: SampleResult, tracebacks: set[str]) -> list[str]:
             lines.append("      (traceback as above)")
         else:
             tracebacks.add(trace)
-            lines += [f"      [dim]{shown(line)}[/]" for line in trace.splitlines()]
+            lines += [f"      [dim]{shown(line)}[/]" for line in lines_of(trace)]
     return lines
 
 

@@ -32,7 +32,7 @@ from decimal import Decimal
 from assay.report import format as fmt
 from assay.report.view import CasesSection, ReportView, SampleView, written
 from assay.results import SampleStatus
-from assay.text import visible
+from assay.text import lines_of, visible
 
 __all__ = ["junit_of"]
 
@@ -181,7 +181,7 @@ def _outcome(case: _Case) -> ET.Element | None:
         )
     worst = [v for v in shortfall if v.sample.status is outcome]
     first = worst[0].sample
-    said = (first.error or "").strip().splitlines()
+    said = lines_of((first.error or "").strip())
     if outcome is SampleStatus.ERROR:
         what = said[0] if said else f"metric error: {_failed_metrics(worst[0])}"
         kind, tag, verb = "agent error" if said else "metric error", "error", "errored"

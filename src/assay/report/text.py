@@ -37,7 +37,7 @@ from assay.report.view import (
 )
 from assay.results import Run
 from assay.results.fixes import FixItem
-from assay.text import visible
+from assay.text import lines_of, visible
 
 #: The width the report keeps to where it can.
 WIDTH = 100
@@ -251,9 +251,9 @@ def _sample(view: SampleView) -> list[str]:
     lines += _block("answer", _answer(sample.answer))
     lines += _block("actions", list(view.actions))
     if sample.error is not None:
-        lines += _block("error", sample.error.splitlines() or [""])
+        lines += _block("error", lines_of(sample.error) or [""])
     if view.trace is not None:
-        lines += _block("trace", view.trace.splitlines())
+        lines += _block("trace", lines_of(view.trace))
     if view.metadata is not None:
         lines += _block("metadata", [reading.preview(view.metadata)])
     return lines
@@ -262,7 +262,7 @@ def _sample(view: SampleView) -> list[str]:
 def _answer(answer: str | None) -> list[str]:
     if answer is None:
         return ["none"]
-    return reading.preview(answer).splitlines() or ['""']
+    return lines_of(reading.preview(answer)) or ['""']
 
 
 def _block(label: str, values: list[str], indent: int = 5) -> list[str]:

@@ -24,7 +24,7 @@ from assay.results.fault import Fault as Fault
 from assay.results.metric import MetricResult
 from assay.results.sample import SampleResult, SampleStatus
 from assay.spec import JSON, ExpectedAction, canonical_json
-from assay.text import blank
+from assay.text import blank, lines_of
 
 #: Faults a judge may refine with the tool to add or the instruction to change.
 REFINABLE: frozenset[Fault] = frozenset(
@@ -142,7 +142,7 @@ def _run_error(sample: SampleResult, facts: CaseFacts, roster: Roster) -> Findin
 
 def run_error_advice(error: str) -> str:
     """A recommendation chosen from an agent error: timeout, context, rate limit, key, other."""
-    quoted = _quote(error.splitlines()[0] if error.strip() else error)
+    quoted = _quote(lines_of(error)[0] if error.strip() else error)
     lowered = error.lower()
     if "timed out" in lowered or "timeout" in lowered:
         return (
@@ -477,8 +477,12 @@ def _listed(names: Sequence[str]) -> str:
     return f"{_names(names[:-1])} and {names[-1]}"
 
 
+_BLANKS = re.compile(r"[^\S\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+")
+
+
 def _quote(text: str) -> str:
-    shown = " ".join(text.split())
+    # Blanks and newlines fold; a VT, FF or U+2028 stays, to be shown as its escape.
+    shown = _BLANKS.sub(" ", text).strip(" ")
     if len(shown) > _QUOTE:
         shown = shown[:_QUOTE].rstrip() + "…"
     return f"“{shown}”"
