@@ -42,6 +42,7 @@ MARKUP = {
     "reference": "[ref]: https://evil.example/ref.png",
     "autolink": "<https://evil.example/auto>",
     "bare_url": "see https://evil.example/bare and www.evil.example",
+    "github_links": "user@evil.example mailto:a@evil.example xmpp:u@evil.example @octocat #1 GH-1",
     "fence": "```\nbroken out\n```",
     "long_fence": "`````` and ``",
     "heading": "# pwned heading",
@@ -185,8 +186,13 @@ def live_markup(markdown: str) -> list[str]:
     return found
 
 
-# GitHub links bare URLs and www. names; an escaped "\:" or "www\." is not linked.
-_AUTOLINKS = re.compile(r"(?<!\\)(?<=[A-Za-z])://|(?<![\w.\\])www\.")
+# GitHub links bare URLs, www. names, email addresses, mailto: and xmpp:, and (as mentions
+# and references) @name, #1 and GH-1; an escaped "\:" or "www\.", or a zero-width space
+# entity after "@", "#" or "GH-", is not linked.
+_AUTOLINKS = re.compile(
+    r"(?<!\\)(?<=[A-Za-z])://|(?<![\w.\\])www\.|@\w|(?<![\w&])#\d|(?i:\bgh-\d)"
+    r"|(?i:\b(?:mailto|xmpp):)"
+)
 _FENCED = re.compile(r"^(`{3,})[^\n]*\n.*?^\1\s*$", re.MULTILINE | re.DOTALL)
 _SPAN = re.compile(r"(?<![`\\])(`+)(?!`).+?(?<!`)\1(?!`)")
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import re
+
 import pytest
 
 from assay.report._escaping import md_cell, md_code, md_fence, md_quote
@@ -21,6 +24,12 @@ from hostile import MARKUP, live_markup, render_markdown
         ("`code`", "\\`code\\`"),
         ("# not a heading", "# not a heading"),  # a cell is never at the start of a line
         ("a &amp; b", "a &amp;amp; b"),
+        ("user@evil.example", "user@&#8203;evil.example"),
+        ("cc @octocat, @a-b", "cc @&#8203;octocat, @&#8203;a-b"),
+        ("see #1 and GH-22, gh-3", "see #&#8203;1 and GH-&#8203;22, gh-&#8203;3"),
+        ("mailto:a@e.example", "mailto\\:a@&#8203;e.example"),
+        ("XMPP:u@e.example", "XMPP\\:u@&#8203;e.example"),
+        ("a @ b, #x, c#1, 10:30", "a @ b, #x, c#1, 10:30"),  # nothing GitHub would link
     ],
 )
 def test_cell(text: str, escaped: str) -> None:
@@ -63,3 +72,17 @@ def test_a_fence_outlasts_any_backtick_run_inside() -> None:
 def test_a_code_span_keeps_backticks_inside() -> None:
     html = render_markdown(md_code("a``b"))
     assert "<code>a``b</code>" in html
+
+
+# What GitHub links or notifies in a comment or a job summary, beyond CommonMark: an email
+# address, a mailto:/xmpp: link, a mention, an issue or pull-request reference.
+GITHUB_LINKS = "user@evil.example mailto:a@evil.example xmpp:u@evil.example @octocat #1 GH-1"
+
+
+def test_github_links_and_mentions_render_as_the_text_written() -> None:
+    for markdown in (md_quote(GITHUB_LINKS), f"| h |\n| --- |\n| {md_cell(GITHUB_LINKS)} |"):
+        assert live_markup(markdown) == [], markdown
+        shown = html.unescape(re.sub(r"<[^>]+>", "", render_markdown(markdown)))
+        # Only a zero-width space after "@", "#" or "GH-" tells it from the original.
+        assert GITHUB_LINKS in shown.replace("\u200b", "")
+        assert "@octocat" not in shown and "#1" not in shown and "user@evil" not in shown

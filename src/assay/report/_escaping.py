@@ -7,7 +7,11 @@ of these functions:
 
 * :func:`md_cell` HTML-escapes ``& < >`` and backslash-escapes what GitHub-flavoured
   Markdown would act on inside a line: code spans, emphasis, links and images (``[``, ``]``,
-  ``!``), table pipes, strikethrough, math (``$``) and autolinks (``://``, ``www.``).
+  ``!``), table pipes, strikethrough, math (``$``) and autolinks (``://``, ``www.``,
+  ``mailto:``, ``xmpp:``). GitHub also links an email address and, as it renders a comment,
+  a mention (``@octocat``, which notifies that user) and a reference (``#1``, ``GH-1``);
+  no backslash or entity stops those, since it reads the rendered text, so a zero-width
+  space (``&#8203;``) follows the ``@``, ``#`` or ``GH-``: the text reads the same.
   :func:`md_inline` and :func:`md_quote` also escape what would make a block at the start of
   a line: headings, lists, rules, setext underlines. The reader sees the characters as
   written.
@@ -31,6 +35,10 @@ _HTML = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 # Punctuation GitHub-flavoured Markdown gives a meaning to anywhere in a line.
 _INLINE = re.compile(r"[\\`*\[\]!|~$]|(?<![^\W_])_|_(?![^\W_])")
 _AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9])(:)(?=//)|(?<![\w.])(www)(\.)")
+_PROTOCOL = re.compile(r"(?i)(?<![a-z0-9])(mailto|xmpp):")
+# An email address or a mention (@), an issue or pull-request reference (#1, GH-1).
+_GITHUB_LINK = re.compile(r"(?i)@(?=[a-z0-9])|(?<!\w)#(?=\d)|\bgh-(?=\d)")
+_UNLINKED = "&#8203;"
 # What makes a block of a line's start: a heading, a list item, a rule, a setext underline.
 _BLOCK_MARKER = re.compile(r"^[#+=-]")
 _ORDERED_MARKER = re.compile(r"^(\d+)([.)])")
@@ -39,7 +47,12 @@ _ORDERED_MARKER = re.compile(r"^(\d+)([.)])")
 def _inline(line: str) -> str:
     line = line.translate(_HTML)
     line = _INLINE.sub(lambda m: "\\" + m.group(), line)
-    return _AUTOLINK.sub(lambda m: "\\:" if m.group(1) else m.group(2) + "\\.", line)
+    line = _AUTOLINK.sub(lambda m: "\\:" if m.group(1) else m.group(2) + "\\.", line)
+    if ":" in line:
+        line = _PROTOCOL.sub(r"\1\\:", line)
+    if "@" in line or "#" in line or "-" in line:
+        line = _GITHUB_LINK.sub(lambda m: m.group() + _UNLINKED, line)
+    return line
 
 
 def _line(line: str) -> str:
