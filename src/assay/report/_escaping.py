@@ -31,13 +31,21 @@ from assay.text import one_line, visible
 __all__ = ["md_cell", "md_code", "md_fence", "md_inline", "md_quote"]
 
 # No tag can open once "<" is escaped, so a '"' can never end up in an attribute: it stays.
-_HTML = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
-# Punctuation GitHub-flavoured Markdown gives a meaning to anywhere in a line.
-_INLINE = re.compile(r"[\\`*\[\]!|~$]|(?<![^\W_])_|_(?![^\W_])")
-_AUTOLINK = re.compile(r"(?i)(?<=[a-z0-9])(:)(?=//)|(?<![\w.])(www)(\.)")
-_PROTOCOL = re.compile(r"(?i)(?<![a-z0-9])(mailto|xmpp):")
+_HTML = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"))
+# Punctuation GitHub-flavoured Markdown gives a meaning to anywhere in a line; an underscore
+# only at the edge of a word. Every pattern here begins with the character it escapes (the
+# context is looked at behind it), so a long answer is scanned in one quick pass.
+_INLINE = "\\`*[]!|~$"  # the backslash first, so that no escape is escaped again
+_UNDERSCORE = re.compile(r"_(?:(?<![^\W_]_)|(?![^\W_]))")
+_SCHEME = re.compile(r"(?i):(?<=[a-z0-9]:)(?=//)")
+_WWW = re.compile(r"\.(?<=[wW][wW][wW]\.)(?<![\w.][wW][wW][wW]\.)")
+_PROTOCOL = re.compile(
+    r":(?:(?<=[mM][aA][iI][lL][tT][oO]:)(?<![a-zA-Z0-9]......:)"
+    r"|(?<=[xX][mM][pP][pP]:)(?<![a-zA-Z0-9]....:))"
+)
 # An email address or a mention (@), an issue or pull-request reference (#1, GH-1).
-_GITHUB_LINK = re.compile(r"(?i)@(?=[a-z0-9])|(?<!\w)#(?=\d)|\bgh-(?=\d)")
+_MENTION = re.compile(r"@(?=[A-Za-z0-9])")
+_REFERENCE = re.compile(r"#(?<!\w#)(?=\d)|[gG](?<!\w[gG])[hH]-(?=\d)")
 _UNLINKED = "&#8203;"
 # What makes a block of a line's start: a heading, a list item, a rule, a setext underline.
 _BLOCK_MARKER = re.compile(r"^[#+=-]")
@@ -45,13 +53,21 @@ _ORDERED_MARKER = re.compile(r"^(\d+)([.)])")
 
 
 def _inline(line: str) -> str:
-    line = line.translate(_HTML)
-    line = _INLINE.sub(lambda m: "\\" + m.group(), line)
-    line = _AUTOLINK.sub(lambda m: "\\:" if m.group(1) else m.group(2) + "\\.", line)
+    for char, entity in _HTML:
+        line = line.replace(char, entity)
+    for char in _INLINE:
+        if char in line:
+            line = line.replace(char, "\\" + char)
+    if "_" in line:
+        line = _UNDERSCORE.sub(r"\\_", line)
     if ":" in line:
-        line = _PROTOCOL.sub(r"\1\\:", line)
-    if "@" in line or "#" in line or "-" in line:
-        line = _GITHUB_LINK.sub(lambda m: m.group() + _UNLINKED, line)
+        line = _PROTOCOL.sub(r"\\:", _SCHEME.sub(r"\\:", line))
+    if "." in line:
+        line = _WWW.sub(r"\\.", line)
+    if "#" in line or "-" in line:  # before mentions: an inserted entity holds a "#"
+        line = _REFERENCE.sub(r"\g<0>" + _UNLINKED, line)
+    if "@" in line:
+        line = _MENTION.sub("@" + _UNLINKED, line)
     return line
 
 
