@@ -78,7 +78,7 @@ def _clip(text: str) -> str:
     """``text``, or its first :data:`TEXT_LIMIT` characters and a marker saying it was cut."""
     if len(text) <= TEXT_LIMIT:
         return text
-    return f"{text[:TEXT_LIMIT].rstrip()}… (cut at {TEXT_LIMIT:,} characters)"
+    return f"{text[:TEXT_LIMIT].rstrip()}… (cut at {fmt.tokens(TEXT_LIMIT)} characters)"
 
 
 def _first(names: Sequence[str]) -> tuple[str, ...]:
