@@ -23,7 +23,7 @@ from assay.report import format as fmt
 from assay.report._escaping import md_cell, md_code
 from assay.report.prose import verdict_lines
 from assay.report.view import ComparisonSection, ReportView, SummarySection, written
-from assay.results.fixes import FixItem
+from assay.results.fixes import Also, FixItem
 from assay.spec.gate import GateFinding
 
 __all__ = ["ci_summary"]
@@ -90,10 +90,10 @@ def _first(names: Sequence[str]) -> tuple[str, ...]:
 
 def _brief(item: FixItem) -> FixItem:
     """A fix item with its lists and strings cut to what the summary has room for."""
-    also = tuple((_clip(text), _first(cases)) for text, cases in item.also[:LIST_LIMIT])
+    also = tuple(Also(_clip(text), _first(cases)) for text, cases in item.also[:LIST_LIMIT])
     more = len(item.also) - LIST_LIMIT
     if more > 0:
-        also += ((f"… and {more} more recommendation(s)", ("see the report",)),)
+        also += (Also(f"… and {more} more recommendation(s)", ("see the report",)),)
     return replace(
         item,
         case_ids=_first(item.case_ids),
