@@ -443,11 +443,12 @@ def test_a_displaced_owner_stops_and_leaves_the_run_to_its_new_owner(tmp_path: P
 def test_an_agent_blocking_the_event_loop_keeps_its_run(tmp_path: Path) -> None:
     scene = Scene(tmp_path, None)
     blocking = [ASSAY, "run", str(SPEC.with_name("blocking_agent.py")), "--quiet"]
-    # Blocked long enough that the resume below comes while it is, however loaded the machine.
+    # Blocked until the resume below was refused, however loaded the machine: then released.
+    release = tmp_path / "release"
     owner = subprocess.Popen(
         blocking,
         cwd=tmp_path,
-        env=scene.env(BLOCK_SECONDS="45"),
+        env=scene.env(BLOCK_SECONDS="300", RELEASE_FILE=str(release)),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -470,6 +471,7 @@ def test_an_agent_blocking_the_event_loop_keeps_its_run(tmp_path: Path) -> None:
     )
     assert taken.returncode == 2, taken.stderr
     assert f"is still running in process {owner.pid} on this host" in taken.stderr
+    release.touch()
     _, stderr = owner.communicate(timeout=60)
     assert owner.returncode == 0, stderr
     assert sorted(scene.calls()) == ["t0", "t1", "t2"]  # no agent call ran twice

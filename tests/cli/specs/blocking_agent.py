@@ -1,6 +1,7 @@
 """An async agent that blocks the event loop: a synchronous call inside ``async def``.
 
-MARKER_DIR/calls.log records each call; case t0 blocks the loop for BLOCK_SECONDS.
+MARKER_DIR/calls.log records each call; case t0 blocks the loop for BLOCK_SECONDS, or until
+the file RELEASE_FILE names exists when it is set (BLOCK_SECONDS is then the longest wait).
 """
 
 import asyncio
@@ -16,9 +17,18 @@ async def agent(text, ctx):
     with (Path(os.environ["MARKER_DIR"]) / "calls.log").open("a", encoding="utf-8") as log:
         log.write(f"{ctx.case.id}\n")
     if ctx.case.id == "t0":
-        time.sleep(float(os.environ.get("BLOCK_SECONDS", "1")))  # the whole loop waits
+        _block(float(os.environ.get("BLOCK_SECONDS", "1")), os.environ.get("RELEASE_FILE"))
     await asyncio.sleep(0.05)
     return "done"
+
+
+def _block(seconds, release):
+    # Synchronous sleeps inside ``async def``: the whole loop waits, however it ends.
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if release and Path(release).exists():
+            return
+        time.sleep(0.05)
 
 
 suite = assay.Suite("Blocking", agent=agent, checks=[checks.contains("done")], concurrency=1)
