@@ -12,6 +12,7 @@ import typer
 from assay.cli import interrupted
 from assay.cli._common import OUTPUT, pipe_safe
 from assay.cli.baseline import baseline_app
+from assay.cli.catalog import catalog_app
 from assay.cli.compare import compare_command
 from assay.cli.control import control_command
 from assay.cli.db import db_app
@@ -44,6 +45,7 @@ app.command("init")(pipe_safe(init_command))
 app.command("import")(pipe_safe(import_command))
 app.add_typer(db_app, name="db")
 app.add_typer(baseline_app, name="baseline")
+app.add_typer(catalog_app, name="catalog")
 
 
 def _version(value: bool) -> None:

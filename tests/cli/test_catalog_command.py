@@ -1,0 +1,114 @@
+"""``assay catalog import|export|diff``: a paste merged into a catalog file, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+import yaml
+
+from commandline import ASSAY
+
+DESK = """\
+catalog: support_desk
+products:
+  - key: triage
+    sets:
+      - key: smoke
+        scenarios:
+          - key: refund_request
+            prompt: A customer asks for a refund on order 1042.
+          - key: orders_1
+            prompt: Where is my order?
+"""
+
+PASTE = "# Orders\nWhere is my order?\nCancel it | not_contains: I cannot\n"
+INTO = ["--into", "desk.yml", "--product", "triage", "--set", "smoke"]
+
+
+@pytest.fixture
+def work(cli):
+    (cli.cwd / "desk.yml").write_text(DESK)
+    (cli.cwd / "paste.txt").write_text(PASTE)
+    return cli.cwd
+
+
+def test_preview_shows_the_change_and_writes_nothing(cli, work):
+    done = cli("catalog", "import", "paste.txt", *INTO, "--preview")
+    assert done.exit_code == 0, done.output
+    assert "would change" in done.stdout and "added (2): orders_2, orders_3" in done.stdout
+    assert "preview: nothing written" in done.stdout
+    assert (work / "desk.yml").read_text() == DESK
+
+
+def test_import_writes_the_canonical_catalog_and_its_digest(cli, work):
+    done = cli("catalog", "import", "paste.txt", *INTO)
+    assert done.exit_code == 0, done.output
+    document = yaml.safe_load((work / "desk.yml").read_text())
+    keys = [s["key"] for s in document["products"][0]["sets"][0]["scenarios"]]
+    assert keys == ["refund_request", "orders_1", "orders_2", "orders_3"]
+    exported = cli("catalog", "export", "desk.yml")
+    assert exported.stdout == (work / "desk.yml").read_text()
+    digest = done.stdout.split("digest ")[-1].strip()
+    assert len(digest) == 64 and f"same catalog: digest {digest}" in cli(
+        "catalog", "diff", "desk.yml", "desk.yml"
+    ).stdout
+
+
+def test_replace_and_key_prefix(cli, work):
+    done = cli("catalog", "import", "paste.txt", *INTO, "--replace", "--key-prefix", "batch2")
+    assert done.exit_code == 0, done.output
+    assert "removed (2): refund_request, orders_1" in done.stdout
+    document = yaml.safe_load((work / "desk.yml").read_text())
+    keys = [s["key"] for s in document["products"][0]["sets"][0]["scenarios"]]
+    assert keys == ["batch2_orders_1", "batch2_orders_2"]
+
+
+@pytest.mark.parametrize(
+    ("words", "message"),
+    [
+        (["paste.txt", *INTO, "--key-prefix", "--"], "paste.txt: key_prefix: key prefix '--'"),
+        (["bad.json", *INTO], "bad.json: [0].tools: unknown field"),
+        (["missing.txt", *INTO], "missing.txt"),
+        (["paste.txt", "--into", "suite.yml", "--product", "p", "--set", "s"], "suite.yml"),
+    ],
+)
+def test_bad_input_exits_2_naming_the_file_and_field_and_changes_nothing(
+    cli, work, words, message
+):
+    (work / "bad.json").write_text('[{"prompt": "x", "tools": 3}]')
+    (work / "suite.yml").write_text("suite: s\ngroups: []\n")
+    done = cli("catalog", "import", *words)
+    assert done.exit_code == 2, done.output
+    assert message in done.stderr
+    assert (work / "desk.yml").read_text() == DESK
+    assert (work / "suite.yml").read_text() == "suite: s\ngroups: []\n"
+
+
+def test_export_as_json_and_diff_by_scenario(cli, work):
+    exported = cli("catalog", "export", "desk.yml", "--format", "json")
+    assert json.loads(exported.stdout)["catalog"] == "support_desk"
+    (work / "copy.yml").write_text(DESK.replace("Where is my order?", "Where is it?"))
+    done = cli("catalog", "diff", "desk.yml", "copy.yml")
+    assert done.exit_code == 1
+    assert "changed  scenario triage/smoke/orders_1 (prompt)" in done.stdout
+    assert cli("catalog", "export", "desk.yml", "--format", "xml").exit_code == 2
+
+
+@pytest.mark.process  # standard input reaches only a real process
+def test_a_paste_on_standard_input(work):
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}
+    done = subprocess.run(
+        [ASSAY, "catalog", "import", "-", *INTO],
+        cwd=work,
+        env=environment,
+        input="Send my invoice | key: invoice\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "added (1): invoice" in done.stdout

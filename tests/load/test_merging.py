@@ -1,0 +1,184 @@
+import json
+import os
+
+import pytest
+import yaml
+
+import assay
+from assay.load import Catalog
+from assay.load.merging import (
+    differences,
+    merge_scenarios,
+    open_catalog,
+    save_catalog,
+)
+
+DESK = """\
+catalog: support_desk
+name: Support Desk
+owner_team: support
+products:
+  - key: triage
+    agent: TriageAgent
+    sets:
+      - key: smoke
+        criteria: [tone]
+        scenarios:
+          - key: refund_request
+            prompt: A customer asks for a refund on order 1042.
+            expect:
+              tools: [lookup_order]
+            notes: Looks the order up first.
+          - key: orders_1
+            prompt: Where is my order?
+"""
+
+PASTE = "# Orders\nWhere is my order?\nCancel it | not_contains: I cannot\n"
+
+
+@pytest.fixture
+def desk(tmp_path):
+    path = tmp_path / "desk.yml"
+    path.write_text(DESK)
+    return path
+
+
+def _merge(path, text, **options):
+    return merge_scenarios(open_catalog(path), product="triage", set="smoke", text=text, **options)
+
+
+def _keys(catalog):
+    return [s.key for s in catalog.set("triage", "smoke").scenarios]
+
+
+def test_a_keyless_scenario_takes_the_next_group_key_the_set_does_not_hold(desk):
+    change = _merge(desk, PASTE)
+    assert change.added == ("orders_2", "orders_3")
+    assert _keys(change.catalog) == ["refund_request", "orders_1", "orders_2", "orders_3"]
+    save_catalog(change.catalog, desk)
+    # The same keyless paste merged twice is added twice, under new keys.
+    again = _merge(desk, PASTE)
+    assert again.added == ("orders_4", "orders_5")
+
+
+def test_reserved_keys_are_compared_ignoring_case(tmp_path):
+    path = tmp_path / "desk.yml"
+    path.write_text(DESK.replace("key: orders_1", "key: ORDERS_1"))
+    assert _merge(path, PASTE).added == ("orders_2", "orders_3")
+
+
+def test_a_named_key_the_set_holds_is_updated_in_place_with_only_what_the_paste_gives(desk):
+    change = _merge(desk, "Refund order 1042 please | key: refund_request | tools: refund_order")
+    assert (change.added, change.updated, change.removed) == ((), ("refund_request",), ())
+    updated = change.catalog.set("triage", "smoke").scenarios[0]
+    assert updated.key == "refund_request" and updated.prompt == "Refund order 1042 please"
+    assert updated.expect.tools == ("refund_order",)
+    assert updated.notes is None  # notes the paste leaves out are cleared
+    unchanged = _merge(desk, "Where is my order? | key: orders_1")
+    assert unchanged.unchanged == ("orders_1",) and not unchanged.changed
+
+
+def test_a_key_prefix_namespaces_made_keys_and_needs_letters_or_digits(desk):
+    assert _merge(desk, PASTE, key_prefix="batch2").added == (
+        "batch2_orders_1",
+        "batch2_orders_2",
+    )
+    with pytest.raises(assay.SpecError, match="key prefix '__' has no letters or digits"):
+        _merge(desk, PASTE, key_prefix="__")
+
+
+def test_replacing_makes_the_set_hold_exactly_the_paste(desk):
+    change = _merge(desk, "Where is my order? | key: orders_1\nNew one", replace_all=True)
+    assert change.removed == ("refund_request",)
+    assert change.unchanged == ("orders_1",) and change.added == ("scenario_1",)
+    assert _keys(change.catalog) == ["orders_1", "scenario_1"]
+    # The set's own settings stay.
+    assert change.catalog.set("triage", "smoke").criteria == ("tone",)
+
+
+def test_production_only_scenarios_are_selected_at_import(desk):
+    paste = json.dumps(
+        [{"prompt": "a"}, {"prompt": "b", "production_only": True}, {"prompt": "c"}]
+    )
+    left = _merge(desk, paste)
+    assert left.added == ("scenario_1", "scenario_3") and left.left_out == ("scenario_2",)
+    kept = _merge(desk, paste, include_production_only=True)
+    assert kept.added == ("scenario_1", "scenario_2", "scenario_3") and kept.left_out == ()
+    with pytest.raises(assay.SpecError, match="all are production-only"):
+        _merge(desk, json.dumps([{"prompt": "b", "production_only": True}]))
+
+
+def test_yaml_and_json_pastes_merge_like_lines(desk):
+    grouped = (
+        "groups:\n  - key: billing\n    scenarios:\n      - prompt: Send my invoice\n"
+        "        expect: {tools: [send_invoice]}\n"
+    )
+    assert _merge(desk, grouped).added == ("billing_1",)
+    assert _merge(desk, json.dumps(["Hello"])).added == ("scenario_1",)
+
+
+def test_a_missing_product_or_set_is_made_and_a_missing_file_is_a_new_catalog(tmp_path):
+    path = tmp_path / "fresh.yml"
+    change = merge_scenarios(open_catalog(path), product="billing", set="smoke", text=PASTE)
+    digest = save_catalog(change.catalog, path)
+    loaded = Catalog.load(path)
+    assert loaded.key == "fresh" and loaded.digest() == digest
+    assert [s.key for s in loaded.set("billing", "smoke").scenarios] == ["orders_1", "orders_2"]
+
+
+def test_the_result_is_written_as_the_canonical_yaml_with_its_digest(desk):
+    change = _merge(desk, PASTE)
+    digest = save_catalog(change.catalog, desk)
+    text = desk.read_text()
+    assert text == change.catalog.to_yaml() and digest == Catalog.load(desk).digest()
+    document = yaml.safe_load(text)
+    assert list(document) == ["catalog", "name", "owner_team", "products"]
+    assert document["products"][0]["sets"][0]["scenarios"][1] == {
+        "key": "orders_1",
+        "prompt": "Where is my order?",
+    }
+
+
+def test_a_write_that_fails_leaves_the_old_file_whole_and_nothing_beside_it(desk, monkeypatch):
+    change = _merge(desk, PASTE)
+
+    def crash(descriptor):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", crash)
+    with pytest.raises(OSError, match="No space left"):
+        save_catalog(change.catalog, desk)
+    assert desk.read_text() == DESK
+    assert sorted(p.name for p in desk.parent.iterdir()) == ["desk.yml"]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("suite.yml", "suite: s\ngroups: []\n", "is not a catalog document"),
+        ("desk.json", "{}", "a catalog to write into is a YAML file"),
+        ("broken.yml", "catalog: x\nproducts: [\n", "invalid YAML"),
+    ],
+)
+def test_only_a_yaml_catalog_is_written_into(tmp_path, name, text, message):
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(assay.SpecError, match=message):
+        open_catalog(path)
+
+
+def test_a_paste_with_nothing_to_import_is_refused(desk):
+    with pytest.raises(assay.SpecError, match="holds no scenarios to import"):
+        _merge(desk, "# Only a heading\n")
+
+
+def test_differences_by_product_set_and_scenario(desk):
+    before = open_catalog(desk)
+    after = _merge(desk, "Refund now | key: refund_request\n" + PASTE).catalog
+    found = [(d.kind, d.what, d.path, d.fields) for d in differences(before, after)]
+    assert found == [
+        ("changed", "scenario", "triage/smoke/refund_request", ("prompt", "expect", "notes")),
+        ("added", "scenario", "triage/smoke/orders_2", ()),
+        ("added", "scenario", "triage/smoke/orders_3", ()),
+    ]
+    assert differences(before, before) == []
