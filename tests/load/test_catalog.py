@@ -303,13 +303,16 @@ def test_suite_for_finds_a_set_by_its_key_alone_when_it_is_unique(catalog):
         catalog.suite_for("produktion")
 
 
-def test_a_suite_documents_only_group_is_found_by_the_suites_key(tmp_path):
+def test_a_suite_document_is_a_product_whose_groups_are_its_sets(tmp_path):
     suite_text = (
         "suite: triage\ngroups:\n  - key: smoke\n    scenarios:\n"
         "      - key: refund\n        prompt: Refund order 1042\n"
     )
     catalog = Catalog.load(write(tmp_path, "triage.yml", suite_text))
-    assert catalog.suite_for("triage").name == "triage/triage/smoke"
+    # The product's suite, whose one group is the set.
+    suite = catalog.suite_for("triage")
+    assert suite.name == "triage/triage" and [c.group for c in suite.cases] == ["smoke"]
+    assert catalog.suite_for("triage", "smoke").name == "triage/triage/smoke"
 
 
 def test_a_later_document_without_its_own_name_layers_over_the_first(tmp_path):

@@ -222,24 +222,27 @@ class Catalog:
         judge: Any = None,
         imports: bool = True,
     ) -> Suite:
-        """The suite ``catalog/product/set``.
+        """The suite ``catalog/product/set``, or ``catalog/product`` without a set.
 
         The set's scenarios run against the product's agent (``agent`` overrides its entry
-        point) with the set's criteria and ``judge``. Given one key, ``suite_for("smoke")``
-        finds the set by its key alone when exactly one product has it (or the only set of
-        the product of that key). Without ``imports`` the entry point is not imported.
+        point) with the set's criteria and ``judge``. Given one key that names a product,
+        ``suite_for("triage")`` is the product's suite: its groups are the sets, each set's
+        criteria going with its scenarios. Otherwise ``suite_for("smoke")`` finds the set by
+        its key alone when exactly one product has it. Without ``imports`` the entry point
+        is not imported.
         """
-        if set is None:
+        if set is None and product not in self._keys(self.products):
             product, set = self.find_set(product)
-        chosen, owner = self.set(product, set), self.product(product)
+        owner = self.product(product)
         if agent is None and owner.agent is not None and ":" in owner.agent:
             agent = entry_agent(
                 owner.agent, owner.agent_folder, location=self.key, field="agent", imports=imports
             )
             agent_name = agent_name or entry_identity(owner.agent, owner.agent_folder)
-        name = f"{self.key}/{owner.key}/{chosen.key}"
+        sets = owner.sets if set is None else (self.set(product, set),)
+        shared = {item.criteria for item in sets}
         suite = Suite(
-            name,
+            "/".join([self.key, owner.key, *([] if set is None else [set])]),
             agent=agent
             if agent is not None
             else MissingAgent(
@@ -247,10 +250,15 @@ class Catalog:
             ),
             agent_name=agent_name or owner.agent or None,
             judge=judge,
-            criteria=list(chosen.criteria) or None,
+            # Criteria all the sets share are the suite's; otherwise each set's go with its cases.
+            criteria=list(next(iter(shared))) or None if len(shared) == 1 else None,
         )
-        for position, scenario in enumerate(chosen.scenarios):
-            suite.add(replace(scenario, group=chosen.key).case(position))
+        _refuse_shared_keys(owner, sets, self.key)
+        for item in sets:
+            criteria = item.criteria if len(shared) > 1 else ()
+            for scenario in item.scenarios:
+                case = replace(scenario, group=item.key).case(len(suite.cases), criteria)
+                suite.add(case)
         return suite
 
     def find_set(self, key: str) -> tuple[str, str]:
@@ -352,6 +360,20 @@ def _over(first: Any, later: Any, location: str, name: str) -> Any:
             field="groups",
         )
     return named(later, "catalog", name)
+
+
+def _refuse_shared_keys(owner: Product, sets: Iterable[ScenarioSet], location: str) -> None:
+    """Refuse a scenario key two sets share: in one suite, a key is one case."""
+    seen: dict[str, str] = {}
+    for item in sets:
+        for scenario in item.scenarios:
+            first = seen.setdefault(scenario.key, item.key)
+            if first != item.key:
+                raise SpecError(
+                    f"scenario key {scenario.key!r} is in sets {first} and {item.key}; "
+                    "the product's suite needs each key once (run one set, or rename it)",
+                    location=location,
+                )
 
 
 def _pairs(catalog: Catalog) -> list[tuple[str, str]]:

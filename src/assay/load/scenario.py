@@ -86,8 +86,11 @@ class Scenario:
         }
         return {key: value for key, value in described.items() if value not in (None, [], {}, "")}
 
-    def case(self, position: int) -> Case:
-        """The case this scenario becomes (id = key, group = its group or set)."""
+    def case(self, position: int, criteria: Sequence[str] = ()) -> Case:
+        """The case this scenario becomes (id = key, group = its group or set).
+
+        ``criteria`` are judge criteria of its own (its set's, in a product's suite).
+        """
         origin = self.origin or Origin("<memory>", "")
         try:
             fixtures = None if self.api is None else api_fixtures(self.api, origin.folder)
@@ -98,6 +101,7 @@ class Scenario:
                 group=self.group,
                 expected=self.expect.answer,
                 checks=self.expect.checks() or None,
+                criteria=list(criteria) or None,
                 api=fixtures,
                 notes=self.notes,
                 production_only=self.production_only,
