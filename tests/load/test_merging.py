@@ -97,9 +97,7 @@ def test_replacing_makes_the_set_hold_exactly_the_paste(desk):
 
 
 def test_production_only_scenarios_are_selected_at_import(desk):
-    paste = json.dumps(
-        [{"prompt": "a"}, {"prompt": "b", "production_only": True}, {"prompt": "c"}]
-    )
+    paste = json.dumps([{"prompt": "a"}, {"prompt": "b", "production_only": True}, {"prompt": "c"}])
     left = _merge(desk, paste)
     assert left.added == ("scenario_1", "scenario_3") and left.left_out == ("scenario_2",)
     kept = _merge(desk, paste, include_production_only=True)

@@ -54,7 +54,8 @@ def import_command(
     include_production_only: Annotated[
         bool,
         typer.Option(
-            "--include-production-only", help="Keep production-only scenarios (left out by default)."
+            "--include-production-only",
+            help="Keep production-only scenarios (left out by default).",
         ),
     ] = False,
 ) -> None:

@@ -145,9 +145,7 @@ def _existing(catalog: Catalog, product: str, set: str) -> tuple[Scenario, ...]:
     return ()
 
 
-def _with_set(
-    catalog: Catalog, product: str, set: str, scenarios: tuple[Scenario, ...]
-) -> Catalog:
+def _with_set(catalog: Catalog, product: str, set: str, scenarios: tuple[Scenario, ...]) -> Catalog:
     """The catalog with the set's scenarios replaced (the product and set made if missing)."""
     products = list(catalog.products)
     owner = next((p for p in products if p.key == product), None)
@@ -201,7 +199,9 @@ def save_catalog(catalog: Catalog, path: Path) -> str:
     location = str(path)
     reloaded = catalog_document(parse_yaml(text, location), location)
     if reloaded.to_yaml() != text:
-        raise SpecError("would not load back as the same catalog; nothing written", location=location)
+        raise SpecError(
+            "would not load back as the same catalog; nothing written", location=location
+        )
     for product in reloaded.products:
         for item in product.sets:
             reloaded.suite_for(product.key, item.key, imports=False)
@@ -233,13 +233,20 @@ class Difference:
 
     def to_json(self) -> dict[str, JSON]:
         """The difference as plain data."""
-        return {"kind": self.kind, "what": self.what, "path": self.path, "fields": list(self.fields)}
+        return {
+            "kind": self.kind,
+            "what": self.what,
+            "path": self.path,
+            "fields": list(self.fields),
+        }
 
 
 def differences(first: Catalog, second: Catalog) -> list[Difference]:
     """What changes from ``first`` to ``second``: the catalog's own fields, then by key."""
     found: list[Difference] = []
-    own = _changed_fields(_settings(first.to_json(), "products"), _settings(second.to_json(), "products"))
+    own = _changed_fields(
+        _settings(first.to_json(), "products"), _settings(second.to_json(), "products")
+    )
     if own:
         found.append(Difference("changed", "catalog", first.key, own))
     found += _keyed_differences(
