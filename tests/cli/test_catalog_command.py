@@ -52,9 +52,11 @@ def test_import_writes_the_canonical_catalog_and_its_digest(cli, work):
     exported = cli("catalog", "export", "desk.yml")
     assert exported.stdout == (work / "desk.yml").read_text()
     digest = done.stdout.split("digest ")[-1].strip()
-    assert len(digest) == 64 and f"same catalog: digest {digest}" in cli(
-        "catalog", "diff", "desk.yml", "desk.yml"
-    ).stdout
+    assert (
+        len(digest) == 64
+        and f"same catalog: digest {digest}"
+        in cli("catalog", "diff", "desk.yml", "desk.yml").stdout
+    )
 
 
 def test_replace_and_key_prefix(cli, work):
@@ -70,15 +72,13 @@ def test_replace_and_key_prefix(cli, work):
     ("words", "message"),
     [
         (["paste.txt", *INTO, "--key-prefix", "--"], "paste.txt: key_prefix: key prefix '--'"),
-        (["bad.json", *INTO], "bad.json: [0].tools: unknown field"),
+        (["bad.json", *INTO], "bad.json: [0].tool: unknown field (did you mean 'tools'?)"),
         (["missing.txt", *INTO], "missing.txt"),
         (["paste.txt", "--into", "suite.yml", "--product", "p", "--set", "s"], "suite.yml"),
     ],
 )
-def test_bad_input_exits_2_naming_the_file_and_field_and_changes_nothing(
-    cli, work, words, message
-):
-    (work / "bad.json").write_text('[{"prompt": "x", "tools": 3}]')
+def test_bad_input_exits_2_naming_the_file_and_field_and_changes_nothing(cli, work, words, message):
+    (work / "bad.json").write_text('[{"prompt": "x", "tool": ["a"]}]')
     (work / "suite.yml").write_text("suite: s\ngroups: []\n")
     done = cli("catalog", "import", *words)
     assert done.exit_code == 2, done.output
@@ -112,3 +112,9 @@ def test_a_paste_on_standard_input(work):
     )
     assert done.returncode == 0, done.stderr
     assert "added (1): invoice" in done.stdout
+
+
+def test_a_text_file_that_starts_like_a_suite_and_does_not_load_exits_2(cli):
+    (cli.cwd / "questions.txt").write_text("description: ours\nsuite: support\ngroups: [\n")
+    done = cli("validate", "questions.txt")
+    assert done.exit_code == 2 and "questions.txt: invalid YAML" in done.stderr

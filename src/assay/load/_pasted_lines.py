@@ -1,10 +1,11 @@
 """The line format of pasted scenarios: headings, list markers, backticks and ``|`` options.
 
-A heading starts a group: ``# Orders``, a bold line ``**Orders**``, or a line that is only a
-label ending in a colon (``Find tickets:``). ``#1 priority: ...`` (``#`` and a digit) is a
-prompt. List markers (``-``, ``*``, ``1.``) are dropped, as are lines that are only a rule
-(``---``). Backticks around a span inside a prompt are removed; a prompt that is backticked
-whole may be followed by notes.
+A heading starts a group: ``# Orders``, a bold line ``**Orders**``, or a short line (at most
+80 characters) ending in a colon (``Find tickets:``) that holds no ``?`` and no `` | ``.
+``#1 priority: ...`` (``#`` and a digit) is a prompt. List markers (``-``, ``*``, ``1.``) are
+dropped, as are lines that are only a rule (``---``). Backticks around a span inside a prompt
+are removed; a prompt that is backticked whole may be followed by notes. An option with an
+empty value (``| notes:``) gives nothing.
 
 Pasted text may come from anyone, so every line is read in time linear in its length: the
 patterns here have no repetition that can backtrack into another (a bold heading is read
@@ -26,7 +27,6 @@ _LISTS = ("tools", "forbid_tools", "tags")
 _ONCE = ("key", "group", "notes")
 _MARKER = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
 _RULE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
-_LABEL_HEADING = re.compile(r"^([^:|?!`]+):$")
 _SPAN = re.compile(r"`[^`\n]*`")
 _NOTES_SEPARATORS = "-—–:"
 #: The longest group slug or made-up key stem: a key built from a whole heading once made
@@ -36,6 +36,8 @@ SLUG_LIMIT = 64
 #: stops here rather than spend time on a file made of nothing but lines.
 MAX_PROMPTS = 10_000
 _DIGEST = 8
+#: The longest line (list marker aside) a colon at its end makes a heading: longer is a prompt.
+LABEL_LIMIT = 80
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,10 +97,17 @@ def _heading(line: str) -> str | None:
     bold = _bold_heading(unmarked)
     if bold:
         return bold
-    found = _LABEL_HEADING.match(unmarked)
-    if found is not None and found.group(1).strip():
-        return found.group(1).strip()
-    return None
+    return _label_heading(unmarked)
+
+
+def _label_heading(line: str) -> str | None:
+    """The label of a short line ending in a colon (``Find tickets:``), else ``None``.
+
+    A question (``?``) or a line with options (`` | ``) is a prompt, however it ends.
+    """
+    if len(line) > LABEL_LIMIT or not line.endswith(":") or "?" in line or " | " in line:
+        return None
+    return line.rstrip(":").strip() or None
 
 
 def _bold_heading(line: str) -> str | None:
@@ -132,6 +141,8 @@ def _line(line: str, group: tuple[str, str] | None, location: str, where: str) -
     values: dict[str, list[str]] = {}
     for option in options:
         name, value = _option(option, location, where)
+        if not value:
+            continue  # an empty value (``| notes:``) gives nothing, as if left out
         if name in _ONCE and name in values:
             raise SpecError(f"option {name!r} is given twice", location=location, field=where)
         values.setdefault(name, []).extend(value)
@@ -227,10 +238,7 @@ def _option(text: str, location: str, where: str) -> tuple[str, list[str]]:
             field=where,
         )
     items = [_unquoted(part) for part in value.split(",")] if name in _LISTS else [_unquoted(value)]
-    items = [item for item in items if item]
-    if not items:
-        raise SpecError(f"option {name!r} has no value", location=location, field=where)
-    return name, items
+    return name, [item for item in items if item]
 
 
 def _unquoted(value: str) -> str:

@@ -232,10 +232,17 @@ PastedScenarios = Annotated[list[PastedScenarioModel], BeforeValidator(_prompts_
 
 
 class PastedListedScenarioModel(PastedScenarioModel):
-    """A scenario of a pasted list, which names its own group (key and display name)."""
+    """A scenario of a pasted list, which names its own group (key and display name).
+
+    Its expectations may also sit beside its prompt (``"tools": [...]``), as in pasted JSON.
+    """
 
     group: Text | None = None
     group_name: Text | None = None
+    tools: Texts | None = None
+    forbid_tools: Annotated[Texts, Field(min_length=1)] | None = None
+    contains: Texts | None = None
+    not_contains: Texts | None = None
 
 
 class PastedListModel(

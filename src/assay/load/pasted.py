@@ -28,15 +28,19 @@ from assay.load._errors import validate
 from assay.load._pasted_lines import capped, read_lines, slug
 from assay.load.entry import MissingAgent
 from assay.load.formats import PastedDocModel, PastedListedScenarioModel, PastedListModel
-from assay.load.scenario import Origin, Scenario, scenario_from
+from assay.load.scenario import Origin, Scenario, refuse_contradiction, scenario_from
 from assay.spec import JSON, Suite
 
 PASTED_SUFFIXES = (".txt", ".md", ".text")
 _DOCUMENT = re.compile(r"^(?:suite|groups)\s*:", re.MULTILINE)
 # How a YAML document begins: a suite's keys, or a tag (!ruby/object:..., !!map).
 _DOCUMENT_START = re.compile(r"^(?:(?:suite|groups)\s*:|(?:-{3}\s+|-\s+)?(?:!!|!\w+/))")
+# The other fields a suite document may open with, before its suite: or groups: line.
+_SUITE_FIELD = re.compile(r"^(?:description|version|agent|agent_name)\s*:")
 _SUITE_KEYS = frozenset({"suite", "groups", "description", "version", "agent"})
 _DEFAULT_GROUP = "scenario"
+#: Expectations a pasted list's scenario may give beside its prompt rather than in ``expect``.
+_BESIDE = ("tools", "forbid_tools", "contains", "not_contains")
 _STEM_LIMIT = 54  # a made-up key, ``<stem>_<n>``, stays within 64 characters
 
 
@@ -140,10 +144,22 @@ def load_pasted(
 def _drafts(text: str, location: str) -> list[_Draft]:
     if _is_document(text):
         return _document(text, location)
+    lines = read_lines(text, location)
+    positions = _within_groups([line.scenario.group for line in lines])
     return [
         _Draft(line.scenario, line.group_name, position)
-        for position, line in enumerate(read_lines(text, location))
+        for line, position in zip(lines, positions, strict=True)
     ]
+
+
+def _within_groups(groups: list[str | None]) -> list[int]:
+    """Each scenario's position among the scenarios of its group, from 0, in paste order."""
+    counts: dict[str | None, int] = {}
+    positions = []
+    for group in groups:
+        positions.append(counts.get(group, 0))
+        counts[group] = positions[-1] + 1
+    return positions
 
 
 def _is_document(text: str) -> bool:
@@ -157,8 +173,11 @@ def _is_document(text: str) -> bool:
     first = next(meaningful, "")
     if first.rstrip() == "---":
         first = next(meaningful, first)
+    first = first.lstrip()
     if _DOCUMENT_START.match(first):
         return True  # it starts like a suite: parse it, and say why when it does not parse
+    if _SUITE_FIELD.match(first) and _DOCUMENT.search(text):
+        return True  # a suite's own field first (description: ...), and its suite: below
     # Otherwise a grouped document has its keys at the top level, unindented, and is a
     # mapping: a prompt that merely begins "suite:" in a list of prompts is not one.
     return bool(_DOCUMENT.search(text)) and composes_as_mapping(text)
@@ -187,9 +206,31 @@ def _listed(
     for index, item in enumerate(items):
         group = item.group or slug(item.group_name or "") or None
         origin = Origin(location, "" if path is None else f"[{index}]")
-        scenario = scenario_from(item, group, origin)
+        scenario = _expectations_beside(item, scenario_from(item, group, origin), origin)
         drafts.append(_Draft(replace(scenario, key=item.key or ""), item.group_name, index))
-    return drafts
+    positions = _within_groups([draft.scenario.group for draft in drafts])
+    return [replace(d, position=p) for d, p in zip(drafts, positions, strict=True)]
+
+
+def _expectations_beside(
+    item: PastedListedScenarioModel, scenario: Scenario, origin: Origin
+) -> Scenario:
+    """The scenario with the expectations given beside its prompt (``"tools": [...]``)."""
+    given = {name: getattr(item, name) for name in _BESIDE if getattr(item, name) is not None}
+    if not given:
+        return scenario
+    for name in given:
+        if getattr(scenario.expect, name):
+            raise origin.error(
+                SpecError(f"is given twice, here and in expect.{name}; give one", field=name)
+            )
+    beside: dict[str, Any] = {name: tuple(value) for name, value in given.items()}
+    expect = replace(scenario.expect, **beside)
+    try:
+        refuse_contradiction(expect, "forbid_tools")
+    except SpecError as error:
+        raise origin.error(error) from None
+    return replace(scenario, expect=expect)
 
 
 def _grouped(model: PastedDocModel, location: str) -> list[_Draft]:
