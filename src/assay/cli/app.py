@@ -19,6 +19,7 @@ from assay.cli.db import db_app
 from assay.cli.history import history_command
 from assay.cli.import_ import import_command
 from assay.cli.init import init_command
+from assay.cli.mcp_server import mcp_command
 from assay.cli.report import report_command
 from assay.cli.run import run_command
 from assay.cli.schema import schema_command
@@ -46,6 +47,7 @@ app.command("import")(pipe_safe(import_command))
 app.add_typer(db_app, name="db")
 app.add_typer(baseline_app, name="baseline")
 app.add_typer(catalog_app, name="catalog")
+app.command("mcp")(mcp_command)
 
 
 def _version(value: bool) -> None:
