@@ -5,13 +5,8 @@ import pytest
 import yaml
 
 import assay
-from assay.load import Catalog
-from assay.load.merging import (
-    differences,
-    merge_scenarios,
-    open_catalog,
-    save_catalog,
-)
+from assay.load import Catalog, merge_scenarios, save_catalog
+from assay.load.merging import differences, open_catalog
 
 DESK = """\
 catalog: support_desk
@@ -180,3 +175,43 @@ def test_differences_by_product_set_and_scenario(desk):
         ("added", "scenario", "triage/smoke/orders_3", ()),
     ]
     assert differences(before, before) == []
+
+
+def test_differences_of_products_sets_their_settings_and_order(tmp_path):
+    before = open_catalog(_written(tmp_path, "a.yml", DESK))
+    edited = (
+        DESK.replace("name: Support Desk", "name: Support")
+        .replace("criteria: [tone]", "criteria: [tone, answer_relevancy]")
+        .replace(
+            "          - key: refund_request\n"
+            "            prompt: A customer asks for a refund on order 1042.\n"
+            "            expect:\n"
+            "              tools: [lookup_order]\n"
+            "            notes: Looks the order up first.\n",
+            "",
+        )
+        + "  - key: billing\n    sets:\n      - key: smoke\n        scenarios:\n"
+        "          - key: invoice\n            prompt: Send my invoice\n"
+        "          - key: refund_request\n            prompt: x\n"
+    )
+    after = open_catalog(_written(tmp_path, "b.yml", edited))
+    found = [(d.kind, d.what, d.path, d.fields) for d in differences(before, after)]
+    assert found == [
+        ("changed", "catalog", "support_desk", ("name",)),
+        ("changed", "set", "triage/smoke", ("criteria",)),
+        ("removed", "scenario", "triage/smoke/refund_request", ()),
+        ("added", "product", "billing", ()),
+    ]
+    # The same scenarios in another order: the set changed, no scenario did.
+    head, refund, orders = DESK.split("          - key: ")
+    swapped = f"{head}          - key: {orders.rstrip()}\n          - key: {refund}"
+    reordered = differences(before, open_catalog(_written(tmp_path, "c.yml", swapped)))
+    assert [(d.kind, d.path, d.fields) for d in reordered] == [
+        ("changed", "triage/smoke", ("scenarios order",))
+    ]
+
+
+def _written(folder, name, text):
+    path = folder / name
+    path.write_text(text)
+    return path

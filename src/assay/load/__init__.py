@@ -15,6 +15,7 @@ from assay.lazy import lazy_attributes
 if TYPE_CHECKING:
     from assay.load.catalog import Catalog, Product, ScenarioSet
     from assay.load.items import load_items
+    from assay.load.merging import CatalogChange, merge_scenarios, save_catalog
     from assay.load.opening import Selection, open_suite
     from assay.load.pasted import ScenarioParser, load_pasted
     from assay.load.paths import load_path
@@ -33,6 +34,9 @@ _HOMES = {
         "Product": "catalog",
         "ScenarioSet": "catalog",
         "load_items": "items",
+        "CatalogChange": "merging",
+        "merge_scenarios": "merging",
+        "save_catalog": "merging",
         "Selection": "opening",
         "open_suite": "opening",
         "ScenarioParser": "pasted",
@@ -51,6 +55,7 @@ _HOMES = {
 __all__ = [
     "FORMATS",
     "Catalog",
+    "CatalogChange",
     "Expectations",
     "Product",
     "Scenario",
@@ -62,7 +67,9 @@ __all__ = [
     "load_pasted",
     "load_path",
     "load_suite",
+    "merge_scenarios",
     "open_suite",
+    "save_catalog",
     "schema",
     "select",
 ]

@@ -31,7 +31,15 @@ from assay.load.scenario import Scenario
 from assay.load.suites import YAML_SUFFIXES, read_mapping
 from assay.spec import JSON
 
-__all__ = ["CatalogChange", "merge_scenarios", "open_catalog", "read_paste", "save_catalog"]
+__all__ = [
+    "CatalogChange",
+    "Difference",
+    "differences",
+    "merge_scenarios",
+    "open_catalog",
+    "read_paste",
+    "save_catalog",
+]
 
 
 @dataclass(frozen=True, slots=True)
