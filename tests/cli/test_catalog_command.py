@@ -118,3 +118,15 @@ def test_a_text_file_that_starts_like_a_suite_and_does_not_load_exits_2(cli):
     (cli.cwd / "questions.txt").write_text("description: ours\nsuite: support\ngroups: [\n")
     done = cli("validate", "questions.txt")
     assert done.exit_code == 2 and "questions.txt: invalid YAML" in done.stderr
+
+
+def test_production_only_scenarios_are_left_out_unless_included(cli, work):
+    (work / "prod.json").write_text(
+        '[{"prompt": "a"}, {"prompt": "b", "production_only": true, "key": "live"}]'
+    )
+    left = cli("catalog", "import", "prod.json", *INTO, "--preview")
+    assert "added (1): scenario_1" in left.stdout
+    assert "left out (production-only; --include-production-only keeps them): live" in left.stdout
+    kept = cli("catalog", "import", "prod.json", *INTO, "--include-production-only")
+    assert "added (2): scenario_1, live" in kept.stdout
+    assert "production_only: true" in (work / "desk.yml").read_text()
