@@ -241,6 +241,8 @@ class Catalog:
             agent_name = agent_name or entry_identity(owner.agent, owner.agent_folder)
         sets = owner.sets if set is None else (self.set(product, set),)
         shared = {item.criteria for item in sets}
+        # Criteria all the sets share are the suite's; otherwise each set's go with its cases.
+        common = list(next(iter(shared))) if len(shared) == 1 else []
         suite = Suite(
             "/".join([self.key, owner.key, *([] if set is None else [set])]),
             agent=agent
@@ -250,8 +252,7 @@ class Catalog:
             ),
             agent_name=agent_name or owner.agent or None,
             judge=judge,
-            # Criteria all the sets share are the suite's; otherwise each set's go with its cases.
-            criteria=list(next(iter(shared))) or None if len(shared) == 1 else None,
+            criteria=common or None,
         )
         _refuse_shared_keys(owner, sets, self.key)
         for item in sets:

@@ -8,10 +8,12 @@
 
 The line format is read by :mod:`assay.load._pasted_lines`. A YAML or JSON document is
 accepted too: a suite or its groups, a list of prompts and scenario tables (each naming its
-``group`` and ``group_name``), or one scenario table. A text that starts like a document
-(``suite:``, ``groups:``, a YAML tag) and does not parse is an error, never a list of
-prompts. Scenarios without a key get ``<group>_<n>``, skipping reserved keys whatever their
-case, behind an optional prefix; a made-up key and a group slug are at most 64 characters.
+``group`` and ``group_name``, and expectations beside its prompt if it likes), or one
+scenario table. A text that starts like a document (``suite:``, ``groups:``, a suite's field
+above its ``suite:``, a YAML tag) and does not parse is an error, never a list of prompts.
+Positions count within each group. Scenarios without a key get ``<group>_<n>``, skipping
+reserved keys whatever their case, behind an optional prefix; a made-up key and a group slug
+are at most 64 characters.
 """
 
 from __future__ import annotations
