@@ -8,14 +8,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.agent.adapters.chat import ChatAgent, LiteLLMChatAgent, OpenAIChatAgent
 from assay.agent.adapters.messages import from_messages
 from assay.agent.adapters.optional import require
 from assay.agent.tool_errors import tool_error
 
+if TYPE_CHECKING:
+    from assay.agent.adapters.pydantic_ai import PydanticAIAgent
+
 __all__ = ["ChatAgent", "from_messages", "litellm_chat", "openai_chat", "tool_error"]
+__all__ += ["pydantic_ai"]
 
 
 def openai_chat(
@@ -78,5 +82,32 @@ def litellm_chat(
         action_groups=dict(action_groups or {}),
         instructions=instructions,
         max_turns=max_turns,
+        options=options,
+    )
+
+
+def pydantic_ai(
+    agent: Any,
+    *,
+    action_groups: Mapping[str, str] | None = None,
+    model_for: Callable[[str], Any] | None = None,
+    **options: Any,
+) -> PydanticAIAgent:
+    """A pydantic-ai ``Agent`` as an Assay agent (``pip install 'assay[pydantic-ai]'``).
+
+    Each sample is one ``agent.run``; a case whose input is a list of chat messages is handed
+    over as pydantic-ai's own message history. Every tool call is an action (``action_groups``
+    names the group of each tool), tokens are summed over the run's responses and the model
+    each response names is recorded. With ``--model``, each sample runs on its model: the
+    agent's own model class and provider with that model name, or ``model_for(name)``'s
+    model. ``options`` go to ``agent.run`` (e.g. ``deps=``).
+    """
+    require("pydantic_ai", "pydantic-ai")
+    from assay.agent.adapters.pydantic_ai import PydanticAIAgent
+
+    return PydanticAIAgent(
+        agent=agent,
+        action_groups=dict(action_groups or {}),
+        model_for=model_for,
         options=options,
     )

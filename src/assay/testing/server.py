@@ -126,6 +126,70 @@ def slow(response: Response, seconds: float) -> Response:
     return dataclasses.replace(response, delay=seconds)
 
 
+def responses_output(
+    *items: dict[str, Any],
+    input_tokens: int = 10,
+    output_tokens: int = 5,
+    model: str | None = None,
+) -> Response:
+    """A Responses API response (``POST .../responses``) whose output holds ``items``.
+
+    It names ``model`` as the model that answered; by default, the one the request asked for.
+    """
+    body = {
+        "id": "resp_scripted",
+        "object": "response",
+        "created_at": int(time.time()),
+        "status": "completed",
+        "model": model or "scripted",
+        "output": list(items),
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": input_tokens,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": output_tokens,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": input_tokens + output_tokens,
+        },
+    }
+    return Response(
+        200,
+        json.dumps(body).encode(),
+        {"content-type": "application/json"},
+        echo_model=model is None,
+    )
+
+
+def responses_reply(content: str, **usage: Any) -> Response:
+    """The assistant answers with ``content``, in the Responses API's shape."""
+    message = {
+        "type": "message",
+        "id": "msg_scripted",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": content, "annotations": []}],
+    }
+    return responses_output(message, **usage)
+
+
+def responses_tool_calls(*calls: tuple[str, Mapping[str, Any]], **usage: Any) -> Response:
+    """The assistant calls functions, in the Responses API's shape: ``("name", {arguments})``."""
+    items = [
+        {
+            "type": "function_call",
+            "id": f"fc_{index}",
+            "call_id": f"call_{index}",
+            "name": name,
+            "arguments": json.dumps(dict(arguments)),
+            "status": "completed",
+        }
+        for index, (name, arguments) in enumerate(calls)
+    ]
+    return responses_output(*items, **usage)
+
+
 def _answered_by(response: Response, asked: Any) -> Response:
     """``response`` naming the model the request asked for, when it echoes one."""
     if not response.echo_model or not isinstance(asked, str):
@@ -136,7 +200,7 @@ def _answered_by(response: Response, asked: Any) -> Response:
 
 
 class ScriptedServer:
-    """Serves ``POST .../chat/completions`` on 127.0.0.1 from a script.
+    """Serves ``POST .../chat/completions`` (and ``.../responses``) on 127.0.0.1 from a script.
 
     The script is a list of responses consumed in order (an exhausted list answers 500 and
     says so), or a function of the request body (which can answer per ``body["model"]``).
@@ -201,7 +265,7 @@ class ScriptedServer:
                     body = json.loads(self.rfile.read(length) or b"{}")
                 except ValueError:
                     body = {}
-                if not self.path.rstrip("/").endswith("chat/completions"):
+                if not self.path.rstrip("/").endswith(("chat/completions", "/responses")):
                     self._send(failure(404, message=f"no route {self.path}"))
                     return
                 self._send(server._respond(body))
