@@ -16,10 +16,11 @@ from assay.agent.adapters.optional import require
 from assay.agent.tool_errors import tool_error
 
 if TYPE_CHECKING:
+    from assay.agent.adapters.openai_agents import OpenAIAgentsAgent
     from assay.agent.adapters.pydantic_ai import PydanticAIAgent
 
 __all__ = ["ChatAgent", "from_messages", "litellm_chat", "openai_chat", "tool_error"]
-__all__ += ["pydantic_ai"]
+__all__ += ["openai_agents", "pydantic_ai"]
 
 
 def openai_chat(
@@ -109,5 +110,39 @@ def pydantic_ai(
         agent=agent,
         action_groups=dict(action_groups or {}),
         model_for=model_for,
+        options=options,
+    )
+
+
+def openai_agents(
+    agent: Any,
+    *,
+    action_groups: Mapping[str, str] | None = None,
+    run_config: Any = None,
+    tracing: bool = False,
+    max_turns: int | None = None,
+    **options: Any,
+) -> OpenAIAgentsAgent:
+    """An OpenAI Agents SDK ``Agent`` as an Assay agent (``pip install 'assay[openai-agents]'``).
+
+    Each sample is one ``Runner.run`` (with ``run_config``, ``max_turns`` and ``options`` such
+    as ``context=``); a case whose input is a list of chat messages is handed over as the
+    SDK's own input items. Every tool call is an action (``action_groups`` names the group of
+    each tool) and tokens are summed over the model's responses. With ``--model``, each
+    sample runs on its model through ``RunConfig(model=...)``: the agent's own Chat
+    Completions or Responses model class on its own client, or the name for a model given
+    by name. The SDK's result names no model: the model it was configured to call is
+    recorded, and a run naming models reads the answering one from the HTTP responses. The
+    SDK's tracing stays off unless ``tracing=True``.
+    """
+    require("agents", "openai-agents")
+    from assay.agent.adapters.openai_agents import OpenAIAgentsAgent
+
+    return OpenAIAgentsAgent(
+        agent=agent,
+        action_groups=dict(action_groups or {}),
+        run_config=run_config,
+        tracing=tracing,
+        max_turns=max_turns,
         options=options,
     )
