@@ -16,11 +16,12 @@ from assay.agent.adapters.optional import require
 from assay.agent.tool_errors import tool_error
 
 if TYPE_CHECKING:
+    from assay.agent.adapters.langgraph import LangGraphAgent
     from assay.agent.adapters.openai_agents import OpenAIAgentsAgent
     from assay.agent.adapters.pydantic_ai import PydanticAIAgent
 
 __all__ = ["ChatAgent", "from_messages", "litellm_chat", "openai_chat", "tool_error"]
-__all__ += ["openai_agents", "pydantic_ai"]
+__all__ += ["langgraph", "openai_agents", "pydantic_ai"]
 
 
 def openai_chat(
@@ -145,4 +146,36 @@ def openai_agents(
         tracing=tracing,
         max_turns=max_turns,
         options=options,
+    )
+
+
+def langgraph(
+    graph: Any,
+    *,
+    action_groups: Mapping[str, str] | None = None,
+    model_key: str | None = None,
+    messages_key: str = "messages",
+    config: Mapping[str, Any] | None = None,
+) -> LangGraphAgent:
+    """A LangGraph graph as an Assay agent (``pip install 'assay[langgraph]'``).
+
+    Each sample runs the compiled graph (a prebuilt ReAct agent, or a ``StateGraph`` keeping
+    its messages under ``messages_key``) from the case's input as LangChain messages, with
+    ``config`` (e.g. ``{"recursion_limit": 10}``). Every tool call is an action
+    (``action_groups`` names the group of each tool); tokens are the AI messages'
+    ``usage_metadata`` and the answering model their ``model_name``. The graph's model is its
+    own: with ``model_key``, each sample's model is handed over as
+    ``config["configurable"][model_key]``; without it, a run asking for several models is
+    refused.
+    """
+    require("langgraph", "langgraph")
+    require("langchain_core", "langgraph")
+    from assay.agent.adapters.langgraph import LangGraphAgent
+
+    return LangGraphAgent(
+        graph=graph,
+        action_groups=dict(action_groups or {}),
+        model_key=model_key,
+        messages_key=messages_key,
+        config=dict(config or {}),
     )

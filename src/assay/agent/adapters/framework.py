@@ -14,7 +14,7 @@ run stopped carries the error that stopped it.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,7 +149,7 @@ class ToolLog:
         return tuple(actions)
 
 
-def answered_metadata(asked: str | None, named: list[str]) -> dict[str, JSON]:
+def answered_metadata(asked: str | None, named: Sequence[Any]) -> dict[str, JSON]:
     """The ``answered_model`` of a run: the asked model's own name if a response gave it."""
     names = [name for name in named if isinstance(name, str) and name]
     if not names:
