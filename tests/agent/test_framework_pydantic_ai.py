@@ -65,6 +65,9 @@ def test_a_tool_that_raises_is_the_errored_call_that_stopped_the_run(server):
     assert outcome.answer is None and outcome.error == "KeyError: 'no order 9'"
     assert [(a.arguments, a.error) for a in outcome.actions] == [({"order_id": 9}, outcome.error)]
     assert outcome.usage.input_tokens == 1000  # the one response before it stopped
+    asked = [{"role": "system", "content": "Be kind."}, {"role": "user", "content": "Order 9?"}]
+    after_history = asyncio.run(agent(asked, context()))
+    assert [a.error for a in after_history.actions] == [outcome.error]
 
 
 def test_a_tool_asking_for_a_retry_is_a_failed_call(server):
