@@ -172,3 +172,11 @@ def test_a_model_object_the_adapter_cannot_rename_is_refused_before_the_run(db):
     suite.case("Hello?")
     with pytest.raises(assay.ConfigurationError, match=r"cannot be pointed at 'gpt-4\.1'"):
         assay.run(suite, db=db, models=["gpt-4.1"], progress=False)
+
+
+def test_the_agents_tools_and_instructions_are_the_roster_diagnosis_reads(server):
+    from assay.evaluation.diagnosis import roster_of
+
+    roster = roster_of(assay.Suite("roster", agent=agents.openai_agents(_agent(server))))
+    assert roster.tools == {"lookup_order": "Find an order by its number."}
+    assert roster.instructions == "Be brief."

@@ -127,3 +127,10 @@ def test_a_model_the_agent_cannot_be_pointed_at_is_refused_before_the_run(db):
     suite.case("Hello?")
     with pytest.raises(assay.ConfigurationError, match="model_for="):
         assay.run(suite, db=db, models=["gpt-4.1"], progress=False)
+
+
+def test_the_agents_tools_are_the_roster_diagnosis_reads(server):
+    from assay.evaluation.diagnosis import roster_of
+
+    suite = assay.Suite("roster", agent=agents.pydantic_ai(_agent(server)))
+    assert roster_of(suite).tools == {"lookup_order": "Find an order by its number."}

@@ -51,6 +51,18 @@ class OpenAIAgentsAgent:
         for spec in models:
             self._model(spec)
 
+    def tool_descriptions(self) -> dict[str, str]:
+        """Each tool the agent offers and its description: diagnosis's roster."""
+        return {
+            tool.name: getattr(tool, "description", None) or tool.name for tool in self.agent.tools
+        }
+
+    @property
+    def instructions(self) -> str | None:
+        """The agent's instructions, when they are text rather than a function."""
+        own = self.agent.instructions
+        return own if isinstance(own, str) else None
+
     async def __call__(self, value: Any, ctx: AgentContext) -> Outcome:
         """One ``Runner.run`` on the case's input, as an Outcome."""
         from agents import AgentsException, Runner

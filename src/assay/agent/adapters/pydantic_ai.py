@@ -49,6 +49,14 @@ class PydanticAIAgent:
         for spec in models:
             self._model(spec)
 
+    def tool_descriptions(self) -> dict[str, str]:
+        """Each function tool the agent offers and its description: diagnosis's roster."""
+        described: dict[str, str] = {}
+        for toolset in self.agent.toolsets:
+            for name, tool in (getattr(toolset, "tools", None) or {}).items():
+                described[name] = getattr(tool, "description", None) or name
+        return described
+
     async def __call__(self, value: Any, ctx: AgentContext) -> Outcome:
         """One ``agent.run`` on the case's input, as an Outcome."""
         from pydantic_ai import capture_run_messages
