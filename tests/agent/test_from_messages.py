@@ -96,7 +96,7 @@ def test_overrides():
         ('{"error": true, "detail": "x"}', '{"error": true, "detail": "x"}'),
         (
             '{"isError": true, "content": [{"type": "text", "text": "bad"}]}',
-            '[{"type": "text", "text": "bad"}]',
+            "bad",
         ),
         ('{"error": ""}', None),
         ('{"error": false}', None),

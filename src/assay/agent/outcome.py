@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
-from assay.agent.tool_errors import call_error
+from assay.agent.tool_errors import call_error, describe_exception
 from assay.errors import SpecError
 from assay.spec import JSON, canonical_json, portable
 from assay.spec.json_data import storable_text
@@ -94,7 +94,8 @@ class Outcome:
     """What the agent did on one sample.
 
     ``actions=None`` means the agent was not instrumented (any action expectation then errors);
-    ``actions=[]`` means it was, and made no call. ``error`` marks the sample an agent error.
+    ``actions=[]`` means it was, and made no call. ``error`` marks the sample an agent error;
+    an exception given as the error is stored as ``<Class>: <message>``.
     """
 
     answer: str | None = None
@@ -152,9 +153,17 @@ def _normalise(outcome: Outcome) -> Outcome:
         observation=_observation(outcome.observation),
         usage=_usage(outcome.usage),
         duration_ms=_optional_number(outcome.duration_ms, "duration_ms"),
-        error=None if outcome.error is None else storable_text(str(outcome.error), "error"),
+        error=_error_text(outcome.error),
         metadata=metadata,
     )
+
+
+def _error_text(error: Any) -> str | None:
+    """An outcome's error as stored text: an exception as ``<Class>: <message>``."""
+    if error is None:
+        return None
+    text = describe_exception(error) if isinstance(error, BaseException) else str(error)
+    return storable_text(text, "error")
 
 
 def _actions(values: Sequence[Any] | None) -> tuple[Action, ...] | None:

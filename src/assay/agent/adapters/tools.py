@@ -95,6 +95,11 @@ def _failed(
 
 
 def _portable(value: Any) -> JSON:
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        # A pydantic result (an MCP CallToolResult) is kept as its JSON, so that an error it
+        # reports (``isError``) is read by the same rule as any other result.
+        value = dump(mode="json", by_alias=True, exclude_none=True)
     try:
         return portable(value, "result")
     except Exception:
