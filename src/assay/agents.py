@@ -179,3 +179,34 @@ def langgraph(
         messages_key=messages_key,
         config=dict(config or {}),
     )
+
+
+def smolagents(agent: Any, *, action_groups: Mapping[str, str] | None = None) -> Any:
+    """A smolagents agent as an Assay agent (``pip install 'assay[smolagents]'``).
+
+    ``agent`` is a ``ToolCallingAgent`` or ``CodeAgent``, or a function that builds one (one
+    agent object keeps its memory, so its samples run one at a time; a function's agents run
+    concurrently). Each tool call is an action (``final_answer`` is the answer, not an
+    action), tokens are summed over the steps, and an API model (``OpenAIServerModel``,
+    ``LiteLLMModel``, ...) is switched to each sample's model (``--model``).
+    """
+    require("smolagents", "smolagents")
+    from assay.agent.adapters.smolagents import smolagents_agent
+
+    return smolagents_agent(agent, action_groups=action_groups)
+
+
+def llamaindex(agent: Any, *, action_groups: Mapping[str, str] | None = None) -> Any:
+    """A LlamaIndex agent workflow as an Assay agent (``pip install 'assay[llamaindex]'``).
+
+    ``agent`` is a ``FunctionAgent`` or ``ReActAgent``. Each tool call is an action, streamed
+    replies are asked for their usage, and an LLM that names its model (``llm.model``) is
+    switched to each sample's model (``--model``) on a copy of the agent.
+    """
+    require("llama_index.core", "llamaindex")
+    from assay.agent.adapters.llamaindex import llamaindex_agent
+
+    return llamaindex_agent(agent, action_groups=action_groups)
+
+
+__all__ += ["llamaindex", "smolagents"]

@@ -8,6 +8,7 @@ from assay.testing.server import (
     malformed,
     reply,
     slow,
+    streamed,
     tool_calls,
     verdict,
 )
@@ -20,6 +21,7 @@ __all__ = [
     "malformed",
     "reply",
     "slow",
+    "streamed",
     "tool_calls",
     "verdict",
 ]

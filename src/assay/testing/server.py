@@ -190,10 +190,89 @@ def responses_tool_calls(*calls: tuple[str, Mapping[str, Any]], **usage: Any) ->
     return responses_output(*items, **usage)
 
 
+_EVENT_STREAM = "text/event-stream"
+_STREAMED_MODEL = "scripted-stream"
+
+
+def streamed(
+    content: str | None = None,
+    *calls: tuple[str, Mapping[str, Any]],
+    input_tokens: int = 10,
+    output_tokens: int = 5,
+    model: str | None = None,
+    usage: bool = True,
+) -> Response:
+    """A streamed chat completion (``stream=True``): server-sent chunks, then ``[DONE]``.
+
+    The text arrives word by word, then each tool call ``("name", {arguments})`` in one
+    chunk; the last chunk carries the usage, as a provider sends it to a request with
+    ``stream_options={"include_usage": true}`` (``usage=False`` leaves it out, as a provider
+    does when it was not asked for).
+    """
+    chunks = [{"role": "assistant", "content": word} for word in _words(content)]
+    chunks += [
+        {
+            "tool_calls": [
+                {
+                    "index": index,
+                    "id": f"call_{index}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(dict(arguments))},
+                }
+            ]
+        }
+        for index, (name, arguments) in enumerate(calls)
+    ]
+    finish = "tool_calls" if calls else "stop"
+    events = [_chunk({"index": 0, "delta": delta, "finish_reason": None}) for delta in chunks]
+    events.append(_chunk({"index": 0, "delta": {}, "finish_reason": finish}))
+    if usage:
+        events.append(_chunk(None, _usage(input_tokens, output_tokens)))
+    body = "".join(f"data: {json.dumps(event)}\n\n" for event in events) + "data: [DONE]\n\n"
+    body = body.replace(_STREAMED_MODEL, model) if model else body
+    return Response(200, body.encode(), {"content-type": _EVENT_STREAM}, echo_model=model is None)
+
+
+def _words(content: str | None) -> list[str]:
+    if not content:
+        return []
+    words = content.split(" ")
+    return [word if i == len(words) - 1 else word + " " for i, word in enumerate(words)]
+
+
+def _chunk(choice: dict[str, Any] | None, usage: dict[str, int] | None = None) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": _STREAMED_MODEL,
+        "choices": [] if choice is None else [choice],
+        "usage": usage,
+    }
+
+
+def _usage(input_tokens: int, output_tokens: int) -> dict[str, int]:
+    return {
+        "prompt_tokens": input_tokens,
+        "completion_tokens": output_tokens,
+        "total_tokens": input_tokens + output_tokens,
+    }
+
+
+def _stream_answered_by(response: Response, asked: str) -> Response:
+    """A streamed ``response`` whose chunks name ``asked`` as the model that answered."""
+    named = json.dumps(asked)[1:-1]  # the name as it sits inside a JSON string
+    return dataclasses.replace(
+        response, body=response.body.replace(_STREAMED_MODEL.encode(), named.encode())
+    )
+
+
 def _answered_by(response: Response, asked: Any) -> Response:
     """``response`` naming the model the request asked for, when it echoes one."""
     if not response.echo_model or not isinstance(asked, str):
         return response
+    if response.headers.get("content-type") == _EVENT_STREAM:
+        return _stream_answered_by(response, asked)
     body = json.loads(response.body)
     body["model"] = asked
     return dataclasses.replace(response, body=json.dumps(body).encode())

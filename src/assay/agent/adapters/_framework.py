@@ -1,0 +1,149 @@
+"""What the framework adapters share: a case input as a prompt and history, and model records.
+
+A framework agent takes a prompt and, where it can, earlier turns in its own message form; a
+case's input may be text, one message or a message list, and reaches the framework converted,
+never as-is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from assay.agent.answered import ANSWERED_MODEL_KEY, same_model
+from assay.agent.outcome import Usage
+from assay.errors import SpecError
+from assay.spec import JSON, portable
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One earlier message of the conversation: its role and its text."""
+
+    role: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """A case input split into the user's last message and the turns before it."""
+
+    text: str
+    history: tuple[Turn, ...] = ()
+
+    def transcript(self) -> str:
+        """The whole conversation as one task text, for a framework that takes only text."""
+        if not self.history:
+            return self.text
+        earlier = "\n".join(f"{turn.role}: {turn.text}" for turn in self.history)
+        return f"The conversation so far:\n{earlier}\n\nThe user's message:\n{self.text}"
+
+
+def prompt(value: Any) -> Prompt:
+    """The prompt of a case input: text, a message (``role``/``content``) or a message list."""
+    if isinstance(value, str):
+        return Prompt(value)
+    if isinstance(value, Mapping) and "role" in value:
+        value = [value]
+    if not isinstance(value, list):
+        return Prompt(json.dumps(value, ensure_ascii=False))
+    turns = [_turn(message, f"input[{index}]") for index, message in enumerate(value)]
+    if not turns or turns[-1].role != "user":
+        raise SpecError(
+            "a message list must end with the user's message, which the agent answers",
+            field="input",
+        )
+    return Prompt(turns[-1].text, tuple(turns[:-1]))
+
+
+def _turn(message: Any, path: str) -> Turn:
+    if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
+        raise SpecError("a message needs a role and content", field=path)
+    return Turn(message["role"], content_text(message.get("content")))
+
+
+def content_text(content: Any) -> str:
+    """Message content as text: text itself, or the text parts of a content-part list."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            str(part.get("text", "")) for part in content if isinstance(part, Mapping)
+        )
+    return json.dumps(content, ensure_ascii=False)
+
+
+def json_value(value: Any) -> JSON:
+    """A tool's arguments or result as stored JSON: itself when portable, else its text."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        value = dump(mode="json", by_alias=True, exclude_none=True)
+    try:
+        return portable(value, "result")
+    except Exception:
+        return str(value)
+
+
+def arguments(value: Any) -> dict[str, JSON]:
+    """A tool call's arguments: a mapping, JSON text of one, else ``{"_raw": text}``."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return {"_raw": value}
+    converted = json_value(value)
+    return converted if isinstance(converted, dict) else {"_raw": str(value)}
+
+
+@dataclass
+class Tokens:
+    """Tokens summed over a sample's model calls; ``None`` when no call reported any."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    seen: bool = False
+
+    def add(self, input_tokens: Any, output_tokens: Any) -> None:
+        """Count one call's usage (a missing count adds nothing)."""
+        self.seen = True
+        self.input_tokens += int(input_tokens or 0)
+        self.output_tokens += int(output_tokens or 0)
+
+    def usage(self) -> Usage | None:
+        """The sample's usage, unpriced (Assay prices it from the model that answered)."""
+        return Usage(self.input_tokens, self.output_tokens) if self.seen else None
+
+
+@dataclass
+class Answered:
+    """The model the responses named: the asked one when any named it, else the first."""
+
+    asked: str | None
+    names: list[str] = field(default_factory=list)
+
+    def add(self, named: Any) -> None:
+        """Note the model one response named, if it named one."""
+        if isinstance(named, str) and named:
+            self.names.append(named)
+
+    def metadata(self) -> dict[str, JSON]:
+        """``model`` (the one called) and ``answered_model`` (the one that answered)."""
+        found: dict[str, JSON] = {} if self.asked is None else {"model": self.asked}
+        if self.names:
+            matching = [n for n in self.names if self.asked and same_model(self.asked, n)]
+            found[ANSWERED_MODEL_KEY] = (matching or self.names)[0]
+        return found
+
+
+def model_matrix_refused(framework: str, called: str | None, asked: list[str]) -> str:
+    """Why a run's models cannot be honoured by an agent whose model cannot be switched."""
+    fixed = f"its model {called!r}" if called else "its own model"
+    return (
+        f"the {framework} agent answers with {fixed} and its model cannot be switched per "
+        f"sample, but the run asks for {', '.join(map(repr, asked))} (--model): drop "
+        "--model, or build the agent on a model Assay can switch (see the README)"
+    )
