@@ -209,7 +209,9 @@ def streamed(
     ``stream_options={"include_usage": true}`` (``usage=False`` leaves it out, as a provider
     does when it was not asked for).
     """
-    chunks = [{"role": "assistant", "content": word} for word in _words(content)]
+    chunks: list[dict[str, Any]] = [
+        {"role": "assistant", "content": word} for word in _words(content)
+    ]
     chunks += [
         {
             "tool_calls": [

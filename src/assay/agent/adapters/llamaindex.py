@@ -198,8 +198,9 @@ class _Reading:
         name = call.tool_name
         group = self.groups.get(name)
         if result is None:
-            return Action(name, arguments(call.tool_kwargs), group=group,
-                          error="the tool call never returned")
+            return Action(
+                name, arguments(call.tool_kwargs), group=group, error="the tool call never returned"
+            )
         output = result.tool_output
         exception = getattr(output, "exception", None)
         if exception is not None:
@@ -219,7 +220,9 @@ def _mapping(value: Any) -> Mapping[str, Any]:
     return dumped if isinstance(dumped, Mapping) else {}
 
 
-def llamaindex_agent(agent: Any, *, action_groups: Mapping[str, str] | None = None) -> LlamaIndexAgent:
+def llamaindex_agent(
+    agent: Any, *, action_groups: Mapping[str, str] | None = None
+) -> LlamaIndexAgent:
     """Build the adapter from a LlamaIndex agent workflow."""
     if not callable(getattr(agent, "run", None)) or not hasattr(agent, "llm"):
         from assay.errors import SpecError

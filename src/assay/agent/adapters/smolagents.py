@@ -112,7 +112,9 @@ class _Reading:
         if usage is not None:
             self.tokens.add(usage.input_tokens, usage.output_tokens)
         raw = getattr(getattr(step, "model_output_message", None), "raw", None)
-        self.answered.add(raw.get("model") if isinstance(raw, Mapping) else getattr(raw, "model", None))
+        self.answered.add(
+            raw.get("model") if isinstance(raw, Mapping) else getattr(raw, "model", None)
+        )
         failure = getattr(step, "error", None)
         for call in self.calls:
             self.actions.append(self._action(call, self.outputs.get(call.id), step, failure))
@@ -122,14 +124,20 @@ class _Reading:
     def _action(self, call: Any, output: Any, step: Any, failure: Any) -> Action:
         group = self.groups.get(call.name)
         if output is not None:
-            return Action(call.name, arguments(call.arguments), group=group,
-                          result=json_value(output.output))
+            return Action(
+                call.name, arguments(call.arguments), group=group, result=json_value(output.output)
+            )
         if failure is not None:
-            return Action(call.name, arguments(call.arguments), group=group,
-                          error=_step_error(failure))
+            return Action(
+                call.name, arguments(call.arguments), group=group, error=_step_error(failure)
+            )
         # A call without an output of its own (CodeAgent's code): the step's observations.
-        return Action(call.name, arguments(call.arguments), group=group,
-                      result=getattr(step, "observations", None))
+        return Action(
+            call.name,
+            arguments(call.arguments),
+            group=group,
+            result=getattr(step, "observations", None),
+        )
 
     def outcome(self, error: str | None = None) -> Outcome:
         return Outcome(
