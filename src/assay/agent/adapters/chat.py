@@ -235,11 +235,15 @@ class OpenAIChatAgent(ChatAgent):
         init=False,
         repr=False,
     )
+    _verify: Any = field(default=None, init=False, repr=False)
 
     def prepare(self) -> None:
-        """Import the ``openai`` client ahead of time (see :meth:`ChatAgent.prepare`).
+        """Import the ``openai`` client and build its TLS set-up ahead of time.
 
-        Without a key for the OpenAI API itself, the run is refused before it starts.
+        See :meth:`ChatAgent.prepare`. Loading the certificate store is what makes a new
+        client slow (tens of milliseconds): it is done once here, before any clock starts,
+        and every conversation's client shares it. Without a key for the OpenAI API itself,
+        the run is refused before it starts.
         """
         super().prepare()
         import openai  # noqa: F401
@@ -247,16 +251,63 @@ class OpenAIChatAgent(ChatAgent):
         from assay.keys import require_openai_key
 
         require_openai_key("the chat agent", self.base_url, self.api_key)
+        self._tls()
+
+    def preflight(self, models: Sequence[ModelSpec]) -> None:
+        """Refuse, before any request, models this agent cannot call (as LiteLLM's does).
+
+        Besides a fixed model asked to be another: no model at all (no ``--model``, no
+        ``model=``, no ``default_model=``), and, on the OpenAI API itself, a model of
+        another provider, which that API would refuse on every sample.
+        """
+        super().preflight(models)
+        from assay.errors import ConfigurationError
+
+        if not (self.model or models or self.default_model):
+            raise ConfigurationError(
+                "the chat agent has no model to call: run with --model, or build it with "
+                "model= or default_model="
+            )
+        if self.model or self._own_endpoint():
+            return
+        foreign = [spec.label for spec in models if spec.provider != "openai"]
+        if foreign:
+            raise ConfigurationError(
+                f"the chat agent calls the OpenAI API, which does not serve "
+                f"{', '.join(map(repr, foreign))} (--model): give base_url= for an "
+                "OpenAI-compatible endpoint that does, or use litellm_chat for other providers"
+            )
+
+    def _own_endpoint(self) -> bool:
+        import os
+
+        return bool(self.base_url or os.environ.get("OPENAI_BASE_URL"))
+
+    def _tls(self) -> Any:
+        """The TLS context every conversation's client shares, built on first need."""
+        if self._verify is None:
+            import httpx
+
+            # What each new client would load (SSL_CERT_FILE, else certifi's), loaded once.
+            self._verify = httpx.create_ssl_context()
+        return self._verify
 
     @contextlib.asynccontextmanager
     async def session(self) -> AsyncIterator[Any]:
-        """An ``AsyncOpenAI`` client for one conversation, closed with it."""
+        """An ``AsyncOpenAI`` client for one conversation, closed with it.
+
+        Its connections belong to the running event loop, so one agent serves several runs
+        without leaking any; what is costly to build (the TLS context) is shared.
+        """
         import os
 
-        from openai import AsyncOpenAI
+        from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
         key = self.api_key or os.environ.get("OPENAI_API_KEY") or "not-set"
-        async with AsyncOpenAI(base_url=self.base_url, api_key=key, max_retries=2) as client:
+        http = DefaultAsyncHttpxClient(verify=self._tls())
+        async with AsyncOpenAI(
+            base_url=self.base_url, api_key=key, max_retries=2, http_client=http
+        ) as client:
             token = self._client.set(client)
             try:
                 yield client
