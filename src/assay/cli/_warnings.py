@@ -86,3 +86,28 @@ def print_unchecked(suite: Any, *, judged: bool, judge_hint: str) -> None:
     lines = unchecked_lines(suite, judged=judged, judge_hint=judge_hint)
     if lines:
         print(visible("\n".join(lines), lines=True), file=sys.stderr)
+
+
+def unpriced_line(run: Any) -> str | None:
+    """Say once when samples recorded tokens but no model, so nothing could price them.
+
+    Assay prices tokens by the model that answered: the one the agent recorded in its
+    outcome's ``metadata["model"]``, else the sample's (``--model``). With neither, the cost
+    column would show a bare ``—`` with no reason; this names the two fixes.
+    """
+    blind = [sample for sample in run.samples if _tokens_without_model(sample)]
+    if not blind:
+        return None
+    count = f"{len(blind)} sample(s)" if len(blind) < len(run.samples) else "every sample"
+    return (
+        f"warning: {count} recorded tokens but no model, so their cost is unknown: run with "
+        '--model, or have the agent name the model it called in its outcome\'s metadata["model"]'
+    )
+
+
+def _tokens_without_model(sample: Any) -> bool:
+    usage = sample.usage
+    if usage is None or usage.cost_usd is not None or not usage.total_tokens:
+        return False
+    named = sample.metadata.get("model")
+    return sample.model is None and not (isinstance(named, str) and named)
