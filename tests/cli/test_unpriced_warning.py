@@ -22,7 +22,10 @@ SPEC = """
         suite.case(f"{CASE} {number}")
 """
 
-FIX = 'run with --model, or have the agent name the model it called in its outcome\'s metadata["model"]'
+FIX = (
+    "run with --model, or have the agent name the model it called in its outcome's "
+    'metadata["model"]'
+)
 
 
 def spec(cli: Cli, case: str) -> Path:
