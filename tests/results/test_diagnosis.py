@@ -206,7 +206,7 @@ def test_a_correct_not_found_result_is_no_tool_error(result):
         ({"error": True, "detail": "x"}, '{"error": true, "detail": "x"}'),
         (
             {"isError": True, "content": [{"type": "text", "text": "bad"}]},
-            '[{"type": "text", "text": "bad"}]',
+            "bad",  # an MCP error's detail is its text
         ),
         ('{"error": "boom"}', "boom"),
     ],
