@@ -17,8 +17,10 @@ from assay.agent.tool_errors import tool_error
 
 if TYPE_CHECKING:
     from assay.agent.adapters.langgraph import LangGraphAgent
+    from assay.agent.adapters.llamaindex import LlamaIndexAgent
     from assay.agent.adapters.openai_agents import OpenAIAgentsAgent
     from assay.agent.adapters.pydantic_ai import PydanticAIAgent
+    from assay.agent.adapters.smolagents import SmolagentsAgent
 
 __all__ = ["ChatAgent", "from_messages", "litellm_chat", "openai_chat", "tool_error"]
 __all__ += ["langgraph", "openai_agents", "pydantic_ai"]
@@ -181,7 +183,7 @@ def langgraph(
     )
 
 
-def smolagents(agent: Any, *, action_groups: Mapping[str, str] | None = None) -> Any:
+def smolagents(agent: Any, *, action_groups: Mapping[str, str] | None = None) -> SmolagentsAgent:
     """A smolagents agent as an Assay agent (``pip install 'assay[smolagents]'``).
 
     ``agent`` is a ``ToolCallingAgent`` or ``CodeAgent``, or a function that builds one (one
@@ -196,7 +198,7 @@ def smolagents(agent: Any, *, action_groups: Mapping[str, str] | None = None) ->
     return smolagents_agent(agent, action_groups=action_groups)
 
 
-def llamaindex(agent: Any, *, action_groups: Mapping[str, str] | None = None) -> Any:
+def llamaindex(agent: Any, *, action_groups: Mapping[str, str] | None = None) -> LlamaIndexAgent:
     """A LlamaIndex agent workflow as an Assay agent (``pip install 'assay[llamaindex]'``).
 
     ``agent`` is a ``FunctionAgent`` or ``ReActAgent``. Each tool call is an action, streamed
