@@ -203,6 +203,7 @@ def test_pasted_lines_and_documents_take_forbid_tools():
             "line 1: forbid_tools: a is both expected (tools) and forbidden",
         ),
         ("Refund? | forbid_tool: a", "unknown option 'forbid_tool' (did you mean 'forbid_tools'?)"),
+        ("Refund? | forbid_tools:", "option 'forbid_tools' has no value"),
     ],
 )
 def test_bad_pasted_forbid_tools_are_refused(text, message):

@@ -86,6 +86,8 @@ def test_yaml_and_json_documents_are_accepted():
     [
         ("Where is it? | tool: lookup", "line 1: unknown option 'tool' (did you mean 'tools'?)"),
         ("`Where is it? | tools: x", "line 1: a backticked prompt needs its closing backtick"),
+        ("Where? | tools:", "option 'tools' has no value"),
+        ("Where? | contains:", "option 'contains' has no value"),
         ("| tools: x", "has an option but no prompt"),
         ("a | key: k\nb | key: k\n", "duplicate scenario key 'k'"),
         (

@@ -63,7 +63,7 @@ def test_a_long_line_a_question_or_a_line_with_options_is_a_prompt(line):
     assert len(attributes) == 1 and "group" not in attributes[0]
 
 
-def test_an_empty_option_value_means_none_given():
+def test_an_empty_descriptive_option_means_none_given():
     scenario = ScenarioParser.scenarios("Where is it? | notes: | tools: lookup | tags:")[0]
     assert scenario.notes is None and scenario.tags == ()
     assert scenario.expect.tools == ("lookup",)

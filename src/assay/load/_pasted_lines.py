@@ -4,8 +4,9 @@ A heading starts a group: ``# Orders``, a bold line ``**Orders**``, or a short l
 80 characters) ending in a colon (``Find tickets:``) that holds no ``?`` and no `` | ``.
 ``#1 priority: ...`` (``#`` and a digit) is a prompt. List markers (``-``, ``*``, ``1.``) are
 dropped, as are lines that are only a rule (``---``). Backticks around a span inside a prompt
-are removed; a prompt that is backticked whole may be followed by notes. An option with an
-empty value (``| notes:``) gives nothing.
+are removed; a prompt that is backticked whole may be followed by notes. A descriptive
+option with an empty value (``| notes:``) gives nothing; an empty check (``| contains:``) is
+refused.
 
 Pasted text may come from anyone, so every line is read in time linear in its length: the
 patterns here have no repetition that can backtrack into another (a bold heading is read
@@ -25,6 +26,9 @@ from assay.text import suggestion
 OPTIONS = ("tools", "forbid_tools", "contains", "not_contains", "key", "tags", "group", "notes")
 _LISTS = ("tools", "forbid_tools", "tags")
 _ONCE = ("key", "group", "notes")
+#: Options that describe a scenario: empty, they give nothing. The others are checks, and an
+#: empty check (``| contains:``) is refused: left out, it would pass a case that checks nothing.
+_DESCRIPTIVE = ("key", "tags", "group", "notes")
 _MARKER = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
 _RULE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
 _SPAN = re.compile(r"`[^`\n]*`")
@@ -238,7 +242,10 @@ def _option(text: str, location: str, where: str) -> tuple[str, list[str]]:
             field=where,
         )
     items = [_unquoted(part) for part in value.split(",")] if name in _LISTS else [_unquoted(value)]
-    return name, [item for item in items if item]
+    items = [item for item in items if item]
+    if not items and name not in _DESCRIPTIVE:
+        raise SpecError(f"option {name!r} has no value", location=location, field=where)
+    return name, items
 
 
 def _unquoted(value: str) -> str:
