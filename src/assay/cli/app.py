@@ -18,6 +18,7 @@ from assay.cli.control import control_command
 from assay.cli.db import db_app
 from assay.cli.history import history_command
 from assay.cli.import_ import import_command
+from assay.cli.import_dataset import import_dataset_command
 from assay.cli.init import init_command
 from assay.cli.mcp_server import mcp_command
 from assay.cli.report import report_command
@@ -44,6 +45,7 @@ app.command("validate")(pipe_safe(validate_command))
 app.command("schema")(pipe_safe(schema_command))
 app.command("init")(pipe_safe(init_command))
 app.command("import")(pipe_safe(import_command))
+app.command("import-dataset")(pipe_safe(import_dataset_command))
 app.add_typer(db_app, name="db")
 app.add_typer(baseline_app, name="baseline")
 app.add_typer(catalog_app, name="catalog")

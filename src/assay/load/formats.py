@@ -34,6 +34,8 @@ Provenance = Literal["authored", "derived", "recorded"]
 Samples = Annotated[int, Field(ge=1, le=int(BOUNDS["samples"].high))]
 Votes = Annotated[int, Field(ge=1, le=int(BOUNDS["votes"].high))]
 Concurrency = Annotated[int, Field(ge=1, le=int(BOUNDS["concurrency"].high))]
+#: The score a rubric must reach when its file gives no threshold (custom criteria's default).
+DEFAULT_RUBRIC_THRESHOLD = 0.5
 SampleConcurrency = Annotated[int, Field(ge=1, le=int(BOUNDS["sample_concurrency"].high))]
 
 
@@ -195,6 +197,50 @@ class ScenarioExpectModel(Strict):
     contains: Texts | None = None
     not_contains: Texts | None = None
     answer: str | None = None
+    equals: str | None = Field(
+        None, description="The exact answer (surrounding whitespace aside); the reference too."
+    )
+    icontains: Texts | None = Field(None, description="Texts the answer contains, any case.")
+    contains_any: Texts | None = Field(None, description="The answer contains one of these.")
+    icontains_any: Texts | None = Field(
+        None, description="The answer contains one of these, any case."
+    )
+    regex: Texts | None = Field(None, description="Patterns the answer matches (re.search).")
+    max_latency_ms: Annotated[float, Field(ge=1)] | None = Field(
+        None, description="The longest a sample may take, in milliseconds."
+    )
+    actions: list[ActionModel] | None = Field(None, description="The exact tool calls, in order.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_reference(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "equals" in data and "answer" in data:
+            raise PydanticCustomError(
+                "spec", "equals is the reference answer checked exactly; give answer or equals"
+            )
+        return data
+
+
+class RubricModel(Strict):
+    """A judge rubric of a scenario, with the score it must reach."""
+
+    rubric: Text
+    threshold: Fraction = DEFAULT_RUBRIC_THRESHOLD
+
+
+def _rubric_tables(value: Any) -> Any:
+    """A rubric's text alone stands for a rubric at the default threshold."""
+    value = _one_item_list(value)
+    if isinstance(value, list):
+        return [{"rubric": item} if isinstance(item, str) else item for item in value]
+    return value
+
+
+#: Rubrics: texts, or tables with a rubric and its threshold.
+Rubrics = Annotated[
+    list[RubricModel],
+    BeforeValidator(_rubric_tables, json_schema_input_type=Text | list[Text | RubricModel]),
+]
 
 
 class ScenarioModel(Strict):
@@ -210,6 +256,10 @@ class ScenarioModel(Strict):
     tags: Texts | None = None
     params: dict[str, JsonValue] | None = None
     api: JsonValue = None
+    rubrics: Rubrics | None = Field(
+        None, description="Judge rubrics the answer is graded on (with a judge)."
+    )
+    facts: Texts | None = Field(None, description="Important facts told to the judge.")
 
     @model_validator(mode="before")
     @classmethod

@@ -27,6 +27,7 @@ from typing import Any
 from assay.errors import SpecError
 from assay.load._documents import composes_as_mapping, parse_json, parse_yaml, read_text
 from assay.load._errors import validate
+from assay.load._foreign_paste import refuse_foreign_document
 from assay.load._pasted_lines import capped, read_lines, slug
 from assay.load.entry import MissingAgent
 from assay.load.formats import PastedDocModel, PastedListedScenarioModel, PastedListModel
@@ -131,7 +132,9 @@ def load_pasted(
     """
     file = Path(path)
     location = str(file)
-    scenarios = ScenarioParser.scenarios(read_text(file), key_prefix=key_prefix, location=location)
+    text = read_text(file)
+    refuse_foreign_document(text, location, document=_is_document(text))
+    scenarios = ScenarioParser.scenarios(text, key_prefix=key_prefix, location=location)
     if not scenarios:
         raise SpecError("holds no scenarios", location=location)
     runner = agent if agent is not None else MissingAgent(f"{location} (pass --agent)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -9,7 +10,7 @@ from typing import Any
 
 from assay import checks
 from assay.errors import SpecError
-from assay.load.formats import ScenarioModel
+from assay.load.formats import DEFAULT_RUBRIC_THRESHOLD, ActionModel, ScenarioModel
 from assay.spec import JSON, Case, portable
 from assay.spec.case import build_case
 from assay.spec.fixtures import ApiFixtures
@@ -28,6 +29,14 @@ class Expectations:
     not_contains: tuple[str, ...] = ()
     answer: str | None = None
     forbid_tools: tuple[str, ...] = ()
+    equals: str | None = None
+    icontains: tuple[str, ...] = ()
+    contains_any: tuple[str, ...] = ()
+    icontains_any: tuple[str, ...] = ()
+    regex: tuple[str, ...] = ()
+    max_latency_ms: float | None = None
+    #: Exact calls in order, each ``{"group"?, "name", "arguments"}``; ``None``: not asserted.
+    actions: tuple[dict[str, JSON], ...] | None = None
 
     def to_json(self) -> dict[str, JSON]:
         """The canonical form: fixed key order, empty values dropped."""
@@ -37,8 +46,20 @@ class Expectations:
             "contains": list(self.contains),
             "not_contains": list(self.not_contains),
             "answer": self.answer,
+            "equals": self.equals,
+            "icontains": list(self.icontains),
+            "contains_any": list(self.contains_any),
+            "icontains_any": list(self.icontains_any),
+            "regex": list(self.regex),
+            "max_latency_ms": self.max_latency_ms,
+            "actions": None if self.actions is None else list(self.actions),
         }
         return {key: value for key, value in described.items() if value not in (None, [])}
+
+    @property
+    def reference(self) -> str | None:
+        """The reference answer: ``answer``, or the text ``equals`` checks exactly."""
+        return self.answer if self.equals is None else self.equals
 
     def both_expected_and_forbidden(self) -> list[str]:
         """Tools these expectations both require and forbid (a case no agent could pass)."""
@@ -53,7 +74,32 @@ class Expectations:
             made.append(checks.forbid_actions(self.forbid_tools))
         made += numbered(checks.contains, "contains", self.contains)
         made += numbered(checks.not_contains, "not_contains", self.not_contains)
+        return made + self._more_checks()
+
+    def _more_checks(self) -> list[Any]:
+        """The checks of the expectations other tools' datasets bring (exact, any-of, ...)."""
+        made: list[Any] = []
+        if self.equals is not None:
+            made.append(checks.exact_match(name="equals"))
+        made += numbered(_ignoring_case, "icontains", self.icontains)
+        if self.contains_any:
+            made.append(checks.regex(any_of(self.contains_any), name="contains_any"))
+        if self.icontains_any:
+            pattern = any_of(self.icontains_any)
+            made.append(checks.regex(pattern, ignore_case=True, name="icontains_any"))
+        made += numbered(checks.regex, "regex", self.regex)
+        if self.max_latency_ms is not None:
+            made.append(checks.max_latency_ms(self.max_latency_ms))
         return made
+
+
+def _ignoring_case(text: str, *, name: str) -> Any:
+    return checks.contains(text, ignore_case=True, name=name)
+
+
+def any_of(texts: Sequence[str]) -> str:
+    """A pattern that finds any of ``texts`` as written (none of them read as a pattern)."""
+    return "|".join(re.escape(text) for text in texts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +115,10 @@ class Scenario:
     tags: tuple[str, ...] = ()
     params: dict[str, JSON] = field(default_factory=dict)
     api: JSON = None
+    #: Judge rubrics, each with the score it must reach (0–1).
+    rubrics: tuple[tuple[str, float], ...] = ()
+    #: Important facts, told to the judge.
+    facts: tuple[str, ...] = ()
     #: Where it was declared (file, field path), for errors and relative ``body_file`` paths.
     origin: Origin | None = field(default=None, compare=False)
 
@@ -83,6 +133,8 @@ class Scenario:
             "tags": list(self.tags),
             "params": sorted_json(self.params),
             "api": self.api,
+            "rubrics": [_rubric_json(text, threshold) for text, threshold in self.rubrics],
+            "facts": list(self.facts),
         }
         return {key: value for key, value in described.items() if value not in (None, [], {}, "")}
 
@@ -99,9 +151,11 @@ class Scenario:
                 position=position,
                 id=self.key,
                 group=self.group,
-                expected=self.expect.answer,
+                expected=self.expect.reference,
+                expected_actions=self.expect.actions,
                 checks=self.expect.checks() or None,
-                criteria=list(criteria) or None,
+                criteria=[*criteria, *self._criteria()] or None,
+                metadata={"important_facts": list(self.facts)} if self.facts else None,
                 api=fixtures,
                 notes=self.notes,
                 production_only=self.production_only,
@@ -110,6 +164,25 @@ class Scenario:
             )
         except SpecError as error:
             raise origin.error(error) from None
+
+    def _criteria(self) -> list[Any]:
+        """One judge criterion per rubric: ``rubric``, or ``rubric[i]`` when there are several."""
+        from assay.judging.criteria import criterion
+
+        if len(self.rubrics) == 1:
+            text, threshold = self.rubrics[0]
+            return [criterion("rubric", text, threshold=threshold)]
+        return [
+            criterion(f"rubric[{index}]", text, threshold=threshold)
+            for index, (text, threshold) in enumerate(self.rubrics)
+        ]
+
+
+def _rubric_json(text: str, threshold: float) -> JSON:
+    """A rubric as a file gives it: its text alone at the default threshold."""
+    return (
+        text if threshold == DEFAULT_RUBRIC_THRESHOLD else {"rubric": text, "threshold": threshold}
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +223,13 @@ def scenario_from(
             tuple(expect.not_contains or ()),
             expect.answer,
             tuple(expect.forbid_tools or ()),
+            equals=expect.equals,
+            icontains=tuple(expect.icontains or ()),
+            contains_any=tuple(expect.contains_any or ()),
+            icontains_any=tuple(expect.icontains_any or ()),
+            regex=tuple(expect.regex or ()),
+            max_latency_ms=expect.max_latency_ms,
+            actions=None if expect.actions is None else _actions(expect.actions),
         )
     )
     try:
@@ -169,7 +249,21 @@ def scenario_from(
         tags=tuple(model.tags or ()),
         params=params,
         api=api,
+        rubrics=tuple((item.rubric, item.threshold) for item in model.rubrics or ()),
+        facts=tuple(model.facts or ()),
         origin=origin,
+    )
+
+
+def _actions(models: Sequence[ActionModel]) -> tuple[dict[str, JSON], ...]:
+    """Expected calls as plain data; a group is given only when the file names one."""
+    return tuple(
+        {
+            **({} if action.group is None else {"group": action.group}),
+            "name": action.name,
+            "arguments": dict(action.arguments),
+        }
+        for action in models
     )
 
 
