@@ -77,7 +77,9 @@ def _template(prompts: object, unmapped: list[Unmapped]) -> str | None:
         if isinstance(raw, str) and not raw.startswith("file://"):
             return raw
         unmapped.append(Unmapped("prompts[0]", "a prompt read from a file is not mapped"))
-    elif listed:
+    elif not listed:
+        unmapped.append(Unmapped("prompts", "no prompt: each scenario's prompt is its vars"))
+    else:
         count = len(listed) if isinstance(listed, list | dict) else 1
         unmapped.append(
             Unmapped(
