@@ -225,3 +225,10 @@ def test_the_dataset_itself_is_never_overwritten(cli):
     assert done.returncode == 2
     assert "is the dataset being imported" in done.stderr
     assert path.read_text() == before
+
+
+def test_an_output_in_a_missing_folder_is_refused_naming_it(cli):
+    _copied(cli, "deepeval_goldens.json")
+    done = cli("import-dataset", "deepeval_goldens.json", "--output", "gone/goldens.yaml")
+    assert done.returncode == 2
+    assert "--output gone/goldens.yaml: its folder does not exist" in done.stderr

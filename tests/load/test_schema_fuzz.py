@@ -37,6 +37,8 @@ def unique_keys(items):
     return [{**item, "key": f"{item['key']}{index}"} for index, item in enumerate(items)]
 
 
+# Patterns that compile: a pattern that does not is refused when the suite loads.
+PATTERNS = st.none() | st.lists(WORDS, max_size=2)
 OVERRIDES = {
     "item": {
         "input": st.one_of(st.fixed_dictionaries({"text": WORDS})),
@@ -72,10 +74,15 @@ OVERRIDES = {
     "suite": {
         "groups[].scenarios[].api": OMIT,
         "groups[].scenarios[].expect.forbid_tools": FORBIDDEN_TOOLS,
+        # equals is the reference checked exactly: beside answer it is refused.
+        "groups[].scenarios[].expect.equals": OMIT,
+        "groups[].scenarios[].expect.regex": PATTERNS,
     },
     "catalog": {
         "products[].sets[].scenarios[].api": OMIT,
         "products[].sets[].scenarios[].expect.forbid_tools": FORBIDDEN_TOOLS,
+        "products[].sets[].scenarios[].expect.equals": OMIT,
+        "products[].sets[].scenarios[].expect.regex": PATTERNS,
         "products[].sets[].scenarios[].tags": st.none() | st.lists(WORDS, max_size=2),
         "products[].sets[].criteria": st.none()
         | st.lists(st.sampled_from(["tone", "answer_relevancy"]), unique=True, max_size=2),

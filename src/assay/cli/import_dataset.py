@@ -67,6 +67,8 @@ def _target(file: Path, output: Path | None) -> Path:
     target = output if output is not None else Path(file.name.split(".")[0] + _SUFFIX)
     if target.suffix.lower() not in (".yaml", ".yml"):
         fail(f"--output {target}: a suite file ends in .yaml or .yml")
+    if not target.resolve().parent.is_dir():
+        fail(f"--output {target}: its folder does not exist")
     if target.exists() and target.resolve() == file.resolve():
         fail(f"--output {target}: is the dataset being imported; name another file")
     return target
