@@ -52,3 +52,15 @@ def test_prompts_that_read_as_yaml_and_scenario_documents_still_load(tmp_path, t
     path = tmp_path / "paste.md"
     path.write_text(text)
     assert load_pasted(path).cases
+
+
+def test_a_catalog_import_refuses_the_same_file_and_standard_input(tmp_path):
+    from assay.load.merging import read_paste
+
+    path = tmp_path / "new_questions.txt"
+    text = (DATASETS / "pydantic_evals_cases.yaml").read_text()
+    path.write_text(text)
+    with pytest.raises(SpecError, match="looks like a pydantic-evals dataset"):
+        read_paste(path)
+    with pytest.raises(SpecError, match="<stdin>: is not a list of pasted scenarios"):
+        read_paste(None, text)

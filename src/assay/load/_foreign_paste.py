@@ -18,18 +18,18 @@ _LIST_DEPTH = 3
 _SCENARIO_KEYS = frozenset({"prompt", "suite", "groups"})
 
 
-def refuse_foreign_document(text: str, location: str, *, document: bool) -> None:
+def refuse_foreign_document(text: str, location: str) -> None:
     """Refuse ``text`` when it is a mapping that is neither scenarios nor a grouped suite.
 
-    ``document``: whether the paste reads ``text`` as a YAML or JSON document (a JSON
-    mapping is one scenario table, so it must name a prompt); otherwise it is read as
-    lines, and only a YAML mapping nesting deeper than headings over prompts is refused.
+    A JSON mapping is one scenario table, so it must name a prompt; a YAML mapping that is
+    not a suite is read as lines, so only one nesting deeper than headings over prompts (or
+    one that is another tool's document) is refused.
     """
     data = _mapping(text, location)
     if data is None or _SCENARIO_KEYS & data.keys():
         return
     tool = _tool(data)
-    if tool is None and not document and not _structured(data):
+    if tool is None and not text.lstrip().startswith("{") and not _structured(data):
         return  # headings and prompts with colons that happen to read as YAML
     if tool is not None:
         what, name = tool

@@ -24,6 +24,7 @@ from pathlib import Path
 from assay.errors import SpecError
 from assay.limits import MAX_SUITE_FILE_BYTES
 from assay.load._documents import parse_yaml, read_text
+from assay.load._foreign_paste import refuse_foreign_document
 from assay.load._writing import replace_text
 from assay.load.catalog import Catalog, Product, ScenarioSet, catalog_document
 from assay.load.pasted import ScenarioParser
@@ -226,8 +227,11 @@ def read_paste(path: Path | None, stdin_text: str | None = None) -> tuple[str, s
                 f"is longer than {MAX_SUITE_FILE_BYTES:,} bytes; a paste is a handful of prompts",
                 location="<stdin>",
             )
+        refuse_foreign_document(text, "<stdin>")
         return text, "<stdin>"
-    return read_text(path), str(path)
+    text = read_text(path)
+    refuse_foreign_document(text, str(path))
+    return text, str(path)
 
 
 @dataclass(frozen=True, slots=True)

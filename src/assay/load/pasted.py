@@ -133,7 +133,7 @@ def load_pasted(
     file = Path(path)
     location = str(file)
     text = read_text(file)
-    refuse_foreign_document(text, location, document=_is_document(text))
+    refuse_foreign_document(text, location)
     scenarios = ScenarioParser.scenarios(text, key_prefix=key_prefix, location=location)
     if not scenarios:
         raise SpecError("holds no scenarios", location=location)
