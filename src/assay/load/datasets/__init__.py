@@ -83,7 +83,9 @@ def import_dataset(
     drafts, unmapped = _converted(chosen, data, location, keys, action_group)
     if not drafts:
         raise SpecError(f"holds nothing to import as a {chosen} dataset", location=location)
-    return ImportedDataset(chosen, _document(file, chosen, data, drafts), tuple(unmapped))
+    # A part every item shares (promptfoo's defaultTest) is named once.
+    once = tuple(dict.fromkeys(unmapped))
+    return ImportedDataset(chosen, _document(file, chosen, data, drafts), once)
 
 
 def _converted(

@@ -29,7 +29,11 @@ _TEXT_LISTS = {
 }
 _LISTED = frozenset({"contains-all", "icontains-all", "contains-any", "icontains-any"})
 _KNOWN_TEST_KEYS = frozenset({"description", "vars", "assert", "metadata"})
-_SETTINGS = ("providers", "scenarios", "redteam")
+_SETTINGS = {
+    "providers": "the agent is given to assay run (--agent)",
+    "scenarios": "Assay has no field for it (import each scenario's tests as tests)",
+    "redteam": "Assay has no field for it",
+}
 _WHY_NOT = {
     "similar": "Assay has no embedding-similarity check; a judge rubric or reference can stand in",
     "javascript": "its code runs in promptfoo; write it as a custom check (assay.checks.custom)",
@@ -42,11 +46,7 @@ _WHY_NOT = {
 def promptfoo(data: object, location: str, keys: Keys) -> tuple[list[Draft], list[Unmapped]]:
     """The scenarios a promptfoo configuration's tests make, and what could not be mapped."""
     config = mapping(data, location, "", "a promptfoo configuration (a mapping with tests)")
-    unmapped = [
-        Unmapped(name, "the agent is given to assay run (--agent)")
-        for name in _SETTINGS
-        if config.get(name)
-    ]
+    unmapped = [Unmapped(name, _SETTINGS[name]) for name in _SETTINGS if config.get(name)]
     template = _template(config.get("prompts"), unmapped)
     defaults = _default_test(config.get("defaultTest"), location, unmapped)
     tests = config.get("tests")
@@ -114,6 +114,14 @@ def _draft(
         **mapping(defaults.get("vars") or {}, location, "defaultTest.vars", "a mapping"),
         **mapping(test.get("vars") or {}, location, f"{path}.vars", "a mapping of vars"),
     }
+    for name, value in variables.items():
+        if isinstance(value, list):
+            unmapped.append(
+                Unmapped(
+                    f"{path}.vars.{name}",
+                    "a list of values (one test per value in promptfoo) is kept as one JSON text",
+                )
+            )
     prompt = _prompt(template, variables, path, unmapped)
     if not prompt.strip():
         raise SpecError(
@@ -127,8 +135,8 @@ def _draft(
         params=test.get("metadata") if isinstance(test.get("metadata"), dict) else None,
     )
     asserts = [
-        *(("defaultTest.assert", defaults.get("assert")),),
-        *((f"{path}.assert", test.get("assert")),),
+        ("defaultTest.assert", defaults.get("assert")),
+        (f"{path}.assert", test.get("assert")),
     ]
     for where, listed in asserts:
         if listed is None:
