@@ -199,6 +199,11 @@ def test_a_file_two_tools_could_have_written_is_refused(cli):
         ("samples.jsonl", '{"target": "b"}\n', "samples.jsonl: line 1: input: is missing"),
         ("broken.yaml", "tests: [\n", "broken.yaml: invalid YAML"),
         ("notes.csv", "input,target\n", "notes.csv: is a .csv file"),
+        (
+            "meta.yaml",
+            "cases:\n  - inputs: hi\n    metadata: {1: x}\n",
+            "meta.yaml: groups[0].scenarios[0].params[1].[key]: the suite it makes does not load",
+        ),
     ],
 )
 def test_bad_datasets_exit_2_naming_the_file_and_field(cli, name, text, said):

@@ -54,7 +54,7 @@ def import_dataset_command(
     with user_errors():
         imported = import_dataset(file, source, action_group=action_group)
         target = _target(file, output)
-        _write(imported, target)
+        _write(imported, target, file)
     for item in imported.unmapped:
         print(f"not mapped: {visible(item.line(str(file)))}", file=sys.stderr)
     print(
@@ -74,11 +74,12 @@ def _target(file: Path, output: Path | None) -> Path:
     return target
 
 
-def _write(imported: ImportedDataset, target: Path) -> None:
+def _write(imported: ImportedDataset, target: Path, file: Path) -> None:
     """Write the suite through a file beside ``target``, loaded first so it always loads."""
     import os
     import tempfile
 
+    from assay.errors import SpecError
     from assay.load.suites import load_suite
 
     folder = target.parent if str(target.parent) else Path(".")
@@ -86,7 +87,15 @@ def _write(imported: ImportedDataset, target: Path) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as written:
             written.write(imported.to_yaml())
-        load_suite(name, imports=False)
+        try:
+            load_suite(name, imports=False)
+        except SpecError as error:
+            # What the file holds made a suite that does not load (a value out of range).
+            raise SpecError(
+                f"the suite it makes does not load: {error.detail}",
+                location=str(file),
+                field=error.field,
+            ) from None
         os.replace(name, target)
     except BaseException:
         Path(name).unlink(missing_ok=True)

@@ -213,8 +213,8 @@ def _mapped(kind: str, value: Any, threshold: Any, draft: Draft) -> str | None:
         draft.expect["equals"] = value
         return None
     if kind == "latency":
-        if not _number(threshold) or threshold <= 0:
-            return "it needs a threshold in milliseconds above 0"
+        if not _number(threshold) or threshold < 1:
+            return "it needs a threshold of at least 1 millisecond"
         draft.expect["max_latency_ms"] = threshold
         return None
     if kind == "llm-rubric":

@@ -115,8 +115,8 @@ def _mapped(name: str, arguments: Any, expected: Any, draft: Draft) -> str | Non
         return _contains(arguments, draft)
     if name == "MaxDuration":
         seconds = _argument(arguments, "seconds")
-        if not isinstance(seconds, int | float) or isinstance(seconds, bool) or seconds <= 0:
-            return "seconds must be a number above 0"
+        if not isinstance(seconds, int | float) or isinstance(seconds, bool) or seconds < 0.001:
+            return "seconds must be a number of at least 0.001"
         draft.expect["max_latency_ms"] = milliseconds(seconds)
         return None
     if name == "LLMJudge":
