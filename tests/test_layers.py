@@ -126,7 +126,7 @@ LAYERS = (
     ("results", {"results", "replay"}),
     ("checks and judging", {"checks", "judging", "judges"}),
     ("load", {"load"}),
-    ("runner", {"runner"}),
+    ("runner", {"runner", "otel"}),
     ("compare", {"compare"}),
     ("record", {"record"}),
     ("store", {"store"}),

@@ -41,10 +41,10 @@ from assay.evaluation.lease import Heartbeat, owner_alive, this_process
 from assay.evaluation.loop import CANCEL_GRACE
 from assay.evaluation.observers import NotesOnly, ObservedSink, Observers
 from assay.evaluation.options import EvaluationOptions
-from assay.evaluation.ports import Executor, RunStore, Work
+from assay.evaluation.ports import Executor, RunObserver, RunStore, SampleTracer, Work
 from assay.evaluation.verdict import Verdict, decide
 from assay.evaluation.writer import DurableSink, with_store_retries
-from assay.judging import judge_chain, judge_identity
+from assay.judging import Judge, judge_chain, judge_identity
 from assay.judging.spec import judge_spec
 from assay.results import (
     CaseSnapshot,
@@ -96,7 +96,7 @@ async def evaluate_with(
     suite: Suite, options: EvaluationOptions, store: RunStore, progress: Progress
 ) -> Evaluation:
     """Run ``suite`` with ``options`` against ``store``; see :func:`assay.evaluate_async`."""
-    observers = Observers(progress, options.observers)
+    observers = Observers(progress, _with_capture(suite, options.observers))
     plan = suite.plan(judged=options.judge is not None)
     explicit = await asyncio.to_thread(_explicit_baseline, store, options.baseline, suite, plan)
     await _prepare(suite, options)
@@ -160,14 +160,18 @@ async def _guarded(
         interval=options.flush_interval,
     )
     heartbeat = Heartbeat(store, run.id, owner.token, options.heartbeat_interval, observers.note)
+    tracer = next((each for each in observers.attached if isinstance(each, SampleTracer)), None)
+    judge = _traced(options.judge, tracer)
     execution = Execution(
         samples=samples,
         concurrency=options.concurrency,
         model_concurrency=options.model_concurrency,
         timeout=options.timeout,
         sample_concurrency=options.sample_concurrency,
-        judging=None if options.judge is None else Judging(options.judge, options.votes),
+        judging=None if judge is None else Judging(judge, options.votes),
         diagnosing=diagnosing_for(suite, options),
+        around_sample=None if tracer is None else tracer.around_sample,
+        capture=tracer.capture() if tracer is not None and suite.capture == "spans" else None,
     )
     observed = ObservedSink(sink, observers, run)
     work = Work(
@@ -212,7 +216,9 @@ async def _guarded(
         what="find the baseline",
     )
     summary = summarise(current.samples)
-    current = await with_model_verdict(current, summary, options.judge)
+    current = await with_model_verdict(current, summary, judge)
+    if tracer is not None:
+        current = replace(current, traces=tracer.run_traces())
     # Decided before completing: the outcome is stored with the run, and only a passing
     # run is ever a later run's automatic baseline.
     verdict = decide(
@@ -248,6 +254,24 @@ async def _guarded(
         database=store.display_url,
         baseline=compared.choice,
     )
+
+
+def _with_capture(suite: Suite, observers: Sequence[RunObserver]) -> Sequence[RunObserver]:
+    """The run's observers, with a tracer when the suite captures spans and none was given."""
+    if suite.capture != "spans" or any(isinstance(each, SampleTracer) for each in observers):
+        return observers
+    try:
+        from assay.otel import Correlation
+    except ImportError as error:
+        raise ConfigurationError(
+            f"suite {suite.name!r} has capture='spans', which needs OpenTelemetry ({error}); "
+            "install it with pip install 'assay[otel]'"
+        ) from None
+    return (*observers, Correlation())
+
+
+def _traced(judge: Judge | None, tracer: SampleTracer | None) -> Judge | None:
+    return judge if judge is None or tracer is None else tracer.traced_judge(judge)
 
 
 async def _uninterrupted(step: Coroutine[Any, Any, Run]) -> Run:
@@ -551,6 +575,8 @@ def _complete(
         judge_usage=current.judge_usage,
         outcome=current.outcome,
         baseline_choice=current.baseline_choice,
+        # Only when there are some: a store written before traces existed still completes.
+        **({} if current.traces is None else {"traces": current.traces}),
     )
     return replace(
         current,

@@ -17,7 +17,15 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, final
 
 from assay.errors import BaselineError, LeaseError, ReadOnlyRunError, StoreError
-from assay.results import JudgeUsage, Run, RunStatus, RunSummary, SampleResult, StoredComparison
+from assay.results import (
+    JudgeUsage,
+    Run,
+    RunStatus,
+    RunSummary,
+    SampleResult,
+    StoredComparison,
+    Traces,
+)
 from assay.results.baseline import (
     BaselineChoice,
     Pin,
@@ -110,6 +118,7 @@ class MemoryRunStore:
         judge_usage: JudgeUsage | None = None,
         outcome: RunOutcome | None = None,
         baseline_choice: BaselineChoice | None = None,
+        traces: Traces | None = None,
     ) -> Run | None:
         """Complete a run once every planned sample is stored, as summarised."""
         with self._lock:
@@ -129,6 +138,7 @@ class MemoryRunStore:
                 judge_usage=judge_usage,
                 outcome=outcome,
                 baseline_choice=baseline_choice,
+                traces=traces,
             )
             return self.get_run(run_id) if reload else None
 

@@ -8,17 +8,19 @@ tracer, a metrics exporter). The judge is a port too (:class:`assay.judging.Judg
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from assay.agent import ModelSpec
 from assay.evaluation.verdict import Verdict
-from assay.results import JudgeUsage, Run, RunSummary, SampleResult, StoredComparison
+from assay.judging import Judge
+from assay.results import JudgeUsage, Run, RunSummary, SampleResult, StoredComparison, Traces
 from assay.results.baseline import BaselineChoice, RunOutcome
 from assay.results.run import Lease, ModelVerdict
 from assay.runner.engine import Execution, WorkItem
+from assay.runner.hooks import Capture, SampleCall
 from assay.runner.progress import Progress
 from assay.runner.sink import ResultSink
 from assay.spec import SuitePlan
@@ -98,6 +100,34 @@ class RunObserver(Protocol):
         ...
 
 
+@runtime_checkable
+class SampleTracer(Protocol):
+    """An observer that also traces: it wraps each sample and each judge call.
+
+    The run finds it among its observers (:class:`assay.otel.Correlation` is one). Each
+    sample executes inside :meth:`around_sample`, each judge call goes through the judge
+    :meth:`traced_judge` returns, and what :meth:`run_traces` gives once the samples and
+    the verdict are done is stored on the run. A suite with ``capture="spans"`` has its
+    agent calls watched by :meth:`capture`.
+    """
+
+    def around_sample(self, item: WorkItem, call: SampleCall) -> Awaitable[SampleResult]:
+        """Execute one sample (``call()``) inside the tracer's scope; return its result."""
+        ...
+
+    def traced_judge(self, judge: Judge) -> Judge:
+        """``judge`` with each call traced."""
+        ...
+
+    def run_traces(self) -> Traces | None:
+        """The run's own trace ids (its span's, the verdict's judge calls)."""
+        ...
+
+    def capture(self) -> Capture:
+        """What watches each agent call for the spans it emits."""
+        ...
+
+
 class RunStore(Protocol):
     """Runs, their samples and their leases, persisted."""
 
@@ -151,6 +181,7 @@ class RunStore(Protocol):
         judge_usage: JudgeUsage | None = None,
         outcome: RunOutcome | None = None,
         baseline_choice: BaselineChoice | None = None,
+        traces: Traces | None = None,
     ) -> Run | None:
         """Complete a run after verifying that every planned sample is stored."""
         ...

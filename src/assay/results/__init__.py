@@ -10,6 +10,7 @@ from assay.results.run import CaseSnapshot, Run, RunStatus
 from assay.results.sample import SampleResult, SampleStatus, decide_status
 from assay.results.settings import RunSettings
 from assay.results.summary import CriterionSummary, RunSummary, Tally, nearest_rank, summarise
+from assay.results.traces import Traces
 from assay.results.vote import Vote
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "SampleStatus",
     "StoredComparison",
     "Tally",
+    "Traces",
     "Vote",
     "decide_status",
     "errored",

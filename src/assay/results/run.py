@@ -14,6 +14,7 @@ from assay.results.judge_usage import JudgeUsage
 from assay.results.sample import SampleResult
 from assay.results.settings import RunSettings
 from assay.results.summary import RunSummary
+from assay.results.traces import Traces
 from assay.spec import JSON
 
 
@@ -144,6 +145,8 @@ class Run:
     outcome: RunOutcome | None = None
     #: Which baseline the run was compared with, and why (or why with none).
     baseline_choice: BaselineChoice | None = None
+    #: The run's trace and its judge calls no sample owns, when a tracer recorded them.
+    traces: Traces | None = None
 
     def case(self, case_id: str) -> CaseSnapshot | None:
         """The snapshot of one case, by id (to look up many, use :meth:`cases_by_id`)."""

@@ -13,6 +13,7 @@ from assay.results.diagnosed import Diagnosis, Refinement
 from assay.results.fault import Fault
 from assay.results.judge_usage import JudgeUsage
 from assay.results.metric import MetricResult
+from assay.results.traces import Traces
 from assay.spec import JSON
 
 #: Where a stored sample keeps the structured part of its diagnosis, inside its metadata
@@ -68,6 +69,8 @@ class SampleResult:
     recommendation: str | None = None
     #: The tools the fault involves and a judge's refinement, when there are any.
     diagnosis: Diagnosis | None = None
+    #: The traces the sample was recorded in, when a tracer recorded them.
+    traces: Traces | None = field(default=None, metadata={"omit_none": True})
 
     def __post_init__(self) -> None:
         for name in ("case_id", "model"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from assay.runner.answering import watched_run
 from assay.runner.diagnosing import DIAGNOSED, Diagnosing, conclude
 from assay.runner.execute import run_sample
 from assay.runner.grading import Judging
+from assay.runner.hooks import AroundSample, Capture
 from assay.runner.progress import Progress, QuietProgress
 from assay.runner.sink import MemorySink, ResultSink
 from assay.spec import CasePlan, SuitePlan
@@ -39,6 +41,10 @@ class Execution:
     sample_concurrency: int | None = None
     #: The roster diagnosis reads and the run-wide limit on judge refinements.
     diagnosing: Diagnosing | None = None
+    #: Put around each sample's whole execution (a tracer's span per sample).
+    around_sample: AroundSample | None = None
+    #: Builds what the agent did from what it emitted (its spans), before the checks run.
+    capture: Capture | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,25 +133,34 @@ class Runner:
         results: dict[SampleKey, SampleResult] = {}
         per_item = _item_limits(tasks, self.execution.sample_concurrency)
 
+        async def sample(task: WorkItem) -> SampleResult:
+            result = await run_sample(
+                self.agent,
+                task.plan,
+                task.model,
+                task.index,
+                timeout=self.execution.timeout,
+                judging=self.execution.judging,
+                capture=self.execution.capture,
+            )
+            if result.status in DIAGNOSED:
+                # Diagnosed (and refined) before the sink: stored samples never change.
+                result = await conclude(
+                    result, task.plan, self.execution.diagnosing, self.execution.judging
+                )
+            return result
+
         async def one(task: WorkItem) -> None:
             model_limit = per_model.get(task.key[1] or "") or contextlib.nullcontext()
             item_limit = per_item.get(task.key[:2]) or contextlib.nullcontext()
             # The item's own limit first, so a waiting sample holds no global slot; a
             # semaphore wakes waiters in order, so with 1 the samples run in index order.
             async with item_limit, model_limit, limit:
-                result = await run_sample(
-                    self.agent,
-                    task.plan,
-                    task.model,
-                    task.index,
-                    timeout=self.execution.timeout,
-                    judging=self.execution.judging,
-                )
-                if result.status in DIAGNOSED:
-                    # Diagnosed (and refined) before the sink: stored samples never change.
-                    result = await conclude(
-                        result, task.plan, self.execution.diagnosing, self.execution.judging
-                    )
+                around = self.execution.around_sample
+                if around is None:
+                    result = await sample(task)
+                else:
+                    result = await around(task, functools.partial(sample, task))
             results[task.key] = result
             await self.sink.put(result)
             self.progress.advance(result)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import inspect
 import math
 from collections.abc import Callable, Coroutine
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from assay.agent import AgentContext, ModelSpec, Outcome, coerce_outcome
@@ -20,6 +22,7 @@ from assay.runner._calling import Timed, call_timed
 from assay.runner._traceback import user_traceback
 from assay.runner.answering import answered, watching
 from assay.runner.grading import Judging, grade, price
+from assay.runner.hooks import Capture, CaptureWatch
 from assay.spec import ACTIONS_METRIC, CasePlan, PlannedMetric
 from assay.spec.observation import ChannelAssertion
 
@@ -35,6 +38,7 @@ def run_sample(
     *,
     timeout: float | None,
     judging: Judging | None = None,
+    capture: Capture | None = None,
 ) -> Coroutine[Any, Any, SampleResult]:
     """Execute one sample; whatever the agent does, a result comes back (never an exception).
 
@@ -46,8 +50,12 @@ def run_sample(
     if plan.case.api is None:
         # Returned, not awaited here: every coroutine layer is paid again on each of the
         # agent's own suspensions, and the common path needs none.
-        return _execute_sample(agent, plan, model, index, timeout=timeout, judging=judging)
-    return _replayed_sample(agent, plan, model, index, timeout=timeout, judging=judging)
+        return _execute_sample(
+            agent, plan, model, index, timeout=timeout, judging=judging, capture=capture
+        )
+    return _replayed_sample(
+        agent, plan, model, index, timeout=timeout, judging=judging, capture=capture
+    )
 
 
 async def _replayed_sample(
@@ -58,13 +66,21 @@ async def _replayed_sample(
     *,
     timeout: float | None,
     judging: Judging | None,
+    capture: Capture | None,
 ) -> SampleResult:
     from assay.replay import ReplaySession  # loaded only by suites that declare fixtures
 
     assert plan.case.api is not None
     replay = ReplaySession(plan.case.api)
     result = await _execute_sample(
-        agent, plan, model, index, timeout=timeout, judging=judging, replay=replay
+        agent,
+        plan,
+        model,
+        index,
+        timeout=timeout,
+        judging=judging,
+        replay=replay,
+        capture=capture,
     )
     return storable(replay.evidence().apply(result))
 
@@ -78,11 +94,12 @@ async def _execute_sample(
     timeout: float | None,
     judging: Judging | None = None,
     replay: ReplaySession | None = None,
+    capture: Capture | None = None,
 ) -> SampleResult:
     # The agent gets copies, so nothing it does can alter the suite or a later sample.
     case = plan.case.copy()
     context = AgentContext(case=case, model=model, sample=index, setup=case.setup)
-    with watching(model) as watch:
+    with watching(model) as watch, _capturing(capture) as captured:
         timed = await _call_agent(agent, case.input, context, timeout, replay)
     # Let every agent that finished in this turn of the loop stop its clock before any
     # sample's checks run: otherwise one sample's grading is charged to the next's agent.
@@ -115,6 +132,8 @@ async def _execute_sample(
             f"invalid outcome: could not be read ({type(error).__name__})",
             timed.elapsed_ms,
         )
+    if captured is not None:
+        outcome = captured.merged(outcome)
     if outcome.duration_ms is None:
         outcome = dataclasses.replace(outcome, duration_ms=timed.elapsed_ms)
     outcome, wrong_model = answered(outcome, model, watch)
@@ -158,6 +177,10 @@ async def _call_agent(
     # sync agent keeps interception installed until its thread really stops.
     with replay.active():
         return await call_timed(replay.bind(agent), value, context, timeout)
+
+
+def _capturing(capture: Capture | None) -> AbstractContextManager[CaptureWatch | None]:
+    return contextlib.nullcontext() if capture is None else capture.watch()
 
 
 def _describe(error: BaseException) -> str:

@@ -31,6 +31,10 @@ class Suite:
     ``available_tools`` (tool name → description) and ``instructions`` (the agent's system
     prompt) describe what the agent was given; diagnosis and the judge read them to say which
     tool is missing or which instruction to change. They are not fingerprinted.
+
+    ``capture="spans"`` (with the ``otel`` extra) builds each sample's actions, usage and
+    model from the OpenTelemetry GenAI spans the agent's framework emits inside it; what the
+    agent returns itself wins, and a difference is recorded (see :func:`assay.otel.from_spans`).
     """
 
     def __init__(
@@ -52,6 +56,7 @@ class Suite:
         gate: Gate | None = None,
         available_tools: Mapping[str, str] | None = None,
         instructions: str | None = None,
+        capture: str | None = None,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise SpecError("a suite needs a non-empty name", field="name")
@@ -88,6 +93,8 @@ class Suite:
         # The agent's roster, for diagnosis and the judge: not part of any fingerprint.
         self.available_tools = _tool_roster(available_tools, name)
         self.instructions = _instructions(instructions, name)
+        # Where each sample's actions and usage come from besides the agent's own return.
+        self.capture = _capture(capture, name)
         self.checks: tuple[CheckDefinition, ...] = _default_checks(checks, name)
         try:
             self.criteria = validate_criteria(criteria, "criteria")
@@ -312,3 +319,17 @@ def _default_checks(
             )
         names.add(check.name)
     return tuple(checks)
+
+
+#: The sources ``Suite(capture=...)`` accepts.
+CAPTURES = ("spans",)
+
+
+def _capture(value: Any, suite: str) -> str | None:
+    if value is None or value in CAPTURES:
+        return value  # type: ignore[no-any-return]
+    raise SpecError(
+        f"{value!r} is not a capture; expected one of {', '.join(CAPTURES)}",
+        location=suite,
+        field="capture",
+    )

@@ -100,6 +100,7 @@ _ADDED: tuple[tuple[str, set[str], set[str], set[str]], ...] = (
     ("0004", {"outcome", "baseline_choice"}, {"baseline_pins"}, set()),
     ("0005", set(), set(), {"runs_append_only_insert"}),
     ("0006", {"owner_started"}, set(), set()),
+    ("0007", {"traces"}, set(), set()),
 )
 
 

@@ -32,6 +32,7 @@ from assay.results import (
     RunSettings,
     RunStatus,
     SampleResult,
+    Traces,
 )
 from assay.results.baseline import BaselineChoice, RunOutcome
 from assay.results.run import ModelVerdict
@@ -69,6 +70,7 @@ def run_row(run: Run, status: RunStatus) -> Row:
         "judge_usage": write(run.judge_usage),
         "outcome": write(run.outcome),
         "baseline_choice": write(run.baseline_choice),
+        "traces": write(run.traces),
     }
 
 
@@ -126,6 +128,7 @@ def _sample_row(sequence: int, sample_id: str, sample: SampleResult, created_at:
         "fault": sample.fault,
         "recommendation": sample.recommendation,
         "judge_usage": write(sample.judge_usage),
+        "traces": write(sample.traces),
         "created_at": created_at,
     }
 
@@ -180,6 +183,7 @@ def run_from(
         judge_usage = read(JudgeUsage | None, row["judge_usage"], "judge_usage")
         outcome = read(RunOutcome | None, row["outcome"], "outcome")
         choice = read(BaselineChoice | None, row["baseline_choice"], "baseline_choice")
+        traces = read(Traces | None, row["traces"], "traces")
         comparison = read_comparison(row["comparison"])
         links = _object(row["links"] or {}, "links")
         metadata = _object(row["metadata"], "metadata")
@@ -209,6 +213,7 @@ def run_from(
         judge_usage=cast(JudgeUsage | None, judge_usage),
         outcome=cast(RunOutcome | None, outcome),
         baseline_choice=cast(BaselineChoice | None, choice),
+        traces=cast(Traces | None, traces),
     )
 
 
@@ -254,6 +259,7 @@ def sample_from(row: RowMapping, metrics: Sequence[MetricResult]) -> SampleResul
         "fault": row["fault"],
         "recommendation": row["recommendation"],
         "diagnosis": diagnosis,
+        "traces": row["traces"],
     }
     try:
         return replace(read_sample(stored, ""), metrics=tuple(metrics))

@@ -159,6 +159,8 @@ runs = Table(
     # What the run came to, and which baseline it used and why (0004).
     Column("outcome", String(16)),
     Column("baseline_choice", JSONDocument("runs.baseline_choice")),
+    # The run's trace and the judge calls no sample owns, when a tracer recorded them (0007).
+    Column("traces", JSONDocument("runs.traces")),
     CheckConstraint(_one_of("status", RUN_STATUSES), name="ck_runs_status"),
     Index("ix_runs_identity", "suite", "agent", "fingerprint", "sequence"),
     Index("ix_runs_suite_sequence", "suite", "sequence"),
@@ -200,6 +202,8 @@ samples = Table(
     Column("fault", String()),
     Column("recommendation", Text),
     Column("judge_usage", JSONDocument("samples.judge_usage")),
+    # The sample's trace and its judge calls' traces (0007).
+    Column("traces", JSONDocument("samples.traces")),
     Column("created_at", UTCDateTime(), nullable=False),
     # Its index also serves lookups by (run, case_id, model), a prefix of it.
     UniqueConstraint("run", "case_id", "model", "sample", name="uq_samples_key"),

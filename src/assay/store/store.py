@@ -33,7 +33,15 @@ from assay.errors import (
 )
 from assay.load.history import embedded_url
 from assay.record import write, write_comparison, write_summary
-from assay.results import JudgeUsage, Run, RunStatus, RunSummary, SampleResult, StoredComparison
+from assay.results import (
+    JudgeUsage,
+    Run,
+    RunStatus,
+    RunSummary,
+    SampleResult,
+    StoredComparison,
+    Traces,
+)
 from assay.results.baseline import BaselineChoice, Pin, RunOutcome
 from assay.results.run import Lease, ModelVerdict
 from assay.store import _baselines, _lease, _migrate, _reads, _rows
@@ -208,12 +216,14 @@ class Store:
         judge_usage: JudgeUsage | None = None,
         outcome: RunOutcome | None = None,
         baseline_choice: BaselineChoice | None = None,
+        traces: Traces | None = None,
     ) -> Run | None:
         """Mark a running or interrupted run completed, with its summary and comparison.
 
         ``verdict`` (the judge's pick of the best model), ``judge_usage`` (judge calls no
         sample owns), ``outcome`` (whether it may be an automatic baseline) and
-        ``baseline_choice`` (which baseline it used and why) are stored with it.
+        ``baseline_choice`` (which baseline it used and why) and ``traces`` (the run's trace
+        ids) are stored with it.
 
         In the same transaction, every planned sample (cases × models × samples, from the
         run's own snapshot) must be stored exactly once and the summary's counts must match
@@ -242,6 +252,7 @@ class Store:
                 judge_usage=write(judge_usage),
                 outcome=write(outcome),
                 baseline_choice=write(baseline_choice),
+                traces=write(traces),
             )
         return self.get_run(run_id) if reload else None
 

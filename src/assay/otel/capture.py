@@ -1,0 +1,139 @@
+"""Capturing the spans an agent's framework emits inside each sample, and only those.
+
+A span belongs to a sample when it descends from the span that was current when the agent
+was called (the sample's span): :class:`SpanCapture` follows parent links as spans start,
+which is correct whichever task or thread ends them, with any number of samples
+interleaving. It is added to the tracer provider already in place, next to the user's own
+processors and exporters; when none is set, one that exports nowhere is set (see
+:func:`capturing_provider`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import weakref
+from collections.abc import Iterator
+from typing import Any
+
+from opentelemetry import trace
+from opentelemetry.context import Context
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
+from opentelemetry.trace import ProxyTracerProvider, StatusCode
+
+from assay.agent import Outcome
+from assay.errors import ConfigurationError
+from assay.otel.spans import Captured, SpanRecord, from_spans
+
+
+class Collected:
+    """The spans one agent call emitted, gathered while it runs (a capture watch)."""
+
+    def __init__(self) -> None:
+        self.records: list[SpanRecord] = []
+        self.open = True
+        #: Whether the sample's span records at all (a sampled-out trace emits nothing).
+        self.recording = True
+
+    def add(self, record: SpanRecord) -> None:
+        """Keep one finished span, while the call is watched."""
+        if self.open:
+            self.records.append(record)
+
+    def merged(self, outcome: Outcome) -> Outcome:
+        """The outcome completed from the spans (see :func:`assay.otel.from_spans`)."""
+        if not self.recording:
+            return outcome  # nothing could be seen: left as the agent returned it
+        return from_spans(outcome, Captured.of(self.records))
+
+
+class SpanCapture(SpanProcessor):
+    """A span processor that hands each span to the sample it descends from."""
+
+    def __init__(self) -> None:
+        # Span id → the watch it belongs to; a span's descendants are added as they start.
+        self._owners: dict[int, Collected] = {}
+
+    @contextlib.contextmanager
+    def watch(self) -> Iterator[Collected]:
+        """Collect what descends from the current span while the block runs."""
+        collected = Collected()
+        anchor = trace.get_current_span().get_span_context()
+        if not anchor.is_valid or not trace.get_current_span().is_recording():
+            collected.recording = False
+            yield collected
+            return
+        self._owners[anchor.span_id] = collected
+        try:
+            yield collected
+        finally:
+            collected.open = False
+            self._owners.pop(anchor.span_id, None)
+
+    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+        """Attribute the span to its parent's sample, if its parent has one."""
+        parent = span.parent
+        if parent is None:
+            return
+        owner = self._owners.get(parent.span_id)
+        if owner is not None and owner.open:
+            self._owners[span.context.span_id] = owner
+
+    def on_end(self, span: ReadableSpan) -> None:
+        """Hand a finished span to its sample."""
+        context = span.context
+        owner = None if context is None else self._owners.pop(context.span_id, None)
+        if owner is not None:
+            owner.add(record_of(span))
+
+    def shutdown(self) -> None:
+        """Nothing to release."""
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        """Nothing is buffered."""
+        return True
+
+
+def record_of(span: ReadableSpan) -> SpanRecord:
+    """The parts of an SDK span that are read."""
+    status = span.status
+    error = None
+    if status.status_code is StatusCode.ERROR:
+        error = status.description or "error"
+    return SpanRecord(
+        name=span.name,
+        start_ns=span.start_time or 0,
+        end_ns=span.end_time or span.start_time or 0,
+        attributes=dict(span.attributes or {}),
+        error=error,
+    )
+
+
+#: The one capture of this process, added once to each provider that needs it.
+CAPTURE = SpanCapture()
+_installed: weakref.WeakSet[TracerProvider] = weakref.WeakSet()
+_lock = threading.Lock()
+
+
+def capturing_provider(provider: Any = None) -> TracerProvider:
+    """The SDK tracer provider spans are captured from, with :data:`CAPTURE` added to it.
+
+    ``provider`` by default is the global one. The user's provider keeps its processors and
+    exporters; capture is added beside them, once. With no provider set at all, an SDK
+    provider is set globally that exports nowhere (set your own before the run to export
+    the spans too). A provider that is not the SDK's cannot be captured from.
+    """
+    with _lock:
+        if provider is None:
+            if isinstance(trace.get_tracer_provider(), ProxyTracerProvider):
+                trace.set_tracer_provider(TracerProvider())
+            provider = trace.get_tracer_provider()
+        if not isinstance(provider, TracerProvider):
+            raise ConfigurationError(
+                f"capture='spans' needs the OpenTelemetry SDK's tracer provider, not "
+                f"{type(provider).__name__}: set an opentelemetry.sdk.trace.TracerProvider"
+            )
+        if provider not in _installed:
+            provider.add_span_processor(CAPTURE)
+            _installed.add(provider)
+        return provider

@@ -1,0 +1,47 @@
+"""What an integration may put around each sample: a scope, and a capture of what the agent did.
+
+Both are optional parts of an :class:`~assay.runner.Execution`. A tracer opens a span per
+sample with :class:`AroundSample` (and records its trace on the result); a span capture
+reads the agent's own spans with :class:`Capture` and builds the outcome's actions and usage
+from them before any check runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+from assay.agent import Outcome
+from assay.results import SampleResult
+
+#: One sample's whole execution (the agent, its checks, its judging and diagnosis).
+SampleCall = Callable[[], Awaitable[SampleResult]]
+
+
+class AroundSample(Protocol):
+    """Wraps each sample's execution, in the sample's own task.
+
+    ``around(item, call)`` awaits ``call()`` and returns its result (which it may amend,
+    with the sample's trace ids say); context it sets is the agent's and the judge's too.
+    """
+
+    def __call__(self, item: Any, call: SampleCall) -> Awaitable[SampleResult]:
+        """Execute the sample inside the scope; see the class."""
+        ...
+
+
+class CaptureWatch(Protocol):
+    """What a capture saw during one agent call; it amends the agent's outcome."""
+
+    def merged(self, outcome: Outcome) -> Outcome:
+        """``outcome`` completed with what was captured (what the agent returned wins)."""
+        ...
+
+
+class Capture(Protocol):
+    """Watches each agent call (entered in the sample's context, around the call only)."""
+
+    def watch(self) -> AbstractContextManager[CaptureWatch]:
+        """Watch the agent call made inside the block."""
+        ...
