@@ -140,7 +140,9 @@ NEW_RUN_COLUMNS = {
     "judge_usage",
     "outcome",
     "baseline_choice",
+    "traces",
 }
+NEW_SAMPLE_COLUMNS = {"traces"}
 SETTINGS: dict[str, Any] = {
     "samples": 1,
     "models": ["gpt-4o", "claude"],
@@ -436,8 +438,11 @@ def test_upgrading_from_0001_keeps_every_row_and_resumes_open_runs(
         assert after["runs"] == [
             {**row, **dict.fromkeys(NEW_RUN_COLUMNS)} for row in before["runs"]
         ]
-        assert {name: after[name] for name in TABLES[1:]} == {
-            name: before[name] for name in TABLES[1:]
+        assert after["samples"] == [
+            {**row, **dict.fromkeys(NEW_SAMPLE_COLUMNS)} for row in before["samples"]
+        ]
+        assert {name: after[name] for name in ("run_cases", "metrics")} == {
+            name: before[name] for name in ("run_cases", "metrics")
         }
 
         expected = _expected(sequences, running_started)

@@ -19,6 +19,7 @@ from assay.results import (
     RunSettings,
     RunStatus,
     SampleResult,
+    Traces,
 )
 from assay.results.baseline import BaselineChoice, RunOutcome
 from assay.results.run import ModelVerdict
@@ -53,6 +54,7 @@ class RunRecord:
     error: str | None = None
     verdict: ModelVerdict | None = None
     judge_usage: JudgeUsage | None = None
+    traces: Traces | None = field(default=None, metadata={"omit_none": True})
     summary: Mapping[str, JSON] | None
     cases: tuple[CaseSnapshot, ...]
     samples: tuple[SampleResult, ...]
@@ -90,6 +92,7 @@ class RunRecord:
             error=run.error,
             verdict=run.verdict,
             judge_usage=run.judge_usage,
+            traces=run.traces,
             summary=None if run.summary is None else write_summary(run.summary),
             cases=run.cases,
             samples=run.samples,

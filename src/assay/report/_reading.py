@@ -24,6 +24,7 @@ from assay.results import (
     RunSummary,
     SampleResult,
     Tally,
+    Traces,
     Vote,
     summarise,
 )
@@ -72,7 +73,18 @@ def header_rows(run: Run) -> Rows:
         ("Fingerprint", run.fingerprint[:12]),
         ("Settings", key_values(_set_only(write_settings(run.settings)))),
         ("Metadata", key_values(run.metadata)),
+        *([] if (traces := traces_line(run.traces)) is None else [("Traces", traces)]),
     ]
+
+
+def traces_line(traces: Traces | None) -> str | None:
+    """``trace <id> · judge traces <id>, <id>``: what to look up in a tracing backend."""
+    if traces is None or traces.empty:
+        return None
+    parts = [] if traces.trace_id is None else [f"trace {traces.trace_id}"]
+    if traces.judge_trace_ids:
+        parts.append("judge traces " + ", ".join(traces.judge_trace_ids))
+    return " · ".join(parts)
 
 
 def timestamp(moment: datetime) -> str:

@@ -258,6 +258,7 @@ def _run(report: RunRecord, data: Mapping[str, Any]) -> Run:
         judge_usage=report.judge_usage,
         outcome=report.outcome,
         baseline_choice=report.baseline,
+        traces=report.traces,
     )
 
 

@@ -241,6 +241,8 @@ def _sample(view: SampleView) -> str:
         parts.append(f"**Agent error:**\n\n{md_fence(sample.error)}")
     if view.trace is not None:
         parts.append(_details("Traceback", md_fence(view.trace)))
+    if view.traces is not None:
+        parts.append(f"**Traces:** {cell(view.traces)}")
     if view.metadata is not None:
         parts.append(_details("Sample metadata", md_fence(view.metadata, "json")))
     return "\n\n".join(parts)

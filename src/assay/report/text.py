@@ -254,6 +254,8 @@ def _sample(view: SampleView) -> list[str]:
         lines += _block("error", lines_of(sample.error) or [""])
     if view.trace is not None:
         lines += _block("trace", lines_of(view.trace))
+    if view.traces is not None:
+        lines += _block("traces", [view.traces])
     if view.metadata is not None:
         lines += _block("metadata", [reading.preview(view.metadata)])
     return lines

@@ -382,6 +382,8 @@ class SampleView:
     trace: str | None
     metadata: str | None
     cost_working: str | None = None
+    #: The sample's trace and its judge calls' traces, when a tracer recorded them.
+    traces: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -773,6 +775,7 @@ def sample_view(sample: SampleResult) -> SampleView:
         trace=traceback_of(sample),
         metadata=reading.compact_json(metadata) if metadata else None,
         cost_working=_cost_working(sample),
+        traces=reading.traces_line(sample.traces),
     )
 
 
