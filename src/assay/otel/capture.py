@@ -11,6 +11,7 @@ processors and exporters; when none is set, one that exports nowhere is set (see
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import threading
 import weakref
 from collections.abc import Iterator
@@ -47,6 +48,12 @@ class Collected:
         return from_spans(outcome, Captured.of(self.records))
 
 
+#: The agent call being watched in this context (tracers of other libraries read it).
+watched: contextvars.ContextVar[Collected | None] = contextvars.ContextVar(
+    "assay_watched_call", default=None
+)
+
+
 class SpanCapture(SpanProcessor):
     """A span processor that hands each span to the sample it descends from."""
 
@@ -58,9 +65,11 @@ class SpanCapture(SpanProcessor):
     def watch(self) -> Iterator[Collected]:
         """Collect what descends from the current span while the block runs."""
         collected = Collected()
+        token = watched.set(collected)
         anchor = trace.get_current_span().get_span_context()
         if not anchor.is_valid or not trace.get_current_span().is_recording():
             collected.recording = False
+            watched.reset(token)
             yield collected
             return
         self._owners[anchor.span_id] = collected
@@ -69,6 +78,7 @@ class SpanCapture(SpanProcessor):
         finally:
             collected.open = False
             self._owners.pop(anchor.span_id, None)
+            watched.reset(token)
 
     def on_start(self, span: Span, parent_context: Context | None = None) -> None:
         """Attribute the span to its parent's sample, if its parent has one."""
@@ -104,7 +114,8 @@ def record_of(span: ReadableSpan) -> SpanRecord:
         name=span.name,
         start_ns=span.start_time or 0,
         end_ns=span.end_time or span.start_time or 0,
-        attributes=dict(span.attributes or {}),
+        # Frozen once the span ended: read in place, not copied.
+        attributes=span.attributes or {},
         error=error,
     )
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextvars
 import dataclasses
 import inspect
+import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -124,10 +125,18 @@ class Correlation:
         return result if traces is None else dataclasses.replace(result, traces=traces)
 
     def capture(self) -> Capture:
-        """The span capture (added to the global tracer provider, beside its own)."""
+        """The span capture (added to the global tracer provider, beside its own).
+
+        When the OpenAI Agents SDK is loaded, its trace processors get the capture too.
+        """
         from assay.otel.capture import CAPTURE, capturing_provider
 
         capturing_provider()
+        if "agents" in sys.modules:
+            # The OpenAI Agents SDK traces apart from OpenTelemetry: read its spans too.
+            from assay.otel.openai_agents import capture_agents_tracing
+
+            capture_agents_tracing()
         return CAPTURE
 
     # -- each judge call -------------------------------------------------------------

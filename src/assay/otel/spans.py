@@ -178,7 +178,7 @@ def _decoded(value: Any) -> JSON:
     """A JSON attribute as its value; any other text as the text (never evaluated)."""
     if isinstance(value, str):
         try:
-            decoded = json.loads(value, parse_constant=_refuse_constant)
+            decoded = _DECODER.decode(value)
         except ValueError:
             return value
         return decoded  # type: ignore[no-any-return]
@@ -192,6 +192,10 @@ def _decoded(value: Any) -> JSON:
 def _refuse_constant(name: str) -> Any:
     # NaN and Infinity are not JSON any store keeps: such text stays text.
     raise ValueError(name)
+
+
+#: One decoder for every attribute (building one per call costs more than decoding).
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 
 
 def _wrapped(value: JSON) -> dict[str, JSON]:

@@ -1,0 +1,98 @@
+"""Capture from real frameworks talking to the local scripted server (no framework mocked).
+
+pydantic-ai's own OpenTelemetry instrumentation and the OpenAI Agents SDK's own tracing each
+report a tool-calling turn; the sample's actions and tokens are read from them and match what
+the server answered. The scripted server proves transport and orchestration, not reasoning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import assay
+from assay import checks
+from assay.evaluation import MemoryRunStore
+from assay.testing.server import ScriptedServer, reply, tool_calls
+
+
+def script(body: dict[str, Any]):
+    """Call lookup_order with the number the user asked about, then answer with it."""
+    messages = body.get("messages") or body.get("input") or []
+    asked = next(m["content"] for m in messages if m.get("role") == "user")
+    if any(m.get("role") == "tool" for m in messages):
+        return reply(f"Order {asked} has shipped.", input_tokens=30, output_tokens=8)
+    return tool_calls(("lookup_order", {"order": int(asked)}), input_tokens=20, output_tokens=6)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ScriptedServer]:
+    with ScriptedServer(script) as running:
+        yield running
+
+
+def lookup_order(order: int) -> dict[str, Any]:
+    """Look an order up."""
+    return {"order": order, "status": "shipped"}
+
+
+def suite_of(agent: Any, cases: int) -> assay.Suite:
+    suite = assay.Suite("Framework", agent=agent, capture="spans")
+    for number in range(cases):
+        suite.case(str(number), id=f"order-{number}", checks=[checks.contains("shipped")])
+    return suite
+
+
+def assert_captured(run: assay.Run, model: str) -> None:
+    for sample in run.samples:
+        order = int(sample.case_id.removeprefix("order-"))
+        assert sample.status is assay.SampleStatus.PASSED, sample.error
+        assert [(a.name, a.arguments) for a in sample.actions or ()] == [
+            ("lookup_order", {"order": order})
+        ]
+        assert sample.actions is not None
+        assert sample.actions[0].result == {"order": order, "status": "shipped"}
+        assert sample.usage is not None
+        assert (sample.usage.input_tokens, sample.usage.output_tokens) == (50, 14)
+        assert sample.metadata["model"] == model
+
+
+def test_pydantic_ai_instrumentation(server: ScriptedServer, exporter) -> None:
+    from openai import AsyncOpenAI
+    from pydantic_ai import Agent
+    from pydantic_ai.capabilities import Instrumentation
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    async def agent(text: str) -> str:
+        # A client per sample, closed with it: the run's event loop is its own.
+        async with AsyncOpenAI(base_url=server.base_url, api_key="test") as client:
+            model = OpenAIChatModel("gpt-4o", provider=OpenAIProvider(openai_client=client))
+            framework = Agent(model, capabilities=[Instrumentation()], tools=[lookup_order])
+            return (await framework.run(text)).output
+
+    run = assay.run(suite_of(agent, 10), db=MemoryRunStore(), progress=False, concurrency=10)
+    assert_captured(run, "gpt-4o")
+
+
+def test_openai_agents_sdk_tracing(server: ScriptedServer, exporter) -> None:
+    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+    from openai import AsyncOpenAI
+
+    from assay.otel.openai_agents import capture_agents_tracing
+
+    capture_agents_tracing(replace=True)  # nothing is posted to OpenAI from a test
+
+    async def agent(text: str) -> str:
+        async with AsyncOpenAI(base_url=server.base_url, api_key="test") as client:
+            framework = Agent(
+                name="support",
+                model=OpenAIChatCompletionsModel("gpt-4o", openai_client=client),
+                tools=[function_tool(lookup_order)],
+            )
+            return str((await Runner.run(framework, text)).final_output)
+
+    run = assay.run(suite_of(agent, 10), db=MemoryRunStore(), progress=False, concurrency=10)
+    assert_captured(run, "gpt-4o")
