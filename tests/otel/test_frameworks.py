@@ -73,7 +73,7 @@ def test_pydantic_ai_instrumentation(server: ScriptedServer, exporter) -> None:
             framework = Agent(model, capabilities=[Instrumentation()], tools=[lookup_order])
             return (await framework.run(text)).output
 
-    run = assay.run(suite_of(agent, 10), db=MemoryRunStore(), progress=False, concurrency=10)
+    run = assay.run(suite_of(agent, 6), db=MemoryRunStore(), progress=False, concurrency=6)
     assert_captured(run, "gpt-4o")
 
 
@@ -94,5 +94,30 @@ def test_openai_agents_sdk_tracing(server: ScriptedServer, exporter) -> None:
             )
             return str((await Runner.run(framework, text)).final_output)
 
-    run = assay.run(suite_of(agent, 10), db=MemoryRunStore(), progress=False, concurrency=10)
+    run = assay.run(suite_of(agent, 6), db=MemoryRunStore(), progress=False, concurrency=6)
     assert_captured(run, "gpt-4o")
+
+
+def test_agents_sdk_response_and_failed_function_spans_are_read() -> None:
+    from agents.tracing import function_span, response_span, trace
+
+    from assay.otel import Captured
+    from assay.otel.capture import Collected, watched
+    from assay.otel.openai_agents import capture_agents_tracing
+
+    capture_agents_tracing(replace=True)
+    collected = Collected()
+    token = watched.set(collected)
+    try:
+        with trace("support"):
+            with response_span() as span:
+                span.span_data.usage = {"input_tokens": 12, "output_tokens": 4}
+            with function_span("refund", input='{"order": 9}') as failed:
+                failed.set_error({"message": "refunds are closed", "data": None})
+    finally:
+        watched.reset(token)
+    captured = Captured.of(collected.records)
+    assert captured.usage is not None
+    assert (captured.usage.input_tokens, captured.usage.output_tokens) == (12, 4)
+    ((name, arguments, error),) = [(a.name, a.arguments, a.error) for a in captured.actions]
+    assert (name, arguments, error) == ("refund", {"order": 9}, "refunds are closed")
