@@ -66,8 +66,9 @@ class SpanCapture(SpanProcessor):
         """Collect what descends from the current span while the block runs."""
         collected = Collected()
         token = watched.set(collected)
-        anchor = trace.get_current_span().get_span_context()
-        if not anchor.is_valid or not trace.get_current_span().is_recording():
+        current = trace.get_current_span()
+        anchor = current.get_span_context()
+        if not anchor.is_valid or not current.is_recording():
             collected.recording = False
             watched.reset(token)
             yield collected
