@@ -8,7 +8,7 @@ started. Custom transports (``MockTransport``, aiohttp-based ones) are not inter
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING, Any
 from assay.errors import ReplayError
 from assay.replay._intercepted import is_completion
 from assay.replay.matching import ObservedRequest
+from assay.spec.fixtures import CannedResponse
 
 if TYPE_CHECKING:
     from assay.replay._intercepted import Intercepted, Watching
+    from assay.replay.recording import Recorder
 
 Current = Callable[[], "Intercepted | None"]
 Watch = Callable[[], "Watching | None"]
@@ -33,42 +35,138 @@ def install(module_name: str, current: Current, watch: Watch) -> Callable[[], No
         module = importlib.import_module(module_name)
     except ImportError:
         return None
-    sync_cls, async_cls = module.HTTPTransport, module.AsyncHTTPTransport
+    sync_cls = module.HTTPTransport
     sync_original = sync_cls.__dict__["handle_request"]
-    async_original = async_cls.__dict__["handle_async_request"]
     refused = _error_type(module)
 
     def handle_request(self: Any, request: Any) -> Any:
         session, watching = current(), watch()
+        if session is not None and session.recorder is not None:
+            return _recorded(module, session, watching, request, refused, self, sync_original)
         if session is None or session.passes_through(_observe(request)):
             response = sync_original(self, request)
             if watching is None or not _readable(request, response):
                 return response
             return _read(module, watching, request, response, response.read())
         observed = replace(_observe(request), body=request.read())
-        return _watched(watching, request, _serve(module, session, observed, request, refused))
+        served = _serve(module, session, observed, request, refused, asynchronous=False)
+        return _watched(watching, request, served)
+
+    sync_cls.handle_request = handle_request
+    restore_async = install_async(module.AsyncHTTPTransport, module, current, watch)
+
+    def restore() -> None:
+        # Put back only what is still ours: never clobber a patch someone applied later.
+        if sync_cls.__dict__.get("handle_request") is handle_request:
+            sync_cls.handle_request = sync_original
+        restore_async()
+
+    return restore
+
+
+def install_async(
+    transport_cls: Any, module: ModuleType, current: Current, watch: Watch
+) -> Callable[[], None]:
+    """Patch one async transport class of ``module``; return the function that restores it.
+
+    Any transport that takes and returns ``module``'s requests and responses can be
+    patched so (LiteLLM's aiohttp transport is an ``httpx`` one).
+    """
+    async_original = transport_cls.__dict__["handle_async_request"]
+    refused = _error_type(module)
 
     async def handle_async_request(self: Any, request: Any) -> Any:
         session, watching = current(), watch()
+        if session is not None and session.recorder is not None:
+            return await _recorded_async(
+                module, session, watching, request, refused, self, async_original
+            )
         if session is None or session.passes_through(_observe(request)):
             response = await async_original(self, request)
             if watching is None or not _readable(request, response):
                 return response
             return _read(module, watching, request, response, await response.aread())
         observed = replace(_observe(request), body=await request.aread())
-        return _watched(watching, request, _serve(module, session, observed, request, refused))
+        served = _serve(module, session, observed, request, refused, asynchronous=True)
+        return _watched(watching, request, served)
 
-    sync_cls.handle_request = handle_request
-    async_cls.handle_async_request = handle_async_request
+    transport_cls.handle_async_request = handle_async_request
 
     def restore() -> None:
-        # Put back only what is still ours: never clobber a patch someone applied later.
-        if sync_cls.__dict__.get("handle_request") is handle_request:
-            sync_cls.handle_request = sync_original
-        if async_cls.__dict__.get("handle_async_request") is handle_async_request:
-            async_cls.handle_async_request = async_original
+        if transport_cls.__dict__.get("handle_async_request") is handle_async_request:
+            transport_cls.handle_async_request = async_original
 
     return restore
+
+
+def _recorded(
+    module: ModuleType,
+    session: Intercepted,
+    watching: Watching | None,
+    request: Any,
+    refused: Any,
+    transport: Any,
+    original: Any,
+) -> Any:
+    """Send the request live, keep it and its response in the recording, hand it on."""
+    observed = replace(_observe(request), body=request.read())
+    slot = _begin(session, observed, request, refused)
+    try:
+        response = original(transport, request)
+        body = response.read()
+    except Exception as error:
+        _recorder(session).fail(slot, observed, error)
+        raise
+    return _kept(module, session, watching, request, observed, slot, response, body)
+
+
+async def _recorded_async(
+    module: ModuleType,
+    session: Intercepted,
+    watching: Watching | None,
+    request: Any,
+    refused: Any,
+    transport: Any,
+    original: Any,
+) -> Any:
+    observed = replace(_observe(request), body=await request.aread())
+    slot = _begin(session, observed, request, refused)
+    try:
+        response = await original(transport, request)
+        body = await response.aread()
+    except Exception as error:
+        _recorder(session).fail(slot, observed, error)
+        raise
+    return _kept(module, session, watching, request, observed, slot, response, body)
+
+
+def _begin(session: Intercepted, observed: ObservedRequest, request: Any, refused: Any) -> int:
+    try:
+        return session.begin(observed)
+    except ReplayError as error:
+        raise refused(str(error), request=request) from None
+
+
+def _recorder(session: Intercepted) -> Recorder:
+    assert session.recorder is not None
+    return session.recorder
+
+
+def _kept(
+    module: ModuleType,
+    session: Intercepted,
+    watching: Watching | None,
+    request: Any,
+    observed: ObservedRequest,
+    slot: int,
+    response: Any,
+    body: bytes,
+) -> Any:
+    headers = response.headers.multi_items()
+    _recorder(session).complete(slot, observed, response.status_code, headers, body)
+    if watching is not None and _readable(request, response):
+        watching.note(body)
+    return _rebuilt(module, request, response, body)
 
 
 def _observe(request: Any) -> ObservedRequest:
@@ -84,6 +182,11 @@ def _readable(request: Any, response: Any) -> bool:
 def _read(module: ModuleType, watching: Watching, request: Any, response: Any, body: bytes) -> Any:
     """The response, read for its model and handed on as the same decoded content."""
     watching.note(body)
+    return _rebuilt(module, request, response, body)
+
+
+def _rebuilt(module: ModuleType, request: Any, response: Any, body: bytes) -> Any:
+    """A response already read, handed on as the same decoded content."""
     headers = [
         (name, value)
         for name, value in response.headers.multi_items()
@@ -99,14 +202,20 @@ def _read(module: ModuleType, watching: Watching, request: Any, response: Any, b
 
 
 def _watched(watching: Watching | None, request: Any, response: Any) -> Any:
-    """A replayed response, noted by the watch when it is a completion."""
+    """A replayed response, noted by the watch when it is a (non-streamed) completion."""
     if watching is not None and _readable(request, response):
         watching.note(response.content)
     return response
 
 
 def _serve(
-    module: ModuleType, session: Intercepted, observed: ObservedRequest, request: Any, refused: Any
+    module: ModuleType,
+    session: Intercepted,
+    observed: ObservedRequest,
+    request: Any,
+    refused: Any,
+    *,
+    asynchronous: bool,
 ) -> Any:
     try:
         canned = session.respond(observed)
@@ -115,9 +224,21 @@ def _serve(
     return module.Response(
         status_code=canned.status,
         headers=list(canned.headers),
-        content=canned.body,
+        content=_content(canned, asynchronous),
         request=request,
     )
+
+
+def _content(canned: CannedResponse, asynchronous: bool) -> Any:
+    """The body, or for a streamed response its events one chunk at a time."""
+    if not canned.chunks:
+        return canned.body
+    return _async_chunks(canned.chunks) if asynchronous else iter(canned.chunks)
+
+
+async def _async_chunks(chunks: tuple[bytes, ...]) -> AsyncIterator[bytes]:
+    for chunk in chunks:
+        yield chunk
 
 
 def _error_type(module: ModuleType) -> Any:

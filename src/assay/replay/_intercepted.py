@@ -10,11 +10,21 @@ from __future__ import annotations
 from typing import Protocol
 
 from assay.replay.matching import ObservedRequest
+from assay.replay.recording import Recorder
 from assay.spec.fixtures import CannedResponse
 
 
 class Intercepted(Protocol):
     """The replay state of the sample whose request a patched transport is handling."""
+
+    @property
+    def recorder(self) -> Recorder | None:
+        """The recording requests are kept in, when the sample records instead of replaying."""
+        ...
+
+    def begin(self, request: ObservedRequest) -> int:
+        """Reserve the recording's place for a request about to go to the network."""
+        ...
 
     def passes_through(self, request: ObservedRequest) -> bool:
         """Whether the request goes to the network untouched."""

@@ -104,16 +104,19 @@ def _release() -> None:
 
 def _install() -> None:
     # Imported here so that `import assay` never loads an HTTP client.
-    from assay.replay import _httpx_adapter, _requests_adapter
+    from assay.replay import _httpx_adapter, _litellm_adapter, _requests_adapter
 
     try:
         for module_name in ("httpx", "httpx2"):
             restore = _httpx_adapter.install(module_name, current, watch)
             if restore is not None:
                 _restorers.append(restore)
-        restore = _requests_adapter.install(current, watch)
-        if restore is not None:
-            _restorers.append(restore)
+        for restore in (
+            _requests_adapter.install(current, watch),
+            _litellm_adapter.install(current, watch),
+        ):
+            if restore is not None:
+                _restorers.append(restore)
     except BaseException:
         _uninstall()
         raise

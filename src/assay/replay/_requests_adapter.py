@@ -45,6 +45,9 @@ def install(current: Current, watch: Watch) -> Callable[[], None] | None:
         observed = ObservedRequest.build(
             request.method or "GET", request.url or "", request.headers.items(), b""
         )
+        if session.recorder is not None:
+            observed = replace(observed, body=_body(request))
+            return recorded(session, observed, request, self, args, kwargs)
         if session.passes_through(observed):
             return original(self, request, *args, **kwargs)
         try:
@@ -61,6 +64,30 @@ def install(current: Current, watch: Watch) -> Callable[[], None] | None:
             request_method=request.method,
         )
         return self.build_response(request, raw)
+
+    def recorded(
+        session: Intercepted,
+        observed: ObservedRequest,
+        request: Any,
+        adapter: Any,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> Any:
+        recorder = session.recorder
+        assert recorder is not None
+        try:
+            slot = session.begin(observed)
+        except ReplayError as error:
+            raise refused(str(error), request=request) from None
+        try:
+            response = original(adapter, request, *args, **kwargs)
+            body = response.content  # read once; the caller reads the same bytes again
+        except Exception as error:
+            recorder.fail(slot, observed, error)
+            raise
+        headers = list(response.headers.items())
+        recorder.complete(slot, observed, response.status_code, headers, body)
+        return response
 
     adapter_cls.send = send  # type: ignore[method-assign]
 

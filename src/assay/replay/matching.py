@@ -2,11 +2,14 @@
 
 JSON is compared by type: the string ``"1"`` is not the number ``1``, ``null`` is not
 ``false`` (numbers compare by value, so ``1`` equals ``1.0``). Query order is insignificant
-but repeats count. Only declared headers are asserted, names case-insensitive.
+but repeats count. Only declared headers are asserted, names case-insensitive. A declaration
+may leave body paths and query parameters out (``ignore``) and accept fields it does not
+name (``match="subset"``); the differences are described the same way either way.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from collections.abc import Iterable
@@ -15,8 +18,9 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from assay.replay.redact import Redactor
-from assay.spec import JSON, canonical_json
+from assay.spec import canonical_json
 from assay.spec.fixtures import ExpectedRequest, Unset, base_url, is_sensitive_name
+from assay.spec.json_paths import Ignored, ignored
 
 #: At most this many differences are listed per request; the rest are counted.
 MAX_DIFFERENCES = 12
@@ -80,9 +84,12 @@ def differences(
         found.append(f"method: expected {expected.method}, got {observed.method}")
     if _path_key(expected.url) != _path_key(observed.url):
         found.append(f"url: expected {hide.url(expected.url)}, got {hide.url(observed.url)}")
-    found += _query_differences(expected.query, observed.query, hide)
+    left_out = _ignored(expected.ignore)
+    found += _query_differences(
+        _kept(expected.query, left_out), _kept(observed.query, left_out), hide
+    )
     found += _header_differences(expected.headers, observed, hide)
-    found += _body_differences(expected.json, observed.body, hide)
+    found += _body_differences(expected, observed.body, hide, left_out)
     if len(found) > MAX_DIFFERENCES:
         extra = len(found) - MAX_DIFFERENCES
         found = [*found[:MAX_DIFFERENCES], f"… and {extra} more difference(s)"]
@@ -111,8 +118,13 @@ def json_differences(
     path: str = "$",
     hidden: bool = False,
     redactor: Redactor | None = None,
+    *,
+    subset: bool = False,
 ) -> list[str]:
-    """Where two JSON documents differ, path by path (``$.items[0].id: expected …, got …``)."""
+    """Where two JSON documents differ, path by path (``$.items[0].id: expected …, got …``).
+
+    With ``subset``, a field ``actual`` has and ``expected`` does not is no difference.
+    """
     hide = redactor or Redactor(describe=True)
     kind, other = _kind(expected), _kind(actual)
     if kind != other:
@@ -121,14 +133,16 @@ def json_differences(
             f"got {_show(actual, hidden, hide)} ({other})"
         ]
     if kind == "object":
-        return _object_differences(expected, actual, path, hidden, hide)
+        return _object_differences(expected, actual, path, hidden, hide, subset)
     if kind == "array":
         if len(expected) != len(actual):
             return [f"{path}: expected {len(expected)} item(s), got {len(actual)}"]
         return [
             line
             for index, (left, right) in enumerate(zip(expected, actual, strict=True))
-            for line in json_differences(left, right, f"{path}[{index}]", hidden, hide)
+            for line in json_differences(
+                left, right, f"{path}[{index}]", hidden, hide, subset=subset
+            )
         ]
     if expected != actual:
         return [
@@ -138,7 +152,12 @@ def json_differences(
 
 
 def _object_differences(
-    expected: dict[str, Any], actual: dict[str, Any], path: str, hidden: bool, hide: Redactor
+    expected: dict[str, Any],
+    actual: dict[str, Any],
+    path: str,
+    hidden: bool,
+    hide: Redactor,
+    subset: bool,
 ) -> list[str]:
     found: list[str] = []
     for key, value in expected.items():
@@ -146,7 +165,11 @@ def _object_differences(
         if key not in actual:
             found.append(f"{path}.{key}: missing (expected {_show(value, secret, hide)})")
         else:
-            found += json_differences(value, actual[key], f"{path}.{key}", secret, hide)
+            found += json_differences(
+                value, actual[key], f"{path}.{key}", secret, hide, subset=subset
+            )
+    if subset:
+        return found
     found += [
         f"{path}.{key}: not expected "
         f"(got {_show(actual[key], hidden or is_sensitive_name(key), hide)})"
@@ -188,7 +211,10 @@ def _quoted(shown: str) -> str:
     return shown if shown.startswith("[redacted") else repr(shown)
 
 
-def _body_differences(expected: JSON | Unset, body: bytes, hide: Redactor) -> list[str]:
+def _body_differences(
+    request: ExpectedRequest, body: bytes, hide: Redactor, left_out: Ignored
+) -> list[str]:
+    expected = request.json
     if isinstance(expected, Unset):
         return [] if not body else [f"body: expected an empty body, got {len(body)} byte(s)"]
     if not body:
@@ -197,7 +223,23 @@ def _body_differences(expected: JSON | Unset, body: bytes, hide: Redactor) -> li
         actual = json.loads(body.decode("utf-8"), parse_constant=_not_json)
     except (UnicodeDecodeError, ValueError):
         return [f"body: expected JSON, got {len(body)} byte(s) that are not JSON"]
-    return [f"json {line}" for line in json_differences(expected, actual, redactor=hide)]
+    found = json_differences(
+        left_out.body_without(expected),
+        left_out.body_without(actual),
+        redactor=hide,
+        subset=request.match == "subset",
+    )
+    return [f"json {line}" for line in found]
+
+
+@functools.lru_cache(maxsize=256)
+def _ignored(texts: tuple[str, ...]) -> Ignored:
+    # Validated when declared; parsed again here, once per distinct list.
+    return ignored(texts, "ignore")
+
+
+def _kept(pairs: tuple[tuple[str, str], ...], left_out: Ignored) -> tuple[tuple[str, str], ...]:
+    return tuple(pair for pair in pairs if pair[0] not in left_out.query)
 
 
 def _not_json(name: str) -> Any:

@@ -7,9 +7,10 @@ import inspect
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
-from assay.errors import ReplayError
+from assay.errors import ConfigurationError, ReplayError
 from assay.replay.evidence import ReplayEvidence, RequestRecord, RequestStatus, describe
 from assay.replay.matching import (
     ObservedRequest,
@@ -17,6 +18,7 @@ from assay.replay.matching import (
     differences,
     endpoint_of,
 )
+from assay.replay.recording import Recorder, check_replaceable
 from assay.replay.redact import Redactor
 from assay.spec.fixtures import ApiFixtures, CannedResponse
 
@@ -31,10 +33,20 @@ class ReplaySession:
     as ``exhausted``. Refusals raise :class:`~assay.errors.ReplayError` in the agent's client.
 
     Thread-safe: one sample's agent may issue requests from several threads or tasks.
+
+    With ``record=PATH`` the session records instead: every request goes to the network and
+    is kept, and leaving :meth:`active` writes the fixture file ``PATH`` (see
+    :mod:`assay.replay.recording`), which ``ApiFixtures.from_mapping`` reads back to replay.
+    ``fixtures`` then only lends its ``redact`` patterns; an existing ``PATH`` that a person
+    wrote or edited is refused at once (:class:`~assay.errors.ConfigurationError`).
     """
 
-    def __init__(self, fixtures: ApiFixtures) -> None:
+    def __init__(
+        self, fixtures: ApiFixtures | None = None, *, record: str | Path | None = None
+    ) -> None:
+        fixtures = ApiFixtures() if fixtures is None else fixtures
         self.fixtures = fixtures
+        self.recorder = None if record is None else _recorder(fixtures, Path(record))
         self._declared = frozenset(
             declared_endpoint(item.request) for item in fixtures.interactions
         )
@@ -45,13 +57,41 @@ class ReplaySession:
         self._lock = threading.Lock()
         self._closed = False
 
+    @property
+    def recording(self) -> bool:
+        """Whether requests go to the network and are recorded, rather than replayed."""
+        return self.recorder is not None
+
     @contextmanager
-    def active(self) -> Iterator[ReplaySession]:
-        """Intercept HTTP for the code run inside this block (this context only), then close."""
+    def active(self, *, save: bool = True) -> Iterator[ReplaySession]:
+        """Intercept HTTP for the code run inside this block (this context only), then close.
+
+        A recording session writes its file when the block ends without an exception
+        (unless ``save`` is false: then call :meth:`save`).
+        """
         from assay.replay import _interception
 
         with _interception.scoped(self):
             yield self
+        if save and self.recorder is not None:
+            self.recorder.save()
+
+    def save(self) -> Path:
+        """Write the recorded fixture file; :class:`ReplayError` says what could not be kept."""
+        if self.recorder is None:
+            raise ConfigurationError("this session replays; pass record=PATH to record")
+        return self.recorder.save()
+
+    def begin(self, request: ObservedRequest) -> int:
+        """Reserve the recording's next place for a request about to be sent."""
+        assert self.recorder is not None
+        with self._lock:
+            if self._closed:
+                raise ReplayError(
+                    f"{request.method} {request.shown_url(self._redactor)}: the "
+                    "sample this request belongs to has already finished"
+                )
+        return self.recorder.begin(request)
 
     def bind(self, agent: Callable[..., Any]) -> Callable[..., Any]:
         """A sync agent that keeps interception installed for as long as it runs.
@@ -74,6 +114,8 @@ class ReplaySession:
 
     def passes_through(self, request: ObservedRequest) -> bool:
         """Whether the request goes to the network untouched (recorded as ``allowed``)."""
+        if self.recorder is not None:
+            return False
         if request.host not in self._allowed or endpoint_of(request) in self._declared:
             return False
         with self._lock:
@@ -141,3 +183,13 @@ class ReplaySession:
             upcoming = describe(self._cursor, interactions[self._cursor], self._redactor)
             return "unexpected", f"not declared (next declared: {upcoming})"
         return "unexpected", "not declared"
+
+
+def _recorder(fixtures: ApiFixtures, path: Path) -> Recorder:
+    if fixtures.interactions:
+        raise ConfigurationError(
+            f"{path}: a recording session records every request; it takes no declared "
+            "interactions (only redact patterns)"
+        )
+    check_replaceable(path)
+    return Recorder(path, Redactor.of(fixtures), fixtures.redact)

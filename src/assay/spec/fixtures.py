@@ -17,9 +17,9 @@ from __future__ import annotations
 import hashlib
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from assay.errors import SpecError
 from assay.spec._fixture_parts import (
@@ -40,11 +40,14 @@ from assay.spec._fixture_parts import (
     status,
 )
 from assay.spec.credentials import REDACTED, hide_credentials
+from assay.spec.event_stream import EVENT_STREAM, StreamEvent, events_from
 from assay.spec.json_data import JSON
+from assay.spec.json_paths import ignored
 
 __all__ = [
     "UNSET",
     "ApiFixtures",
+    "BodyMatch",
     "CannedResponse",
     "ExpectedRequest",
     "Interaction",
@@ -56,9 +59,15 @@ __all__ = [
     "split_url",
 ]
 
-_REQUEST_KEYS = frozenset({"method", "url", "query", "json", "headers", "response"})
-_RESPONSE_KEYS = frozenset({"status", "headers", "json", "body_file"})
-_FIXTURE_KEYS = frozenset({"allow_hosts", "interactions", "redact"})
+_REQUEST_KEYS = frozenset(
+    {"method", "url", "query", "json", "headers", "ignore", "match", "response"}
+)
+_RESPONSE_KEYS = frozenset({"status", "headers", "json", "body_file", "events"})
+_FIXTURE_KEYS = frozenset({"allow_hosts", "interactions", "redact", "recorded"})
+#: How a declared JSON body is compared: ``exact`` (every field, no extra ones) or
+#: ``subset`` (the declared fields must be there and equal; the request may have more).
+BodyMatch = Literal["exact", "subset"]
+_BODY_MATCHES: tuple[BodyMatch, ...] = ("exact", "subset")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +77,9 @@ class ExpectedRequest:
     ``url`` is normalised without its query (``scheme://host[:port]/path``); ``query`` holds
     sorted (name, value) pairs, so order is insignificant and repeats keep their multiplicity.
     ``json`` is :data:`UNSET` when the request must have an empty body. ``headers`` holds only
-    the asserted headers, names lower-cased.
+    the asserted headers, names lower-cased. ``ignore`` lists the JSON paths of the body
+    (``$.metadata``) and the query parameters (``query.NAME``) left out of the comparison;
+    ``match`` says whether the body may hold fields the declaration does not (``subset``).
     """
 
     method: str
@@ -76,6 +87,8 @@ class ExpectedRequest:
     query: tuple[tuple[str, str], ...] = ()
     json: JSON | Unset = UNSET
     headers: tuple[tuple[str, str], ...] = ()
+    ignore: tuple[str, ...] = ()
+    match: BodyMatch = "exact"
 
     def definition(self) -> dict[str, JSON]:
         """Portable form for fingerprints; asserted credentials appear only as hashes."""
@@ -87,6 +100,11 @@ class ExpectedRequest:
         }
         if not isinstance(self.json, Unset):
             described["json"] = _hidden_json(self.json)
+        # Only when given, so the fingerprints of declarations without them do not change.
+        if self.ignore:
+            described["ignore"] = list(self.ignore)
+        if self.match != "exact":
+            described["match"] = self.match
         return described
 
     def endpoint(self) -> tuple[str, str]:
@@ -100,12 +118,15 @@ class CannedResponse:
 
     ``source`` says where the bytes came from (``"json"`` or the declared ``body_file``); it is
     for evidence only and is not part of the fingerprint, which hashes the bytes themselves.
+    A streamed response (``events``) keeps one chunk per event in ``chunks``, served one by
+    one; ``body`` is then their concatenation.
     """
 
     status: int
     headers: tuple[tuple[str, str], ...]
     body: bytes = field(repr=False)
     source: str = "json"
+    chunks: tuple[bytes, ...] = field(default=(), repr=False)
     sha256: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -157,16 +178,20 @@ class ApiFixtures:
         query: Mapping[str, str | Sequence[str]] | None = None,
         json: Any = UNSET,
         headers: Mapping[str, str] | None = None,
+        ignore: Sequence[str] | None = None,
+        match: BodyMatch = "exact",
     ) -> PendingRequest:
         """Declare the next request; finish it with :meth:`PendingRequest.respond_with`.
 
         ``query`` values are strings (a list repeats a name); ``json`` asserts the typed JSON
         body (``"1"`` is not ``1``, ``None`` is JSON null) and, when omitted, an empty body;
-        ``headers`` are the only headers asserted (names are case-insensitive).
+        ``headers`` are the only headers asserted (names are case-insensitive). ``ignore``
+        leaves body paths (``"$.metadata"``) and query parameters (``"query.trace"``) out of
+        the comparison; ``match="subset"`` lets the body hold fields ``json`` does not.
         """
-        return PendingRequest(
-            self, _request(method, url, query, json, headers, f"api[{len(self.interactions)}]")
-        )
+        path = f"api[{len(self.interactions)}]"
+        request = _request(method, url, query, json, headers, path)
+        return PendingRequest(self, _comparing(request, ignore, match, path))
 
     def definition(self) -> dict[str, JSON]:
         """Portable form: allowed hosts, request assertions, response status, headers, hashes."""
@@ -191,6 +216,7 @@ class ApiFixtures:
         items = data.get("interactions", [])
         if isinstance(items, str | bytes) or not isinstance(items, Sequence):
             raise SpecError("must be a list of interactions", field="api.interactions")
+        _check_recorded(data.get("recorded"))
         fixtures = cls(
             allow_hosts=hosts(data.get("allow_hosts"), "api.allow_hosts"),
             redact=redactions(data.get("redact"), "api.redact"),
@@ -217,16 +243,20 @@ class PendingRequest:
         headers: Mapping[str, str] | None = None,
         json: Any = UNSET,
         body_file: str | Path | None = None,
+        events: Sequence[Mapping[str, Any]] | None = None,
     ) -> ApiFixtures:
         """Give the declared request its response and return the extended fixtures.
 
-        Exactly one body source: inline ``json`` (``json=None`` serves JSON null) or
-        ``body_file``, read now as exact bytes; a relative path resolves against the folder
-        of the file that calls this method, never the working directory.
+        Exactly one body source: inline ``json`` (``json=None`` serves JSON null),
+        ``body_file``, read now as exact bytes (a relative path resolves against the folder
+        of the file that calls this method, never the working directory), or ``events``, a
+        streamed ``text/event-stream`` response served event by event
+        (``[{"data": {...}}, {"data": "[DONE]"}]``).
         """
         path = f"api[{len(self.fixtures.interactions)}].response"
         base_dir = _caller_dir() if body_file is not None else None
-        response = _response(status, headers, json, body_file, base_dir, path)
+        sources = _Sources(json, body_file, events)
+        response = _response(status, headers, sources, base_dir, path)
         return self.fixtures._with(Interaction(self.request, response))
 
 
@@ -262,25 +292,60 @@ def _request(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Sources:
+    """The body sources a response was given; exactly one must be."""
+
+    json: Any = UNSET
+    body_file: Any = None
+    events: Any = None
+
+    def given(self) -> list[str]:
+        found = ["json"] * (not isinstance(self.json, Unset))
+        found += ["body_file"] * (self.body_file is not None)
+        return found + ["events"] * (self.events is not None)
+
+
 def _response(
-    status_code: Any, declared: Any, json: Any, body_file: Any, base_dir: Path | None, path: str
+    status_code: Any, declared: Any, sources: _Sources, base_dir: Path | None, path: str
 ) -> CannedResponse:
-    given = [
-        name
-        for name, value in (("json", json), ("body_file", body_file))
-        if not isinstance(value, Unset) and not (name == "body_file" and value is None)
-    ]
+    given = sources.given()
     if len(given) != 1:
-        raise SpecError("needs exactly one body source: json=... or body_file=...", field=path)
+        raise SpecError(
+            "needs exactly one body source: json=..., body_file=... or events=...", field=path
+        )
     pairs = headers(declared, f"{path}.headers")
+    code = status(status_code, f"{path}.status")
+    if given[0] == "events":
+        return _streamed(code, pairs, events_from(sources.events, f"{path}.events"))
     if not any(name.lower() == "content-type" for name, _ in pairs):
         pairs.append(("Content-Type", "application/json"))
     if given[0] == "json":
-        body, source = body_from_json(json, f"{path}.json"), "json"
+        body, source = body_from_json(sources.json, f"{path}.json"), "json"
     else:
-        body = body_from_file(body_file, base_dir, f"{path}.body_file")
-        source = str(body_file)
-    return CannedResponse(status(status_code, f"{path}.status"), tuple(pairs), body, source)
+        body = body_from_file(sources.body_file, base_dir, f"{path}.body_file")
+        source = str(sources.body_file)
+    return CannedResponse(code, tuple(pairs), body, source)
+
+
+def _streamed(
+    code: int, pairs: list[tuple[str, str]], events: tuple[StreamEvent, ...]
+) -> CannedResponse:
+    if not any(name.lower() == "content-type" for name, _ in pairs):
+        pairs.append(("Content-Type", EVENT_STREAM))
+    chunks = tuple(event.encode() for event in events)
+    return CannedResponse(code, tuple(pairs), b"".join(chunks), "events", chunks)
+
+
+def _comparing(request: ExpectedRequest, ignore: Any, match: Any, path: str) -> ExpectedRequest:
+    """The declaration with what its comparison leaves out, each part validated."""
+    ignored(ignore, f"{path}.ignore")
+    if match not in _BODY_MATCHES:
+        raise SpecError(f"{match!r} is not one of 'exact', 'subset'", field=f"{path}.match")
+    if match == "subset" and isinstance(request.json, Unset):
+        raise SpecError("'subset' compares a JSON body; declare json as well", field=path)
+    texts = () if ignore is None else tuple(ignore)
+    return replace(request, ignore=texts, match=match)
 
 
 def _interaction(item: Any, path: str, base_dir: str | Path | None) -> Interaction:
@@ -297,6 +362,7 @@ def _interaction(item: Any, path: str, base_dir: str | Path | None) -> Interacti
         item.get("headers"),
         path,
     )
+    request = _comparing(request, item.get("ignore"), item.get("match", "exact"), path)
     response = item.get("response")
     if not isinstance(response, Mapping):
         raise SpecError(
@@ -305,13 +371,11 @@ def _interaction(item: Any, path: str, base_dir: str | Path | None) -> Interacti
         )
     check_keys(response, _RESPONSE_KEYS, f"{path}.response")
     folder = None if base_dir is None else Path(base_dir)
+    sources = _Sources(
+        response.get("json", UNSET), response.get("body_file"), response.get("events")
+    )
     canned = _response(
-        response.get("status", 200),
-        response.get("headers"),
-        response.get("json", UNSET),
-        response.get("body_file"),
-        folder,
-        f"{path}.response",
+        response.get("status", 200), response.get("headers"), sources, folder, f"{path}.response"
     )
     return Interaction(request, canned)
 
@@ -338,6 +402,14 @@ def _hidden_json(value: JSON) -> JSON:
     if isinstance(value, list):
         return [_hidden_json(item) for item in value]
     return hide_credentials(value) if isinstance(value, str) else value
+
+
+def _check_recorded(value: Any) -> None:
+    # Written by a recording to tell an edited file from its own; replay does not read it.
+    if value is None:
+        return
+    if not isinstance(value, Mapping) or not isinstance(value.get("sha256"), str):
+        raise SpecError("must be a mapping with the sha256 a recording wrote", field="api.recorded")
 
 
 def _caller_dir() -> Path | None:

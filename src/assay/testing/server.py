@@ -269,6 +269,12 @@ def _stream_answered_by(response: Response, asked: str) -> Response:
     )
 
 
+def event_stream(data: Iterable[str]) -> Response:
+    """A ``text/event-stream`` response of these ``data:`` payloads, one event each."""
+    body = "".join(f"data: {item}\n\n" for item in data).encode()
+    return Response(200, body, {"content-type": _EVENT_STREAM})
+
+
 def _answered_by(response: Response, asked: Any) -> Response:
     """``response`` naming the model the request asked for, when it echoes one."""
     if not response.echo_model or not isinstance(asked, str):

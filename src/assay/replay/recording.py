@@ -1,0 +1,254 @@
+"""Recording an agent's real HTTP calls as a fixture file that replays strictly.
+
+While a recording :class:`~assay.replay.ReplaySession` is active, every request goes to the
+network and is kept with its response. On save, one JSON file is written in the fixture
+format a replay reads (``{"interactions": [...]}``, see :meth:`ApiFixtures.from_mapping`):
+
+* the request's method, URL, query and JSON body; no request header is written, so none is
+  asserted (``Authorization`` never reaches the file);
+* the response's status, its ``Content-Type`` and its body, as ``json``, or as ``events``
+  for a streamed (``text/event-stream``) response;
+* redacted by the rules replay evidence follows (:mod:`assay.replay.redact`): a hidden value
+  is written as ``[redacted]`` and, in a request, its JSON path (or ``query.NAME``) is added
+  to the interaction's ``ignore`` list, so the replay compares everything else;
+* a ``recorded`` stamp, the SHA-256 of the rest, so a later recording can tell its own file
+  from one a person edited. An edited or hand-written file is never replaced.
+
+The file is written atomically (a temporary file in the same folder, then a rename).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from assay.errors import ConfigurationError, ReplayError, SpecError
+from assay.replay.matching import ObservedRequest
+from assay.replay.redact import Redactor
+from assay.spec import JSON, ApiFixtures, digest
+from assay.spec.event_stream import EVENT_STREAM, parse_stream
+
+#: The key of the stamp a recording writes into its file.
+STAMP_KEY = "recorded"
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+
+class Recorder:
+    """The interactions of one recording, in the order their requests were sent."""
+
+    def __init__(self, path: Path, redactor: Redactor, redact: tuple[str, ...] = ()) -> None:
+        self.path = path
+        self._redactor = redactor
+        self._redact = redact
+        self._slots: list[dict[str, JSON] | None] = []
+        self._problems: list[str] = []
+        self._lock = threading.Lock()
+
+    def begin(self, request: ObservedRequest) -> int:
+        """Reserve the next place for ``request``; its response fills it later."""
+        with self._lock:
+            self._slots.append(None)
+            return len(self._slots) - 1
+
+    def complete(
+        self,
+        slot: int,
+        request: ObservedRequest,
+        status: int,
+        headers: list[tuple[str, str]],
+        body: bytes,
+    ) -> None:
+        """Keep the request and its response (redacted), or note why they cannot be kept."""
+        where = f"request {slot + 1} {request.method} {request.shown_url(self._redactor)}"
+        try:
+            interaction = self._interaction(request, status, headers, body, where)
+        except ReplayError as error:
+            with self._lock:
+                self._problems.append(str(error))
+            return
+        with self._lock:
+            self._slots[slot] = interaction
+
+    def fail(self, slot: int, request: ObservedRequest, error: BaseException) -> None:
+        """Note a request that got no response: a fixture cannot declare a lost connection."""
+        with self._lock:
+            self._problems.append(
+                f"request {slot + 1} {request.method} {request.shown_url(self._redactor)} "
+                f"got no response ({type(error).__name__}), so it cannot be recorded"
+            )
+
+    @property
+    def count(self) -> int:
+        """How many requests were recorded so far."""
+        with self._lock:
+            return sum(slot is not None for slot in self._slots)
+
+    def document(self) -> dict[str, JSON]:
+        """The fixture file's content, or :class:`ReplayError` naming what cannot be kept."""
+        with self._lock:
+            problems, slots = list(self._problems), list(self._slots)
+        if problems:
+            raise ReplayError(f"{self.path}: not recorded: " + "; ".join(problems))
+        written: dict[str, JSON] = {"interactions": [slot for slot in slots if slot is not None]}
+        if self._redact:
+            written["redact"] = list(self._redact)
+        written[STAMP_KEY] = {"sha256": digest(written)}
+        return written
+
+    def save(self) -> Path:
+        """Write the fixture file atomically; refuse to replace a file a person edited."""
+        document = self.document()
+        try:
+            ApiFixtures.from_mapping(document, base_dir=self.path.parent)
+        except SpecError as error:  # a recording that would not replay is a defect here
+            raise ReplayError(f"{self.path}: the recording does not replay: {error}") from None
+        check_replaceable(self.path)
+        write_atomically(self.path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        return self.path
+
+    def _interaction(
+        self,
+        request: ObservedRequest,
+        status: int,
+        headers: list[tuple[str, str]],
+        body: bytes,
+        where: str,
+    ) -> dict[str, JSON]:
+        hidden = self._redactor.url(request.url)
+        if hidden != request.url:
+            raise ReplayError(
+                f"{where}: its URL path holds a credential, which a fixture cannot declare"
+            )
+        ignore: list[str] = []
+        interaction: dict[str, JSON] = {"method": request.method, "url": request.url}
+        query = self._query(request.query, ignore)
+        if query:
+            interaction["query"] = query
+        if request.body:
+            interaction["json"] = self._request_json(request.body, ignore, where)
+        if ignore:
+            interaction["ignore"] = list[JSON](sorted(set(ignore)))
+        interaction["response"] = self._response(status, headers, body, where)
+        return interaction
+
+    def _query(self, pairs: tuple[tuple[str, str], ...], ignore: list[str]) -> dict[str, JSON]:
+        query: dict[str, list[JSON]] = {}
+        for name, value in pairs:
+            shown = self._redactor.query_value(name, value)
+            if shown != value:
+                ignore.append(f"query.{name}")
+            query.setdefault(name, []).append(shown)
+        return {name: values[0] if len(values) == 1 else values for name, values in query.items()}
+
+    def _request_json(self, body: bytes, ignore: list[str], where: str) -> JSON:
+        value = _json(body, f"{where}: its body")
+        shown = self._redactor.json(value)
+        ignore.extend(changed_paths(value, shown))
+        return shown
+
+    def _response(
+        self, status: int, headers: list[tuple[str, str]], body: bytes, where: str
+    ) -> dict[str, JSON]:
+        content_type = next((v for k, v in headers if k.lower() == "content-type"), None)
+        written: dict[str, JSON] = {"status": status}
+        if content_type is not None:
+            written["headers"] = {"Content-Type": content_type}
+        if EVENT_STREAM in (content_type or "").lower():
+            try:
+                events = parse_stream(body, f"{where}: its response")
+            except SpecError as error:
+                raise ReplayError(str(error)) from None
+            written["events"] = [
+                {**event.to_json(), "data": self._redactor.json(event.data)} for event in events
+            ]
+        else:
+            written["json"] = self._redactor.json(_json(body, f"{where}: its response"))
+        return written
+
+
+def changed_paths(original: JSON, shown: JSON, path: str = "$") -> list[str]:
+    """The JSON paths at which redaction changed a document (the parts a replay ignores)."""
+    if original == shown:
+        return []
+    if isinstance(original, dict) and isinstance(shown, dict):
+        return [
+            line
+            for key in original
+            for line in changed_paths(original[key], shown.get(key), _step(path, key))
+        ]
+    if isinstance(original, list) and isinstance(shown, list):
+        return [
+            line
+            for index, (left, right) in enumerate(zip(original, shown, strict=True))
+            for line in changed_paths(left, right, f"{path}[{index}]")
+        ]
+    return [path]
+
+
+def check_replaceable(path: Path) -> None:
+    """Refuse a target that is a folder, or a file this recording did not write unchanged."""
+    if path.is_dir():
+        raise ConfigurationError(f"{path}: is a folder, not a fixture file")
+    if not path.exists():
+        return
+    if not is_unedited_recording(path):
+        raise ConfigurationError(
+            f"{path}: exists and was not recorded by Assay, or was edited since; it is kept. "
+            "Delete it (or record to another folder) to record it again"
+        )
+
+
+def is_unedited_recording(path: Path) -> bool:
+    """Whether ``path`` holds a recording exactly as it was written (its stamp still fits)."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return False
+    if not isinstance(document, dict):
+        return False
+    stamp = document.pop(STAMP_KEY, None)
+    return isinstance(stamp, dict) and stamp.get("sha256") == digest(document)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename: never half a file."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as error:
+        raise ConfigurationError(f"{path}: cannot write there: {error.strerror}") from None
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _json(body: bytes, what: str) -> JSON:
+    try:
+        value: JSON = json.loads(body.decode("utf-8"), parse_constant=_refuse)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise ReplayError(
+            f"{what} is not JSON ({len(body)} byte(s)); a fixture declares JSON bodies "
+            "and event streams only"
+        ) from None
+    return value
+
+
+def _refuse(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _step(path: str, key: str) -> str:
+    if _NAME.fullmatch(key):
+        return f"{path}.{key}"
+    return f"{path}[{json.dumps(key)}]"
