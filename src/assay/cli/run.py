@@ -208,6 +208,31 @@ def run_command(
             rich_help_panel=STORAGE,
         ),
     ] = None,
+    record: Annotated[
+        bool,
+        typer.Option(
+            "--record",
+            help="Let each case's agent reach the network and write its HTTP calls as replay "
+            "fixtures (one JSON file per case, in --fixtures).",
+            rich_help_panel=REPLAY,
+        ),
+    ] = False,
+    replay: Annotated[
+        bool,
+        typer.Option(
+            "--replay",
+            help="Replay each case from the fixtures --record wrote (strict: no network).",
+            rich_help_panel=REPLAY,
+        ),
+    ] = False,
+    fixtures: Annotated[
+        Path | None,
+        typer.Option(
+            help="The folder of recorded fixtures.",
+            show_default="recorded/SUITE beside the suite file",
+            rich_help_panel=REPLAY,
+        ),
+    ] = None,
 ) -> None:
     """Run a suite, persist every sample, and compare it with its baseline.
 
@@ -239,6 +264,7 @@ def run_command(
             judge_base_url=judge_base_url,
             judge_timeout=judge_timeout,
         )
+        chosen, recording = _recorded(chosen, spec, record=record, replay=replay, folder=fixtures)
         reports = _check_report_paths(report or [], theme)
         summaries = _summary_files(summary)
         run_id = resume or str(uuid.uuid4())
@@ -263,6 +289,7 @@ def run_command(
             "lease_timeout": lease_timeout,
             "run_id": run_id,
             "judge_limit": judge_limit,
+            "record": recording,
         }
         from assay.cli._warnings import print_unchecked
 
@@ -283,6 +310,31 @@ def run_command(
             theme=theme,
         )
     raise typer.Exit(code)
+
+
+REPLAY = "Replay"
+
+
+def _recorded(
+    suite: Any, spec: Path, *, record: bool, replay: bool, folder: Path | None
+) -> tuple[Any, Path | None]:
+    """The suite to run and the folder to record into, from --record, --replay, --fixtures."""
+    if record and replay:
+        raise ConfigurationError("--record and --replay exclude each other; choose one")
+    if not (record or replay):
+        if folder is not None:
+            raise ConfigurationError("--fixtures needs --record or --replay")
+        return suite, None
+    from assay.spec.fixtures import fixture_file
+
+    if folder is None:
+        base = spec.parent if spec.is_file() else spec
+        folder = fixture_file(base / "recorded", suite.name).with_suffix("")
+    if record:
+        return suite, folder
+    from assay.load.recorded import replaying
+
+    return replaying(suite, folder), None
 
 
 def _execute(

@@ -172,6 +172,7 @@ async def _guarded(
         diagnosing=diagnosing_for(suite, options),
         around_sample=None if tracer is None else tracer.around_sample,
         capture=tracer.capture() if tracer is not None and suite.capture == "spans" else None,
+        record=options.record,
     )
     observed = ObservedSink(sink, observers, run)
     work = Work(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
 from assay.agent import ModelSpec, parse_models
@@ -58,6 +59,7 @@ class EvaluationArgs(TypedDict, total=False):
     refine_gate: Callable[..., Any] | None
     observers: Iterable[RunObserver] | None
     executor: Executor | None
+    record: str | Path | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -101,6 +103,8 @@ class EvaluationOptions:
     observers: tuple[RunObserver, ...] = ()
     #: Where the samples execute (this process by default; see :class:`Executor`).
     executor: Executor = field(default_factory=LocalExecutor)
+    #: A folder each case's HTTP calls are recorded into as replay fixtures (None: none).
+    record: Path | None = None
 
     @classmethod
     def build(cls, suite: Suite, **args: Unpack[EvaluationArgs]) -> EvaluationOptions:
@@ -135,10 +139,12 @@ def _resolve(
     refine_gate: Callable[..., Any] | None = None,
     observers: Iterable[RunObserver] | None = None,
     executor: Executor | None = None,
+    record: str | Path | None = None,
 ) -> EvaluationOptions:
     converted = portable(dict(metadata or {}), "metadata")
     assert isinstance(converted, dict)
-    return EvaluationOptions(
+    resolved = EvaluationOptions(
+        record=None if record is None else Path(record),
         metadata=converted,
         samples=_positive(samples if samples is not None else suite.samples, "samples"),
         samples_given=samples is not None,
@@ -172,6 +178,36 @@ def _resolve(
         observers=_observers(observers),
         executor=_executor(executor),
     )
+    _check_recording(resolved, suite)
+    return resolved
+
+
+def _check_recording(options: EvaluationOptions, suite: Suite) -> None:
+    """Refuse, before any agent runs, a recording that could not be written as asked.
+
+    One recording per case (several samples or models would each write the same file),
+    into a folder, never over a fixture file a person wrote or edited.
+    """
+    if options.record is None:
+        return
+    from assay.replay.recording import check_replaceable
+    from assay.spec.fixtures import fixture_file
+
+    if options.samples > 1:
+        raise SpecError(
+            f"records one sample per case, not {options.samples}; record with samples=1",
+            field="record",
+        )
+    if len(options.models) > 1:
+        raise SpecError(
+            "records one model's calls per case; record each model into its own folder",
+            field="record",
+        )
+    if options.record.exists() and not options.record.is_dir():
+        raise ConfigurationError(f"{options.record}: is a file; --record needs a folder")
+    for case in suite.cases:
+        if case.api is None:
+            check_replaceable(fixture_file(options.record, case.id))
 
 
 def _positive(value: Any, name: str) -> int:

@@ -117,7 +117,7 @@ def _recorded(
     except Exception as error:
         _recorder(session).fail(slot, observed, error)
         raise
-    return _kept(module, session, watching, request, observed, slot, response, body)
+    return _kept(module, session, watching, request, (observed, slot), response, body, False)
 
 
 async def _recorded_async(
@@ -137,7 +137,7 @@ async def _recorded_async(
     except Exception as error:
         _recorder(session).fail(slot, observed, error)
         raise
-    return _kept(module, session, watching, request, observed, slot, response, body)
+    return _kept(module, session, watching, request, (observed, slot), response, body, True)
 
 
 def _begin(session: Intercepted, observed: ObservedRequest, request: Any, refused: Any) -> int:
@@ -157,16 +157,20 @@ def _kept(
     session: Intercepted,
     watching: Watching | None,
     request: Any,
-    observed: ObservedRequest,
-    slot: int,
+    place: tuple[ObservedRequest, int],
     response: Any,
     body: bytes,
+    asynchronous: bool,
 ) -> Any:
+    observed, slot = place
     headers = response.headers.multi_items()
     _recorder(session).complete(slot, observed, response.status_code, headers, body)
     if watching is not None and _readable(request, response):
         watching.note(body)
-    return _rebuilt(module, request, response, body)
+    # Handed on as a stream of the bytes read, so a client that streams (aiter_raw) can.
+    chunks = (body,)
+    stream = _async_chunks(chunks) if asynchronous else iter(chunks)
+    return _rebuilt(module, request, response, stream)
 
 
 def _observe(request: Any) -> ObservedRequest:
@@ -185,8 +189,8 @@ def _read(module: ModuleType, watching: Watching, request: Any, response: Any, b
     return _rebuilt(module, request, response, body)
 
 
-def _rebuilt(module: ModuleType, request: Any, response: Any, body: bytes) -> Any:
-    """A response already read, handed on as the same decoded content."""
+def _rebuilt(module: ModuleType, request: Any, response: Any, body: Any) -> Any:
+    """A response already read, handed on as the same decoded content (bytes or a stream)."""
     headers = [
         (name, value)
         for name, value in response.headers.multi_items()

@@ -252,3 +252,7 @@ def _step(path: str, key: str) -> str:
     if _NAME.fullmatch(key):
         return f"{path}.{key}"
     return f"{path}[{json.dumps(key)}]"
+
+
+#: The sample metadata key a recording notes its file, its request count and any failure in.
+RECORD_KEY = "api_record"

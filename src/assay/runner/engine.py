@@ -8,6 +8,7 @@ import functools
 import gc
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from assay.agent import ModelSpec
@@ -45,6 +46,9 @@ class Execution:
     around_sample: AroundSample | None = None
     #: Builds what the agent did from what it emitted (its spans), before the checks run.
     capture: Capture | None = None
+    #: A folder to record each case's HTTP calls into, as replay fixtures (cases that
+    #: declare their own fixtures are replayed as usual instead).
+    record: Path | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +146,7 @@ class Runner:
                 timeout=self.execution.timeout,
                 judging=self.execution.judging,
                 capture=self.execution.capture,
+                record=self.execution.record,
             )
             if result.status in DIAGNOSED:
                 # Diagnosed (and refined) before the sink: stored samples never change.

@@ -9,6 +9,7 @@ import inspect
 import math
 from collections.abc import Callable, Coroutine
 from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.agent import AgentContext, ModelSpec, Outcome, coerce_outcome
@@ -39,14 +40,18 @@ def run_sample(
     timeout: float | None,
     judging: Judging | None = None,
     capture: Capture | None = None,
+    record: Path | None = None,
 ) -> Coroutine[Any, Any, SampleResult]:
     """Execute one sample; whatever the agent does, a result comes back (never an exception).
 
     A case with API fixtures gets a replay session of its own around the agent call; its
     evidence goes into the sample's metadata, and any replay failure makes the sample an
     agent error, even when the agent caught the exception or answered correctly. A value in
-    the result that no store can hold makes the sample an error naming the field.
+    the result that no store can hold makes the sample an error naming the field. With
+    ``record`` (a folder), a case without fixtures records its agent's HTTP calls there.
     """
+    if plan.case.api is None and record is not None:
+        return _recorded_sample(agent, plan, model, index, timeout, judging, record, capture)
     if plan.case.api is None:
         # Returned, not awaited here: every coroutine layer is paid again on each of the
         # agent's own suspensions, and the common path needs none.
@@ -83,6 +88,44 @@ async def _replayed_sample(
         capture=capture,
     )
     return storable(replay.evidence().apply(result))
+
+
+async def _recorded_sample(
+    agent: Callable[..., Any],
+    plan: CasePlan,
+    model: ModelSpec | None,
+    index: int,
+    timeout: float | None,
+    judging: Judging | None,
+    folder: Path,
+    capture: Capture | None,
+) -> SampleResult:
+    from assay.errors import AssayError
+    from assay.replay import ReplaySession
+    from assay.replay.recording import RECORD_KEY
+    from assay.spec.fixtures import fixture_file
+
+    path = fixture_file(folder, plan.case.id)
+    try:
+        replay = ReplaySession(record=path)
+    except AssayError as error:
+        return _agent_error(plan, model, index, f"not recorded: {error}", 0.0)
+    result = await _execute_sample(
+        agent, plan, model, index, timeout=timeout, judging=judging, replay=replay, capture=capture
+    )
+    assert replay.recorder is not None
+    noted: dict[str, Any] = {"file": str(path), "requests": replay.recorder.count}
+    try:
+        replay.save()
+    except AssayError as error:
+        noted["error"] = str(error)
+        message = f"API recording failed: {error}"
+        error_text = message if result.error is None else f"{message}\n{result.error}"
+        result = dataclasses.replace(
+            result, error=error_text, status=decide_status(error_text, result.metrics)
+        )
+    metadata = {**result.metadata, RECORD_KEY: noted}
+    return storable(dataclasses.replace(result, metadata=metadata))
 
 
 async def _execute_sample(
@@ -174,8 +217,9 @@ async def _call_agent(
     if replay is None:
         return await call_timed(agent, value, context, timeout)
     # Only the agent call is replayed: checks and judges run outside the session. A bound
-    # sync agent keeps interception installed until its thread really stops.
-    with replay.active():
+    # sync agent keeps interception installed until its thread really stops. A recording
+    # is saved by the caller, which turns a failure to save into this sample's error.
+    with replay.active(save=False):
         return await call_timed(replay.bind(agent), value, context, timeout)
 
 

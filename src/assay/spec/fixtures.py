@@ -15,6 +15,7 @@ later edits of the file do not leak into a suite already defined.
 from __future__ import annotations
 
 import hashlib
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -55,6 +56,7 @@ __all__ = [
     "Unset",
     "api",
     "base_url",
+    "fixture_file",
     "is_sensitive_name",
     "split_url",
 ]
@@ -402,6 +404,23 @@ def _hidden_json(value: JSON) -> JSON:
     if isinstance(value, list):
         return [_hidden_json(item) for item in value]
     return hide_credentials(value) if isinstance(value, str) else value
+
+
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,100}")
+
+
+def fixture_file(folder: Path, case_id: str) -> Path:
+    """Where a case's recorded fixtures are written and read: ``FOLDER/<case id>.json``.
+
+    A case id that is not a plain file name (a slash, a leading dot, a space, anything
+    unusual) becomes a slug plus a short hash of the id, so two ids never share a file and
+    no id can point outside the folder.
+    """
+    if _SAFE_NAME.fullmatch(case_id) and not case_id.endswith("."):
+        return folder / f"{case_id}.json"
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", case_id).strip("-.")[:60] or "case"
+    tag = hashlib.sha256(case_id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return folder / f"{slug}-{tag}.json"
 
 
 def _check_recorded(value: Any) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 from assay.errors import SpecError
 from assay.limits import bounded
 from assay.spec.case import Case, build_case, present_parts, validate_criteria
+from assay.spec.fixtures import ApiFixtures
 from assay.spec.gate import Gate
 from assay.spec.json_data import portable, shown_text, storable_text
 from assay.spec.metrics import CheckDefinition
@@ -221,6 +222,19 @@ class Suite:
         chosen._ids = {case.id for case in chosen._cases}
         if len(chosen._cases) < len(self._cases):
             chosen.selected_from = self.selected_from or len(self._cases)
+        return chosen
+
+    def with_fixtures(self, fixtures: Mapping[str, ApiFixtures]) -> Suite:
+        """The same suite with these cases' replay fixtures (by case id) put in.
+
+        Replaying recorded fixtures uses this; the fingerprint follows the fixtures, so a
+        replayed run is compared only with runs that replayed the same ones.
+        """
+        chosen = copy.copy(self)
+        chosen._cases = [
+            replace(case, api=fixtures[case.id]) if case.id in fixtures else case
+            for case in self._cases
+        ]
         return chosen
 
     def plan(self, *, judged: bool | None = None) -> SuitePlan:

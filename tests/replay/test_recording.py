@@ -1,0 +1,192 @@
+"""Recording real HTTP calls as fixtures, then replaying them strictly with the server gone.
+
+The scripted server plays the provider over a real socket; the real ``openai``, ``httpx``
+and ``requests`` clients make the calls. A replay runs after the server is stopped, so a
+request that reached for the network would fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import httpx
+import openai
+import pytest
+import requests
+
+from assay.errors import ConfigurationError, ReplayError, SpecError
+from assay.load.recorded import read_fixture_file
+from assay.replay import ReplaySession
+from assay.testing.server import Response, ScriptedServer, event_stream, reply, streamed
+
+SECRET_KEY = "sk-live0123456789abcdefghijklmnopqrstuvwx"
+
+
+def replayed(path: Path) -> ReplaySession:
+    return ReplaySession(read_fixture_file(path))
+
+
+def ask_streaming(client: openai.OpenAI) -> list[str]:
+    stream = client.chat.completions.create(
+        model="support-v1",
+        messages=[{"role": "user", "content": "Where is order 42?"}],
+        stream=True,
+        stream_options={"include_usage": True},
+    )
+    return [
+        chunk.choices[0].delta.content or ""
+        for chunk in stream
+        if chunk.choices and chunk.choices[0].delta.content
+    ]
+
+
+def test_a_streamed_openai_call_records_its_events_and_replays_them_in_order(tmp_path):
+    path = tmp_path / "stream.json"
+    usage = {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}
+    server = ScriptedServer([streamed("Order ", "42 ", "shipped.", usage=usage)]).start()
+    client = openai.OpenAI(base_url=server.base_url, api_key=SECRET_KEY, max_retries=0)
+    with ReplaySession(record=path).active():
+        live = ask_streaming(client)
+    server.stop()
+
+    written = json.loads(path.read_text())
+    events = written["interactions"][0]["response"]["events"]
+    assert [event["data"] for event in events][-1] == "[DONE]"
+    assert events[-2]["data"]["usage"] == usage
+    assert written["interactions"][0]["json"]["stream"] is True
+    assert SECRET_KEY not in path.read_text()
+
+    session = replayed(path)
+    with session.active():
+        again = ask_streaming(client)
+    assert again == live == ["Order ", "42 ", "shipped."]
+    assert session.evidence().passed, session.evidence().problems()
+
+
+def test_a_replayed_stream_arrives_one_event_per_chunk(tmp_path):
+    path = tmp_path / "chunks.json"
+    server = ScriptedServer([event_stream(['{"n": 1}', '{"n": 2}', "[DONE]"])]).start()
+    url = f"{server.base_url}/chat/completions"
+
+    async def read_chunks() -> list[bytes]:
+        async with httpx.AsyncClient() as client:
+            async with client.stream("POST", url, json={"stream": True}) as response:
+                return [chunk async for chunk in response.aiter_raw()]
+
+    with ReplaySession(record=path).active():
+        asyncio.run(read_chunks())
+    server.stop()
+    with replayed(path).active():
+        chunks = asyncio.run(read_chunks())
+    assert chunks == [b'data: {"n":1}\n\n', b'data: {"n":2}\n\n', b"data: [DONE]\n\n"]
+
+
+def test_credentials_are_never_written_and_the_recording_still_replays(tmp_path, live_server):
+    path = tmp_path / "secret.json"
+    url = f"{live_server.url}/v1/lookup"
+
+    def call() -> str:
+        response = requests.post(
+            url,
+            params={"api_key": SECRET_KEY, "region": "eu"},
+            headers={"Authorization": f"Bearer {SECRET_KEY}"},
+            json={"model": "m", "password": "hunter2-very-secret", "note": f"key {SECRET_KEY}"},
+            timeout=5,
+        )
+        return str(response.json()["path"])
+
+    with ReplaySession(record=path).active():
+        assert call().startswith("/v1/lookup?")
+    reached = live_server.count("/v1/lookup")
+
+    text = path.read_text()
+    assert SECRET_KEY not in text and "hunter2" not in text
+    interaction = json.loads(text)["interactions"][0]
+    assert "headers" not in interaction  # no request header is asserted, so none is written
+    assert interaction["ignore"] == ["$.note", "$.password", "query.api_key"]
+    assert interaction["query"] == {"api_key": "[redacted]", "region": "eu"}
+    session = replayed(path)
+    with session.active():
+        assert call().startswith("/v1/lookup?")
+    assert session.evidence().passed, session.evidence().problems()
+    assert live_server.count("/v1/lookup") == reached
+
+
+def test_a_replayed_recording_still_reports_a_changed_request(tmp_path):
+    path = tmp_path / "changed.json"
+    server = ScriptedServer([reply("ok")]).start()
+    url = f"{server.base_url}/chat/completions"
+    with ReplaySession(record=path).active():
+        httpx.post(url, json={"model": "m", "n": 1})
+    server.stop()
+    session = replayed(path)
+    with session.active(), pytest.raises(ReplayError):
+        httpx.post(url, json={"model": "m", "n": 2})
+    assert "json $.n: expected 1, got 2" in session.evidence().problems()[0]
+
+
+def test_an_edited_fixture_is_kept_and_an_unedited_recording_is_replaced(tmp_path):
+    path = tmp_path / "kept.json"
+    server = ScriptedServer([reply("first"), reply("second")]).start()
+    url = f"{server.base_url}/chat/completions"
+    with ReplaySession(record=path).active():
+        httpx.post(url, json={"n": 1})
+    with ReplaySession(record=path).active():  # unedited: replaced
+        httpx.post(url, json={"n": 2})
+    server.stop()
+    assert json.loads(path.read_text())["interactions"][0]["json"] == {"n": 2}
+
+    edited = path.read_text().replace('"n": 2', '"n": 3')
+    path.write_text(edited)
+    with pytest.raises(ConfigurationError, match="was edited since"):
+        ReplaySession(record=path)
+    assert path.read_text() == edited
+    hand_written = tmp_path / "hand.json"
+    hand_written.write_text('{"interactions": []}')
+    with pytest.raises(ConfigurationError, match=str(hand_written)):
+        ReplaySession(record=hand_written)
+    with pytest.raises(ConfigurationError, match="is a folder"):
+        ReplaySession(record=tmp_path)
+
+
+def test_a_malformed_event_stream_is_not_recorded(tmp_path):
+    path = tmp_path / "broken.json"
+    bad = Response(200, b"data: \xff\xfe\n\n", {"content-type": "text/event-stream"})
+    server = ScriptedServer([bad]).start()
+    session = ReplaySession(record=path)
+    with pytest.raises(ReplayError, match=r"broken\.json.*request 1 POST .*not UTF-8"):
+        with session.active():
+            httpx.post(f"{server.base_url}/chat/completions", json={})
+    server.stop()
+    assert not path.exists()
+
+
+def test_a_fixture_file_with_a_bad_ignore_path_names_the_file_and_the_field(tmp_path):
+    path = tmp_path / "bad.json"
+    interaction = {
+        "method": "POST",
+        "url": "https://api.example/v1/chat/completions",
+        "json": {"model": "m"},
+        "ignore": ["$.metadata", "metadata.user"],
+        "response": {"json": {}},
+    }
+    path.write_text(json.dumps({"interactions": [interaction]}))
+    with pytest.raises(SpecError) as raised:
+        read_fixture_file(path)
+    assert str(raised.value).startswith(f"{path}: api[0].ignore[1]: 'metadata.user' is not")
+
+
+def test_a_fixture_file_with_malformed_events_names_the_file_and_the_event(tmp_path):
+    path = tmp_path / "events.json"
+    response = {"events": [{"data": {"n": 1}}, {"data": "x", "event": "a\nb"}]}
+    interaction = {"method": "GET", "url": "https://api.example/s", "response": response}
+    path.write_text(json.dumps({"interactions": [interaction]}))
+    with pytest.raises(SpecError) as raised:
+        read_fixture_file(path)
+    assert str(raised.value).startswith(f"{path}: api[0].response.events[1].event: ")
+    response["events"] = "data: x\n\n"
+    path.write_text(json.dumps({"interactions": [interaction]}))
+    with pytest.raises(SpecError, match=r"api\[0\]\.response\.events: must be a list"):
+        read_fixture_file(path)
