@@ -71,9 +71,11 @@ def test_a_replayed_stream_arrives_one_event_per_chunk(tmp_path):
     url = f"{server.base_url}/chat/completions"
 
     async def read_chunks() -> list[bytes]:
-        async with httpx.AsyncClient() as client:
-            async with client.stream("POST", url, json={"stream": True}) as response:
-                return [chunk async for chunk in response.aiter_raw()]
+        async with (
+            httpx.AsyncClient() as client,
+            client.stream("POST", url, json={"stream": True}) as response,
+        ):
+            return [chunk async for chunk in response.aiter_raw()]
 
     with ReplaySession(record=path).active():
         asyncio.run(read_chunks())
@@ -156,9 +158,9 @@ def test_a_malformed_event_stream_is_not_recorded(tmp_path):
     bad = Response(200, b"data: \xff\xfe\n\n", {"content-type": "text/event-stream"})
     server = ScriptedServer([bad]).start()
     session = ReplaySession(record=path)
-    with pytest.raises(ReplayError, match=r"broken\.json.*request 1 POST .*not UTF-8"):
-        with session.active():
-            httpx.post(f"{server.base_url}/chat/completions", json={})
+    refused = pytest.raises(ReplayError, match=r"broken\.json.*request 1 POST .*not UTF-8")
+    with refused, session.active():
+        httpx.post(f"{server.base_url}/chat/completions", json={})
     server.stop()
     assert not path.exists()
 
