@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from assay.load.opening import Selection, open_suite
     from assay.load.pasted import ScenarioParser, load_pasted
     from assay.load.paths import load_path
+    from assay.load.recorded import read_fixture_file, replaying
     from assay.load.scenario import Expectations, Scenario
     from assay.load.schemas import FORMATS, schema
     from assay.load.selection import select
@@ -41,6 +42,8 @@ _HOMES = {
         "open_suite": "opening",
         "ScenarioParser": "pasted",
         "load_pasted": "pasted",
+        "read_fixture_file": "recorded",
+        "replaying": "recorded",
         "load_path": "paths",
         "Expectations": "scenario",
         "Scenario": "scenario",
@@ -69,6 +72,8 @@ __all__ = [
     "load_suite",
     "merge_scenarios",
     "open_suite",
+    "read_fixture_file",
+    "replaying",
     "save_catalog",
     "schema",
     "select",

@@ -14,6 +14,10 @@ Outside the runner, for a unit test of your own agent::
         my_agent(...)
     assert session.evidence().passed
 
+``ReplaySession(record="fixtures/track.json")`` records instead: the requests go to the
+network and leaving the block writes them, redacted, as a fixture file that replays strictly
+(see :mod:`assay.replay.recording`; ``assay run --record`` does it for every case).
+
 This package is imported only when a case has fixtures, so ``import assay`` stays light.
 """
 

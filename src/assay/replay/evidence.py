@@ -165,6 +165,10 @@ def _expected(index: int, interaction: Interaction, redactor: Redactor) -> dict[
     }
     if not isinstance(request.json, Unset):
         described["json"] = redactor.json(request.json)
+    if request.ignore:
+        described["ignore"] = list(request.ignore)
+    if request.match != "exact":
+        described["match"] = request.match
     described["response"] = {
         "status": response.status,
         "headers": redactor.headers(response.headers),
