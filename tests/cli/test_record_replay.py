@@ -100,3 +100,7 @@ def test_record_and_replay_refuse_bad_paths_with_exit_2(cli, tmp_path: Path):
 
     both = cli("run", "suite.py", "--record", "--replay", env=env)
     assert both.returncode == 2
+    several = cli("run", "suite.py", "--record", "--samples", "2", "--fixtures", "new", env=env)
+    assert several.returncode == 2
+    assert "record: records one sample per case, not 2" in several.stderr
+    assert not (tmp_path / "new").exists()
