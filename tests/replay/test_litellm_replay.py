@@ -12,7 +12,7 @@ from assay.agent import AgentContext
 from assay.agent.adapters.optional import import_litellm
 from assay.load.recorded import read_fixture_file
 from assay.replay import ReplaySession
-from assay.testing.server import ScriptedServer, reply
+from assay.testing.server import ScriptedServer, reply, streamed
 
 
 def test_the_litellm_agent_records_and_replays_without_the_network(tmp_path):
@@ -36,4 +36,33 @@ def test_the_litellm_agent_records_and_replays_without_the_network(tmp_path):
     with session.active():
         replayed = ask()
     assert replayed.answer == live.answer == "Order 42 shipped."
+    assert session.evidence().passed, session.evidence().problems()
+
+
+def test_a_streamed_litellm_call_replays_its_chunks_in_order(tmp_path):
+    litellm = import_litellm()
+    path = tmp_path / "streamed.json"
+    server = ScriptedServer([streamed("Order ", "42 ", "shipped.")]).start()
+
+    async def ask():
+        chunks = await litellm.acompletion(
+            model="openai/support-v1",
+            api_base=server.base_url,
+            api_key="test",
+            messages=[{"role": "user", "content": "Where is order 42?"}],
+            stream=True,
+        )
+        return [
+            chunk.choices[0].delta.content
+            async for chunk in chunks
+            if chunk.choices and chunk.choices[0].delta.content
+        ]
+
+    with ReplaySession(record=path).active():
+        live = asyncio.run(ask())
+    server.stop()
+    session = ReplaySession(read_fixture_file(path))
+    with session.active():
+        replayed = asyncio.run(ask())
+    assert replayed == live == ["Order ", "42 ", "shipped."]
     assert session.evidence().passed, session.evidence().problems()
