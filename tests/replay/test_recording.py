@@ -192,3 +192,12 @@ def test_a_fixture_file_with_malformed_events_names_the_file_and_the_event(tmp_p
     path.write_text(json.dumps({"interactions": [interaction]}))
     with pytest.raises(SpecError, match=r"api\[0\]\.response\.events: must be a list"):
         read_fixture_file(path)
+
+
+def test_a_credential_in_a_url_path_is_never_written(tmp_path, live_server):
+    path = tmp_path / "bot.json"
+    token = "123456789:AAHfiqksKZ8WmR2zSjiQ7_v4TMAKdiHm9T0"
+    session = ReplaySession(record=path)
+    with pytest.raises(ReplayError, match="looks like a credential"), session.active():
+        requests.get(f"{live_server.url}/bot{token}/getMe", timeout=5)
+    assert not path.exists()

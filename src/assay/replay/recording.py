@@ -122,7 +122,8 @@ class Recorder:
         hidden = self._redactor.url(request.url)
         if hidden != request.url:
             raise ReplayError(
-                f"{where}: its URL path holds a credential, which a fixture cannot declare"
+                f"{where}: its URL path holds what looks like a credential (a token shape "
+                "or a long random segment), which is never written to a fixture"
             )
         ignore: list[str] = []
         interaction: dict[str, JSON] = {"method": request.method, "url": request.url}
