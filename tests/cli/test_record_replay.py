@@ -51,6 +51,7 @@ def test_a_recorded_run_replays_strictly_with_the_server_gone(cli, tmp_path: Pat
     recorded = cli("run", "suite.py", "--record", env=env)
     server.stop()
     assert recorded.returncode == 0, recorded.output
+    assert "recorded: 2 fixture file(s) in " in recorded.stderr
     folder = fixture_file(tmp_path / "recorded", "Support desk").with_suffix("")
     refund, order = fixture_file(folder, "refund"), fixture_file(folder, "order 42/status")
     assert refund == folder / "refund.json" and order.parent == folder

@@ -299,6 +299,8 @@ def run_command(
             judge_hint="give the run --judge MODEL",
         )
         evaluation = _execute(chosen, options, database_url(db), quiet, run_id)
+        if recording is not None:
+            _say_recorded(evaluation.run.samples, recording)
     with _signals_held():
         code = _finish(
             evaluation,
@@ -335,6 +337,18 @@ def _recorded(
     from assay.load.recorded import replaying
 
     return replaying(suite, folder), None
+
+
+def _say_recorded(samples: Any, folder: Path) -> None:
+    """Say where the fixtures went, and which cases could not be recorded."""
+    from assay.replay.recording import RECORD_KEY
+
+    notes = [sample.metadata.get(RECORD_KEY) for sample in samples]
+    written = [note for note in notes if isinstance(note, dict) and "error" not in note]
+    print(f"recorded: {len(written)} fixture file(s) in {visible(str(folder))}", file=sys.stderr)
+    for sample, note in zip(samples, notes, strict=True):
+        if isinstance(note, dict) and "error" in note:
+            print(f"not recorded: case {visible(sample.case_id)!r}", file=sys.stderr)
 
 
 def _execute(
