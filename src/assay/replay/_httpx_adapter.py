@@ -2,7 +2,8 @@
 
 The default transports' ``handle_request`` / ``handle_async_request`` are replaced on the
 class, so every client using them is covered, including clients created before the sample
-started. Custom transports (``MockTransport``, aiohttp-based ones) are not intercepted.
+started. Custom transports (``MockTransport``, aiohttp-based ones) are not intercepted,
+except LiteLLM's, which :mod:`assay.replay._litellm_adapter` patches with :func:`install_async`.
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@ An agent may call its provider with a model of its own choosing whatever the sam
 for. While a :class:`ModelWatch` is active in a context, the JSON responses its HTTP clients
 receive from completion endpoints (a path ending in ``/chat/completions``, ``/completions``,
 ``/responses`` or ``/messages``), live or replayed, are read for the ``model`` they name.
-Clients are covered as for replay (``httpx``, ``httpx2`` and ``requests``); a streamed
-(event-stream) response is not read, and nothing else about a request changes.
+Clients are covered as for replay (``httpx``, ``httpx2``, ``requests`` and LiteLLM's aiohttp
+transport); a streamed (event-stream) response is not read, and nothing else about a request
+changes.
 """
 
 from __future__ import annotations
