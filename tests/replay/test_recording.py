@@ -45,7 +45,8 @@ def ask_streaming(client: openai.OpenAI) -> list[str]:
 def test_a_streamed_openai_call_records_its_events_and_replays_them_in_order(tmp_path):
     path = tmp_path / "stream.json"
     usage = {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}
-    server = ScriptedServer([streamed("Order ", "42 ", "shipped.", usage=usage)]).start()
+    server = ScriptedServer([streamed("Order 42 shipped.", input_tokens=7, output_tokens=3)])
+    server.start()
     client = openai.OpenAI(base_url=server.base_url, api_key=SECRET_KEY, max_retries=0)
     with ReplaySession(record=path).active():
         live = ask_streaming(client)
