@@ -237,30 +237,3 @@ def test_an_output_in_a_missing_folder_is_refused_naming_it(cli):
     done = cli("import-dataset", "deepeval_goldens.json", "--output", "gone/goldens.yaml")
     assert done.returncode == 2
     assert "--output gone/goldens.yaml: its folder does not exist" in done.stderr
-
-
-NOT_INSTALLABLE = (
-    "{} is not in the dev environment: installing it would change versions the environment "
-    "has installed ({}); the fixture follows its documented format"
-)
-
-
-def test_the_inspect_fixture_is_one_inspect_loads():
-    dataset = pytest.importorskip(
-        "inspect_ai.dataset", reason=NOT_INSTALLABLE.format("inspect-ai", "boto3, fsspec")
-    )
-    samples = list(dataset.json_dataset(str(DATASETS / "inspect_samples.jsonl")))
-    assert [sample.id for sample in samples] == ["return-window", "order-status", 3]
-    assert samples[1].target == ["shipped", "on its way"]
-
-
-def test_the_deepeval_fixture_is_one_deepeval_loads():
-    found = pytest.importorskip(
-        "deepeval.dataset", reason=NOT_INSTALLABLE.format("deepeval", "click, rich")
-    )
-    dataset = found.EvaluationDataset()
-    dataset.add_goldens_from_json_file(file_path=str(DATASETS / "deepeval_goldens.json"))
-    assert [golden.input for golden in dataset.goldens] == [
-        "Where is order 4821?",
-        "How long do I have to return an item?",
-    ]
