@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from assay.agent.usage_by_model import usage_by_model
+
 #: How many case ids a warning names before it counts the rest.
 _NAMED = 5
 
@@ -110,4 +112,6 @@ def _tokens_without_model(sample: Any) -> bool:
     if usage is None or usage.cost_usd is not None or not usage.total_tokens:
         return False
     named = sample.metadata.get("model")
+    if usage_by_model(sample.metadata) is not None:
+        return False  # several models answered, each named with its tokens
     return sample.model is None and not (isinstance(named, str) and named)

@@ -7,12 +7,14 @@ import dataclasses
 from dataclasses import dataclass
 
 from assay.agent import ModelSpec, Observation, Outcome, Usage
+from assay.agent.usage_by_model import usage_by_model
+from assay.errors import AssayError
 from assay.judging import Judge, JudgeUsage, assess, judge_input, resolve
 from assay.judging.retry import sample_deadline
 from assay.results import JudgeUsage as CountedUsage
 from assay.results import MetricResult, errored
 from assay.results.pricing import catalogue_loaded, estimate_cost, load_catalogue
-from assay.spec import CasePlan, PlannedMetric, canonical_json
+from assay.spec import JSON, CasePlan, PlannedMetric, canonical_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +91,9 @@ async def price(outcome: Outcome, model: ModelSpec | None) -> Outcome:
     stays unpriced.
     """
     usage = outcome.usage
+    by_model = usage_by_model(outcome.metadata)
+    if by_model is not None:
+        return await _price_each(outcome, by_model)
     named = outcome.metadata.get("model")
     if isinstance(named, str) and named:
         # The model an adapter actually called wins over the sample's label: an adapter
@@ -105,4 +110,36 @@ async def price(outcome: Outcome, model: ModelSpec | None) -> Outcome:
         return outcome
     priced = Usage(usage.input_tokens, usage.output_tokens, estimate.cost_usd, "estimated")
     metadata = {**outcome.metadata, "cost_rate": estimate.rate()}
+    return dataclasses.replace(outcome, usage=priced, metadata=metadata)
+
+
+async def _price_each(outcome: Outcome, by_model: dict[str, tuple[int, int]]) -> Outcome:
+    """Each answering model's tokens at its own rate, when every one of them is known.
+
+    The counts must add up to the sample's usage and every model must be in the catalogue:
+    a part priced and a part not would understate the cost, so such a sample stays unpriced.
+    """
+    usage = outcome.usage
+    if usage is None or usage.cost_usd is not None:
+        return outcome
+    totals = tuple(sum(counts[i] for counts in by_model.values()) for i in (0, 1))
+    if totals != (usage.input_tokens or 0, usage.output_tokens or 0):
+        return outcome
+    if not catalogue_loaded():
+        await asyncio.to_thread(load_catalogue)
+    rates: dict[str, JSON] = {}
+    total = 0.0
+    for name, (input_tokens, output_tokens) in by_model.items():
+        try:  # the names are the agent's, untrusted
+            spec = ModelSpec.parse(name)
+        except AssayError:
+            return outcome
+        estimate = estimate_cost(spec.provider, spec.model, input_tokens, output_tokens)
+        if estimate is None:
+            return outcome
+        total += estimate.cost_usd
+        rates[name] = estimate.rate()
+    priced = Usage(usage.input_tokens, usage.output_tokens, total, "estimated")
+    rate: dict[str, JSON] = {"source": "catalog", "models": rates}
+    metadata: dict[str, JSON] = {**outcome.metadata, "cost_rate": rate}
     return dataclasses.replace(outcome, usage=priced, metadata=metadata)

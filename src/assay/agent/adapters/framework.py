@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.agent.answered import ANSWERED_MODEL_KEY, same_model
-from assay.agent.outcome import Action, measure_bytes
+from assay.agent.outcome import Action, Usage, measure_bytes
+from assay.agent.usage_by_model import MODEL_USAGE_KEY
 from assay.spec import JSON, portable
 
 
@@ -150,12 +151,60 @@ class ToolLog:
 
 
 def answered_metadata(asked: str | None, named: Sequence[Any]) -> dict[str, JSON]:
-    """The ``answered_model`` of a run: the asked model's own name if a response gave it."""
+    """The ``answered_model`` of a run: the asked model's own name if a response gave it.
+
+    Without one, it is the model of the last response, the one that gave the final answer
+    (after a handoff, the expert's, not the router's).
+    """
     names = [name for name in named if isinstance(name, str) and name]
     if not names:
         return {}
-    own = next((name for name in names if asked and same_model(asked, name)), names[0])
+    own = next((name for name in names if asked and same_model(asked, name)), names[-1])
     return {ANSWERED_MODEL_KEY: own}
+
+
+@dataclass
+class ModelTokens:
+    """A run's tokens, kept per model so each model's tokens are priced at its own rate.
+
+    ``called`` is the model the run was configured to call; a response that names it (or a
+    release of it), or names no model, counts under it.
+    """
+
+    called: str | None
+    _tokens: dict[str | None, list[int]] = field(default_factory=dict)
+
+    def add(self, model: Any, input_tokens: Any, output_tokens: Any) -> None:
+        """Count one response's tokens under the model it came from."""
+        counts = self._tokens.setdefault(self._key(model), [0, 0])
+        counts[0] += int(input_tokens or 0)
+        counts[1] += int(output_tokens or 0)
+
+    def _key(self, model: Any) -> str | None:
+        if not isinstance(model, str) or not model:
+            return self.called
+        known = [self.called, *self._tokens]
+        return next((k for k in known if k and same_model(k, model)), model)
+
+    def usage(self) -> Usage | None:
+        """The run's tokens, unpriced (Assay prices them); ``None`` when no response came."""
+        if not self._tokens:
+            return None
+        counts = list(self._tokens.values())
+        return Usage(sum(c[0] for c in counts), sum(c[1] for c in counts))
+
+    def metadata(self) -> dict[str, JSON]:
+        """``model`` when one model answered; each model's tokens when several did."""
+        named = [name for name in self._tokens if name]
+        if len(self._tokens) <= 1:
+            model = self.called or (named[0] if named else None)
+            return {} if model is None else {"model": model}
+        each: dict[str, JSON] = {
+            name: {"input_tokens": counts[0], "output_tokens": counts[1]}
+            for name, counts in self._tokens.items()
+            if name  # tokens of no known model leave the counts short: Assay won't price them
+        }
+        return {MODEL_USAGE_KEY: each}
 
 
 def _arguments(raw: Any) -> dict[str, JSON]:
