@@ -3,9 +3,11 @@
 import asyncio
 
 import pytest
+from langchain_core.messages import RemoveMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI
+from langgraph.checkpoint.memory import MemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, create_react_agent, tools_condition
 
@@ -37,22 +39,33 @@ def _chat(server, model):
     )
 
 
-def _graph(server, *, handle_tool_errors=False):
-    """A hand-built ReAct loop whose model is the one ``config["configurable"]`` names."""
+def _graph(server, *, handle_tool_errors=False, checkpointer=None, forget=False, pick=None):
+    """A hand-built ReAct loop whose model is the one ``config["configurable"]`` names.
+
+    ``forget`` ends it on a node that removes the tool calls and results from the state;
+    ``pick`` chooses the model from the state's messages instead.
+    """
 
     async def respond(state: MessagesState, config: RunnableConfig):
         name = config.get("configurable", {}).get("model", "gpt-4.1-mini")
+        if pick is not None:
+            name = pick(state["messages"])
         reply = await _chat(server, name).bind_tools(TOOLS).ainvoke(state["messages"])
         return {"messages": [reply]}
+
+    def forgetting(state: MessagesState):
+        used = [m for m in state["messages"] if m.type == "tool" or getattr(m, "tool_calls", None)]
+        return {"messages": [RemoveMessage(id=m.id) for m in used]}
 
     graph = StateGraph(MessagesState)
     graph.add_node("model", respond)
     graph.add_node("tools", ToolNode(TOOLS, handle_tool_errors=handle_tool_errors))
     graph.add_edge(START, "model")
-    graph.add_conditional_edges("model", tools_condition)
+    graph.add_conditional_edges("model", tools_condition, {"tools": "tools", END: "forget"})
     graph.add_edge("tools", "model")
-    graph.add_edge("model", END)
-    return graph.compile()
+    graph.add_node("forget", forgetting if forget else lambda state: {"messages": []})
+    graph.add_edge("forget", END)
+    return graph.compile(checkpointer=checkpointer)
 
 
 def test_a_tool_calling_run_is_stored_with_its_actions_tokens_model_and_cost(server, db):
@@ -134,3 +147,56 @@ def test_one_asked_model_the_graph_did_not_call_is_an_error_not_a_verdict(server
     run = assay.run(suite, db=db, models=["gpt-4.1"], progress=False)
     (sample,) = run.samples
     assert sample.status.value == "error" and "gpt-4.1-mini" in sample.error
+
+
+def test_samples_on_a_checkpointed_graph_each_start_on_a_thread_of_their_own(server, db):
+    saver = MemorySaver()
+    config = {"configurable": {"thread_id": "eval"}}  # what a checkpointed graph needs
+    agent = agents.langgraph(_graph(server, checkpointer=saver), config=config)
+    suite = assay.Suite("threads", agent=agent, checks=[checks.actions()])
+    lookup = {"name": "lookup_order", "arguments": {"order_id": 42}}
+    suite.case("Where is order 42?", expected_actions=[lookup])
+    suite.case("Hello there, no orders", expected_actions=[])
+    run = assay.run(suite, db=db, samples=2, concurrency=1, progress=False)
+    for sample in db.get_run(run.id).samples:
+        assert sample.status.value == "passed", sample
+        assert sample.answer == f"Done: {sample.case_id}"
+        ordered = sample.case_id == "Where is order 42?"
+        assert len(sample.actions) == (1 if ordered else 0)
+        assert sample.usage.input_tokens == (2000 if ordered else 1000)
+    threads = {c.config["configurable"]["thread_id"] for c in saver.list(None)}
+    assert len(threads) == 4 and "eval" not in threads
+
+
+def test_a_call_the_graph_removed_from_its_state_is_still_an_action(server):
+    agent = agents.langgraph(_graph(server, forget=True))
+    outcome = asyncio.run(agent("Where is order 42?", context()))
+    assert outcome.answer == "Done: Where is order 42?"
+    assert [(a.name, a.result) for a in outcome.actions] == [
+        ("lookup_order", {"status": "shipped"})
+    ]
+    assert outcome.usage.input_tokens == 2000
+
+
+def test_a_conversation_input_is_told_from_what_the_graph_added_by_id(server):
+    agent = agents.langgraph(_graph(server, forget=True))
+    outcome = asyncio.run(agent(CONVERSATION, context()))
+    assert outcome.answer == "Done: Is order 42 late?" and outcome.actions == ()
+
+
+def test_a_graph_whose_nodes_call_two_models_prices_each_at_its_own_rate(server, db):
+    def pick(messages):  # a cheap model picks the tools, a larger one answers
+        return "gpt-4o" if any(m.type == "tool" for m in messages) else "gpt-4.1-nano"
+
+    suite = assay.Suite("two-models", agent=agents.langgraph(_graph(server, pick=pick)), checks=[])
+    suite.case("Where is order 42?")
+    run = assay.run(suite, db=db, progress=False)
+    stored = db.get_run(run.id).samples[0]
+    assert "model" not in stored.metadata and stored.metadata["answered_model"] == "gpt-4o"
+    assert stored.metadata["model_usage"] == {
+        "gpt-4.1-nano": {"input_tokens": 1000, "output_tokens": 100},
+        "gpt-4o": {"input_tokens": 1000, "output_tokens": 5},
+    }
+    nano, large = (1000 * 0.1 + 100 * 0.4) / 1e6, (1000 * 2.5 + 5 * 10) / 1e6
+    assert stored.usage.cost_source == "estimated"
+    assert stored.usage.cost_usd == pytest.approx(nano + large)
