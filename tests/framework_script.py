@@ -3,7 +3,8 @@
 The scripted server answers by the conversation it is sent: the question names the orders to
 look up (each number a ``lookup_order`` call, in the Chat Completions or the Responses
 shape, whichever the request used), and once tool results are in, the answer is
-``"Done: <question>"``. A question with "impostor" in it is answered by another model.
+``"Done: <question>"``. A question with "impostor" in it is answered by another model. An
+agent offered a handoff (a ``transfer_to_*`` tool) takes it before anything else.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ ORDERS = {42: {"status": "shipped"}, 7: {"error": "the order service is down"}}
 #: Tokens of each Chat Completions turn: a tool-calling turn, then the answer.
 CALL_TOKENS = (1000, 100)
 ANSWER_TOKENS = (1000, 5)
+#: Tokens of the turn in which an agent that can hand off does so.
+HANDOFF_TOKENS = (300, 10)
 
 
 def lookup_order(order_id: int) -> dict:
@@ -37,6 +40,13 @@ def script(body: dict) -> assay.testing.Response:
     done = any(m.get("role") == "tool" or m.get("type") == "function_call_output" for m in chat)
     responses = "input" in body
     model = "gpt-3.5-turbo" if "impostor" in question else None
+    handoff = next((name for name in _tools(body) if name.startswith("transfer_to_")), None)
+    if handoff and not done:  # an agent that can hand off always does, first
+        if responses:
+            return responses_tool_calls((handoff, {}), model=model)
+        return tool_calls(
+            (handoff, {}), input_tokens=HANDOFF_TOKENS[0], output_tokens=HANDOFF_TOKENS[1]
+        )
     if done or not orders(question):
         text = f"Done: {question}"
         if responses:
@@ -55,6 +65,14 @@ def script(body: dict) -> assay.testing.Response:
 def orders(question: str) -> list[int]:
     """The order numbers a question names."""
     return [int(word) for word in question.replace("?", " ").split() if word.isdigit()]
+
+
+def _tools(body: dict) -> list[str]:
+    """The names of the tools a request offers, in either API's shape."""
+    return [
+        tool.get("name") or tool.get("function", {}).get("name", "")
+        for tool in body.get("tools") or []
+    ]
 
 
 def _text(message: dict) -> str:

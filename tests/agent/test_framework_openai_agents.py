@@ -1,6 +1,8 @@
 """OpenAI Agents SDK agents run as they are: Chat Completions and Responses over real HTTP."""
 
 import asyncio
+import io
+import logging
 
 import pytest
 from agents import (
@@ -35,14 +37,22 @@ def db(tmp_path):
     opened.close()
 
 
-def _agent(server, kind=OpenAIChatCompletionsModel, name="gpt-4.1-mini"):
+def _agent(server, kind=OpenAIChatCompletionsModel, name="gpt-4.1-mini", handoffs=()):
     client = AsyncOpenAI(base_url=server.base_url, api_key="test", http_client=http_client())
     return Agent(
         name="support",
         instructions="Be brief.",
         model=kind(name, client),
         tools=[function_tool(lookup_order)],
+        handoffs=list(handoffs),
     )
+
+
+def _handing_off(server):
+    """A support agent on a small model that hands every question to an expert on gpt-4o."""
+    client = AsyncOpenAI(base_url=server.base_url, api_key="test", http_client=http_client())
+    expert = Agent(name="expert", model=OpenAIChatCompletionsModel("gpt-4o", client))
+    return _agent(server, name="gpt-4.1-nano", handoffs=[expert])
 
 
 def test_a_tool_calling_run_is_stored_with_its_actions_tokens_model_and_cost(server, db):
@@ -180,3 +190,60 @@ def test_the_agents_tools_and_instructions_are_the_roster_diagnosis_reads(server
     roster = roster_of(assay.Suite("roster", agent=agents.openai_agents(_agent(server))))
     assert roster.tools == {"lookup_order": "Find an order by its number."}
     assert roster.instructions == "Be brief."
+
+
+def test_a_run_handed_off_to_another_model_prices_each_models_tokens_at_its_own_rate(server, db):
+    suite = assay.Suite("handoff", agent=agents.openai_agents(_handing_off(server)), checks=[])
+    suite.case("Hello?")
+    run = assay.run(suite, db=db, progress=False)
+    stored = db.get_run(run.id).samples[0]
+    assert stored.answer == "Done: Hello?"
+    assert "model" not in stored.metadata  # no one model answered it
+    assert stored.metadata["answered_model"] == "gpt-4o"  # the final answer's
+    assert stored.metadata["model_usage"] == {
+        "gpt-4.1-nano": {"input_tokens": 300, "output_tokens": 10},
+        "gpt-4o": {"input_tokens": 1000, "output_tokens": 5},
+    }
+    nano, large = (300 * 0.1 + 10 * 0.4) / 1e6, (1000 * 2.5 + 5 * 10) / 1e6
+    assert (stored.usage.input_tokens, stored.usage.output_tokens) == (1300, 15)
+    assert stored.usage.cost_source == "estimated"
+    assert stored.usage.cost_usd == pytest.approx(nano + large)
+
+
+def test_a_run_on_an_asked_model_runs_every_agent_of_a_handoff_on_it(server, db):
+    suite = assay.Suite("handoff", agent=agents.openai_agents(_handing_off(server)), checks=[])
+    suite.case("Hello?")
+    start = len(server.requests)
+    run = assay.run(suite, db=db, models=["gpt-4.1"], progress=False)
+    assert [r["model"] for r in server.requests[start:]] == ["gpt-4.1", "gpt-4.1"]
+    (sample,) = run.samples
+    assert sample.metadata["model"] == "gpt-4.1" and "model_usage" not in sample.metadata
+    assert sample.usage.cost_usd == pytest.approx((1300 * 2 + 15 * 8) / 1e6)
+
+
+def test_a_failed_tools_log_record_reaches_the_users_handlers_and_nothing_stays(
+    server, monkeypatch, caplog
+):
+    from agents import _debug
+
+    monkeypatch.setattr(_debug, "DONT_LOG_TOOL_DATA", False)  # the SDK then logs a traceback
+    sdk = logging.getLogger("openai.agents")
+    before = list(sdk.handlers)
+    with caplog.at_level(logging.ERROR, logger="openai.agents"):
+        asyncio.run(agents.openai_agents(_agent(server))("Is order 9 in?", context()))
+    assert any("no order 9" in record.getMessage() for record in caplog.records)
+    assert sdk.handlers == before and logging.getLogger("agents").handlers == []
+
+
+def test_a_failed_tool_prints_nothing_when_logging_is_not_configured(server, monkeypatch):
+    from agents import _debug
+
+    monkeypatch.setattr(_debug, "DONT_LOG_TOOL_DATA", False)  # the SDK then logs a traceback
+    printed = io.StringIO()
+    # As in a fresh process: no handler anywhere, so Python's last resort prints to stderr.
+    monkeypatch.setattr(logging.root, "handlers", [])
+    monkeypatch.setattr(logging, "lastResort", logging.StreamHandler(printed))
+    outcome = asyncio.run(agents.openai_agents(_agent(server))("Is order 9 in?", context()))
+    assert "no order 9" in outcome.actions[0].error and printed.getvalue() == ""
+    logging.getLogger("openai.agents").error("after the sample")
+    assert printed.getvalue() == "after the sample\n"  # outside a sample, as ever

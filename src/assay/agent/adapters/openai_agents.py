@@ -7,27 +7,41 @@ resolves the agent's. The SDK's result names no model, so the sample records the
 was configured to call (``metadata["model"]``, which prices its tokens); a run that names
 models reads the model that answered from the HTTP responses themselves.
 
+Each response is the model's of the agent that made it (a handoff moves the run to
+another agent, maybe on another model): a run that only one model answered records it as
+``metadata["model"]``; one that several answered records each model's tokens instead
+(:mod:`assay.agent.usage_by_model`), so each is priced at its own rate. Without ``--model``,
+``answered_model`` is the model of the agent that gave the final answer, as configured.
+
 A tool that raised is the error the SDK handed the model in its place (its default
 "An error occurred while running the tool" reply); a custom ``failure_error_function``
-marks one by returning ``{"error": ...}``. Tracing is off unless ``tracing=True``: an
-evaluation's traffic is posted nowhere by default.
+marks one by returning ``{"error": ...}``. The SDK logs such a failure too (with a
+traceback when ``OPENAI_AGENTS_DONT_LOG_TOOL_DATA=0``); while samples run, a record no
+handler of the user's would take is dropped rather than printed over the progress display
+by Python's last-resort handler. Tracing is off unless ``tracing=True``: an evaluation's
+traffic is posted nowhere by default.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Mapping, Sequence
+import logging
+import threading
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from assay.agent.adapters.framework import ToolLog, Turn, answer_text, chat_turns
+from assay.agent.adapters.framework import ModelTokens, ToolLog, Turn, answer_text, chat_turns
+from assay.agent.answered import ANSWERED_MODEL_KEY
 from assay.agent.context import AgentContext
 from assay.agent.model import ModelSpec
-from assay.agent.outcome import Outcome, Usage
+from assay.agent.outcome import Outcome
 from assay.errors import ConfigurationError
-from assay.spec import JSON
 
 _MARK = "\x00assay\x00"
+#: The SDK's loggers: its own named one, and the parent of its modules' ``__name__`` ones.
+_SDK_LOGGERS = ("openai.agents", "agents")
 
 
 @dataclass(kw_only=True)
@@ -73,15 +87,16 @@ class OpenAIAgentsAgent:
             extra["max_turns"] = self.max_turns
         given: Any = _input(chat_turns(value))  # the SDK's input items, as typed dicts
         try:
-            result = await Runner.run(self.agent, given, run_config=config, **extra)
+            with _sdk_logs_kept_off_stderr():
+                result = await Runner.run(self.agent, given, run_config=config, **extra)
         except AgentsException as error:
             data = error.run_data
             stopped = f"{type(error).__name__}: {error}"
             if data is None:
-                return self._outcome([], [], None, stopped, config)
-            return self._outcome(data.new_items, data.raw_responses, None, stopped, config)
+                return self._outcome([], [], None, stopped, config, ctx)
+            return self._outcome(data.new_items, data.raw_responses, None, stopped, config, ctx)
         answer = answer_text(result.final_output)
-        return self._outcome(result.new_items, result.raw_responses, answer, None, config)
+        return self._outcome(result.new_items, result.raw_responses, answer, None, config, ctx)
 
     def _config(self, spec: ModelSpec | None) -> Any:
         from agents import RunConfig
@@ -126,25 +141,77 @@ class OpenAIAgentsAgent:
         answer: str | None,
         stopped: str | None,
         config: Any,
+        ctx: AgentContext,
     ) -> Outcome:
         log = ToolLog(self.action_groups)
         for item in items:
             _record(item, log)
-        called = _name(config.model if config.model is not None else self._configured())
-        metadata: dict[str, JSON] = {"model": called}
-        usage = None
-        if responses:
-            usage = Usage(
-                sum(r.usage.input_tokens or 0 for r in responses),
-                sum(r.usage.output_tokens or 0 for r in responses),
-            )
+        tokens = ModelTokens(None)
+        models = [self._model_of(agent, config) for agent in _answerers(items, responses)]
+        for model, response in zip(models, responses, strict=True):
+            tokens.add(model, response.usage.input_tokens, response.usage.output_tokens)
+        metadata = tokens.metadata()
+        if not metadata:  # no response came: the model it was configured to call
+            metadata = {"model": self._model_of(self.agent, config)}
+        if models and ctx.model is None:
+            metadata[ANSWERED_MODEL_KEY] = models[-1]
         return Outcome(
             answer=answer,
             actions=log.actions(stopped),
-            usage=usage,
+            usage=tokens.usage(),
             error=stopped if answer is None else None,
             metadata=metadata,
         )
+
+    def _model_of(self, agent: Any, config: Any) -> str:
+        """The model ``agent`` calls in a run on ``config`` (the run's model overrides its own)."""
+        if agent is None:
+            agent = self.agent
+        return _name(config.model if config.model is not None else agent.model)
+
+
+def _answerers(items: Sequence[Any], responses: Sequence[Any]) -> list[Any]:
+    """The agent that made each response: the one the items from its output belong to.
+
+    A response none of whose output became an item (an empty one) is the agent's before it;
+    ``None`` stands for the starting agent.
+    """
+    owners = {id(item.raw_item): getattr(item, "agent", None) for item in items}
+    found: list[Any] = []
+    for response in responses:
+        outputs = [owners[id(output)] for output in response.output if id(output) in owners]
+        found.append(outputs[0] if outputs else (found[-1] if found else None))
+    return found
+
+
+_quieted = 0
+_quieting = threading.Lock()
+_DISCARD = logging.NullHandler()
+
+
+@contextlib.contextmanager
+def _sdk_logs_kept_off_stderr() -> Iterator[None]:
+    """While samples run, the SDK's records reach the user's handlers, never the last resort.
+
+    A logger with no handler anywhere up its chain prints WARNING and above to stderr
+    (``logging.lastResort``), over the progress display. A do-nothing handler on the SDK's
+    loggers stops that alone; records still propagate to any handler the user configured.
+    It is removed when the last sample ends, so nothing stays changed after the run.
+    """
+    global _quieted
+    with _quieting:
+        _quieted += 1
+        if _quieted == 1:
+            for name in _SDK_LOGGERS:
+                logging.getLogger(name).addHandler(_DISCARD)
+    try:
+        yield
+    finally:
+        with _quieting:
+            _quieted -= 1
+            if _quieted == 0:
+                for name in _SDK_LOGGERS:
+                    logging.getLogger(name).removeHandler(_DISCARD)
 
 
 def _record(item: Any, log: ToolLog) -> None:
