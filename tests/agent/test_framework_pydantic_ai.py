@@ -11,6 +11,7 @@ import assay
 from assay import agents, checks
 from assay.store import Store
 from assay.testing import ScriptedServer
+from assay.testing.server import failure
 from framework_script import CONVERSATION, context, http_client, lookup_order, script
 
 
@@ -134,3 +135,37 @@ def test_the_agents_tools_are_the_roster_diagnosis_reads(server):
 
     suite = assay.Suite("roster", agent=agents.pydantic_ai(_agent(server)))
     assert roster_of(suite).tools == {"lookup_order": "Find an order by its number."}
+
+
+def _flaky(body):
+    """The shared script, except that gpt-4.1-nano fails once a tool result is in."""
+    done = any(m.get("role") == "tool" for m in body.get("messages", []))
+    if body.get("model") == "gpt-4.1-nano" and done:
+        return failure(503, "overloaded")
+    return script(body)
+
+
+def test_a_run_a_fallback_model_finished_prices_each_models_tokens_at_its_own_rate(db):
+    from openai import AsyncOpenAI
+    from pydantic_ai.models.fallback import FallbackModel
+
+    with ScriptedServer(_flaky) as flaky:
+        client = AsyncOpenAI(
+            base_url=flaky.base_url, api_key="test", max_retries=0, http_client=http_client()
+        )
+        provider = OpenAIProvider(openai_client=client)
+        both = [OpenAIChatModel(name, provider=provider) for name in ("gpt-4.1-nano", "gpt-4o")]
+        agent = Agent(FallbackModel(*both), tools=[lookup_order])
+        suite = assay.Suite("fallback", agent=agents.pydantic_ai(agent), checks=[])
+        suite.case("Where is order 42?")
+        run = assay.run(suite, db=db, progress=False)
+    stored = db.get_run(run.id).samples[0]
+    assert stored.answer == "Done: Where is order 42?"
+    assert "model" not in stored.metadata and stored.metadata["answered_model"] == "gpt-4o"
+    assert stored.metadata["model_usage"] == {
+        "gpt-4.1-nano": {"input_tokens": 1000, "output_tokens": 100},
+        "gpt-4o": {"input_tokens": 1000, "output_tokens": 5},
+    }
+    nano, large = (1000 * 0.1 + 100 * 0.4) / 1e6, (1000 * 2.5 + 5 * 10) / 1e6
+    assert stored.usage.cost_source == "estimated"
+    assert stored.usage.cost_usd == pytest.approx(nano + large)

@@ -6,7 +6,9 @@ own model class and provider are kept and only the model name changes (an
 messages: a ``ToolReturnPart`` is a call's result (errored when pydantic-ai marks it failed,
 or when it reports an error at its top level), a ``RetryPromptPart`` for a tool is a failed
 call, and a tool that raised, which stops a pydantic-ai run, is the call that stopped it.
-Tokens are summed over the run's responses; the model each response names is recorded.
+Tokens are summed over the run's responses; the model each response names is recorded, and
+a run several models answered (a ``FallbackModel`` that fell back part-way) has each model's
+tokens recorded apart, so each is priced at its own rate (:mod:`assay.agent.usage_by_model`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.agent.adapters.framework import (
+    ModelTokens,
     ToolLog,
     Turn,
     answer_text,
@@ -25,7 +28,7 @@ from assay.agent.adapters.framework import (
 )
 from assay.agent.context import AgentContext
 from assay.agent.model import ModelSpec
-from assay.agent.outcome import Outcome, Usage
+from assay.agent.outcome import Outcome
 from assay.errors import ConfigurationError
 from assay.spec import JSON
 
@@ -103,21 +106,23 @@ class PydanticAIAgent:
     ) -> Outcome:
         log = ToolLog(self.action_groups)
         named: list[str] = []
-        tokens = [0, 0]
+        called = _name(model if model is not None else self.agent.model)
+        tokens = ModelTokens(called)
         for message in messages:
             if message.kind == "response":
                 named.append(message.model_name)
-                tokens[0] += message.usage.input_tokens or 0
-                tokens[1] += message.usage.output_tokens or 0
+                tokens.add(
+                    message.model_name, message.usage.input_tokens, message.usage.output_tokens
+                )
             _record(message, log)
-        called = _name(model if model is not None else self.agent.model)
-        metadata: dict[str, JSON] = {} if called is None else {"model": called}
-        metadata.update(answered_metadata(called, named))
-        responded = bool(named)
+        metadata: dict[str, JSON] = answered_metadata(called, named)
+        metadata.update(
+            tokens.metadata() if named else ({} if called is None else {"model": called})
+        )
         return Outcome(
             answer=answer,
             actions=log.actions(stopped),
-            usage=Usage(tokens[0], tokens[1]) if responded else None,
+            usage=tokens.usage(),
             error=stopped if answer is None else None,
             metadata=metadata,
         )
