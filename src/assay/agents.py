@@ -134,9 +134,10 @@ def openai_agents(
     each tool) and tokens are summed over the model's responses. With ``--model``, each
     sample runs on its model through ``RunConfig(model=...)``: the agent's own Chat
     Completions or Responses model class on its own client, or the name for a model given
-    by name. The SDK's result names no model: the model it was configured to call is
-    recorded, and a run naming models reads the answering one from the HTTP responses. The
-    SDK's tracing stays off unless ``tracing=True``.
+    by name. The SDK's result names no model: each response counts for the model its agent
+    was configured to call (after a handoff to another model, each model's tokens are
+    recorded apart), and a run naming models reads the answering one from the HTTP
+    responses. The SDK's tracing stays off unless ``tracing=True``.
     """
     require("agents", "openai-agents")
     from assay.agent.adapters.openai_agents import OpenAIAgentsAgent
@@ -163,8 +164,9 @@ def langgraph(
 
     Each sample runs the compiled graph (a prebuilt ReAct agent, or a ``StateGraph`` keeping
     its messages under ``messages_key``) from the case's input as LangChain messages, with
-    ``config`` (e.g. ``{"recursion_limit": 10}``). Every tool call is an action
-    (``action_groups`` names the group of each tool); tokens are the AI messages'
+    ``config`` (e.g. ``{"recursion_limit": 10}``) and a new ``thread_id`` per sample (in
+    place of any the config gives, so a checkpointer starts every sample afresh). Every tool
+    call is an action (``action_groups`` names the group of each tool); tokens are the AI messages'
     ``usage_metadata`` and the answering model their ``model_name``. The graph's model is its
     own: with ``model_key``, each sample's model is handed over as
     ``config["configurable"][model_key]``; without it, a run asking for several models is
