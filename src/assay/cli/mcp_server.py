@@ -17,7 +17,6 @@ imported only when the server starts.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable
@@ -30,7 +29,10 @@ from assay.errors import AssayError, SpecError
 _Tool = TypeVar("_Tool", bound=Callable[..., Any])
 #: Environment variable names whose values are secrets, wherever they would appear.
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|DATABASE_URL", re.I)
-_SHORTEST_SECRET = 6  # shorter values (``1``, ``true``) would mask ordinary words
+#: Shorter values (``1``, ``on``) and these words are settings, not credentials; masking
+#: them would garble every answer that holds them.
+_SHORTEST_SECRET = 4
+_NOT_SECRETS = frozenset({"true", "false", "none", "null", "auto"})
 _REPORT_FORMATS = ("markdown", "json", "text")
 _MOST_RUNS = 200
 
@@ -84,7 +86,7 @@ def _guarded(tool: _Tool) -> _Tool:
             result = tool(*args, **kwargs)
         except (AssayError, OSError) as error:
             raise ToolError(masked(_error_text(error))) from None
-        return json.loads(masked(json.dumps(result, ensure_ascii=False)))
+        return masked_value(result)
 
     return guarded  # type: ignore[return-value]
 
@@ -234,11 +236,27 @@ def inside_here(path: str) -> Path:
     return resolved
 
 
-def masked(text: str) -> str:
+def masked(text: str, secrets: list[str] | None = None) -> str:
     """``text`` with the value of every secret-looking environment variable masked."""
-    for secret in _secrets():
+    for secret in _secrets() if secrets is None else secrets:
         text = text.replace(secret, "***")
     return text
+
+
+def masked_value(value: Any, secrets: list[str] | None = None) -> Any:
+    """``value`` with every string in it (keys too) masked, before anything escapes them.
+
+    Serialised first, a secret holding ``"`` or ``\\`` would be written escaped and no
+    longer match.
+    """
+    found = _secrets() if secrets is None else secrets
+    if isinstance(value, str):
+        return masked(value, found)
+    if isinstance(value, dict):
+        return {masked_value(k, found): masked_value(v, found) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [masked_value(item, found) for item in value]
+    return value
 
 
 def _secrets() -> list[str]:
@@ -251,4 +269,5 @@ def _secrets() -> list[str]:
         if password:
             found.add(password)
     # Longest first, so a secret that contains another is masked whole.
-    return sorted((s for s in found if len(s) >= _SHORTEST_SECRET), key=len, reverse=True)
+    kept = (s for s in found if len(s) >= _SHORTEST_SECRET and s.lower() not in _NOT_SECRETS)
+    return sorted(kept, key=len, reverse=True)
