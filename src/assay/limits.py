@@ -11,8 +11,11 @@ place is never refused in another. A value past a bound is a
 
 from __future__ import annotations
 
+import contextlib
 import math
 import stat
+from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -21,6 +24,7 @@ from typing import Any, TypeVar
 from assay.errors import SpecError
 
 __all__ = [
+    "reads_confined_to",
     "BOUNDS",
     "DAY",
     "MAX_BODY_FILE_BYTES",
@@ -126,6 +130,7 @@ def read_bounded(path: Path, most: int, what: str = "a suite file") -> bytes:
     bound. Every refusal is a :class:`SpecError` naming the file.
     """
     location = str(path)
+    _refuse_outside(path, location)
     try:
         info = path.stat()
         if not stat.S_ISREG(info.st_mode):
@@ -146,6 +151,34 @@ def read_bounded(path: Path, most: int, what: str = "a suite file") -> bytes:
     except OSError as error:
         raise SpecError(f"cannot be read: {error.strerror or error}", location=location) from None
     return b"".join(chunks)
+
+
+#: The folder every bounded read must stay inside, when a caller confines them.
+_CONFINED_TO: ContextVar[Path | None] = ContextVar("assay_reads_confined_to", default=None)
+
+
+@contextlib.contextmanager
+def reads_confined_to(folder: Path) -> Iterator[None]:
+    """Within the block, :func:`read_bounded` refuses any file outside ``folder``.
+
+    A server reading files for a client (``assay mcp``) confines every file a document names
+    too (a replay ``body_file``), not only the one it was asked for. The refusal comes before
+    the file is looked at, so it tells nothing of whether the file exists.
+    """
+    token = _CONFINED_TO.set(folder.resolve())
+    try:
+        yield
+    finally:
+        _CONFINED_TO.reset(token)
+
+
+def _refuse_outside(path: Path, location: str) -> None:
+    folder = _CONFINED_TO.get()
+    if folder is None:
+        return
+    resolved = path.resolve()
+    if resolved != folder and folder not in resolved.parents:
+        raise SpecError("is outside the working directory; name a file inside it", location=location)
 
 
 def _too_big(most: int, what: str) -> str:

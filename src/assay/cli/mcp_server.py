@@ -114,22 +114,25 @@ def scenarios_merge(
     Production-only scenarios are left out unless include_production_only. Returns the keys
     added, updated, unchanged, removed and left out, and the catalog's digest before and after.
     """
+    from assay.limits import reads_confined_to
     from assay.load.merging import merge_scenarios, open_catalog, save_catalog
 
     path = inside_here(catalog)
-    change = merge_scenarios(
-        open_catalog(path),
-        product=product,
-        set=set,
-        text=text,
-        location="<text>",
-        replace_all=replace,
-        key_prefix=key_prefix,
-        include_production_only=include_production_only,
-    )
-    applied = bool(apply and change.changed)
-    if applied:
-        save_catalog(change.catalog, path)
+    # A catalog's scenarios may name files (a replay body_file): those stay inside too.
+    with reads_confined_to(Path.cwd()):
+        change = merge_scenarios(
+            open_catalog(path),
+            product=product,
+            set=set,
+            text=text,
+            location="<text>",
+            replace_all=replace,
+            key_prefix=key_prefix,
+            include_production_only=include_production_only,
+        )
+        applied = bool(apply and change.changed)
+        if applied:
+            save_catalog(change.catalog, path)
     return {"catalog": catalog, **change.to_json(), "applied": applied}
 
 
@@ -139,10 +142,17 @@ def validate(path: str) -> dict[str, Any]:
     A YAML suite or catalog, a directory of item files, or pasted text. A Python spec is code
     and is not loaded here.
     """
+    from assay.limits import reads_confined_to
+
+    file = inside_here(path)
+    with reads_confined_to(Path.cwd()):
+        return _validated(file, path)
+
+
+def _validated(file: Path, path: str) -> dict[str, Any]:
     from assay.load.opening import Selection, open_suite
     from assay.load.paths import kind_of
 
-    file = inside_here(path)
     if file.suffix == ".py":
         raise SpecError(
             "a Python spec is code, and this tool runs none: validate it with assay validate",
