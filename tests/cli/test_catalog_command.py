@@ -130,3 +130,12 @@ def test_production_only_scenarios_are_left_out_unless_included(cli, work):
     kept = cli("catalog", "import", "prod.json", *INTO, "--include-production-only")
     assert "added (2): scenario_1, live" in kept.stdout
     assert "production_only: true" in (work / "desk.yml").read_text()
+
+
+@pytest.mark.parametrize("preview", [["--preview"], []])
+def test_preview_refuses_what_the_import_refuses_naming_the_paste(cli, work, preview):
+    (work / "paste.json").write_text('[{"key": "bad\\u0007key", "prompt": "x"}]')
+    done = cli("catalog", "import", "paste.json", *INTO, *preview)
+    assert done.exit_code == 2, done.output
+    assert "paste.json: [0].key: must not contain control characters" in done.stderr
+    assert (work / "desk.yml").read_text() == DESK

@@ -215,3 +215,19 @@ def _written(folder, name, text):
     path = folder / name
     path.write_text(text)
     return path
+
+
+@pytest.mark.parametrize(
+    ("paste", "message"),
+    [
+        ('[{"key": "bad\\u0007key", "prompt": "x"}]', "paste.json: [0].key: must not contain control"),
+        ('[{"key": "nul\\u0000", "prompt": "x"}]', "paste.json: [0].key: must not contain control"),
+        ('[{"prompt": "x"}, {"key": "   ", "prompt": "y"}]', "paste.json: [1].key: must be"),
+        ('[{"key": "k", "prompt": "   "}]', "paste.json: [0].prompt"),
+    ],
+)
+def test_a_merge_refuses_what_writing_would_refuse_naming_the_paste(desk, paste, message):
+    # The preview is the merge: it must refuse exactly what applying it would.
+    with pytest.raises(assay.SpecError) as raised:
+        _merge(desk, paste, location="paste.json")
+    assert message in str(raised.value)

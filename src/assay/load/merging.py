@@ -108,6 +108,7 @@ def merge_scenarios(
     if not chosen:
         why = " (all are production-only; include them to import)" if left_out else ""
         raise SpecError(f"holds no scenarios to import{why}", location=location)
+    _refuse_unbuildable(chosen)
     scenarios, kinds = (_replaced if replace_all else _merged)(existing, chosen)
     return CatalogChange(
         _with_set(catalog, product, set, scenarios),
@@ -117,6 +118,16 @@ def merge_scenarios(
         *kinds,
         left_out=left_out,
     )
+
+
+def _refuse_unbuildable(scenarios: Sequence[Scenario]) -> None:
+    """Refuse, naming the paste and its field, a scenario that would not build its case.
+
+    Writing builds every case of the catalog; checking here makes a preview refuse exactly
+    what writing would, and name the paste rather than the catalog.
+    """
+    for position, scenario in enumerate(scenarios):
+        scenario.case(position)
 
 
 _Kinds = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]

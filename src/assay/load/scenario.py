@@ -102,6 +102,10 @@ def any_of(texts: Sequence[str]) -> str:
     return "|".join(re.escape(text) for text in texts)
 
 
+#: A case's fields a scenario names otherwise: its key is the case's id, its prompt the input.
+_FIELD_OF_CASE = {"id": "key", "input": "prompt"}
+
+
 @dataclass(frozen=True, slots=True)
 class Scenario:
     """One task: a key, a prompt, its group, expectations, notes, flags, tags and params."""
@@ -163,6 +167,8 @@ class Scenario:
                 params=self.params,
             )
         except SpecError as error:
+            if error.field in _FIELD_OF_CASE:  # named as the scenario spells it
+                error = SpecError(error.detail, field=_FIELD_OF_CASE[error.field])
             raise origin.error(error) from None
 
     def _criteria(self) -> list[Any]:
