@@ -231,3 +231,34 @@ def test_a_merge_refuses_what_writing_would_refuse_naming_the_paste(desk, paste,
     with pytest.raises(assay.SpecError) as raised:
         _merge(desk, paste, location="paste.json")
     assert message in str(raised.value)
+
+
+BOM = "\ufeff"
+
+
+def test_a_paste_starting_with_a_byte_order_mark_is_read_as_its_document(desk, tmp_path):
+    from assay.load.merging import read_paste
+
+    file = tmp_path / "paste.json"
+    file.write_text(BOM + '[{"key": "bom", "prompt": "x"}]', encoding="utf-8")
+    for text, location in (read_paste(file), read_paste(None, BOM + '[{"key": "bom", "prompt": "x"}]')):
+        assert _merge(desk, text, location=location).added == ("bom",)
+    assert _merge(desk, BOM + '{"key": "bom", "prompt": "x"}').added == ("bom",)
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("s.yml", "suite: s\ngroups:\n  - key: g\n    scenarios:\n      - {key: k, prompt: hi}\n"),
+        ("s.json", '{"suite": "s", "groups": [{"key": "g", "scenarios": [{"key": "k", "prompt": "hi"}]}]}'),
+        ("s.toml", 'id = "k"\n[input]\ntext = "hi"\n'),
+        ("s.txt", "# G\nhi | key: k\n"),
+    ],
+)
+def test_suite_files_starting_with_a_byte_order_mark_load(tmp_path, name, text):
+    from assay.load.opening import Selection, open_suite
+
+    file = tmp_path / name
+    file.write_text(BOM + text, encoding="utf-8")
+    suite = open_suite(file, Selection(imports=False))
+    assert [case.id for case in suite.cases] == ["k"]

@@ -43,14 +43,22 @@ def read_text(path: Path) -> str:
     """The file's UTF-8 text, or a spec error naming the file.
 
     Only regular files are read (a FIFO or a device would block or never end), and at most
-    :data:`~assay.limits.MAX_SUITE_FILE_BYTES` of them.
+    :data:`~assay.limits.MAX_SUITE_FILE_BYTES` of them; a leading byte order mark is dropped.
     """
     raw = read_bounded(path, MAX_SUITE_FILE_BYTES, "a suite file")
     try:
         # Universal newlines, as Path.read_text gives them.
-        return raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+        return without_bom(raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n"))
     except UnicodeDecodeError as error:
         raise SpecError(f"cannot be read: {error}", location=str(path)) from None
+
+
+def without_bom(text: str) -> str:
+    """``text`` without the byte order mark some editors put first (it is no character of it).
+
+    Left in, it hides a JSON document's ``[`` and makes TOML and JSON invalid.
+    """
+    return text.removeprefix("\ufeff")
 
 
 def parse_toml(text: str, location: str) -> Any:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from assay.errors import SpecError
 from assay.limits import MAX_SUITE_FILE_BYTES
-from assay.load._documents import parse_yaml, read_text
+from assay.load._documents import parse_yaml, read_text, without_bom
 from assay.load._foreign_paste import refuse_foreign_document
 from assay.load._writing import replace_text
 from assay.load.catalog import Catalog, Product, ScenarioSet, catalog_document
@@ -232,7 +232,7 @@ def save_catalog(catalog: Catalog, path: Path) -> str:
 def read_paste(path: Path | None, stdin_text: str | None = None) -> tuple[str, str]:
     """The text to merge and where it came from: a file, or standard input's text."""
     if path is None:
-        text = stdin_text or ""
+        text = without_bom(stdin_text or "")
         if len(text.encode("utf-8", "surrogateescape")) > MAX_SUITE_FILE_BYTES:
             raise SpecError(
                 f"is longer than {MAX_SUITE_FILE_BYTES:,} bytes; a paste is a handful of prompts",

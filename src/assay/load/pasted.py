@@ -25,7 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import SpecError
-from assay.load._documents import composes_as_mapping, parse_json, parse_yaml, read_text
+from assay.load._documents import (
+    composes_as_mapping,
+    parse_json,
+    parse_yaml,
+    read_text,
+    without_bom,
+)
 from assay.load._errors import validate
 from assay.load._foreign_paste import refuse_foreign_document
 from assay.load._pasted_lines import capped, read_lines, slug
@@ -147,6 +153,7 @@ def load_pasted(
 
 
 def _drafts(text: str, location: str) -> list[_Draft]:
+    text = without_bom(text)
     if _is_document(text):
         return _document(text, location)
     lines = read_lines(text, location)
