@@ -139,3 +139,23 @@ def test_preview_refuses_what_the_import_refuses_naming_the_paste(cli, work, pre
     assert done.exit_code == 2, done.output
     assert "paste.json: [0].key: must not contain control characters" in done.stderr
     assert (work / "desk.yml").read_text() == DESK
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--set", "smoke\nwrote desk.yml", "--set: must not contain control characters"),
+        ("--product", "tri\x07age", "--product: must not contain control characters"),
+        ("--product", "", "--product: must not be blank"),
+        ("--set", "   ", "--set: must not be blank"),
+        ("--set", "a/b", "--set: must not contain '/'"),
+    ],
+)
+def test_a_product_or_set_key_is_checked_naming_the_option(cli, work, option, value, message):
+    words = {"--product": "triage", "--set": "smoke", option: value}
+    done = cli("catalog", "import", "paste.txt", "--into", "desk.yml", *[
+        part for pair in words.items() for part in pair
+    ])
+    assert done.exit_code == 2, done.output
+    assert message in done.stderr
+    assert (work / "desk.yml").read_text() == DESK

@@ -262,3 +262,10 @@ def test_suite_files_starting_with_a_byte_order_mark_load(tmp_path, name, text):
     file.write_text(BOM + text, encoding="utf-8")
     suite = open_suite(file, Selection(imports=False))
     assert [case.id for case in suite.cases] == ["k"]
+
+
+@pytest.mark.parametrize(("product", "set_"), [("a/b", "smoke"), ("triage", "new\nline"), ("", "s")])
+def test_a_merge_refuses_a_product_or_set_key_it_could_not_name(desk, product, set_):
+    with pytest.raises(assay.SpecError) as raised:
+        merge_scenarios(open_catalog(desk), product=product, set=set_, text=PASTE)
+    assert ("product" if product != "triage" else "set") in str(raised.value)

@@ -64,9 +64,17 @@ def import_command(
     A scenario without a key takes the next GROUP_N the set does not hold, so importing the
     same paste twice adds it twice; a key the paste names and the set holds is updated in place.
     """
-    from assay.load.merging import merge_scenarios, open_catalog, read_paste, save_catalog
+    from assay.load.merging import (
+        check_key,
+        merge_scenarios,
+        open_catalog,
+        read_paste,
+        save_catalog,
+    )
 
     with user_errors():
+        check_key(product, "--product")
+        check_key(set_, "--set")
         path = None if source == "-" else Path(source)
         text, location = read_paste(path, sys.stdin.read() if path is None else None)
         change = merge_scenarios(

@@ -39,6 +39,7 @@ __all__ = [
     "merge_scenarios",
     "open_catalog",
     "read_paste",
+    "check_key",
     "save_catalog",
 ]
 
@@ -96,6 +97,8 @@ def merge_scenarios(
     the paste is merged: named keys the set holds are updated in place, new keys appended.
     A paste with no scenario selected is refused: a set must hold one.
     """
+    check_key(product, "product")
+    check_key(set, "set")
     existing = _existing(catalog, product, set)
     parsed = ScenarioParser.scenarios(
         text,
@@ -128,6 +131,20 @@ def _refuse_unbuildable(scenarios: Sequence[Scenario]) -> None:
     """
     for position, scenario in enumerate(scenarios):
         scenario.case(position)
+
+
+def check_key(key: str, field: str) -> None:
+    """Refuse a product or set key that is blank, holds control characters or ``/``.
+
+    Keys are shown one per line and joined with ``/`` (``triage/smoke/orders_1``): a line
+    break would forge output and a ``/`` would make the path mean two things.
+    """
+    if not key.strip():
+        raise SpecError("must not be blank", field=field)
+    if any(ord(char) < 32 or 127 <= ord(char) < 160 for char in key):
+        raise SpecError("must not contain control characters (line breaks, escapes)", field=field)
+    if "/" in key:
+        raise SpecError("must not contain '/' (it separates product, set and scenario)", field=field)
 
 
 _Kinds = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]
