@@ -269,3 +269,20 @@ def test_a_merge_refuses_a_product_or_set_key_it_could_not_name(desk, product, s
     with pytest.raises(assay.SpecError) as raised:
         merge_scenarios(open_catalog(desk), product=product, set=set_, text=PASTE)
     assert ("product" if product != "triage" else "set") in str(raised.value)
+
+
+def test_replacing_keeps_a_production_only_scenario_the_paste_names_but_leaves_out(desk):
+    live = '[{"key": "live", "prompt": "From production", "production_only": true}]'
+    save_catalog(_merge(desk, live, include_production_only=True).catalog, desk)
+    paste = (
+        '[{"key": "refund_request", "prompt": "Refund?"},'
+        ' {"key": "live", "prompt": "Changed", "production_only": true}]'
+    )
+    change = _merge(desk, paste, replace_all=True)
+    assert change.removed == ("orders_1",) and change.left_out == ("live",)
+    assert "live" not in change.unchanged + change.updated
+    held = {s.key: s.prompt for s in change.catalog.set("triage", "smoke").scenarios}
+    assert held == {"refund_request": "Refund?", "live": "From production"}
+    # Included, it is replaced like any other.
+    included = _merge(desk, paste, replace_all=True, include_production_only=True)
+    assert included.updated == ("refund_request", "live")

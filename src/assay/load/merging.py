@@ -112,7 +112,10 @@ def merge_scenarios(
         why = " (all are production-only; include them to import)" if left_out else ""
         raise SpecError(f"holds no scenarios to import{why}", location=location)
     _refuse_unbuildable(chosen)
-    scenarios, kinds = (_replaced if replace_all else _merged)(existing, chosen)
+    if replace_all:
+        scenarios, kinds = _replaced(existing, chosen, _kept_as_they_were(existing, parsed, left_out))
+    else:
+        scenarios, kinds = _merged(existing, chosen)
     return CatalogChange(
         _with_set(catalog, product, set, scenarios),
         catalog,
@@ -164,13 +167,28 @@ def _merged(
     return tuple(scenarios), (added, updated, unchanged, ())
 
 
+def _kept_as_they_were(
+    existing: Sequence[Scenario], parsed: Sequence[Scenario], left_out: tuple[str, ...]
+) -> list[Scenario]:
+    """The paste's scenarios in its order, a left-out one the set holds as the set holds it.
+
+    The paste names it, so a replacement must not remove it; left out, it is not changed.
+    """
+    held = {s.key: s for s in existing}
+    return [held.get(s.key, s) if s.key in left_out else s for s in parsed]
+
+
 def _replaced(
-    existing: Sequence[Scenario], pasted: Sequence[Scenario]
+    existing: Sequence[Scenario], pasted: Sequence[Scenario], order: Sequence[Scenario]
 ) -> tuple[tuple[Scenario, ...], _Kinds]:
+    """The set as ``order`` lists it, less the left-out scenarios the set does not hold."""
     _, (added, updated, unchanged, _) = _merged(existing, pasted)
-    kept = {s.key for s in pasted}
+    chosen = {s.key for s in pasted}
+    held = {s.key for s in existing}
+    scenarios = tuple(s for s in order if s.key in chosen or s.key in held)
+    kept = {s.key for s in scenarios}
     removed = tuple(s.key for s in existing if s.key not in kept)
-    return tuple(pasted), (added, updated, unchanged, removed)
+    return scenarios, (added, updated, unchanged, removed)
 
 
 def _existing(catalog: Catalog, product: str, set: str) -> tuple[Scenario, ...]:
