@@ -286,3 +286,16 @@ def test_replacing_keeps_a_production_only_scenario_the_paste_names_but_leaves_o
     # Included, it is replaced like any other.
     included = _merge(desk, paste, replace_all=True, include_production_only=True)
     assert included.updated == ("refund_request", "live")
+
+
+def test_a_named_key_the_set_holds_in_another_case_is_updated_in_place(desk):
+    change = _merge(desk, "Where is it now? | key: Orders_1")
+    assert change.updated == ("orders_1",) and change.added == ()
+    assert _keys(change.catalog) == ["refund_request", "orders_1"]
+    held = {s.key: s.prompt for s in change.catalog.set("triage", "smoke").scenarios}
+    assert held["orders_1"] == "Where is it now?"
+
+
+def test_a_paste_naming_two_keys_equal_ignoring_case_is_refused(desk):
+    with pytest.raises(assay.SpecError, match="'A'.*ignoring case"):
+        _merge(desk, "one | key: a\ntwo | key: A\n")

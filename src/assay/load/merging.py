@@ -3,7 +3,8 @@
 A merge treats the paste as an addition: a scenario whose key the paste does not name is
 never touched. A keyless scenario takes the next ``<group>_<n>`` the set does not hold
 (ignoring case), so merging the same keyless paste twice adds it twice; a key the paste
-names and the set holds is updated in place, with what the paste gives and nothing else. A
+names and the set holds (compared ignoring case, by ``str.casefold``) is updated in place,
+keeping the set's spelling, with what the paste gives and nothing else. A
 replacement makes the set hold exactly the paste's scenarios. Production-only scenarios are
 left out unless asked for, after keys are made.
 
@@ -106,6 +107,9 @@ def merge_scenarios(
         key_prefix=key_prefix,
         location=location,
     )
+    # Keys compare ignoring case: a key the set holds in another case names that scenario.
+    spelled = {s.key.casefold(): s.key for s in existing}
+    parsed = [replace(s, key=spelled.get(s.key.casefold(), s.key)) for s in parsed]
     left_out = tuple(s.key for s in parsed if s.production_only and not include_production_only)
     chosen = [replace(s, group=set) for s in parsed if s.key not in left_out]
     if not chosen:

@@ -306,8 +306,11 @@ def _next_key(stem: str, taken: set[str], counters: dict[str, int]) -> str:
 
 
 def _refuse_duplicates(keys: list[str], location: str) -> None:
-    seen: set[str] = set()
+    """Refuse a key named twice; keys are compared ignoring case, as made keys are."""
+    seen: dict[str, str] = {}
     for key in keys:
-        if key in seen:
-            raise SpecError(f"duplicate scenario key {key!r}", location=location, field="key")
-        seen.add(key)
+        first = seen.get(key.casefold())
+        seen.setdefault(key.casefold(), key)
+        if first is not None:
+            also = "" if first == key else f" (the same as {first!r} ignoring case)"
+            raise SpecError(f"duplicate scenario key {key!r}{also}", location=location, field="key")
