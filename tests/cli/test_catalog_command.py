@@ -159,3 +159,11 @@ def test_a_product_or_set_key_is_checked_naming_the_option(cli, work, option, va
     assert done.exit_code == 2, done.output
     assert message in done.stderr
     assert (work / "desk.yml").read_text() == DESK
+
+
+def test_a_read_only_catalog_exits_2_naming_it(cli, work):
+    os.chmod(work / "desk.yml", 0o444)
+    done = cli("catalog", "import", "paste.txt", *INTO)
+    assert done.exit_code == 2, done.output
+    assert "desk.yml: is read-only" in done.stderr
+    assert (work / "desk.yml").read_text() == DESK

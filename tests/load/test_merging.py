@@ -299,3 +299,16 @@ def test_a_named_key_the_set_holds_in_another_case_is_updated_in_place(desk):
 def test_a_paste_naming_two_keys_equal_ignoring_case_is_refused(desk):
     with pytest.raises(assay.SpecError, match="'A'.*ignoring case"):
         _merge(desk, "one | key: a\ntwo | key: A\n")
+
+
+def test_a_read_only_catalog_is_refused_and_left_as_it_was(desk):
+    os.chmod(desk, 0o444)
+    with pytest.raises(assay.SpecError, match="desk.yml: is read-only"):
+        save_catalog(_merge(desk, PASTE).catalog, desk)
+    assert desk.read_text() == DESK and desk.stat().st_mode & 0o777 == 0o444
+
+
+def test_a_rewritten_catalog_keeps_its_permissions(desk):
+    os.chmod(desk, 0o640)
+    save_catalog(_merge(desk, PASTE).catalog, desk)
+    assert desk.stat().st_mode & 0o777 == 0o640

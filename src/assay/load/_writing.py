@@ -12,12 +12,22 @@ import os
 import tempfile
 from pathlib import Path
 
+from assay.errors import SpecError
+
 
 def replace_text(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` atomically, keeping an existing file's permissions."""
+    """Write ``text`` (UTF-8) to ``path`` atomically, keeping an existing file's permissions.
+
+    A file that is read-only (no write permission for anyone, or none for this user) is
+    refused, a :class:`SpecError` naming it, and left as it was.
+    """
     target = path.resolve()
     folder = target.parent
     kept = target.stat().st_mode & 0o7777 if target.exists() else None
+    if kept is not None and (not os.access(target, os.W_OK) or not kept & 0o222):
+        # The rename would replace it regardless; a file made read-only says keep it as is
+        # (even to root, for whom access() grants everything).
+        raise SpecError("is read-only; nothing written (make it writable first)", location=str(path))
     descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as out:
