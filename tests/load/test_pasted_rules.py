@@ -120,3 +120,18 @@ def test_leaving_out_production_only_scenarios_keeps_keys_and_positions():
 def test_a_text_that_starts_like_a_document_and_does_not_load_is_refused(text):
     with pytest.raises(assay.SpecError, match=r"invalid (YAML|JSON)"):
         ScenarioParser.scenarios(text)
+
+
+@pytest.mark.parametrize("underline", ["======", "=="])
+def test_a_line_underlined_with_equals_signs_is_a_heading(underline):
+    text = f"Orders\n{underline}\nWhere is my order?\n\nRefunds\n{underline}\nRefund it\n"
+    parsed = ScenarioParser.parse(text)
+    assert [(s["prompt"], s["group"]) for s in parsed] == [
+        ("Where is my order?", "orders"),
+        ("Refund it", "refunds"),
+    ]
+
+
+def test_a_line_of_equals_signs_under_nothing_is_a_rule_and_dashes_stay_a_rule():
+    parsed = ScenarioParser.parse("=====\nWhere is my order?\n\n=====\nCancel it\n---\nNext\n")
+    assert [s["prompt"] for s in parsed] == ["Where is my order?", "Cancel it", "Next"]

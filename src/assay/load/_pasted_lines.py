@@ -3,7 +3,8 @@
 A heading starts a group: ``# Orders``, a bold line ``**Orders**``, or a short line (at most
 80 characters) ending in a colon (``Find tickets:``) that holds no ``?`` and no `` | ``.
 ``#1 priority: ...`` (``#`` and a digit) is a prompt. List markers (``-``, ``*``, ``1.``) are
-dropped, as are lines that are only a rule (``---``). Backticks around a span inside a prompt
+dropped, as are lines that are only a rule (``---``). A line of ``=`` (``======``) makes the
+line above it a heading, as in Markdown; a line of ``---`` stays a rule. Backticks around a span inside a prompt
 are removed; a prompt that is backticked whole may be followed by notes. A descriptive
 option with an empty value (``| notes:``) gives nothing; an empty check (``| contains:``) is
 refused.
@@ -31,6 +32,9 @@ _ONCE = ("key", "group", "notes")
 _DESCRIPTIVE = ("key", "tags", "group", "notes")
 _MARKER = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
 _RULE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
+#: A line of ``=`` underlines the line above as a heading (Markdown's other heading form);
+#: under no prompt it is a rule.
+_UNDERLINE = re.compile(r"^={2,}$")
 _SPAN = re.compile(r"`[^`\n]*`")
 _NOTES_SEPARATORS = "-—–:"
 #: The longest group slug or made-up key stem: a key built from a whole heading once made
@@ -56,9 +60,14 @@ def read_lines(text: str, location: str) -> list[Line]:
     """Every prompt of a pasted text, in order, grouped under the heading above it."""
     read: list[Line] = []
     group: tuple[str, str] | None = None
+    above = ""  # the prompt read from the line just above, else ""
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
-        if not line or _RULE.match(line):
+        if _UNDERLINE.match(line) and above:
+            read.pop()  # "Orders" over "======" is a heading, as Markdown reads it
+            group = _group(above.rstrip(":").strip())
+        above = ""
+        if not line or _RULE.match(line) or _UNDERLINE.match(line):
             continue
         heading = _heading(line)
         if heading is not None:
@@ -71,6 +80,7 @@ def read_lines(text: str, location: str) -> list[Line]:
                 location=location,
             )
         read.append(_line(_MARKER.sub("", line), group, location, f"line {number}"))
+        above = _MARKER.sub("", line)
     return read
 
 
