@@ -24,7 +24,6 @@ from typing import Any, TypeVar
 from assay.errors import SpecError
 
 __all__ = [
-    "reads_confined_to",
     "BOUNDS",
     "DAY",
     "MAX_BODY_FILE_BYTES",
@@ -39,6 +38,7 @@ __all__ = [
     "option_range",
     "problem",
     "read_bounded",
+    "reads_confined_to",
 ]
 
 #: The longest any timeout or retry window may be (seconds).
@@ -178,7 +178,9 @@ def _refuse_outside(path: Path, location: str) -> None:
         return
     resolved = path.resolve()
     if resolved != folder and folder not in resolved.parents:
-        raise SpecError("is outside the working directory; name a file inside it", location=location)
+        raise SpecError(
+            "is outside the working directory; name a file inside it", location=location
+        )
 
 
 def _too_big(most: int, what: str) -> str:

@@ -153,9 +153,14 @@ def test_preview_refuses_what_the_import_refuses_naming_the_paste(cli, work, pre
 )
 def test_a_product_or_set_key_is_checked_naming_the_option(cli, work, option, value, message):
     words = {"--product": "triage", "--set": "smoke", option: value}
-    done = cli("catalog", "import", "paste.txt", "--into", "desk.yml", *[
-        part for pair in words.items() for part in pair
-    ])
+    done = cli(
+        "catalog",
+        "import",
+        "paste.txt",
+        "--into",
+        "desk.yml",
+        *[part for pair in words.items() for part in pair],
+    )
     assert done.exit_code == 2, done.output
     assert message in done.stderr
     assert (work / "desk.yml").read_text() == DESK

@@ -39,7 +39,7 @@ def test_a_secret_in_an_error_is_masked(monkeypatch):
 
     with pytest.raises(ToolError) as raised:
         mcp_server._guarded(failing)()
-    assert "q\"uote-secret" not in str(raised.value) and "***" in str(raised.value)
+    assert 'q"uote-secret' not in str(raised.value) and "***" in str(raised.value)
 
 
 def test_a_value_shorter_than_the_floor_is_not_masked(monkeypatch):
@@ -99,9 +99,16 @@ def test_merging_into_a_catalog_reads_no_file_outside(here):
     catalog = (
         "catalog: c\nproducts:\n  - key: p\n    sets:\n      - key: s\n        scenarios:\n"
         "          - key: k\n            prompt: hi\n            api:\n"
-        "              - {method: GET, url: 'http://x/y', response: {status: 200, body_file: ../v.json}}\n"
+        "              - {method: GET, url: 'http://x/y',\n"
+        "                 response: {status: 200, body_file: ../v.json}}\n"
     )
     (here / "c.yml").write_text(catalog)
     with pytest.raises(SpecError, match="outside the working directory"):
         mcp_server.scenarios_merge("c.yml", "p", "s", "new one", apply=True)
     assert (here / "c.yml").read_text() == catalog
+
+
+def test_a_merge_preview_refuses_what_applying_would_refuse(here):
+    with pytest.raises(SpecError, match=r"<text>: \[0\]\.key: must not contain control"):
+        mcp_server.scenarios_merge("c.yml", "p", "s", '[{"key": "a\\u0007", "prompt": "x"}]')
+    assert not (here / "c.yml").exists()

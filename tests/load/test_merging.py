@@ -220,7 +220,10 @@ def _written(folder, name, text):
 @pytest.mark.parametrize(
     ("paste", "message"),
     [
-        ('[{"key": "bad\\u0007key", "prompt": "x"}]', "paste.json: [0].key: must not contain control"),
+        (
+            '[{"key": "bad\\u0007key", "prompt": "x"}]',
+            "paste.json: [0].key: must not contain control",
+        ),
         ('[{"key": "nul\\u0000", "prompt": "x"}]', "paste.json: [0].key: must not contain control"),
         ('[{"prompt": "x"}, {"key": "   ", "prompt": "y"}]', "paste.json: [1].key: must be"),
         ('[{"key": "k", "prompt": "   "}]', "paste.json: [0].prompt"),
@@ -241,7 +244,10 @@ def test_a_paste_starting_with_a_byte_order_mark_is_read_as_its_document(desk, t
 
     file = tmp_path / "paste.json"
     file.write_text(BOM + '[{"key": "bom", "prompt": "x"}]', encoding="utf-8")
-    for text, location in (read_paste(file), read_paste(None, BOM + '[{"key": "bom", "prompt": "x"}]')):
+    for text, location in (
+        read_paste(file),
+        read_paste(None, BOM + '[{"key": "bom", "prompt": "x"}]'),
+    ):
         assert _merge(desk, text, location=location).added == ("bom",)
     assert _merge(desk, BOM + '{"key": "bom", "prompt": "x"}').added == ("bom",)
 
@@ -250,7 +256,10 @@ def test_a_paste_starting_with_a_byte_order_mark_is_read_as_its_document(desk, t
     ("name", "text"),
     [
         ("s.yml", "suite: s\ngroups:\n  - key: g\n    scenarios:\n      - {key: k, prompt: hi}\n"),
-        ("s.json", '{"suite": "s", "groups": [{"key": "g", "scenarios": [{"key": "k", "prompt": "hi"}]}]}'),
+        (
+            "s.json",
+            '{"suite": "s", "groups": [{"key": "g", "scenarios": [{"key": "k", "prompt": "hi"}]}]}',
+        ),
         ("s.toml", 'id = "k"\n[input]\ntext = "hi"\n'),
         ("s.txt", "# G\nhi | key: k\n"),
     ],
@@ -264,7 +273,9 @@ def test_suite_files_starting_with_a_byte_order_mark_load(tmp_path, name, text):
     assert [case.id for case in suite.cases] == ["k"]
 
 
-@pytest.mark.parametrize(("product", "set_"), [("a/b", "smoke"), ("triage", "new\nline"), ("", "s")])
+@pytest.mark.parametrize(
+    ("product", "set_"), [("a/b", "smoke"), ("triage", "new\nline"), ("", "s")]
+)
 def test_a_merge_refuses_a_product_or_set_key_it_could_not_name(desk, product, set_):
     with pytest.raises(assay.SpecError) as raised:
         merge_scenarios(open_catalog(desk), product=product, set=set_, text=PASTE)
@@ -297,13 +308,13 @@ def test_a_named_key_the_set_holds_in_another_case_is_updated_in_place(desk):
 
 
 def test_a_paste_naming_two_keys_equal_ignoring_case_is_refused(desk):
-    with pytest.raises(assay.SpecError, match="'A'.*ignoring case"):
+    with pytest.raises(assay.SpecError, match=r"'A'.*ignoring case"):
         _merge(desk, "one | key: a\ntwo | key: A\n")
 
 
 def test_a_read_only_catalog_is_refused_and_left_as_it_was(desk):
     os.chmod(desk, 0o444)
-    with pytest.raises(assay.SpecError, match="desk.yml: is read-only"):
+    with pytest.raises(assay.SpecError, match=r"desk\.yml: is read-only"):
         save_catalog(_merge(desk, PASTE).catalog, desk)
     assert desk.read_text() == DESK and desk.stat().st_mode & 0o777 == 0o444
 

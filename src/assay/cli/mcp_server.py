@@ -256,8 +256,8 @@ def masked(text: str, secrets: list[str] | None = None) -> str:
 def masked_value(value: Any, secrets: list[str] | None = None) -> Any:
     """``value`` with every string in it (keys too) masked, before anything escapes them.
 
-    Serialised first, a secret holding ``"`` or ``\\`` would be written escaped and no
-    longer match.
+    Serialised first, a secret holding a quote or a backslash would be written escaped and
+    no longer match.
     """
     found = _secrets() if secrets is None else secrets
     if isinstance(value, str):

@@ -4,10 +4,10 @@ A heading starts a group: ``# Orders``, a bold line ``**Orders**``, or a short l
 80 characters) ending in a colon (``Find tickets:``) that holds no ``?`` and no `` | ``.
 ``#1 priority: ...`` (``#`` and a digit) is a prompt. List markers (``-``, ``*``, ``1.``) are
 dropped, as are lines that are only a rule (``---``). A line of ``=`` (``======``) makes the
-line above it a heading, as in Markdown; a line of ``---`` stays a rule. Backticks around a span inside a prompt
-are removed; a prompt that is backticked whole may be followed by notes. A descriptive
-option with an empty value (``| notes:``) gives nothing; an empty check (``| contains:``) is
-refused.
+line above it a heading, as in Markdown; a line of ``---`` stays a rule. Backticks around a
+span inside a prompt are removed; a prompt that is backticked whole may be followed by
+notes. A descriptive option with an empty value (``| notes:``) gives nothing; an empty check
+(``| contains:``) is refused.
 
 Pasted text may come from anyone, so every line is read in time linear in its length: the
 patterns here have no repetition that can backtrack into another (a bold heading is read

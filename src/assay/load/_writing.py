@@ -27,7 +27,9 @@ def replace_text(path: Path, text: str) -> None:
     if kept is not None and (not os.access(target, os.W_OK) or not kept & 0o222):
         # The rename would replace it regardless; a file made read-only says keep it as is
         # (even to root, for whom access() grants everything).
-        raise SpecError("is read-only; nothing written (make it writable first)", location=str(path))
+        raise SpecError(
+            "is read-only; nothing written (make it writable first)", location=str(path)
+        )
     descriptor, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as out:

@@ -36,11 +36,11 @@ from assay.spec import JSON
 __all__ = [
     "CatalogChange",
     "Difference",
+    "check_key",
     "differences",
     "merge_scenarios",
     "open_catalog",
     "read_paste",
-    "check_key",
     "save_catalog",
 ]
 
@@ -117,7 +117,9 @@ def merge_scenarios(
         raise SpecError(f"holds no scenarios to import{why}", location=location)
     _refuse_unbuildable(chosen)
     if replace_all:
-        scenarios, kinds = _replaced(existing, chosen, _kept_as_they_were(existing, parsed, left_out))
+        scenarios, kinds = _replaced(
+            existing, chosen, _kept_as_they_were(existing, parsed, left_out)
+        )
     else:
         scenarios, kinds = _merged(existing, chosen)
     return CatalogChange(
@@ -151,7 +153,9 @@ def check_key(key: str, field: str) -> None:
     if any(ord(char) < 32 or 127 <= ord(char) < 160 for char in key):
         raise SpecError("must not contain control characters (line breaks, escapes)", field=field)
     if "/" in key:
-        raise SpecError("must not contain '/' (it separates product, set and scenario)", field=field)
+        raise SpecError(
+            "must not contain '/' (it separates product, set and scenario)", field=field
+        )
 
 
 _Kinds = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]
