@@ -161,6 +161,9 @@ captured = assay.Suite("Bare", agent=agent, capture="spans")
 captured.case("q")
 run = assay.run(captured, db=MemoryRunStore(), progress=False)
 assert isinstance(trace.get_tracer_provider(), TracerProvider)
+# The provider capture set exports nowhere: it does not make later runs traced.
+plain = assay.run(suite, db=MemoryRunStore(), progress=False)
+assert plain.samples[0].traces is None and plain.traces is None
 print([a.name for a in run.samples[0].actions])
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
@@ -192,3 +195,46 @@ def test_reports_and_report_case_show_the_trace_ids(exporter, tmp_path) -> None:
     assert json.loads(as_json.output)["samples"][0]["traces"]["judge_trace_ids"] == list(
         traces.judge_trace_ids
     )
+
+
+def test_a_process_that_set_a_provider_has_its_runs_traced_without_asking(exporter) -> None:
+    run = assay.run(judged_suite(), db=MemoryRunStore(), progress=False)
+    (sample_span,) = spans_named(exporter, "assay.sample")
+    assert run.samples[0].traces is not None
+    assert run.samples[0].traces.trace_id == trace_id(sample_span)
+    assert len(spans_named(exporter, "assay.judge")) == 2
+    assert spans_named(exporter, "assay.run")
+
+
+def test_trace_false_keeps_a_run_untraced_in_a_process_that_traces(exporter) -> None:
+    run = assay.run(judged_suite(), db=MemoryRunStore(), progress=False, trace=False)
+    assert run.samples[0].traces is None and run.traces is None
+    assert exporter.get_finished_spans() == ()
+
+
+def test_without_a_provider_set_a_run_is_not_traced_even_with_opentelemetry_loaded() -> None:
+    run = assay.run(judged_suite(), db=MemoryRunStore(), progress=False)
+    assert run.samples[0].traces is None and run.traces is None
+
+
+def test_trace_must_be_true_false_or_none() -> None:
+    with pytest.raises(assay.ConfigurationError, match="trace"):
+        assay.run(judged_suite(), db=MemoryRunStore(), progress=False, trace="yes")  # type: ignore[typeddict-item]
+
+
+@pytest.mark.process  # what a fresh interpreter imports
+def test_a_process_that_never_loaded_opentelemetry_runs_unchanged_and_does_not_load_it() -> None:
+    code = """
+import sys, assay
+from assay import checks
+from assay.evaluation import MemoryRunStore
+suite = assay.Suite("Plain", agent=lambda text: "ok", checks=[checks.contains("ok")])
+suite.case("q")
+run = assay.run(suite, db=MemoryRunStore(), progress=False)
+assert run.samples[0].status.value == "passed", run.samples[0]
+assert run.samples[0].traces is None and run.traces is None
+print(sorted(name for name in sys.modules if name.split(".")[0] == "opentelemetry"))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

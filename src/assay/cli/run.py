@@ -179,6 +179,24 @@ def run_command(
             rich_help_panel=OUTPUT,
         ),
     ] = False,
+    trace: Annotated[
+        bool | None,
+        typer.Option(
+            "--trace/--no-trace",
+            help="Export the run's spans (a span per run, sample and judge call) by OTLP as the "
+            "OTEL_* environment says (needs opentelemetry-exporter-otlp), or to --trace-file. "
+            "By default a run is traced when the suite's code set a tracer provider; --no-trace "
+            "never traces it. The configuration's trace key sets the default.",
+            rich_help_panel=OUTPUT,
+        ),
+    ] = None,
+    trace_file: Annotated[
+        Path | None,
+        typer.Option(
+            help="With --trace: append the spans to this file as JSON lines instead of OTLP.",
+            rich_help_panel=OUTPUT,
+        ),
+    ] = None,
     db: DbOption = None,
     metadata: MetadataOption = None,
     resume: Annotated[
@@ -290,6 +308,7 @@ def run_command(
             "run_id": run_id,
             "judge_limit": judge_limit,
             "record": recording,
+            "trace": _tracing(trace, trace_file, config.trace),
         }
         from assay.cli._warnings import print_unchecked
 
@@ -298,7 +317,8 @@ def run_command(
             judged=options["judge"] is not None or chosen.judge is not None,
             judge_hint="give the run --judge MODEL",
         )
-        evaluation = _execute(chosen, options, database_url(db), quiet, run_id)
+        with _exported(options["trace"], trace_file):
+            evaluation = _execute(chosen, options, database_url(db), quiet, run_id)
         if recording is not None:
             _say_recorded(evaluation.run.samples, recording)
     with _signals_held():
@@ -349,6 +369,34 @@ def _say_recorded(samples: Any, folder: Path) -> None:
     for sample, note in zip(samples, notes, strict=True):
         if isinstance(note, dict) and "error" in note:
             print(f"not recorded: case {visible(sample.case_id)!r}", file=sys.stderr)
+
+
+def _tracing(flag: bool | None, file: Path | None, configured: bool | None) -> bool | None:
+    """Whether the run exports its spans: the flag, else ``--trace-file``, else the config."""
+    if flag is False and file is not None:
+        raise ConfigurationError("--trace-file needs tracing; drop --no-trace")
+    if flag is not None:
+        return flag
+    return True if file is not None else configured
+
+
+@contextlib.contextmanager
+def _exported(trace: bool | None, file: Path | None) -> Iterator[None]:
+    """Export the spans while the run executes (with ``--trace``), flushed at its end."""
+    if trace is not True:
+        yield
+        return
+    try:
+        from assay.otel.export import export_spans
+    except ImportError as error:
+        raise ConfigurationError(
+            f"--trace needs OpenTelemetry ({error}); install it with pip install 'assay[otel]'"
+        ) from None
+    stop = export_spans(file)
+    try:
+        yield
+    finally:
+        stop()
 
 
 def _execute(

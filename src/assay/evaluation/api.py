@@ -59,7 +59,9 @@ async def evaluate_async(
     :class:`~assay.errors.StoreUnavailableError`. ``executor`` executes the samples (an
     :class:`~assay.evaluation.Executor`; by default :class:`~assay.evaluation.LocalExecutor`,
     in this process); ``observers`` (:class:`~assay.evaluation.RunObserver`) are told what
-    the run does, beside the progress display.
+    the run does, beside the progress display. ``trace`` traces the run with
+    :class:`assay.otel.Correlation` (``True``), never (``False``), or, by default, when the
+    process already traces: OpenTelemetry is loaded and a tracer provider is set.
 
     ``suite`` may be the path of a suite (any format ``assay run`` takes), opened with
     ``selection`` (an :class:`assay.load.Selection`); the project configuration fills what

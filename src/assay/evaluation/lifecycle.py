@@ -41,7 +41,8 @@ from assay.evaluation.lease import Heartbeat, owner_alive, this_process
 from assay.evaluation.loop import CANCEL_GRACE
 from assay.evaluation.observers import NotesOnly, ObservedSink, Observers
 from assay.evaluation.options import EvaluationOptions
-from assay.evaluation.ports import Executor, RunObserver, RunStore, SampleTracer, Work
+from assay.evaluation.ports import Executor, RunStore, SampleTracer, Work
+from assay.evaluation.tracing import traced_observers
 from assay.evaluation.verdict import Verdict, decide
 from assay.evaluation.writer import DurableSink, with_store_retries
 from assay.judging import Judge, judge_chain, judge_identity
@@ -96,7 +97,7 @@ async def evaluate_with(
     suite: Suite, options: EvaluationOptions, store: RunStore, progress: Progress
 ) -> Evaluation:
     """Run ``suite`` with ``options`` against ``store``; see :func:`assay.evaluate_async`."""
-    observers = Observers(progress, _with_capture(suite, options.observers))
+    observers = Observers(progress, traced_observers(suite, options.observers, options.trace))
     plan = suite.plan(judged=options.judge is not None)
     explicit = await asyncio.to_thread(_explicit_baseline, store, options.baseline, suite, plan)
     await _prepare(suite, options)
@@ -255,20 +256,6 @@ async def _guarded(
         database=store.display_url,
         baseline=compared.choice,
     )
-
-
-def _with_capture(suite: Suite, observers: Sequence[RunObserver]) -> Sequence[RunObserver]:
-    """The run's observers, with a tracer when the suite captures spans and none was given."""
-    if suite.capture != "spans" or any(isinstance(each, SampleTracer) for each in observers):
-        return observers
-    try:
-        from assay.otel import Correlation
-    except ImportError as error:
-        raise ConfigurationError(
-            f"suite {suite.name!r} has capture='spans', which needs OpenTelemetry ({error}); "
-            "install it with pip install 'assay[otel]'"
-        ) from None
-    return (*observers, Correlation())
 
 
 def _traced(judge: Judge | None, tracer: SampleTracer | None) -> Judge | None:

@@ -60,6 +60,7 @@ class EvaluationArgs(TypedDict, total=False):
     observers: Iterable[RunObserver] | None
     executor: Executor | None
     record: str | Path | None
+    trace: bool | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -105,6 +106,9 @@ class EvaluationOptions:
     executor: Executor = field(default_factory=LocalExecutor)
     #: A folder each case's HTTP calls are recorded into as replay fixtures (None: none).
     record: Path | None = None
+    #: Whether the run is traced (None: when the process already traces; see
+    #: :mod:`assay.evaluation.tracing`).
+    trace: bool | None = None
 
     @classmethod
     def build(cls, suite: Suite, **args: Unpack[EvaluationArgs]) -> EvaluationOptions:
@@ -140,6 +144,7 @@ def _resolve(
     observers: Iterable[RunObserver] | None = None,
     executor: Executor | None = None,
     record: str | Path | None = None,
+    trace: bool | None = None,
 ) -> EvaluationOptions:
     converted = portable(dict(metadata or {}), "metadata")
     assert isinstance(converted, dict)
@@ -177,6 +182,7 @@ def _resolve(
         refine_gate=_gate_callable(refine_gate),
         observers=_observers(observers),
         executor=_executor(executor),
+        trace=_trace(trace),
     )
     _check_recording(resolved, suite)
     return resolved
@@ -328,3 +334,9 @@ def _tolerance(value: Any, name: str = "tolerance") -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
         raise SpecError(f"{value!r} is not a tolerance in [0, 1]", field=name)
     return float(value)
+
+
+def _trace(value: Any) -> bool | None:
+    if value is not None and not isinstance(value, bool):
+        raise ConfigurationError(f"trace {value!r} is not True, False or None")
+    return value

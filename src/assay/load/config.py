@@ -15,6 +15,7 @@ variable overrides:
     judge_base_url = "http://localhost:8000/v1"   # the endpoint of a judge named by name
     gate = { min_pass_rate = 0.9 }
     baseline_where = { branch = "main" }     # the automatic baseline: runs of main only
+    trace = true                 # assay run exports its spans (as --trace does)
 
 A file that is not valid TOML, an unknown key or a value of the wrong type is an error that
 names the file and the key.
@@ -38,6 +39,7 @@ KEYS: dict[str, type | tuple[type, ...]] = {
     "judge_base_url": str,
     "gate": dict,
     "baseline_where": dict,
+    "trace": bool,
 }
 
 
@@ -45,6 +47,7 @@ _KINDS: dict[type | tuple[type, ...], str] = {
     str: "a string",
     int: "a whole number",
     dict: "a table",
+    bool: "true or false",
 }
 
 
@@ -61,6 +64,8 @@ class ProjectConfig:
     gate: dict[str, Any] = field(default_factory=dict)
     #: Run metadata the automatic baseline must match (``--baseline-where`` replaces it).
     baseline_where: dict[str, str] = field(default_factory=dict)
+    #: Whether ``assay run`` exports its spans (``--trace``/``--no-trace`` override it).
+    trace: bool | None = None
 
     @property
     def root(self) -> Path | None:
@@ -146,7 +151,7 @@ def _parse(path: Path, data: Any, prefix: str = "") -> ProjectConfig:
                 location=str(path),
                 field=f"{prefix}{key}",
             )
-        if isinstance(value, bool) or not isinstance(value, expected):
+        if isinstance(value, bool) != (expected is bool) or not isinstance(value, expected):
             raise SpecError(
                 f"must be {_KINDS.get(expected, 'a value of another type')}",
                 location=str(path),
@@ -176,4 +181,5 @@ def _parse(path: Path, data: Any, prefix: str = "") -> ProjectConfig:
         judge_base_url=data.get("judge_base_url"),
         gate=dict(data.get("gate") or {}),
         baseline_where=where,
+        trace=data.get("trace"),
     )

@@ -23,8 +23,10 @@ from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerPro
 from opentelemetry.trace import ProxyTracerProvider, StatusCode
 
 from assay.agent import Outcome
+from assay.agent.adapters.agents_tracing import SPANS_READ
 from assay.errors import ConfigurationError
 from assay.otel.spans import Captured, SpanRecord, from_spans
+from assay.runner.hooks import EXPORTS_NOWHERE
 
 
 class Collected:
@@ -60,6 +62,8 @@ class SpanCapture(SpanProcessor):
     def __init__(self) -> None:
         # Span id → the watch it belongs to; a span's descendants are added as they start.
         self._owners: dict[int, Collected] = {}
+        #: Whether the Agents SDK's spans are read too, kept from its other processors.
+        self.reads_agents_sdk = False
 
     @contextlib.contextmanager
     def watch(self) -> Iterator[Collected]:
@@ -74,11 +78,15 @@ class SpanCapture(SpanProcessor):
             yield collected
             return
         self._owners[anchor.span_id] = collected
+        # The Agents SDK adapter traces for Assay alone while this is set.
+        reading = SPANS_READ.set(True) if self.reads_agents_sdk else None
         try:
             yield collected
         finally:
             collected.open = False
             self._owners.pop(anchor.span_id, None)
+            if reading is not None:
+                SPANS_READ.reset(reading)
             watched.reset(token)
 
     def on_start(self, span: Span, parent_context: Context | None = None) -> None:
@@ -138,7 +146,7 @@ def capturing_provider(provider: Any = None) -> TracerProvider:
     with _lock:
         if provider is None:
             if isinstance(trace.get_tracer_provider(), ProxyTracerProvider):
-                trace.set_tracer_provider(TracerProvider())
+                trace.set_tracer_provider(_nowhere())
             provider = trace.get_tracer_provider()
         if not isinstance(provider, TracerProvider):
             raise ConfigurationError(
@@ -149,3 +157,10 @@ def capturing_provider(provider: Any = None) -> TracerProvider:
             provider.add_span_processor(CAPTURE)
             _installed.add(provider)
         return provider
+
+
+def _nowhere() -> TracerProvider:
+    """A provider with no exporter, marked so that it does not make later runs traced."""
+    provider = TracerProvider()
+    setattr(provider, EXPORTS_NOWHERE, True)
+    return provider

@@ -15,6 +15,10 @@ from typing import Any, Protocol
 from assay.agent import Outcome
 from assay.results import SampleResult
 
+#: Set on a tracer provider that exports nowhere (the one a span capture sets when none
+#: was): a process with only that one does not count as tracing.
+EXPORTS_NOWHERE = "assay_exports_nowhere"
+
 #: One sample's whole execution (the agent, its checks, its judging and diagnosis).
 SampleCall = Callable[[], Awaitable[SampleResult]]
 
