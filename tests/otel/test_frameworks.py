@@ -7,6 +7,7 @@ the server answered. The scripted server proves transport and orchestration, not
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,7 +16,9 @@ import pytest
 import assay
 from assay import checks
 from assay.evaluation import MemoryRunStore
+from assay.otel import CALLS_KEY, DIFFERENCES_KEY
 from assay.testing.server import ScriptedServer, reply, tool_calls
+from framework_script import context
 
 
 def script(body: dict[str, Any]):
@@ -121,3 +124,63 @@ def test_agents_sdk_response_and_failed_function_spans_are_read() -> None:
     assert (captured.usage.input_tokens, captured.usage.output_tokens) == (12, 4)
     ((name, arguments, error),) = [(a.name, a.arguments, a.error) for a in captured.actions]
     assert (name, arguments, error) == ("refund", {"order": 9}, "refunds are closed")
+
+
+class Spy:
+    """A trace processor as the user's own (or the SDK's default one, which posts to OpenAI)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def on_trace_start(self, trace: Any) -> None:
+        self.seen.append("trace")
+
+    def on_trace_end(self, trace: Any) -> None:
+        self.seen.append("trace end")
+
+    def on_span_start(self, span: Any) -> None:
+        self.seen.append(type(span.span_data).__name__)
+
+    def on_span_end(self, span: Any) -> None:
+        self.seen.append("span end")
+
+    def shutdown(self) -> None:
+        pass
+
+    def force_flush(self) -> None:
+        pass
+
+
+def test_the_agents_sdk_adapter_is_captured_without_tracing_and_posts_nothing(
+    server: ScriptedServer, exporter
+) -> None:
+    from agents import Agent, OpenAIChatCompletionsModel, function_tool, set_trace_processors
+    from openai import AsyncOpenAI
+
+    from assay import agents
+    from framework_script import http_client
+
+    spy = Spy()
+    set_trace_processors([spy])  # the processors a process has before Assay runs
+    client = AsyncOpenAI(base_url=server.base_url, api_key="test", http_client=http_client())
+    framework = Agent(
+        name="support",
+        model=OpenAIChatCompletionsModel("gpt-4o", openai_client=client),
+        tools=[function_tool(lookup_order)],
+    )
+    quiet = suite_of(agents.openai_agents(framework), 3)
+    run = assay.run(quiet, db=MemoryRunStore(), progress=False, concurrency=3)
+    assert_captured(run, "gpt-4o")
+    for sample in run.samples:  # read from the SDK's spans, and agreeing with the adapter
+        calls = [call["operation"] for call in sample.metadata[CALLS_KEY]]
+        assert calls == ["chat", "execute_tool", "chat"]
+        assert DIFFERENCES_KEY not in sample.metadata
+    assert spy.seen == []  # traced for Assay alone: no other processor saw any of it
+
+    traced = suite_of(agents.openai_agents(framework, tracing=True), 1)
+    assay.run(traced, db=MemoryRunStore(), progress=False)
+    assert "FunctionSpanData" in spy.seen  # asked for: the other processors see it as before
+
+    spy.seen.clear()
+    outside = asyncio.run(agents.openai_agents(framework)("7", context()))
+    assert outside.answer is not None and spy.seen == []  # not captured: tracing stays off

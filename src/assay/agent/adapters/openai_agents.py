@@ -32,6 +32,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from assay.agent.adapters.agents_tracing import PRIVATE_KEY, SPANS_READ
 from assay.agent.adapters.framework import ModelTokens, ToolLog, Turn, answer_text, chat_turns
 from assay.agent.answered import ANSWERED_MODEL_KEY
 from assay.agent.context import AgentContext
@@ -102,7 +103,7 @@ class OpenAIAgentsAgent:
         from agents import RunConfig
 
         base = self.run_config if self.run_config is not None else RunConfig()
-        changes: dict[str, Any] = {"tracing_disabled": base.tracing_disabled or not self.tracing}
+        changes: dict[str, Any] = _tracing(base, asked=self.tracing)
         if spec is not None:
             changes["model"] = self._model(spec)
         return dataclasses.replace(base, **changes)
@@ -212,6 +213,23 @@ def _sdk_logs_kept_off_stderr() -> Iterator[None]:
             if _quieted == 0:
                 for name in _SDK_LOGGERS:
                     logging.getLogger(name).removeHandler(_DISCARD)
+
+
+def _tracing(base: Any, *, asked: bool) -> dict[str, Any]:
+    """The run's tracing: as the user asked, or on for Assay's span capture alone.
+
+    With tracing off (the default) while Assay reads this call's spans, the run is traced
+    with its trace marked as Assay's: it reaches no other trace processor, so nothing is
+    posted anywhere (see :mod:`assay.agent.adapters.agents_tracing`).
+    """
+    if asked or base.tracing_disabled:
+        return {"tracing_disabled": base.tracing_disabled}
+    if not SPANS_READ.get():
+        return {"tracing_disabled": True}
+    return {
+        "tracing_disabled": False,
+        "trace_metadata": {**(base.trace_metadata or {}), PRIVATE_KEY: True},
+    }
 
 
 def _record(item: Any, log: ToolLog) -> None:
