@@ -2,7 +2,8 @@
 
 Needs the ``otel`` extra (``pip install 'assay[otel]'``); ``import assay`` never loads it.
 :class:`Correlation` is a run observer that opens a span per run, per sample and per judge
-call and records their trace ids on the results; a suite with ``capture="spans"`` builds
+call and records their trace ids on the results (added by itself to a run in a process
+that has set a tracer provider); a suite with ``capture="spans"`` builds
 each sample's actions, usage and model from the GenAI spans its agent's framework emits
 (:class:`SpanCapture`, merged by :func:`from_spans`). The OpenAI Agents SDK's own tracing
 is read by :mod:`assay.otel.openai_agents`.

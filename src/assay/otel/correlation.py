@@ -35,6 +35,7 @@ DEFAULT_KEYS = ("run_id", "case_id", "model", "sample")
 KEYS = (*DEFAULT_KEYS, "suite", "agent", "judge")
 #: The prefix of every attribute this module sets.
 PREFIX = "assay."
+_STATUS = f"{PREFIX}status"
 
 _judged: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
     "assay_judge_traces", default=None
@@ -49,15 +50,20 @@ class Correlation:
 
     ``tracer`` is the tracer spans are started with (the global provider's by default,
     looked up when a run starts); ``keys`` picks which correlation keys become attributes
-    (see :data:`KEYS`). Pass it to a run as an observer (``observers=[Correlation()]``);
-    a suite with ``capture="spans"`` gets one by itself. One run at a time.
+    (see :data:`KEYS`). A run gets one by itself when the process has set a tracer
+    provider, or its suite has ``capture="spans"`` (see :mod:`assay.evaluation.tracing`);
+    pass one as an observer (``observers=[Correlation(...)]``) to choose the tracer or the
+    keys. One run at a time.
     """
 
     def __init__(self, tracer: Tracer | None = None, *, keys: Iterable[str] = DEFAULT_KEYS):
         self._tracer = tracer
         self.keys = _checked_keys(keys)
+        # Each chosen key's attribute name, made once rather than per span.
+        self._names = {key: f"{PREFIX}{key}" for key in KEYS if key in self.keys}
         self._run: Run | None = None
         self._run_span: Span | None = None
+        self._run_links: list[Link] = []
         self._run_judges: list[str] = []
 
     # -- the run ---------------------------------------------------------------------
@@ -69,6 +75,8 @@ class Correlation:
             "assay.run",
             attributes=self._attributes(run_id=run.id, suite=run.suite, agent=run.agent),
         )
+        context = self._run_span.get_span_context()
+        self._run_links = [Link(context)] if context.is_valid else []
 
     def run_traces(self) -> Traces | None:
         """The run's trace and the judge calls no sample owned, once they are known."""
@@ -117,7 +125,7 @@ class Correlation:
         try:
             with trace.use_span(span, end_on_exit=True):
                 result = await call()
-                span.set_attribute(f"{PREFIX}status", result.status.value)
+                span.set_attribute(_STATUS, result.status.value)
         finally:
             _sample_link.reset(tokens[1])
             _judged.reset(tokens[0])
@@ -157,15 +165,12 @@ class Correlation:
         return span, self._run_judges if owner is None else owner
 
     def _links(self) -> list[Link]:
-        if self._run_span is None or not self._run_span.get_span_context().is_valid:
-            return []
-        return [Link(self._run_span.get_span_context())]
+        return self._run_links if self._run_span is not None else []
 
     def _attributes(self, **values: Any) -> dict[str, Any]:
+        names = self._names
         return {
-            f"{PREFIX}{key}": value
-            for key, value in values.items()
-            if key in self.keys and value is not None
+            names[key]: value for key, value in values.items() if value is not None and key in names
         }
 
 

@@ -139,12 +139,19 @@ def _action(span: SpanRecord) -> Action:
     attributes = span.attributes
     name = _text(attributes.get("gen_ai.tool.name")) or span.name.removeprefix("execute_tool ")
     arguments = _decoded(_first(attributes, _ARGUMENTS))
+    raw = _first(attributes, _RESULTS)
     return Action(
         name=name or "unnamed tool",
         arguments=arguments if isinstance(arguments, dict) else _wrapped(arguments),
-        result=_decoded(_first(attributes, _RESULTS)),
+        result=_decoded(raw),
         error=span.error or _text(attributes.get("error.type")),
+        # The text the model was handed is measured as it is, not re-encoded from its value.
+        result_bytes=_size(raw) if isinstance(raw, str) else None,
     )
+
+
+def _size(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
 def _tool_call(span: SpanRecord) -> dict[str, JSON]:

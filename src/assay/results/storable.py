@@ -8,9 +8,10 @@ as an error that names the field, and nothing of the offending value is repeated
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, replace
+from dataclasses import asdict, fields, is_dataclass, replace
 from typing import Any
 
 from assay.results.fault import Fault
@@ -42,6 +43,8 @@ def problem_with(value: Any) -> str | None:
 def _text_problem(text: str) -> str | None:
     if "\x00" in text:
         return "contains a NUL character"
+    if text.isascii():
+        return None  # no surrogate: skips encoding a copy of every clean text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -52,6 +55,10 @@ def _text_problem(text: str) -> str | None:
 def first_problem(sample: SampleResult) -> str | None:
     """The first field the agent supplied that no store can hold, as ``field problem``."""
     try:
+        if _clean(_agent_values(sample)):
+            # The common case, checked without naming a path for every value: paths are
+            # named only to say where a problem is.
+            return _implausible(sample)
         for path, value in _agent_fields(sample):
             problem = problem_with(value)
             if problem is not None:
@@ -196,6 +203,54 @@ def _agent_fields(sample: SampleResult) -> Iterator[tuple[str, Any]]:
     yield "recommendation", sample.recommendation
     if sample.diagnosis is not None:
         yield from _walk("diagnosis", asdict(sample.diagnosis))
+
+
+def _agent_values(sample: SampleResult) -> tuple[Any, ...]:
+    """What :func:`_agent_fields` walks, unnamed (dataclasses are read field by field)."""
+    usage = sample.usage
+    figures = () if usage is None else (usage.input_tokens, usage.output_tokens)
+    costs = () if usage is None else (usage.cost_usd, usage.cost_source)
+    return (
+        sample.answer,
+        sample.error,
+        sample.duration_ms,
+        *figures,
+        *costs,
+        sample.metadata,
+        sample.actions,
+        sample.observation,
+        sample.recommendation,
+        sample.diagnosis,
+    )
+
+
+def _clean(value: Any) -> bool:
+    """Whether ``value`` and everything in it can be stored (see :func:`problem_with`).
+
+    Exact types first: this reads every value of every sample, on the event loop.
+    """
+    kind = type(value)
+    if kind is str:
+        return "\x00" not in value and (value.isascii() or _text_problem(value) is None)
+    if value is None or kind is bool:
+        return True
+    if kind is int or kind is float:
+        return problem_with(value) is None
+    if kind is dict:
+        return all(map(_clean, value)) and all(map(_clean, value.values()))
+    if kind is list or kind is tuple:
+        return all(map(_clean, value))
+    names = _field_names(kind)
+    if names:
+        return all(_clean(getattr(value, name)) for name in names)
+    # Anything else (a str or dict subclass...) the slow way, as the named walk reads it.
+    return all(problem_with(found) is None for _, found in _walk("", value))
+
+
+@functools.cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    """A dataclass's field names (what ``asdict`` reads), or none for any other type."""
+    return tuple(each.name for each in fields(kind)) if is_dataclass(kind) else ()
 
 
 def _walk(path: str, value: Any) -> Iterator[tuple[str, Any]]:
