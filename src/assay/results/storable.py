@@ -8,7 +8,6 @@ as an error that names the field, and nothing of the offending value is repeated
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, fields, is_dataclass, replace
@@ -247,10 +246,17 @@ def _clean(value: Any) -> bool:
     return all(problem_with(found) is None for _, found in _walk("", value))
 
 
-@functools.cache
+#: Each dataclass's field names, read once per type.
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def _field_names(kind: type) -> tuple[str, ...]:
     """A dataclass's field names (what ``asdict`` reads), or none for any other type."""
-    return tuple(each.name for each in fields(kind)) if is_dataclass(kind) else ()
+    found = _FIELD_NAMES.get(kind)
+    if found is None:
+        found = tuple(each.name for each in fields(kind)) if is_dataclass(kind) else ()
+        _FIELD_NAMES[kind] = found
+    return found
 
 
 def _walk(path: str, value: Any) -> Iterator[tuple[str, Any]]:
