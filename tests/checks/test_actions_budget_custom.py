@@ -67,12 +67,29 @@ def test_forbid_actions(context):
 
 def test_budgets(context):
     usage = assay.Usage(input_tokens=900, output_tokens=200)
-    assert checks.token_budget(200).evaluate(context(usage=usage)).score == 1.0
-    assert checks.token_budget(100).evaluate(context(usage=usage)).score == 0.5
+    assert checks.token_budget(200).evaluate(context("ok", usage=usage)).score == 1.0
+    assert checks.token_budget(100).evaluate(context("ok", usage=usage)).score == 0.5
     with pytest.raises(CheckError, match="no output token usage"):
-        checks.token_budget(10).evaluate(context())
-    assert checks.max_latency_ms(100).evaluate(context(duration_ms=100.0)).score == 1.0
-    assert checks.max_latency_ms(100).evaluate(context(duration_ms=100.5)).score < 1.0
+        checks.token_budget(10).evaluate(context("ok"))
+    assert checks.max_latency_ms(100).evaluate(context("ok", duration_ms=100.0)).score == 1.0
+    assert checks.max_latency_ms(100).evaluate(context("ok", duration_ms=100.5)).score < 1.0
+
+
+@pytest.mark.parametrize("answer", ["", "  \n", None])
+def test_an_empty_answer_scores_zero_on_every_rule_criterion(context, answer):
+    within = {"usage": assay.Usage(output_tokens=1), "duration_ms": 1.0}
+    rules = [
+        checks.response_present(),
+        checks.min_length(1),
+        checks.max_latency_ms(1000),
+        checks.token_budget(100),
+        checks.contains("x"),
+        checks.not_contains("x"),
+    ]
+    for rule in rules:
+        verdict = rule.evaluate(context(answer, **within))
+        assert verdict.score == 0.0, rule.name
+        assert "answer" in verdict.reason
 
 
 def test_tool_result_bytes_measures_the_largest_model_facing_result(context):

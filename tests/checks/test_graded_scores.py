@@ -17,8 +17,8 @@ def verdict_of(check, ctx):
 
 def test_latency_over_budget_scores_budget_over_actual(context):
     # The seed's example: 2,000 ms against a budget of 1,000 scores 0.5, and fails.
-    assert verdict_of(checks.max_latency_ms(1000), context(duration_ms=2000.0)) == (0.5, False)
-    assert verdict_of(checks.max_latency_ms(1000), context(duration_ms=999.0)) == (1.0, True)
+    assert verdict_of(checks.max_latency_ms(1000), context("ok", duration_ms=2000.0)) == (0.5, False)
+    assert verdict_of(checks.max_latency_ms(1000), context("ok", duration_ms=999.0)) == (1.0, True)
 
 
 def test_min_length_scores_actual_over_required(context):
@@ -28,8 +28,8 @@ def test_min_length_scores_actual_over_required(context):
 
 def test_token_budget_scores_budget_over_output_tokens(context):
     usage = assay.Usage(input_tokens=5000, output_tokens=400)
-    assert verdict_of(checks.token_budget(100), context(usage=usage)) == (0.25, False)
-    assert verdict_of(checks.token_budget(400), context(usage=usage)) == (1.0, True)
+    assert verdict_of(checks.token_budget(100), context("ok", usage=usage)) == (0.25, False)
+    assert verdict_of(checks.token_budget(400), context("ok", usage=usage)) == (1.0, True)
 
 
 @pytest.mark.parametrize(

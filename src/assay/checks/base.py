@@ -110,6 +110,20 @@ class Check:
         raise NotImplementedError
 
 
+def unanswered(ctx: CheckContext) -> Verdict | None:
+    """The zero verdict for an absent or blank answer, or ``None`` when the agent answered.
+
+    Rule criteria that do not read the text (latency, token budget) still score an empty
+    answer 0: an agent that said nothing did not stay within its budget, it skipped the task.
+    """
+    answer = ctx.answer
+    if answer is None:
+        return Verdict(0.0, "the agent gave no answer")
+    if not answer.strip():
+        return Verdict(0.0, "the agent gave an empty answer")
+    return None
+
+
 def observed_actions(ctx: CheckContext) -> tuple[Action, ...]:
     """The calls the agent made; uninstrumented actions (``None``) cannot be checked."""
     actions = ctx.outcome.actions

@@ -6,7 +6,14 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from assay.checks import _values
-from assay.checks.base import Check, CheckContext, CheckError, Verdict, observed_actions
+from assay.checks.base import (
+    Check,
+    CheckContext,
+    CheckError,
+    Verdict,
+    observed_actions,
+    unanswered,
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -30,7 +37,9 @@ class MaxLatency(Check):
         )
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
-        """Compare the sample's duration with the budget."""
+        """Compare the sample's duration with the budget; an empty answer scores 0."""
+        if (silent := unanswered(ctx)) is not None:
+            return silent
         duration = ctx.outcome.duration_ms
         if duration is None:
             raise CheckError("the sample has no duration")
@@ -57,7 +66,12 @@ class TokenBudget(Check):
         _values.count(self.name, "tokens", self.tokens)
 
     def evaluate(self, ctx: CheckContext) -> Verdict:
-        """Compare reported output tokens with the budget; unreported usage cannot be checked."""
+        """Compare reported output tokens with the budget; unreported usage cannot be checked.
+
+        An empty answer scores 0 whatever it spent.
+        """
+        if (silent := unanswered(ctx)) is not None:
+            return silent
         usage = ctx.outcome.usage
         output = None if usage is None else usage.output_tokens
         if output is None:
