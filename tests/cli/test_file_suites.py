@@ -124,6 +124,27 @@ def test_validate_reports_without_running_and_names_bad_fields(cli, tmp_path):
     )
 
 
+def test_an_expected_action_without_its_group_is_refused_naming_the_case(cli, tmp_path):
+    items = tmp_path / "groupless"
+    items.mkdir()
+    (items / "lookup.toml").write_text(
+        textwrap.dedent("""\
+        id = "orders.lookup"
+        [input]
+        text = "Where is order 42?"
+        [[expect.actions]]
+        name = "lookup_order"
+        arguments = { id = 42 }
+        """)
+    )
+    for command in ("validate", "run"):
+        refused = cli(command, items)
+        assert refused.returncode == 2, refused.stdout + refused.stderr
+        assert "groupless/lookup.toml" in refused.stderr
+        assert "expect.actions[0].group" in refused.stderr
+    assert not (cli.cwd / ".assay").exists()
+
+
 def test_schema_prints_each_format(cli):
     done = cli("schema", "item")
     assert done.returncode == 0

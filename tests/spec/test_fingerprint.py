@@ -31,7 +31,7 @@ def test_equal_definitions_share_a_fingerprint_and_order_of_keys_does_not_matter
         {"version": "2"},
         {"minimum_scores": {"exact_match": 0.5}},
         {"checks": [checks.exact_match(ignore_case=True)]},
-        {"expected_actions": [{"name": "lookup", "arguments": {"id": 1}}]},
+        {"expected_actions": [{"group": "g", "name": "lookup", "arguments": {"id": 1}}]},
     ],
 )
 def test_every_part_of_the_definition_enters_the_fingerprint(change):

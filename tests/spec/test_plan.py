@@ -22,7 +22,7 @@ def test_expected_actions_imply_the_actions_check_and_case_checks_always_run():
     suite = assay.Suite("S", agent=agent, checks=[checks.exact_match()])
     suite.case(
         "a",
-        expected_actions=[{"name": "lookup"}],
+        expected_actions=[{"group": "g", "name": "lookup"}],
         checks=[checks.contains("x")],
         minimum_scores={"actions": 0.5},
     )

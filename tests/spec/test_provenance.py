@@ -70,7 +70,7 @@ def test_provenance_is_in_the_snapshot_but_not_in_any_fingerprint():
 
 
 def test_expect_names_every_expectation_the_case_declares():
-    action = {"name": "lookup", "arguments": {}}
+    action = {"group": "g", "name": "lookup", "arguments": {}}
     case = suite().case("q", expected_actions=[action], provenance={"expect": "recorded"})
     # The group keeps every member: an expectation a later run adds is covered too.
     assert case.provenance == {

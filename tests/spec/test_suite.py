@@ -37,6 +37,9 @@ def test_duplicate_ids_are_a_spec_error_naming_the_case():
         ({"minimum_scores": {"exact_match": "high"}}, "minimum_scores.exact_match"),
         ({"expected_actions": [{"name": "x", "colour": "red"}]}, "expected_actions[0]"),
         ({"expected_actions": [{"arguments": {}}]}, "expected_actions[0].name"),
+        ({"expected_actions": [{"name": "lookup"}]}, "expected_actions[0].group"),
+        ({"expected_actions": [{"group": " ", "name": "lookup"}]}, "expected_actions[0].group"),
+        ({"expected_actions": [assay.Action("lookup")]}, "expected_actions[0].group"),
         ({"checks": ["contains"]}, "checks[0]"),
     ],
 )

@@ -97,7 +97,7 @@ class ActionModel(Strict):
     """One expected tool call; group, name and arguments must match exactly."""
 
     name: Text
-    group: Text | None = None
+    group: Text
     arguments: dict[str, JsonValue] = Field(default_factory=dict)
 
 

@@ -282,8 +282,14 @@ def _expected_action(value: Any, field_path: str) -> ExpectedAction:
     name, group, arguments = parts.get("name"), parts.get("group"), parts.get("arguments")
     if not isinstance(name, str) or not name:
         raise SpecError("needs a non-empty name", field=f"{field_path}.name")
-    if group is not None and not isinstance(group, str):
-        raise SpecError("must be a string or None", field=f"{field_path}.group")
+    if not isinstance(group, str) or not group.strip():
+        # Group, name and arguments are compared together, so an expectation without its
+        # group could never be met by an observed call that has one.
+        raise SpecError(
+            f"needs its group (a non-empty string, got {group!r}): expected actions name "
+            'the group of the call, as in {"group": "orders", "name": ...}',
+            field=f"{field_path}.group",
+        )
     converted = portable(arguments if arguments is not None else {}, f"{field_path}.arguments")
     if not isinstance(converted, dict):
         raise SpecError("must be a mapping", field=f"{field_path}.arguments")
