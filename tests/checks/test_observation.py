@@ -97,6 +97,7 @@ def test_a_truncated_observation_fails_every_assertion_that_reads_it():
         failed = metric(sample, name)
         assert not failed.passed and failed.error is None
         assert failed.reason.startswith(TRUNCATED)
+        assert "harness reported its read truncated" in failed.reason
 
 
 def test_an_observation_never_reported_is_an_error_not_a_pass():
@@ -155,3 +156,5 @@ def test_the_max_observed_ceiling_is_never_silent():
     sample = asyncio.run(runner.execute(suite.plan()))[0]
     assert sample.observation.truncated and sample.observation.channels["events"] == ["e"] * 3
     assert all(not m.passed and m.reason.startswith(TRUNCATED) for m in sample.metrics)
+    assert all("max_observed=3" in m.reason for m in sample.metrics)
+    assert sample.observation.bound == "max_observed=3"

@@ -87,7 +87,7 @@ class HarnessAgent:
         if limit is None or all(len(items) <= limit for items in observed.channels.values()):
             return observed
         cut = {name: items[:limit] for name, items in observed.channels.items()}
-        return Observation(channels=cut, truncated=True)
+        return Observation(channels=cut, truncated=True, bound=f"max_observed={limit}")
 
 
 def harness_agent(harness: Any, *, max_observed: int | None = None) -> HarnessAgent:

@@ -82,11 +82,14 @@ class Observation:
     """Named channels read from the system's own storage, e.g. ``commands`` or ``events``.
 
     ``truncated`` says a ceiling stopped the read early: every assertion that reads a
-    truncated observation fails rather than passing over what nobody read.
+    truncated observation fails rather than passing over what nobody read. ``bound`` names
+    the ceiling that cut it when Assay applied one (``max_observed=50``), so the failure
+    says which setting to raise.
     """
 
     channels: dict[str, list[JSON]] = field(default_factory=dict)
     truncated: bool = False
+    bound: str | None = field(default=None, metadata={"omit_none": True})
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,13 +79,19 @@ def read_channel(ctx: CheckContext, channel: str) -> list[JSON] | Verdict:
     if observation.truncated:
         # Never pass over what nobody read: a forbidden item may hide past the ceiling.
         return Verdict(
-            0.0,
-            f"{TRUNCATED}: the observation stopped at a ceiling, so {channel} cannot be asserted",
+            0.0, f"{TRUNCATED}: {_cut_by(observation.bound)}, so {channel} cannot be asserted"
         )
     if channel not in observation.channels:
         reported = ", ".join(sorted(observation.channels)) or "none"
         raise CheckError(f"the observation has no {channel!r} channel (reported: {reported})")
     return list(observation.channels[channel])
+
+
+def _cut_by(bound: str | None) -> str:
+    """Which ceiling stopped the read: the bound Assay applied, or the harness's own."""
+    if bound is None:
+        return "the harness reported its read truncated at a ceiling of its own"
+    return f"the read was cut at {bound} items per channel (raise it to read everything)"
 
 
 def exact(expected: list[JSON], observed: list[JSON]) -> Verdict:
