@@ -133,3 +133,33 @@ def test_async_custom_checks_are_awaited(context):
 def test_lambda_needs_a_name():
     with pytest.raises(assay.SpecError, match="name="):
         checks.custom(lambda a, c: True)
+
+
+def test_a_custom_check_can_ask_the_suites_judge():
+    asked = []
+
+    async def complete(instructions, prompt):
+        asked.append((instructions, prompt))
+        return "polite"
+
+    async def tone(answer, ctx):
+        verdict = await ctx.ask_judge("Say polite or rude.", answer)
+        return float(verdict == "polite"), f"the judge said {verdict}"
+
+    judge = assay.judges.function("house", complete)
+    judged = assay.Suite("Tone", agent=lambda text, ctx: "Thank you!", judge=judge)
+    judged.case("Say thanks", checks=[checks.custom(tone)])
+    run = assay.run(judged, db=assay.MemoryRunStore(), progress=False)
+    metric = run.samples[0].metric("tone")
+    assert metric.passed and metric.reason == "the judge said polite"
+    assert ("Say polite or rude.", "Thank you!") in asked
+
+
+def test_asking_without_a_judge_is_a_check_error():
+    async def tone(answer, ctx):
+        return await ctx.ask_judge("Say polite or rude.", answer)
+
+    suite = assay.Suite("Tone", agent=lambda text, ctx: "Thank you!")
+    suite.case("Say thanks", checks=[checks.custom(tone)])
+    run = assay.run(suite, db=assay.MemoryRunStore(), progress=False)
+    assert "no judge to ask" in run.samples[0].metric("tone").error

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
@@ -17,12 +18,33 @@ class CheckError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class CheckContext:
-    """What a check reads: the case as defined, and what the agent actually did."""
+    """What a check reads: the case as defined, and what the agent actually did.
+
+    ``judge`` is the suite's judge (an :class:`assay.Judge`), or ``None`` when the run has
+    none, so that a custom check can ask it (:meth:`ask_judge`).
+    """
 
     case: Case
     outcome: Outcome
     model: ModelSpec | None = None
     sample: int = 0
+    judge: Any = None
+
+    async def ask_judge(self, instructions: str, prompt: str) -> str:
+        """Ask the suite's judge once and return its reply text; no judge is a check error.
+
+        Await it from an ``async`` custom check. Its reply is untrusted text for the check
+        to read; the call is the check's own, outside the judge criteria's votes and usage.
+        """
+        if self.judge is None:
+            raise CheckError("the suite has no judge to ask")
+        reply = self.judge.complete(instructions, prompt)
+        if inspect.isawaitable(reply):
+            reply = await reply
+        text = reply if isinstance(reply, str) else getattr(reply, "text", None)
+        if not isinstance(text, str):
+            raise CheckError(f"the judge replied with {type(reply).__name__}, not text")
+        return text
 
     @property
     def answer(self) -> str | None:

@@ -184,7 +184,9 @@ async def _execute_sample(
     if wrong_model is not None:
         # Not this model's sample: it is neither checked nor judged, only kept as evidence.
         return _unanswered(plan, model, index, outcome, wrong_model)
-    ctx = CheckContext(plan.case, outcome, model, index)
+    ctx = CheckContext(
+        plan.case, outcome, model, index, judge=None if judging is None else judging.judge
+    )
     checks = await _calculate(plan, ctx)
     graded, usage = await grade(plan, outcome.answer, judging, outcome.observation)
     metrics = checks + graded
