@@ -85,8 +85,9 @@ def history_command(
     for run, state in zip(runs, found.states, strict=True):
         summary = run.summary
         table.add_row(
-            # An 8-character prefix is enough for `assay report` and `--baseline`.
-            str(run.sequence),
+            # `suite#number` and an 8-character prefix both name the run for `assay report`
+            # and `--baseline`.
+            "—" if run.number is None else str(run.number),
             run.id[:8],
             run.started_at.strftime("%Y-%m-%d %H:%M:%S"),
             shown(run.suite),
@@ -123,6 +124,8 @@ def _run_json(run: Run, state: str) -> dict[str, object]:
     return {
         "id": run.id,
         "sequence": run.sequence,
+        "number": run.number,
+        "handle": run.handle,
         "suite": run.suite,
         "suite_version": run.suite_version,
         "agent": run.agent,

@@ -33,7 +33,7 @@ from assay.results.baseline import (
     legacy_outcome,
     metadata_matches,
 )
-from assay.results.run import Lease, ModelVerdict, lease_lapsed
+from assay.results.run import Lease, ModelVerdict, lease_lapsed, split_handle
 
 SampleKey = tuple[str, str | None, int]
 #: A prefix shorter than this is too likely to match by accident (as in the SQL store).
@@ -77,7 +77,9 @@ class MemoryRunStore:
                 return replace(run, sequence=before.run.sequence)
             if run.lease is not None:
                 run = replace(run, lease=replace(run.lease, heartbeat_at=_now()))
-            stored = _Stored(replace(run, samples=(), sequence=self._sequence + 1))
+            # Its number in its suite's history: runs are never removed, so it never moves.
+            number = 1 + sum(1 for other in self._runs.values() if other.run.suite == run.suite)
+            stored = _Stored(replace(run, samples=(), sequence=self._sequence + 1, number=number))
             _add(stored, run.samples)
             if run.status is RunStatus.COMPLETED:
                 if run.summary is None:
@@ -85,7 +87,7 @@ class MemoryRunStore:
                 _verify_complete(stored, run.summary)
             self._sequence += 1
             self._runs[run.id] = stored
-            return replace(run, sequence=self._sequence)
+            return replace(run, sequence=self._sequence, number=number)
 
     def save_samples(
         self,
@@ -324,6 +326,9 @@ class MemoryRunStore:
     def _resolve(self, ref: str) -> str:
         if ref in self._runs:
             return ref
+        handle = split_handle(ref)
+        if handle is not None:
+            return self._by_number(*handle)
         if len(ref) < MIN_PREFIX:
             raise StoreError(f"no run {ref!r} (a prefix needs at least {MIN_PREFIX} characters)")
         found = [run_id for run_id in self._runs if run_id.startswith(ref)]
@@ -332,6 +337,20 @@ class MemoryRunStore:
         if len(found) > 1:
             raise StoreError(f"run prefix {ref!r} is ambiguous: it matches {', '.join(found)}")
         return found[0]
+
+    def _by_number(self, suite: str, number: int) -> str:
+        found = [stored.run for stored in self._runs.values() if stored.run.suite == suite]
+        match = next((run.id for run in found if run.number == number), None)
+        if match is None:
+            raise StoreError(
+                f"no run {suite}#{number}: "
+                + (
+                    f"suite {suite!r} has runs #1 to #{len(found)}"
+                    if found
+                    else f"no runs of suite {suite!r} are stored"
+                )
+            )
+        return match
 
 
 def _add(stored: _Stored, samples: Sequence[SampleResult]) -> None:

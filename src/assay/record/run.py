@@ -39,6 +39,7 @@ class RunRecord:
     schema_version: int = SCHEMA_VERSION
     id: str
     sequence: int | None = None
+    number: int | None = field(default=None, metadata={"omit_none": True})
     suite: str
     suite_version: str | None = None
     agent: str
@@ -77,6 +78,7 @@ class RunRecord:
         return cls(
             id=run.id,
             sequence=run.sequence,
+            number=run.number,
             suite=run.suite,
             suite_version=run.suite_version,
             agent=run.agent,

@@ -57,7 +57,9 @@ def title(run: Run) -> str:
 
 def header_rows(run: Run) -> Rows:
     """Identity, timing and settings of the run, as label/value pairs."""
-    sequence = "" if run.sequence is None else f" (sequence {run.sequence})"
+    where = [] if run.number is None else [run.handle]
+    where += [] if run.sequence is None else [f"sequence {run.sequence}"]
+    sequence = f" ({', '.join(where)})" if where else ""
     return [
         (
             "Suite",

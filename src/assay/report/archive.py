@@ -132,6 +132,7 @@ def _evidence(run: Run) -> str:
 def _evidence_form(run: Run) -> dict[str, Any]:
     snapshot = record.snapshot(run)
     snapshot.pop("sequence")
+    snapshot.pop("number", None)  # a place in one store's history, like the sequence
     # A store gives samples back in its own order; the evidence is the same in any order.
     snapshot["cases"].sort(key=lambda case: (case["position"], case["id"]))
     snapshot["samples"].sort(key=lambda s: (s["case_id"], s["model"] or "", s["sample"]))

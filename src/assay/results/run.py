@@ -147,6 +147,13 @@ class Run:
     baseline_choice: BaselineChoice | None = None
     #: The run's trace and its judge calls no sample owns, when a tracer recorded them.
     traces: Traces | None = None
+    #: Its position in its suite's history, oldest first (``suite#12``), once stored.
+    number: int | None = None
+
+    @property
+    def handle(self) -> str:
+        """``suite#12``: the run by its number in its suite's history (its id when unnumbered)."""
+        return self.id if self.number is None else f"{self.suite}#{self.number}"
 
     def case(self, case_id: str) -> CaseSnapshot | None:
         """The snapshot of one case, by id (to look up many, use :meth:`cases_by_id`)."""
@@ -162,3 +169,11 @@ class Run:
     def with_samples(self, samples: tuple[SampleResult, ...]) -> Run:
         """The same run holding other samples."""
         return replace(self, samples=samples)
+
+
+def split_handle(ref: str) -> tuple[str, int] | None:
+    """``("suite-name", 12)`` for the run reference ``suite-name#12``; ``None`` otherwise."""
+    suite, mark, number = ref.rpartition("#")
+    if not mark or not suite or not number.isascii() or not number.isdigit():
+        return None
+    return suite, int(number)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import Connection, RowMapping, select, text
+from sqlalchemy import ColumnElement, Connection, RowMapping, Select, func, select, text
 
 from assay.errors import StoreError
 from assay.results import CaseSnapshot, MetricResult, Run, SampleResult
+from assay.results.run import split_handle
 from assay.store import _rows
 from assay.store._tables import metrics, run_cases, runs, samples
 
@@ -37,11 +39,66 @@ def resolve_exact(
     return row
 
 
+def number_column() -> ColumnElement[int]:
+    """A run's number: its position in its suite's history, oldest first.
+
+    Counted from the stored order (``sequence``), never stored itself, so every run ever
+    written has one and no two runs of a suite share it.
+    """
+    earlier = runs.alias("earlier")
+    return (
+        select(func.count())
+        .where(earlier.c.suite == runs.c.suite, earlier.c.sequence <= runs.c.sequence)
+        .scalar_subquery()
+        .label("number")
+    )
+
+
+def numbered(query: Select[Any]) -> Select[Any]:
+    """``query`` over ``runs`` with each run's number as a ``number`` column."""
+    return query.add_columns(number_column())
+
+
+def number_of(connection: Connection, row: RowMapping) -> int:
+    """The number of the run of ``row`` in its suite's history."""
+    if "number" in row:
+        return int(row["number"])
+    query = select(func.count()).where(
+        runs.c.suite == row["suite"], runs.c.sequence <= row["sequence"]
+    )
+    return int(connection.execute(query).scalar_one())
+
+
+def _by_number(connection: Connection, suite: str, number: int) -> RowMapping:
+    query = select(runs).where(runs.c.suite == suite).order_by(runs.c.sequence)
+    row = (
+        connection.execute(query.offset(number - 1).limit(1)).mappings().first()
+        if number >= 1
+        else None
+    )
+    if row is None:
+        total = connection.execute(select(func.count()).where(runs.c.suite == suite)).scalar_one()
+        raise StoreError(_no_number(suite, number, int(total)))
+    return row
+
+
+def _no_number(suite: str, number: int, total: int) -> str:
+    if total == 0:
+        return f"no run {suite}#{number}: no runs of suite {suite!r} are stored"
+    return f"no run {suite}#{number}: suite {suite!r} has runs #1 to #{total}"
+
+
 def resolve(connection: Connection, ref: str) -> RowMapping:
-    """Return the ``runs`` row of a full id or a unique prefix, or raise StoreError."""
+    """Return the ``runs`` row of a full id, ``suite#number`` or a unique prefix.
+
+    Raise :class:`StoreError` when none (or more than one) matches.
+    """
     exact = connection.execute(select(runs).where(runs.c.id == ref)).mappings().first()
     if exact is not None:
         return exact
+    handle = split_handle(ref)
+    if handle is not None:
+        return _by_number(connection, *handle)
     if len(ref) < MIN_PREFIX:
         raise StoreError(f"no run {ref!r} (a prefix needs at least {MIN_PREFIX} characters)")
     query = (
@@ -74,7 +131,7 @@ def full_run(connection: Connection, row: RowMapping) -> Run:
         raise StoreError(f"run {row['id']}: {error}") from None
     run = _rows.run_from(row, cases)
     loaded.sort(key=_sample_order(cases, run.settings.models))
-    return _rows.run_from(row, cases, loaded)
+    return replace(_rows.run_from(row, cases, loaded), number=number_of(connection, row))
 
 
 def _samples(connection: Connection, sequence: int) -> list[SampleResult]:

@@ -370,13 +370,16 @@ class Store:
         self, *, suite: str | None = None, agent: str | None = None, limit: int = 20
     ) -> list[Run]:
         """List runs newest first, with summaries but without cases or samples (cheap)."""
-        query = select(runs).order_by(runs.c.sequence.desc()).limit(limit)
+        query = _reads.numbered(select(runs)).order_by(runs.c.sequence.desc()).limit(limit)
         if suite is not None:
             query = query.where(runs.c.suite == suite)
         if agent is not None:
             query = query.where(runs.c.agent == agent)
         with self._read("history") as connection:
-            return [_rows.run_from(row) for row in connection.execute(query).mappings()]
+            return [
+                replace(_rows.run_from(row), number=row["number"])
+                for row in connection.execute(query).mappings()
+            ]
 
     def find_baseline(
         self, run: Run, *, same_judge: bool = False, where: Mapping[str, str] | None = None
@@ -422,7 +425,7 @@ class Store:
                 raise BaselineError(f"cannot pin {ref!r}: {error}") from None
             _require_pinnable(row)
             replaced = _baselines.pin(connection, row, _now())
-            return _rows.run_from(row), replaced
+            return replace(_rows.run_from(row), number=_reads.number_of(connection, row)), replaced
 
     def clear_pin(self, suite: str, agent: str) -> bool:
         """Unpin the baseline of ``suite`` and ``agent``; whether one was pinned."""

@@ -1,0 +1,36 @@
+"""``suite#n`` names a run wherever a run id does, and history shows the numbers."""
+
+import json
+
+import assay
+
+
+def interleaved(db):
+    """Runs of two suites, taken in turns: desk, desk, trip, desk, trip."""
+    ids = []
+    for name in ("desk", "desk", "trip", "desk", "trip"):
+        suite = assay.Suite(name, agent=lambda text, ctx: "ok")
+        suite.case("q", checks=[assay.checks.contains("ok")])
+        ids.append(assay.run(suite, db=db, progress=False).id)
+    return ids
+
+
+def test_a_handle_works_wherever_a_run_id_does(cli):
+    db = f"sqlite:///{cli.cwd}/h.db"
+    assert cli("db", "migrate", "--db", db).returncode == 0
+    ids = interleaved(db)
+    shown = cli("report", "desk#2", "--db", db, "--format", "json")
+    assert shown.returncode == 0, shown.stderr
+    report = json.loads(shown.stdout)
+    assert report["id"] == ids[1] and report["number"] == 2
+    compared = cli("compare", "desk#1", "desk#3", "--db", db)
+    assert compared.returncode == 0, compared.stderr
+    pinned = cli("baseline", "set", "desk#3", "--db", db)
+    assert pinned.returncode == 0 and ids[3][:8] in pinned.stdout
+    history = cli("history", "--db", db, "--format", "json")
+    rows = json.loads(history.stdout)
+    assert [row["handle"] for row in rows] == ["trip#2", "desk#3", "trip#1", "desk#2", "desk#1"]
+    text = cli("report", "trip#1", "--db", db, "--format", "text")
+    assert f"{ids[2]} (trip#1" in text.stdout
+    missing = cli("report", "desk#9", "--db", db)
+    assert missing.returncode == 2 and "suite 'desk' has runs #1 to #3" in missing.stderr
