@@ -17,7 +17,10 @@ def verdict_of(check, ctx):
 
 def test_latency_over_budget_scores_budget_over_actual(context):
     # The seed's example: 2,000 ms against a budget of 1,000 scores 0.5, and fails.
-    assert verdict_of(checks.max_latency_ms(1000), context("ok", duration_ms=2000.0)) == (0.5, False)
+    assert verdict_of(checks.max_latency_ms(1000), context("ok", duration_ms=2000.0)) == (
+        0.5,
+        False,
+    )
     assert verdict_of(checks.max_latency_ms(1000), context("ok", duration_ms=999.0)) == (1.0, True)
 
 
