@@ -10,7 +10,7 @@ OpenAI-compatible endpoints and LiteLLM.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from assay.judging.judge import FunctionJudge, Judge, JudgeReply
@@ -30,6 +30,7 @@ __all__ = [
     "litellm",
     "named",
     "openai",
+    "route",
     "with_judge_timeout",
 ]
 
@@ -113,14 +114,61 @@ def named(
 
     ``openai/...``, ``azure/...`` and ``local/...`` models, and any model at ``base_url``,
     are called through the ``openai`` client (:func:`openai`); any other provider through
-    LiteLLM (:func:`litellm`), as ``provider/model``.
+    LiteLLM (:func:`litellm`), as ``provider/model``. ``auto`` is the unpinned judge
+    (:func:`route`). Without ``base_url``, a model whose provider is not configured while
+    another one is is refused (:class:`~assay.errors.ConfigurationError`) rather than sent
+    where it cannot go.
     """
-    from assay.agent import ModelSpec
+    import os
 
+    from assay.agent import ModelSpec
+    from assay.errors import ConfigurationError
+    from assay.judging.routing import configured_providers, route_judge
+
+    if model.strip().lower() == "auto":
+        unpinned = route(None, judge_timeout=judge_timeout)
+        if unpinned is None:
+            raise ConfigurationError(
+                "judge 'auto' found no configured provider: set ANTHROPIC_API_KEY, "
+                "OPENAI_API_KEY, OPENROUTER_API_KEY or OLLAMA_HOST"
+            )
+        return unpinned
+    if base_url is None and configured_providers(os.environ):
+        route_judge(model, os.environ)  # raises when the pin's own route is missing
     spec = ModelSpec.parse(model)
     if base_url is not None or spec.provider in {"openai", "azure", "local"}:
         return openai(model, base_url=base_url, judge_timeout=judge_timeout)
     return litellm(f"{spec.provider}/{spec.model}", label=model, judge_timeout=judge_timeout)
+
+
+def route(
+    model: str | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    judge_timeout: float | None = DEFAULT_JUDGE_TIMEOUT,
+) -> Judge | None:
+    """A judge routed by its model's name and the credentials set (``--judge auto`` is unpinned).
+
+    Without ``model`` it takes the first configured provider in the order Anthropic, OpenAI,
+    OpenRouter, Ollama (``None`` when none is: judge criteria are then not calculated). A
+    pinned model goes to the provider it names or implies (see :mod:`assay.judging.routing`);
+    a provider that is not configured is a :class:`~assay.errors.ConfigurationError`, never
+    a fall back to another one. Calls go through the ``openai`` client.
+    """
+    import os
+
+    from assay.judging.routing import route_judge
+
+    found = route_judge(model, os.environ if environ is None else environ)
+    if found is None:
+        return None
+    return openai(
+        f"{found.provider}/{found.model}",
+        base_url=found.base_url,
+        api_key=found.api_key,
+        label=found.label,
+        judge_timeout=judge_timeout,
+    )
 
 
 def from_spec(spec: JudgeSpec, *, api_key: str | None = None) -> Judge:

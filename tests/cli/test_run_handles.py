@@ -34,3 +34,11 @@ def test_a_handle_works_wherever_a_run_id_does(cli):
     assert f"{ids[2]} (trip#1" in text.stdout
     missing = cli("report", "desk#9", "--db", db)
     assert missing.returncode == 2 and "suite 'desk' has runs #1 to #3" in missing.stderr
+
+
+def test_a_judge_pinned_to_a_provider_that_is_not_configured_exits_2(cli, support_spec):
+    env = {"OPENROUTER_API_KEY": "r", "ANTHROPIC_API_KEY": ""}
+    refused = cli("run", support_spec, "--judge", "anthropic/claude-haiku-4-5", env=env)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "routes to Anthropic" in refused.stderr and "ANTHROPIC_API_KEY" in refused.stderr
+    assert not (cli.cwd / ".assay").exists()

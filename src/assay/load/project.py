@@ -53,6 +53,9 @@ def project_judge(config: ProjectConfig) -> object | None:
         return None
     from assay import judges
 
+    if config.judge.strip().lower() == "auto" and config.judge_base_url is None:
+        # Unpinned: the first configured provider, or none (judge criteria are skipped).
+        return judges.route(None)
     return judges.named(config.judge, base_url=config.judge_base_url)
 
 
