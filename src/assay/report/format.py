@@ -362,6 +362,10 @@ def cost_working(input_tokens: int | None, output_tokens: int | None, rate: obje
         return MISSING
     source = rate.get("source")
     named = f" · {source} rate" if isinstance(source, str) and source else ""
+    fallback = rate.get("fallback")
+    if isinstance(fallback, str) and fallback:
+        # A rate guessed from the model's name: the family it was priced as, said plainly.
+        named += f" of {fallback} (fallback rate)"
     return (
         f"{tokens(input_tokens or 0)} in \N{MULTIPLICATION SIGN} {per_million(prices[0])} + "
         f"{tokens(output_tokens or 0)} out \N{MULTIPLICATION SIGN} {per_million(prices[1])}{named}"

@@ -1,15 +1,18 @@
 """Pricing tokens: a reported cost is used as is; otherwise tokens × catalogue rates.
 
 Rates come from ``genai-prices`` (a snapshot shipped with the package: no network). A figure
-computed here is *estimated* and carries the rate it used; a model the catalogue does not know
-stays unpriced rather than guessed.
+computed here is *estimated* and carries the rate it used. A model the catalogue does not know
+exactly is priced at the rate of its family, guessed from its name (``gpt-4.1-mini-2099-11-30``
+is priced as ``gpt-4.1-mini``: a date or version suffix dropped, then trailing name parts, down
+to two), and the rate says so (``fallback``); a model with no family there stays unpriced.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from assay.spec import JSON
 
@@ -21,10 +24,19 @@ class Estimate:
     cost_usd: float
     input_rate: float
     output_rate: float
+    #: The catalogue model whose rate was used when the model itself is not in it.
+    fallback: str | None = None
 
     def rate(self) -> dict[str, JSON]:
         """The working, as stored in sample metadata (``cost_rate``)."""
-        return {"input": self.input_rate, "output": self.output_rate, "source": "catalog"}
+        working: dict[str, JSON] = {
+            "input": self.input_rate,
+            "output": self.output_rate,
+            "source": "catalog",
+        }
+        if self.fallback is not None:
+            working["fallback"] = self.fallback
+        return working
 
 
 _loading = threading.Lock()
@@ -53,7 +65,36 @@ def estimate_cost(
     """Tokens × the catalogue's rates for ``model``; ``None`` when the model is unknown."""
     if input_tokens is None and output_tokens is None:
         return None
-    return _estimate(provider, model, input_tokens or 0, output_tokens or 0)
+    exact = _estimate(provider, model, input_tokens or 0, output_tokens or 0)
+    if exact is not None:
+        return exact
+    for family in family_candidates(model):
+        guessed = _estimate(provider, family, input_tokens or 0, output_tokens or 0)
+        if guessed is not None:
+            return replace(guessed, fallback=family)
+    return None
+
+
+# A release date or build suffix: -2099-11-30, -20991130, -0613, @20991130, -latest, -preview.
+_SUFFIX = re.compile(r"(?:[-@](?:\d{4}-\d{2}-\d{2}|\d{8}|\d{4}|latest|preview|exp))+$")
+
+
+def family_candidates(model: str) -> list[str]:
+    """The names ``model``'s family may go by, closest first (never ``model`` itself).
+
+    ``gpt-4.1-mini-2099-11-30`` gives ``gpt-4.1-mini``, then ``gpt-4.1``. A name keeps two
+    parts and a version number, so ``gpt-9-mini`` never becomes ``gpt`` nor
+    ``claude-haiku-4-5`` ``claude-haiku``: a family without its version is no family.
+    """
+    found: list[str] = []
+    name = _SUFFIX.sub("", model)
+    if name and name != model:
+        found.append(name)
+    parts = name.split("-")
+    while len(parts) > 2 and any(char.isdigit() for char in "-".join(parts[:-1])):
+        parts.pop()
+        found.append("-".join(parts))
+    return found
 
 
 @functools.lru_cache(maxsize=4096)
