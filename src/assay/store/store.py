@@ -60,12 +60,27 @@ class Store:
 
     Completed runs are append-only, enforced here and by database triggers. Open a store with
     :meth:`open`; close it (or use it as a context manager) to release connections.
+
+    A host application that already has a SQLAlchemy engine passes it:
+    ``Store(engine=app_engine)`` (or ``Store(url, engine=app_engine)``) uses that engine's
+    pool as it is, and never disposes it: closing the store leaves the host's connections to
+    the host. Nothing is migrated then; run ``assay db migrate`` (or :meth:`migrate`) once.
     """
 
-    def __init__(self, url: str, engine: Engine) -> None:
+    def __init__(self, url: str | None = None, engine: Engine | None = None) -> None:
+        owns = engine is None
+        if engine is None:
+            if url is None:
+                raise ConfigurationError("a Store needs a database URL or an engine")
+            url = normalise(url)
+            engine = connect(url)
+        elif url is None:
+            url = engine.url.render_as_string(hide_password=False)
         self.url = url
         self.display_url = redact(url)
         self._engine = engine
+        #: Only an engine the store made is the store's to dispose of.
+        self._owns_engine = owns
         self._file = sqlite_path(url)
         self._identity = _file_identity(self._file)
 
@@ -87,6 +102,7 @@ class Store:
         _prepare_sqlite_file(target, create=(default and create) or migrate)
         engine = connect(target)
         store = cls(target, engine)
+        store._owns_engine = True
         try:
             # The embedded default migrates itself; a shared database changes only on request.
             if migrate:
@@ -124,8 +140,9 @@ class Store:
             )
 
     def close(self) -> None:
-        """Release every connection."""
-        self._engine.dispose()
+        """Release every connection of an engine the store made; a host's engine is left be."""
+        if self._owns_engine:
+            self._engine.dispose()
 
     def __enter__(self) -> Self:
         return self
