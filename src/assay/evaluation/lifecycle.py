@@ -361,8 +361,10 @@ async def _prepare(suite: Suite, options: EvaluationOptions) -> None:
     if callable(preflight):
         # What the agent needs for the models asked (a provider's key), checked up front.
         steps.append(lambda: preflight(options.models))
-    if options.judge is not None or options.models:
-        steps.append(load_catalogue)
+    # Always: an agent may name its model in metadata["model"] with no --model or judge, and
+    # a catalogue imported on a worker thread while agents import on theirs can hand one of
+    # them a half-initialised module.
+    steps.append(load_catalogue)
     if options.models:
         from assay.runner.answering import preload_watch
 
