@@ -3,6 +3,9 @@
     assay run examples/context_bloat_eval.py
     AGENT_REVISION=regressed assay run examples/context_bloat_eval.py --fail-on-regression
 
+    # Opt-in, against a real model (your OPENAI_API_KEY; it incurs charges):
+    RUN_CONTEXT_BLOAT_EVAL=1 OPENAI_MODEL=gpt-4.1-mini assay run examples/context_bloat_eval.py
+
 After a long conversation, the support agent looks up the current electronics return policy.
 The policy API (replayed, offline) answers with roughly 500 KB of JSON: every product's policy
 history, with the one relevant current policy somewhere inside. The normal tool extracts the
@@ -12,15 +15,24 @@ tool result. The regressed revision still answers correctly and calls the right 
 fails the budget alone. The API and tool-result byte counts are saved in each sample's
 metadata. This is a byte budget on tool output, not a tokenizer.
 
-The "model" here is a scripted stand-in that reads the tool result; it proves the HTTP and
-tool plumbing, not model reasoning. Requires requests (in the ``dev`` extra).
+Offline, the "model" is a scripted stand-in that reads the tool result; it proves the HTTP and
+tool plumbing, not model reasoning. With ``RUN_CONTEXT_BLOAT_EVAL=1`` the question goes to a
+real model instead (``OPENAI_MODEL``, through the official ``openai`` client, which also reads
+``OPENAI_BASE_URL``), which calls the same tool; the policy API stays replayed, and only the
+provider's host is let through. The answer is then checked for "45 days" rather than matched
+exactly, and a provider failure (a context limit included) is recorded as an agent error.
+Requires requests (in the ``dev`` extra) and, for the real model, ``assay[openai]``.
 """
 
 from __future__ import annotations
 
+import contextvars
 import json
 import os
 import random
+from dataclasses import replace
+from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 
@@ -153,12 +165,85 @@ def long_history(turns: int = 60) -> list[dict[str, str]]:
     return [*history, {"role": "user", "content": question}]
 
 
-suite = assay.Suite(
-    "Context bloat",
-    agent=support_agent,
-    agent_name="PolicySupportAgent",
-    checks=[checks.exact_match(), checks.tool_result_bytes(BUDGET)],
-)
+# -- the opt-in real-provider path --------------------------------------------------------------
+
+#: The byte counts of the current sample's lookups, kept beside the built-in chat agent.
+_SIZES: contextvars.ContextVar[dict[str, int]] = contextvars.ContextVar("sizes")
+
+
+def real_provider() -> bool:
+    """Whether this run asks a real model (``RUN_CONTEXT_BLOAT_EVAL=1``) instead of the script."""
+    return os.environ.get("RUN_CONTEXT_BLOAT_EVAL") == "1"
+
+
+def lookup_policy_tool(product: str, topic: str) -> str:
+    """Look up the current store policy for a product and a topic (e.g. returns)."""
+    result, api_bytes = lookup_policy(product, topic)
+    _SIZES.get({}).update(
+        api_response_bytes=api_bytes, tool_result_bytes=len(result.encode("utf-8"))
+    )
+    return result
+
+
+class WithSizes:
+    """The built-in chat agent, with each sample's byte counts added to its metadata."""
+
+    def __init__(self, chat: Any) -> None:
+        self.chat = chat
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.chat, name)  # prepare, preflight, its roster: the chat agent's
+
+    async def __call__(self, messages: Any, ctx: assay.AgentContext) -> assay.Outcome:
+        sizes: dict[str, int] = {"history_messages": len(messages)}
+        token = _SIZES.set(sizes)
+        try:
+            outcome = await self.chat(messages, ctx)
+        finally:
+            _SIZES.reset(token)
+        return replace(outcome, metadata={**outcome.metadata, **sizes})
+
+
+def provider_agent() -> WithSizes:
+    """A real model behind the official client, calling the same policy tool."""
+    model = os.environ.get("OPENAI_MODEL")
+    if not model:
+        raise assay.ConfigurationError(
+            "RUN_CONTEXT_BLOAT_EVAL=1 needs OPENAI_MODEL (e.g. gpt-4.1-mini)"
+        )
+    chat = assay.agents.openai_chat(
+        model,
+        tools={"lookup_policy": lookup_policy_tool},
+        action_groups={"lookup_policy": "policies"},
+        instructions="You are a store's support agent. Use lookup_policy to answer policy "
+        "questions, and answer in one sentence.",
+        temperature=0,
+    )
+    return WithSizes(chat)
+
+
+def provider_host() -> str:
+    """The host the model's requests go to: let through the replay, never the policy API."""
+    base = os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+    return urlsplit(base).hostname or "api.openai.com"
+
+
+if real_provider():
+    suite = assay.Suite(
+        "Context bloat",
+        agent=provider_agent(),
+        agent_name="PolicySupportAgent (real model)",
+        checks=[checks.contains("45 days", ignore_case=True), checks.tool_result_bytes(BUDGET)],
+    )
+    fixtures = assay.api(allow_hosts=[provider_host()])
+else:
+    suite = assay.Suite(
+        "Context bloat",
+        agent=support_agent,
+        agent_name="PolicySupportAgent",
+        checks=[checks.exact_match(), checks.tool_result_bytes(BUDGET)],
+    )
+    fixtures = assay.api()
 
 suite.case(
     long_history(),
@@ -172,7 +257,7 @@ suite.case(
             "arguments": {"product": "electronics", "topic": "returns"},
         }
     ],
-    api=assay.api()
-    .expect_request("GET", API, query={"product": "electronics"})
-    .respond_with(json=DOCUMENT),
+    api=fixtures.expect_request("GET", API, query={"product": "electronics"}).respond_with(
+        json=DOCUMENT
+    ),
 )

@@ -58,3 +58,35 @@ def test_context_bloat_example_fails_only_the_tool_result_budget(cli):
     assert sample["error"] is None and sample["metadata"]["api_replay"]["passed"] is True
     assert sample["metadata"]["tool_result_bytes"] == api_bytes
     assert "largest tool result" in second.stdout
+
+
+def test_context_bloat_example_asks_a_real_model_only_when_told_to(cli):
+    """The opt-in switch selects the provider path; a local scripted server plays the model."""
+    from assay.testing.server import ScriptedServer, reply, tool_calls
+
+    spec = EXAMPLES / "context_bloat_eval.py"
+    lookup = ("lookup_policy", {"product": "electronics", "topic": "returns"})
+    script = [tool_calls(lookup), reply("Electronics can be returned within 45 days.")]
+    with ScriptedServer(script) as server:
+        env = {
+            "RUN_CONTEXT_BLOAT_EVAL": "1",
+            "OPENAI_MODEL": "gpt-4.1-mini",
+            "OPENAI_BASE_URL": server.base_url,
+            "OPENAI_API_KEY": "test",
+        }
+        done = cli("run", spec, env=env)
+        assert done.returncode == 0, done.stdout + done.stderr
+        asked = [request["model"] for request in server.requests]
+    assert asked == ["gpt-4.1-mini", "gpt-4.1-mini"]
+    report = cli.json_report()
+    assert report["agent"] == "PolicySupportAgent (real model)"
+    (sample,) = report["samples"]
+    metrics = {metric["name"]: metric["passed"] for metric in sample["metrics"]}
+    assert metrics == {"contains": True, "actions": True, "tool_result_bytes": True}
+    assert sample["usage"]["input_tokens"] == 20 and sample["usage"]["output_tokens"] == 10
+    assert sample["metadata"]["tool_result_bytes"] <= 4_096
+    assert 450_000 <= sample["metadata"]["api_response_bytes"] <= 550_000
+    assert sample["metadata"]["api_replay"]["passed"] is True
+
+    missing = cli("run", spec, env={"RUN_CONTEXT_BLOAT_EVAL": "1", "OPENAI_MODEL": ""})
+    assert missing.returncode == 2 and "needs OPENAI_MODEL" in missing.stderr
