@@ -18,10 +18,13 @@ def suite(name):
 
 def interleaved(db):
     """Runs of two suites, taken in turns: desk, desk, trip, desk, trip."""
-    return [
-        assay.run(suite(name), db=db, progress=False).id
+    runs = [
+        assay.run(suite(name), db=db, progress=False)
         for name in ("desk", "desk", "trip", "desk", "trip")
     ]
+    # A run knows its number as soon as it is stored.
+    assert [run.handle for run in runs] == ["desk#1", "desk#2", "trip#1", "desk#3", "trip#2"]
+    return [run.id for run in runs]
 
 
 @pytest.fixture(params=["sql", "memory"])

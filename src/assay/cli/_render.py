@@ -110,7 +110,12 @@ def render_view(
         _summary(console, summary)
         if view.estimated:
             console.print(fmt.ESTIMATED_LEGEND, highlight=False)
-        console.print(f"Run {run.id} ({run.status.value}) · fingerprint {run.fingerprint[:12]}")
+        numbered = "" if run.number is None else f" · {run.handle}"
+        console.print(
+            f"Run {run.id}{numbered} ({run.status.value}) · fingerprint {run.fingerprint[:12]}",
+            markup=False,
+            highlight=False,
+        )
     models = view.section(ModelsSection)
     if models is not None:
         _model_comparison(console, models)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -59,8 +59,8 @@ def numbered(query: Select[Any]) -> Select[Any]:
     return query.add_columns(number_column())
 
 
-def number_of(connection: Connection, row: RowMapping) -> int:
-    """The number of the run of ``row`` in its suite's history."""
+def number_of(connection: Connection, row: RowMapping | Mapping[str, Any]) -> int:
+    """The number of the run of ``row`` (its ``suite`` and ``sequence``) in its suite's history."""
     if "number" in row:
         return int(row["number"])
     query = select(func.count()).where(

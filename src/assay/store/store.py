@@ -173,7 +173,7 @@ class Store:
         with self._write(f"create run {run.id}") as connection:
             written = _written_before(connection, run)
             if written is not None:
-                return replace(run, sequence=written)
+                return replace(run, sequence=written, number=_number(connection, run, written))
             if run.lease is not None:
                 run = replace(run, lease=replace(run.lease, heartbeat_at=_lease_clock(connection)))
             initial = RunStatus.RUNNING if run.status is RunStatus.COMPLETED else run.status
@@ -193,7 +193,7 @@ class Store:
                 connection.execute(
                     update(runs).where(runs.c.sequence == sequence).values(status=run.status.value)
                 )
-        return replace(run, sequence=sequence)
+            return replace(run, sequence=sequence, number=_number(connection, run, sequence))
 
     def save_samples(
         self,
@@ -740,3 +740,8 @@ def _prepare_sqlite_file(url: str, *, create: bool) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise ConfigurationError(f"cannot create database {redact(url)}: {error}") from None
+
+
+def _number(connection: Connection, run: Run, sequence: int) -> int:
+    """The number of the run stored at ``sequence`` in its suite's history."""
+    return _reads.number_of(connection, {"suite": run.suite, "sequence": sequence})
