@@ -1,4 +1,4 @@
-"""``suite#n`` names a run wherever a run id does, and history shows the numbers."""
+"""``suite#n`` names a run wherever a run id does; a judge goes where its name routes it."""
 
 import json
 
@@ -42,3 +42,19 @@ def test_a_judge_pinned_to_a_provider_that_is_not_configured_exits_2(cli, suppor
     assert refused.returncode == 2, refused.stdout + refused.stderr
     assert "routes to Anthropic" in refused.stderr and "ANTHROPIC_API_KEY" in refused.stderr
     assert not (cli.cwd / ".assay").exists()
+
+
+def test_an_unpinned_judge_takes_the_first_configured_provider(cli, support_spec):
+    from assay.testing import ScriptedServer, verdict
+
+    with ScriptedServer(lambda body: verdict(0.9, "Same facts.")) as server:
+        env = {
+            "ANTHROPIC_API_KEY": "",
+            "OPENAI_API_KEY": "test",
+            "OPENAI_BASE_URL": server.base_url,
+        }
+        done = cli("run", support_spec, "--judge", "auto", env=env)
+        asked = {request["model"] for request in server.requests}
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert asked == {"gpt-4.1-mini"}
+    assert cli.json_report()["settings"]["judge"].startswith("openai/gpt-4.1-mini")
