@@ -234,14 +234,15 @@ def test_a_markdown_fix_names_where_to_act_only_with_a_place_to_go(tmp_path, mon
             if text.startswith("Refund"):
                 return assay.Outcome(answer="I have no way to refund orders.", actions=[])
             return assay.Outcome(answer="Order 7 shipped.", actions=[assay.Action(
-                "lookup_order", {"id": 7}, error="HTTP 503 from orders")])
+                "lookup_order", {"id": 7}, group="orders", error="HTTP 503 from orders")])
 
 
         suite = assay.Suite("Fixes", agent=agent,
                             available_tools={"lookup_order": "Find an order by its number"})
         suite.case("Refund order 9", id="refund", checks=[checks.tools_called("refund_order")])
         suite.case("Where is order 7?", id="lookup", checks=[checks.contains("delivered")],
-                   expected_actions=[{"name": "lookup_order", "arguments": {"id": 7}}])
+                   expected_actions=[{"group": "orders", "name": "lookup_order",
+                                      "arguments": {"id": 7}}])
     """,
     )
     assert _invoke("run", spec, "--quiet").exit_code == 1

@@ -20,7 +20,11 @@ def scripted(text, ctx):
     if kind == "tool_error":
         return assay.Outcome(
             answer="Sorry.",
-            actions=[assay.Action("lookup_order", {"id": 7}, error="HTTP 503 from orders")],
+            actions=[
+                assay.Action(
+                    "lookup_order", {"id": 7}, group="orders", error="HTTP 503 from orders"
+                )
+            ],
         )
     if kind == "missing_capability":
         return assay.Outcome(
@@ -61,7 +65,7 @@ def fault_suite():
         "Where is order 7?",
         id="tool_error",
         checks=[checks.contains("shipped")],
-        expected_actions=[{"name": "lookup_order", "arguments": {"id": 7}}],
+        expected_actions=[{"group": "orders", "name": "lookup_order", "arguments": {"id": 7}}],
     )
     suite.case(
         "Refund order 9", id="missing_capability", checks=[checks.tools_called("refund_order")]

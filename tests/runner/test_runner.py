@@ -36,7 +36,7 @@ def test_statuses_follow_the_rule():
     suite.case("good", expected="good", checks=[checks.exact_match()])
     suite.case("bad", expected="other", checks=[checks.exact_match()])
     suite.case("raise", checks=[checks.contains("x")])
-    suite.case("uninstrumented", expected_actions=[{"name": "a"}])
+    suite.case("uninstrumented", expected_actions=[{"group": "g", "name": "a"}])
     suite.case("unmeasured")
     results, _ = execute(suite)
     assert [r.status for r in results] == [
