@@ -110,11 +110,10 @@ def render_view(
         _summary(console, summary)
         if view.estimated:
             console.print(fmt.ESTIMATED_LEGEND, highlight=False)
-        numbered = "" if run.number is None else f" · {run.handle}"
+        # The handle holds the suite's name: untrusted text, shown as text.
+        numbered = "" if run.number is None else f" · {shown(run.handle)}"
         console.print(
-            f"Run {run.id}{numbered} ({run.status.value}) · fingerprint {run.fingerprint[:12]}",
-            markup=False,
-            highlight=False,
+            f"Run {run.id}{numbered} ({run.status.value}) · fingerprint {run.fingerprint[:12]}"
         )
     models = view.section(ModelsSection)
     if models is not None:
