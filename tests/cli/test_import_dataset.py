@@ -145,19 +145,12 @@ def test_deepeval_goldens_map_expected_tools_to_actions_and_context_to_facts(cli
     assert cli("validate", "goldens.yaml").returncode == 0
 
 
-def test_deepeval_expected_actions_without_a_group_say_so(cli):
+def test_deepeval_expected_actions_without_a_group_are_refused(cli):
     _copied(cli, "deepeval_goldens.json")
     done = cli("import-dataset", "deepeval_goldens.json", "--output", "goldens.yaml")
-    assert done.returncode == 0, done.output
-    assert "expected actions name no group" in done.stderr
-    scenarios = _scenarios(cli.cwd / "goldens.yaml")
-    assert scenarios["deepeval_1"]["expect"]["actions"][0] == {
-        "name": "lookup_order",
-        "arguments": {"order_id": "4821"},
-    }
-    # Recorded calls without a group match: the agent records none.
-    statuses = _ran(cli, "goldens.yaml")
-    assert statuses["deepeval_1"] == "passed"
+    assert done.returncode == 2, done.output
+    assert "deepeval_goldens.json" in done.stderr and "--action-group" in done.stderr
+    assert not (cli.cwd / "goldens.yaml").exists()
 
 
 def test_the_tool_is_told_from_the_file_where_only_one_writes_it(cli):
@@ -168,7 +161,9 @@ def test_the_tool_is_told_from_the_file_where_only_one_writes_it(cli):
         ("inspect_samples.jsonl", "inspect"),
     ]:
         _copied(cli, name)
-        done = cli("import-dataset", name, "--output", f"{tool}.yaml")
+        # DeepEval's exact calls name no group: the import is told which one.
+        grouped = ["--action-group", "orders"] if tool == "deepeval" else []
+        done = cli("import-dataset", name, "--output", f"{tool}.yaml", *grouped)
         assert done.returncode == 0, done.output
         assert f"from {tool} to" in done.stdout
 
@@ -234,6 +229,13 @@ def test_the_dataset_itself_is_never_overwritten(cli):
 
 def test_an_output_in_a_missing_folder_is_refused_naming_it(cli):
     _copied(cli, "deepeval_goldens.json")
-    done = cli("import-dataset", "deepeval_goldens.json", "--output", "gone/goldens.yaml")
+    done = cli(
+        "import-dataset",
+        "deepeval_goldens.json",
+        "--output",
+        "gone/goldens.yaml",
+        "--action-group",
+        "orders",
+    )
     assert done.returncode == 2
     assert "--output gone/goldens.yaml: its folder does not exist" in done.stderr

@@ -3,9 +3,9 @@
 ``expected_tools`` become the exact calls the agent must make (``expect.actions``) when
 each gives its ``input_parameters``; when they name tools only (DeepEval's tool
 correctness compares names by default) they become ``expect.tools``, each of which must be
-called. An expected action carries the group ``--action-group`` names (the group the
-agent's adapter records, ``action_groups=``), else none: it then matches calls recorded
-without a group. ``context`` becomes the important facts told to the judge.
+called. An expected action names its group, and DeepEval's do not: ``--action-group``
+names it (the group the agent's adapter records, ``action_groups=``), and a file with exact
+calls is refused without it. ``context`` becomes the important facts told to the judge.
 """
 
 from __future__ import annotations
@@ -57,12 +57,11 @@ def deepeval(
                 unmapped.append(Unmapped(f"{path}.{name}", _why(name)))
         drafts.append(draft)
     if any("actions" in draft.expect for draft in drafts) and action_group is None:
-        unmapped.append(
-            Unmapped(
-                "",
-                "expected actions name no group: they match calls recorded without one "
-                "(--action-group names the group your agent records)",
-            )
+        raise SpecError(
+            "expected_tools with input_parameters become expected actions, and an expected "
+            "action names its group, which DeepEval does not record: give --action-group "
+            "GROUP (the group your agent records its calls under)",
+            location=location,
         )
     return drafts, unmapped
 
