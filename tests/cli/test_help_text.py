@@ -64,6 +64,7 @@ def test_run_help_groups_its_options_in_panels():
         "Baseline and gate",
         "Output",
         "Storage",
+        "Replay",
     ]
     gate = text[text.index("Baseline and gate") : text.index("Output")]
     assert "--gate" in gate and "--allow-unchecked" in gate and "--fail-on-regression" in gate

@@ -5,8 +5,6 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from assay.agent.usage_by_model import usage_by_model
-
 #: How many case ids a warning names before it counts the rest.
 _NAMED = 5
 
@@ -111,6 +109,9 @@ def _tokens_without_model(sample: Any) -> bool:
     usage = sample.usage
     if usage is None or usage.cost_usd is not None or not usage.total_tokens:
         return False
+    # Loaded here: the command list and --help import this module and must stay light.
+    from assay.agent.usage_by_model import usage_by_model
+
     named = sample.metadata.get("model")
     if usage_by_model(sample.metadata) is not None:
         return False  # several models answered, each named with its tokens
