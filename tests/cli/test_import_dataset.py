@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -239,3 +241,57 @@ def test_an_output_in_a_missing_folder_is_refused_naming_it(cli):
     )
     assert done.returncode == 2
     assert "--output gone/goldens.yaml: its folder does not exist" in done.stderr
+
+
+def test_deepeval_tools_some_with_arguments_say_which_arguments_are_not_checked(cli):
+    goldens = [
+        {
+            "input": "Where is order 4821?",
+            "expected_tools": [
+                {"name": "lookup_order", "input_parameters": {"order_id": "4821"}},
+                "notify",
+            ],
+        }
+    ]
+    (cli.cwd / "mixed.json").write_text(json.dumps(goldens))
+    done = cli("import-dataset", "mixed.json", "--from", "deepeval")
+    assert done.returncode == 0, done.output
+    assert "[0].expected_tools[0].input_parameters" in done.stderr
+    assert "arguments are not checked" in done.stderr
+    scenario = _scenarios(cli.cwd / "mixed.assay.yaml")["deepeval_1"]
+    assert scenario["expect"]["tools"] == ["lookup_order", "notify"]
+
+
+def test_the_default_output_is_beside_the_dataset_named_from_its_whole_stem(cli):
+    (cli.cwd / "sub").mkdir()
+    shutil.copy(DATASETS / "deepeval_goldens.json", cli.cwd / "sub" / "a.v1.json")
+    done = cli("import-dataset", "sub/a.v1.json")
+    assert done.returncode == 0, done.output
+    written = cli.cwd / "sub" / "a.v1.assay.yaml"
+    assert written.exists()
+    assert not (cli.cwd / "a.assay.yaml").exists()
+    # The written file's mode follows the umask, as any new file's does.
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(written.stat().st_mode) == 0o666 & ~umask
+
+
+def test_an_existing_output_is_refused_unless_forced(cli):
+    _copied(cli, "deepeval_goldens.json")
+    precious = cli.cwd / "precious.yaml"
+    precious.write_text("hand written\n")
+    done = cli("import-dataset", "deepeval_goldens.json", "--output", "precious.yaml")
+    assert done.returncode == 2
+    assert "--output precious.yaml: exists; give --force to replace it" in done.stderr
+    assert precious.read_text() == "hand written\n"
+    forced = cli("import-dataset", "deepeval_goldens.json", "--output", "precious.yaml", "--force")
+    assert forced.returncode == 0, forced.output
+    assert precious.read_text() != "hand written\n"
+
+
+def test_the_written_path_is_printed_escaped(cli):
+    _copied(cli, "deepeval_goldens.json")
+    done = cli("import-dataset", "deepeval_goldens.json", "--output", "x\x1b[31m.yaml")
+    assert done.returncode == 0, done.output
+    assert "\x1b" not in done.stdout
+    assert (cli.cwd / "x\x1b[31m.yaml").exists()

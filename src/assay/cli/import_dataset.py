@@ -34,12 +34,17 @@ def import_dataset_command(
     ] = None,
     output: Annotated[
         Path | None,
-        typer.Option(help=f"The suite file to write (default: FILE's name with {_SUFFIX})."),
+        typer.Option(
+            help=f"The suite file to write (default: beside FILE, its name with {_SUFFIX})."
+        ),
     ] = None,
     action_group: Annotated[
         str | None,
         typer.Option(help="The group of the expected actions DeepEval's expected_tools become."),
     ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace the output file if it exists.")
+    ] = False,
 ) -> None:
     """Write the Assay suite another tool's dataset makes, saying what could not be mapped.
 
@@ -53,24 +58,28 @@ def import_dataset_command(
 
     with user_errors():
         imported = import_dataset(file, source, action_group=action_group)
-        target = _target(file, output)
+        target = _target(file, output, force)
         _write(imported, target, file)
     for item in imported.unmapped:
         print(f"not mapped: {visible(item.line(str(file)))}", file=sys.stderr)
+    shown = visible(str(target))
     print(
-        f"wrote {imported.scenario_count} scenario(s) from {imported.source} to {target}"
+        f"wrote {imported.scenario_count} scenario(s) from {imported.source} to {shown}"
         + (f"; {len(imported.unmapped)} part(s) not mapped (above)" if imported.unmapped else "")
     )
 
 
-def _target(file: Path, output: Path | None) -> Path:
-    target = output if output is not None else Path(file.name.split(".")[0] + _SUFFIX)
+def _target(file: Path, output: Path | None, force: bool) -> Path:
+    """The file to write: ``output``, else beside ``file`` named from its whole stem."""
+    target = output if output is not None else file.with_name(file.stem + _SUFFIX)
     if target.suffix.lower() not in (".yaml", ".yml"):
         fail(f"--output {target}: a suite file ends in .yaml or .yml")
     if not target.resolve().parent.is_dir():
         fail(f"--output {target}: its folder does not exist")
     if target.exists() and target.resolve() == file.resolve():
         fail(f"--output {target}: is the dataset being imported; name another file")
+    if target.exists() and not force:
+        fail(f"--output {target}: exists; give --force to replace it")
     return target
 
 
@@ -87,6 +96,7 @@ def _write(imported: ImportedDataset, target: Path, file: Path) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as written:
             written.write(imported.to_yaml())
+        _follow_umask(name)
         try:
             load_suite(name, imports=False)
         except SpecError as error:
@@ -100,3 +110,12 @@ def _write(imported: ImportedDataset, target: Path, file: Path) -> None:
     except BaseException:
         Path(name).unlink(missing_ok=True)
         raise
+
+
+def _follow_umask(name: str) -> None:
+    """Give the file the mode a new file gets (mkstemp makes it private, 0600)."""
+    import os
+
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(name, 0o666 & ~umask)

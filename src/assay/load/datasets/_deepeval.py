@@ -3,9 +3,11 @@
 ``expected_tools`` become the exact calls the agent must make (``expect.actions``) when
 each gives its ``input_parameters``; when they name tools only (DeepEval's tool
 correctness compares names by default) they become ``expect.tools``, each of which must be
-called. An expected action names its group, and DeepEval's do not: ``--action-group``
-names it (the group the agent's adapter records, ``action_groups=``), and a file with exact
-calls is refused without it. ``context`` becomes the important facts told to the judge.
+called. When only some give arguments, all become ``expect.tools`` and each set of
+arguments dropped is reported as not mapped. An expected action names its group, and
+DeepEval's do not: ``--action-group`` names it (the group the agent's adapter records,
+``action_groups=``), and a file with exact calls is refused without it. ``context``
+becomes the important facts told to the judge.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ def deepeval(
         comments = golden.get("comments")
         draft.notes = comments if isinstance(comments, str) and comments else None
         draft.params = json_params(golden.get("additional_metadata"))
-        _tools(
+        unmapped += _tools(
             golden.get("expected_tools"), draft, location, f"{path}.expected_tools", action_group
         )
         for name in _OUTPUTS:
@@ -80,9 +82,16 @@ def _texts(value: object, location: str, path: str) -> list[str]:
     return [item for item in value if item.strip()]
 
 
-def _tools(value: object, draft: Draft, location: str, path: str, group: str | None) -> None:
+def _tools(
+    value: object, draft: Draft, location: str, path: str, group: str | None
+) -> list[Unmapped]:
+    """Map the expected calls; when only some give arguments, say which are not checked.
+
+    An expected action matches a call with exactly its arguments, so a list mixing calls
+    with and without arguments becomes tool names, and each dropped argument set is named.
+    """
     if not value:
-        return
+        return []
     if not isinstance(value, list):
         raise SpecError("must be a list of tool calls", location=location, field=path)
     calls = [_call(item, location, f"{path}[{index}]") for index, item in enumerate(value)]
@@ -91,8 +100,17 @@ def _tools(value: object, draft: Draft, location: str, path: str, group: str | N
             {**({"group": group} if group else {}), "name": name, "arguments": arguments}
             for name, arguments in calls
         ]
-    else:
-        draft.add("tools", *dict.fromkeys(name for name, _ in calls))
+        return []
+    draft.add("tools", *dict.fromkeys(name for name, _ in calls))
+    return [
+        Unmapped(
+            f"{path}[{index}].input_parameters",
+            f"{name}'s arguments are not checked: another expected tool gives none, "
+            "so only that each tool is called is checked",
+        )
+        for index, (name, arguments) in enumerate(calls)
+        if arguments is not None
+    ]
 
 
 def _call(item: object, location: str, path: str) -> tuple[str, dict[str, Any] | None]:
