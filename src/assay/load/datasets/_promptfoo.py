@@ -4,6 +4,13 @@ With exactly one prompt the test's vars fill its ``{{var}}`` placeholders and th
 the scenario's prompt; otherwise the vars are the prompt (a lone var's value, or one
 ``name: value`` line each), and the import says why. ``defaultTest`` vars and assertions
 apply to every test, as promptfoo applies them.
+
+A part that would change what is checked is named as not mapped rather than dropped
+silently: an ``options.transform`` (the assertions that would see the transformed output
+are left out), a test ``threshold`` (promptfoo passes on a weighted score; every Assay check
+must pass), an assertion of ``weight: 0`` (informational in promptfoo), a ``file://`` var
+(never read), an empty list of texts, and a ``regex`` pattern that nests a quantifier inside
+a quantified group (``(a+)+``), which can take exponential time to fail.
 """
 
 from __future__ import annotations
@@ -28,7 +35,16 @@ _TEXT_LISTS = {
     "regex": "regex",
 }
 _LISTED = frozenset({"contains-all", "icontains-all", "contains-any", "icontains-any"})
-_KNOWN_TEST_KEYS = frozenset({"description", "vars", "assert", "metadata"})
+_KNOWN_TEST_KEYS = frozenset({"description", "vars", "assert", "metadata", "options"})
+_DEFAULT_TEST_KEYS = frozenset({"vars", "assert", "options"})
+_THRESHOLD = (
+    "promptfoo passes the test when its assertions' weighted score reaches it; "
+    "Assay requires every check to pass"
+)
+_TRANSFORMED = "it checks the output after options.transform, which Assay does not apply"
+# A group holding a quantifier, itself quantified: (a+)+, (\w*x)*, (a|b+){2,}. Such a
+# pattern can take exponential time to fail, so it is named rather than copied.
+_NESTED_QUANTIFIER = re.compile(r"\((?:[^()\\]|\\.)*[*+}](?:[^()\\]|\\.)*\)[*+{]")
 _SETTINGS = {
     "providers": "the agent is given to assay run (--agent)",
     "scenarios": "Assay has no field for it (import each scenario's tests as tests)",
@@ -97,7 +113,33 @@ def _default_test(value: object, location: str, unmapped: list[Unmapped]) -> dic
     if isinstance(value, str):
         unmapped.append(Unmapped("defaultTest", "a default test read from a file is not mapped"))
         return {}
-    return mapping(value, location, "defaultTest", "a default test (vars and assert)")
+    defaults = mapping(value, location, "defaultTest", "a default test (vars and assert)")
+    if "threshold" in defaults:
+        unmapped.append(Unmapped("defaultTest.threshold", _THRESHOLD))
+    for name in sorted(set(defaults) - _DEFAULT_TEST_KEYS - {"threshold"}):
+        unmapped.append(Unmapped(f"defaultTest.{name}", "Assay has no field for it"))
+    _options(defaults, "defaultTest", unmapped)
+    return defaults
+
+
+def _options(test: dict[str, Any], path: str, unmapped: list[Unmapped]) -> bool:
+    """Name a test's ``options`` as not mapped; whether they transform the output."""
+    options = test.get("options")
+    if not options:
+        return False
+    transformed = isinstance(options, dict) and "transform" in options
+    if transformed:
+        unmapped.append(
+            Unmapped(
+                f"{path}.options.transform",
+                "Assay does not transform the output: the assertions that would have seen "
+                "the transformed output are not mapped (below)",
+            )
+        )
+    rest = sorted(set(options) - {"transform"}) if isinstance(options, dict) else ["options"]
+    if rest:
+        unmapped.append(Unmapped(f"{path}.options", f"Assay has no field for {', '.join(rest)}"))
+    return transformed
 
 
 def _draft(
@@ -109,12 +151,21 @@ def _draft(
     unmapped: list[Unmapped],
 ) -> Draft:
     for name in sorted(set(test) - _KNOWN_TEST_KEYS):
-        unmapped.append(Unmapped(f"{path}.{name}", "Assay has no field for it"))
+        why = _THRESHOLD if name == "threshold" else "Assay has no field for it"
+        unmapped.append(Unmapped(f"{path}.{name}", why))
+    transformed = "transform" in (defaults.get("options") or {}) or _options(test, path, unmapped)
     variables = {
         **mapping(defaults.get("vars") or {}, location, "defaultTest.vars", "a mapping"),
         **mapping(test.get("vars") or {}, location, f"{path}.vars", "a mapping of vars"),
     }
     for name, value in variables.items():
+        if isinstance(value, str) and value.startswith("file://"):
+            unmapped.append(
+                Unmapped(
+                    f"{path}.vars.{name}",
+                    "the file it refers to was not read: the prompt holds the reference as text",
+                )
+            )
         if isinstance(value, list):
             unmapped.append(
                 Unmapped(
@@ -146,6 +197,9 @@ def _draft(
         for index, assertion in enumerate(listed):
             at = f"{where}[{index}]"
             found = mapping(assertion, location, at, "an assertion (type and value)")
+            if transformed and "transform" not in found:
+                unmapped.append(Unmapped(at, f"{found.get('type')}: {_TRANSFORMED}"))
+                continue
             _assertion(found, variables, draft, at, location, unmapped)
     return draft
 
@@ -189,6 +243,9 @@ def _assertion(
     if "transform" in assertion:
         unmapped.append(Unmapped(at, f"{kind}: an assertion on transformed output is not mapped"))
         return
+    if assertion.get("weight") == 0:
+        unmapped.append(Unmapped(at, f"{kind}: weight 0 is informational in promptfoo"))
+        return
     value = assertion.get("value")
     if isinstance(value, str):
         value = _PLACEHOLDER.sub(
@@ -205,13 +262,23 @@ def _mapped(kind: str, value: Any, threshold: Any, draft: Draft) -> str | None:
         texts = value if kind in _LISTED else [value]
         if not isinstance(texts, list) or not all(isinstance(t, str) and t for t in texts):
             return "its value is not text" + (" (a list)" if kind in _LISTED else "")
+        if not texts:
+            return "its list of texts is empty"
+        if kind == "regex" and _NESTED_QUANTIFIER.search(texts[0]):
+            return (
+                "its pattern nests a quantifier inside a quantified group, which can take "
+                "exponential time to fail; rewrite it without the nesting"
+            )
         draft.add(_TEXT_LISTS[kind], *texts)
         return None
     if kind == "equals":
         if not isinstance(value, str) or "equals" in draft.expect:
             return "only one text a test's output equals is kept"
         draft.expect["equals"] = value
-        return None
+        return (
+            "mapped, but Assay's equals ignores whitespace around the answer; "
+            "promptfoo compares exactly"
+        )
     if kind == "latency":
         if not _number(threshold) or threshold < 1:
             return "it needs a threshold of at least 1 millisecond"
