@@ -264,8 +264,8 @@ def test_deepeval_tools_some_with_arguments_say_which_arguments_are_not_checked(
 
 def test_the_default_output_is_beside_the_dataset_named_from_its_whole_stem(cli):
     (cli.cwd / "sub").mkdir()
-    shutil.copy(DATASETS / "deepeval_goldens.json", cli.cwd / "sub" / "a.v1.json")
-    done = cli("import-dataset", "sub/a.v1.json")
+    shutil.copy(DATASETS / "pydantic_evals_cases.yaml", cli.cwd / "sub" / "a.v1.yaml")
+    done = cli("import-dataset", "sub/a.v1.yaml")
     assert done.returncode == 0, done.output
     written = cli.cwd / "sub" / "a.v1.assay.yaml"
     assert written.exists()
@@ -277,21 +277,23 @@ def test_the_default_output_is_beside_the_dataset_named_from_its_whole_stem(cli)
 
 
 def test_an_existing_output_is_refused_unless_forced(cli):
-    _copied(cli, "deepeval_goldens.json")
+    _copied(cli, "pydantic_evals_cases.yaml")
     precious = cli.cwd / "precious.yaml"
     precious.write_text("hand written\n")
-    done = cli("import-dataset", "deepeval_goldens.json", "--output", "precious.yaml")
+    done = cli("import-dataset", "pydantic_evals_cases.yaml", "--output", "precious.yaml")
     assert done.returncode == 2
     assert "--output precious.yaml: exists; give --force to replace it" in done.stderr
     assert precious.read_text() == "hand written\n"
-    forced = cli("import-dataset", "deepeval_goldens.json", "--output", "precious.yaml", "--force")
+    forced = cli(
+        "import-dataset", "pydantic_evals_cases.yaml", "--output", "precious.yaml", "--force"
+    )
     assert forced.returncode == 0, forced.output
     assert precious.read_text() != "hand written\n"
 
 
 def test_the_written_path_is_printed_escaped(cli):
-    _copied(cli, "deepeval_goldens.json")
-    done = cli("import-dataset", "deepeval_goldens.json", "--output", "x\x1b[31m.yaml")
+    _copied(cli, "pydantic_evals_cases.yaml")
+    done = cli("import-dataset", "pydantic_evals_cases.yaml", "--output", "x\x1b[31m.yaml")
     assert done.returncode == 0, done.output
     assert "\x1b" not in done.stdout
     assert (cli.cwd / "x\x1b[31m.yaml").exists()
