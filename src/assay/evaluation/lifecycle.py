@@ -62,6 +62,7 @@ from assay.results.run import Lease
 from assay.results.settings import Selection
 from assay.runner.engine import Execution, WorkItem, work_items
 from assay.runner.grading import Judging
+from assay.runner.hooks import Capture, GroupedCapture
 from assay.runner.progress import Progress
 from assay.spec import Suite, SuitePlan
 
@@ -172,7 +173,7 @@ async def _guarded(
         judging=None if judge is None else Judging(judge, options.votes),
         diagnosing=diagnosing_for(suite, options),
         around_sample=None if tracer is None else tracer.around_sample,
-        capture=tracer.capture() if tracer is not None and suite.capture == "spans" else None,
+        capture=_capture(suite, tracer),
         record=options.record,
     )
     observed = ObservedSink(sink, observers, run)
@@ -256,6 +257,13 @@ async def _guarded(
         database=store.display_url,
         baseline=compared.choice,
     )
+
+
+def _capture(suite: Suite, tracer: SampleTracer | None) -> Capture | None:
+    if tracer is None or suite.capture != "spans":
+        return None
+    capture = tracer.capture()
+    return GroupedCapture(capture, suite.action_groups) if suite.action_groups else capture
 
 
 def _traced(judge: Judge | None, tracer: SampleTracer | None) -> Judge | None:

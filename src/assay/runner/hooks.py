@@ -8,8 +8,11 @@ from them before any check runs.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import contextlib
+import dataclasses
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from assay.agent import Outcome
@@ -49,3 +52,39 @@ class Capture(Protocol):
     def watch(self) -> AbstractContextManager[CaptureWatch]:
         """Watch the agent call made inside the block."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class GroupedCapture:
+    """A capture whose calls recorded without a group take the one ``groups`` names."""
+
+    capture: Capture
+    groups: Mapping[str, str]
+
+    def watch(self) -> AbstractContextManager[CaptureWatch]:
+        """Watch as the wrapped capture does, then name the groups."""
+        return _grouped(self.capture, self.groups)
+
+
+@contextlib.contextmanager
+def _grouped(capture: Capture, groups: Mapping[str, str]) -> Iterator[CaptureWatch]:
+    with capture.watch() as watch:
+        yield _GroupedWatch(watch, groups)
+
+
+@dataclass(frozen=True, slots=True)
+class _GroupedWatch:
+    watch: CaptureWatch
+    groups: Mapping[str, str]
+
+    def merged(self, outcome: Outcome) -> Outcome:
+        merged = self.watch.merged(outcome)
+        if not merged.actions:
+            return merged
+        actions = tuple(
+            dataclasses.replace(action, group=self.groups[action.name])
+            if action.group is None and action.name in self.groups
+            else action
+            for action in merged.actions
+        )
+        return dataclasses.replace(merged, actions=actions)

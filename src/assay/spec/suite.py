@@ -36,6 +36,8 @@ class Suite:
     ``capture="spans"`` (with the ``otel`` extra) builds each sample's actions, usage and
     model from the OpenTelemetry GenAI spans the agent's framework emits inside it; what the
     agent returns itself wins, and a difference is recorded (see :func:`assay.otel.from_spans`).
+    Spans name no group, and expected actions name theirs: ``action_groups`` (tool name →
+    group) gives the group of every call recorded without one.
     """
 
     def __init__(
@@ -58,6 +60,7 @@ class Suite:
         available_tools: Mapping[str, str] | None = None,
         instructions: str | None = None,
         capture: str | None = None,
+        action_groups: Mapping[str, str] | None = None,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise SpecError("a suite needs a non-empty name", field="name")
@@ -96,6 +99,8 @@ class Suite:
         self.instructions = _instructions(instructions, name)
         # Where each sample's actions and usage come from besides the agent's own return.
         self.capture = _capture(capture, name)
+        # The group of each tool whose calls come without one (spans name no group).
+        self.action_groups = _action_groups(action_groups, name)
         self.checks: tuple[CheckDefinition, ...] = _default_checks(checks, name)
         try:
             self.criteria = validate_criteria(criteria, "criteria")
@@ -298,6 +303,21 @@ def _tool_roster(tools: Mapping[str, str] | None, suite: str) -> dict[str, str] 
             field="available_tools",
         )
     return dict(tools)
+
+
+def _action_groups(groups: Mapping[str, str] | None, suite: str) -> dict[str, str]:
+    if groups is None:
+        return {}
+    if not isinstance(groups, Mapping) or not all(
+        isinstance(key, str) and key and isinstance(value, str) and value.strip()
+        for key, value in groups.items()
+    ):
+        raise SpecError(
+            "must map tool names to their groups (non-empty strings)",
+            location=suite,
+            field="action_groups",
+        )
+    return dict(groups)
 
 
 def _instructions(text: str | None, suite: str) -> str | None:
