@@ -10,7 +10,7 @@ from smolagents import CodeAgent, OpenAIServerModel, ToolCallingAgent, tool
 
 import assay
 from assay import agents, checks
-from assay.testing import ScriptedServer, reply, tool_calls
+from assay.testing import ScriptedServer, reply, streamed, tool_calls
 
 SCRIPTS = {
     "order 42": [
@@ -24,6 +24,8 @@ SCRIPTS = {
         ),
     ],
     "hello": [tool_calls(("final_answer", {"answer": "Hello!"}), input_tokens=10, output_tokens=2)],
+    "loop forever": [tool_calls(("lookup_order", {"order_id": 7}), input_tokens=10, output_tokens=1)]
+    * 9,
 }
 
 
@@ -34,7 +36,8 @@ def script(body):
     turn = told.count("Calling tools:") + told.count("Error executing tool")
     for key, turns in SCRIPTS.items():
         if key in text:
-            return turns[turn]
+            # Asked without tools, smolagents wants a summary of a run that hit its step limit.
+            return turns[turn] if body.get("tools") else reply("Order 7 has shipped.")
     return reply("unscripted")
 
 
@@ -174,6 +177,56 @@ def test_a_model_that_cannot_be_switched_refuses_a_model_matrix(store):
     suite.case("Say hello", checks=[checks.contains("Hello")])
     with pytest.raises(assay.ConfigurationError, match=r"cannot be switched.*'openai/gpt-4\.1'"):
         assay.run(suite, db=store, models=["openai/gpt-4.1"], progress=False)
+
+
+def test_a_run_stopped_by_the_step_limit_is_an_error_with_its_actions(model, store):
+    agent = ToolCallingAgent(tools=[lookup_order], model=model, max_steps=2, verbosity_level=-1)
+    suite = assay.Suite("smolagents limit", agent=agents.smolagents(agent))
+    suite.case("loop forever on order 7", checks=[checks.contains("shipped")])
+    sample = assay.run(suite, db=store, progress=False).samples[0]
+    assert sample.status.value == "error"
+    assert "max_steps=2" in sample.error
+    assert [a.name for a in sample.actions] == ["lookup_order"] * 2
+    assert sample.usage.input_tokens > 20  # the two steps and the summary call
+
+
+def test_streamed_replies_without_usage_leave_usage_unknown(store):
+    answer = streamed(None, ("final_answer", {"answer": "Hello!"}), usage=False)
+    with ScriptedServer(lambda body: answer) as local:
+        own = OpenAIServerModel(model_id="gpt-4.1-mini", api_base=local.base_url, api_key="t")
+        agent = ToolCallingAgent(tools=[], model=own, verbosity_level=-1, stream_outputs=True)
+        suite = assay.Suite("smolagents no usage", agent=agents.smolagents(agent))
+        suite.case("Say hello", checks=[checks.contains("Hello")])
+        sample = assay.run(suite, db=store, progress=False).samples[0]
+        own.client.close()
+    assert sample.answer == "Hello!" and sample.usage is None
+
+
+@pytest.mark.parametrize(
+    "models",
+    [["openai/gpt-4.1", "azure/gpt-4.1"], ["openai/gpt-4.1", "anthropic/gpt-4.1"]],
+)
+def test_an_endpoint_model_refuses_models_of_several_providers(model, store, models):
+    suite = assay.Suite("smolagents providers", agent=agents.smolagents(lambda: build(model)))
+    suite.case("Say hello", checks=[checks.contains("Hello")])
+    with pytest.raises(assay.ConfigurationError, match=r"'azure/gpt-4\.1'|'anthropic/gpt-4\.1'"):
+        assay.run(suite, db=store, models=models, progress=False)
+
+
+def test_the_openai_api_model_refuses_another_providers_model(store):
+    own = OpenAIServerModel(model_id="gpt-4.1-mini", api_key="t")
+    suite = assay.Suite("smolagents openai", agent=agents.smolagents(build(own)))
+    suite.case("Say hello")
+    with pytest.raises(assay.ConfigurationError, match=r"reaches openai.*'anthropic/claude"):
+        assay.run(suite, db=store, models=["anthropic/claude-sonnet-4"], progress=False)
+
+
+def test_a_build_function_returning_one_shared_agent_is_refused(model, store):
+    shared = build(model)
+    suite = assay.Suite("smolagents one agent", agent=agents.smolagents(lambda: shared))
+    suite.case("Say hello", checks=[checks.contains("Hello")])
+    with pytest.raises(assay.ConfigurationError, match=r"<lambda>.*same agent"):
+        assay.run(suite, db=store, progress=False)
 
 
 def test_something_else_is_refused_with_what_is_expected():

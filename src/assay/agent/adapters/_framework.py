@@ -8,11 +8,12 @@ never as-is.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from assay.agent.answered import ANSWERED_MODEL_KEY, same_model
+from assay.agent.model import ModelSpec
 from assay.agent.outcome import Usage
 from assay.errors import SpecError
 from assay.spec import JSON, portable
@@ -99,21 +100,31 @@ def arguments(value: Any) -> dict[str, JSON]:
 
 @dataclass
 class Tokens:
-    """Tokens summed over a sample's model calls; ``None`` when no call reported any."""
+    """Tokens summed over a sample's model calls; unknown unless every call reported its own.
+
+    A sum missing some calls would be priced as if it were the whole sample's, so one call
+    without usage leaves the sample's usage unknown rather than understated.
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
     seen: bool = False
+    unreported: bool = False
 
     def add(self, input_tokens: Any, output_tokens: Any) -> None:
-        """Count one call's usage (a missing count adds nothing)."""
+        """Count one call's usage; a call reading no tokens at all reported none."""
+        if not input_tokens or output_tokens is None:
+            self.unreported = True
+            return
         self.seen = True
-        self.input_tokens += int(input_tokens or 0)
-        self.output_tokens += int(output_tokens or 0)
+        self.input_tokens += int(input_tokens)
+        self.output_tokens += int(output_tokens)
 
     def usage(self) -> Usage | None:
         """The sample's usage, unpriced (Assay prices it from the model that answered)."""
-        return Usage(self.input_tokens, self.output_tokens) if self.seen else None
+        if not self.seen or self.unreported:
+            return None
+        return Usage(self.input_tokens, self.output_tokens)
 
 
 @dataclass
@@ -144,4 +155,32 @@ def model_matrix_refused(framework: str, called: str | None, asked: list[str]) -
         f"the {framework} agent answers with {fixed} and its model cannot be switched per "
         f"sample, but the run asks for {', '.join(map(repr, asked))} (--model): drop "
         "--model, or build the agent on a model Assay can switch (see the README)"
+    )
+
+
+def providers_refused(
+    framework: str, client: str, reaches: str | None, models: Sequence[ModelSpec]
+) -> str | None:
+    """Why a run's models cannot all be served by a client that talks to one provider.
+
+    ``reaches`` is the provider the client serves, or ``None`` for an endpoint of the
+    user's own, which serves one provider Assay cannot name: then the models must at least
+    agree on theirs. Only the model name reaches the framework, so a model of another
+    provider would be answered by this one under the other's label.
+    """
+    if reaches is not None:
+        foreign = [spec.label for spec in models if spec.provider != reaches]
+        if not foreign:
+            return None
+        return (
+            f"the {framework} agent's {client} reaches {reaches} only, which does not serve "
+            f"{', '.join(map(repr, foreign))} (--model): run {reaches} models, or build the "
+            "agent on a model of that provider"
+        )
+    if len({spec.provider for spec in models}) < 2:
+        return None
+    named = ", ".join(f"{spec.label!r} ({spec.provider})" for spec in models)
+    return (
+        f"the {framework} agent's {client} reaches one endpoint, which cannot serve models of "
+        f"several providers: {named} (--model): run one provider's models at a time"
     )

@@ -23,6 +23,7 @@ from assay.agent.adapters._framework import (
     json_value,
     model_matrix_refused,
     prompt,
+    providers_refused,
 )
 from assay.agent.context import AgentContext
 from assay.agent.model import ModelSpec
@@ -48,14 +49,30 @@ class SmolagentsAgent:
     build: Callable[[], Any] | None = None
     action_groups: Mapping[str, str] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _running: set[int] = field(default_factory=set, init=False, repr=False)
 
     def __call__(self, value: Any, ctx: AgentContext) -> Outcome:
         """Run one sample (in the worker thread Assay gives sync agents)."""
         task = prompt(value).transcript()
-        agent = self.build() if self.build is not None else self.agent
-        hold = self._lock if self.build is None else contextlib.nullcontext()
-        with hold, _model_for(agent, ctx.model) as model:
+        if self.build is None:
+            with self._lock, _model_for(self.agent, ctx.model) as model:
+                return self._run(self.agent, task, model)
+        agent = self.build()
+        with self._claimed(agent), _model_for(agent, ctx.model) as model:
             return self._run(agent, task, model)
+
+    @contextlib.contextmanager
+    def _claimed(self, agent: Any) -> Iterator[None]:
+        """The built agent held by this sample alone: one memory cannot serve two runs."""
+        with self._lock:
+            if id(agent) in self._running:
+                raise ConfigurationError(_shared_build(self.build))
+            self._running.add(id(agent))
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._running.discard(id(agent))
 
     def prepare(self) -> None:
         """Import smolagents before any sample's clock starts."""
@@ -63,14 +80,29 @@ class SmolagentsAgent:
 
     def preflight(self, models: Sequence[ModelSpec]) -> None:
         """Refuse a model matrix the agent's model cannot follow, before any call."""
-        agent = self.build() if self.build is not None else self.agent
+        agent = self._agent()
         model = agent.model
-        if not models or _switchable(model):
+        if not models:
             return
-        called = getattr(model, "model_id", None)
-        others = [spec.label for spec in models if called not in (spec.model, spec.label)]
-        if others:
-            raise ConfigurationError(model_matrix_refused("smolagents", called, others))
+        if not _switchable(model):
+            called = getattr(model, "model_id", None)
+            others = [spec.label for spec in models if called not in (spec.model, spec.label)]
+            if others:
+                raise ConfigurationError(model_matrix_refused("smolagents", called, others))
+            return
+        if not _names_provider(model):
+            refused = providers_refused("smolagents", _client(model), _reaches(model), models)
+            if refused:
+                raise ConfigurationError(refused)
+
+    def _agent(self) -> Any:
+        """The agent a sample would get; a build function returning one agent is refused."""
+        if self.build is None:
+            return self.agent
+        first = self.build()
+        if self.build() is first:
+            raise ConfigurationError(_shared_build(self.build))
+        return first
 
     def _run(self, agent: Any, task: str, model: str | None) -> Outcome:
         reading = _Reading(self.action_groups, Answered(model))
@@ -78,7 +110,7 @@ class SmolagentsAgent:
             reading.read(agent.run(task, stream=True, reset=True))
         except Exception as error:  # the framework's failure is the sample's, with its trace
             return reading.outcome(error=describe_exception(error))
-        return reading.outcome()
+        return reading.stopped(agent) or reading.outcome()
 
 
 @dataclass
@@ -92,6 +124,7 @@ class _Reading:
     answer: str | None = None
     calls: list[Any] = field(default_factory=list)
     outputs: dict[str, Any] = field(default_factory=dict)
+    steps: set[int] = field(default_factory=set)
 
     def read(self, events: Iterable[Any]) -> None:
         from smolagents.agents import ToolOutput
@@ -107,7 +140,33 @@ class _Reading:
             elif isinstance(event, FinalAnswerStep):
                 self.answer = _answer_text(event.output)
 
+    def stopped(self, agent: Any) -> Outcome | None:
+        """The sample as an error when the agent hit its step limit rather than answering.
+
+        smolagents then asks the model for a summary and offers it as the answer; the step
+        recording the limit (and the summary call's tokens) is in memory, not the stream.
+        """
+        from smolagents.utils import AgentMaxStepsError
+
+        steps = agent.memory.steps
+        last = steps[-1] if steps else None
+        if not isinstance(getattr(last, "error", None), AgentMaxStepsError):
+            return None
+        self._step(last)
+        return Outcome(
+            answer=None,
+            actions=tuple(self.actions),
+            usage=self.tokens.usage(),
+            error=f"the agent stopped at its step limit (max_steps={agent.max_steps}) "
+            "without a final answer",
+            metadata=self.answered.metadata(),
+        )
+
     def _step(self, step: Any) -> None:
+        # smolagents streams the last step twice when the run hits its step limit.
+        if id(step) in self.steps:
+            return
+        self.steps.add(id(step))
         usage = getattr(step, "token_usage", None)
         if usage is not None:
             self.tokens.add(usage.input_tokens, usage.output_tokens)
@@ -169,10 +228,42 @@ def _switchable(model: Any) -> bool:
     return isinstance(model, ApiModel) and isinstance(getattr(model, "model_id", None), str)
 
 
-def _model_name(model: Any, spec: ModelSpec) -> str:
+def _names_provider(model: Any) -> bool:
+    """Whether the model's name carries its provider (LiteLLM's ``provider/model``)."""
     from smolagents.models import LiteLLMModel
 
-    return f"{spec.provider}/{spec.model}" if isinstance(model, LiteLLMModel) else spec.model
+    return isinstance(model, LiteLLMModel)
+
+
+def _reaches(model: Any) -> str | None:
+    """The provider the model's client serves; ``None`` for an endpoint of the user's own."""
+    import os
+
+    from smolagents.models import AzureOpenAIModel, OpenAIModel
+
+    if isinstance(model, AzureOpenAIModel):
+        return "azure"
+    own_endpoint = model.client_kwargs.get("base_url") if isinstance(model, OpenAIModel) else None
+    if isinstance(model, OpenAIModel) and not (own_endpoint or os.environ.get("OPENAI_BASE_URL")):
+        return "openai"
+    return None
+
+
+def _client(model: Any) -> str:
+    return f"model ({type(model).__name__})"
+
+
+def _model_name(model: Any, spec: ModelSpec) -> str:
+    return f"{spec.provider}/{spec.model}" if _names_provider(model) else spec.model
+
+
+def _shared_build(build: Any) -> str:
+    name = getattr(build, "__qualname__", None) or repr(build)
+    return (
+        f"the smolagents build function {name} returns the same agent for every sample, and "
+        "one agent's memory cannot serve two samples at once: make it return a new agent on "
+        "each call, or pass the agent object itself (its samples then run one at a time)"
+    )
 
 
 @contextlib.contextmanager
