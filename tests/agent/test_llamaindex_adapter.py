@@ -33,6 +33,12 @@ SCRIPTS = {
         tool_calls(("lookup_order", {"order_id": 42}), input_tokens=300, output_tokens=30),
         reply("It has shipped.", input_tokens=400, output_tokens=40),
     ],
+    "no usage": [
+        streamed(None, ("lookup_order", {"order_id": 42}), input_tokens=100, output_tokens=10),
+        streamed("It has shipped.", usage=False),
+    ],
+    "loop forever": [tool_calls(("lookup_order", {"order_id": 7}))] * 20
+    + [reply("Order 7 has shipped.")],
     "react question": [
         streamed(
             'Thought: I need the order.\nAction: lookup_order\nAction Input: {"order_id": 42}',
@@ -196,6 +202,52 @@ def test_an_llm_that_names_no_model_refuses_a_model_matrix(store):
     suite.case("Say hello", checks=[checks.contains("Hello")])
     with pytest.raises(assay.ConfigurationError, match=r"cannot be switched.*'openai/gpt-4\.1'"):
         assay.run(suite, db=store, models=["openai/gpt-4.1"], progress=False)
+
+
+def test_a_reply_without_usage_leaves_the_samples_usage_unknown(server, store):
+    suite = assay.Suite("llamaindex no usage", agent=agents.llamaindex(function_agent(server)))
+    suite.case("Where is the no usage order?", checks=[checks.contains("shipped")])
+    sample = assay.run(suite, db=store, progress=False).samples[0]
+    assert sample.answer == "It has shipped." and sample.usage is None
+
+
+@pytest.mark.parametrize("stopping", ["force", "generate"])
+def test_a_run_stopped_by_the_iteration_limit_is_an_error_with_its_actions(server, store, stopping):
+    agent = function_agent(server, streaming=False, early_stopping_method=stopping)
+    suite = assay.Suite("llamaindex limit", agent=agents.llamaindex(agent))
+    suite.case("loop forever on order 7", checks=[checks.contains("shipped")])
+    sample = assay.run(suite, db=store, progress=False).samples[0]
+    assert sample.status.value == "error" and "20" in sample.error
+    assert "iteration" in sample.error.lower()
+    assert {a.name for a in sample.actions} == {"lookup_order"} and len(sample.actions) >= 19
+
+
+@pytest.mark.parametrize(
+    ("models", "refused"),
+    [
+        (["openai/gpt-4.1", "azure/gpt-4.1", "openrouter/gpt-4.1"], "'azure/gpt-4.1', 'openrouter"),
+        (["anthropic/claude-sonnet-4"], "'anthropic/claude-sonnet-4'"),
+    ],
+)
+def test_the_openai_llm_refuses_models_of_another_provider(server, store, models, refused):
+    suite = assay.Suite("llamaindex providers", agent=agents.llamaindex(function_agent(server)))
+    suite.case("Say hello", checks=[checks.contains("Hello")])
+    with pytest.raises(assay.ConfigurationError, match=rf"OpenAI\) reaches openai.*{refused}"):
+        assay.run(suite, db=store, models=models, progress=False)
+    assert all(r["model"] != "claude-sonnet-4" for r in server.requests)
+
+
+def test_an_llm_of_the_users_own_endpoint_refuses_models_of_several_providers(server, store):
+    class OwnEndpoint(OpenAI):
+        """An LLM class of the user's own, as OpenAILike is: its provider is theirs to know."""
+
+    own = OwnEndpoint(model="qwen3:8b", api_base=server.base_url, api_key="t")
+    agent = agents.llamaindex(FunctionAgent(tools=[lookup_order], llm=own))
+    suite = assay.Suite("llamaindex endpoint", agent=agent)
+    suite.case("Say hello", checks=[checks.contains("Hello")])
+    refused = r"one endpoint.*'openai/gpt-4.1' \(openai\)"
+    with pytest.raises(assay.ConfigurationError, match=refused):
+        assay.run(suite, db=store, models=["qwen3:8b", "openai/gpt-4.1"], progress=False)
 
 
 def test_something_else_is_refused_with_what_is_expected():

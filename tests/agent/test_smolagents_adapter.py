@@ -24,8 +24,10 @@ SCRIPTS = {
         ),
     ],
     "hello": [tool_calls(("final_answer", {"answer": "Hello!"}), input_tokens=10, output_tokens=2)],
-    "loop forever": [tool_calls(("lookup_order", {"order_id": 7}), input_tokens=10, output_tokens=1)]
-    * 9,
+    "loop forever": [
+        tool_calls(("lookup_order", {"order_id": 7}), input_tokens=10, output_tokens=1)
+    ]
+    * 3,
 }
 
 

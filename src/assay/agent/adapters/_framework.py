@@ -174,8 +174,8 @@ def providers_refused(
             return None
         return (
             f"the {framework} agent's {client} reaches {reaches} only, which does not serve "
-            f"{', '.join(map(repr, foreign))} (--model): run {reaches} models, or build the "
-            "agent on a model of that provider"
+            f"{', '.join(map(repr, foreign))} (--model): run only {reaches} models on it, or build "
+            "the agent on a model of the provider you ask for"
         )
     if len({spec.provider for spec in models}) < 2:
         return None

@@ -23,6 +23,7 @@ from assay.agent.adapters._framework import (
     json_value,
     model_matrix_refused,
     prompt,
+    providers_refused,
 )
 from assay.agent.context import AgentContext
 from assay.agent.model import ModelSpec
@@ -32,6 +33,14 @@ from assay.errors import ConfigurationError
 
 _INCLUDE_USAGE = {"include_usage": True}
 _ROLES = {"system", "user", "assistant", "developer"}
+# LlamaIndex's LLM packages that each reach one provider, by the package's name.
+_PROVIDER_PACKAGES = {
+    "openai": "openai",
+    "azure_openai": "azure",
+    "anthropic": "anthropic",
+    "ollama": "ollama",
+    "openrouter": "openrouter",
+}
 
 
 @dataclass(kw_only=True)
@@ -47,22 +56,28 @@ class LlamaIndexAgent:
 
     agent: Any
     action_groups: Mapping[str, str] = field(default_factory=dict)
-    _copies: dict[str | None, Any] = field(default_factory=dict, init=False, repr=False)
+    _copies: dict[ModelSpec | None, Any] = field(default_factory=dict, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     async def __call__(self, value: Any, ctx: AgentContext) -> Outcome:
         """Run one sample: the workflow's events become the outcome."""
         asked = prompt(value)
-        name = None if ctx.model is None else ctx.model.model
-        agent = self._agent_for(name)
+        agent = self._agent_for(ctx.model)
         reading = _Reading(self.action_groups, Answered(_model_of(agent.llm)))
         try:
             handler = agent.run(user_msg=asked.text, chat_history=_history(asked))
             async for event in handler.stream_events():
                 reading.add(event)
             result = await handler
+            limit = await _iteration_limit_reached(handler)
         except Exception as error:  # the framework's failure is the sample's
             return reading.outcome(error=describe_exception(error))
+        if limit is not None:
+            # early_stopping_method="generate": the answer is a summary, not the agent's.
+            return reading.outcome(
+                error=f"the agent stopped at its iteration limit (max_iterations={limit}) "
+                "without a final answer"
+            )
         return reading.outcome(answer=_answer(result))
 
     def prepare(self) -> None:
@@ -73,16 +88,21 @@ class LlamaIndexAgent:
 
     def preflight(self, models: Sequence[ModelSpec]) -> None:
         """Refuse a model matrix the LLM cannot follow; else copy the agent for each model."""
-        called = _model_of(self.agent.llm)
-        if models and not _switchable(self.agent.llm):
+        llm = self.agent.llm
+        called = _model_of(llm)
+        if models and not _switchable(llm):
             others = [spec.label for spec in models if called not in (spec.model, spec.label)]
             if others:
                 raise ConfigurationError(model_matrix_refused("LlamaIndex", called, others))
             return
+        client = f"LLM ({type(llm).__name__})"
+        refused = providers_refused("LlamaIndex", client, _reaches(llm), models)
+        if refused:
+            raise ConfigurationError(refused)
         for spec in models:
-            self._agent_for(spec.model)
+            self._agent_for(spec)
 
-    def _agent_for(self, model: str | None) -> Any:
+    def _agent_for(self, model: ModelSpec | None) -> Any:
         """The agent on ``model`` (its own when ``None``), copied once per model."""
         with self._lock:
             found = self._copies.get(model)
@@ -91,11 +111,11 @@ class LlamaIndexAgent:
             return found
 
 
-def _copied(agent: Any, model: str | None) -> Any:
+def _copied(agent: Any, spec: ModelSpec | None) -> Any:
     llm = agent.llm
     changes: dict[str, Any] = {}
-    if model is not None and _switchable(llm) and model != llm.model:
-        changes["model"] = model
+    if spec is not None and _switchable(llm) and spec.model != llm.model:
+        changes["model"] = spec.model
     if getattr(agent, "streaming", False) and _asks_openai(llm):
         extra = dict(getattr(llm, "additional_kwargs", None) or {})
         if "stream_options" not in extra:
@@ -108,6 +128,28 @@ def _copied(agent: Any, model: str | None) -> Any:
 def _switchable(llm: Any) -> bool:
     fields = getattr(type(llm), "model_fields", {})
     return "model" in fields and isinstance(getattr(llm, "model", None), str)
+
+
+def _reaches(llm: Any) -> str | None:
+    """The provider LlamaIndex's own LLM class for it serves; ``None`` for another class.
+
+    Only the class itself counts: a subclass (``OpenAILike``, the user's own) may point the
+    same client at any endpoint.
+    """
+    package = type(llm).__module__.split(".")
+    if package[:2] != ["llama_index", "llms"] or len(package) < 3:
+        return None
+    return _PROVIDER_PACKAGES.get(package[2])
+
+
+async def _iteration_limit_reached(handler: Any) -> int | None:
+    """The iteration limit when the run reached it, as its run state records."""
+    store = getattr(getattr(handler, "ctx", None), "store", None)
+    if store is None:
+        return None
+    limit = await store.get("max_iterations", default=None)
+    done = await store.get("num_iterations", default=0)
+    return limit if isinstance(limit, int) and done >= limit else None
 
 
 def _model_of(llm: Any) -> str | None:
@@ -147,6 +189,7 @@ class _Reading:
     tokens: Tokens = field(default_factory=Tokens)
     calls: list[list[Any]] = field(default_factory=list)  # [ToolCall, its result or None]
     streamed: bool = False
+    counted: bool = False  # whether the reply being read reported its usage
 
     def add(self, event: Any) -> None:
         from llama_index.core.agent.workflow import (
@@ -163,7 +206,9 @@ class _Reading:
             # A streamed reply was counted chunk by chunk; its output repeats the last one.
             if not self.streamed:
                 self._response(event.raw)
-            self.streamed = False
+            if not self.counted:
+                self.tokens.add(None, None)
+            self.streamed = self.counted = False
         elif isinstance(event, ToolCallResult):
             self._result(event)
         elif isinstance(event, ToolCall):
@@ -173,6 +218,7 @@ class _Reading:
         data = _mapping(raw)
         usage = _mapping(data.get("usage"))
         if usage:
+            self.counted = True
             self.tokens.add(usage.get("prompt_tokens"), usage.get("completion_tokens"))
         self.answered.add(data.get("model"))
 
