@@ -27,6 +27,7 @@ __all__ = [
     "BOUNDS",
     "DAY",
     "MAX_BODY_FILE_BYTES",
+    "MAX_CAPTURED_TEXT_CHARS",
     "MAX_ITEM_FILES",
     "MAX_JUDGE_CALL_ATTEMPTS",
     "MAX_JUDGE_CALL_COST_USD",
@@ -53,6 +54,9 @@ MAX_REPORT_BYTES = 256 * 1024 * 1024
 #: The most entries one list or table of a suite document may hold (its cases, its sets, the
 #: values of one field): past it the file is a hostile one, refused before any case is built.
 MAX_DOCUMENT_ENTRIES = 100_000
+#: The longest text one captured span attribute keeps (a tool's arguments or result): past
+#: it the text is cut and ends with a marker saying how much was left out.
+MAX_CAPTURED_TEXT_CHARS = 1_000_000
 #: The most item files one suite folder may hold (each is a case; more is a hostile folder).
 MAX_ITEM_FILES = 10_000
 #: What one judge call may plausibly have taken, as an archived report states it: HTTP

@@ -7,6 +7,8 @@ from typing import Any
 
 #: How many case ids a warning names before it counts the rest.
 _NAMED = 5
+#: ``assay.otel.DIFFERENCES_KEY``, named here so that no run loads OpenTelemetry to read it.
+_DIFFERENCES_KEY = "capture_differences"
 
 
 def unchecked_lines(suite: Any, *, judged: bool, judge_hint: str) -> list[str]:
@@ -116,3 +118,25 @@ def _tokens_without_model(sample: Any) -> bool:
     if usage_by_model(sample.metadata) is not None:
         return False  # several models answered, each named with its tokens
     return sample.model is None and not (isinstance(named, str) and named)
+
+
+def contradicted_line(run: Any) -> str | None:
+    """Say once which samples returned actions that their captured spans contradict.
+
+    With ``capture="spans"`` what the agent returns is what is stored and checked; a tool
+    call the spans show and the agent's actions omit (or the reverse) would otherwise be
+    seen only in the sample's ``metadata["capture_differences"]``.
+    """
+    contradicted = [
+        sample.case_id
+        for sample in run.samples
+        if isinstance(differences := sample.metadata.get(_DIFFERENCES_KEY), dict)
+        and "actions" in differences
+    ]
+    if not contradicted:
+        return None
+    return (
+        f"warning: {len(contradicted)} of {len(run.samples)} samples returned actions their "
+        f"spans contradict ({_names(list(dict.fromkeys(contradicted)))}); the returned ones "
+        'were checked, see metadata["capture_differences"]'
+    )

@@ -519,6 +519,7 @@ def _finish(
         print(visible("\n".join(reliability_lines(run, verbose=verbose, db=pasted)), lines=True))
         _warn_unverified(console, run)
         _warn_unpriced(console, run)
+        _warn_contradicted(console, run)
     if reports:
         _write_reports(run, reports, theme)
     verdict = evaluation.verdict
@@ -553,6 +554,15 @@ def _warn_unpriced(console: Any, run: Any) -> None:
     from assay.cli._warnings import unpriced_line
 
     line = unpriced_line(run)
+    if line is not None:
+        console.print(shown(line), style="yellow", markup=False, highlight=False)
+
+
+def _warn_contradicted(console: Any, run: Any) -> None:
+    from assay.cli._render import shown
+    from assay.cli._warnings import contradicted_line
+
+    line = contradicted_line(run)
     if line is not None:
         console.print(shown(line), style="yellow", markup=False, highlight=False)
 

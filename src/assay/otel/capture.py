@@ -34,6 +34,8 @@ class Collected:
 
     def __init__(self) -> None:
         self.records: list[SpanRecord] = []
+        #: The ids of its spans that started and have not ended (forgotten when it closes).
+        self.pending: set[int] = set()
         self.open = True
         #: Whether the sample's span records at all (a sampled-out trace emits nothing).
         self.recording = True
@@ -65,6 +67,11 @@ class SpanCapture(SpanProcessor):
         #: Whether the Agents SDK's spans are read too, kept from its other processors.
         self.reads_agents_sdk = False
 
+    @property
+    def tracked(self) -> int:
+        """How many spans are attributed to a sample and not yet ended."""
+        return len(self._owners)
+
     @contextlib.contextmanager
     def watch(self) -> Iterator[Collected]:
         """Collect what descends from the current span while the block runs."""
@@ -85,6 +92,9 @@ class SpanCapture(SpanProcessor):
         finally:
             collected.open = False
             self._owners.pop(anchor.span_id, None)
+            # Spans that never end would otherwise stay mapped for the process's lifetime.
+            for span_id in list(collected.pending):
+                self._owners.pop(span_id, None)
             if reading is not None:
                 SPANS_READ.reset(reading)
             watched.reset(token)
@@ -97,12 +107,16 @@ class SpanCapture(SpanProcessor):
         owner = self._owners.get(parent.span_id)
         if owner is not None and owner.open:
             self._owners[span.context.span_id] = owner
+            owner.pending.add(span.context.span_id)
 
     def on_end(self, span: ReadableSpan) -> None:
         """Hand a finished span to its sample."""
         context = span.context
-        owner = None if context is None else self._owners.pop(context.span_id, None)
+        if context is None:
+            return
+        owner = self._owners.pop(context.span_id, None)
         if owner is not None:
+            owner.pending.discard(context.span_id)
             owner.add(record_of(span))
 
     def shutdown(self) -> None:

@@ -8,17 +8,28 @@ call (``gen_ai.usage.input_tokens``, ``gen_ai.usage.output_tokens``,
 ``gen_ai.response.model`` else ``gen_ai.request.model``). Older pydantic-ai releases name
 the tool's content ``tool_arguments`` and ``tool_response``; both are read. Everything read
 is untrusted text: it is stored as evidence, never executed or rendered raw.
+
+No span is no evidence: a sample whose spans hold neither a tool call nor a model call (an
+agent that is not instrumented, or one whose spans were emitted where the sample's context
+did not reach, such as a plain thread) has unknown actions (``None``), so a check on its
+actions cannot pass it. A model call with no tool call is evidence that no tool was called.
+An attribute value is always kept as storable JSON or as text: one JSON cannot read (a
+non-finite number, nesting past the interpreter's depth) stays text, and text longer than
+:data:`~assay.limits.MAX_CAPTURED_TEXT_CHARS` is cut with a marker.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from assay.agent import Action, Outcome, Usage
+from assay.agent.usage_by_model import MODEL_USAGE_KEY
+from assay.limits import MAX_CAPTURED_TEXT_CHARS
 from assay.spec import JSON
 
 #: The operations that are one model call.
@@ -50,52 +61,79 @@ class SpanRecord:
 
 @dataclass(frozen=True, slots=True)
 class Captured:
-    """What the spans of one sample say the agent did: its tool calls and its model calls."""
+    """What the spans of one sample say the agent did: its tool calls and its model calls.
 
-    actions: tuple[Action, ...]
+    ``actions`` is ``None`` when no tool or model call was seen (nothing is known); ``model``
+    is the one model that answered, ``None`` when several did (``model_usage`` then holds
+    each model's tokens).
+    """
+
+    actions: tuple[Action, ...] | None
     usage: Usage | None
     model: str | None
     calls: tuple[dict[str, JSON], ...]
+    model_usage: dict[str, JSON] | None = None
 
     @classmethod
     def of(cls, spans: Iterable[SpanRecord]) -> Captured:
         """Read the spans in the order they started."""
         actions: list[Action] = []
         calls: list[dict[str, JSON]] = []
-        model: str | None = None
-        tokens_in = tokens_out = 0
-        counted = False
         for span in sorted(spans, key=lambda span: span.start_ns):
             operation = _operation(span)
             if operation == "execute_tool":
                 actions.append(_action(span))
                 calls.append(_tool_call(span))
             elif operation in MODEL_OPERATIONS:
-                call = _model_call(span, operation)
-                calls.append(call)
-                model = _text(call.get("model")) or model
-                if "input_tokens" in call or "output_tokens" in call:
-                    counted = True
-                    tokens_in += _count(call.get("input_tokens"))
-                    tokens_out += _count(call.get("output_tokens"))
-        usage = Usage(tokens_in, tokens_out) if counted else None
-        return cls(tuple(actions), usage, model, tuple(calls))
+                calls.append(_model_call(span, operation))
+        models = [call for call in calls if call["operation"] in MODEL_OPERATIONS]
+        seen = tuple(actions) if calls else None  # no call seen: the actions are unknown
+        each = _tokens_by_model(models)
+        named = [name for name in dict.fromkeys(_text(c.get("model")) for c in models) if name]
+        model = named[-1] if len(named) == 1 else None
+        return cls(seen, _usage(models), model, tuple(calls), each if len(each) > 1 else None)
+
+
+def _usage(models: Sequence[dict[str, JSON]]) -> Usage | None:
+    counted = [call for call in models if "input_tokens" in call or "output_tokens" in call]
+    if not counted:
+        return None
+    return Usage(
+        sum(_count(call.get("input_tokens")) for call in counted),
+        sum(_count(call.get("output_tokens")) for call in counted),
+    )
+
+
+def _tokens_by_model(models: Sequence[dict[str, JSON]]) -> dict[str, JSON]:
+    """Each named model's tokens (calls of no named model leave them short: left unpriced)."""
+    each: dict[str, list[int]] = {}
+    for call in models:
+        name = _text(call.get("model"))
+        if name and ("input_tokens" in call or "output_tokens" in call):
+            counts = each.setdefault(name, [0, 0])
+            counts[0] += _count(call.get("input_tokens"))
+            counts[1] += _count(call.get("output_tokens"))
+    return {name: {"input_tokens": i, "output_tokens": o} for name, (i, o) in each.items()}
 
 
 def from_spans(outcome: Outcome, captured: Captured) -> Outcome:
     """The merge rule: what the agent returned wins; the spans fill in what it left out.
 
-    Actions, usage and the model (``metadata["model"]``, which prices the tokens) come from
-    the spans when the agent gave none; where it gave its own and the spans disagree, the
-    difference is recorded in ``metadata["capture_differences"]``. The per-call figures
-    (model, tokens, latency) are kept in ``metadata["captured_calls"]``.
+    Actions, usage and the model (``metadata["model"]``, which prices the tokens; each
+    model's tokens in ``metadata["model_usage"]`` when several answered) come from the spans
+    when the agent gave none; where it gave its own and the spans disagree, the difference
+    is recorded in ``metadata["capture_differences"]``. The per-call figures (model, tokens,
+    latency) are kept in ``metadata["captured_calls"]``.
     """
     metadata: dict[str, JSON] = {**outcome.metadata, CALLS_KEY: list(captured.calls)}
     differences = _differences(outcome, captured)
     if differences:
         metadata[DIFFERENCES_KEY] = differences
-    if captured.model is not None and not isinstance(outcome.metadata.get("model"), str):
+    names_its_model = isinstance(outcome.metadata.get("model"), str)
+    if captured.model is not None and not names_its_model:
         metadata["model"] = captured.model
+    if captured.model_usage is not None and outcome.usage is None and not names_its_model:
+        metadata.setdefault(MODEL_USAGE_KEY, captured.model_usage)
     return dataclasses.replace(
         outcome,
         actions=captured.actions if outcome.actions is None else outcome.actions,
@@ -106,11 +144,9 @@ def from_spans(outcome: Outcome, captured: Captured) -> Outcome:
 
 def _differences(outcome: Outcome, captured: Captured) -> dict[str, JSON]:
     found: dict[str, JSON] = {}
-    if outcome.actions is not None and _names(outcome.actions) != _names(captured.actions):
-        found["actions"] = {
-            "returned": list(_names(outcome.actions)),
-            "spans": list(_names(captured.actions)),
-        }
+    seen = captured.actions  # None: the spans say nothing about the agent's actions
+    if outcome.actions is not None and seen is not None and _names(outcome.actions) != _names(seen):
+        found["actions"] = {"returned": list(_names(outcome.actions)), "spans": list(_names(seen))}
     if outcome.usage is not None and captured.usage is not None:
         returned = (outcome.usage.input_tokens, outcome.usage.output_tokens)
         spans = (captured.usage.input_tokens, captured.usage.output_tokens)
@@ -141,7 +177,7 @@ def _action(span: SpanRecord) -> Action:
     arguments = _decoded(_first(attributes, _ARGUMENTS))
     raw = _first(attributes, _RESULTS)
     return Action(
-        name=name or "unnamed tool",
+        name=_cut(name) if name else "unnamed tool",
         arguments=arguments if isinstance(arguments, dict) else _wrapped(arguments),
         result=_decoded(raw),
         error=span.error or _text(attributes.get("error.type")),
@@ -156,7 +192,8 @@ def _size(text: str) -> int:
 
 def _tool_call(span: SpanRecord) -> dict[str, JSON]:
     name = _text(span.attributes.get("gen_ai.tool.name")) or span.name
-    return {"operation": "execute_tool", "tool": name, "latency_ms": round(span.latency_ms, 3)}
+    latency = round(span.latency_ms, 3)
+    return {"operation": "execute_tool", "tool": _cut(name), "latency_ms": latency}
 
 
 def _model_call(span: SpanRecord, operation: str) -> dict[str, JSON]:
@@ -182,18 +219,40 @@ def _first(attributes: Mapping[str, Any], keys: Sequence[str]) -> Any:
 
 
 def _decoded(value: Any) -> JSON:
-    """A JSON attribute as its value; any other text as the text (never evaluated)."""
+    """A JSON attribute as its value; any other text as the text (never evaluated).
+
+    Text JSON cannot read (nesting past the interpreter's depth included) stays text; text
+    past :data:`MAX_CAPTURED_TEXT_CHARS` is cut (and so stays text too).
+    """
     if isinstance(value, str):
+        if len(value) > MAX_CAPTURED_TEXT_CHARS:
+            return _cut(value)
         try:
             decoded = _DECODER.decode(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             return value
         return decoded  # type: ignore[no-any-return]
-    if value is None or isinstance(value, bool | int | float):
+    if isinstance(value, Sequence) and not isinstance(value, bytes):
+        return [_scalar(item) for item in value if isinstance(item, str | bool | int | float)]
+    return _scalar(value)
+
+
+def _scalar(value: Any) -> JSON:
+    """One attribute value as storable JSON: a non-finite number as its text."""
+    if isinstance(value, str):
+        return _cut(value) if len(value) > MAX_CAPTURED_TEXT_CHARS else value
+    if value is None or isinstance(value, bool | int):
         return value
-    if isinstance(value, Sequence):
-        return [item for item in value if isinstance(item, str | bool | int | float)]
-    return str(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    return _cut(str(value))
+
+
+def _cut(text: str) -> str:
+    if len(text) <= MAX_CAPTURED_TEXT_CHARS:
+        return text
+    left = len(text) - MAX_CAPTURED_TEXT_CHARS
+    return f"{text[:MAX_CAPTURED_TEXT_CHARS]}… [{left:,} more characters]"
 
 
 def _refuse_constant(name: str) -> Any:
