@@ -8,6 +8,7 @@ request that reached for the network would fail.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from pathlib import Path
 
@@ -108,8 +109,9 @@ def test_credentials_are_never_written_and_the_recording_still_replays(tmp_path,
     assert SECRET_KEY not in text and "hunter2" not in text
     interaction = json.loads(text)["interactions"][0]
     assert "headers" not in interaction  # no request header is asserted, so none is written
-    assert interaction["ignore"] == ["$.note", "$.password", "query.api_key"]
-    assert interaction["query"] == {"api_key": "[redacted]", "region": "eu"}
+    assert "ignore" not in interaction  # hidden values are still compared, by fingerprint
+    assert interaction["query"]["api_key"].startswith("[redacted sha256:")
+    assert interaction["json"]["note"].startswith("key [redacted sha256:")
     session = replayed(path)
     with session.active():
         assert call().startswith("/v1/lookup?")
@@ -202,3 +204,119 @@ def test_a_credential_in_a_url_path_is_never_written(tmp_path, live_server):
     with pytest.raises(ReplayError, match="looks like a credential"), session.active():
         requests.get(f"{live_server.url}/bot{token}/getMe", timeout=5)
     assert not path.exists()
+
+
+HEX_KEY = "3f9a1c0e5b7d4e2f8a6c1b0d9e3f5a7c"
+
+
+def echo_server() -> ScriptedServer:
+    def script(body: object) -> Response:
+        answer = {"auth": False, "retries": 0, "session": None, "key": "ORDER-42", "echo": body}
+        return Response(200, json.dumps(answer).encode(), {"Content-Type": "application/json"})
+
+    return ScriptedServer(script).start()
+
+
+@pytest.fixture(scope="module")
+def echo() -> object:
+    server = echo_server()
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize(
+    ("params", "body"),
+    [
+        ({"subscription-key": HEX_KEY}, {"q": 1}),
+        ({"appid": HEX_KEY}, {"q": 1}),
+        ({}, {"auth_key": HEX_KEY}),
+        ({}, {"bearer": "abc123XYZ"}),
+        ({}, {"messages": [{"role": "user", "content": f"use key {HEX_KEY} today"}]}),
+    ],
+)
+def test_keys_without_a_known_shape_or_under_key_like_names_are_not_written(
+    tmp_path, echo, params, body
+):
+    path = tmp_path / "keys.json"
+    with ReplaySession(record=path).active():
+        httpx.post(f"{echo.base_url}/chat/completions", params=params, json=body)
+    text = path.read_text()
+    assert HEX_KEY not in text and "abc123XYZ" not in text
+    assert "[redacted sha256:" in text
+
+
+def test_a_secret_environment_value_is_hidden_wherever_it_appears(tmp_path, echo, monkeypatch):
+    secret = "proxy-Secret-Value-77"
+    monkeypatch.setenv("MY_PROXY_KEY", secret)
+    monkeypatch.setenv("MY_PROXY_TIMEOUT", "proxy-Secret")  # not a secret's name: kept
+    path = tmp_path / "env.json"
+    with ReplaySession(record=path).active():
+        httpx.post(
+            f"{echo.base_url}/chat/completions",
+            json={"metadata": {"proxy": secret, "note": f"via {secret}!"}},
+        )
+    text = path.read_text()
+    assert secret not in text
+    written = json.loads(text)["interactions"][0]
+    assert written["json"]["metadata"]["note"].startswith("via [redacted sha256:")
+    assert written["json"]["metadata"]["note"].endswith("]!")
+
+
+def record_then_replay(path: Path, url: str, recorded: dict, replayed_as: dict) -> ReplaySession:
+    with ReplaySession(record=path).active():
+        httpx.post(url, **recorded)
+    session = replayed(path)
+    with session.active(), contextlib.suppress(httpx.ConnectError):
+        httpx.post(url, **replayed_as)
+    return session
+
+
+def test_a_value_hidden_by_its_name_still_has_to_match_on_replay(tmp_path, echo):
+    url = f"{echo.base_url}/chat/completions"
+    recorded = {"json": {"key": "ORDER-42", "session": "s-7", "action": "refund"}}
+    same = record_then_replay(tmp_path / "a.json", url, recorded, recorded)
+    assert same.evidence().passed, same.evidence().problems()
+    other = {"json": {"key": "ORDER-99", "session": "s-7", "action": "refund"}}
+    changed = record_then_replay(tmp_path / "b.json", url, recorded, other)
+    assert not changed.evidence().passed
+    assert "$.key" in changed.evidence().problems()[0]
+
+
+def test_a_prompt_holding_a_password_is_compared_around_the_hidden_part(tmp_path, echo):
+    url = f"{echo.base_url}/chat/completions"
+
+    def prompt(text: str) -> dict:
+        return {"json": {"messages": [{"role": "user", "content": text}]}}
+
+    recorded = prompt("reset: password=hunter2 please")
+    same = record_then_replay(tmp_path / "a.json", url, recorded, recorded)
+    assert same.evidence().passed, same.evidence().problems()
+    assert "hunter2" not in (tmp_path / "a.json").read_text()
+    for other in ("DELETE ALL USERS", "reset: password=hunter3 please"):
+        changed = record_then_replay(tmp_path / "b.json", url, recorded, prompt(other))
+        assert not changed.evidence().passed, other
+        (tmp_path / "b.json").unlink()
+
+
+def test_ordinary_query_state_and_code_are_kept_and_compared(tmp_path, echo):
+    url = f"{echo.base_url}/chat/completions"
+    recorded = {"params": {"state": "shipped", "code": "US"}, "json": {"n": 1}}
+    path = tmp_path / "q.json"
+    other = {"params": {"state": "cancelled", "code": "US"}, "json": {"n": 1}}
+    session = record_then_replay(path, url, recorded, other)
+    assert json.loads(path.read_text())["interactions"][0]["query"] == {
+        "state": "shipped",
+        "code": "US",
+    }
+    assert not session.evidence().passed
+
+
+def test_true_false_numbers_and_null_under_secret_names_are_kept(tmp_path, echo):
+    path = tmp_path / "r.json"
+    with ReplaySession(record=path).active():
+        httpx.post(f"{echo.base_url}/chat/completions", json={"token": None, "pass": True})
+    written = json.loads(path.read_text())["interactions"][0]
+    assert written["json"] == {"token": None, "pass": True}
+    response = written["response"]["json"]
+    assert (response["auth"], response["retries"], response["session"]) == (False, 0, None)
+    assert response["key"] == "[redacted]"

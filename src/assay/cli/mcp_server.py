@@ -17,22 +17,13 @@ imported only when the server starts.
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
 
 from assay.errors import AssayError, SpecError
 
 _Tool = TypeVar("_Tool", bound=Callable[..., Any])
-#: Environment variable names whose values are secrets, wherever they would appear.
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|DATABASE_URL", re.I)
-#: Shorter values (``1``, ``on``) and these words are settings, not credentials; masking
-#: them would garble every answer that holds them.
-_SHORTEST_SECRET = 4
-_NOT_SECRETS = frozenset({"true", "false", "none", "null", "auto"})
 _REPORT_FORMATS = ("markdown", "json", "text")
 _MOST_RUNS = 200
 
@@ -270,14 +261,6 @@ def masked_value(value: Any, secrets: list[str] | None = None) -> Any:
 
 
 def _secrets() -> list[str]:
-    found: set[str] = set()
-    for name, value in os.environ.items():
-        if not _SECRET_NAME.search(name):
-            continue
-        found.add(value)
-        password = urlsplit(value).password if "://" in value else None
-        if password:
-            found.add(password)
-    # Longest first, so a secret that contains another is masked whole.
-    kept = (s for s in found if len(s) >= _SHORTEST_SECRET and s.lower() not in _NOT_SECRETS)
-    return sorted(kept, key=len, reverse=True)
+    from assay.spec.credentials import environment_secrets
+
+    return environment_secrets()

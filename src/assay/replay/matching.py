@@ -19,6 +19,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from assay.replay.redact import Redactor
 from assay.spec import canonical_json
+from assay.spec.credentials import FINGERPRINT, fingerprinted_match
 from assay.spec.fixtures import ExpectedRequest, Unset, base_url, is_sensitive_name
 from assay.spec.json_paths import Ignored, ignored
 
@@ -109,6 +110,15 @@ def json_equal(expected: Any, actual: Any) -> bool:
         return len(expected) == len(actual) and all(
             json_equal(left, right) for left, right in zip(expected, actual, strict=True)
         )
+    return _same(expected, actual)
+
+
+def _same(expected: Any, actual: Any) -> bool:
+    """Equal leaves; a recorded fingerprint stands for a value that hashes the same."""
+    if isinstance(expected, str) and isinstance(actual, str):
+        found = fingerprinted_match(expected, actual)
+        if found is not None:
+            return found
     return bool(expected == actual)
 
 
@@ -144,7 +154,7 @@ def json_differences(
                 left, right, f"{path}[{index}]", hidden, hide, subset=subset
             )
         ]
-    if expected != actual:
+    if not _same(expected, actual):
         return [
             f"{path}: expected {_show(expected, hidden, hide)}, got {_show(actual, hidden, hide)}"
         ]
@@ -182,12 +192,28 @@ def _object_differences(
 def _query_differences(
     expected: tuple[tuple[str, str], ...], actual: tuple[tuple[str, str], ...], hide: Redactor
 ) -> list[str]:
-    wanted, got = Counter(expected), Counter(actual)
+    wanted, got = Counter(expected), Counter(_as_recorded(expected, actual))
     missing = sorted((wanted - got).elements())
     extra = sorted((got - wanted).elements())
     parts = [f"missing {_pairs(missing, hide)}"] * bool(missing)
     parts += [f"not expected {_pairs(extra, hide)}"] * bool(extra)
     return [f"query: {', '.join(parts)}"] if parts else []
+
+
+def _as_recorded(
+    expected: tuple[tuple[str, str], ...], actual: tuple[tuple[str, str], ...]
+) -> list[tuple[str, str]]:
+    """``actual`` with each value a recorded fingerprint stands for written as that fingerprint."""
+    unclaimed = [pair for pair in expected if fingerprinted_match(pair[1], "") is not None]
+    settled: list[tuple[str, str]] = []
+    for name, value in actual:
+        claim = next(
+            (pair for pair in unclaimed if pair[0] == name and _same(pair[1], value)), None
+        )
+        if claim is not None:
+            unclaimed.remove(claim)
+        settled.append((name, value) if claim is None else claim)
+    return settled
 
 
 def _header_differences(
@@ -272,6 +298,8 @@ def _kind(value: Any) -> str:
 
 
 def _show(value: Any, hidden: bool, hide: Redactor) -> str:
+    if isinstance(value, str) and FINGERPRINT.fullmatch(value):
+        return value  # a recording's fingerprint hides its value already
     if hidden:
         return hide.hidden(value if isinstance(value, str) else canonical_json(value))
     text = canonical_json(hide.json(value))

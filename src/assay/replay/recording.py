@@ -8,9 +8,11 @@ format a replay reads (``{"interactions": [...]}``, see :meth:`ApiFixtures.from_
   asserted (``Authorization`` never reaches the file);
 * the response's status, its ``Content-Type`` and its body, as ``json``, or as ``events``
   for a streamed (``text/event-stream``) response;
-* redacted by the rules replay evidence follows (:mod:`assay.replay.redact`): a hidden value
-  is written as ``[redacted]`` and, in a request, its JSON path (or ``query.NAME``) is added
-  to the interaction's ``ignore`` list, so the replay compares everything else;
+* redacted by the rules replay evidence follows (:mod:`assay.replay.redact`). In a request,
+  a hidden value (or the hidden part of a longer string) is written as its fingerprint,
+  ``[redacted sha256:<16 hex>]``, the start of its SHA-256: the replay hashes the live
+  value at that place and compares, so a request with another value still differs. In a
+  response it is written as ``[redacted]``. True, false, numbers and null are never hidden;
 * a ``recorded`` stamp, the SHA-256 of the rest, so a later recording can tell its own file
   from one a person edited. An edited or hand-written file is never replaced.
 
@@ -19,9 +21,9 @@ The file is written atomically (a temporary file in the same folder, then a rena
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
-import re
 import tempfile
 import threading
 from pathlib import Path
@@ -35,7 +37,6 @@ from assay.spec.event_stream import EVENT_STREAM, parse_stream
 
 #: The key of the stamp a recording writes into its file.
 STAMP_KEY = "recorded"
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
 class Recorder:
@@ -44,6 +45,7 @@ class Recorder:
     def __init__(self, path: Path, redactor: Redactor, redact: tuple[str, ...] = ()) -> None:
         self.path = path
         self._redactor = redactor
+        self._fingerprints = dataclasses.replace(redactor, fingerprints=True)
         self._redact = redact
         self._slots: list[dict[str, JSON] | None] = []
         self._problems: list[str] = []
@@ -125,32 +127,20 @@ class Recorder:
                 f"{where}: its URL path holds what looks like a credential (a token shape "
                 "or a long random segment), which is never written to a fixture"
             )
-        ignore: list[str] = []
         interaction: dict[str, JSON] = {"method": request.method, "url": request.url}
-        query = self._query(request.query, ignore)
+        query = self._query(request.query)
         if query:
             interaction["query"] = query
         if request.body:
-            interaction["json"] = self._request_json(request.body, ignore, where)
-        if ignore:
-            interaction["ignore"] = list[JSON](sorted(set(ignore)))
+            interaction["json"] = self._fingerprints.json(_json(request.body, f"{where}: its body"))
         interaction["response"] = self._response(status, headers, body, where)
         return interaction
 
-    def _query(self, pairs: tuple[tuple[str, str], ...], ignore: list[str]) -> dict[str, JSON]:
+    def _query(self, pairs: tuple[tuple[str, str], ...]) -> dict[str, JSON]:
         query: dict[str, list[JSON]] = {}
         for name, value in pairs:
-            shown = self._redactor.query_value(name, value)
-            if shown != value:
-                ignore.append(f"query.{name}")
-            query.setdefault(name, []).append(shown)
+            query.setdefault(name, []).append(self._fingerprints.query_value(name, value))
         return {name: values[0] if len(values) == 1 else values for name, values in query.items()}
-
-    def _request_json(self, body: bytes, ignore: list[str], where: str) -> JSON:
-        value = _json(body, f"{where}: its body")
-        shown = self._redactor.json(value)
-        ignore.extend(changed_paths(value, shown))
-        return shown
 
     def _response(
         self, status: int, headers: list[tuple[str, str]], body: bytes, where: str
@@ -170,25 +160,6 @@ class Recorder:
         else:
             written["json"] = self._redactor.json(_json(body, f"{where}: its response"))
         return written
-
-
-def changed_paths(original: JSON, shown: JSON, path: str = "$") -> list[str]:
-    """The JSON paths at which redaction changed a document (the parts a replay ignores)."""
-    if original == shown:
-        return []
-    if isinstance(original, dict) and isinstance(shown, dict):
-        return [
-            line
-            for key in original
-            for line in changed_paths(original[key], shown.get(key), _step(path, key))
-        ]
-    if isinstance(original, list) and isinstance(shown, list):
-        return [
-            line
-            for index, (left, right) in enumerate(zip(original, shown, strict=True))
-            for line in changed_paths(left, right, f"{path}[{index}]")
-        ]
-    return [path]
 
 
 def check_replaceable(path: Path) -> None:
@@ -247,12 +218,6 @@ def _json(body: bytes, what: str) -> JSON:
 
 def _refuse(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
-
-
-def _step(path: str, key: str) -> str:
-    if _NAME.fullmatch(key):
-        return f"{path}.{key}"
-    return f"{path}[{json.dumps(key)}]"
 
 
 #: The sample metadata key a recording notes its file, its request count and any failure in.

@@ -38,9 +38,13 @@ from assay.spec import JSON
 from assay.spec.credentials import (
     AWS_SECRET_LENGTH,
     DSN_PASSWORD,
+    FINGERPRINT,
     REDACTED,
+    environment_secrets,
+    fingerprint,
     hide_credentials,
     is_aws_secret,
+    is_hex_key,
     looks_random,
 )
 from assay.spec.fixtures import ApiFixtures, is_sensitive_name
@@ -75,23 +79,53 @@ class Redactor:
 
     patterns: tuple[re.Pattern[str], ...] = ()
     describe: bool = False
+    #: Values hidden wherever they appear, as substrings too (secret environment variables).
+    secrets: tuple[str, ...] = ()
+    #: Write each hidden value as its fingerprint (``[redacted sha256:…]``), as a recording
+    #: does, so a replay still compares it.
+    fingerprints: bool = False
 
     @classmethod
-    def of(cls, fixtures: ApiFixtures | None, *, describe: bool = False) -> Redactor:
-        """The redactor for one case's fixtures: the shapes plus the patterns it declared."""
+    def of(
+        cls, fixtures: ApiFixtures | None, *, describe: bool = False, fingerprints: bool = False
+    ) -> Redactor:
+        """The redactor for one case's fixtures.
+
+        It hides the shapes, the secret environment values and the patterns declared.
+        """
         declared = () if fixtures is None else fixtures.redact
-        return cls(tuple(re.compile(pattern) for pattern in declared), describe)
+        patterns = tuple(re.compile(pattern) for pattern in declared)
+        return cls(patterns, describe, tuple(environment_secrets()), fingerprints)
 
     def hidden(self, secret: str) -> str:
         """What a hidden value is shown as."""
+        if self.fingerprints:
+            return fingerprint(secret)
         if not self.describe:
             return REDACTED
         digest = hmac.new(_HASH_KEY, secret.encode("utf-8"), hashlib.sha256).hexdigest()[:8]
         return f"[redacted: {len(secret)} chars, hmac {digest}]"
 
-    def text(self, text: str) -> str:
-        """Hide credential-shaped substrings and the suite's patterns in free text."""
-        text = hide_credentials(text, self.hidden)
+    def text(self, text: str, *, hex_keys: bool = True) -> str:
+        """Hide secret values, credential-shaped substrings and the suite's patterns in text.
+
+        Only the hidden part is replaced; the rest of the text stays as it was, and so does
+        a recording's fingerprint (``[redacted sha256:…]``) already in it.
+        """
+        if FINGERPRINT.search(text) is not None:
+            pieces = FINGERPRINT.split(text)
+            return "".join(
+                self._text(piece, hex_keys) if index % 2 == 0 else piece
+                for index, piece in enumerate(pieces)
+            )
+        return self._text(text, hex_keys)
+
+    def _text(self, text: str, hex_keys: bool) -> str:
+        if self.secrets and any(secret in text for secret in self.secrets):
+            # One pass, longest first: a fingerprint already written is never searched again.
+            alternatives = "|".join(re.escape(secret) for secret in self.secrets)
+            text = re.sub(alternatives, lambda m: self.hidden(m.group()), text)
+        text = hide_credentials(text, self.hidden, hex_keys=hex_keys)
         for pattern in self.patterns:
             text = pattern.sub(lambda m: self.hidden(m.group()), text)
         return text
@@ -102,7 +136,7 @@ class Redactor:
 
     def query_value(self, name: str, value: str) -> str:
         """A query parameter's value as evidence may show it (OAuth ``code``/``state`` too)."""
-        if name.lower() in QUERY_CREDENTIALS:
+        if name.lower() in QUERY_CREDENTIALS and _random(value):
             return self.hidden(value)
         return self.value(name, value)
 
@@ -139,7 +173,18 @@ class Redactor:
     def _field(self, key: str, item: JSON) -> JSON:
         if not is_sensitive_name(key):
             return self.json(item)
-        return self.hidden(item if isinstance(item, str) else _compact(item))
+        return self._all_strings(item)
+
+    def _all_strings(self, item: JSON) -> JSON:
+        # Under a credential's name every string is hidden; true, 0 and null say nothing
+        # secret and stay, so a replayed response still holds the same data.
+        if isinstance(item, str):
+            return self.hidden(item)
+        if isinstance(item, dict):
+            return {key: self._all_strings(value) for key, value in item.items()}
+        if isinstance(item, list):
+            return [self._all_strings(value) for value in item]
+        return item
 
     def _segment(self, segment: str) -> str:
         bot = _BOT_SEGMENT.fullmatch(segment)
@@ -149,7 +194,7 @@ class Redactor:
                 return bot.group(1) + self.hidden(token)
         if looks_random(segment):
             return self.hidden(segment)
-        return self.text(segment)
+        return self.text(segment, hex_keys=False)
 
     def _aws_segments(self, segments: list[str]) -> list[str]:
         """Path segments with an AWS secret key that spans several of them hidden."""
@@ -179,10 +224,9 @@ class Redactor:
         return None
 
 
-def _compact(value: JSON) -> str:
-    import json
-
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+def _random(value: str) -> bool:
+    # "state=shipped" and "code=US" are data; an OAuth code or state is a random token.
+    return looks_random(value, minimum=16) or is_hex_key(value) or len(value) >= 40
 
 
 _PLAIN = Redactor()

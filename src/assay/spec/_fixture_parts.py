@@ -53,6 +53,8 @@ _SENSITIVE_NAMES = frozenset(
         "pwd",
         "pass",
         "passphrase",
+        "appid",
+        "bearer",
     }
 )
 _SENSITIVE_SUFFIXES = (
@@ -71,9 +73,18 @@ _SENSITIVE_SUFFIXES = (
     "passphrase",
     "pwd",
     "secretkey",
+    "authkey",
+    "appkey",
+    "subscriptionkey",
+    "masterkey",
+    "clientkey",
+    "licensekey",
+    "signingkey",
 )
 # "db_pass" and "smtp-pass", but not "bypass" or "compass": "pass" as a word of its own.
 _PASS_WORD = re.compile(r"(?:^|[^a-z0-9])pass$")
+# "auth_key", "Ocp-Apim-Subscription-Key", "privateKey": "key" as the name's last word.
+_KEY_WORD = re.compile(r"(?:^|[^A-Za-z0-9]|(?<=[a-z0-9])(?=K))[Kk](?:ey|EY)$")
 
 
 def is_sensitive_name(name: str) -> bool:
@@ -83,6 +94,7 @@ def is_sensitive_name(name: str) -> bool:
         folded in _SENSITIVE_NAMES
         or folded.endswith(_SENSITIVE_SUFFIXES)
         or _PASS_WORD.search(name.lower()) is not None
+        or _KEY_WORD.search(name) is not None
     )
 
 

@@ -7,19 +7,28 @@ things. :func:`hide_credentials` replaces each with whatever ``hidden`` makes of
 
 from __future__ import annotations
 
+import hashlib
 import math
+import os
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from urllib.parse import urlsplit
 
 __all__ = [
     "AWS_SECRET_LENGTH",
     "CREDENTIAL",
     "DSN_PASSWORD",
+    "FINGERPRINT",
     "PASSWORD_ASSIGNMENT",
     "REDACTED",
+    "SECRET_VARIABLE",
+    "environment_secrets",
+    "fingerprint",
+    "fingerprinted_match",
     "hide_credentials",
     "is_aws_secret",
+    "is_hex_key",
     "looks_random",
 ]
 
@@ -67,10 +76,29 @@ PASSWORD_ASSIGNMENT = re.compile(
 AWS_SECRET_LENGTH = 40
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 _TOKEN_SEGMENT = re.compile(r"[A-Za-z0-9_.~:-]+")
+#: A run of 32 or more hexadecimal digits: an Azure, OpenWeather or similar key (or a digest).
+_HEX_RUN = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{32,}(?![0-9A-Za-z])")
+#: Environment variable names whose values are secrets, wherever those values would appear.
+SECRET_VARIABLE = re.compile(
+    r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|DATABASE_URL", re.IGNORECASE
+)
+#: Shorter values (``1``, ``on``) and these words are settings, not credentials; masking
+#: them would garble every text that holds them.
+_SHORTEST_SECRET = 4
+_NOT_SECRETS = frozenset({"true", "false", "none", "null", "auto"})
+#: How a recording writes a hidden request value: the start of its SHA-256, so a replay can
+#: tell whether the live value is the same one without the file holding it.
+FINGERPRINT = re.compile(r"(\[redacted sha256:[0-9a-f]{16}\])")
 
 
-def hide_credentials(text: str, hidden: Callable[[str], str] = lambda _: REDACTED) -> str:
-    """``text`` with every credential shape, URL password and AWS secret key hidden."""
+def hide_credentials(
+    text: str, hidden: Callable[[str], str] = lambda _: REDACTED, *, hex_keys: bool = True
+) -> str:
+    """``text`` with every credential shape, URL password and AWS secret key hidden.
+
+    With ``hex_keys``, a run of 32 or more hexadecimal digits mixing letters and digits is
+    hidden too (URL paths leave it: a digest is how many resources are named).
+    """
 
     def masked(match: re.Match[str]) -> str:
         scheme = match.group(1)
@@ -81,8 +109,65 @@ def hide_credentials(text: str, hidden: Callable[[str], str] = lambda _: REDACTE
     text = CREDENTIAL.sub(masked, text)
     text = DSN_PASSWORD.sub(lambda m: f"{m.group(1)}:{hidden(m.group(2))}", text)
     text = PASSWORD_ASSIGNMENT.sub(lambda m: m.group(1) + hidden(m.group(2)), text)
-    return _AWS_SECRET.sub(
+    text = _AWS_SECRET.sub(
         lambda m: hidden(m.group()) if is_aws_secret(m.group()) else m.group(), text
+    )
+    if not hex_keys:
+        return text
+    return _HEX_RUN.sub(lambda m: hidden(m.group()) if is_hex_key(m.group()) else m.group(), text)
+
+
+def is_hex_key(text: str) -> bool:
+    """Whether ``text`` is 32 or more hexadecimal digits mixing letters and digits."""
+    return (
+        _HEX_RUN.fullmatch(text) is not None
+        and any(char.isdigit() for char in text)
+        and any(char.isalpha() for char in text)
+        and _entropy(text.lower()) >= 3.0
+    )
+
+
+def environment_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The values of secret-looking environment variables (and passwords in their URLs).
+
+    A variable counts when its name holds KEY, TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL,
+    AUTH or DATABASE_URL; values shorter than four characters and words such as ``true``
+    are settings, not secrets. Longest first, so a secret holding another is hidden whole.
+    """
+    found: set[str] = set()
+    for name, value in (os.environ if environ is None else environ).items():
+        if not SECRET_VARIABLE.search(name):
+            continue
+        found.add(value)
+        password = urlsplit(value).password if "://" in value else None
+        if password:
+            found.add(password)
+    kept = (s for s in found if len(s) >= _SHORTEST_SECRET and s.lower() not in _NOT_SECRETS)
+    return sorted(kept, key=len, reverse=True)
+
+
+def fingerprint(secret: str) -> str:
+    """A hidden request value as a recording writes it: ``[redacted sha256:<16 hex>]``."""
+    hashed = hashlib.sha256(b"assay-redacted\0" + secret.encode("utf-8")).hexdigest()
+    return f"[redacted sha256:{hashed[:16]}]"
+
+
+def fingerprinted_match(expected: str, actual: str) -> bool | None:
+    """Whether ``actual`` is ``expected`` with each fingerprint standing for its value.
+
+    None when ``expected`` holds no fingerprint (compare the strings as they are). The text
+    around the fingerprints must be equal, and each hidden part must hash the same.
+    """
+    parts = FINGERPRINT.split(expected)
+    if len(parts) == 1:
+        return None
+    literals, markers = parts[0::2], parts[1::2]
+    pattern = "(.+?)".join(re.escape(literal) for literal in literals)
+    found = re.fullmatch(pattern, actual, re.DOTALL)
+    if found is None:
+        return False
+    return all(
+        fingerprint(value) == marker for value, marker in zip(found.groups(), markers, strict=True)
     )
 
 
