@@ -17,10 +17,13 @@ import openai
 import pytest
 import requests
 
+import assay
+from assay import checks
 from assay.errors import ConfigurationError, ReplayError, SpecError
+from assay.evaluation import MemoryRunStore
 from assay.load.recorded import read_fixture_file
 from assay.replay import ReplaySession
-from assay.testing.server import Response, ScriptedServer, event_stream, reply, streamed
+from assay.testing.server import Response, ScriptedServer, event_stream, reply, slow, streamed
 
 SECRET_KEY = "sk-live0123456789abcdefghijklmnopqrstuvwx"
 
@@ -320,3 +323,42 @@ def test_true_false_numbers_and_null_under_secret_names_are_kept(tmp_path, echo)
     response = written["response"]["json"]
     assert (response["auth"], response["retries"], response["session"]) == (False, 0, None)
     assert response["key"] == "[redacted]"
+
+
+def test_a_call_cancelled_by_a_timeout_leaves_no_shortened_recording(tmp_path):
+    server = ScriptedServer([reply("one"), slow(reply("two"), 2.5)]).start()
+    path = tmp_path / "partial.json"
+    session = ReplaySession(record=path)
+
+    async def agent() -> None:
+        async with httpx.AsyncClient() as client:
+            await client.post(f"{server.base_url}/chat/completions", json={"n": 1})
+            await client.post(f"{server.base_url}/chat/completions", json={"n": 2})
+
+    async def main() -> None:
+        with session.active(save=False), contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(agent(), 1.0)
+
+    asyncio.run(main())
+    with pytest.raises(ReplayError, match=r"got no response \(CancelledError\)"):
+        session.save()
+    assert not path.exists()
+    server.stop()
+
+
+def test_a_sample_that_timed_out_writes_no_fixture_and_says_why(tmp_path):
+    server = ScriptedServer([reply("one"), slow(reply("two"), 2.5)]).start()
+
+    async def agent(text: str) -> str:
+        async with httpx.AsyncClient() as client:
+            await client.post(f"{server.base_url}/chat/completions", json={"n": 1})
+            await client.post(f"{server.base_url}/chat/completions", json={"n": 2})
+        return "done"
+
+    suite = assay.Suite("t", agent=agent)
+    suite.case("q", id="q", checks=[checks.contains("done")])
+    run = assay.run(suite, db=MemoryRunStore(), progress=False, record=tmp_path, timeout=1.0)
+    note = run.samples[0].metadata["api_record"]
+    assert "not written" in note["error"] and "did not finish" in note["error"]
+    assert not (tmp_path / "q.json").exists()
+    server.stop()

@@ -368,7 +368,8 @@ def _say_recorded(samples: Any, folder: Path) -> None:
     print(f"recorded: {len(written)} fixture file(s) in {visible(str(folder))}", file=sys.stderr)
     for sample, note in zip(samples, notes, strict=True):
         if isinstance(note, dict) and "error" in note:
-            print(f"not recorded: case {visible(sample.case_id)!r}", file=sys.stderr)
+            why = visible(str(note["error"]))
+            print(f"not recorded: case {visible(sample.case_id)!r}: {why}", file=sys.stderr)
 
 
 def _tracing(flag: bool | None, file: Path | None, configured: bool | None) -> bool | None:

@@ -115,7 +115,7 @@ def _recorded(
     try:
         response = original(transport, request)
         body = response.read()
-    except Exception as error:
+    except BaseException as error:  # a cancelled or timed-out call is no response either
         _recorder(session).fail(slot, observed, error)
         raise
     return _kept(module, session, watching, request, (observed, slot), response, body, False)
@@ -135,7 +135,7 @@ async def _recorded_async(
     try:
         response = await original(transport, request)
         body = await response.aread()
-    except Exception as error:
+    except BaseException as error:  # a cancelled or timed-out call is no response either
         _recorder(session).fail(slot, observed, error)
         raise
     return _kept(module, session, watching, request, (observed, slot), response, body, True)

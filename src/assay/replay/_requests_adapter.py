@@ -82,7 +82,7 @@ def install(current: Current, watch: Watch) -> Callable[[], None] | None:
         try:
             response = original(adapter, request, *args, **kwargs)
             body = response.content  # read once; the caller reads the same bytes again
-        except Exception as error:
+        except BaseException as error:  # an interrupted call is no response either
             recorder.fail(slot, observed, error)
             raise
         headers = list(response.headers.items())

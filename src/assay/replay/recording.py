@@ -49,6 +49,7 @@ class Recorder:
         self._redact = redact
         self._slots: list[dict[str, JSON] | None] = []
         self._problems: list[str] = []
+        self._noted: set[int] = set()  # slots whose problem is already among the problems
         self._lock = threading.Lock()
 
     def begin(self, request: ObservedRequest) -> int:
@@ -72,6 +73,7 @@ class Recorder:
         except ReplayError as error:
             with self._lock:
                 self._problems.append(str(error))
+                self._noted.add(slot)
             return
         with self._lock:
             self._slots[slot] = interaction
@@ -79,6 +81,7 @@ class Recorder:
     def fail(self, slot: int, request: ObservedRequest, error: BaseException) -> None:
         """Note a request that got no response: a fixture cannot declare a lost connection."""
         with self._lock:
+            self._noted.add(slot)
             self._problems.append(
                 f"request {slot + 1} {request.method} {request.shown_url(self._redactor)} "
                 f"got no response ({type(error).__name__}), so it cannot be recorded"
@@ -93,7 +96,14 @@ class Recorder:
     def document(self) -> dict[str, JSON]:
         """The fixture file's content, or :class:`ReplayError` naming what cannot be kept."""
         with self._lock:
-            problems, slots = list(self._problems), list(self._slots)
+            problems, slots, noted = list(self._problems), list(self._slots), set(self._noted)
+        # A request still waiting for its response (the sample ended first) leaves a gap:
+        # the file would claim a shorter conversation than the agent had.
+        problems += [
+            f"request {index + 1} had no response when the recording ended"
+            for index, slot in enumerate(slots)
+            if slot is None and index not in noted
+        ]
         if problems:
             raise ReplayError(f"{self.path}: not recorded: " + "; ".join(problems))
         written: dict[str, JSON] = {"interactions": [slot for slot in slots if slot is not None]}

@@ -115,6 +115,13 @@ async def _recorded_sample(
     )
     assert replay.recorder is not None
     noted: dict[str, Any] = {"file": str(path), "requests": replay.recorder.count}
+    if result.error is not None:
+        # An agent that failed, timed out or was cancelled may have made only some of its
+        # calls: a file of those would replay as if they were the whole conversation.
+        noted["error"] = "not written: the agent did not finish (error, timeout or cancellation)"
+        return storable(
+            dataclasses.replace(result, metadata={**result.metadata, RECORD_KEY: noted})
+        )
     try:
         replay.save()
     except AssayError as error:
