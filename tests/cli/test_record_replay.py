@@ -103,3 +103,19 @@ def test_record_and_replay_refuse_bad_paths_with_exit_2(cli, tmp_path: Path):
     assert several.returncode == 2
     assert "record: records one sample per case, not 2" in several.stderr
     assert not (tmp_path / "new").exists()
+
+
+def test_redact_adds_the_suites_own_pattern_to_the_recording(cli, tmp_path: Path):
+    (tmp_path / "suite.py").write_text(SUITE.replace("Where is order 42?", "Where is acct-998877?"))
+    server = ScriptedServer(answer).start()
+    env = {"CHAT_BASE_URL": server.base_url}
+    refused = cli("run", "suite.py", "--redact", r"acct-\d+", env=env)
+    assert refused.returncode == 2 and "--redact needs --record" in refused.stderr
+    recorded = cli("run", "suite.py", "--record", "--redact", r"acct-\d+", env=env)
+    server.stop()
+    assert recorded.returncode == 0, recorded.output
+    folder = fixture_file(tmp_path / "recorded", "Support desk").with_suffix("")
+    written = fixture_file(folder, "order 42/status").read_text()
+    assert "acct-998877" not in written and "[redacted sha256:" in written
+    replayed = cli("run", "suite.py", "--replay", env=env)
+    assert replayed.returncode == 0, replayed.output

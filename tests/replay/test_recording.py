@@ -21,7 +21,7 @@ import assay
 from assay import checks
 from assay.errors import ConfigurationError, ReplayError, SpecError
 from assay.evaluation import MemoryRunStore
-from assay.load.recorded import read_fixture_file
+from assay.load.recorded import read_fixture_file, replaying
 from assay.replay import ReplaySession
 from assay.testing.server import Response, ScriptedServer, event_stream, reply, slow, streamed
 
@@ -362,3 +362,28 @@ def test_a_sample_that_timed_out_writes_no_fixture_and_says_why(tmp_path):
     assert "not written" in note["error"] and "did not finish" in note["error"]
     assert not (tmp_path / "q.json").exists()
     server.stop()
+
+
+def test_a_runs_own_patterns_reach_the_recording_and_its_replay(tmp_path, echo):
+    def agent(text: str) -> str:
+        httpx.post(f"{echo.base_url}/chat/completions", json={"account": "acct-123456"})
+        return "done"
+
+    suite = assay.Suite("t", agent=agent)
+    suite.case("q", id="q", checks=[checks.contains("done")])
+    run = assay.run(
+        suite, db=MemoryRunStore(), progress=False, record=tmp_path, record_redact=[r"acct-\d{6}"]
+    )
+    assert run.samples[0].status.value == "passed", run.samples[0].error
+    text = (tmp_path / "q.json").read_text()
+    assert "acct-123456" not in text
+    assert json.loads(text)["redact"] == [r"acct-\d{6}"]
+    again = assay.run(replaying(suite, tmp_path), db=MemoryRunStore(), progress=False)
+    assert again.samples[0].status.value == "passed", again.samples[0].error
+
+
+def test_a_run_refuses_a_redact_pattern_that_matches_nothing(tmp_path):
+    suite = assay.Suite("t", agent=lambda text: "done")
+    suite.case("q", id="q", checks=[checks.contains("done")])
+    with pytest.raises(SpecError, match="record_redact"):
+        assay.run(suite, db=MemoryRunStore(), progress=False, record=tmp_path, record_redact=["x*"])

@@ -251,6 +251,15 @@ def run_command(
             rich_help_panel=REPLAY,
         ),
     ] = None,
+    redact: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--redact",
+            metavar="PATTERN",
+            help="With --record: also hide what this regular expression matches (repeatable).",
+            rich_help_panel=REPLAY,
+        ),
+    ] = None,
 ) -> None:
     """Run a suite, persist every sample, and compare it with its baseline.
 
@@ -283,6 +292,8 @@ def run_command(
             judge_timeout=judge_timeout,
         )
         chosen, recording = _recorded(chosen, spec, record=record, replay=replay, folder=fixtures)
+        if redact and not record:
+            raise ConfigurationError("--redact needs --record")
         reports = _check_report_paths(report or [], theme)
         summaries = _summary_files(summary)
         run_id = resume or str(uuid.uuid4())
@@ -309,6 +320,7 @@ def run_command(
             "judge_limit": judge_limit,
             "record": recording,
             "trace": _tracing(trace, trace_file, config.trace),
+            "record_redact": redact,
         }
         from assay.cli._warnings import print_unchecked
 

@@ -175,6 +175,7 @@ async def _guarded(
         around_sample=None if tracer is None else tracer.around_sample,
         capture=_capture(suite, tracer),
         record=options.record,
+        record_redact=options.record_redact,
     )
     observed = ObservedSink(sink, observers, run)
     work = Work(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
@@ -18,6 +18,7 @@ from assay.limits import BOUNDS, bounded
 from assay.runner.diagnosing import DEFAULT_JUDGE_LIMIT
 from assay.runner.engine import DEFAULT_CONCURRENCY
 from assay.spec import JSON, Suite, portable
+from assay.spec.fixtures import redact_patterns
 from assay.spec.gate import Gate
 
 #: A bound on samples per case: a plan that large is a typo, not an evaluation.
@@ -61,6 +62,7 @@ class EvaluationArgs(TypedDict, total=False):
     executor: Executor | None
     record: str | Path | None
     trace: bool | None
+    record_redact: Sequence[str] | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -109,6 +111,8 @@ class EvaluationOptions:
     #: Whether the run is traced (None: when the process already traces; see
     #: :mod:`assay.evaluation.tracing`).
     trace: bool | None = None
+    #: Regular expressions a recording hides too, beside the shapes and the secret names.
+    record_redact: tuple[str, ...] = ()
 
     @classmethod
     def build(cls, suite: Suite, **args: Unpack[EvaluationArgs]) -> EvaluationOptions:
@@ -145,11 +149,13 @@ def _resolve(
     executor: Executor | None = None,
     record: str | Path | None = None,
     trace: bool | None = None,
+    record_redact: Sequence[str] | None = None,
 ) -> EvaluationOptions:
     converted = portable(dict(metadata or {}), "metadata")
     assert isinstance(converted, dict)
     resolved = EvaluationOptions(
         record=None if record is None else Path(record),
+        record_redact=redact_patterns(record_redact, "record_redact"),
         metadata=converted,
         samples=_positive(samples if samples is not None else suite.samples, "samples"),
         samples_given=samples is not None,

@@ -49,6 +49,8 @@ class Execution:
     #: A folder to record each case's HTTP calls into, as replay fixtures (cases that
     #: declare their own fixtures are replayed as usual instead).
     record: Path | None = None
+    #: Regular expressions the recordings hide too (the suite's own secrets).
+    record_redact: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +149,7 @@ class Runner:
                 judging=self.execution.judging,
                 capture=self.execution.capture,
                 record=self.execution.record,
+                record_redact=self.execution.record_redact,
             )
             if result.status in DIAGNOSED:
                 # Diagnosed (and refined) before the sink: stored samples never change.

@@ -41,6 +41,7 @@ def run_sample(
     judging: Judging | None = None,
     capture: Capture | None = None,
     record: Path | None = None,
+    record_redact: tuple[str, ...] = (),
 ) -> Coroutine[Any, Any, SampleResult]:
     """Execute one sample; whatever the agent does, a result comes back (never an exception).
 
@@ -48,10 +49,12 @@ def run_sample(
     evidence goes into the sample's metadata, and any replay failure makes the sample an
     agent error, even when the agent caught the exception or answered correctly. A value in
     the result that no store can hold makes the sample an error naming the field. With
-    ``record`` (a folder), a case without fixtures records its agent's HTTP calls there.
+    ``record`` (a folder), a case without fixtures records its agent's HTTP calls there,
+    hiding what ``record_redact`` matches too.
     """
     if plan.case.api is None and record is not None:
-        return _recorded_sample(agent, plan, model, index, timeout, judging, record, capture)
+        recording = (record, record_redact)
+        return _recorded_sample(agent, plan, model, index, timeout, judging, recording, capture)
     if plan.case.api is None:
         # Returned, not awaited here: every coroutine layer is paid again on each of the
         # agent's own suspensions, and the common path needs none.
@@ -97,17 +100,18 @@ async def _recorded_sample(
     index: int,
     timeout: float | None,
     judging: Judging | None,
-    folder: Path,
+    recording: tuple[Path, tuple[str, ...]],
     capture: Capture | None,
 ) -> SampleResult:
     from assay.errors import AssayError
     from assay.replay import ReplaySession
     from assay.replay.recording import RECORD_KEY
-    from assay.spec.fixtures import fixture_file
+    from assay.spec.fixtures import ApiFixtures, fixture_file
 
+    folder, patterns = recording
     path = fixture_file(folder, plan.case.id)
     try:
-        replay = ReplaySession(record=path)
+        replay = ReplaySession(ApiFixtures(redact=patterns), record=path)
     except AssayError as error:
         return _agent_error(plan, model, index, f"not recorded: {error}", 0.0)
     result = await _execute_sample(

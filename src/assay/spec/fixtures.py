@@ -58,6 +58,7 @@ __all__ = [
     "base_url",
     "fixture_file",
     "is_sensitive_name",
+    "redact_patterns",
     "split_url",
 ]
 
@@ -380,6 +381,11 @@ def _interaction(item: Any, path: str, base_dir: str | Path | None) -> Interacti
         response.get("status", 200), response.get("headers"), sources, folder, f"{path}.response"
     )
     return Interaction(request, canned)
+
+
+def redact_patterns(value: Any, field: str) -> tuple[str, ...]:
+    """Regular expressions whose matches are hidden; each must compile and match some text."""
+    return redactions(value, field)
 
 
 #: What an asserted credential is in a definition: stored, shown and fingerprinted as this.
