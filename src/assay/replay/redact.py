@@ -3,7 +3,11 @@ r"""Redaction of replay evidence: credentials never reach the store or a report.
 Three things are hidden:
 
 * values whose *name* looks like a credential (``Authorization``, ``Cookie``, ``api_key``,
-  ``x-api-key``, ``secret_key``, anything ending in ``token`` or ``secret``, ...);
+  ``x-api-key``, ``secret_key``, anything ending in ``token`` or ``secret``, a name whose
+  last word is ``key``, ``appid``, ``bearer``, ...); under such a name every string is
+  hidden, while true, false, numbers and null stay;
+* the values of secret-looking environment variables
+  (:func:`~assay.spec.credentials.environment_secrets`), wherever they appear;
 * values whose *shape* is a well-known credential, wherever they appear: ``Bearer …``,
   ``Basic …``, OpenAI-style ``sk-…`` keys, GitHub tokens (``ghp_…``, ``github_pat_…``),
   GitLab (``glpat-…``, ``glptt-…``, ``gldt-…``), Hugging Face (``hf_…``) and npm
@@ -13,15 +17,18 @@ Three things are hidden:
   Stripe keys (``sk_live_…``, ``rk_…``, ``whsec_…``), the password of a URL
   (``postgres://user:[redacted]@host``, up to the last ``@``), a password assigned in
   free text (``password=…``, ``Pwd=…;``, ``db_pass=…``) and bot tokens in URL paths
-  (``/bot123456:AA…/``). A long, high-entropy segment of a URL path counts as one too;
-* OAuth ``code`` and ``state`` values in a query;
-* whatever the suite's own patterns match (``assay.api(redact=[r"acct-\d{6}"])``).
+  (``/bot123456:AA…/``), and runs of 32 or more hexadecimal digits mixing letters and
+  digits (outside URL paths). A long, high-entropy segment of a URL path counts as one too;
+* OAuth ``code`` and ``state`` values in a query, when they look random;
+* whatever the suite's own patterns match (``assay.api(redact=[r"acct-\d{6}"])``, or a
+  run's ``record_redact``).
 
-Evidence shows ``[redacted]``. A mismatch between two hidden values says how they differ
-without showing either: ``expected [redacted: 40 chars, hmac 1a2b3c4d], got [redacted: 38
-chars, hmac 9f8e7d6c]``. The hash is keyed with a secret drawn once per process, so equal
-values read the same within a run, yet a stored hash of a short secret cannot be tested
-against guesses later.
+Evidence shows ``[redacted]``; a recording writes a hidden request value as its fingerprint
+(:func:`~assay.spec.credentials.fingerprint`) so a replay still compares it. A mismatch
+between two hidden values says how they differ without showing either: ``expected
+[redacted: 40 chars, hmac 1a2b3c4d], got [redacted: 38 chars, hmac 9f8e7d6c]``. The hash is
+keyed with a secret drawn once per process, so equal values read the same within a run, yet
+a stored hash of a short secret cannot be tested against guesses later.
 """
 
 from __future__ import annotations
