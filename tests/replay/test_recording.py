@@ -387,3 +387,20 @@ def test_a_run_refuses_a_redact_pattern_that_matches_nothing(tmp_path):
     suite.case("q", id="q", checks=[checks.contains("done")])
     with pytest.raises(SpecError, match="record_redact"):
         assay.run(suite, db=MemoryRunStore(), progress=False, record=tmp_path, record_redact=["x*"])
+
+
+@pytest.mark.parametrize("ids", [("order 42", "order-42-59096d5a"), ("Refund", "refund")])
+def test_two_cases_that_would_share_a_fixture_file_are_refused_before_any_agent_runs(tmp_path, ids):
+    called: list[str] = []
+
+    def agent(text: str) -> str:
+        called.append(text)
+        return "done"
+
+    suite = assay.Suite("t", agent=agent)
+    for case_id in ids:
+        suite.case(case_id, id=case_id, checks=[checks.contains("done")])
+    with pytest.raises(SpecError, match="would both record into") as refused:
+        assay.run(suite, db=MemoryRunStore(), progress=False, record=tmp_path)
+    assert all(repr(case_id) in str(refused.value) for case_id in ids)
+    assert called == [] and list(tmp_path.iterdir()) == []

@@ -217,9 +217,19 @@ def _check_recording(options: EvaluationOptions, suite: Suite) -> None:
         )
     if options.record.exists() and not options.record.is_dir():
         raise ConfigurationError(f"{options.record}: is a file; --record needs a folder")
+    claimed: dict[str, str] = {}
     for case in suite.cases:
         if case.api is None:
-            check_replaceable(fixture_file(options.record, case.id))
+            target = fixture_file(options.record, case.id)
+            # Case-insensitive file systems hold one file for names differing only by case.
+            other = claimed.setdefault(str(target).casefold(), case.id)
+            if other != case.id:
+                raise SpecError(
+                    f"cases {other!r} and {case.id!r} would both record into {target.name}; "
+                    "give one of them another id",
+                    field="record",
+                )
+            check_replaceable(target)
 
 
 def _positive(value: Any, name: str) -> int:
