@@ -55,10 +55,14 @@ def test_declared_content_type_is_kept():
     )
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"json": {}, "body_file": "x.json"}])
-def test_a_response_needs_exactly_one_source(kwargs):
-    with pytest.raises(assay.SpecError, match="exactly one body source"):
-        respond(**kwargs)
+def test_a_response_takes_at_most_one_source():
+    with pytest.raises(assay.SpecError, match="at most one body source"):
+        respond(json={}, body_file="x.json")
+
+
+def test_a_response_without_a_source_has_an_empty_body():
+    response = respond(status=204).interactions[0].response
+    assert (response.status, response.body, response.headers) == (204, b"", ())
 
 
 @pytest.mark.parametrize(

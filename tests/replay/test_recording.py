@@ -404,3 +404,43 @@ def test_two_cases_that_would_share_a_fixture_file_are_refused_before_any_agent_
         assay.run(suite, db=MemoryRunStore(), progress=False, record=tmp_path)
     assert all(repr(case_id) in str(refused.value) for case_id in ids)
     assert called == [] and list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_response_body_is_recorded_and_replayed(tmp_path):
+    server = ScriptedServer(lambda body: Response(204, b"", {})).start()
+    url = f"{server.base_url}/chat/completions"
+    path = tmp_path / "empty.json"
+    with ReplaySession(record=path).active():
+        assert httpx.post(url, json={"id": 1}).status_code == 204
+    server.stop()
+    assert json.loads(path.read_text())["interactions"][0]["response"] == {"status": 204}
+    session = replayed(path)
+    with session.active():
+        again = httpx.post(url, json={"id": 1})
+    assert (again.status_code, again.content) == (204, b"")
+    assert session.evidence().passed, session.evidence().problems()
+
+
+def test_an_events_retry_time_is_recorded_and_replayed(tmp_path):
+    body = b'retry: 100\ndata: {"t": "b"}\n\nretry: soon\ndata: [DONE]\n\n'
+    server = ScriptedServer(
+        lambda _: Response(200, body, {"content-type": "text/event-stream"})
+    ).start()
+    url = f"{server.base_url}/chat/completions"
+    path = tmp_path / "sse.json"
+    with ReplaySession(record=path).active():
+        httpx.post(url, json={"stream": True})
+    server.stop()
+    events = json.loads(path.read_text())["interactions"][0]["response"]["events"]
+    assert events == [{"data": {"t": "b"}, "retry": 100}, {"data": "[DONE]"}]
+    with replayed(path).active():
+        again = httpx.post(url, json={"stream": True}).content
+    assert b"retry: 100\n" in again
+
+
+@pytest.mark.parametrize("retry", [-1, True, "100"])
+def test_a_declared_retry_must_be_a_whole_number_of_milliseconds(retry):
+    with pytest.raises(SpecError, match=r"events\[0\]\.retry"):
+        assay.api().expect_request("GET", "https://api.example.com/x").respond_with(
+            events=[{"data": "x", "retry": retry}]
+        )

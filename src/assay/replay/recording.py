@@ -7,7 +7,7 @@ format a replay reads (``{"interactions": [...]}``, see :meth:`ApiFixtures.from_
 * the request's method, URL, query and JSON body; no request header is written, so none is
   asserted (``Authorization`` never reaches the file);
 * the response's status, its ``Content-Type`` and its body, as ``json``, or as ``events``
-  for a streamed (``text/event-stream``) response;
+  for a streamed (``text/event-stream``) response, or nothing for an empty body (a 204);
 * redacted by the rules replay evidence follows (:mod:`assay.replay.redact`). In a request,
   a hidden value (or the hidden part of a longer string) is written as its fingerprint,
   ``[redacted sha256:<16 hex>]``, the start of its SHA-256: the replay hashes the live
@@ -167,7 +167,7 @@ class Recorder:
             written["events"] = [
                 {**event.to_json(), "data": self._redactor.json(event.data)} for event in events
             ]
-        else:
+        elif body:
             written["json"] = self._redactor.json(_json(body, f"{where}: its response"))
         return written
 

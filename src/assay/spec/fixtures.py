@@ -210,7 +210,8 @@ class ApiFixtures:
         ``data`` has ``interactions`` (a list) and optionally ``allow_hosts`` and ``redact``
         (regular expressions whose matches evidence hides). Each interaction
         is a mapping of ``method``, ``url``, ``query``, ``json``, ``headers`` and a ``response``
-        mapping of ``status``, ``headers`` and exactly one of ``json`` or ``body_file``.
+        mapping of ``status``, ``headers`` and at most one of ``json``, ``body_file`` or
+        ``events`` (none: an empty body).
         Relative ``body_file`` paths resolve against ``base_dir`` (the declaring file's folder).
         """
         if not isinstance(data, Mapping):
@@ -250,11 +251,11 @@ class PendingRequest:
     ) -> ApiFixtures:
         """Give the declared request its response and return the extended fixtures.
 
-        Exactly one body source: inline ``json`` (``json=None`` serves JSON null),
-        ``body_file``, read now as exact bytes (a relative path resolves against the folder
-        of the file that calls this method, never the working directory), or ``events``, a
-        streamed ``text/event-stream`` response served event by event
-        (``[{"data": {...}}, {"data": "[DONE]"}]``).
+        At most one body source (none: an empty body, as a 204 has): inline ``json``
+        (``json=None`` serves JSON null), ``body_file``, read now as exact bytes (a relative
+        path resolves against the folder of the file that calls this method, never the
+        working directory), or ``events``, a streamed ``text/event-stream`` response served
+        event by event (``[{"data": {...}}, {"data": "[DONE]"}]``).
         """
         path = f"api[{len(self.fixtures.interactions)}].response"
         base_dir = _caller_dir() if body_file is not None else None
@@ -313,12 +314,14 @@ def _response(
     status_code: Any, declared: Any, sources: _Sources, base_dir: Path | None, path: str
 ) -> CannedResponse:
     given = sources.given()
-    if len(given) != 1:
+    if len(given) > 1:
         raise SpecError(
-            "needs exactly one body source: json=..., body_file=... or events=...", field=path
+            "needs at most one body source: json=..., body_file=... or events=...", field=path
         )
     pairs = headers(declared, f"{path}.headers")
     code = status(status_code, f"{path}.status")
+    if not given:  # an empty body, as a 204 or a 304 has
+        return CannedResponse(code, tuple(pairs), b"", "empty")
     if given[0] == "events":
         return _streamed(code, pairs, events_from(sources.events, f"{path}.events"))
     if not any(name.lower() == "content-type" for name, _ in pairs):
