@@ -152,9 +152,10 @@ def test_one_asked_model_the_graph_did_not_call_is_an_error_not_a_verdict(server
 def test_samples_on_a_checkpointed_graph_each_start_on_a_thread_of_their_own(server, db):
     saver = MemorySaver()
     config = {"configurable": {"thread_id": "eval"}}  # what a checkpointed graph needs
-    agent = agents.langgraph(_graph(server, checkpointer=saver), config=config)
+    graph = _graph(server, checkpointer=saver)
+    agent = agents.langgraph(graph, config=config, action_groups={"lookup_order": "orders"})
     suite = assay.Suite("threads", agent=agent, checks=[checks.actions()])
-    lookup = {"name": "lookup_order", "arguments": {"order_id": 42}}
+    lookup = {"group": "orders", "name": "lookup_order", "arguments": {"order_id": 42}}
     suite.case("Where is order 42?", expected_actions=[lookup])
     suite.case("Hello there, no orders", expected_actions=[])
     run = assay.run(suite, db=db, samples=2, concurrency=1, progress=False)

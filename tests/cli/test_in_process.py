@@ -65,7 +65,7 @@ AGENT = 'def answer(text):\n    return "{answer}"\n'
 SUITE = """
     import assay
     from assay import checks
-    from agents import answer
+    from desk_agents import answer
 
     suite = assay.Suite("{name}", agent=answer, checks=[checks.exact_match()])
     suite.case("q", expected="{answer}")
@@ -75,7 +75,7 @@ SUITE = """
 def _project(root: Path, answer: str) -> Path:
     root.mkdir()
     (root / "assay.toml").write_text("")
-    (root / "agents.py").write_text(AGENT.format(answer=answer))
+    (root / "desk_agents.py").write_text(AGENT.format(answer=answer))
     (root / "suite.py").write_text(textwrap.dedent(SUITE.format(name=answer, answer=answer)))
     return root
 
@@ -86,7 +86,7 @@ def test_projects_with_modules_of_the_same_name_each_import_their_own(tmp_path: 
     for root in (first, second, first):
         done = Cli(root)("run", "suite.py", "--quiet")
         assert done.returncode == 0, done.output
-    assert "agents" not in sys.modules and str(first) not in sys.path
+    assert "desk_agents" not in sys.modules and str(first) not in sys.path
     assert sys.path == path and os.getcwd() == cwd
 
 

@@ -96,7 +96,8 @@ def _read_by(tool: str, script: str, path: Path, tmp_path: Path) -> list[dict[st
 
 
 def _scenarios(path: Path) -> list[dict[str, Any]]:
-    return import_dataset(path).document["groups"][0]["scenarios"]  # type: ignore[index]
+    imported = import_dataset(path, action_group="orders")
+    return imported.document["groups"][0]["scenarios"]  # type: ignore[index]
 
 
 def test_inspect_reads_each_sample_assay_imports_with_the_same_input_and_target(tmp_path):
@@ -131,7 +132,8 @@ def test_deepeval_reads_each_golden_assay_imports_with_its_tools_and_context(tmp
         assert scenario.get("notes") == golden["comments"]
     first, second = goldens
     assert scenarios[0]["expect"]["actions"] == [
-        {"name": t["name"], "arguments": t["input_parameters"]} for t in first["expected_tools"]
+        {"group": "orders", "name": t["name"], "arguments": t["input_parameters"]}
+        for t in first["expected_tools"]
     ]
     assert scenarios[1]["expect"]["tools"] == [t["name"] for t in second["expected_tools"]]
 

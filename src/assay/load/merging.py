@@ -278,7 +278,7 @@ def read_paste(path: Path | None, stdin_text: str | None = None) -> tuple[str, s
         text = without_bom(stdin_text or "")
         if len(text.encode("utf-8", "surrogateescape")) > MAX_SUITE_FILE_BYTES:
             raise SpecError(
-                f"is longer than {MAX_SUITE_FILE_BYTES:,} bytes; a paste is a handful of prompts",
+                f"is longer than {MAX_SUITE_FILE_BYTES} bytes; a paste is a handful of prompts",
                 location="<stdin>",
             )
         refuse_foreign_document(text, "<stdin>")

@@ -252,7 +252,7 @@ def _cut(text: str) -> str:
     if len(text) <= MAX_CAPTURED_TEXT_CHARS:
         return text
     left = len(text) - MAX_CAPTURED_TEXT_CHARS
-    return f"{text[:MAX_CAPTURED_TEXT_CHARS]}… [{left:,} more characters]"
+    return f"{text[:MAX_CAPTURED_TEXT_CHARS]}… [{left} more characters]"
 
 
 def _refuse_constant(name: str) -> Any:
