@@ -12,11 +12,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from assay.agent.adapters.framework import text_of
 from assay.agent.answered import ANSWERED_MODEL_KEY, same_model
 from assay.agent.model import ModelSpec
 from assay.agent.outcome import Usage
 from assay.errors import SpecError
-from assay.spec import JSON, portable
+from assay.spec import JSON
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,40 +63,7 @@ def prompt(value: Any) -> Prompt:
 def _turn(message: Any, path: str) -> Turn:
     if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
         raise SpecError("a message needs a role and content", field=path)
-    return Turn(message["role"], content_text(message.get("content")))
-
-
-def content_text(content: Any) -> str:
-    """Message content as text: text itself, or the text parts of a content-part list."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(part.get("text", "")) for part in content if isinstance(part, Mapping))
-    return json.dumps(content, ensure_ascii=False)
-
-
-def json_value(value: Any) -> JSON:
-    """A tool's arguments or result as stored JSON: itself when portable, else its text."""
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        value = dump(mode="json", by_alias=True, exclude_none=True)
-    try:
-        return portable(value, "result")
-    except Exception:
-        return str(value)
-
-
-def arguments(value: Any) -> dict[str, JSON]:
-    """A tool call's arguments: a mapping, JSON text of one, else ``{"_raw": text}``."""
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return {"_raw": value}
-    converted = json_value(value)
-    return converted if isinstance(converted, dict) else {"_raw": str(value)}
+    return Turn(message["role"], text_of(message.get("content")))
 
 
 @dataclass

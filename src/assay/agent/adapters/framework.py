@@ -109,7 +109,7 @@ def answer_text(output: Any) -> str | None:
     dump = getattr(output, "model_dump_json", None)
     if callable(dump):  # a pydantic model, the usual structured output
         return str(dump())
-    return json.dumps(_portable(output), ensure_ascii=False)
+    return json.dumps(json_value(output), ensure_ascii=False)
 
 
 @dataclass
@@ -140,7 +140,7 @@ class ToolLog:
             actions.append(
                 Action(
                     name,
-                    _arguments(arguments),
+                    tool_arguments(arguments),
                     group=self.groups.get(name),
                     result=result,
                     error=error,
@@ -207,29 +207,37 @@ class ModelTokens:
         return {MODEL_USAGE_KEY: each}
 
 
-def _arguments(raw: Any) -> dict[str, JSON]:
+def tool_arguments(raw: Any) -> dict[str, JSON]:
+    """A tool call's arguments: a mapping, JSON text of one, else ``{"_raw": text}``."""
     value = raw
     if isinstance(raw, str):
         try:
             value = json.loads(raw or "{}")
         except ValueError:
             return {"_raw": raw}
-    converted = _portable(value) if isinstance(value, Mapping) else None
+    converted = json_value(value) if isinstance(value, Mapping) else None
     return converted if isinstance(converted, dict) else {"_raw": text_of(raw)}
 
 
 def _result(value: Any) -> JSON:
     if isinstance(value, str) and value.lstrip().startswith(("{", "[")):
         try:  # JSON text as the value it encodes, so its top-level error is read
-            return _portable(json.loads(value))
+            return json_value(json.loads(value))
         except ValueError:
             return value
-    return _portable(value)
+    return json_value(value)
 
 
-def _portable(value: Any) -> JSON:
+def json_value(value: Any) -> JSON:
+    """A tool's arguments or result as stored JSON: itself when portable, else its text.
+
+    A pydantic result (an MCP ``CallToolResult``) is kept as its JSON, so that an error it
+    reports (``isError``) is read by the same rule as any other result.
+    """
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        value = dump(mode="json", by_alias=True, exclude_none=True)
     try:
-        dump = getattr(value, "model_dump", None)
-        return portable(dump(mode="json") if callable(dump) else value, "result")
+        return portable(value, "result")
     except Exception:  # anything a tool returns is kept, as text when it is not JSON
         return str(value)

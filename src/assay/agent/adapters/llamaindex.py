@@ -19,12 +19,11 @@ from assay.agent.adapters._framework import (
     Answered,
     Prompt,
     Tokens,
-    arguments,
-    json_value,
     model_matrix_refused,
     prompt,
     providers_refused,
 )
+from assay.agent.adapters.framework import json_value, tool_arguments
 from assay.agent.context import AgentContext
 from assay.agent.model import ModelSpec
 from assay.agent.outcome import Action, Outcome
@@ -244,9 +243,8 @@ class _Reading:
         name = call.tool_name
         group = self.groups.get(name)
         if result is None:
-            return Action(
-                name, arguments(call.tool_kwargs), group=group, error="the tool call never returned"
-            )
+            arguments = tool_arguments(call.tool_kwargs)
+            return Action(name, arguments, group=group, error="the tool call never returned")
         output = result.tool_output
         exception = getattr(output, "exception", None)
         if exception is not None:
@@ -255,7 +253,8 @@ class _Reading:
             error = output.content if getattr(output, "is_error", False) else None
         raw = getattr(output, "raw_output", None)
         value = json_value(raw) if raw is not None and error is None else output.content
-        return Action(name, arguments(call.tool_kwargs), group=group, result=value, error=error)
+        arguments = tool_arguments(call.tool_kwargs)
+        return Action(name, arguments, group=group, result=value, error=error)
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:

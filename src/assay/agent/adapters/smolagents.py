@@ -19,12 +19,11 @@ from typing import Any
 from assay.agent.adapters._framework import (
     Answered,
     Tokens,
-    arguments,
-    json_value,
     model_matrix_refused,
     prompt,
     providers_refused,
 )
+from assay.agent.adapters.framework import json_value, tool_arguments
 from assay.agent.context import AgentContext
 from assay.agent.model import ModelSpec
 from assay.agent.outcome import Action, Outcome
@@ -183,17 +182,16 @@ class _Reading:
     def _action(self, call: Any, output: Any, step: Any, failure: Any) -> Action:
         group = self.groups.get(call.name)
         if output is not None:
-            return Action(
-                call.name, arguments(call.arguments), group=group, result=json_value(output.output)
-            )
+            result = json_value(output.output)
+            return Action(call.name, tool_arguments(call.arguments), group=group, result=result)
         if failure is not None:
             return Action(
-                call.name, arguments(call.arguments), group=group, error=_step_error(failure)
+                call.name, tool_arguments(call.arguments), group=group, error=_step_error(failure)
             )
         # A call without an output of its own (CodeAgent's code): the step's observations.
         return Action(
             call.name,
-            arguments(call.arguments),
+            tool_arguments(call.arguments),
             group=group,
             result=getattr(step, "observations", None),
         )

@@ -9,8 +9,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from assay.agent.adapters.framework import json_value
 from assay.agent.outcome import Action, measure_bytes
-from assay.spec import JSON, portable
+from assay.spec import JSON
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +68,7 @@ async def call_tool(
                 result = await result
     except Exception as error:
         return _failed(name, arguments, group, f"{type(error).__name__}: {error}")
-    value = _portable(result)
+    value = json_value(result)
     content = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     action = Action(
         name,
@@ -94,18 +95,6 @@ def _failed(
     return ToolCallResult(action, content)
 
 
-def _portable(value: Any) -> JSON:
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        # A pydantic result (an MCP CallToolResult) is kept as its JSON, so that an error it
-        # reports (``isError``) is read by the same rule as any other result.
-        value = dump(mode="json", by_alias=True, exclude_none=True)
-    try:
-        return portable(value, "result")
-    except Exception:
-        return str(value)
-
-
 def _portable_arguments(arguments: dict[str, Any]) -> dict[str, JSON]:
-    converted = _portable(arguments)
+    converted = json_value(arguments)
     return converted if isinstance(converted, dict) else {"_raw": str(arguments)}
