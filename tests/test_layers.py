@@ -120,7 +120,10 @@ def test_no_private_module_is_imported_from_another_package() -> None:
 #: The layers, lowest first (the README's "Layout"): a module imports only from its own layer
 #: or one before it. Modules at the top of the package that everything uses are the base.
 LAYERS = (
-    ("base", {"errors", "limits", "text", "lazy", "keys", "exit_codes", "startup", "trust"}),
+    (
+        "base",
+        {"atomic", "errors", "limits", "text", "lazy", "keys", "exit_codes", "startup", "trust"},
+    ),
     ("spec", {"spec"}),
     ("agent", {"agent", "agents"}),
     ("results", {"results", "replay"}),

@@ -22,11 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from assay.atomic import replace_text
 from assay.errors import SpecError
 from assay.limits import MAX_SUITE_FILE_BYTES
 from assay.load._documents import parse_yaml, read_text, without_bom
 from assay.load._foreign_paste import refuse_foreign_document
-from assay.load._writing import replace_text
 from assay.load.catalog import Catalog, Product, ScenarioSet, catalog_document
 from assay.load.pasted import ScenarioParser
 from assay.load.scenario import Scenario

@@ -23,12 +23,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
+from assay.atomic import replace_text
 from assay.errors import ConfigurationError, ReplayError, SpecError
 from assay.replay.matching import ObservedRequest
 from assay.replay.redact import Redactor
@@ -198,21 +197,12 @@ def is_unedited_recording(path: Path) -> bool:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename: never half a file."""
+    """Write ``text`` to ``path`` whole (:func:`assay.atomic.replace_text`), making its folder."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        replace_text(path, text)
     except OSError as error:
         raise ConfigurationError(f"{path}: cannot write there: {error.strerror}") from None
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def _json(body: bytes, what: str) -> JSON:
