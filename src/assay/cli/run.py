@@ -58,6 +58,7 @@ from assay.cli._files import (
     SetOption,
 )
 from assay.cli.baseline import WHERE_HELP, where_option
+from assay.cli.cache import CacheOption
 from assay.text import visible
 
 
@@ -86,6 +87,7 @@ def run_command(
     judge_base_url: JudgeBaseUrlOption = None,
     judge_timeout: JudgeTimeoutOption = None,
     votes: VotesOption = None,
+    cache: CacheOption = None,
     judge_limit: Annotated[
         int | None,
         typer.Option(
@@ -321,6 +323,7 @@ def run_command(
             "record": recording,
             "trace": _tracing(trace, trace_file, config.trace),
             "record_redact": redact,
+            "cache": cache if cache is not None else config.cache,
         }
         from assay.cli._warnings import print_unchecked
 

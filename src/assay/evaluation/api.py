@@ -72,6 +72,8 @@ async def evaluate_async(
     opened, config = open_configured(suite, selection)
     if options.get("baseline") is None and options.get("baseline_where") is None:
         options["baseline_where"] = dict(config.baseline_where) or None
+    if options.get("cache") is None:
+        options["cache"] = config.cache
     resolved = EvaluationOptions.build(opened, **options)
     display = _progress(progress)
     if db is not None and not isinstance(db, str):

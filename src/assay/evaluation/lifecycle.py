@@ -100,6 +100,10 @@ async def evaluate_with(
     """Run ``suite`` with ``options`` against ``store``; see :func:`assay.evaluate_async`."""
     observers = Observers(progress, traced_observers(suite, options.observers, options.trace))
     plan = suite.plan(judged=options.judge is not None)
+    if options.cache:
+        from assay.evaluation.caching import cache_store
+
+        cache_store(store)  # a store that keeps no replies is refused before the run exists
     explicit = await asyncio.to_thread(_explicit_baseline, store, options.baseline, suite, plan)
     await _prepare(suite, options)
     owner = this_process()
@@ -163,7 +167,7 @@ async def _guarded(
     )
     heartbeat = Heartbeat(store, run.id, owner.token, options.heartbeat_interval, observers.note)
     tracer = next((each for each in observers.attached if isinstance(each, SampleTracer)), None)
-    judge = _traced(options.judge, tracer)
+    judge = _traced(_cached(options, store), tracer)
     execution = Execution(
         samples=samples,
         concurrency=options.concurrency,
@@ -265,6 +269,15 @@ def _capture(suite: Suite, tracer: SampleTracer | None) -> Capture | None:
         return None
     capture = tracer.capture()
     return GroupedCapture(capture, suite.action_groups) if suite.action_groups else capture
+
+
+def _cached(options: EvaluationOptions, store: RunStore) -> Judge | None:
+    """The run's judge, answering from the store's cache with ``cache``."""
+    if options.judge is None or not options.cache:
+        return options.judge
+    from assay.evaluation.caching import cached
+
+    return cached(options.judge, store)
 
 
 def _traced(judge: Judge | None, tracer: SampleTracer | None) -> Judge | None:

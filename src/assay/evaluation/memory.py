@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, final
+from typing import TYPE_CHECKING, Any, final
 
 from assay.errors import BaselineError, LeaseError, ReadOnlyRunError, StoreError
 from assay.results import (
@@ -33,6 +33,7 @@ from assay.results.baseline import (
     legacy_outcome,
     metadata_matches,
 )
+from assay.results.cache import CacheStats
 from assay.results.run import Lease, ModelVerdict, lease_lapsed, split_handle
 
 SampleKey = tuple[str, str | None, int]
@@ -59,9 +60,46 @@ class MemoryRunStore:
         self._pins: dict[tuple[str, str], Pin] = {}
         self._sequence = 0
         self._lock = threading.RLock()
+        self._cache: dict[str, tuple[str, str, Any, datetime]] = {}
 
     def __repr__(self) -> str:
         return f"MemoryRunStore({len(self._runs)} runs)"
+
+    # -- the cache of judge and model calls ------------------------------------------------
+
+    def cache_get(self, key: str) -> Any:
+        """The reply kept under ``key``, or ``None``."""
+        with self._lock:
+            found = self._cache.get(key)
+            return None if found is None else found[2]
+
+    def cache_put(self, key: str, reply: Any, *, kind: str, source: str) -> None:
+        """Keep ``reply`` under ``key``; a key already kept keeps its first reply."""
+        with self._lock:
+            self._cache.setdefault(key, (kind, source, reply, _now()))
+
+    def cache_stats(self) -> list[CacheStats]:
+        """What the cache holds, per kind and source."""
+        with self._lock:
+            grouped: dict[tuple[str, str], list[datetime]] = {}
+            for kind, source, _, kept in self._cache.values():
+                grouped.setdefault((kind, source), []).append(kept)
+        return [
+            CacheStats(kind, source, len(times), min(times), max(times))
+            for (kind, source), times in sorted(grouped.items())
+        ]
+
+    def cache_clear(self, *, kind: str | None = None, source: str | None = None) -> int:
+        """Delete cached replies (of ``kind`` and ``source`` when given); how many."""
+        with self._lock:
+            gone = [
+                key
+                for key, (k, s, _, _) in self._cache.items()
+                if kind in (None, k) and source in (None, s)
+            ]
+            for key in gone:
+                del self._cache[key]
+        return len(gone)
 
     # -- writes ----------------------------------------------------------------------------
 

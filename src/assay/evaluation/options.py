@@ -63,6 +63,7 @@ class EvaluationArgs(TypedDict, total=False):
     record: str | Path | None
     trace: bool | None
     record_redact: Sequence[str] | None
+    cache: bool | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -113,6 +114,8 @@ class EvaluationOptions:
     trace: bool | None = None
     #: Regular expressions a recording hides too, beside the shapes and the secret names.
     record_redact: tuple[str, ...] = ()
+    #: Whether judge calls are answered from, and kept in, the store's cache.
+    cache: bool = False
 
     @classmethod
     def build(cls, suite: Suite, **args: Unpack[EvaluationArgs]) -> EvaluationOptions:
@@ -150,6 +153,7 @@ def _resolve(
     record: str | Path | None = None,
     trace: bool | None = None,
     record_redact: Sequence[str] | None = None,
+    cache: bool | None = None,
 ) -> EvaluationOptions:
     converted = portable(dict(metadata or {}), "metadata")
     assert isinstance(converted, dict)
@@ -189,6 +193,7 @@ def _resolve(
         observers=_observers(observers),
         executor=_executor(executor),
         trace=_trace(trace),
+        cache=_flag(cache, "cache"),
     )
     _check_recording(resolved, suite)
     return resolved
@@ -350,6 +355,12 @@ def _tolerance(value: Any, name: str = "tolerance") -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
         raise SpecError(f"{value!r} is not a tolerance in [0, 1]", field=name)
     return float(value)
+
+
+def _flag(value: Any, name: str) -> bool:
+    if value is not None and not isinstance(value, bool):
+        raise ConfigurationError(f"{name} {value!r} is not True, False or None")
+    return bool(value)
 
 
 def _trace(value: Any) -> bool | None:

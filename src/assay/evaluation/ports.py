@@ -18,6 +18,7 @@ from assay.evaluation.verdict import Verdict
 from assay.judging import Judge
 from assay.results import JudgeUsage, Run, RunSummary, SampleResult, StoredComparison, Traces
 from assay.results.baseline import BaselineChoice, RunOutcome
+from assay.results.cache import CacheStats
 from assay.results.run import Lease, ModelVerdict
 from assay.runner.engine import Execution, WorkItem
 from assay.runner.hooks import Capture, SampleCall
@@ -219,4 +220,29 @@ class RunStore(Protocol):
 
     def find_control_pair(self, run: Run) -> tuple[Run, Run] | None:
         """The latest control pair of a run's definition."""
+        ...
+
+
+@runtime_checkable
+class CallCacheStore(Protocol):
+    """A store that also keeps the replies of judge and model calls (``--cache``).
+
+    Replies are JSON (the record codec's form, written by :mod:`assay.evaluation.caching`);
+    the SQL store keeps them in the history database, the memory store in memory.
+    """
+
+    def cache_get(self, key: str) -> Any:
+        """The reply kept under ``key``, or ``None``."""
+        ...
+
+    def cache_put(self, key: str, reply: Any, *, kind: str, source: str) -> None:
+        """Keep ``reply`` under ``key``; a key already kept keeps its first reply."""
+        ...
+
+    def cache_stats(self) -> list[CacheStats]:
+        """What the cache holds, per kind and source."""
+        ...
+
+    def cache_clear(self, *, kind: str | None = None, source: str | None = None) -> int:
+        """Delete cached replies (of ``kind`` and ``source`` when given); how many."""
         ...

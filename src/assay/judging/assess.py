@@ -6,6 +6,7 @@ import asyncio
 import math
 from dataclasses import dataclass, field
 
+from assay.judging.cache import positioned
 from assay.judging.criteria import Criterion
 from assay.judging.input import JudgeInput
 from assay.judging.judge import Judge, JudgeReply, ask, counting_attempts
@@ -38,10 +39,17 @@ class JudgeUsage:
     model: str | None = None
     priced_calls: int = 0
     estimated_calls: int = 0
+    #: Calls answered from the cache: no request was made, nothing was spent.
+    cached: int = 0
 
     @property
     def source(self) -> JudgeCostSource:
-        """``reported``, ``estimated`` or ``mixed`` when priced; else ``unpriced``/``no_usage``."""
+        """``reported``, ``estimated`` or ``mixed`` when priced; else ``unpriced``/``no_usage``.
+
+        ``cached`` when every call was answered from the cache (they cost nothing).
+        """
+        if self.cached and self.cached == self.calls:
+            return "cached"
         if self.priced_calls:
             if self.estimated_calls == 0:
                 return "reported"
@@ -51,6 +59,12 @@ class JudgeUsage:
     def add(self, reply: JudgeReply | None, kind: str = "score", attempts: int = 1) -> None:
         """Count one call and its attempts (``reply`` is None when the call itself failed)."""
         self.calls += 1
+        if reply is not None and reply.cached:
+            # Answered from the cache: no attempt, no tokens, a cost of nothing.
+            self.cached += 1
+            self.by_kind[kind] = self.by_kind.get(kind, 0) + 1
+            self.cost_usd = self.cost_usd or 0.0
+            return
         self.attempts += max(1, attempts)
         self.by_kind[kind] = self.by_kind.get(kind, 0) + 1
         if reply is None:
@@ -77,6 +91,7 @@ class JudgeUsage:
             by_kind=dict(self.by_kind),
             model=self.model,
             source=self.source,
+            cached=self.cached,
         )
 
 
@@ -100,7 +115,7 @@ async def assess(
     usage.model = usage.model or judge.label
     system, user = instructions(criterion), prompt(criterion, data)
     outcomes = await asyncio.gather(
-        *(_vote(judge, system, user, criterion, usage) for _ in range(votes))
+        *(_vote(judge, system, user, criterion, usage, index) for index in range(votes))
     )
     verdicts = [verdict for verdict, _ in outcomes if verdict is not None]
     records = tuple(record for _, record in outcomes)
@@ -130,9 +145,10 @@ async def assess(
 
 
 async def _vote(
-    judge: Judge, system: str, user: str, criterion: Criterion, usage: JudgeUsage
+    judge: Judge, system: str, user: str, criterion: Criterion, usage: JudgeUsage, index: int
 ) -> tuple[JudgeVerdict | None, Vote]:
-    with counting_attempts() as attempts:
+    # Each vote is a call of its own: a cache never answers one vote with another's reply.
+    with counting_attempts() as attempts, positioned(vote=index):
         try:
             reply = await ask(judge, system, user)
         except Exception as error:

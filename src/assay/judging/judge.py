@@ -25,6 +25,8 @@ class JudgeReply:
     output_tokens: int | None = None
     cost_usd: float | None = None
     cost_estimated: bool = False
+    #: Served from a cache: no call was made, so it cost nothing (see :mod:`assay.judging.cache`).
+    cached: bool = False
 
 
 #: What ``complete`` returns: the reply text, or a :class:`JudgeReply` with its usage,

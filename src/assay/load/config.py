@@ -16,6 +16,7 @@ variable overrides:
     gate = { min_pass_rate = 0.9 }
     baseline_where = { branch = "main" }     # the automatic baseline: runs of main only
     trace = true                 # assay run exports its spans (as --trace does)
+    cache = true                 # judge calls answered from the cache (as --cache does)
 
 A file that is not valid TOML, an unknown key or a value of the wrong type is an error that
 names the file and the key.
@@ -40,6 +41,7 @@ KEYS: dict[str, type | tuple[type, ...]] = {
     "gate": dict,
     "baseline_where": dict,
     "trace": bool,
+    "cache": bool,
 }
 
 
@@ -66,6 +68,8 @@ class ProjectConfig:
     baseline_where: dict[str, str] = field(default_factory=dict)
     #: Whether ``assay run`` exports its spans (``--trace``/``--no-trace`` override it).
     trace: bool | None = None
+    #: Whether runs answer judge calls from the cache (``--cache``/``--no-cache`` override it).
+    cache: bool | None = None
 
     @property
     def root(self) -> Path | None:
@@ -182,4 +186,5 @@ def _parse(path: Path, data: Any, prefix: str = "") -> ProjectConfig:
         gate=dict(data.get("gate") or {}),
         baseline_where=where,
         trace=data.get("trace"),
+        cache=data.get("cache"),
     )

@@ -305,6 +305,8 @@ def judge_calls(tally: Tally, *, noun: bool = True) -> str:
     calls = plural(tally.judge_calls, "call") if noun else str(tally.judge_calls)
     if tally.judge_attempts > tally.judge_calls:
         calls += f" ({plural(tally.judge_attempts, 'attempt')})"
+    if tally.judge_cached:
+        calls += f" ({tally.judge_cached:,} cached)"
     return calls
 
 

@@ -10,8 +10,8 @@ from typing import Literal
 from assay.errors import SpecError
 
 #: How a judge cost is known: all calls priced as reported, estimated, a mix of both;
-#: tokens with no price; or no usage reported at all.
-JudgeCostSource = Literal["reported", "estimated", "mixed", "unpriced", "no_usage"]
+#: tokens with no price; no usage reported at all; or every call answered from the cache.
+JudgeCostSource = Literal["reported", "estimated", "mixed", "unpriced", "no_usage", "cached"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,9 +33,11 @@ class JudgeUsage:
     by_kind: Mapping[str, int] = field(default_factory=dict)
     model: str | None = None
     source: JudgeCostSource = "no_usage"
+    #: Calls answered from the cache (no request made, nothing spent): among ``calls``.
+    cached: int = field(default=0, metadata={"omit_empty": True})
 
     def __post_init__(self) -> None:
-        for name in ("calls", "attempts", "input_tokens", "output_tokens"):
+        for name in ("calls", "attempts", "input_tokens", "output_tokens", "cached"):
             _count(getattr(self, name), name)
         for kind, count in self.by_kind.items():
             if count < 0:
@@ -62,6 +64,7 @@ class JudgeUsage:
             by_kind=kinds,
             model=self.model or other.model,
             source=_combined_source(self.source, other.source),
+            cached=self.cached + other.cached,
         )
 
 
@@ -71,9 +74,12 @@ def _count(value: int, name: str) -> None:
 
 
 def _combined_source(first: JudgeCostSource, second: JudgeCostSource) -> JudgeCostSource:
-    """One basis when both agree (or one counted nothing), ``mixed`` otherwise."""
-    if first in ("no_usage", second):
-        return second
-    if second == "no_usage":
+    """One basis when both agree (or one counted nothing, or was all cached), ``mixed`` else."""
+    if first == second:
         return first
+    for quiet in ("no_usage", "cached"):
+        if first == quiet:
+            return second
+        if second == quiet:
+            return first
     return "mixed"

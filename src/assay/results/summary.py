@@ -91,6 +91,8 @@ class Tally:
     judge_output_tokens: int = 0
     judge_cost_usd: float | None = None
     judge_cost_estimated: bool = False
+    #: Judge calls answered from the cache (among ``judge_calls``): nothing was spent on them.
+    judge_cached: int = field(default=0, metadata={"omit_empty": True})
     #: Failing samples per reliability category (side_effects, content, actions, budget,
     #: judge, then any other category); rates over all samples, ``None`` without samples.
     failing_by_category: dict[str, int] = field(default_factory=dict)
@@ -187,6 +189,7 @@ def tally(samples: Sequence[SampleResult]) -> Tally:
         cost_per_1000_usd=1000 * sum(costs) / len(costs) if costs else None,
         judge_calls=int(judged["calls"] or 0),
         judge_attempts=int(judged["attempts"] or 0),
+        judge_cached=int(judged["cached"]),
         judge_input_tokens=int(judged["input_tokens"] or 0),
         judge_output_tokens=int(judged["output_tokens"] or 0),
         judge_cost_usd=judged["cost_usd"],
@@ -285,6 +288,7 @@ def _judge_totals(samples: Iterable[SampleResult]) -> dict[str, Any]:
         "output_tokens": 0,
         "cost_usd": None,
         "estimated": False,
+        "cached": 0,
     }
     for sample in samples:
         usage = sample.judge_usage
@@ -292,8 +296,10 @@ def _judge_totals(samples: Iterable[SampleResult]) -> dict[str, Any]:
             continue
         for key in ("calls", "input_tokens", "output_tokens"):
             totals[key] += getattr(usage, key)
-        # Usage stored before attempts were counted made at least one attempt per call.
-        totals["attempts"] += usage.attempts or usage.calls
+        # Usage stored before attempts were counted made at least one attempt per call; a
+        # call answered from the cache made none.
+        totals["attempts"] += usage.attempts if usage.attempts or usage.cached else usage.calls
+        totals["cached"] += usage.cached
         totals["estimated"] = totals["estimated"] or usage.cost_estimated
         if usage.cost_usd is not None:
             totals["cost_usd"] = (totals["cost_usd"] or 0.0) + usage.cost_usd

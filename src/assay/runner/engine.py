@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.agent import ModelSpec
+from assay.judging.cache import positioned
 from assay.judging.judge import wait_listener
 from assay.results import SampleResult
 from assay.runner._calling import accepting_context
@@ -140,6 +141,11 @@ class Runner:
         per_item = _item_limits(tasks, self.execution.sample_concurrency)
 
         async def sample(task: WorkItem) -> SampleResult:
+            case, model, index = task.key
+            with positioned(sample=index, case=case, model=model):
+                return await _sample(task)
+
+        async def _sample(task: WorkItem) -> SampleResult:
             result = await run_sample(
                 self.agent,
                 task.plan,

@@ -16,6 +16,7 @@ from assay.agent import AgentContext, ModelSpec, Outcome, coerce_outcome
 from assay.checks import CheckContext, CheckError, Verdict, actions
 from assay.checks.observation import check_for
 from assay.errors import SpecError
+from assay.judging.cache import positioned
 from assay.results import MetricResult, SampleResult, decide_status, errored, scored
 from assay.results.storable import storable
 from assay.results.tracebacks import TRACEBACK_KEY
@@ -199,7 +200,8 @@ async def _execute_sample(
         plan.case, outcome, model, index, judge=None if judging is None else judging.judge
     )
     checks = await _calculate(plan, ctx)
-    graded, usage = await grade(plan, outcome.answer, judging, outcome.observation)
+    with positioned(sample=index):  # a cache never serves one sample another's verdict
+        graded, usage = await grade(plan, outcome.answer, judging, outcome.observation)
     metrics = checks + graded
     return storable(
         SampleResult(

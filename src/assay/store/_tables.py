@@ -238,3 +238,16 @@ baseline_pins = Table(
     Column("run_id", String(), nullable=False),
     Column("pinned_at", UTCDateTime(), nullable=False),
 )
+
+#: Replies of judge and model calls by the key of what determined them (0008). An entry may
+#: be deleted (``assay cache clear``); nothing refers to it.
+call_cache = Table(
+    "call_cache",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("kind", String(16), nullable=False),
+    Column("source", String(), nullable=False),
+    Column("reply", JSONDocument("call_cache.reply"), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Index("ix_call_cache_source", "kind", "source"),
+)

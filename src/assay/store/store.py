@@ -43,8 +43,9 @@ from assay.results import (
     Traces,
 )
 from assay.results.baseline import BaselineChoice, Pin, RunOutcome
+from assay.results.cache import CacheStats
 from assay.results.run import Lease, ModelVerdict
-from assay.store import _baselines, _lease, _migrate, _reads, _rows
+from assay.store import _baselines, _cache, _lease, _migrate, _reads, _rows
 from assay.store._engine import WRITE, connect, unusable_file
 from assay.store._tables import MalformedJSON, metrics, run_cases, runs, samples
 from assay.store._urls import ambiguous_password, normalise, redact, scrub, sqlite_path
@@ -504,6 +505,28 @@ class Store:
                 (case_id, _rows.model_value(model), index)
                 for case_id, model, index in connection.execute(query)
             }
+
+    # -- the cache of judge and model calls ------------------------------------------------
+
+    def cache_get(self, key: str) -> Any:
+        """The reply kept under ``key`` (its stored JSON), or ``None``."""
+        with self._read("read the call cache") as connection:
+            return _cache.get(connection, key)
+
+    def cache_put(self, key: str, reply: Any, *, kind: str, source: str) -> None:
+        """Keep ``reply`` (JSON) under ``key``; a key already kept keeps its first reply."""
+        with self._write("write the call cache") as connection:
+            _cache.put(connection, key, kind, source, reply, _now())
+
+    def cache_stats(self) -> list[CacheStats]:
+        """What the cache holds, per kind (``judge``, ``model``) and source."""
+        with self._read("read the call cache") as connection:
+            return _cache.stats(connection)
+
+    def cache_clear(self, *, kind: str | None = None, source: str | None = None) -> int:
+        """Delete the cached replies of ``kind`` and ``source`` (all without); how many."""
+        with self._write("clear the call cache") as connection:
+            return _cache.clear(connection, kind=kind, source=source)
 
     # -- plumbing --------------------------------------------------------------------------
 

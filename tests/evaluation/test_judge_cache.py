@@ -1,0 +1,147 @@
+"""The judge cache over real HTTP and a real database: what it serves, what it never serves."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import assay
+from assay import checks, judges
+from assay.evaluation import MemoryRunStore
+from assay.evaluation.caching import decode, encode
+from assay.judging import JudgeReply
+from assay.judging.cache import CallPosition, judge_key
+from assay.testing import ScriptedServer, verdict
+
+
+def answer(text, ctx):
+    return "You can return it within thirty days."
+
+
+def judged_suite(judge, *, agent=answer, cases=1) -> assay.Suite:
+    suite = assay.Suite("Cached", agent=agent, judge=judge, checks=[checks.contains("days")])
+    for index in range(cases):
+        suite.case(
+            f"How long do I have to return item {index}?",
+            id=f"returns-{index}",
+            expected="30 days",
+        )
+    return suite
+
+
+def numbered_verdicts():
+    """Each request gets a verdict whose reason says which request it was."""
+    count = iter(range(1, 1_000))
+    return lambda body: verdict(1, f"reply {next(count)}")
+
+
+def reasons(run):
+    return sorted(
+        vote.reason
+        for sample in run.samples
+        for metric in sample.metrics
+        for vote in metric.votes or ()
+    )
+
+
+def test_a_second_run_is_answered_from_the_cache_and_costs_nothing(store) -> None:
+    with ScriptedServer(numbered_verdicts()) as server:
+        judge = judges.openai("judge-model", base_url=server.base_url, api_key="test")
+        first = assay.run(
+            judged_suite(judge), db=store, samples=2, votes=2, cache=True, progress=False
+        )
+        made = len(server.requests)
+        second = assay.run(
+            judged_suite(judge), db=store, samples=2, votes=2, cache=True, progress=False
+        )
+        # Two criteria (semantic accuracy, answer relevancy) × samples × votes.
+        assert len(server.requests) == made == 2 * 2 * 2
+    # Every vote and every sample had a reply of its own: none was served another's.
+    assert reasons(first) == sorted(f"reply {n}" for n in range(1, 9))
+    assert reasons(second) == reasons(first)
+    for sample in second.samples:
+        usage = sample.judge_usage
+        assert (usage.calls, usage.cached, usage.attempts) == (4, 4, 0)
+        assert (usage.input_tokens, usage.cost_usd, usage.source) == (0, 0.0, "cached")
+    assert first.samples[0].judge_usage.cached == 0
+    assert second.summary.judge_cached == 8 and first.summary.judge_cached == 0
+    assert second.summary.judge_calls == 8 and second.summary.judge_attempts == 0
+    # Stored as it was recorded, and the run compares with the one graded by the judge itself.
+    assert store.get_run(second.id).samples == second.samples
+    assert second.settings.judge == first.settings.judge
+    assert [(s.kind, s.source, s.entries) for s in store.cache_stats()] == [
+        ("judge", "judge-model @ 127.0.0.1", 8)
+    ]
+
+
+def test_without_cache_nothing_is_served_or_kept(store) -> None:
+    with ScriptedServer(numbered_verdicts()) as server:
+        judge = judges.openai("judge-model", base_url=server.base_url, api_key="test")
+        assay.run(judged_suite(judge), db=store, cache=True, progress=False)
+        run = assay.run(judged_suite(judge), db=store, progress=False)
+        assert len(server.requests) == 4
+    assert run.samples[0].judge_usage.cached == 0
+    assert store.cache_stats()[0].entries == 2
+
+
+def test_another_judge_model_or_answer_is_a_miss(tmp_path) -> None:
+    db = assay.Store.open(f"sqlite:///{tmp_path}/assay.db", migrate=True)
+    with ScriptedServer(numbered_verdicts()) as server:
+        one = judges.openai("judge-model", base_url=server.base_url, api_key="test")
+        other = judges.openai("other-model", base_url=server.base_url, api_key="test")
+        warmer = judges.openai("judge-model", base_url=server.base_url, api_key="t", temperature=1)
+        assay.run(judged_suite(one), db=db, cache=True, progress=False)
+        assay.run(judged_suite(other), db=db, cache=True, progress=False)
+        assay.run(judged_suite(warmer), db=db, cache=True, progress=False)
+        changed = judged_suite(one, agent=lambda text, ctx: "Thirty days, no questions asked.")
+        assay.run(changed, db=db, cache=True, progress=False)
+        assert len(server.requests) == 8
+        assay.run(judged_suite(one), db=db, cache=True, progress=False)
+        assert len(server.requests) == 8
+
+
+def test_keys_differ_by_vote_and_sample_and_the_reply_round_trips() -> None:
+    judge = judges.function("j", lambda i, p: "{}")
+    keys = {
+        judge_key(judge, "i", "p", CallPosition(sample, vote))
+        for sample in (None, 0, 1)
+        for vote in (0, 1)
+    }
+    assert len(keys) == 6
+    reply = JudgeReply("text", 3, 4, 0.5, cached=True)
+    kept = encode(reply)
+    assert "cached" not in kept and kept["schema_version"] >= 1
+    assert decode(json.loads(json.dumps(kept))) == JudgeReply("text", 3, 4, 0.5)
+    assert decode({"text": 5}) is None and decode("damaged") is None
+
+
+def test_the_memory_store_keeps_a_cache_too() -> None:
+    calls = []
+
+    def complete(instructions, prompt):
+        calls.append(prompt)
+        return json.dumps({"score": 1, "reason": "fine"})
+
+    store = MemoryRunStore()
+    judge = judges.function("recorder", complete)
+    for _ in range(2):
+        assay.run(judged_suite(judge), db=store, cache=True, progress=False)
+    assert len(calls) == 2
+    assert store.cache_clear(kind="judge") == 2 and store.cache_stats() == []
+
+
+def test_cache_on_a_store_that_keeps_none_is_refused_before_the_run() -> None:
+    class NoCache:
+        display_url = "elsewhere"
+
+        def create_run(self, run):
+            raise AssertionError("a run was created")
+
+    with pytest.raises(assay.ConfigurationError, match="keeps no cached calls"):
+        assay.run(
+            judged_suite(judges.function("j", lambda i, p: "{}")),
+            db=NoCache(),
+            cache=True,
+            progress=False,
+        )
