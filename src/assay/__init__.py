@@ -46,6 +46,8 @@ if typing.TYPE_CHECKING:
         Verdict,
         evaluate,
         evaluate_async,
+        rescore,
+        rescore_async,
         run,
         run_async,
     )
@@ -103,6 +105,8 @@ _LAZY = {
     "run_async": "assay.evaluation",
     "evaluate": "assay.evaluation",
     "evaluate_async": "assay.evaluation",
+    "rescore": "assay.evaluation",
+    "rescore_async": "assay.evaluation",
     "Evaluation": "assay.evaluation",
     "EvaluationOptions": "assay.evaluation",
     "ExitCode": "assay.evaluation",
@@ -174,6 +178,8 @@ __all__ = [
     "harness_agent",
     "judges",
     "load_suite",
+    "rescore",
+    "rescore_async",
     "run",
     "run_async",
 ]

@@ -12,6 +12,7 @@ import typer
 from assay.cli import interrupted
 from assay.cli._common import OUTPUT, pipe_safe
 from assay.cli.baseline import baseline_app
+from assay.cli.cache import cache_app
 from assay.cli.catalog import catalog_app
 from assay.cli.compare import compare_command
 from assay.cli.control import control_command
@@ -22,6 +23,7 @@ from assay.cli.import_dataset import import_dataset_command
 from assay.cli.init import init_command
 from assay.cli.mcp_server import mcp_command
 from assay.cli.report import report_command
+from assay.cli.rescore import rescore_command
 from assay.cli.run import run_command
 from assay.cli.schema import schema_command
 from assay.cli.validate import validate_command
@@ -41,6 +43,7 @@ app.command("history")(pipe_safe(history_command))
 app.command("report")(pipe_safe(report_command))
 app.command("compare")(pipe_safe(compare_command))
 app.command("control")(pipe_safe(control_command))
+app.command("rescore")(pipe_safe(rescore_command))
 app.command("validate")(pipe_safe(validate_command))
 app.command("schema")(pipe_safe(schema_command))
 app.command("init")(pipe_safe(init_command))
@@ -49,6 +52,7 @@ app.command("import-dataset")(pipe_safe(import_dataset_command))
 app.add_typer(db_app, name="db")
 app.add_typer(baseline_app, name="baseline")
 app.add_typer(catalog_app, name="catalog")
+app.add_typer(cache_app, name="cache")
 app.command("mcp")(mcp_command)
 
 

@@ -6,7 +6,8 @@ stored, and returns an :class:`Evaluation` whose :class:`Verdict` carries the ex
 CLI uses. :func:`run` returns just the completed run. :func:`compare` compares two runs
 against the latest noise floor, :func:`control_pair` measures that floor, :func:`history`
 lists runs and :func:`lookup` finds one with the baseline it is to be compared with; each
-returns a frozen value with a :class:`Verdict`.
+returns a frozen value with a :class:`Verdict`. :func:`rescore` grades a stored run's
+outcomes again (its checks, another judge) without calling its agent.
 """
 
 from typing import TYPE_CHECKING
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from assay.evaluation.options import EvaluationArgs, EvaluationOptions
     from assay.evaluation.ports import Executor, RunObserver, RunStore, Work
     from assay.evaluation.queries import History, RunLookup, history, lookup
+    from assay.evaluation.rescoring import rescore, rescore_async, rescore_with
     from assay.evaluation.verdict import ExitCode, Verdict, decide
     from assay.exit_codes import exit_code_for
 
@@ -54,6 +56,9 @@ _HOMES = {
     "RunLookup": "assay.evaluation.queries",
     "history": "assay.evaluation.queries",
     "lookup": "assay.evaluation.queries",
+    "rescore": "assay.evaluation.rescoring",
+    "rescore_async": "assay.evaluation.rescoring",
+    "rescore_with": "assay.evaluation.rescoring",
     "ExitCode": "assay.exit_codes",
     "Verdict": "assay.evaluation.verdict",
     "decide": "assay.evaluation.verdict",
@@ -86,6 +91,9 @@ __all__ = [
     "exit_code_for",
     "history",
     "lookup",
+    "rescore",
+    "rescore_async",
+    "rescore_with",
     "run",
     "run_async",
     "run_control_async",
