@@ -85,7 +85,8 @@ class RestoredSuite(Suite):
 
     A suite's default checks were planned after a case's implied ones (expected actions,
     observation channels); built again they are the case's own, planned before. Put back in
-    the stored order, each case has the fingerprint the run stored, so the two runs pair.
+    the stored order (and to the stored metrics), each case has the fingerprint the run
+    stored, so the two runs pair.
     """
 
     def __init__(self, run: Run) -> None:
@@ -123,8 +124,14 @@ def _metric_names(definition: Mapping[str, JSON]) -> list[str]:
 
 
 def _reordered(case: CasePlan, order: list[str]) -> CasePlan:
+    """The case's metrics as the run planned them: in its order, and only those.
+
+    Built again, a case with a suite's default criteria as its own would also be given
+    the criteria a case without defaults gets: the run never calculated those.
+    """
     rank = {name: index for index, name in enumerate(order)}
-    metrics = tuple(sorted(case.metrics, key=lambda metric: rank.get(metric.name, len(rank))))
+    kept = [metric for metric in case.metrics if metric.name in rank]
+    metrics = tuple(sorted(kept, key=lambda metric: rank[metric.name]))
     if metrics == case.metrics:
         return case
     definition = case.case.definition()
