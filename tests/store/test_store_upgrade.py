@@ -559,3 +559,43 @@ def test_upgrading_from_0004_guards_completed_runs_against_replacement(store_url
             assert store.get_run(run.id) == completed
     finally:
         engine.dispose()
+
+
+def test_upgrading_from_0007_adds_the_call_cache_and_keeps_every_run(store_url: str) -> None:
+    from store_builders import make_single_run, sample
+
+    engine = create_engine(store_url)
+    try:
+        with engine.begin() as connection:
+            command.upgrade(_migrate._config(connection), "head")
+        old = Store(store_url, engine)
+        run = old.create_run(make_single_run())
+        old.save_samples(run.id, [sample()])
+        completed = old.complete_run(run.id, summary=summarise([sample()]), finished_at=later(1))
+        # Back to 0007's schema, as a store of that revision had written it: no cache table.
+        with engine.begin() as connection:
+            command.downgrade(_migrate._config(connection), "0007")
+        assert _migrate.state(engine) is _migrate.SchemaState.OUTDATED
+        before = _dump(engine)
+        with engine.connect() as connection:
+            tables = connection.dialect.get_table_names(connection)
+        assert "call_cache" not in tables
+
+        migrated = CliRunner().invoke(app, ["db", "migrate", "--db", store_url])
+        assert migrated.exit_code == 0, migrated.output
+        assert _migrate.state(engine) is _migrate.SchemaState.CURRENT
+        assert _dump(engine) == before
+        with Store.open(store_url) as store:
+            assert store.get_run(run.id) == completed
+            assert store.cache_stats() == []
+            store.cache_put("k" * 64, {"text": "kept"}, kind="judge", source="j @ host")
+            # A key already kept keeps its first reply (two runs may race to keep one).
+            store.cache_put("k" * 64, {"text": "other"}, kind="judge", source="j @ host")
+            assert store.cache_get("k" * 64) == {"text": "kept"}
+            assert [(s.kind, s.source, s.entries) for s in store.cache_stats()] == [
+                ("judge", "j @ host", 1)
+            ]
+            assert store.cache_clear(source="someone else") == 0
+            assert store.cache_clear() == 1 and store.cache_get("k" * 64) is None
+    finally:
+        engine.dispose()

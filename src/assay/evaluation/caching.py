@@ -14,7 +14,7 @@ from typing import Any
 
 from assay.errors import ConfigurationError, StoreError
 from assay.evaluation.ports import CallCacheStore, RunStore
-from assay.judging import Judge, JudgeReply
+from assay.judging import Judge, JudgeReply, judge_identity
 from assay.judging.cache import CachedJudge
 from assay.record import RecordError, read, write
 from assay.spec.json_data import SCHEMA_KEY, SCHEMA_VERSION
@@ -42,22 +42,38 @@ def decode(data: object) -> JudgeReply | None:
     return reply if isinstance(reply, JudgeReply) else None
 
 
+#: A source with at most this many kept replies is read whole, once, at its first call.
+PRELOAD_LIMIT = 50_000
+
+
 class StoredCalls:
     """A :class:`~assay.judging.cache.CallCache` over a store's ``cache_*`` methods.
 
-    The store is called off the event loop. A store that fails to read is a miss and one
-    that fails to write keeps nothing: the cache saves calls, it never stops a run.
+    The replies kept for its ``kind`` and ``source`` are read in one query at the first
+    call (up to :data:`PRELOAD_LIMIT`; past it, each call reads its own key): a rescore
+    answered from the cache makes no query per call. The store is called off the event
+    loop. A store that fails to read is a miss and one that fails to write keeps nothing:
+    the cache saves calls, it never stops a run.
     """
 
-    def __init__(self, store: CallCacheStore) -> None:
+    def __init__(self, store: CallCacheStore, *, kind: str, source: str) -> None:
         self.store = store
+        self.kind = kind
+        self.source = source
+        self._kept: dict[str, Any] | None = None
+        self._loading: asyncio.Lock | None = None
+        self._whole = False
 
     async def get(self, key: str) -> JudgeReply | None:
         """The kept reply under ``key``, or ``None``."""
-        try:
-            data = await asyncio.to_thread(self.store.cache_get, key)
-        except StoreError:
-            return None
+        kept = await self._preloaded()
+        if kept is not None:
+            data = kept.get(key)
+        else:
+            try:
+                data = await asyncio.to_thread(self.store.cache_get, key)
+            except StoreError:
+                return None
         return None if data is None else decode(data)
 
     async def put(self, key: str, reply: JudgeReply, *, kind: str, source: str) -> None:
@@ -67,6 +83,24 @@ class StoredCalls:
             await asyncio.to_thread(self.store.cache_put, key, data, kind=kind, source=source)
         except StoreError:
             return
+        if self._kept is not None and (kind, source) == (self.kind, self.source):
+            self._kept.setdefault(key, data)
+
+    async def _preloaded(self) -> dict[str, Any] | None:
+        if self._loading is None:
+            self._loading = asyncio.Lock()
+        async with self._loading:
+            if self._kept is None:
+                try:
+                    found = await asyncio.to_thread(
+                        self.store.cache_entries, self.kind, self.source, PRELOAD_LIMIT
+                    )
+                except StoreError:
+                    found = None
+                # Past the limit (or unreadable): each call reads its own key.
+                self._kept = {} if found is None else found
+                self._whole = found is not None
+        return self._kept if self._whole else None
 
 
 def cache_store(store: RunStore) -> CallCacheStore:
@@ -80,4 +114,5 @@ def cache_store(store: RunStore) -> CallCacheStore:
 
 def cached(judge: Judge, store: RunStore) -> Judge:
     """``judge`` with its calls answered from, and kept in, ``store``."""
-    return CachedJudge(judge, StoredCalls(cache_store(store)))
+    calls = StoredCalls(cache_store(store), kind="judge", source=judge_identity(judge))
+    return CachedJudge(judge, calls)

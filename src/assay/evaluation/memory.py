@@ -73,6 +73,16 @@ class MemoryRunStore:
             found = self._cache.get(key)
             return None if found is None else found[2]
 
+    def cache_entries(self, kind: str, source: str, limit: int) -> dict[str, Any] | None:
+        """Every reply kept for ``kind`` and ``source``, by key; ``None`` past ``limit``."""
+        with self._lock:
+            found = {
+                key: reply
+                for key, (k, s, reply, _) in self._cache.items()
+                if (k, s) == (kind, source)
+            }
+        return None if len(found) > limit else found
+
     def cache_put(self, key: str, reply: Any, *, kind: str, source: str) -> None:
         """Keep ``reply`` under ``key``; a key already kept keeps its first reply."""
         with self._lock:

@@ -239,6 +239,10 @@ class CallCacheStore(Protocol):
         """Keep ``reply`` under ``key``; a key already kept keeps its first reply."""
         ...
 
+    def cache_entries(self, kind: str, source: str, limit: int) -> dict[str, Any] | None:
+        """Every reply kept for ``kind`` and ``source``, by key; ``None`` past ``limit``."""
+        ...
+
     def cache_stats(self) -> list[CacheStats]:
         """What the cache holds, per kind and source."""
         ...

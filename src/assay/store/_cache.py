@@ -17,6 +17,16 @@ def get(connection: Connection, key: str) -> Any:
     return connection.execute(query).scalar()
 
 
+def entries(connection: Connection, kind: str, source: str, limit: int) -> dict[str, Any] | None:
+    """Every reply kept for ``kind`` and ``source`` by key; ``None`` past ``limit`` of them."""
+    where = (call_cache.c.kind == kind, call_cache.c.source == source)
+    count = connection.execute(select(func.count()).where(*where)).scalar_one()
+    if count > limit:
+        return None
+    query = select(call_cache.c.key, call_cache.c.reply).where(*where)
+    return {key: reply for key, reply in connection.execute(query)}
+
+
 def put(
     connection: Connection, key: str, kind: str, source: str, reply: Any, now: datetime
 ) -> None:

@@ -513,6 +513,11 @@ class Store:
         with self._read("read the call cache") as connection:
             return _cache.get(connection, key)
 
+    def cache_entries(self, kind: str, source: str, limit: int) -> dict[str, Any] | None:
+        """Every reply kept for ``kind`` and ``source``, by key; ``None`` past ``limit``."""
+        with self._read("read the call cache") as connection:
+            return _cache.entries(connection, kind, source, limit)
+
     def cache_put(self, key: str, reply: Any, *, kind: str, source: str) -> None:
         """Keep ``reply`` (JSON) under ``key``; a key already kept keeps its first reply."""
         with self._write("write the call cache") as connection:
