@@ -22,6 +22,9 @@ COMMANDS = [
     ["import"],
     ["db"],
     ["db", "migrate"],
+    ["rescore"],
+    ["cache"],
+    ["cache", "clear"],
 ]
 
 
@@ -145,6 +148,8 @@ def test_the_command_list_shows_every_command_and_both_panels():
         "import",
         "db",
         "baseline",
+        "rescore",
+        "cache",
     ):
         assert f"│ {name} " in text, name
     assert "--version" in text and "Show the version and exit." in text

@@ -62,6 +62,9 @@ async def evaluate_async(
     the run does, beside the progress display. ``trace`` traces the run with
     :class:`assay.otel.Correlation` (``True``), never (``False``), or, by default, when the
     process already traces: OpenTelemetry is loaded and a tracer provider is set.
+    ``cache`` answers judge calls made before from the store's cache and keeps new replies
+    there (default: the project configuration's ``cache``, else off); a cached reply costs
+    nothing, and each sample counts its cached calls.
 
     ``suite`` may be the path of a suite (any format ``assay run`` takes), opened with
     ``selection`` (an :class:`assay.load.Selection`); the project configuration fills what
