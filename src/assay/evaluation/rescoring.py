@@ -197,7 +197,7 @@ class StoredVoteError(Exception):
 
 
 def rescore_judge(
-    run: Run, judge: Judge | None, *, checks_only: bool, votes: int | None
+    run: Run, suite: Suite, judge: Judge | None, *, checks_only: bool, votes: int | None
 ) -> Judge | None:
     """The judge to grade with: ``judge``, else the run's own built again; none for checks."""
     if checks_only:
@@ -207,7 +207,6 @@ def rescore_judge(
             )
         if run.settings.judge is None:
             return None
-        suite = rescored_suite(run)
         return StoredVerdicts(run, suite.plan(judged=True))
     if judge is not None or run.settings.judge is None:
         return judge
@@ -273,7 +272,7 @@ async def rescore_with(
     """Rescore the run ``ref`` in ``store``; see :func:`rescore_async`."""
     run = await asyncio.to_thread(stored_run, store, ref)
     suite = rescored_suite(run)
-    chosen = rescore_judge(run, judge, checks_only=checks_only, votes=votes)
+    chosen = rescore_judge(run, suite, judge, checks_only=checks_only, votes=votes)
     options = rescore_options(
         run,
         suite,
