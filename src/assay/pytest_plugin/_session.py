@@ -1,0 +1,284 @@
+"""The plugin's state for one pytest session: the suites collected, their runs, the verdicts.
+
+Registered as a plugin of its own once asked for (``--assay``, a marked test, the
+``assay_run`` fixture). In one process each suite's run starts when its first item runs,
+planned on the items pytest selected (``-k``, ``--lf``: a selection of cases is a selection
+run, never a baseline). Under pytest-xdist the controller creates the run, planned on the
+items the workers collected; each worker executes its items' samples (against a store in
+its memory) and sends them with the item's setup report; the controller stores each sample
+once, through the run's durable writer, and completes the run, verified, when the session
+ends.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay.errors import AssayError, IncompleteRunError
+from assay.evaluation import Evaluation, MemoryRunStore, evaluate
+from assay.pytest_plugin._items import CaseItem, SuiteDirectory, SuiteFile, SuiteNode, item_name
+from assay.pytest_plugin._runs import SuiteRun
+from assay.record import read_sample, write
+from assay.spec import Suite
+from assay.text import visible
+
+#: What the controller tells its workers: the samples go back to it with the reports.
+CONTROLLED = "assay_controlled"
+
+
+def session_of(config: pytest.Config) -> AssaySession:
+    """The session's plugin state (made on first use)."""
+    from assay.pytest_plugin import _KEY
+
+    found = config.stash.get(_KEY, None)
+    if found is None:
+        found = config.stash[_KEY] = AssaySession.start(config)
+    return found
+
+
+class AssaySession:
+    """Suites, runs and verdicts of one pytest session."""
+
+    NAME = "assay-session"
+
+    def __init__(self, config: pytest.Config) -> None:
+        from assay.agent import parse_models
+
+        self.config = config
+        self.paths = {Path(p).resolve() for p in config.getoption("assay_paths") or ()}
+        self.models = tuple(spec.label for spec in parse_models(config.getoption("assay_models")))
+        given = config.getoption("assay_db")
+        self.db: str | None = given or os.environ.get("ASSAY_DATABASE_URL") or None
+        self.fail_on_regression = bool(config.getoption("assay_fail_on_regression"))
+        workerinput = getattr(config, "workerinput", None)
+        self.worker = bool(workerinput and workerinput.get(CONTROLLED))
+        self.controller = False
+        self.runs: list[SuiteRun] = []
+        self.remote: dict[str, SuiteRun] = {}
+        self.direct: list[Evaluation] = []
+
+    @classmethod
+    def start(cls, config: pytest.Config) -> AssaySession:
+        """Make the state and register its hooks."""
+        made = cls(config)
+        config.pluginmanager.register(made, cls.NAME)
+        return made
+
+    # Collection
+
+    def collect_file(self, path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+        """A suite file given to ``--assay``."""
+        if path.resolve() not in self.paths:
+            return None
+        return SuiteFile.from_parent(parent, path=path)
+
+    def collect_directory(self, path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+        """A suite folder given to ``--assay``."""
+        if path.resolve() not in self.paths:
+            return None
+        return SuiteDirectory.from_parent(parent, path=path)
+
+    def open_path(self, path: Path) -> SuiteRun:
+        """The suite at ``path``, opened as ``assay run`` opens it, with its run to come."""
+        from assay.load import open_suite
+        from assay.load.opening import require_agent
+        from assay.load.project import project_config
+
+        suite = open_suite(path, config=project_config())
+        require_agent(suite)
+        return self._run_of(suite, path.resolve())
+
+    def collect_marked(
+        self, collector: pytest.Collector, name: str, function: Callable[[], Any]
+    ) -> SuiteNode:
+        """The suite a marked test function returns, as a node of its items."""
+        from assay.load.project import configured
+
+        made = function()
+        if not isinstance(made, Suite):
+            raise collector.CollectError(
+                f"{name}: a test marked assay returns an assay.Suite, not {type(made).__name__}"
+            )
+        return SuiteNode.from_parent(collector, name=name, run=self._run_of(configured(made)))
+
+    def _run_of(self, suite: Suite, path: Path | None = None) -> SuiteRun:
+        options: dict[str, Any] = {"fail_on_regression": self.fail_on_regression}
+        db: Any = self.db
+        if self.worker:
+            db, options = MemoryRunStore(), {}  # the controller stores the run
+        run = SuiteRun(suite=suite, models=self.models, db=db, options=options, path=path)
+        self.runs.append(run)
+        return run
+
+    # Running
+
+    def execute(self, item: CaseItem) -> list[Any]:
+        """The samples of ``item``, executed in its run (started on first use)."""
+        run = item.run
+        if self.worker and run.path is None:
+            raise AssayError(
+                "a suite from a test marked assay runs in one process: run it with -n0 "
+                "(--assay PATH suites run across xdist workers)"
+            )
+        if not run.started:
+            chosen = [
+                (each.case_id, each.model)
+                for each in item.session.items
+                if isinstance(each, CaseItem) and each.parent is item.parent
+            ]
+            run.start(chosen)
+        if run.error is not None and not run.running:
+            # Bad input (a store, a baseline, an option): nothing ran, as `assay run` exits 2.
+            pytest.exit(f"assay: {visible(str(run.error))}", returncode=2)
+        try:
+            return run.execute((item.case_id, item.model))
+        except AssayError as error:
+            message = visible(str(error))
+        pytest.fail(message, pytrace=False)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: Any) -> Iterator[Any]:
+        """On an xdist worker: the item's samples go to the controller with its setup report."""
+        report = yield
+        if isinstance(item, CaseItem) and report.skipped and isinstance(report.longrepr, tuple):
+            # Skipped for the case's sake: shown at the suite's file, not the plugin's line.
+            report.longrepr = (str(item.path), None, report.longrepr[2])
+        if self.worker and isinstance(item, CaseItem) and call.when == "setup":
+            if item.results is not None and item.parent is not None:
+                report.assay_suite = item.parent.nodeid
+                report.assay_samples = [json.dumps(write(r)) for r in item.results]
+        return report
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """On the xdist controller: the workers send their samples back."""
+        self.controller = True
+        node.workerinput[CONTROLLED] = "1"
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """On the xdist controller: create each suite's run, planned on what was collected."""
+        if self.remote or not self.paths:
+            return  # every worker collects the same items: the first says what they are
+        for path in sorted(self.paths):
+            try:
+                run = self.open_path(path)
+            except AssayError as error:
+                # The workers report it as a collection error, naming the file.
+                self.runs.append(SuiteRun(suite=Suite(str(path)), models=(), db=None))
+                self.runs[-1].error = error
+                continue
+            prefix = f"{_node_path(self.config, path)}::{run.suite.name}"
+            names = {f"{prefix}::{item_name(*cell)}": cell for cell in run.cells()}
+            chosen = [names[nodeid] for nodeid in ids if nodeid in names]
+            if chosen:
+                run.start(chosen)
+                self.remote[prefix] = run
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """On the xdist controller: store the samples a worker executed, each once."""
+        samples = getattr(report, "assay_samples", None)
+        run = self.remote.get(getattr(report, "assay_suite", ""))
+        if not self.controller or samples is None or run is None:
+            return
+        results = [read_sample(json.loads(text), "sample") for text in samples]
+        run.land(results)
+
+    def finish(self, session: pytest.Session, exitstatus: int) -> None:
+        """End every run; a gated regression or a run that could not complete fails."""
+        stopped = bool(session.shouldfail or session.shouldstop) or exitstatus in (
+            pytest.ExitCode.INTERRUPTED,
+            pytest.ExitCode.INTERNAL_ERROR,
+        )
+        for run in self.runs:
+            run.finish(complete=not (stopped or self.worker or self.controller))
+        if self.worker:
+            return
+        failing = any(
+            (run.evaluation is not None and run.evaluation.verdict.regressed)
+            or (run.error is not None and run.started and not stopped)
+            for run in self.runs
+        )
+        if failing and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def summary_lines(self) -> list[str]:
+        """What the terminal summary says about each run."""
+        if self.worker:
+            return []
+        lines: list[str] = []
+        for run in self.runs:
+            if run.started:
+                lines.extend(_run_lines(run))
+        for evaluation in self.direct:
+            lines.extend(_evaluation_lines(evaluation))
+        return [visible(line) for line in lines]
+
+    def run_directly(self, suite: Suite | str | os.PathLike[str], **options: Any) -> Evaluation:
+        """What the ``assay_run`` fixture calls: one whole run, stored and decided."""
+        options.setdefault("fail_on_regression", self.fail_on_regression)
+        evaluation = evaluate(suite, db=self.db, progress=False, **options)
+        self.direct.append(evaluation)
+        return evaluation
+
+
+def _node_path(config: pytest.Config, path: Path) -> str:
+    """The node id pytest gives the file or folder at ``path``."""
+    try:
+        relative = str(path.relative_to(config.rootpath))
+    except ValueError:
+        relative = os.path.relpath(path, config.rootpath)
+    return relative.replace(os.sep, "/")
+
+
+def _run_lines(run: SuiteRun) -> Iterable[str]:
+    if run.evaluation is not None:
+        yield from _evaluation_lines(run.evaluation)
+        return
+    error = run.error
+    if isinstance(error, IncompleteRunError) and error.resumable:
+        where = "" if run.path is None else f"{run.path} "
+        yield (
+            f"assay: run {run.run_id} of {run.suite.name!r} stopped before every sample ran; "
+            f"kept interrupted: finish it with assay run {where}--resume {run.run_id}"
+        )
+    elif error is not None:
+        yield f"assay: run {run.run_id} of {run.suite.name!r}: {error}"
+
+
+def _evaluation_lines(evaluation: Evaluation) -> Iterable[str]:
+    from assay.report.prose import verdict_lines
+
+    run = evaluation.run
+    summary = run.summary
+    counts = (
+        ""
+        if summary is None
+        else f": {summary.passed} passed, {summary.failed} failed, {summary.errors} errored, "
+        f"{summary.not_evaluated} not evaluated"
+    )
+    selected = " (a selection of its cases)" if run.settings.selection else ""
+    yield f"assay: run {run.id} of {run.suite!r}{selected} stored in {evaluation.database}{counts}"
+    if evaluation.comparison is not None and evaluation.baseline is not None:
+        yield f"assay: compared with run {evaluation.comparison.baseline_id}"
+        yield from (f"assay:   {line}" for line in _changes(evaluation))
+    elif evaluation.baseline_note:
+        yield f"assay: no baseline: {evaluation.baseline_note}"
+    yield from (f"assay: {line}" for line in verdict_lines(evaluation.verdict.findings))
+
+
+def _changes(evaluation: Evaluation) -> Iterable[str]:
+    comparison = evaluation.comparison
+    if comparison is None:
+        return
+    from assay.report.prose import change_detail
+
+    for change in comparison.signal_regressions:
+        where = item_name(change.case_id, change.model)
+        yield f"regression: {where} {change.metric} ({change.kind}): {change_detail(change)}"
