@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -149,3 +148,134 @@ def test_a_gated_regression_fails_the_session(pytester, monkeypatch) -> None:
     gated.assert_outcomes(passed=1)
     gated.stdout.fnmatch_lines(["assay: *regress*"])
     assert gated.ret == 1
+
+
+def test_stopping_at_the_first_failure_keeps_the_run_interrupted(project) -> None:
+    result = _run(project, "--assay", "support_suite.py", "-x")
+    result.assert_outcomes(passed=1, errors=1)
+    (run,) = _runs(project)
+    assert run.status is RunStatus.INTERRUPTED
+    assert sorted(s.case_id for s in run.samples) == ["boom", "window"]
+    result.stdout.fnmatch_lines(
+        [f"assay: run {run.id} of 'Support' stopped before every sample ran; kept interrupted*"]
+    )
+
+
+def test_last_failed_runs_only_the_failed_cases_as_a_selection(project) -> None:
+    _run(project, "--assay", "support_suite.py")
+    again = _run(project, "--assay", "support_suite.py", "--lf")
+    again.assert_outcomes(failed=1, errors=1)
+    latest = max(_runs(project), key=lambda run: run.sequence)
+    assert sorted(s.case_id for s in latest.samples) == ["boom", "refund"]
+    assert latest.settings.selection is not None
+
+
+MARKED = """
+import assay
+import pytest
+
+
+def _suite(name):
+    suite = assay.Suite(name, agent=lambda text, ctx: "30 days")
+    checks = [assay.checks.exact_match()]
+    suite.case("Return window?", id="window", expected="30 days", checks=checks)
+    return suite
+
+
+@pytest.mark.assay
+def test_support():
+    return _suite("Marked")
+
+
+def test_a_run_from_a_test(assay_run):
+    evaluation = assay_run(_suite("Direct"))
+    assert evaluation.verdict.passed
+    assert [s.case_id for s in evaluation.run.samples] == ["window"]
+"""
+
+
+def test_a_marked_test_and_the_fixture_run_suites(pytester) -> None:
+    pytester.makepyfile(test_marked=MARKED)
+    (pytester.path / ".assay").mkdir()
+    result = _run(pytester)
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["PASSED test_marked.py::test_support::window"])
+    with Store.open(_db(pytester), create=False) as store:
+        assert sorted(run.suite for run in store.history()) == ["Direct", "Marked"]
+
+
+def test_without_assay_the_plugin_does_nothing(pytester) -> None:
+    pytester.makepyfile(test_plain="def test_plain():\n    assert True\n")
+    _run(pytester).assert_outcomes(passed=1)
+    assert not (pytester.path / ".assay").exists()
+
+
+def test_a_broken_suite_file_is_a_collection_error_naming_it(pytester) -> None:
+    pytester.makefile(".yaml", broken="suite: Broken\nunknown_key: 1\ngroups: []\n")
+    (pytester.path / ".assay").mkdir()
+    result = _run(pytester, "--assay", "broken.yaml")
+    assert result.ret == pytest.ExitCode.INTERRUPTED  # 2, as for any collection error
+    result.stdout.fnmatch_lines(["*broken.yaml*unknown_key*"])
+    assert not (pytester.path / ".assay" / "assay.db").exists()
+
+
+def test_the_plugin_is_registered_for_pytest() -> None:
+    import tomllib
+
+    project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    assert project["project"]["entry-points"]["pytest11"] == {"assay": "assay.pytest_plugin"}
+
+
+@pytest.mark.process  # what a fresh interpreter imports
+def test_loading_the_plugin_loads_no_engine() -> None:
+    import subprocess
+    import sys
+
+    code = "import assay.pytest_plugin, sys; print(*sys.modules)"
+    loaded = set(
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout.split()
+    )
+    assert not {"assay.evaluation", "assay.store", "assay.runner", "assay.load"} & loaded
+
+
+XDIST = """
+import assay
+
+suite = assay.Suite("Spread", agent=lambda text, ctx: text.upper(), samples=2)
+for word in ("alpha", "beta", "gamma"):
+    suite.case(word, id=word, expected=word.upper(), checks=[assay.checks.exact_match()])
+"""
+
+
+@pytest.mark.process  # a real pytest with two xdist workers
+def test_across_xdist_workers_one_run_holds_each_sample_once(pytester, monkeypatch) -> None:
+    pytester.makepyfile(spread_suite=XDIST)
+    (pytester.path / ".assay").mkdir()
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "xdist.plugin",
+        "-p",
+        "assay.pytest_plugin",
+        "-n",
+        "2",
+        "--assay",
+        "spread_suite.py",
+        "--assay-model",
+        "m1,m2",
+    )
+    result.assert_outcomes(passed=6)
+    with Store.open(_db(pytester), create=False) as store:
+        (listed,) = store.history()
+        run = store.get_run(listed.id)
+    assert run.status is RunStatus.COMPLETED
+    keys = [s.key for s in run.samples]
+    assert sorted(keys) == sorted(
+        (case, model, index)
+        for case in ("alpha", "beta", "gamma")
+        for model in ("m1", "m2")
+        for index in (0, 1)
+    )
+    result.stdout.fnmatch_lines([f"assay: run {run.id} of 'Spread' stored in *: 12 passed*"])

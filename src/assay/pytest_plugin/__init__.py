@@ -8,7 +8,7 @@ run inside it; the run is stored in the history like one of ``assay run``'s.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -71,10 +71,10 @@ def pytest_configure(config: pytest.Config) -> None:
         if config.args_source is not pytest.Config.ArgsSource.ARGS:
             config.args[:] = []
         config.args.extend(str(path) for path in paths)
-        _session(config)
+        _state(config)
 
 
-def _session(config: pytest.Config) -> AssaySession:
+def _state(config: pytest.Config) -> AssaySession:
     """The plugin's state, made on first use (a marked test without ``--assay``)."""
     from assay.pytest_plugin._session import session_of
 
@@ -108,7 +108,7 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: objec
     marks = getattr(obj, "pytestmark", ())
     if not callable(obj) or not any(getattr(m, "name", None) == MARKER for m in marks):
         return None
-    return _session(collector.config).collect_marked(collector, name, obj)
+    return _state(collector.config).collect_marked(collector, name, obj)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -140,4 +140,4 @@ def assay_run(pytestconfig: pytest.Config) -> Callable[..., Any]:
             evaluation = assay_run(suite, models=["gpt-5-mini"])
             assert evaluation.verdict.passed
     """
-    return _session(pytestconfig).run_directly
+    return _state(pytestconfig).run_directly

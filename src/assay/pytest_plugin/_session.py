@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -143,16 +143,26 @@ class AssaySession:
         pytest.fail(message, pytrace=False)
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call: Any) -> Iterator[Any]:
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: Any
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         """On an xdist worker: the item's samples go to the controller with its setup report."""
         report = yield
         if isinstance(item, CaseItem) and report.skipped and isinstance(report.longrepr, tuple):
             # Skipped for the case's sake: shown at the suite's file, not the plugin's line.
-            report.longrepr = (str(item.path), None, report.longrepr[2])
-        if self.worker and isinstance(item, CaseItem) and call.when == "setup":
-            if item.results is not None and item.parent is not None:
-                report.assay_suite = item.parent.nodeid
-                report.assay_samples = [json.dumps(write(r)) for r in item.results]
+            where: Any = (str(item.path), None, report.longrepr[2])
+            report.longrepr = where
+        if (
+            self.worker
+            and isinstance(item, CaseItem)
+            and call.when == "setup"
+            and item.results is not None
+            and item.parent is not None
+        ):
+            # Plain strings: xdist carries a report's own attributes to the controller.
+            setattr(report, "assay_suite", item.parent.nodeid)  # noqa: B010
+            samples = [json.dumps(write(r)) for r in item.results]
+            setattr(report, "assay_samples", samples)  # noqa: B010
         return report
 
     @pytest.hookimpl(optionalhook=True)
@@ -169,11 +179,8 @@ class AssaySession:
         for path in sorted(self.paths):
             try:
                 run = self.open_path(path)
-            except AssayError as error:
-                # The workers report it as a collection error, naming the file.
-                self.runs.append(SuiteRun(suite=Suite(str(path)), models=(), db=None))
-                self.runs[-1].error = error
-                continue
+            except AssayError:
+                continue  # the workers report it as a collection error, naming the file
             prefix = f"{_node_path(self.config, path)}::{run.suite.name}"
             names = {f"{prefix}::{item_name(*cell)}": cell for cell in run.cells()}
             chosen = [names[nodeid] for nodeid in ids if nodeid in names]
