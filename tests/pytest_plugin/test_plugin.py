@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,13 @@ from assay.results import RunStatus
 from assay.store import Store
 
 pytest_plugins = ["pytester"]
+
+#: Installed, the plugin is loaded by its entry point; from a source tree, by name.
+_INSTALLED = any(
+    point.value == "assay.pytest_plugin"
+    for point in importlib.metadata.entry_points(group="pytest11")
+)
+PLUGIN = () if _INSTALLED else ("-p", "assay.pytest_plugin")
 
 SUITE = """
 import os
@@ -68,7 +76,7 @@ def _db(pytester: pytest.Pytester) -> str:
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_inprocess("-p", "assay.pytest_plugin", "-rA", *args)
+    return pytester.runpytest_inprocess(*PLUGIN, "-rA", *args)
 
 
 def _runs(pytester: pytest.Pytester) -> list:

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
+
+from assay.pytest_plugin._key import STATE as _KEY
 
 if TYPE_CHECKING:
     from assay.pytest_plugin._session import AssaySession
 
 #: The marker of a test function that returns the suite to run.
 MARKER = "assay"
-_KEY = pytest.StashKey["AssaySession"]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -74,6 +75,11 @@ def pytest_configure(config: pytest.Config) -> None:
         _state(config)
 
 
+def _found(config: pytest.Config) -> AssaySession | None:
+    """The plugin's state, if the session has asked for it."""
+    return cast("AssaySession | None", config.stash.get(_KEY, None))
+
+
 def _state(config: pytest.Config) -> AssaySession:
     """The plugin's state, made on first use (a marked test without ``--assay``)."""
     from assay.pytest_plugin._session import session_of
@@ -83,13 +89,13 @@ def _state(config: pytest.Config) -> AssaySession:
 
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     """A folder given to ``--assay`` (item files, a catalog folder) is a suite."""
-    found = parent.config.stash.get(_KEY, None)
+    found = _found(parent.config)
     return None if found is None else found.collect_directory(path, parent)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     """A suite file given to ``--assay`` that is not Python (YAML, pasted text)."""
-    found = parent.config.stash.get(_KEY, None)
+    found = _found(parent.config)
     if found is None or file_path.suffix == ".py":
         return None
     return found.collect_file(file_path, parent)
@@ -98,7 +104,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 @pytest.hookimpl(tryfirst=True)
 def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> Any:
     """A Python suite given to ``--assay`` is a suite, not a test module."""
-    found = parent.config.stash.get(_KEY, None)
+    found = _found(parent.config)
     return None if found is None else found.collect_file(module_path, parent)
 
 
@@ -114,14 +120,14 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: objec
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Complete each suite's run; a gated regression fails the session."""
-    found = session.config.stash.get(_KEY, None)
+    found = _found(session.config)
     if found is not None:
         found.finish(session, exitstatus)
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """Each run: where it is stored, what it was compared with, the verdict."""
-    found = terminalreporter.config.stash.get(_KEY, None)
+    found = _found(terminalreporter.config)
     lines = [] if found is None else found.summary_lines()
     if lines:
         terminalreporter.section("assay")

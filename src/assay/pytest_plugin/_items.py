@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 
@@ -22,6 +22,18 @@ if TYPE_CHECKING:
     from assay.pytest_plugin._runs import SuiteRun
 
 
+class AssaySession(Protocol):
+    """What the nodes ask of the session's state."""
+
+    def open_path(self, path: Path) -> SuiteRun:
+        """The suite at ``path``, with its run to come."""
+        ...
+
+    def execute(self, item: CaseItem) -> list[SampleResult]:
+        """The samples of ``item``, executed now."""
+        ...
+
+
 def item_name(case_id: str, model: str | None) -> str:
     """``case[model]``, or the case alone when the run names no model."""
     return case_id if model is None else f"{case_id}[{model}]"
@@ -30,9 +42,10 @@ def item_name(case_id: str, model: str | None) -> str:
 class SuiteNode(pytest.Collector):
     """One suite: its items are its cases on each model."""
 
-    def __init__(self, *, run: SuiteRun, **kwargs: Any) -> None:
+    def __init__(self, *, run: SuiteRun, session: AssaySession, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.run = run
+        self.plugin = session
 
     def collect(self) -> Iterable[pytest.Item | pytest.Collector]:
         """A case item per case and model, in the suite's order."""
@@ -45,29 +58,36 @@ class SuiteNode(pytest.Collector):
 class SuiteFile(pytest.File):
     """A suite file (Python, YAML, pasted text) given to ``--assay``."""
 
+    def __init__(self, *, session: AssaySession, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.plugin = session
+
     def collect(self) -> Iterable[pytest.Item | pytest.Collector]:
         """The suite the file holds, opened as ``assay run`` opens it."""
-        yield _suite_node(self, self.path)
+        yield _suite_node(self, self.path, self.plugin)
 
 
 class SuiteDirectory(pytest.Directory):
     """A folder of item files (or a catalog's) given to ``--assay``."""
 
+    def __init__(self, *, session: AssaySession, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.plugin = session
+
     def collect(self) -> Iterable[pytest.Item | pytest.Collector]:
         """The suite the folder holds."""
-        yield _suite_node(self, self.path)
+        yield _suite_node(self, self.path, self.plugin)
 
 
-def _suite_node(parent: pytest.Collector, path: Path) -> SuiteNode:
+def _suite_node(parent: pytest.Collector, path: Path, plugin: AssaySession) -> SuiteNode:
     from assay.errors import AssayError
-    from assay.pytest_plugin._session import session_of
 
     try:
-        run = session_of(parent.config).open_path(path)
+        run = plugin.open_path(path)
     except AssayError as error:
         text = visible(str(error))
         raise parent.CollectError(text if str(path) in text else f"{path}: {text}") from None
-    return SuiteNode.from_parent(parent, name=run.suite.name, run=run)
+    return SuiteNode.from_parent(parent, name=run.suite.name, run=run, session=plugin)
 
 
 class CaseItem(pytest.Item):
@@ -88,9 +108,9 @@ class CaseItem(pytest.Item):
 
     def setup(self) -> None:
         """Run the samples; an agent error is an error, nothing evaluated a skip."""
-        from assay.pytest_plugin._session import session_of
-
-        self.results = tuple(session_of(self.config).execute(self))
+        parent = self.parent
+        assert isinstance(parent, SuiteNode)
+        self.results = tuple(parent.plugin.execute(self))
         errored = [r for r in self.results if r.status is SampleStatus.ERROR]
         if errored:
             pytest.fail(_describe(self.results, errored, "errored"), pytrace=False)

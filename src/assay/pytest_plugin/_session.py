@@ -23,8 +23,10 @@ import pytest
 from assay.errors import AssayError, IncompleteRunError
 from assay.evaluation import Evaluation, MemoryRunStore, evaluate
 from assay.pytest_plugin._items import CaseItem, SuiteDirectory, SuiteFile, SuiteNode, item_name
+from assay.pytest_plugin._key import STATE
 from assay.pytest_plugin._runs import SuiteRun
 from assay.record import read_sample, write
+from assay.results import SampleResult
 from assay.spec import Suite
 from assay.text import visible
 
@@ -34,11 +36,9 @@ CONTROLLED = "assay_controlled"
 
 def session_of(config: pytest.Config) -> AssaySession:
     """The session's plugin state (made on first use)."""
-    from assay.pytest_plugin import _KEY
-
-    found = config.stash.get(_KEY, None)
-    if found is None:
-        found = config.stash[_KEY] = AssaySession.start(config)
+    found = config.stash.get(STATE, None)
+    if not isinstance(found, AssaySession):
+        found = config.stash[STATE] = AssaySession.start(config)
     return found
 
 
@@ -76,13 +76,13 @@ class AssaySession:
         """A suite file given to ``--assay``."""
         if path.resolve() not in self.paths:
             return None
-        return SuiteFile.from_parent(parent, path=path)
+        return SuiteFile.from_parent(parent, path=path, session=self)
 
     def collect_directory(self, path: Path, parent: pytest.Collector) -> pytest.Collector | None:
         """A suite folder given to ``--assay``."""
         if path.resolve() not in self.paths:
             return None
-        return SuiteDirectory.from_parent(parent, path=path)
+        return SuiteDirectory.from_parent(parent, path=path, session=self)
 
     def open_path(self, path: Path) -> SuiteRun:
         """The suite at ``path``, opened as ``assay run`` opens it, with its run to come."""
@@ -105,7 +105,8 @@ class AssaySession:
             raise collector.CollectError(
                 f"{name}: a test marked assay returns an assay.Suite, not {type(made).__name__}"
             )
-        return SuiteNode.from_parent(collector, name=name, run=self._run_of(configured(made)))
+        run = self._run_of(configured(made))
+        return SuiteNode.from_parent(collector, name=name, run=run, session=self)
 
     def _run_of(self, suite: Suite, path: Path | None = None) -> SuiteRun:
         options: dict[str, Any] = {"fail_on_regression": self.fail_on_regression}
@@ -118,7 +119,7 @@ class AssaySession:
 
     # Running
 
-    def execute(self, item: CaseItem) -> list[Any]:
+    def execute(self, item: CaseItem) -> list[SampleResult]:
         """The samples of ``item``, executed in its run (started on first use)."""
         run = item.run
         if self.worker and run.path is None:
