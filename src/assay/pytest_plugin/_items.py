@@ -42,10 +42,10 @@ def item_name(case_id: str, model: str | None) -> str:
 class SuiteNode(pytest.Collector):
     """One suite: its items are its cases on each model."""
 
-    def __init__(self, *, run: SuiteRun, session: AssaySession, **kwargs: Any) -> None:
+    def __init__(self, *, run: SuiteRun, plugin: AssaySession, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.run = run
-        self.plugin = session
+        self.plugin = plugin
 
     def collect(self) -> Iterable[pytest.Item | pytest.Collector]:
         """A case item per case and model, in the suite's order."""
@@ -58,9 +58,9 @@ class SuiteNode(pytest.Collector):
 class SuiteFile(pytest.File):
     """A suite file (Python, YAML, pasted text) given to ``--assay``."""
 
-    def __init__(self, *, session: AssaySession, **kwargs: Any) -> None:
+    def __init__(self, *, plugin: AssaySession, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.plugin = session
+        self.plugin = plugin
 
     def collect(self) -> Iterable[pytest.Item | pytest.Collector]:
         """The suite the file holds, opened as ``assay run`` opens it."""
@@ -70,9 +70,9 @@ class SuiteFile(pytest.File):
 class SuiteDirectory(pytest.Directory):
     """A folder of item files (or a catalog's) given to ``--assay``."""
 
-    def __init__(self, *, session: AssaySession, **kwargs: Any) -> None:
+    def __init__(self, *, plugin: AssaySession, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.plugin = session
+        self.plugin = plugin
 
     def collect(self) -> Iterable[pytest.Item | pytest.Collector]:
         """The suite the folder holds."""
@@ -87,7 +87,7 @@ def _suite_node(parent: pytest.Collector, path: Path, plugin: AssaySession) -> S
     except AssayError as error:
         text = visible(str(error))
         raise parent.CollectError(text if str(path) in text else f"{path}: {text}") from None
-    return SuiteNode.from_parent(parent, name=run.suite.name, run=run, session=plugin)
+    return SuiteNode.from_parent(parent, name=run.suite.name, run=run, plugin=plugin)
 
 
 class CaseItem(pytest.Item):

@@ -76,13 +76,13 @@ class AssaySession:
         """A suite file given to ``--assay``."""
         if path.resolve() not in self.paths:
             return None
-        return SuiteFile.from_parent(parent, path=path, session=self)
+        return SuiteFile.from_parent(parent, path=path, plugin=self)
 
     def collect_directory(self, path: Path, parent: pytest.Collector) -> pytest.Collector | None:
         """A suite folder given to ``--assay``."""
         if path.resolve() not in self.paths:
             return None
-        return SuiteDirectory.from_parent(parent, path=path, session=self)
+        return SuiteDirectory.from_parent(parent, path=path, plugin=self)
 
     def open_path(self, path: Path) -> SuiteRun:
         """The suite at ``path``, opened as ``assay run`` opens it, with its run to come."""
@@ -106,7 +106,7 @@ class AssaySession:
                 f"{name}: a test marked assay returns an assay.Suite, not {type(made).__name__}"
             )
         run = self._run_of(configured(made))
-        return SuiteNode.from_parent(collector, name=name, run=run, session=self)
+        return SuiteNode.from_parent(collector, name=name, run=run, plugin=self)
 
     def _run_of(self, suite: Suite, path: Path | None = None) -> SuiteRun:
         options: dict[str, Any] = {"fail_on_regression": self.fail_on_regression}
