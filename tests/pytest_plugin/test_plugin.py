@@ -287,3 +287,18 @@ def test_across_xdist_workers_one_run_holds_each_sample_once(pytester, monkeypat
         for index in (0, 1)
     )
     result.stdout.fnmatch_lines([f"assay: run {run.id} of 'Spread' stored in *: 12 passed*"])
+
+
+def test_a_folder_of_item_files_is_a_suite(pytester) -> None:
+    import shutil
+
+    shutil.copytree(Path(__file__).parents[2] / "examples" / "trip", pytester.path / "trip")
+    (pytester.path / ".assay").mkdir()
+    result = _run(pytester, "--assay", "trip/items", "-k", "set_name")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["PASSED trip/items::trip::trip.set_name"])
+    with Store.open(_db(pytester), create=False) as store:
+        (listed,) = store.history()
+        run = store.get_run(listed.id)
+    assert {s.case_id for s in run.samples} == {"trip.set_name"}
+    assert run.settings.selection is not None
