@@ -123,9 +123,10 @@ class AssaySession:
         """The samples of ``item``, executed in its run (started on first use)."""
         run = item.run
         if self.worker and run.path is None:
-            raise AssayError(
+            pytest.fail(
                 "a suite from a test marked assay runs in one process: run it with -n0 "
-                "(--assay PATH suites run across xdist workers)"
+                "(--assay PATH suites run across xdist workers)",
+                pytrace=False,
             )
         if not run.started:
             chosen = [
