@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 from assay.cli._common import (
     GATING,
     JUDGING,
+    MODELS,
     OUTPUT,
     STORAGE,
     ConcurrencyOption,
@@ -83,6 +84,23 @@ def run_command(
     model: ModelOption = None,
     timeout: TimeoutOption = None,
     sample_concurrency: SampleConcurrencyOption = None,
+    executor: Annotated[
+        str,
+        typer.Option(
+            help="Where the samples execute: local (this process) or ray (a task each on a Ray "
+            "cluster; needs assay[ray]).",
+            rich_help_panel=MODELS,
+        ),
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            help="With --executor ray: the cluster (auto for the one ray start runs here, "
+            "ray://HOST:10001 for a remote one).",
+            show_default="a local cluster for this run",
+            rich_help_panel=MODELS,
+        ),
+    ] = None,
     judge: JudgeOption = None,
     judge_base_url: JudgeBaseUrlOption = None,
     judge_timeout: JudgeTimeoutOption = None,
@@ -298,6 +316,7 @@ def run_command(
             raise ConfigurationError("--redact needs --record")
         reports = _check_report_paths(report or [], theme)
         summaries = _summary_files(summary)
+        chosen_executor = _executor(executor, ray_address)
         run_id = resume or str(uuid.uuid4())
         options: EvaluationArgs = {
             "metadata": metadata_option(metadata),
@@ -324,6 +343,7 @@ def run_command(
             "trace": _tracing(trace, trace_file, config.trace),
             "record_redact": redact,
             "cache": cache if cache is not None else config.cache,
+            "executor": chosen_executor,
         }
         from assay.cli._warnings import print_unchecked
 
@@ -350,6 +370,20 @@ def run_command(
 
 
 REPLAY = "Replay"
+
+
+def _executor(name: str, address: str | None) -> Any:
+    """The executor ``--executor`` names (``None``: the local one), ``--ray-address`` with it."""
+    if name not in ("local", "ray"):
+        raise ConfigurationError(f"--executor {name!r}: choose local or ray")
+    if name == "local":
+        if address is not None:
+            raise ConfigurationError("--ray-address needs --executor ray")
+        return None
+    from assay.ray import RayExecutor, require_ray
+
+    require_ray()
+    return RayExecutor(address=address)
 
 
 def _recorded(

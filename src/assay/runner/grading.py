@@ -16,13 +16,21 @@ from assay.results import MetricResult, errored
 from assay.results.pricing import catalogue_loaded, estimate_cost, load_catalogue
 from assay.spec import JSON, CasePlan, PlannedMetric, canonical_json
 
+#: The error a judge criterion keeps until the separate judging of its sample grades it.
+NOT_JUDGED = "not judged: the judging of this sample did not return"
+
 
 @dataclass(frozen=True, slots=True)
 class Judging:
-    """The judge a run grades prose with, and how many votes each grade takes."""
+    """The judge a run grades prose with, and how many votes each grade takes.
+
+    ``deferred`` grades nothing here: each criterion is left as an error naming
+    :data:`NOT_JUDGED`, for a separate step to grade (a cluster judges in tasks of its own).
+    """
 
     judge: Judge
     votes: int = 1
+    deferred: bool = False
 
 
 async def grade(
@@ -40,12 +48,18 @@ async def grade(
     planned = [metric for metric in plan.metrics if metric.kind == "judge"]
     if not planned or judging is None:
         return (), None
+    if judging.deferred:
+        return tuple(_not_judged(metric) for metric in planned), None
     usage = JudgeUsage()
     results: list[MetricResult] = []
     with sample_deadline():  # judge_timeout bounds the sample's judging, not each call
         for metric in planned:
             results.append(await _grade_one(plan, metric, answer, judging, usage, observation))
     return tuple(results), usage.counted()
+
+
+def _not_judged(metric: PlannedMetric) -> MetricResult:
+    return errored(metric.name, "judge", metric.category, metric.threshold, NOT_JUDGED)
 
 
 async def _grade_one(

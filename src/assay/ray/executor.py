@@ -1,0 +1,242 @@
+"""The Ray executor: each (case, model, sample) a Ray task, the results stored by the driver.
+
+The driver (the process running ``assay run``) puts what every task needs in Ray's object
+store once, keeps at most ``concurrency`` tasks in flight, and takes each result as it
+lands (``ray.wait``): a sample's agent and checks run in one task, its judge criteria in
+another, and the driver diagnoses it and puts it in the run's sink, the same durable path
+the local executor writes through. A task whose worker died is retried by Ray up to
+``max_retries`` times, then stored as an errored sample.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from assay.errors import AssayError, ConfigurationError
+from assay.evaluation import Work
+from assay.ray._shipping import shipped_by_value
+from assay.ray._tasks import Payload, decoded, judge_task, sample_task
+from assay.results import SampleResult, decide_status
+from assay.results.storable import storable
+from assay.runner.engine import WorkItem
+from assay.runner.split import awaiting_judge, concluded
+
+#: How long one wait for landed tasks lasts at most (seconds): a cancelled run stops within it.
+WAIT = 0.5
+#: Times Ray runs a task again after its worker died, by default.
+DEFAULT_RETRIES = 3
+
+
+def require_ray() -> Any:
+    """The ``ray`` module; a :class:`ConfigurationError` naming the extra without it."""
+    try:
+        import ray
+    except ImportError as error:
+        raise ConfigurationError(
+            f"the Ray executor needs Ray ({error}); install it with pip install 'assay[ray]'"
+        ) from None
+    return ray
+
+
+@dataclass(frozen=True, kw_only=True)
+class RayExecutor:
+    """Executes a run's samples as tasks on a Ray cluster.
+
+    ``address`` is the cluster's (``auto`` for the one ``ray start`` runs on this machine,
+    ``ray://host:10001`` for a remote one); ``None`` starts a local cluster for the run
+    (of ``num_cpus`` CPUs) and stops it afterwards. A process that has already connected
+    to Ray (``ray.init``) is used as it is, and stays connected. ``runtime_env`` is the
+    job's Ray runtime environment (``pip``, ``working_dir``, ``env_vars``...), given when
+    the executor connects. Each sample task asks Ray for ``task_cpus`` CPUs; a worker lost
+    in the middle of one is retried ``max_retries`` times before the sample is stored as an
+    error.
+    """
+
+    address: str | None = None
+    runtime_env: Mapping[str, Any] | None = None
+    num_cpus: int | None = None
+    max_retries: int = DEFAULT_RETRIES
+    task_cpus: float = 1.0
+    name: str = "ray"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int):
+            raise ConfigurationError(f"max_retries {self.max_retries!r} is not a whole number")
+        if self.max_retries < 0:
+            raise ConfigurationError(f"max_retries {self.max_retries!r} is below 0")
+        if self.num_cpus is not None and self.address is not None:
+            raise ConfigurationError("num_cpus sizes a local cluster; an address names one")
+        if self.address is not None and not self.address.strip():
+            raise ConfigurationError("the Ray address is empty (give auto or ray://HOST:PORT)")
+
+    async def execute(self, work: Work) -> Sequence[SampleResult]:
+        """Fan the work's items out as tasks; each result reaches the sink as it lands."""
+        ray = require_ray()
+        if work.execution.capture is not None:
+            raise ConfigurationError(
+                "a suite with capture='spans' reads its agent's spans in-process; "
+                "run it with the local executor"
+            )
+        connected = await asyncio.to_thread(self._connect, ray)
+        try:
+            return await _Fanout(ray, work, self).run()
+        finally:
+            if connected:
+                await asyncio.shield(asyncio.to_thread(ray.shutdown))
+
+    def _connect(self, ray: Any) -> bool:
+        """Connect to the cluster (or start one) unless the process already has; say if so."""
+        if ray.is_initialized():
+            return False
+        options: dict[str, Any] = {"log_to_driver": False}
+        if self.address is None:
+            options.update(num_cpus=self.num_cpus, include_dashboard=False)
+        if self.runtime_env is not None:
+            options["runtime_env"] = dict(self.runtime_env)
+        try:
+            ray.init(address=self.address, **options)
+        except (ConnectionError, RuntimeError, ValueError) as error:
+            raise ConfigurationError(
+                f"cannot connect to Ray at {self.address!r}: {error}"
+            ) from None
+        return True
+
+
+@dataclass(slots=True)
+class _Flying:
+    """A task in flight: what it computes, for which item, and the sample it judges."""
+
+    kind: str
+    item: WorkItem
+    unjudged: SampleResult | None = None
+
+
+class _Fanout:
+    """One run's tasks: submitted within the limits, taken as they land, cancelled on a stop."""
+
+    def __init__(self, ray: Any, work: Work, executor: RayExecutor) -> None:
+        self.ray = ray
+        self.work = work
+        self.retries = executor.max_retries
+        self.cpus = executor.task_cpus
+        self.pending = list(work.items)
+        self.flying: dict[Any, _Flying] = {}
+        self.landed: list[SampleResult] = []
+        self.cases = {plan.case.id: position for position, plan in enumerate(work.plan.cases)}
+        self.models = {model.label: position for position, model in enumerate(work.models)}
+
+    async def run(self) -> list[SampleResult]:
+        try:
+            self.holder = [await asyncio.to_thread(self._put)]
+            self.sample = self.ray.remote(sample_task).options(
+                max_retries=self.retries, retry_exceptions=False, num_cpus=self.cpus
+            )
+            self.judge = self.ray.remote(judge_task).options(
+                max_retries=self.retries, retry_exceptions=False, num_cpus=self.cpus
+            )
+            while self.pending or self.flying:
+                self._submit()
+                for ref, value in await asyncio.to_thread(self._wait):
+                    await self._take(self.flying.pop(ref), value)
+            return self.landed
+        finally:
+            self._cancel()
+            await asyncio.shield(self.work.sink.close())
+
+    def _put(self) -> Any:
+        execution = dataclasses.replace(
+            self.work.execution, diagnosing=None, around_sample=None, capture=None
+        )
+        payload = Payload(self.work.agent, self.work.plan.cases, self.work.models, execution)
+        with shipped_by_value(self.ray.cloudpickle):
+            return self.ray.put(payload)
+
+    def _submit(self) -> None:
+        """Start what the limits allow, in the items' order (a blocked item is passed over)."""
+        execution = self.work.execution
+        room = execution.concurrency - len(self.flying)
+        position = 0
+        while room > 0 and position < len(self.pending):
+            item = self.pending[position]
+            if not self._allowed(item):
+                position += 1
+                continue
+            del self.pending[position]
+            model = -1 if item.model is None else self.models[item.model.label]
+            ref = self.sample.remote(self.holder, self.cases[item.key[0]], model, item.index)
+            self.flying[ref] = _Flying("sample", item)
+            room -= 1
+
+    def _allowed(self, item: WorkItem) -> bool:
+        execution = self.work.execution
+        per_model, per_item = execution.model_concurrency, execution.sample_concurrency
+        if per_model is None and per_item is None:
+            return True
+        keys = [each.item.key for each in self.flying.values()]
+        if per_model is not None and sum(key[1] == item.key[1] for key in keys) >= per_model:
+            return False
+        return per_item is None or sum(key[:2] == item.key[:2] for key in keys) < per_item
+
+    def _wait(self) -> list[tuple[Any, Any]]:
+        """The tasks that landed (waiting up to :data:`WAIT` for one), each with its value."""
+        ray = self.ray
+        refs = list(self.flying)
+        done, rest = ray.wait(refs, num_returns=1, timeout=WAIT)
+        if done and rest:
+            more, _ = ray.wait(rest, num_returns=len(rest), timeout=0)
+            done += more
+        landed: list[tuple[Any, Any]] = []
+        for ref in done:
+            try:
+                landed.append((ref, ray.get(ref)))
+            except ray.exceptions.RayTaskError as error:
+                # The task's own code failed (a sample's failures are results): the harness.
+                raise AssayError(f"a Ray task failed: {_first_line(error)}") from None
+            except ray.exceptions.RayError as error:
+                landed.append((ref, error))
+        return landed
+
+    async def _take(self, flying: _Flying, value: Any) -> None:
+        item = flying.item
+        if isinstance(value, BaseException):
+            lost = f"the Ray task was lost after {self.retries} retries: {_first_line(value)}"
+            if flying.unjudged is not None:
+                await self._finish(item, flying.unjudged)  # its criteria say it was not judged
+            else:
+                await self._finish(item, _lost(item, lost))
+            return
+        result = decoded(value)
+        if flying.kind == "sample" and self.work.execution.judging and awaiting_judge(result):
+            ref = self.judge.remote(self.holder, self.cases[item.key[0]], value)
+            self.flying[ref] = _Flying("judge", item, result)
+            return
+        await self._finish(item, result)
+
+    async def _finish(self, item: WorkItem, result: SampleResult) -> None:
+        result = await concluded(result, item.plan, self.work.execution)
+        self.landed.append(result)
+        await self.work.sink.put(result)
+
+    def _cancel(self) -> None:
+        for ref in self.flying:
+            with contextlib.suppress(Exception):
+                self.ray.cancel(ref, force=True)
+        self.flying.clear()
+
+
+def _lost(item: WorkItem, message: str) -> SampleResult:
+    case, model, index = item.key
+    status = decide_status(message, ())
+    return storable(
+        SampleResult(case_id=case, model=model, sample=index, status=status, error=message)
+    )
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0] if text else ''}".rstrip(": ")

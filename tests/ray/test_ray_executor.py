@@ -1,0 +1,127 @@
+"""Samples fanned out as Ray tasks: stored as the local executor stores them, crashes retried.
+
+One local Ray cluster (two CPUs) serves the module; the tests share an xdist group so that two
+test workers never start a cluster each.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+import assay
+from assay import checks
+from assay.ray import RayExecutor
+from assay.record import write
+from assay.store import Store
+from assay.testing import ScriptedServer, verdict
+from commandline import Cli
+
+ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.xdist_group("ray")
+
+SUITE = """
+import assay
+from assay import checks
+
+def agent(text, ctx):
+    return "ok, " + text if ctx.case.id != "refund" else "I cannot help with that."
+
+suite = assay.Suite("Fanned out", agent=agent, checks=[checks.contains("ok")],
+                    criteria=["answer_relevancy"])
+for name in ("orders", "returns", "refund"):
+    suite.case(f"Question about {name}", id=name)
+"""
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def judge_script(body):
+    # Deterministic whatever the order the samples are judged in: the grade follows the answer.
+    prompt = body["messages"][-1]["content"]
+    return verdict(1.0, "on topic") if "ok," in prompt else verdict(0.2, "off topic")
+
+
+def stored(store: Store, run_id: str) -> list[dict]:
+    """The run's samples as stored, in key order, without their clocks."""
+    samples = sorted(store.get_run(run_id).samples, key=lambda sample: sample.key)
+    return [_timeless(write(sample)) for sample in samples]
+
+
+def _timeless(value):
+    if isinstance(value, dict):
+        return {k: _timeless(v) for k, v in value.items() if not k.endswith(("_ms", "_at"))}
+    if isinstance(value, list):
+        return [_timeless(item) for item in value]
+    return value
+
+
+def test_a_suite_stores_the_same_results_under_the_local_and_the_ray_executor(
+    cluster, tmp_path: Path
+) -> None:
+    (tmp_path / "fanned_eval.py").write_text(SUITE)
+    cli = Cli(tmp_path)
+    with ScriptedServer(judge_script) as server:
+        judged = ["--judge", "judge-model", "--judge-base-url", server.base_url, "--samples", "2"]
+        env = {"OPENAI_API_KEY": "test"}
+        local = cli("run", "fanned_eval.py", *judged, "--quiet", env=env)
+        fanned = cli("run", "fanned_eval.py", *judged, "--executor", "ray", "--quiet", env=env)
+    assert local.exit_code == fanned.exit_code == 1, local.output + fanned.output
+    with Store.open(f"sqlite:///{tmp_path / '.assay' / 'assay.db'}") as store:
+        first, second = store.history(suite="Fanned out")[::-1]
+        assert (first.settings.executor, second.settings.executor) == ("local", "ray")
+        assert second.status is assay.RunStatus.COMPLETED
+        local_samples, ray_samples = stored(store, first.id), stored(store, second.id)
+    assert len(ray_samples) == 6 and ray_samples == local_samples
+    refund = [sample for sample in ray_samples if sample["case_id"] == "refund"]
+    judged_metrics = [m for s in refund for m in s["metrics"] if m["kind"] == "judge"]
+    assert refund[0]["fault"] and [m["score"] for m in judged_metrics] == [0.2, 0.2]
+
+
+def crashing_agent(text: str, ctx: assay.AgentContext) -> str:
+    """Kills its worker: once for the flaky case, every time for the doomed one."""
+    marker = Path(ctx.case.metadata["marker"])
+    attempts = int(marker.read_text() or 0) if marker.exists() else 0
+    marker.write_text(str(attempts + 1))
+    if ctx.case.id == "doomed" or attempts == 0:
+        os._exit(1)
+    return "ok"
+
+
+def test_a_lost_worker_is_retried_and_a_task_that_always_dies_is_an_errored_sample(
+    cluster, tmp_path: Path
+) -> None:
+    suite = assay.Suite("Crashing", agent=crashing_agent, checks=[checks.contains("ok")])
+    for name in ("flaky", "doomed"):
+        suite.case(name, id=name, metadata={"marker": str(tmp_path / name)})
+    executor = RayExecutor(max_retries=1)
+    with Store.open(f"sqlite:///{tmp_path / 'history.db'}", migrate=True) as store:
+        run = assay.run(suite, db=store, executor=executor, progress=False)
+        samples = {sample.case_id: sample for sample in store.get_run(run.id).samples}
+    assert run.status is assay.RunStatus.COMPLETED
+    assert samples["flaky"].status is assay.SampleStatus.PASSED
+    assert (tmp_path / "flaky").read_text() == "2"  # died once, then answered
+    doomed = samples["doomed"]
+    assert doomed.status is assay.SampleStatus.ERROR and (tmp_path / "doomed").read_text() == "2"
+    assert re.match(r"the Ray task was lost after 1 retries: WorkerCrashedError", doomed.error)
+
+
+def test_the_executor_options_are_checked_before_anything_runs(tmp_path: Path) -> None:
+    (tmp_path / "fanned_eval.py").write_text(SUITE)
+    cli = Cli(tmp_path)
+    unknown = cli("run", "fanned_eval.py", "--executor", "spark")
+    alone = cli("run", "fanned_eval.py", "--ray-address", "auto")
+    assert unknown.exit_code == alone.exit_code == 2
+    assert "--executor 'spark': choose local or ray" in unknown.stderr
+    assert "--ray-address needs --executor ray" in alone.stderr
+    assert not (tmp_path / ".assay").exists()  # nothing stored
