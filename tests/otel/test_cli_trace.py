@@ -32,10 +32,15 @@ trace.set_tracer_provider(TracerProvider())
 )
 
 
-NO_OTLP = pytest.mark.skipif(
-    importlib.util.find_spec("opentelemetry.exporter") is not None,
-    reason="the OTLP exporter is installed",
-)
+def _otlp_installed() -> bool:
+    # Not the namespace alone: another exporter (Prometheus, which Ray brings) makes that one.
+    try:
+        return importlib.util.find_spec("opentelemetry.exporter.otlp") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+NO_OTLP = pytest.mark.skipif(_otlp_installed(), reason="the OTLP exporter is installed")
 
 
 def run_cli(tmp_path: Path, source: str, *flags: str) -> tuple[int, str, assay.Run | None]:

@@ -8,7 +8,7 @@ as something else.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +38,8 @@ class Payload:
 
 #: The payload a worker last read, by its object id: the tasks of a run share one.
 _read: dict[str, Payload] = {}
+#: The worker's event loop, kept from task to task (with the threads that call sync agents).
+_loops: list[asyncio.AbstractEventLoop] = []
 
 
 def payload(holder: list[Any]) -> Payload:
@@ -57,7 +59,7 @@ def sample_task(holder: list[Any], case: int, model: int, index: int) -> dict[st
     """Call the agent and run the checks of one sample; its judge criteria wait."""
     work = payload(holder)
     item = work.item(case, model, index)
-    return encoded(asyncio.run(execute_unjudged(work.agent, item, work.models, work.execution)))
+    return encoded(_run(execute_unjudged(work.agent, item, work.models, work.execution)))
 
 
 def judge_task(holder: list[Any], case: int, sample: Mapping[str, Any]) -> dict[str, Any]:
@@ -67,7 +69,14 @@ def judge_task(holder: list[Any], case: int, sample: Mapping[str, Any]) -> dict[
     result = decoded(sample)
     if judging is None:
         return encoded(result)
-    return encoded(asyncio.run(judge_deferred(result, work.plans[case], judging)))
+    return encoded(_run(judge_deferred(result, work.plans[case], judging)))
+
+
+def _run(step: Coroutine[Any, Any, SampleResult]) -> SampleResult:
+    """Run ``step`` on the worker's loop (a new loop per task would start new threads too)."""
+    if not _loops or _loops[0].is_closed():
+        _loops[:] = [asyncio.new_event_loop()]
+    return _loops[0].run_until_complete(step)
 
 
 def encoded(result: SampleResult) -> dict[str, Any]:

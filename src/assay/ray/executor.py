@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import pickle
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -141,8 +142,12 @@ class _Fanout:
             )
             while self.pending or self.flying:
                 self._submit()
-                for ref, value in await asyncio.to_thread(self._wait):
-                    await self._take(self.flying.pop(ref), value)
+                # Whatever landed already is taken without a thread; otherwise one waits.
+                landed = self._wait(0) or await asyncio.to_thread(self._wait, WAIT)
+                taken = [(self.flying.pop(ref), value) for ref, value in landed]
+                self._submit()  # the freed workers start on the next samples at once
+                for flying, value in taken:
+                    await self._take(flying, value)
             return self.landed
         finally:
             self._cancel()
@@ -154,7 +159,13 @@ class _Fanout:
         )
         payload = Payload(self.work.agent, self.work.plan.cases, self.work.models, execution)
         with shipped_by_value(self.ray.cloudpickle):
-            return self.ray.put(payload)
+            try:
+                return self.ray.put(payload)
+            except (TypeError, AttributeError, pickle.PicklingError) as error:
+                raise ConfigurationError(
+                    f"the agent, the cases or the judge cannot be sent to Ray workers ({error}); "
+                    "run with the local executor"
+                ) from None
 
     def _submit(self) -> None:
         """Start what the limits allow, in the items' order (a blocked item is passed over)."""
@@ -182,11 +193,13 @@ class _Fanout:
             return False
         return per_item is None or sum(key[:2] == item.key[:2] for key in keys) < per_item
 
-    def _wait(self) -> list[tuple[Any, Any]]:
-        """The tasks that landed (waiting up to :data:`WAIT` for one), each with its value."""
+    def _wait(self, timeout: float) -> list[tuple[Any, Any]]:
+        """The tasks that landed (waiting up to ``timeout`` for one), each with its value."""
         ray = self.ray
         refs = list(self.flying)
-        done, rest = ray.wait(refs, num_returns=1, timeout=WAIT)
+        if not refs:
+            return []
+        done, rest = ray.wait(refs, num_returns=1, timeout=timeout)
         if done and rest:
             more, _ = ray.wait(rest, num_returns=len(rest), timeout=0)
             done += more
