@@ -74,3 +74,11 @@ def test_the_report_formats_load_no_template_engine_until_html_is_rendered() -> 
     )
     assert "assay.report.html" in loaded
     assert not {"jinja2", "markupsafe"} & loaded
+
+
+@pytest.mark.process  # what a fresh interpreter imports
+def test_running_a_suite_loads_no_ray_until_it_is_asked_for() -> None:
+    loaded = _loaded_after(
+        "import assay\nimport assay.evaluation.lifecycle\nimport assay.cli.run\nimport assay.ray"
+    )
+    assert "assay.ray" in loaded and "ray" not in loaded
