@@ -6,16 +6,22 @@ test workers never start a cluster each.
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import os
 import re
+import time
+import warnings
 from pathlib import Path
 
 import pytest
 
 import assay
 from assay import checks
+from assay.evaluation import Work
 from assay.ray import RayExecutor
 from assay.record import write
+from assay.runner import Execution, MemorySink, QuietProgress, work_items
 from assay.store import Store
 from assay.testing import ScriptedServer, verdict
 from commandline import Cli
@@ -44,6 +50,10 @@ def cluster():
         yield
     finally:
         ray.shutdown()
+        with warnings.catch_warnings():
+            # Ray's own handles on the processes it stopped: collected here, not in a test.
+            warnings.simplefilter("ignore", ResourceWarning)
+            gc.collect()
 
 
 def judge_script(body):
@@ -125,3 +135,56 @@ def test_the_executor_options_are_checked_before_anything_runs(tmp_path: Path) -
     assert "--executor 'spark': choose local or ray" in unknown.stderr
     assert "--ray-address needs --executor ray" in alone.stderr
     assert not (tmp_path / ".assay").exists()  # nothing stored
+
+
+def lingering_agent(text: str, ctx: assay.AgentContext) -> str:
+    """Says where it runs, then takes far longer than the test waits."""
+    Path(ctx.case.metadata["folder"], ctx.case.id).write_text(str(os.getpid()))
+    time.sleep(600)
+    return "too late"
+
+
+class ClosedSink(MemorySink):
+    closed = False
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+def test_a_cancelled_run_cancels_its_tasks_and_closes_its_sink(cluster, tmp_path: Path) -> None:
+    suite = assay.Suite("Cancelled", agent=lingering_agent, checks=[checks.contains("ok")])
+    for name in ("first", "second"):
+        suite.case(name, id=name, metadata={"folder": str(tmp_path)})
+    plan = suite.plan(judged=False)
+    sink = ClosedSink()
+    work = Work(
+        plan=plan,
+        items=work_items(plan),
+        models=(),
+        agent=lingering_agent,
+        execution=Execution(concurrency=2),
+        sink=sink,
+        progress=QuietProgress(),
+    )
+
+    async def cancelled() -> None:
+        running = asyncio.ensure_future(RayExecutor().execute(work))
+        while len(list(tmp_path.iterdir())) < 2:  # both samples are running on workers
+            await asyncio.sleep(0.1)
+        running.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await running
+
+    asyncio.run(cancelled())
+    assert sink.closed and sink.results == []
+    pids = [int(path.read_text()) for path in tmp_path.iterdir()]
+    while any(_alive(pid) for pid in pids):  # the workers running them are stopped
+        time.sleep(0.1)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
