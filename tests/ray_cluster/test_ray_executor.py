@@ -134,6 +134,8 @@ def test_the_executor_options_are_checked_before_anything_runs(tmp_path: Path) -
     assert unknown.exit_code == alone.exit_code == 2
     assert "--executor 'spark': choose local or ray" in unknown.stderr
     assert "--ray-address needs --executor ray" in alone.stderr
+    cached = cli("run", "fanned_eval.py", "--executor", "ray", "--cache")
+    assert cached.exit_code == 2 and "--no-cache" in cached.stderr
     assert not (tmp_path / ".assay").exists()  # nothing stored
 
 

@@ -20,6 +20,8 @@ from typing import Any
 
 from assay.errors import AssayError, ConfigurationError
 from assay.evaluation import Work
+from assay.judging import judge_chain
+from assay.judging.cache import CachedJudge
 from assay.ray._shipping import shipped_by_value
 from assay.ray._tasks import Payload, decoded, judge_task, sample_task
 from assay.results import SampleResult, decide_status
@@ -82,6 +84,14 @@ class RayExecutor:
             raise ConfigurationError(
                 "a suite with capture='spans' reads its agent's spans in-process; "
                 "run it with the local executor"
+            )
+        judging = work.execution.judging
+        if judging is not None and any(
+            isinstance(each, CachedJudge) for each in judge_chain(judging.judge)
+        ):
+            raise ConfigurationError(
+                "the judge cache is kept in this machine's history database, which Ray workers "
+                "do not reach: run with --no-cache, or with the local executor"
             )
         connected = await asyncio.to_thread(self._connect, ray)
         try:

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 from assay.agent import ModelSpec
+from assay.judging.cache import positioned
 from assay.results import MetricResult, SampleResult, decide_status
 from assay.results.storable import storable
 from assay.runner._calling import accepting_context
@@ -36,7 +38,8 @@ async def execute_unjudged(
     sample, not a passing one).
     """
     judging = execution.judging
-    with watched_run(models):
+    case, model, index = item.key
+    with watched_run(models), positioned(sample=index, case=case, model=model):
         return await run_sample(
             accepting_context(agent),
             item.plan,
@@ -59,7 +62,8 @@ async def judge_deferred(result: SampleResult, plan: CasePlan, judging: Judging)
     if not awaiting_judge(result):
         return result
     asked = dataclasses.replace(judging, deferred=False)
-    graded, usage = await grade(plan, result.answer, asked, result.observation)
+    with _at(result):
+        graded, usage = await grade(plan, result.answer, asked, result.observation)
     metrics = tuple(metric for metric in result.metrics if not _waiting(metric)) + graded
     status = decide_status(result.error, metrics)
     return storable(dataclasses.replace(result, metrics=metrics, status=status, judge_usage=usage))
@@ -69,7 +73,13 @@ async def concluded(result: SampleResult, plan: CasePlan, execution: Execution) 
     """A failing or errored ``result`` with its fault and recommendation, as the engine gives it."""
     if result.status not in DIAGNOSED:
         return result
-    return await conclude(result, plan, execution.diagnosing, execution.judging)
+    with _at(result):
+        return await conclude(result, plan, execution.diagnosing, execution.judging)
+
+
+def _at(result: SampleResult) -> AbstractContextManager[None]:
+    """Judge calls made inside are the sample's (a judge cache keys them by it)."""
+    return positioned(sample=result.sample, case=result.case_id, model=result.model)
 
 
 def _waiting(metric: MetricResult) -> bool:
