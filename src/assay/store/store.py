@@ -45,10 +45,11 @@ from assay.results import (
 from assay.results.baseline import BaselineChoice, Pin, RunOutcome
 from assay.results.cache import CacheStats
 from assay.results.run import Lease, ModelVerdict
-from assay.store import _baselines, _cache, _lease, _migrate, _reads, _rows
+from assay.store import _baselines, _cache, _lease, _migrate, _reads, _rows, browse
 from assay.store._engine import WRITE, connect, unusable_file
 from assay.store._tables import MalformedJSON, metrics, run_cases, runs, samples
 from assay.store._urls import ambiguous_password, normalise, redact, scrub, sqlite_path
+from assay.store.browse import CaseRun, Names, RunFilter, RunsPage
 
 _OPEN = (RunStatus.RUNNING.value, RunStatus.INTERRUPTED.value)
 # The database triggers' message (see migrations): how a refused write is recognised.
@@ -493,6 +494,48 @@ class Store:
             if first is None:
                 return None  # the first run of the pair is gone or never completed
             return _reads.full_run(connection, first), _reads.full_run(connection, row)
+
+    # -- a page at a time (the dashboard) ----------------------------------------------------
+
+    def runs_page(self, where: RunFilter, *, offset: int = 0, limit: int = 50) -> RunsPage:
+        """Runs matching ``where``, newest first, ``limit`` from ``offset``, without samples."""
+        with self._read("runs page") as connection:
+            return browse.runs_page(connection, where, offset=offset, limit=limit)
+
+    def run_head(self, ref: str) -> Run:
+        """A run by id, ``suite#number`` or unique prefix, with its summary but no samples."""
+        with self._read(f"run {ref}") as connection:
+            return browse.run_head(connection, _reads.resolve(connection, ref))
+
+    def run_case(self, ref: str, case_id: str) -> Run | None:
+        """A run holding only one case's snapshot and samples; ``None`` without that case."""
+        with self._read(f"run {ref}: case {case_id!r}") as connection:
+            return browse.run_case(connection, _reads.resolve(connection, ref), case_id)
+
+    def case_history(self, run: Run, case_id: str, *, limit: int = 30) -> list[CaseRun]:
+        """The case's statuses in the latest ``limit`` runs of the run's suite and agent.
+
+        Runs after ``run`` are left out; newest first.
+        """
+        with self._read(f"history of case {case_id!r}") as connection:
+            return browse.case_history(
+                connection,
+                suite=run.suite,
+                agent=run.agent,
+                case_id=case_id,
+                before=run.sequence or 0,
+                limit=limit,
+            )
+
+    def progress(self, run: Run) -> tuple[int, int]:
+        """How many samples the run has stored, and how many it plans."""
+        with self._read(f"run {run.id}: progress") as connection:
+            return browse.progress(connection, _reads.resolve_exact(connection, run.id))
+
+    def names(self) -> Names:
+        """The suites, agents and models the history holds."""
+        with self._read("names") as connection:
+            return browse.names(connection)
 
     def sample_keys(self, run_id: str) -> set[tuple[str, str | None, int]]:
         """Return the (case, model, sample) keys already stored for a run: resuming skips them."""

@@ -1,0 +1,13 @@
+"""A read-only dashboard over the history: runs, trends, cases, comparisons and downloads.
+
+:func:`create_app` returns a Starlette application that mounts under any prefix of a
+Starlette or FastAPI application; ``assay dashboard`` serves it with uvicorn. It needs the
+``assay[dashboard]`` extra; ``import assay`` never loads it.
+
+>>> app = create_app("sqlite:///.assay/assay.db")  # doctest: +SKIP
+>>> host.mount("/evals", app)  # doctest: +SKIP
+"""
+
+from assay.dashboard.app import Dashboard, create_app
+
+__all__ = ["Dashboard", "create_app"]

@@ -1,0 +1,420 @@
+"""The dashboard's pages and downloads: each a function of the request and the dashboard."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from assay.dashboard import charts, params
+from assay.dashboard.diff import Piece, word_diff
+from assay.dashboard.render import link, page
+from assay.dashboard.security import COOKIE
+from assay.evaluation.browsing import ListedRun, case_detail, list_runs, trend_runs
+from assay.report import format as fmt
+from assay.results import Run, SampleResult
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+    from assay.dashboard.app import Dashboard
+    from assay.report import Report
+
+
+def _html(body: str, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    from starlette.responses import HTMLResponse
+
+    return HTMLResponse(body, status_code=status, headers=headers)
+
+
+# -- runs ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RunRow:
+    """One run in the list, its figures written once."""
+
+    run: Run
+    state: str
+    progress: str | None
+    pass_rate: str
+    check_score: str
+    judged: tuple[tuple[str, str], ...]
+    cost: str
+    outcome: str
+    regressions: int | None
+    revision: str | None
+
+
+def _row(listed: ListedRun) -> RunRow:
+    run, summary = listed.run, listed.run.summary
+    progress = None
+    if listed.stored is not None:
+        planned = listed.planned or 0
+        progress = f"{fmt.tokens(listed.stored)} of {fmt.tokens(planned)} samples"
+    compared = None if run.comparison is None else run.comparison.baseline
+    return RunRow(
+        run=run,
+        state=listed.state,
+        progress=progress,
+        pass_rate=fmt.MISSING
+        if summary is None or summary.evaluated == 0
+        else fmt.fraction(summary.passed, summary.evaluated),
+        check_score=fmt.MISSING if summary is None else fmt.score(summary.check_score),
+        judged=()
+        if summary is None
+        else tuple((name, fmt.score(c.mean)) for name, c in sorted(summary.judge.items())),
+        cost=fmt.MISSING
+        if summary is None
+        else fmt.money(summary.cost_usd, estimated=summary.cost_basis in ("estimated", "mixed")),
+        outcome=fmt.MISSING if run.outcome is None else run.outcome.value,
+        regressions=None if compared is None else compared.regression_count,
+        revision=_revision(run),
+    )
+
+
+def _revision(run: Run) -> str | None:
+    for key in ("revision", "git_sha", "commit", "sha", "version"):
+        value = run.metadata.get(key)
+        if isinstance(value, str | int) and not isinstance(value, bool) and str(value):
+            return str(value)
+    return None
+
+
+def runs(request: Request, dashboard: Dashboard) -> Response:
+    """The runs, newest first, filtered and a page at a time."""
+    query = request.query_params
+    where = params.run_filter(query)
+    number = params.number(query, "page", 1, low=1, high=1_000_000)
+    found = list_runs(
+        dashboard.store, where, offset=(number - 1) * params.PER_PAGE, limit=params.PER_PAGE
+    )
+    kept = {key: query.get(key) for key in ("suite", "agent", "model", "status", "from", "to")}
+    kept["meta"] = query.get("meta")
+    return _html(
+        page(
+            request,
+            "runs.html.j2",
+            rows=[_row(listed) for listed in found.runs],
+            names=dashboard.store.names(),
+            chosen=kept,
+            statuses=("running", "stale", "interrupted", "completed"),
+            number=number,
+            more=found.more,
+            refresh=any(listed.state == "running" for listed in found.runs),
+            filtered=any(kept.values()),
+        )
+    )
+
+
+# -- one run ---------------------------------------------------------------------------------
+
+_BODY = re.compile(r"<body[^>]*>(.*)</body>", re.DOTALL)
+_SCRIPT = re.compile(r"<script>.*?</script>", re.DOTALL)
+_SKIP = re.compile(r'<a class="skip"[^>]*>.*?</a>', re.DOTALL)
+
+
+def report_body(html: str) -> str:
+    """The HTML report's body, without its inline script (the page loads it as an asset)."""
+    found = _BODY.search(html)
+    body = found.group(1) if found else ""
+    return _SKIP.sub("", _SCRIPT.sub("", body))
+
+
+@dataclass(frozen=True, slots=True)
+class CaseLine:
+    """One case in a run's list of cases: its id, name and sample statuses."""
+
+    case_id: str
+    name: str
+    statuses: str
+    tone: str
+
+
+def _case_lines(run: Run) -> list[CaseLine]:
+    counts: dict[str, Counter[str]] = {}
+    for sample in run.samples:
+        counts.setdefault(sample.case_id, Counter())[sample.status.value] += 1
+    names = {snapshot.case_id: snapshot.name for snapshot in run.cases}
+    ordered = [snapshot.case_id for snapshot in run.cases]
+    ordered += [case_id for case_id in counts if case_id not in names]
+    lines = []
+    for case_id in ordered:
+        tally = counts.get(case_id, Counter())
+        words = " · ".join(f"{count} {status}" for status, count in sorted(tally.items()))
+        tone = "fail" if tally["failed"] or tally["error"] else ("pass" if tally["passed"] else "")
+        lines.append(CaseLine(case_id, names.get(case_id, case_id), words or "no samples", tone))
+    return lines
+
+
+def run(request: Request, dashboard: Dashboard) -> Response:
+    """A run: the HTML report's reading, its cases, its baseline and its downloads."""
+    from assay.report import Report
+
+    found = dashboard.store.get_run(request.path_params["run"])
+    made = Report(found)
+    progress = None
+    if found.status.value == "running":
+        stored, planned = dashboard.store.progress(found)
+        progress = f"{fmt.tokens(stored)} of {fmt.tokens(planned)} samples stored"
+    return _html(
+        page(
+            request,
+            "run.html.j2",
+            run=found,
+            report=report_body(made.to_html()),
+            cases=_case_lines(found),
+            progress=progress,
+            refresh=progress is not None,
+        )
+    )
+
+
+# -- one case --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SamplePair:
+    """A sample of the case and the same sample (model and index) in the baseline run."""
+
+    current: Any
+    baseline: Any | None
+    diff: tuple[Piece, ...] | None
+
+
+def _pairs(current: Run, baseline: Run | None) -> list[SamplePair]:
+    from assay.report.view import sample_view
+
+    before: dict[tuple[str | None, int], SampleResult] = {}
+    if baseline is not None:
+        before = {(s.model, s.sample): s for s in baseline.samples}
+    pairs = []
+    for sample in current.samples:
+        old = before.get((sample.model, sample.sample))
+        diff = None
+        if old is not None and (old.answer is not None or sample.answer is not None):
+            diff = tuple(word_diff(old.answer or "", sample.answer or ""))
+        pairs.append(
+            SamplePair(sample_view(sample), None if old is None else sample_view(old), diff)
+        )
+    return pairs
+
+
+def case(request: Request, dashboard: Dashboard) -> Response:
+    """One case: definition, every sample's evidence, the baseline beside it, its history."""
+    case_id = params.required(request.query_params, "id")
+    detail = case_detail(dashboard.store, request.path_params["run"], case_id)
+    current = detail.run
+    snapshot = current.case(case_id)
+    definition = {} if snapshot is None else dict(snapshot.definition)
+    return _html(
+        page(
+            request,
+            "case.html.j2",
+            run=current,
+            case_id=case_id,
+            name=case_id if snapshot is None else snapshot.name,
+            input=definition.pop("input", None),
+            reference=definition.pop("reference", None),
+            definition=definition,
+            fingerprint=None if snapshot is None else snapshot.fingerprint,
+            pairs=_pairs(current, detail.baseline),
+            baseline=detail.baseline,
+            history=detail.history,
+            flaky=detail.flaky,
+            evidence_key=_evidence_key(),
+        )
+    )
+
+
+def _evidence_key() -> str:
+    from assay.replay.evidence import EVIDENCE_KEY
+
+    return EVIDENCE_KEY
+
+
+def case_json(request: Request, dashboard: Dashboard) -> Response:
+    """One case's samples as JSON, as ``assay report RUN --case ID --format json`` prints."""
+    import json
+
+    from assay.record import write
+
+    case_id = params.required(request.query_params, "id")
+    found = dashboard.store.run_case(request.path_params["run"], case_id)
+    if found is None:
+        raise LookupError(f"run {request.path_params['run']} has no case {case_id!r}")
+    text = json.dumps(
+        {"run_id": found.id, "case_id": case_id, "samples": write(found.samples)},
+        indent=2,
+        ensure_ascii=True,
+    )
+    return _download(request, text + "\n", f"{_slug(found)}-case-{_slug_text(case_id)}.json")
+
+
+# -- trends and comparisons ------------------------------------------------------------------
+
+
+def trends(request: Request, dashboard: Dashboard) -> Response:
+    """Each suite's pass rate and judge criteria over its runs; a suite list without one."""
+    query = request.query_params
+    suite, agent = params.text(query, "suite"), params.text(query, "agent")
+    limit = params.number(query, "limit", 50, low=2, high=params.MAX_TREND)
+    if suite is None:
+        return _html(page(request, "trends.html.j2", suite=None, names=dashboard.store.names()))
+    found = trend_runs(dashboard.store, suite, agent, limit=limit)
+    return _html(
+        page(
+            request,
+            "trends.html.j2",
+            suite=suite,
+            agent=agent,
+            names=dashboard.store.names(),
+            chart=charts.trend(found),
+            limit=limit,
+        )
+    )
+
+
+def compare(request: Request, dashboard: Dashboard) -> Response:
+    """Any two runs, paired and compared as ``assay compare`` does."""
+    from assay.evaluation.comparing import compare as compare_runs
+    from assay.report.prose import verdict_lines
+    from assay.report.view import compared_section
+
+    query = request.query_params
+    before, after = params.text(query, "baseline"), params.text(query, "current")
+    if before is None and after is None:
+        return _html(page(request, "compare.html.j2", section=None, before=None, after=None))
+    if before is None or after is None:
+        raise params.BadParameter("?baseline and ?current name the two runs to compare")
+    compared = compare_runs(dashboard.store, before, after)
+    return _html(
+        page(
+            request,
+            "compare.html.j2",
+            section=compared_section(compared.comparison),
+            findings=verdict_lines(compared.verdict.findings),
+            before=compared.comparison.baseline_id,
+            after=compared.comparison.current_id,
+        )
+    )
+
+
+# -- downloads -------------------------------------------------------------------------------
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_TYPES = {
+    "json": "application/json; charset=utf-8",
+    "md": "text/markdown; charset=utf-8",
+    "xml": "application/xml; charset=utf-8",
+    "html": "text/html; charset=utf-8",
+}
+
+
+def _slug_text(text: str) -> str:
+    return _UNSAFE.sub("-", text).strip("-")[:80] or "run"
+
+
+def _slug(found: Run) -> str:
+    number = found.number if found.number is not None else found.id[:8]
+    return f"{_slug_text(found.suite)}-run-{number}"
+
+
+def _download(
+    request: Request, text: str, filename: str, headers: dict[str, str] | None = None
+) -> Response:
+    from starlette.responses import Response
+
+    extension = filename.rsplit(".", 1)[-1]
+    chosen = dict(headers or {})
+    if request.query_params.get("download") == "1":
+        chosen["content-disposition"] = f'attachment; filename="{filename}"'
+    elif request.query_params.get("download") not in (None, "", "0"):
+        raise params.BadParameter("?download: expected 1 (or 0)")
+    return Response(text.encode("utf-8"), media_type=_TYPES[extension], headers=chosen)
+
+
+def _report(request: Request, dashboard: Dashboard) -> Report:
+    from assay.report import Report
+
+    return Report(dashboard.store.get_run(request.path_params["run"]))
+
+
+def report_json(request: Request, dashboard: Dashboard) -> Response:
+    """The run as ``assay report RUN --format json`` prints it, byte for byte."""
+    made = _report(request, dashboard)
+    return _download(request, made.render("json"), f"{_slug(made.run)}.json")
+
+
+def report_junit(request: Request, dashboard: Dashboard) -> Response:
+    """The run as JUnit XML."""
+    made = _report(request, dashboard)
+    return _download(request, made.render("junit"), f"{_slug(made.run)}.xml")
+
+
+_PARTS = ("verdict", "fix_items", "case")
+
+
+def report_markdown(request: Request, dashboard: Dashboard) -> Response:
+    """The report in Markdown, or one part of it (``?part=verdict|fix_items|case``)."""
+    query = request.query_params
+    part = params.text(query, "part")
+    if part is not None and part not in _PARTS:
+        raise params.BadParameter(f"?part={part!r}: expected one of {', '.join(_PARTS)}")
+    made = _report(request, dashboard)
+    name = _slug(made.run)
+    if part == "verdict":
+        text = made.verdict_markdown()
+    elif part == "fix_items":
+        text = made.fix_items_markdown(params.text(query, "model"))
+    elif part == "case":
+        case_id = params.required(query, "case")
+        try:
+            text = made.case_markdown(case_id)
+        except KeyError:
+            raise LookupError(f"run {made.run.id} has no case {case_id!r}") from None
+    else:
+        text = made.render("markdown")
+    suffix = "" if part is None else f"-{part.replace('_', '-')}"
+    return _download(request, text, f"{name}{suffix}.md")
+
+
+def report_html(request: Request, dashboard: Dashboard) -> Response:
+    """The self-contained HTML report, with the page's own policy (its inline parts hashed)."""
+    made = _report(request, dashboard)
+    html = made.render("html")
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', html)
+    headers = {}
+    if policy is not None:
+        headers["content-security-policy"] = policy.group(1) + "; frame-ancestors 'none'"
+    return _download(request, html, f"{_slug(made.run)}.html", headers)
+
+
+# -- login -----------------------------------------------------------------------------------
+
+
+def login(request: Request, dashboard: Dashboard) -> Response:
+    """Spend a one-time login code: set the session cookie and go to the runs."""
+    from starlette.responses import RedirectResponse
+
+    code = request.query_params.get("code", "")
+    if not dashboard.access.required:
+        return RedirectResponse(link(request, ""), status_code=303)
+    if not code or not dashboard.access.spend(code):
+        from assay.dashboard.app import error_response
+
+        return error_response(
+            request, 401, "This login link is not valid or was used already: ask for a new one."
+        )
+    response = RedirectResponse(link(request, ""), status_code=303)
+    response.set_cookie(
+        COOKIE,
+        dashboard.access.session(),
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+        path=(request.scope.get("root_path") or "") + "/",
+    )
+    return response

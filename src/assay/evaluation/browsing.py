@@ -1,0 +1,156 @@
+"""Browsing the history: runs a page at a time, one case with its baseline and its history.
+
+The dashboard asks these (and :mod:`assay.evaluation.queries` and
+:func:`assay.evaluation.comparing.compare`); each answer is read from stored summaries and
+from the one case asked about, never from whole runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Protocol
+
+from assay.errors import StoreError
+from assay.evaluation.queries import run_state
+from assay.results import Run, RunStatus
+from assay.store.browse import CaseRun, Names, RunFilter, RunsPage
+
+#: The statuses a list may be filtered by.
+STATES = ("running", "stale", "interrupted", "completed")
+
+
+class HistoryBrowser(Protocol):
+    """What browsing reads from a store (:class:`assay.Store` implements it)."""
+
+    def runs_page(self, where: RunFilter, *, offset: int = 0, limit: int = 50) -> RunsPage:
+        """Runs matching ``where``, newest first, without samples."""
+        ...
+
+    def run_head(self, ref: str) -> Run:
+        """A run with its summary, without samples."""
+        ...
+
+    def run_case(self, ref: str, case_id: str) -> Run | None:
+        """A run holding only one case's snapshot and samples."""
+        ...
+
+    def case_history(self, run: Run, case_id: str, *, limit: int = 30) -> list[CaseRun]:
+        """The case's statuses in the latest runs of the run's suite and agent."""
+        ...
+
+    def progress(self, run: Run) -> tuple[int, int]:
+        """How many samples the run has stored, and how many it plans."""
+        ...
+
+    def names(self) -> Names:
+        """The suites, agents and models the history holds."""
+        ...
+
+    def history(
+        self, *, suite: str | None = None, agent: str | None = None, limit: int = 20
+    ) -> list[Run]:
+        """Runs newest first, without their samples."""
+        ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class ListedRun:
+    """A run in a list: its state (``stale`` included) and, while it runs, its progress."""
+
+    run: Run
+    state: str
+    stored: int | None
+    planned: int | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunList:
+    """A page of runs, newest first, and whether more follow."""
+
+    runs: tuple[ListedRun, ...]
+    offset: int
+    more: bool
+    now: datetime
+
+
+def list_runs(
+    store: HistoryBrowser, where: RunFilter, *, offset: int = 0, limit: int = 50
+) -> RunList:
+    """The runs matching ``where`` (``status`` may be ``stale``), ``limit`` from ``offset``."""
+    wanted = where.status
+    if wanted not in (None, *STATES):
+        raise ValueError(f"status {wanted!r}: use one of {', '.join(STATES)}")
+    stored_status = "running" if wanted == "stale" else wanted
+    page = store.runs_page(replace(where, status=stored_status), offset=offset, limit=limit)
+    now = _clock(store)
+    listed = []
+    for run in page.runs:
+        state = run_state(run, now)
+        if wanted in ("running", "stale") and state != wanted:
+            continue  # a running run whose owner stopped is stale, and the other way round
+        stored = planned = None
+        if run.status is RunStatus.RUNNING:
+            stored, planned = store.progress(run)
+        listed.append(ListedRun(run=run, state=state, stored=stored, planned=planned))
+    return RunList(runs=tuple(listed), offset=page.offset, more=page.more, now=now)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CaseDetail:
+    """One case of a run, the same case in the run's baseline, and its history.
+
+    ``baseline`` is ``None`` when the run has no baseline or the baseline lacks the case;
+    ``history`` is newest first; ``flaky`` says the case both passed and failed with the
+    same definition across the runs shown (or within one run).
+    """
+
+    run: Run
+    baseline: Run | None
+    history: tuple[CaseRun, ...]
+    flaky: bool
+
+
+def case_detail(store: HistoryBrowser, ref: str, case_id: str, *, limit: int = 30) -> CaseDetail:
+    """The case ``case_id`` of run ``ref``; :class:`LookupError` when the run lacks it.
+
+    An unknown run is the store's :class:`~assay.errors.StoreError`.
+    """
+    run = store.run_case(ref, case_id)
+    if run is None:
+        raise LookupError(f"run {ref} has no case {case_id!r}")
+    baseline = None
+    if run.baseline_id is not None:
+        try:
+            baseline = store.run_case(run.baseline_id, case_id)
+        except StoreError:
+            baseline = None  # a baseline named but not stored here (an archived report)
+    history = tuple(store.case_history(run, case_id, limit=limit))
+    return CaseDetail(run=run, baseline=baseline, history=history, flaky=is_flaky(history))
+
+
+def is_flaky(history: tuple[CaseRun, ...]) -> bool:
+    """Whether a case passed and failed with one definition: across runs or within one."""
+    outcomes: dict[str | None, set[str]] = {}
+    for entry in history:
+        seen = outcomes.setdefault(entry.fingerprint, set())
+        seen.update(status for status in entry.statuses if status in ("passed", "failed"))
+        if {"passed", "failed"} <= set(entry.statuses):
+            return True
+    return any({"passed", "failed"} <= seen for seen in outcomes.values())
+
+
+def trend_runs(
+    store: HistoryBrowser, suite: str, agent: str | None = None, *, limit: int = 50
+) -> tuple[Run, ...]:
+    """The latest ``limit`` completed runs of ``suite`` (and ``agent``), oldest first."""
+    page = store.runs_page(
+        RunFilter(suite=suite, agent=agent, status=RunStatus.COMPLETED.value), limit=limit
+    )
+    return tuple(reversed(page.runs))
+
+
+def _clock(store: object) -> datetime:
+    """The store's own clock (heartbeats are stamped by it), else this process's."""
+    clock = getattr(store, "clock", None)
+    return clock() if callable(clock) else datetime.now(UTC)

@@ -1,0 +1,235 @@
+"""Reading the history a page at a time: filtered runs, one case of a run, a case's history.
+
+The dashboard reads these through :class:`~assay.store.Store`. Each answer is built from the
+stored summaries and from the one case asked about: no run is loaded whole to list it.
+Every value in a query is a bound parameter; the metadata key is one too.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, RowMapping, and_, exists, func, literal, select
+
+from assay.results import MetricResult, Run, SampleResult
+from assay.store import _reads, _rows
+from assay.store._tables import metrics, run_cases, runs, samples
+
+#: The stored statuses a run page can be filtered by (``stale`` is a running run whose
+#: owner stopped beating: the application layer tells them apart).
+STORED_STATUSES = ("running", "completed", "interrupted")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunFilter:
+    """Which runs to list: each field that is not ``None`` must match.
+
+    ``model`` is one of the run's model labels; ``started_from`` and ``started_before``
+    bound the start time (inclusive, exclusive); ``metadata`` is ``(key, value)``, compared
+    as text.
+    """
+
+    suite: str | None = None
+    agent: str | None = None
+    model: str | None = None
+    status: str | None = None
+    started_from: datetime | None = None
+    started_before: datetime | None = None
+    metadata: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunsPage:
+    """Runs newest first (summaries only, no samples), and whether more follow."""
+
+    runs: tuple[Run, ...]
+    offset: int
+    more: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class CaseRun:
+    """One case in one run: the run, the case's definition fingerprint, its samples' statuses."""
+
+    run_id: str
+    number: int
+    started_at: datetime
+    fingerprint: str | None
+    statuses: dict[str, int]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Names:
+    """The suites, agents and models the history holds, for filter menus."""
+
+    suites: tuple[str, ...]
+    agents: tuple[str, ...]
+    models: tuple[str, ...]
+
+
+def runs_page(connection: Connection, where: RunFilter, *, offset: int, limit: int) -> RunsPage:
+    """The ``limit`` runs after ``offset`` matching ``where``, newest first."""
+    query = _reads.numbered(select(runs)).where(*_conditions(connection, where))
+    query = query.order_by(runs.c.sequence.desc()).offset(offset).limit(limit + 1)
+    rows = connection.execute(query).mappings().all()
+    found = tuple(replace(_rows.run_from(row), number=row["number"]) for row in rows[:limit])
+    return RunsPage(runs=found, offset=offset, more=len(rows) > limit)
+
+
+def _conditions(connection: Connection, where: RunFilter) -> list[Any]:
+    found: list[Any] = []
+    for column, value in (
+        (runs.c.suite, where.suite),
+        (runs.c.agent, where.agent),
+        (runs.c.status, where.status),
+    ):
+        if value is not None:
+            found.append(column == value)
+    if where.started_from is not None:
+        found.append(runs.c.started_at >= where.started_from)
+    if where.started_before is not None:
+        found.append(runs.c.started_at < where.started_before)
+    if where.metadata is not None:
+        key, value = where.metadata
+        found.append(runs.c.metadata[key].as_string() == value)
+    if where.model is not None:
+        found.append(_has_model(connection, where.model))
+    return found
+
+
+def _has_model(connection: Connection, model: str) -> Any:
+    """The run names ``model`` among its models (``settings.models``)."""
+    if connection.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import JSONB
+
+        listed = func.cast(runs.c.settings, JSONB)["models"]
+        return listed.op("?")(literal(model))
+    each = func.json_each(runs.c.settings, "$.models").table_valued("value")
+    return exists(select(literal(1)).select_from(each).where(each.c.value == model))
+
+
+def progress(connection: Connection, row: RowMapping) -> tuple[int, int]:
+    """How many samples a run has stored, and how many it plans (cases × models × samples)."""
+    sequence = row["sequence"]
+    stored = select(func.count()).select_from(samples).where(samples.c.run == sequence)
+    cases = select(func.count()).select_from(run_cases).where(run_cases.c.run == sequence)
+    settings = _rows.settings_of(row)
+    planned = int(connection.execute(cases).scalar_one()) * max(1, len(settings.models))
+    return int(connection.execute(stored).scalar_one()), planned * settings.samples
+
+
+def run_head(connection: Connection, row: RowMapping) -> Run:
+    """The run of ``row`` with its summary, numbered, without cases or samples."""
+    return replace(_rows.run_from(row), number=_reads.number_of(connection, row))
+
+
+def run_case(connection: Connection, row: RowMapping, case_id: str) -> Run | None:
+    """The run of ``row`` holding one case's snapshot and samples; ``None`` when it has none."""
+    sequence = row["sequence"]
+    case_rows = connection.execute(
+        select(run_cases).where(run_cases.c.run == sequence, run_cases.c.case_id == case_id)
+    ).mappings()
+    cases = tuple(_rows.case_from(r) for r in case_rows)
+    found = _case_samples(connection, sequence, case_id)
+    if not cases and not found:
+        return None
+    run = _rows.run_from(row, cases)
+    models = {label: rank for rank, label in enumerate(run.settings.models)}
+    found.sort(key=lambda s: (models.get(s.model or "", -1), s.model or "", s.sample))
+    return replace(_rows.run_from(row, cases, found), number=_reads.number_of(connection, row))
+
+
+def _case_samples(connection: Connection, sequence: int, case_id: str) -> list[SampleResult]:
+    rows = (
+        connection.execute(
+            select(samples).where(samples.c.run == sequence, samples.c.case_id == case_id)
+        )
+        .mappings()
+        .all()
+    )
+    by_sample: dict[str, list[MetricResult]] = defaultdict(list)
+    if rows:
+        query = (
+            select(metrics)
+            .where(metrics.c.sample.in_([r["id"] for r in rows]))
+            .order_by(metrics.c.sample, metrics.c.position)
+        )
+        for metric in connection.execute(query).mappings():
+            by_sample[metric["sample"]].append(_rows.metric_from(metric))
+    return [_rows.sample_from(r, by_sample.get(r["id"], ())) for r in rows]
+
+
+def case_history(
+    connection: Connection, *, suite: str, agent: str, case_id: str, before: int, limit: int
+) -> list[CaseRun]:
+    """The case's sample statuses in the latest ``limit`` runs of ``suite`` and ``agent``.
+
+    Only runs up to sequence ``before`` (included) count; newest first.
+    """
+    recent = (
+        select(runs.c.sequence)
+        .where(runs.c.suite == suite, runs.c.agent == agent, runs.c.sequence <= before)
+        .order_by(runs.c.sequence.desc())
+        .limit(limit)
+        .subquery()
+    )
+    query = (
+        select(
+            runs.c.sequence,
+            runs.c.id,
+            runs.c.suite,
+            runs.c.started_at,
+            run_cases.c.fingerprint,
+            samples.c.status,
+            func.count().label("count"),
+        )
+        .select_from(runs)
+        .join(recent, recent.c.sequence == runs.c.sequence)
+        .join(samples, and_(samples.c.run == runs.c.sequence, samples.c.case_id == case_id))
+        .outerjoin(
+            run_cases,
+            and_(run_cases.c.run == runs.c.sequence, run_cases.c.case_id == case_id),
+        )
+        .group_by(
+            runs.c.sequence,
+            runs.c.id,
+            runs.c.suite,
+            runs.c.started_at,
+            run_cases.c.fingerprint,
+            samples.c.status,
+        )
+        .order_by(runs.c.sequence.desc())
+    )
+    grouped: dict[int, CaseRun] = {}
+    for row in connection.execute(query).mappings():
+        entry = grouped.get(row["sequence"])
+        if entry is None:
+            entry = grouped[row["sequence"]] = CaseRun(
+                run_id=row["id"],
+                number=_reads.number_of(connection, row),
+                started_at=row["started_at"],
+                fingerprint=row["fingerprint"],
+                statuses={},
+            )
+        entry.statuses[row["status"]] = int(row["count"])
+    return list(grouped.values())
+
+
+def names(connection: Connection) -> Names:
+    """Every suite, agent and model label with a stored run, sorted."""
+    pairs = connection.execute(select(runs.c.suite, runs.c.agent).distinct()).all()
+    labels: set[str] = set()
+    settings = connection.execute(
+        select(runs.c.settings).order_by(runs.c.sequence.desc()).limit(500)
+    ).scalars()
+    for value in settings:
+        listed = (value or {}).get("models") or []
+        labels.update(str(label) for label in listed if isinstance(label, str))
+    return Names(
+        suites=tuple(sorted({p[0] for p in pairs})),
+        agents=tuple(sorted({p[1] for p in pairs})),
+        models=tuple(sorted(labels)),
+    )
