@@ -135,7 +135,7 @@ LAYERS = (
     ("store", {"store"}),
     ("evaluation", {"evaluation"}),
     ("report", {"report"}),
-    ("front ends", {"testing", "cli", "pytest_plugin", "ray"}),
+    ("front ends", {"testing", "cli", "pytest_plugin", "ray", "dashboard"}),
     ("the package", {"assay"}),
 )
 

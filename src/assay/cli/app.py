@@ -16,6 +16,7 @@ from assay.cli.cache import cache_app
 from assay.cli.catalog import catalog_app
 from assay.cli.compare import compare_command
 from assay.cli.control import control_command
+from assay.cli.dashboard import dashboard_command
 from assay.cli.db import db_app
 from assay.cli.history import history_command
 from assay.cli.import_ import import_command
@@ -54,6 +55,7 @@ app.add_typer(baseline_app, name="baseline")
 app.add_typer(catalog_app, name="catalog")
 app.add_typer(cache_app, name="cache")
 app.command("mcp")(mcp_command)
+app.command("dashboard")(dashboard_command)
 
 
 def _version(value: bool) -> None:

@@ -7,16 +7,14 @@ and anything else a 500 page without a traceback.
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, final
 
-from assay.dashboard import pages, params
-from assay.dashboard.render import page
+from assay.dashboard import pages
+from assay.dashboard.problems import REFUSED, error_page, error_response, failure
 from assay.dashboard.security import Access, Guard, Scope
-from assay.errors import AssayError, BaselineError, ConfigurationError, StoreError
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -24,8 +22,6 @@ if TYPE_CHECKING:
     from starlette.responses import Response
 
     from assay.store import Store
-
-_log = logging.getLogger("assay.dashboard")
 
 
 @final
@@ -104,7 +100,7 @@ def create_app(
     async def refuse(scope: Scope, status: int) -> tuple[bytes, list[tuple[bytes, bytes]]]:
         from starlette.requests import Request
 
-        body = _error_page(Request(scope), status, _REFUSED[status]).encode()
+        body = error_page(Request(scope), status, REFUSED[status]).encode()
         return body, [(b"content-type", b"text/html; charset=utf-8")]
 
     app = Starlette(
@@ -139,56 +135,13 @@ def login_path(app: Starlette) -> str | None:
     return f"/login?code={dashboard.access.login_code()}"
 
 
-_REFUSED = {
-    401: "This dashboard needs its access token: open the login link it printed, or send "
-    "Authorization: Bearer TOKEN.",
-    405: "This dashboard is read-only: it answers GET and HEAD only.",
-}
-
-
-def _error_page(request: Request, status: int, message: str) -> str:
-    titles = {400: "Bad request", 401: "Token required", 404: "Not found", 405: "Read-only"}
-    return page(
-        request,
-        "error.html.j2",
-        title=titles.get(status, "Something went wrong"),
-        status=status,
-        message=message,
-    )
-
-
-def error_response(request: Request, status: int, message: str) -> Response:
-    """An HTML error page with ``status``."""
-    from starlette.responses import HTMLResponse
-
-    return HTMLResponse(_error_page(request, status, message), status_code=status)
-
-
 async def _not_found(request: Request, error: Exception) -> Response:
     return error_response(request, 404, "No page here.")
 
 
 async def _not_allowed(request: Request, error: Exception) -> Response:
-    return error_response(request, 405, _REFUSED[405])
+    return error_response(request, 405, REFUSED[405])
 
 
 async def _failure(request: Request, error: Exception) -> Response:
     return failure(request, error)
-
-
-def failure(request: Request, error: Exception) -> Response:
-    """The error page for ``error``: 400, 404, 503, or 500 without a traceback."""
-    if isinstance(error, params.BadParameter):
-        return error_response(request, 400, str(error))
-    if isinstance(error, LookupError):
-        return error_response(request, 404, str(error.args[0]) if error.args else "Not found.")
-    if isinstance(error, StoreError) and str(error).startswith(("no run", "run prefix")):
-        return error_response(request, 404, str(error))
-    if isinstance(error, BaselineError | ConfigurationError):
-        return error_response(request, 400, str(error))
-    if isinstance(error, AssayError):
-        _log.warning("dashboard: %s", error)
-        return error_response(request, 503, str(error))
-    # Never a traceback on the page: the log names the failure's kind and where it came from.
-    _log.error("dashboard: %s on %s", type(error).__name__, request.url.path)
-    return error_response(request, 500, "The dashboard could not show this page.")

@@ -403,7 +403,7 @@ def login(request: Request, dashboard: Dashboard) -> Response:
     if not dashboard.access.required:
         return RedirectResponse(link(request, ""), status_code=303)
     if not code or not dashboard.access.spend(code):
-        from assay.dashboard.app import error_response
+        from assay.dashboard.problems import error_response
 
         return error_response(
             request, 401, "This login link is not valid or was used already: ask for a new one."
