@@ -88,10 +88,11 @@ def runs(request: Request, dashboard: Dashboard) -> Response:
     query = request.query_params
     where = params.run_filter(query)
     number = params.number(query, "page", 1, low=1, high=1_000_000)
-    found = list_runs(
-        dashboard.store, where, offset=(number - 1) * params.PER_PAGE, limit=params.PER_PAGE
-    )
-    kept = {key: query.get(key) for key in ("suite", "agent", "model", "status", "from", "to")}
+    per = params.number(query, "per", params.PER_PAGE, low=1, high=params.MAX_PER_PAGE)
+    found = list_runs(dashboard.store, where, offset=(number - 1) * per, limit=per)
+    kept = {
+        key: query.get(key) for key in ("suite", "agent", "model", "status", "from", "to", "per")
+    }
     kept["meta"] = query.get("meta")
     return _html(
         page(

@@ -10,6 +10,8 @@ from assay.store.browse import RunFilter
 
 #: Runs on one page of the list.
 PER_PAGE = 50
+#: The most runs a page may be asked to hold (``?per=``).
+MAX_PER_PAGE = 200
 #: The most runs a trend draws.
 MAX_TREND = 500
 _LONGEST = 500

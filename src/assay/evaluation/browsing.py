@@ -101,8 +101,8 @@ class CaseDetail:
     """One case of a run, the same case in the run's baseline, and its history.
 
     ``baseline`` is ``None`` when the run has no baseline or the baseline lacks the case;
-    ``history`` is newest first; ``flaky`` says the case both passed and failed with the
-    same definition across the runs shown (or within one run).
+    ``history`` is newest first; ``flaky`` says the case flipped with one definition (see
+    :func:`is_flaky`).
     """
 
     run: Run
@@ -130,14 +130,24 @@ def case_detail(store: HistoryBrowser, ref: str, case_id: str, *, limit: int = 3
 
 
 def is_flaky(history: tuple[CaseRun, ...]) -> bool:
-    """Whether a case passed and failed with one definition: across runs or within one."""
-    outcomes: dict[str | None, set[str]] = {}
-    for entry in history:
-        seen = outcomes.setdefault(entry.fingerprint, set())
-        seen.update(status for status in entry.statuses if status in ("passed", "failed"))
+    """Whether a case flips with one definition, its history given newest first.
+
+    Flaky: it passed and failed within one run, or went from one result to the other and
+    back across runs. One flip is a change (a regression, a fix), not noise.
+    """
+    flips: dict[str | None, int] = {}
+    last: dict[str | None, str] = {}
+    for entry in reversed(history):  # oldest first
         if {"passed", "failed"} <= set(entry.statuses):
             return True
-    return any({"passed", "failed"} <= seen for seen in outcomes.values())
+        result = next((s for s in ("failed", "passed") if s in entry.statuses), None)
+        if result is None:
+            continue
+        before = last.get(entry.fingerprint)
+        if before is not None and before != result:
+            flips[entry.fingerprint] = flips.get(entry.fingerprint, 0) + 1
+        last[entry.fingerprint] = result
+    return any(count >= 2 for count in flips.values())
 
 
 def trend_runs(
