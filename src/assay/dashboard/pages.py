@@ -263,7 +263,8 @@ def trends(request: Request, dashboard: Dashboard) -> Response:
     suite, agent = params.text(query, "suite"), params.text(query, "agent")
     limit = params.number(query, "limit", 50, low=2, high=params.MAX_TREND)
     if suite is None:
-        return _html(page(request, "trends.html.j2", suite=None, names=dashboard.store.names()))
+        names = dashboard.store.names()
+        return _html(page(request, "trends.html.j2", suite=None, agent=None, names=names))
     found = trend_runs(dashboard.store, suite, agent, limit=limit)
     return _html(
         page(
