@@ -7,10 +7,10 @@ Every value in a query is a bound parameter; the metadata key is one too.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy import Connection, RowMapping, and_, exists, func, literal, select
 
@@ -70,13 +70,41 @@ class Names:
     models: tuple[str, ...]
 
 
-def runs_page(connection: Connection, where: RunFilter, *, offset: int, limit: int) -> RunsPage:
-    """The ``limit`` runs after ``offset`` matching ``where``, newest first."""
+#: How many completed runs' heads a store keeps decoded for lists.
+HEADS_KEPT = 5_000
+
+
+def runs_page(
+    connection: Connection,
+    where: RunFilter,
+    *,
+    offset: int,
+    limit: int,
+    heads: OrderedDict[int, Run] | None = None,
+) -> RunsPage:
+    """The ``limit`` runs after ``offset`` matching ``where``, newest first.
+
+    ``heads`` keeps completed runs already decoded, by sequence: a completed run never
+    changes, so a list shown again decodes only the runs that are new or still open.
+    """
     query = _reads.numbered(select(runs)).where(*_conditions(connection, where))
     query = query.order_by(runs.c.sequence.desc()).offset(offset).limit(limit + 1)
     rows = connection.execute(query).mappings().all()
-    found = tuple(replace(_rows.run_from(row), number=row["number"]) for row in rows[:limit])
+    found = tuple(_head(row, heads) for row in rows[:limit])
     return RunsPage(runs=found, offset=offset, more=len(rows) > limit)
+
+
+def _head(row: RowMapping | dict[str, Any], heads: OrderedDict[int, Run] | None) -> Run:
+    sequence = row["sequence"]
+    if heads is not None and sequence in heads:
+        heads.move_to_end(sequence)
+        return heads[sequence]
+    run = replace(_rows.run_from(cast(RowMapping, row)), number=row["number"])
+    if heads is not None and row["status"] == "completed":
+        heads[sequence] = run
+        while len(heads) > HEADS_KEPT:
+            heads.popitem(last=False)
+    return run
 
 
 def _conditions(connection: Connection, where: RunFilter) -> list[Any]:
@@ -121,12 +149,24 @@ def progress(connection: Connection, row: RowMapping) -> tuple[int, int]:
     return int(connection.execute(stored).scalar_one()), planned * settings.samples
 
 
-def run_head(connection: Connection, row: RowMapping) -> Run:
+def run_head(
+    connection: Connection, row: RowMapping, heads: OrderedDict[int, Run] | None = None
+) -> Run:
     """The run of ``row`` with its summary, numbered, without cases or samples."""
-    return replace(_rows.run_from(row), number=_reads.number_of(connection, row))
+    if heads is not None and row["sequence"] in heads:
+        heads.move_to_end(row["sequence"])
+        return heads[row["sequence"]]
+    numbered = dict(row)
+    numbered["number"] = _reads.number_of(connection, row)
+    return _head(numbered, heads)
 
 
-def run_case(connection: Connection, row: RowMapping, case_id: str) -> Run | None:
+def run_case(
+    connection: Connection,
+    row: RowMapping,
+    case_id: str,
+    heads: OrderedDict[int, Run] | None = None,
+) -> Run | None:
     """The run of ``row`` holding one case's snapshot and samples; ``None`` when it has none."""
     sequence = row["sequence"]
     case_rows = connection.execute(
@@ -136,10 +176,10 @@ def run_case(connection: Connection, row: RowMapping, case_id: str) -> Run | Non
     found = _case_samples(connection, sequence, case_id)
     if not cases and not found:
         return None
-    run = _rows.run_from(row, cases)
-    models = {label: rank for rank, label in enumerate(run.settings.models)}
+    head = run_head(connection, row, heads)
+    models = {label: rank for rank, label in enumerate(head.settings.models)}
     found.sort(key=lambda s: (models.get(s.model or "", -1), s.model or "", s.sample))
-    return replace(_rows.run_from(row, cases, found), number=_reads.number_of(connection, row))
+    return replace(head, cases=cases, samples=tuple(found))
 
 
 def _case_samples(connection: Connection, sequence: int, case_id: str) -> list[SampleResult]:
@@ -203,13 +243,17 @@ def case_history(
         )
         .order_by(runs.c.sequence.desc())
     )
+    found = connection.execute(query).mappings().all()
+    sequences = {row["sequence"] for row in found}
+    counted = select(runs.c.sequence, _reads.number_column()).where(runs.c.sequence.in_(sequences))
+    numbers: dict[int, int] = {int(s): int(n) for s, n in connection.execute(counted).all()}
     grouped: dict[int, CaseRun] = {}
-    for row in connection.execute(query).mappings():
+    for row in found:
         entry = grouped.get(row["sequence"])
         if entry is None:
             entry = grouped[row["sequence"]] = CaseRun(
                 run_id=row["id"],
-                number=_reads.number_of(connection, row),
+                number=int(numbers[row["sequence"]]),
                 started_at=row["started_at"],
                 fingerprint=row["fingerprint"],
                 statuses={},

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -85,6 +86,8 @@ class Store:
         self._owns_engine = owns
         self._file = sqlite_path(url)
         self._identity = _file_identity(self._file)
+        #: Completed runs' heads, decoded once for lists (a completed run never changes).
+        self._heads: OrderedDict[int, Run] = OrderedDict()
 
     @classmethod
     def open(cls, url: str | None = None, *, migrate: bool = False, create: bool = True) -> Self:
@@ -500,17 +503,21 @@ class Store:
     def runs_page(self, where: RunFilter, *, offset: int = 0, limit: int = 50) -> RunsPage:
         """Runs matching ``where``, newest first, ``limit`` from ``offset``, without samples."""
         with self._read("runs page") as connection:
-            return browse.runs_page(connection, where, offset=offset, limit=limit)
+            return browse.runs_page(
+                connection, where, offset=offset, limit=limit, heads=self._heads
+            )
 
     def run_head(self, ref: str) -> Run:
         """A run by id, ``suite#number`` or unique prefix, with its summary but no samples."""
         with self._read(f"run {ref}") as connection:
-            return browse.run_head(connection, _reads.resolve(connection, ref))
+            return browse.run_head(connection, _reads.resolve(connection, ref), self._heads)
 
     def run_case(self, ref: str, case_id: str) -> Run | None:
         """A run holding only one case's snapshot and samples; ``None`` without that case."""
         with self._read(f"run {ref}: case {case_id!r}") as connection:
-            return browse.run_case(connection, _reads.resolve(connection, ref), case_id)
+            return browse.run_case(
+                connection, _reads.resolve(connection, ref), case_id, self._heads
+            )
 
     def case_history(self, run: Run, case_id: str, *, limit: int = 30) -> list[CaseRun]:
         """The case's statuses in the latest ``limit`` runs of the run's suite and agent.

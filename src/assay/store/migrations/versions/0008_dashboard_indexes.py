@@ -31,7 +31,7 @@ INDEXES = (
 
 
 def _present() -> set[str]:
-    return {index["name"] for index in sa.inspect(op.get_bind()).get_indexes("runs")}
+    return {str(index["name"]) for index in sa.inspect(op.get_bind()).get_indexes("runs")}
 
 
 def upgrade() -> None:
