@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import cache
 from typing import Any, cast
 
 from sqlalchemy import Connection, RowMapping, and_, exists, func, literal, select
@@ -87,11 +88,36 @@ def runs_page(
     ``heads`` keeps completed runs already decoded, by sequence: a completed run never
     changes, so a list shown again decodes only the runs that are new or still open.
     """
-    query = _reads.numbered(select(runs)).where(*_conditions(connection, where))
+    # First the page's sequences (and numbers), then whole rows only for runs not yet decoded.
+    query = select(runs.c.sequence, runs.c.status, _number()).where(*_conditions(connection, where))
     query = query.order_by(runs.c.sequence.desc()).offset(offset).limit(limit + 1)
-    rows = connection.execute(query).mappings().all()
-    found = tuple(_head(row, heads) for row in rows[:limit])
-    return RunsPage(runs=found, offset=offset, more=len(rows) > limit)
+    listed = connection.execute(query).all()
+    kept = heads if heads is not None else OrderedDict()
+    missing = [int(row[0]) for row in listed[:limit] if int(row[0]) not in kept]
+    fetched: dict[int, Run] = {}
+    if missing:
+        full = select(runs).where(runs.c.sequence.in_(missing))
+        numbers = {int(row[0]): int(row[2]) for row in listed}
+        for row in connection.execute(full).mappings():
+            numbered = dict(row)
+            numbered["number"] = numbers[row["sequence"]]
+            fetched[row["sequence"]] = _head(numbered, heads)
+    found = tuple(
+        fetched[int(row[0])] if int(row[0]) in fetched else _kept(kept, int(row[0]))
+        for row in listed[:limit]
+    )
+    return RunsPage(runs=found, offset=offset, more=len(listed) > limit)
+
+
+def _kept(heads: OrderedDict[int, Run], sequence: int) -> Run:
+    heads.move_to_end(sequence)
+    return heads[sequence]
+
+
+@cache
+def _number() -> Any:
+    """The number column, built once (it is the same expression for every list)."""
+    return _reads.number_column()
 
 
 def _head(row: RowMapping | dict[str, Any], heads: OrderedDict[int, Run] | None) -> Run:
@@ -262,8 +288,15 @@ def case_history(
     return list(grouped.values())
 
 
-def names(connection: Connection) -> Names:
-    """Every suite, agent and model label with a stored run, sorted."""
+def names(connection: Connection, known: dict[int, Names] | None = None) -> Names:
+    """Every suite, agent and model label with a stored run, sorted.
+
+    ``known`` keeps the last answer by the latest run's sequence: until a run is added, the
+    names are the same.
+    """
+    latest = int(connection.execute(select(func.max(runs.c.sequence))).scalar() or 0)
+    if known is not None and latest in known:
+        return known[latest]
     pairs = connection.execute(select(runs.c.suite, runs.c.agent).distinct()).all()
     labels: set[str] = set()
     settings = connection.execute(
@@ -272,8 +305,12 @@ def names(connection: Connection) -> Names:
     for value in settings:
         listed = (value or {}).get("models") or []
         labels.update(str(label) for label in listed if isinstance(label, str))
-    return Names(
+    found = Names(
         suites=tuple(sorted({p[0] for p in pairs})),
         agents=tuple(sorted({p[1] for p in pairs})),
         models=tuple(sorted(labels)),
     )
+    if known is not None:
+        known.clear()
+        known[latest] = found
+    return found

@@ -88,6 +88,8 @@ class Store:
         self._identity = _file_identity(self._file)
         #: Completed runs' heads, decoded once for lists (a completed run never changes).
         self._heads: OrderedDict[int, Run] = OrderedDict()
+        #: The names the history holds, by the latest run's sequence.
+        self._names: dict[int, Names] = {}
 
     @classmethod
     def open(cls, url: str | None = None, *, migrate: bool = False, create: bool = True) -> Self:
@@ -542,7 +544,7 @@ class Store:
     def names(self) -> Names:
         """The suites, agents and models the history holds."""
         with self._read("names") as connection:
-            return browse.names(connection)
+            return browse.names(connection, self._names)
 
     def sample_keys(self, run_id: str) -> set[tuple[str, str | None, int]]:
         """Return the (case, model, sample) keys already stored for a run: resuming skips them."""
