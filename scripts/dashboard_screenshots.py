@@ -54,6 +54,7 @@ def history(folder: Path) -> str:
 
 
 def serve(url: str) -> tuple[str, object]:
+    """The dashboard over ``url``, served by uvicorn in a thread on a free local port."""
     import uvicorn
 
     from assay.dashboard import create_app
@@ -71,6 +72,7 @@ def serve(url: str) -> tuple[str, object]:
 
 
 def main() -> None:
+    """Make the history, serve it, and photograph each page at each width."""
     if not CHROMIUM.exists():
         sys.exit(f"{CHROMIUM} is not installed (Debian's chromium package)")
     from playwright.sync_api import sync_playwright

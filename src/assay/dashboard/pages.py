@@ -151,22 +151,32 @@ def _case_lines(run: Run) -> list[CaseLine]:
 
 
 def run(request: Request, dashboard: Dashboard) -> Response:
-    """A run: the HTML report's reading, its cases, its baseline and its downloads."""
-    from assay.report import Report
+    """A run: the HTML report's reading, its cases, its baseline and its downloads.
 
-    found = dashboard.store.get_run(request.path_params["run"])
-    made = Report(found)
+    A completed run never changes: its report and case list are laid out once and kept
+    (:attr:`Dashboard.reports`); an open one is read whole each time.
+    """
+    head = dashboard.store.run_head(request.path_params["run"])
+    kept = dashboard.reports.get(head.id)
+    if kept is None:
+        from assay.report import Report
+
+        found = dashboard.store.get_run(head.id)
+        kept = (report_body(Report(found).to_html()), tuple(_case_lines(found)))
+        if found.status.value == "completed":
+            dashboard.keep_report(head.id, kept)
     progress = None
-    if found.status.value == "running":
-        stored, planned = dashboard.store.progress(found)
+    if head.status.value == "running":
+        stored, planned = dashboard.store.progress(head)
         progress = f"{fmt.tokens(stored)} of {fmt.tokens(planned)} samples stored"
+    body, cases = kept
     return _html(
         page(
             request,
             "run.html.j2",
-            run=found,
-            report=report_body(made.to_html()),
-            cases=_case_lines(found),
+            run=head,
+            report=body,
+            cases=cases,
             progress=progress,
             refresh=progress is not None,
         )

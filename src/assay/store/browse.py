@@ -7,6 +7,7 @@ Every value in a query is a bound parameter; the metadata key is one too.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -75,13 +76,40 @@ class Names:
 HEADS_KEPT = 5_000
 
 
+class Heads:
+    """Completed runs' heads, decoded once, by sequence (a completed run never changes).
+
+    Safe to share between the threads of one server; the oldest are dropped past
+    :data:`HEADS_KEPT`.
+    """
+
+    def __init__(self) -> None:
+        self._runs: OrderedDict[int, Run] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, sequence: int) -> Run | None:
+        """The head kept for ``sequence``, if any."""
+        with self._lock:
+            found = self._runs.get(sequence)
+            if found is not None:
+                self._runs.move_to_end(sequence)
+            return found
+
+    def keep(self, sequence: int, run: Run) -> None:
+        """Keep ``run``'s head (only a completed run's: it never changes)."""
+        with self._lock:
+            self._runs[sequence] = run
+            while len(self._runs) > HEADS_KEPT:
+                self._runs.popitem(last=False)
+
+
 def runs_page(
     connection: Connection,
     where: RunFilter,
     *,
     offset: int,
     limit: int,
-    heads: OrderedDict[int, Run] | None = None,
+    heads: Heads | None = None,
 ) -> RunsPage:
     """The ``limit`` runs after ``offset`` matching ``where``, newest first.
 
@@ -92,26 +120,21 @@ def runs_page(
     query = select(runs.c.sequence, runs.c.status, _number()).where(*_conditions(connection, where))
     query = query.order_by(runs.c.sequence.desc()).offset(offset).limit(limit + 1)
     listed = connection.execute(query).all()
-    kept = heads if heads is not None else OrderedDict()
-    missing = [int(row[0]) for row in listed[:limit] if int(row[0]) not in kept]
     fetched: dict[int, Run] = {}
+    for row in listed[:limit]:
+        cached = None if heads is None else heads.get(int(row[0]))
+        if cached is not None:
+            fetched[int(row[0])] = cached
+    missing = [int(row[0]) for row in listed[:limit] if int(row[0]) not in fetched]
     if missing:
         full = select(runs).where(runs.c.sequence.in_(missing))
         numbers = {int(row[0]): int(row[2]) for row in listed}
-        for row in connection.execute(full).mappings():
-            numbered = dict(row)
-            numbered["number"] = numbers[row["sequence"]]
-            fetched[row["sequence"]] = _head(numbered, heads)
-    found = tuple(
-        fetched[int(row[0])] if int(row[0]) in fetched else _kept(kept, int(row[0]))
-        for row in listed[:limit]
-    )
+        for whole in connection.execute(full).mappings():
+            numbered = dict(whole)
+            numbered["number"] = numbers[whole["sequence"]]
+            fetched[whole["sequence"]] = _head(numbered, heads)
+    found = tuple(fetched[int(row[0])] for row in listed[:limit])
     return RunsPage(runs=found, offset=offset, more=len(listed) > limit)
-
-
-def _kept(heads: OrderedDict[int, Run], sequence: int) -> Run:
-    heads.move_to_end(sequence)
-    return heads[sequence]
 
 
 @cache
@@ -120,16 +143,10 @@ def _number() -> Any:
     return _reads.number_column()
 
 
-def _head(row: RowMapping | dict[str, Any], heads: OrderedDict[int, Run] | None) -> Run:
-    sequence = row["sequence"]
-    if heads is not None and sequence in heads:
-        heads.move_to_end(sequence)
-        return heads[sequence]
+def _head(row: RowMapping | dict[str, Any], heads: Heads | None) -> Run:
     run = replace(_rows.run_from(cast(RowMapping, row)), number=row["number"])
     if heads is not None and row["status"] == "completed":
-        heads[sequence] = run
-        while len(heads) > HEADS_KEPT:
-            heads.popitem(last=False)
+        heads.keep(row["sequence"], run)
     return run
 
 
@@ -175,13 +192,11 @@ def progress(connection: Connection, row: RowMapping) -> tuple[int, int]:
     return int(connection.execute(stored).scalar_one()), planned * settings.samples
 
 
-def run_head(
-    connection: Connection, row: RowMapping, heads: OrderedDict[int, Run] | None = None
-) -> Run:
+def run_head(connection: Connection, row: RowMapping, heads: Heads | None = None) -> Run:
     """The run of ``row`` with its summary, numbered, without cases or samples."""
-    if heads is not None and row["sequence"] in heads:
-        heads.move_to_end(row["sequence"])
-        return heads[row["sequence"]]
+    cached = None if heads is None else heads.get(row["sequence"])
+    if cached is not None:
+        return cached
     numbered = dict(row)
     numbered["number"] = _reads.number_of(connection, row)
     return _head(numbered, heads)
@@ -191,7 +206,7 @@ def run_case(
     connection: Connection,
     row: RowMapping,
     case_id: str,
-    heads: OrderedDict[int, Run] | None = None,
+    heads: Heads | None = None,
 ) -> Run | None:
     """The run of ``row`` holding one case's snapshot and samples; ``None`` when it has none."""
     sequence = row["sequence"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -87,7 +86,7 @@ class Store:
         self._file = sqlite_path(url)
         self._identity = _file_identity(self._file)
         #: Completed runs' heads, decoded once for lists (a completed run never changes).
-        self._heads: OrderedDict[int, Run] = OrderedDict()
+        self._heads = browse.Heads()
         #: The names the history holds, by the latest run's sequence.
         self._names: dict[int, Names] = {}
 
