@@ -8,6 +8,7 @@ Starlette or FastAPI application; ``assay dashboard`` serves it with uvicorn. It
 >>> host.mount("/evals", app)  # doctest: +SKIP
 """
 
-from assay.dashboard.app import Dashboard, create_app
+from assay.dashboard.app import create_app
+from assay.dashboard.context import Dashboard
 
 __all__ = ["Dashboard", "create_app"]

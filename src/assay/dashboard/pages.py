@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
-    from assay.dashboard.app import Dashboard
+    from assay.dashboard.context import Dashboard
     from assay.report import Report
 
 
