@@ -1,4 +1,4 @@
-"""Revision 0008: the indexes the dashboard's run filters read through, added to a history."""
+"""Revision 0009: the indexes the dashboard's run filters read through, added to a history."""
 
 from __future__ import annotations
 
@@ -19,11 +19,11 @@ def _indexes(engine) -> set[str]:
     return {index["name"] for index in inspect(engine).get_indexes("runs")}
 
 
-def test_upgrading_from_0007_adds_the_indexes_and_keeps_every_run(store_url: str) -> None:
+def test_upgrading_from_0008_adds_the_indexes_and_keeps_every_run(store_url: str) -> None:
     engine = create_engine(store_url)
     try:
         with engine.begin() as connection:
-            command.upgrade(_migrate._config(connection), "0007")
+            command.upgrade(_migrate._config(connection), "0008")
         assert not ADDED & _indexes(engine)
         old = Store(store_url, engine)
         run = old.create_run(make_single_run())
@@ -37,7 +37,7 @@ def test_upgrading_from_0007_adds_the_indexes_and_keeps_every_run(store_url: str
             page = store.runs_page(RunFilter(agent="bot", status="completed"))
             assert [found.id for found in page.runs] == [run.id]
         with engine.begin() as connection:
-            command.downgrade(_migrate._config(connection), "0007")
+            command.downgrade(_migrate._config(connection), "0008")
         assert not ADDED & _indexes(engine)
     finally:
         engine.dispose()

@@ -165,7 +165,7 @@ runs = Table(
     Index("ix_runs_identity", "suite", "agent", "fingerprint", "sequence"),
     Index("ix_runs_suite_sequence", "suite", "sequence"),
     Index("ix_runs_suite_agent_sequence", "suite", "agent", "sequence"),
-    # The dashboard's filters by agent, status and start time (0008).
+    # The dashboard's filters by agent, status and start time (0009).
     Index("ix_runs_agent_sequence", "agent", "sequence"),
     Index("ix_runs_status_sequence", "status", "sequence"),
     Index("ix_runs_started_at", "started_at"),
