@@ -10,11 +10,10 @@ processors and exporters; when none is set, one that exports nowhere is set (see
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Mapping
 from typing import Any
 
 from opentelemetry import trace
@@ -25,7 +24,7 @@ from opentelemetry.trace import ProxyTracerProvider, StatusCode
 from assay.agent import Outcome
 from assay.agent.adapters.agents_tracing import SPANS_READ
 from assay.errors import ConfigurationError
-from assay.otel.spans import Captured, SpanRecord, from_spans
+from assay.otel.spans import READ_ATTRIBUTES, Captured, SpanRecord, from_spans
 from assay.runner.hooks import EXPORTS_NOWHERE
 
 
@@ -72,32 +71,9 @@ class SpanCapture(SpanProcessor):
         """How many spans are attributed to a sample and not yet ended."""
         return len(self._owners)
 
-    @contextlib.contextmanager
-    def watch(self) -> Iterator[Collected]:
+    def watch(self) -> Watching:
         """Collect what descends from the current span while the block runs."""
-        collected = Collected()
-        token = watched.set(collected)
-        current = trace.get_current_span()
-        anchor = current.get_span_context()
-        if not anchor.is_valid or not current.is_recording():
-            collected.recording = False
-            watched.reset(token)
-            yield collected
-            return
-        self._owners[anchor.span_id] = collected
-        # The Agents SDK adapter traces for Assay alone while this is set.
-        reading = SPANS_READ.set(True) if self.reads_agents_sdk else None
-        try:
-            yield collected
-        finally:
-            collected.open = False
-            self._owners.pop(anchor.span_id, None)
-            # Spans that never end would otherwise stay mapped for the process's lifetime.
-            for span_id in list(collected.pending):
-                self._owners.pop(span_id, None)
-            if reading is not None:
-                SPANS_READ.reset(reading)
-            watched.reset(token)
+        return Watching(self._owners, self.reads_agents_sdk)
 
     def on_start(self, span: Span, parent_context: Context | None = None) -> None:
         """Attribute the span to its parent's sample, if its parent has one."""
@@ -137,10 +113,69 @@ def record_of(span: ReadableSpan) -> SpanRecord:
         name=span.name,
         start_ns=span.start_time or 0,
         end_ns=span.end_time or span.start_time or 0,
-        # Frozen once the span ended: read in place, not copied.
-        attributes=span.attributes or {},
+        attributes=_read(span.attributes),
         error=error,
     )
+
+
+class Watching:
+    """One agent call watched (see :meth:`SpanCapture.watch`).
+
+    A class rather than a generator-based context manager: one is entered around every
+    agent call of a captured run.
+    """
+
+    __slots__ = ("_anchor", "_collected", "_owners", "_reading", "_reads_agents_sdk", "_token")
+
+    def __init__(self, owners: dict[int, Collected], reads_agents_sdk: bool) -> None:
+        self._owners = owners
+        self._reads_agents_sdk = reads_agents_sdk
+        self._collected = Collected()
+        self._anchor: int | None = None
+        self._reading: contextvars.Token[bool] | None = None
+        self._token: contextvars.Token[Collected | None] | None = None
+
+    def __enter__(self) -> Collected:
+        collected = self._collected
+        current = trace.get_current_span()
+        anchor = current.get_span_context()
+        if not anchor.is_valid or not current.is_recording():
+            collected.recording = False
+            return collected
+        self._token = watched.set(collected)
+        self._anchor = anchor.span_id
+        self._owners[anchor.span_id] = collected
+        if self._reads_agents_sdk:
+            # The Agents SDK adapter traces for Assay alone while this is set.
+            self._reading = SPANS_READ.set(True)
+        return collected
+
+    def __exit__(self, *exc_info: object) -> None:
+        collected = self._collected
+        collected.open = False
+        if self._anchor is None:
+            return
+        owners = self._owners
+        owners.pop(self._anchor, None)
+        # Spans that never end would otherwise stay mapped for the process's lifetime.
+        for span_id in list(collected.pending):
+            owners.pop(span_id, None)
+        if self._reading is not None:
+            SPANS_READ.reset(self._reading)
+        if self._token is not None:
+            watched.reset(self._token)
+
+
+def _read(attributes: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The attributes that are read, copied into a plain dict.
+
+    The SDK's own mapping answers each read (and each missing key) through Python calls,
+    and an attribute is read several times; the others (a framework's prompts and replies,
+    say) are not kept at all.
+    """
+    if not attributes:
+        return {}
+    return {key: attributes[key] for key in attributes if key in READ_ATTRIBUTES}
 
 
 #: The one capture of this process, added once to each provider that needs it.

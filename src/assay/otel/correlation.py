@@ -12,15 +12,14 @@ a configured tracer provider the spans record nothing and the run goes on unchan
 from __future__ import annotations
 
 import contextvars
-import dataclasses
 import inspect
 import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from opentelemetry import trace
-from opentelemetry.context import Context
-from opentelemetry.trace import Link, Span, StatusCode, Tracer
+from opentelemetry.context import Context, attach, detach
+from opentelemetry.trace import Link, Span, Status, StatusCode, Tracer
 
 from assay.errors import ConfigurationError
 from assay.judging import Judge
@@ -122,15 +121,22 @@ class Correlation:
         )
         judged: list[str] = []
         tokens = (_judged.set(judged), _sample_link.set(attributes))
+        # Made current by hand rather than with trace.use_span (a generator context manager,
+        # paid on every sample); an exception is recorded on the span as use_span does.
+        current = attach(trace.set_span_in_context(span))
         try:
-            with trace.use_span(span, end_on_exit=True):
-                result = await call()
-                span.set_attribute(_STATUS, result.status.value)
+            result = await call()
+            span.set_attribute(_STATUS, result.status.value)
+        except Exception as error:
+            _failed(span, error)
+            raise
         finally:
+            detach(current)
+            span.end()
             _sample_link.reset(tokens[1])
             _judged.reset(tokens[0])
         traces = _traces(span, judged)
-        return result if traces is None else dataclasses.replace(result, traces=traces)
+        return result if traces is None else result.with_traces(traces)
 
     def capture(self) -> Capture:
         """The span capture (added to the global tracer provider, beside its own).
@@ -193,6 +199,12 @@ class TracedJudge:
         if found is not None:
             owner.append(found)
         return reply
+
+
+def _failed(span: Span, error: Exception) -> None:
+    if span.is_recording():
+        span.record_exception(error)
+        span.set_status(Status(StatusCode.ERROR, f"{type(error).__name__}: {error}"))
 
 
 def _traces(span: Span | None, judged: list[str]) -> Traces | None:

@@ -41,6 +41,23 @@ DIFFERENCES_KEY = "capture_differences"
 
 _ARGUMENTS = ("gen_ai.tool.call.arguments", "tool_arguments")
 _RESULTS = ("gen_ai.tool.call.result", "tool_response")
+_USAGE = (
+    ("input_tokens", "gen_ai.usage.input_tokens"),
+    ("output_tokens", "gen_ai.usage.output_tokens"),
+)
+#: Every attribute read: a span is reduced to these as it ends.
+READ_ATTRIBUTES = frozenset(
+    {
+        "gen_ai.operation.name",
+        "gen_ai.tool.name",
+        *_ARGUMENTS,
+        *_RESULTS,
+        "error.type",
+        "gen_ai.response.model",
+        "gen_ai.request.model",
+        *(name for _, name in _USAGE),
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,41 +96,67 @@ class Captured:
         """Read the spans in the order they started."""
         actions: list[Action] = []
         calls: list[dict[str, JSON]] = []
-        for span in sorted(spans, key=lambda span: span.start_ns):
+        tally = _Tally()
+        # One pass: this runs for every sample of a captured run, on the event loop.
+        for span in sorted(spans, key=_start):
             operation = _operation(span)
             if operation == "execute_tool":
-                actions.append(_action(span))
-                calls.append(_tool_call(span))
+                name = _text(span.attributes.get("gen_ai.tool.name"))
+                actions.append(_action(span, name))
+                calls.append(_tool_call(span, name))
             elif operation in MODEL_OPERATIONS:
-                calls.append(_model_call(span, operation))
-        models = [call for call in calls if call["operation"] in MODEL_OPERATIONS]
+                call = _model_call(span, operation)
+                tally.add(call)
+                calls.append(call)
         seen = tuple(actions) if calls else None  # no call seen: the actions are unknown
-        each = _tokens_by_model(models)
-        named = [name for name in dict.fromkeys(_text(c.get("model")) for c in models) if name]
-        model = named[-1] if len(named) == 1 else None
-        return cls(seen, _usage(models), model, tuple(calls), each if len(each) > 1 else None)
+        return cls(seen, tally.usage(), tally.model(), tuple(calls), tally.by_model())
 
 
-def _usage(models: Sequence[dict[str, JSON]]) -> Usage | None:
-    counted = [call for call in models if "input_tokens" in call or "output_tokens" in call]
-    if not counted:
-        return None
-    return Usage(
-        sum(_count(call.get("input_tokens")) for call in counted),
-        sum(_count(call.get("output_tokens")) for call in counted),
-    )
+def _start(span: SpanRecord) -> int:
+    return span.start_ns
 
 
-def _tokens_by_model(models: Sequence[dict[str, JSON]]) -> dict[str, JSON]:
-    """Each named model's tokens (calls of no named model leave them short: left unpriced)."""
-    each: dict[str, list[int]] = {}
-    for call in models:
-        name = _text(call.get("model"))
-        if name and ("input_tokens" in call or "output_tokens" in call):
-            counts = each.setdefault(name, [0, 0])
-            counts[0] += _count(call.get("input_tokens"))
-            counts[1] += _count(call.get("output_tokens"))
-    return {name: {"input_tokens": i, "output_tokens": o} for name, (i, o) in each.items()}
+class _Tally:
+    """The model calls' tokens and models, summed as the calls are read."""
+
+    __slots__ = ("counted", "each", "input_tokens", "named", "output_tokens")
+
+    def __init__(self) -> None:
+        self.counted = False
+        self.input_tokens = 0
+        self.output_tokens = 0
+        #: Each named model's tokens (calls of no named model leave them short: unpriced).
+        self.each: dict[str, list[int]] = {}
+        self.named: set[str] = set()
+
+    def add(self, call: dict[str, JSON]) -> None:
+        name = call.get("model")
+        if isinstance(name, str):
+            self.named.add(name)
+        tokens_in = call.get("input_tokens")
+        tokens_out = call.get("output_tokens")
+        if tokens_in is None and tokens_out is None:
+            return
+        counts = (_count(tokens_in), _count(tokens_out))
+        self.counted = True
+        self.input_tokens += counts[0]
+        self.output_tokens += counts[1]
+        if isinstance(name, str):
+            each = self.each.setdefault(name, [0, 0])
+            each[0] += counts[0]
+            each[1] += counts[1]
+
+    def usage(self) -> Usage | None:
+        return Usage(self.input_tokens, self.output_tokens) if self.counted else None
+
+    def model(self) -> str | None:
+        """The one model that answered, ``None`` when none or several did."""
+        return next(iter(self.named)) if len(self.named) == 1 else None
+
+    def by_model(self) -> dict[str, JSON] | None:
+        if len(self.each) < 2:
+            return None
+        return {name: {"input_tokens": i, "output_tokens": o} for name, (i, o) in self.each.items()}
 
 
 def from_spans(outcome: Outcome, captured: Captured) -> Outcome:
@@ -171,9 +214,9 @@ def _operation(span: SpanRecord) -> str | None:
     return head if head == "execute_tool" or head in MODEL_OPERATIONS else None
 
 
-def _action(span: SpanRecord) -> Action:
+def _action(span: SpanRecord, name: str | None) -> Action:
     attributes = span.attributes
-    name = _text(attributes.get("gen_ai.tool.name")) or span.name.removeprefix("execute_tool ")
+    name = name or span.name.removeprefix("execute_tool ")
     arguments = _decoded(_first(attributes, _ARGUMENTS))
     raw = _first(attributes, _RESULTS)
     return Action(
@@ -190,10 +233,9 @@ def _size(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
 
 
-def _tool_call(span: SpanRecord) -> dict[str, JSON]:
-    name = _text(span.attributes.get("gen_ai.tool.name")) or span.name
+def _tool_call(span: SpanRecord, name: str | None) -> dict[str, JSON]:
     latency = round(span.latency_ms, 3)
-    return {"operation": "execute_tool", "tool": _cut(name), "latency_ms": latency}
+    return {"operation": "execute_tool", "tool": _cut(name or span.name), "latency_ms": latency}
 
 
 def _model_call(span: SpanRecord, operation: str) -> dict[str, JSON]:
@@ -204,8 +246,8 @@ def _model_call(span: SpanRecord, operation: str) -> dict[str, JSON]:
     )
     if model:
         call["model"] = model
-    for key in ("input_tokens", "output_tokens"):
-        value = attributes.get(f"gen_ai.usage.{key}")
+    for key, name in _USAGE:
+        value = attributes.get(name)
         if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
             call[key] = value
     call["latency_ms"] = round(span.latency_ms, 3)
@@ -215,7 +257,10 @@ def _model_call(span: SpanRecord, operation: str) -> dict[str, JSON]:
 
 
 def _first(attributes: Mapping[str, Any], keys: Sequence[str]) -> Any:
-    return next((attributes[key] for key in keys if key in attributes), None)
+    for key in keys:
+        if key in attributes:
+            return attributes[key]
+    return None
 
 
 def _decoded(value: Any) -> JSON:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 
 from assay.agent import MISMATCH_KEY, Action, Observation, Usage
@@ -105,6 +105,18 @@ class SampleResult:
         """A judge's refinement: the tool to add, the instruction to change."""
         return None if self.diagnosis is None else self.diagnosis.refinement
 
+    def with_traces(self, traces: Traces | None) -> SampleResult:
+        """A copy of this result recorded in ``traces``.
+
+        Copied field by field: :func:`dataclasses.replace` would rebuild and check again a
+        result already checked, and a traced run makes one of these for every sample.
+        """
+        copied = object.__new__(SampleResult)
+        for name in _UNTRACED_FIELDS:
+            object.__setattr__(copied, name, getattr(self, name))
+        object.__setattr__(copied, "traces", traces)
+        return copied
+
     @property
     def key(self) -> tuple[str, str | None, int]:
         """(case, model, sample): unique within a run, what resuming is keyed on."""
@@ -141,3 +153,7 @@ class SampleResult:
     def metric(self, name: str) -> MetricResult | None:
         """The metric result of that name, if calculated."""
         return next((metric for metric in self.metrics if metric.name == name), None)
+
+
+#: What :meth:`SampleResult.with_traces` copies.
+_UNTRACED_FIELDS = tuple(each.name for each in fields(SampleResult) if each.name != "traces")

@@ -9,7 +9,7 @@ as an error that names the field, and nothing of the offending value is repeated
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, fields, is_dataclass, replace
 from typing import Any
 
@@ -233,17 +233,40 @@ def _clean(value: Any) -> bool:
         return "\x00" not in value and (value.isascii() or _text_problem(value) is None)
     if value is None or kind is bool:
         return True
-    if kind is int or kind is float:
-        return problem_with(value) is None
+    if kind is int:
+        return -INT64_MAX - 1 <= value <= INT64_MAX
+    if kind is float:
+        return math.isfinite(value)
     if kind is dict:
-        return all(map(_clean, value)) and all(map(_clean, value.values()))
+        return _clean_items(value) and _clean_items(value.values())
     if kind is list or kind is tuple:
-        return all(map(_clean, value))
+        return _clean_items(value)
     names = _field_names(kind)
     if names:
-        return all(_clean(getattr(value, name)) for name in names)
+        return _clean_items([getattr(value, name) for name in names])
     # Anything else (a str or dict subclass...) the slow way, as the named walk reads it.
     return all(problem_with(found) is None for _, found in _walk("", value))
+
+
+def _clean_items(values: Iterable[Any]) -> bool:
+    """Whether every value (a dict's keys, its values, a list's items) can be stored.
+
+    The plain JSON scalars are decided here, without a call each: most values are those.
+    """
+    for value in values:
+        kind = type(value)
+        if kind is str:
+            if "\x00" in value or not (value.isascii() or _text_problem(value) is None):
+                return False
+        elif kind is int:
+            if not -INT64_MAX - 1 <= value <= INT64_MAX:
+                return False
+        elif kind is float:
+            if not math.isfinite(value):
+                return False
+        elif not (value is None or kind is bool or _clean(value)):
+            return False
+    return True
 
 
 #: Each dataclass's field names, read once per type.
