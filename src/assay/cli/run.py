@@ -241,7 +241,7 @@ def run_command(
         typer.Option(
             **option_range("lease_timeout"),
             help="With --resume: take over a running run whose heartbeat is older than this many "
-            "seconds (15 or more: three heartbeats).",
+            "seconds (15 or more: three heartbeats, 5 s apart or ASSAY_HEARTBEAT_INTERVAL).",
             show_default="60",
             rich_help_panel=STORAGE,
         ),

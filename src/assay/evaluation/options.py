@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,9 @@ DEFAULT_LEASE_TIMEOUT = 60.0
 HEARTBEAT_INTERVAL = 5.0
 #: The shortest lease timeout accepted: three heartbeats.
 MIN_LEASE_TIMEOUT = 3 * HEARTBEAT_INTERVAL
+#: Sets the heartbeat's interval in seconds, 1 to 60 (every process sharing a history the
+#: same); the shortest lease timeout accepted is three of them.
+HEARTBEAT_VARIABLE = "ASSAY_HEARTBEAT_INTERVAL"
 
 
 class EvaluationArgs(TypedDict, total=False):
@@ -157,6 +161,7 @@ def _resolve(
 ) -> EvaluationOptions:
     converted = portable(dict(metadata or {}), "metadata")
     assert isinstance(converted, dict)
+    heartbeat = _heartbeat_interval()
     resolved = EvaluationOptions(
         record=None if record is None else Path(record),
         record_redact=redact_patterns(record_redact, "record_redact"),
@@ -185,7 +190,8 @@ def _resolve(
         fail_on_regression=bool(fail_on_regression),
         allow_unchecked=bool(allow_unchecked),
         store_retry=_seconds(store_retry, "store_retry") or DEFAULT_STORE_RETRY,
-        lease_timeout=_lease_timeout(lease_timeout),
+        heartbeat_interval=heartbeat,
+        lease_timeout=_lease_timeout(lease_timeout, heartbeat),
         judge_limit=DEFAULT_JUDGE_LIMIT
         if judge_limit is None
         else _whole(judge_limit, "judge_limit"),
@@ -315,16 +321,30 @@ def _seconds(value: Any, name: str) -> float | None:
     return float(bounded(name, value))
 
 
-def _lease_timeout(value: Any) -> float:
+def _lease_timeout(value: Any, heartbeat: float = HEARTBEAT_INTERVAL) -> float:
     seconds = _seconds(value, "lease_timeout") or DEFAULT_LEASE_TIMEOUT
-    if seconds < MIN_LEASE_TIMEOUT:
+    if seconds < 3 * heartbeat:
         # A live owner between two heartbeats (or one refresh slowed by a busy store) would
         # look dead, and its run would be executed twice.
         raise ConfigurationError(
             f"--lease-timeout (lease_timeout) {seconds:g} s is shorter than three heartbeats "
-            f"of a live owner ({HEARTBEAT_INTERVAL:g} s apart); give {MIN_LEASE_TIMEOUT:g} s "
-            "or more"
+            f"of a live owner ({heartbeat:g} s apart); give {3 * heartbeat:g} s or more"
         )
+    return seconds
+
+
+def _heartbeat_interval() -> float:
+    """The heartbeat's interval: :data:`HEARTBEAT_VARIABLE` when set, else the default."""
+    configured = os.environ.get(HEARTBEAT_VARIABLE, "").strip()
+    if not configured:
+        return HEARTBEAT_INTERVAL
+    try:
+        seconds = float(configured)
+    except ValueError:
+        seconds = math.nan
+    if not 1 <= seconds <= 60:  # NaN included
+        # The value itself is not repeated: an environment is not the place to echo from.
+        raise ConfigurationError(f"{HEARTBEAT_VARIABLE} must be a number of seconds from 1 to 60")
     return seconds
 
 
