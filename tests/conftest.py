@@ -90,6 +90,17 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
 
 _POSTGRES_FIXTURES = {"postgres_server", "postgres_server_url", "postgres_url"}
+#: The marks of the slowest tests: each starts processes (or a browser) and waits on them.
+_SLOW_MARKS = ("process", "browser")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slowest tests first, in their order: the two workers then end together.
+
+    xdist hands out tests in collection order as workers free up; a slow test collected
+    last keeps one worker busy while the other has nothing left.
+    """
+    items.sort(key=lambda item: not any(item.get_closest_marker(m) for m in _SLOW_MARKS))
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:

@@ -24,6 +24,10 @@ pytestmark = pytest.mark.process  # real signals, real crashes
 
 ASSAY = str(Path(sys.executable).parent / "assay")
 SPEC = Path(__file__).parent / "cli" / "specs" / "fault_agent.py"
+#: Owners that beat every second, so that a lease lapses in seconds rather than in 15.
+BEATING = {"ASSAY_HEARTBEAT_INTERVAL": "1"}
+#: The shortest lease timeout those owners allow: three heartbeats.
+LEASE = 3
 
 
 class Scene:
@@ -222,10 +226,8 @@ def test_ctrl_c_while_the_run_is_being_created_never_leaves_it_running(tmp_path:
         scene = Scene(tmp_path / f"delivery-{delivery}", None)
         scene.folder.mkdir()
         env = {"ASSAY_SQLITE_BUSY_TIMEOUT_MS": "300"}
-        migrated = subprocess.run(
-            [ASSAY, "db", "migrate"], cwd=scene.folder, env=scene.env(**env), capture_output=True
-        )
-        assert migrated.returncode == 0, migrated.stderr
+        # Created and migrated in this process: only the run needs one of its own.
+        Store.open(f"sqlite:///{scene.folder}/.assay/assay.db", migrate=True).close()
         lock = sqlite3.connect(scene.folder / ".assay" / "assay.db", isolation_level=None)
         lock.execute("BEGIN IMMEDIATE")
         process = scene.start(**env)
@@ -300,19 +302,31 @@ def test_postgres_staying_down_stops_the_run_with_exit_3_and_resume_finishes_it(
 
 
 def _lock_sqlite(path: Path, seconds: float) -> subprocess.Popen[str]:
-    """Another process holding the write lock (BEGIN IMMEDIATE) for ``seconds``."""
+    """Another process holding the write lock (BEGIN IMMEDIATE) for ``seconds``.
+
+    A line on its standard input releases the lock sooner.
+    """
     code = (
-        "import sqlite3, sys, time\n"
+        "import select, sqlite3, sys\n"
         "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
         "c.execute('BEGIN IMMEDIATE'); print('locked', flush=True)\n"
-        "time.sleep(float(sys.argv[2])); c.execute('COMMIT')\n"
+        "select.select([sys.stdin], [], [], float(sys.argv[2])); c.execute('COMMIT')\n"
     )
     holder = subprocess.Popen(
-        [sys.executable, "-c", code, str(path), str(seconds)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", code, str(path), str(seconds)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
     holder.stdout.close()
     return holder
+
+
+def _release(holder: subprocess.Popen[str]) -> None:
+    assert holder.stdin is not None
+    holder.stdin.close()
+    holder.wait(timeout=10)
 
 
 def test_sqlite_locked_past_the_busy_timeout_is_waited_out(tmp_path: Path) -> None:
@@ -324,7 +338,7 @@ def test_sqlite_locked_past_the_busy_timeout_is_waited_out(tmp_path: Path) -> No
     scene.wait_for_calls(3)
     holder = _lock_sqlite(tmp_path / ".assay" / "assay.db", 2.0)
     _, stderr = process.communicate(timeout=60)
-    holder.wait(timeout=10)
+    _release(holder)
     assert process.returncode == 0, stderr
     assert "store unavailable" in stderr and "locked" in stderr
     assert_complete_once(scene, scene.latest().id)
@@ -337,11 +351,11 @@ def test_sqlite_locked_for_good_stops_with_exit_3_then_resumes(tmp_path: Path) -
         "--store-retry", "1", ASSAY_SQLITE_BUSY_TIMEOUT_MS="100", SLOW_SECONDS="1.0"
     )
     scene.wait_for_calls(2)
-    holder = _lock_sqlite(tmp_path / ".assay" / "assay.db", 6.0)
+    holder = _lock_sqlite(tmp_path / ".assay" / "assay.db", 60.0)
     _, stderr = process.communicate(timeout=60)
+    _release(holder)  # held until the run gave up on the store
     assert process.returncode == 3, stderr
     assert "database is locked" in stderr and "--resume" in stderr
-    holder.wait(timeout=10)
     run = scene.latest()
     assert run.status is not RunStatus.COMPLETED
     resume_and_check(scene, run.id, {sample.case_id for sample in run.samples})
@@ -418,13 +432,15 @@ def test_a_deleted_database_stops_the_run_instead_of_writing_nowhere(tmp_path: P
 
 def test_a_displaced_owner_stops_and_leaves_the_run_to_its_new_owner(tmp_path: Path) -> None:
     scene = Scene(tmp_path, None)
-    first = scene.start(SLOW_SECONDS="1.5")
+    first = scene.start(SLOW_SECONDS="1.5", **BEATING)
     scene.wait_for_calls(2)
     first.send_signal(signal.SIGSTOP)  # alive, but silent: its heartbeat goes stale
     try:
-        time.sleep(16)  # past the shortest lease timeout a resume accepts (15 s)
+        time.sleep(LEASE + 1)  # past the shortest lease timeout a resume accepts
         run_id = scene.latest().id
-        taker = scene.start("--resume", run_id, "--lease-timeout", "15", SLOW_SECONDS="0.4")
+        taker = scene.start(
+            "--resume", run_id, "--lease-timeout", str(LEASE), SLOW_SECONDS="0.4", **BEATING
+        )
         deadline = time.monotonic() + 60
         while (scene.latest().lease or taker).pid != taker.pid:  # until the run is the taker's
             assert taker.poll() is None and time.monotonic() < deadline, taker.communicate()
@@ -448,23 +464,23 @@ def test_an_agent_blocking_the_event_loop_keeps_its_run(tmp_path: Path) -> None:
     owner = subprocess.Popen(
         blocking,
         cwd=tmp_path,
-        env=scene.env(BLOCK_SECONDS="300", RELEASE_FILE=str(release)),
+        env=scene.env(BLOCK_SECONDS="300", RELEASE_FILE=str(release), **BEATING),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     Scene.started.append(owner)
     scene.wait_for_calls(1)
-    time.sleep(17)  # the loop is blocked past a 15 s lease; the heartbeat goes on
+    time.sleep(LEASE + 2)  # the loop is blocked past the lease; the heartbeat goes on
     run_id = scene.latest().id
     listed = subprocess.run(
         [ASSAY, "history"], cwd=tmp_path, env=scene.env(), capture_output=True, text=True
     )
     assert "running" in listed.stdout and "stale" not in listed.stdout, listed.stdout
     taken = subprocess.run(
-        [*blocking, "--resume", run_id, "--lease-timeout", "15"],
+        [*blocking, "--resume", run_id, "--lease-timeout", str(LEASE)],
         cwd=tmp_path,
-        env=scene.env(BLOCK_SECONDS="0"),
+        env=scene.env(BLOCK_SECONDS="0", **BEATING),
         capture_output=True,
         text=True,
         timeout=120,
@@ -485,19 +501,19 @@ def test_an_agent_holding_the_interpreter_lock_keeps_its_run(tmp_path: Path) -> 
     owner = subprocess.Popen(
         busy,
         cwd=tmp_path,
-        env=scene.env(GIL_LENGTH="31"),
+        env=scene.env(GIL_LENGTH="31", **BEATING),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     Scene.started.append(owner)
     scene.wait_for_calls(1)
-    time.sleep(17)  # the owner's heartbeat is now older than a 15 s lease
+    time.sleep(LEASE + 2)  # the owner's heartbeat is now older than the lease
     run_id = scene.latest().id
     taken = subprocess.run(
-        [*busy, "--resume", run_id, "--lease-timeout", "15"],
+        [*busy, "--resume", run_id, "--lease-timeout", str(LEASE)],
         cwd=tmp_path,
-        env=scene.env(GIL_LENGTH="0"),
+        env=scene.env(GIL_LENGTH="0", **BEATING),
         capture_output=True,
         text=True,
         timeout=120,
