@@ -234,7 +234,8 @@ def _clean(value: Any) -> bool:
     if value is None or kind is bool:
         return True
     if kind is int:
-        return -INT64_MAX - 1 <= value <= INT64_MAX
+        whole: int = value
+        return -INT64_MAX - 1 <= whole <= INT64_MAX
     if kind is float:
         return math.isfinite(value)
     if kind is dict:
