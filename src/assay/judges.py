@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from assay.judging.judge import FunctionJudge, Judge, JudgeReply
+from assay.judging.metering import JudgeCall, UsageCallback, meter
 from assay.judging.openai_judge import OpenAIJudge
 from assay.judging.retry import DEFAULT_JUDGE_TIMEOUT, RetryPolicy
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_JUDGE_TIMEOUT",
     "Judge",
+    "JudgeCall",
     "JudgeReply",
     "RetryPolicy",
     "from_spec",
@@ -46,6 +48,7 @@ def openai(
     judge_timeout: float | None = DEFAULT_JUDGE_TIMEOUT,
     json_mode: bool = True,
     retry: RetryPolicy | None = None,
+    on_usage: UsageCallback | None = None,
     **extra: Any,
 ) -> OpenAIJudge:
     """A judge on the official ``openai`` client (OpenAI, Azure, OpenRouter, Ollama, vLLM, ...).
@@ -53,13 +56,21 @@ def openai(
     ``api_key`` defaults to ``OPENAI_API_KEY``. ``timeout`` bounds one HTTP request;
     ``judge_timeout`` (120 s by default, None for none) bounds, in a run, the whole judging
     of one sample (every criterion and vote with their retries and waits), and elsewhere one
-    call; past it the vote is an error. Needs the ``openai`` package
-    (``pip install 'assay[openai]'``).
+    call; past it the vote is an error. ``on_usage`` is called with a :class:`JudgeCall`
+    after each answered call (its kind, model, tokens, cost, latency); an exception in it is
+    reported once and never changes a grade. Any other keyword is a parameter of
+    ``chat.completions.create`` (``max_tokens``, ``seed``, ``extra_body``, ...); one it does
+    not take is refused here (:class:`TypeError`), not on every call. Needs the ``openai``
+    package (``pip install 'assay[openai]'``).
     """
     from assay.agent import ModelSpec
     from assay.agent.adapters.optional import require
 
     require("openai", "openai")
+    if extra:
+        from assay.judging.openai_judge import completion_options
+
+        _refuse_unknown("judges.openai", extra, completion_options())
     spec = ModelSpec.parse(model)
     # "ollama/qwen3:8b" is sent as "qwen3:8b"; an OpenRouter id keeps its vendor prefix.
     return OpenAIJudge(
@@ -74,6 +85,7 @@ def openai(
         json_mode=json_mode,
         retry=retry or RetryPolicy(),
         extra=extra,
+        meter=meter(on_usage, label or model),
     )
 
 
@@ -84,16 +96,26 @@ def litellm(
     label: str | None = None,
     judge_timeout: float | None = DEFAULT_JUDGE_TIMEOUT,
     retry: RetryPolicy | None = None,
+    on_usage: UsageCallback | None = None,
     **extra: Any,
 ) -> Judge:
     """A judge through LiteLLM (``pip install 'assay[litellm]'``); ``model`` as LiteLLM names it.
 
-    ``judge_timeout`` bounds the judging of one sample, as for :func:`openai`.
+    ``judge_timeout`` bounds the judging of one sample and ``on_usage`` meters each answered
+    call, as for :func:`openai`. Any other keyword goes to ``litellm.acompletion``
+    (``api_base``, ``api_key``, ``max_tokens``, ...); one it does not take is refused here.
     """
     from assay.agent.adapters.optional import require
     from assay.judging.litellm_judge import LiteLLMJudge
 
     require("litellm", "litellm")
+    if extra:
+        from assay.judging.litellm_judge import completion_options
+
+        named, settings = completion_options()
+        _refuse_unknown(
+            "judges.litellm", extra, named, settings, "or one of LiteLLM's own settings"
+        )
     return LiteLLMJudge(
         model=model,
         label=label or model,
@@ -101,7 +123,39 @@ def litellm(
         judge_timeout=_positive(judge_timeout),
         retry=retry or RetryPolicy(),
         extra=extra,
+        meter=meter(on_usage, label or model),
     )
+
+
+def _refuse_unknown(
+    factory: str,
+    given: Mapping[str, Any],
+    accepted: frozenset[str],
+    also: frozenset[str] = frozenset(),
+    more: str = "",
+) -> None:
+    """Refuse, naming it and what is accepted, a keyword every judge call would fail on."""
+    unknown = sorted(name for name in given if name not in accepted and name not in also)
+    if not unknown:
+        return
+    from assay.text import suggestion
+
+    named = ", ".join(repr(name) for name in unknown)
+    own = _OWN_SETTINGS[factory]
+    hint = suggestion(unknown[0], [*accepted, *also, *own.split(", ")])
+    raise TypeError(
+        f"{factory}() got unexpected keyword argument(s) {named}{hint}; it takes model, "
+        f"its own settings ({own}) and the completion's parameters: "
+        f"{', '.join(sorted(accepted))}" + (f", {more}" if more else "")
+    )
+
+
+#: Each factory's own keyword arguments, as a refusal lists them.
+_OWN_SETTINGS = {
+    "judges.openai": "base_url, api_key, temperature, label, timeout, judge_timeout, "
+    "json_mode, retry, on_usage",
+    "judges.litellm": "temperature, label, judge_timeout, retry, on_usage",
+}
 
 
 def named(

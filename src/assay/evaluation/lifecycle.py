@@ -55,6 +55,7 @@ from assay.results import (
     RunSummary,
     SampleResult,
     summarise,
+    with_run_judge_usage,
 )
 from assay.results.baseline import BaselineChoice
 from assay.results.gating import RunGate
@@ -225,6 +226,8 @@ async def _guarded(
     )
     summary = summarise(current.samples)
     current = await with_model_verdict(current, summary, judge)
+    # Every judge call counts in the run's totals: the verdict's too, which no sample owns.
+    summary = with_run_judge_usage(summary, current.judge_usage)
     if tracer is not None:
         current = replace(current, traces=tracer.run_traces())
     # Decided before completing: the outcome is stored with the run, and only a passing

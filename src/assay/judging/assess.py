@@ -10,6 +10,7 @@ from assay.judging.cache import positioned
 from assay.judging.criteria import Criterion
 from assay.judging.input import JudgeInput
 from assay.judging.judge import Judge, JudgeReply, ask, counting_attempts
+from assay.judging.metering import calling_for
 from assay.judging.prompt import instructions, prompt
 from assay.judging.verdict import JudgeVerdict, VerdictError, parse_verdict
 from assay.judging.votes import majority
@@ -148,7 +149,7 @@ async def _vote(
     judge: Judge, system: str, user: str, criterion: Criterion, usage: JudgeUsage, index: int
 ) -> tuple[JudgeVerdict | None, Vote]:
     # Each vote is a call of its own: a cache never answers one vote with another's reply.
-    with counting_attempts() as attempts, positioned(vote=index):
+    with counting_attempts() as attempts, positioned(vote=index), calling_for("score"):
         try:
             reply = await ask(judge, system, user)
         except Exception as error:

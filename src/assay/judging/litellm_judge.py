@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from assay.judging.judge import JudgeReply
-from assay.judging.openai_judge import endpoint_host
+from assay.judging.metering import Meter
+from assay.judging.openai_judge import endpoint_host, metered
 from assay.judging.retry import DEFAULT_JUDGE_TIMEOUT, RetryPolicy, with_retries
 
 
@@ -24,6 +26,8 @@ class LiteLLMJudge:
     judge_timeout: float | None = DEFAULT_JUDGE_TIMEOUT
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Told of each answered call (``on_usage``); see :mod:`assay.judging.metering`.
+    meter: Meter | None = None
 
     def endpoint(self) -> str | None:
         """The host of ``api_base`` (or ``base_url``) when one was given, else None."""
@@ -64,6 +68,7 @@ class LiteLLMJudge:
                 **self.extra,
             )
 
+        started = time.perf_counter()
         response = await with_retries(
             call, _transient, self.retry, self.label, deadline=self.judge_timeout
         )
@@ -72,12 +77,40 @@ class LiteLLMJudge:
             raise ValueError("the judge's response has no message content")
         usage = getattr(response, "usage", None)
         cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
-        return JudgeReply(
+        answered = JudgeReply(
             content,
             getattr(usage, "prompt_tokens", None),
             getattr(usage, "completion_tokens", None),
             float(cost) if isinstance(cost, int | float) else None,
         )
+        if self.meter is not None:
+            self.meter.deliver(metered(answered, self.model, self.label, started))
+        return answered
+
+
+#: Parameters the judge sets itself: given again, every call would fail.
+_OWN = frozenset({"model", "messages", "temperature", "stream", "num_retries", "kwargs"})
+
+
+def completion_options() -> tuple[frozenset[str], frozenset[str]]:
+    """What ``litellm.acompletion`` takes from a judge: its parameters, and LiteLLM's settings.
+
+    The settings are LiteLLM's own (``api_base``, ``custom_llm_provider``, each provider's
+    credentials, ...), which it reads from the same keyword arguments.
+    """
+    import inspect
+
+    from assay.agent.adapters.optional import import_litellm
+
+    litellm = import_litellm()
+    named = frozenset(inspect.signature(litellm.acompletion).parameters) - _OWN
+    try:
+        from litellm.types.utils import all_litellm_params
+    except ImportError:  # pragma: no cover - an older LiteLLM
+        all_litellm_params = []
+    credentials: frozenset[str] = getattr(litellm, "AWS_CREDENTIAL_KWARGS_KEYS", frozenset())
+    settings = frozenset(all_litellm_params) | frozenset(credentials) | {"api_base"}
+    return named, frozenset(name for name in settings - _OWN if not name.startswith("_"))
 
 
 def _transient(error: BaseException) -> Mapping[str, str] | None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from assay.judging.judge import JudgeReply
+from assay.judging.metering import JudgeCall, Meter, call_kind
 from assay.judging.retry import DEFAULT_JUDGE_TIMEOUT, RetryPolicy, with_retries
 from assay.results.pricing import estimate_cost
 
@@ -35,6 +37,8 @@ class OpenAIJudge:
     json_mode: bool = True
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Told of each answered call (``on_usage``); see :mod:`assay.judging.metering`.
+    meter: Meter | None = None
 
     def endpoint(self) -> str | None:
         """The host the judge calls (part of its identity), None for the OpenAI API itself.
@@ -81,10 +85,14 @@ class OpenAIJudge:
                 **options,
             )
 
+        started = time.perf_counter()
         response = await with_retries(
             call, transient_headers, self.retry, self.label, deadline=self.judge_timeout
         )
-        return _reply(response, self.provider, self.model)
+        answered = _reply(response, self.provider, self.model)
+        if self.meter is not None:
+            self.meter.deliver(metered(answered, self.model, self.label, started))
+        return answered
 
     def _connect(self) -> AsyncOpenAI:
         from openai import AsyncOpenAI
@@ -95,6 +103,20 @@ class OpenAIJudge:
             timeout=self.timeout,
             max_retries=0,
         )
+
+
+#: Parameters of a completion that the judge sets itself: given again, every call would fail.
+OWN_PARAMETERS = frozenset({"model", "messages", "temperature", "stream", "self"})
+
+
+def completion_options() -> frozenset[str]:
+    """The keyword arguments ``chat.completions.create`` takes that a judge passes through."""
+    import inspect
+
+    from openai.resources.chat.completions import AsyncCompletions
+
+    names = inspect.signature(AsyncCompletions.create).parameters
+    return frozenset(names) - OWN_PARAMETERS
 
 
 #: The host of the client's default endpoint, which an identity does not name.
@@ -147,4 +169,18 @@ def _reply(response: Any, provider: str, model: str) -> JudgeReply:
         output_tokens,
         None if estimate is None else estimate.cost_usd,
         cost_estimated=estimate is not None,
+    )
+
+
+def metered(reply: JudgeReply, model: str, label: str, started: float) -> JudgeCall:
+    """The record of one answered call, begun at ``started`` (``time.perf_counter``)."""
+    return JudgeCall(
+        kind=call_kind(),
+        model=model,
+        judge=label,
+        input_tokens=reply.input_tokens,
+        output_tokens=reply.output_tokens,
+        cost_usd=reply.cost_usd,
+        cost_estimated=reply.cost_estimated,
+        latency_ms=(time.perf_counter() - started) * 1000,
     )

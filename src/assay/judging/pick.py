@@ -12,12 +12,13 @@ from collections.abc import Mapping, Sequence
 
 from assay.judging.assess import JudgeUsage
 from assay.judging.judge import Judge, ask, counting_attempts
+from assay.judging.metering import JudgeCallKind, calling_for
 from assay.judging.verdict import MAX_REASON, VerdictError, strict_object
 from assay.results.run import ModelVerdict
 from assay.spec import JSON
 
 #: The usage kind the verdict's call is counted under.
-VERDICT_KIND = "verdict"
+VERDICT_KIND: JudgeCallKind = "verdict"
 
 _INSTRUCTIONS = """You pick the model that did best in an evaluation of an AI agent.
 The JSON document the user sends holds each model's results: pass rate, deterministic check
@@ -53,7 +54,7 @@ async def pick_model(
 ) -> ModelVerdict | None:
     """One verdict call, counted in ``usage`` under ``verdict``; ``None`` when unusable."""
     usage.model = usage.model or judge.label
-    with counting_attempts() as attempts:
+    with counting_attempts() as attempts, calling_for(VERDICT_KIND):
         try:
             reply = await ask(judge, _INSTRUCTIONS, verdict_prompt(models))
         except Exception:

@@ -134,7 +134,7 @@ def summary_of(run: Run) -> tuple[RunSummary, str | None]:
         f"No stored summary: the run {state}. "
         f"Figures below cover the {count} sample(s) recorded so far."
     )
-    return summarise(run.samples), note
+    return summarise(run.samples, run.judge_usage), note
 
 
 def summary_rows(
@@ -311,9 +311,14 @@ def judge_calls(tally: Tally, *, noun: bool = True) -> str:
 
 
 def judge_usage(tally: Tally) -> str:
-    """What the judge cost the evaluation: calls and attempts, tokens, money."""
+    """What the judge cost the evaluation: calls and attempts, tokens, money.
+
+    A run's figures count its own calls (the model verdict) too, and say how many.
+    """
+    own = tally.run_judge_usage if isinstance(tally, RunSummary) else None
+    part = f", {own.calls} of them the run's own" if own is not None and own.calls else ""
     return (
-        f"{judge_calls(tally)} · {fmt.tokens(tally.judge_input_tokens)} tokens in / "
+        f"{judge_calls(tally)}{part} · {fmt.tokens(tally.judge_input_tokens)} tokens in / "
         f"{fmt.tokens(tally.judge_output_tokens)} out · "
         f"{fmt.money(tally.judge_cost_usd, estimated=tally.judge_cost_estimated)} "
         "(not the agent's)"

@@ -52,6 +52,7 @@ from assay.record import (
 from assay.record import read as read_record
 from assay.record.upgrades import first_release_comparison
 from assay.results import (
+    JudgeUsage,
     Run,
     RunSettings,
     RunStatus,
@@ -326,12 +327,12 @@ def _check_whole(run: Run, report: RunRecord, stated_usage: object) -> Run:
                 f"samples[{index}].status",
                 f"is {sample.status.value!r}, but its error and metrics make it {decided.value!r}",
             )
-    counted = summarise(run.samples)
+    counted = summarise(run.samples, run.judge_usage)
     _check_figures(
         report.summary,
         write_summary(counted),
         "summary",
-        older=_older_figures(run.samples, counted),
+        older=_older_figures(run.samples, counted, run.judge_usage),
     )
     _check_verdict(run, counted)
     _check_judge_usage(run, stated_usage, counted)
@@ -558,20 +559,39 @@ def _check_verdict(run: Run, counted: RunSummary) -> None:
         )
 
 
-def _older_figures(samples: Sequence[SampleResult], counted: RunSummary) -> dict[str, Any]:
+def _older_figures(
+    samples: Sequence[SampleResult], counted: RunSummary, run_usage: JudgeUsage | None
+) -> dict[str, Any]:
     """Figures, by path, that older versions computed another way from the same samples.
 
-    Cases were once counted once per model; and before samples with no usage at all were
-    told apart (``no_usage``), they were counted as ``unpriced``.
+    Cases were once counted once per model; before samples with no usage at all were told
+    apart (``no_usage``), they were counted as ``unpriced``; and the run's own judge calls
+    (the model verdict) were once left out of the run's judge totals.
     """
     older: dict[str, Any] = {
         f"summary.{name}": value for name, value in _per_model_cases(samples).items()
     }
+    if run_usage is not None:
+        alone = summarise(samples)
+        for name in _JUDGE_TOTALS:
+            older[f"summary.{name}"] = getattr(alone, name)
     tallies: dict[str, Tally] = {"summary": counted}
     tallies.update({f"summary.by_model.{label}": t for label, t in counted.by_model.items()})
     for path, tally in tallies.items():
         older[f"{path}.unpriced"] = tally.unpriced + tally.no_usage
     return older
+
+
+#: The run's figures that once left its own judge calls out.
+_JUDGE_TOTALS = (
+    "judge_calls",
+    "judge_attempts",
+    "judge_input_tokens",
+    "judge_output_tokens",
+    "judge_cost_usd",
+    "judge_cost_estimated",
+    "total_cost_usd",
+)
 
 
 def _per_model_cases(samples: Sequence[SampleResult]) -> dict[str, int]:

@@ -9,7 +9,14 @@ from assay.results.reliability import ItemRate, item_rates
 from assay.results.run import CaseSnapshot, Run, RunStatus
 from assay.results.sample import SampleResult, SampleStatus, decide_status
 from assay.results.settings import RunSettings
-from assay.results.summary import CriterionSummary, RunSummary, Tally, nearest_rank, summarise
+from assay.results.summary import (
+    CriterionSummary,
+    RunSummary,
+    Tally,
+    nearest_rank,
+    summarise,
+    with_run_judge_usage,
+)
 from assay.results.traces import Traces
 from assay.results.vote import Vote
 
@@ -42,4 +49,5 @@ __all__ = [
     "nearest_rank",
     "scored",
     "summarise",
+    "with_run_judge_usage",
 ]

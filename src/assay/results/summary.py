@@ -8,12 +8,14 @@ criterion and never averaged with checks.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from assay.results.judge_usage import JudgeUsage
 from assay.results.reliability import (
     checked_by_category,
     failing_by_category,
@@ -130,19 +132,47 @@ class Tally:
 
 @dataclass(frozen=True, slots=True)
 class RunSummary(Tally):
-    """The run's tally, plus one tally per model when the run named models."""
+    """The run's tally, plus one tally per model when the run named models.
+
+    The run's judge totals (``judge_calls``, ``judge_cost_usd``, ``total_cost_usd``, ...)
+    count every judge call: the samples' and the run's own (the model verdict), which is
+    also kept apart as :attr:`run_judge_usage`. A model's tally counts its samples' only.
+    """
 
     by_model: dict[str, Tally] = field(default_factory=dict)
+    #: Judge calls no sample owns (the model verdict), counted in the run's judge totals.
+    run_judge_usage: JudgeUsage | None = None
 
 
-def summarise(samples: Sequence[SampleResult]) -> RunSummary:
-    """Summarise a run's samples, overall and per model."""
+def summarise(
+    samples: Sequence[SampleResult], run_judge_usage: JudgeUsage | None = None
+) -> RunSummary:
+    """Summarise a run's samples, overall and per model, with the run's own judge calls."""
     by_model: dict[str, list[SampleResult]] = defaultdict(list)
     for sample in samples:
         if sample.model is not None:
             by_model[sample.model].append(sample)
     overall = tally(samples)
-    return RunSummary(**_fields(overall), by_model={m: tally(s) for m, s in by_model.items()})
+    summary = RunSummary(**_fields(overall), by_model={m: tally(s) for m, s in by_model.items()})
+    return with_run_judge_usage(summary, run_judge_usage)
+
+
+def with_run_judge_usage(summary: RunSummary, usage: JudgeUsage | None) -> RunSummary:
+    """``summary`` (of the samples alone) with the run's own judge calls in its totals."""
+    if usage is None:
+        return summary
+    judge_cost = _total(summary.judge_cost_usd, usage.cost_usd)
+    return dataclasses.replace(
+        summary,
+        run_judge_usage=usage,
+        judge_calls=summary.judge_calls + usage.calls,
+        judge_attempts=summary.judge_attempts + (usage.attempts or usage.calls),
+        judge_input_tokens=summary.judge_input_tokens + usage.input_tokens,
+        judge_output_tokens=summary.judge_output_tokens + usage.output_tokens,
+        judge_cost_usd=judge_cost,
+        judge_cost_estimated=summary.judge_cost_estimated or usage.cost_estimated,
+        total_cost_usd=_total(summary.cost_usd, judge_cost),
+    )
 
 
 def _fields(value: Tally) -> dict[str, Any]:

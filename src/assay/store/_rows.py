@@ -178,9 +178,15 @@ def run_from(
         settings = read_settings(row["settings"])
         # With every sample loaded, figures an older version did not store are counted.
         whole = samples if row["status"] == RunStatus.COMPLETED.value and samples else None
-        summary = None if row["summary"] is None else read_summary(row["summary"], samples=whole)
         verdict = read(ModelVerdict | None, row["verdict"], "verdict")
-        judge_usage = read(JudgeUsage | None, row["judge_usage"], "judge_usage")
+        judge_usage = cast(
+            JudgeUsage | None, read(JudgeUsage | None, row["judge_usage"], "judge_usage")
+        )
+        summary = (
+            None
+            if row["summary"] is None
+            else read_summary(row["summary"], samples=whole, run_judge_usage=judge_usage)
+        )
         outcome = read(RunOutcome | None, row["outcome"], "outcome")
         choice = read(BaselineChoice | None, row["baseline_choice"], "baseline_choice")
         traces = read(Traces | None, row["traces"], "traces")
@@ -210,7 +216,7 @@ def run_from(
         lease=lease_from(row),
         error=row["error"],
         verdict=cast(ModelVerdict | None, verdict),
-        judge_usage=cast(JudgeUsage | None, judge_usage),
+        judge_usage=judge_usage,
         outcome=cast(RunOutcome | None, outcome),
         baseline_choice=cast(BaselineChoice | None, choice),
         traces=cast(Traces | None, traces),

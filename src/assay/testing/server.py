@@ -286,16 +286,37 @@ def _answered_by(response: Response, asked: Any) -> Response:
     return dataclasses.replace(response, body=json.dumps(body).encode())
 
 
+def _usage_of(response: Response) -> dict[str, Any] | None:
+    """The usage a successful JSON completion reports, in the server's log form."""
+    if response.status != 200 or response.headers.get("content-type") != "application/json":
+        return None
+    try:
+        body = json.loads(response.body)
+    except ValueError:
+        return None
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    return {
+        "model": body.get("model"),
+        "input_tokens": usage.get("prompt_tokens", usage.get("input_tokens")),
+        "output_tokens": usage.get("completion_tokens", usage.get("output_tokens")),
+    }
+
+
 class ScriptedServer:
     """Serves ``POST .../chat/completions`` (and ``.../responses``) on 127.0.0.1 from a script.
 
     The script is a list of responses consumed in order (an exhausted list answers 500 and
     says so), or a function of the request body (which can answer per ``body["model"]``).
-    ``requests`` keeps every body received.
+    ``requests`` keeps every body received; ``answered`` the usage of every completion
+    answered (the model it names, ``input_tokens`` and ``output_tokens``), the server's own
+    count to hold a client's metering against.
     """
 
     def __init__(self, script: Iterable[Response] | Script) -> None:
         self.requests: list[dict[str, Any]] = []
+        self.answered: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         if callable(script):
             self._script: Script = script
@@ -338,7 +359,12 @@ class ScriptedServer:
     def _respond(self, body: dict[str, Any]) -> Response:
         with self._lock:
             self.requests.append(body)
-        return _answered_by(self._script(body), body.get("model"))
+        response = _answered_by(self._script(body), body.get("model"))
+        served = _usage_of(response)
+        if served is not None:
+            with self._lock:
+                self.answered.append(served)
+        return response
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
