@@ -1,5 +1,7 @@
 """Four samples of an agent that alternates report two behaviours and a pass rate of a half."""
 
+import json
+
 import assay
 from assay import checks
 from assay.report import Report
@@ -26,6 +28,14 @@ def test_alternating_samples_report_two_behaviours_and_a_half(store):
     text = Report(run).to_text()
     assert "2 behaviours in 4 samples · checks pass 2/4 · 50%" in text
     assert "2 behaviours in 4 samples" in Report(run).to_markdown()
+    document = json.loads(Report(run).to_json())
+    assert document["behaviours"] == [
+        {"case_id": "rebook", "model": None, "samples": 4, "behaviours": 2, "checks_passed": 2}
+    ]
+    # The report reads back as the same run: the figures beside it are not part of it.
+    from assay.report.archive import run_from_report
+
+    assert run_from_report(document).samples == run.samples
 
 
 def test_rephrasing_alone_is_not_another_behaviour(store):
@@ -36,3 +46,5 @@ def test_rephrasing_alone_is_not_another_behaviour(store):
     suite.case("Say done", id="q", checks=[checks.contains("Done")])
     run = assay.run(suite, db=store, progress=False)
     assert item_rates(run.samples)[0].behaviours == 1
+    [entry] = json.loads(Report(run).to_json())["behaviours"]
+    assert (entry["behaviours"], entry["samples"]) == (1, 3)

@@ -29,6 +29,7 @@ from assay.report.view import (
 )
 from assay.results import Run, SampleResult, Tally
 from assay.results.fixes import FixItem, fix_items
+from assay.results.reliability import item_rates
 from assay.results.summary import check_counts
 from assay.text import json_visible
 
@@ -45,8 +46,30 @@ def report_dict(
     data["model_comparison"] = None if models is None else model_comparison_json(models)
     shown = fix_items(run.samples) if items is None else items
     data["fix_items"] = [write(item) for item in shown]
+    data["behaviours"] = behaviours_json(run.samples)
     data["display"] = display_json(run)
     return data
+
+
+def behaviours_json(samples: Sequence[SampleResult]) -> list[dict[str, Any]]:
+    """Distinct behaviours per case and model, where the text and Markdown reports show them.
+
+    One entry per case on a model with two or more evaluated samples: ``case_id``,
+    ``model``, ``samples``, ``behaviours`` (distinct deterministic signatures: calls,
+    observation channels, check verdicts) and ``checks_passed`` (samples whose checks all
+    passed).
+    """
+    return [
+        {
+            "case_id": rate.case_id,
+            "model": rate.model,
+            "samples": rate.samples,
+            "behaviours": rate.behaviours,
+            "checks_passed": rate.passed,
+        }
+        for rate in item_rates(samples)
+        if rate.samples >= 2
+    ]
 
 
 def display_json(run: Run) -> dict[str, Any]:

@@ -152,8 +152,10 @@ class Report:
           null when nothing was evaluated), ``cases``, ``cases_passed``, ``input_tokens``,
           ``output_tokens``, ``cost_usd``, ``priced``, ``unpriced``, ``latency_avg_ms``,
           ``latency_p50_ms``, ``latency_p95_ms``, ``judge`` (criterion → ``mean``,
-          ``samples``, ``passed``, ``errors``, ``mean_vote_spread``) and ``by_model``
-          (model → the same figures).
+          ``samples``, ``passed``, ``errors``, ``mean_vote_spread``), ``by_model``
+          (model → the same figures) and ``run_judge_usage``; the judge figures
+          (``judge_calls``, ``judge_cost_usd``, ``total_cost_usd``) count every judge call,
+          the run's own (the verdict's) included, a model's only its samples'.
         * ``cases[]``: ``id``, ``name``, ``position``, ``fingerprint``, ``definition`` (the
           case as the run defined it).
         * ``samples[]``: ``case_id``, ``model``, ``sample``, ``status``, ``answer``,
@@ -177,6 +179,9 @@ class Report:
           ``judge``; null without one), ``judge_usage`` (judge calls no sample owns), each
           sample's ``fault``, ``recommendation`` and ``diagnosis`` (``tools``,
           ``tools_label``, ``refinement``), and ``fix_items[]`` (see :attr:`fix_items`).
+        * ``behaviours[]``: per case and model with two or more evaluated samples, as the
+          text and Markdown reports show them: ``case_id``, ``model``, ``samples``,
+          ``behaviours`` (distinct deterministic signatures) and ``checks_passed``.
         * ``model_comparison``: null with fewer than two models; else ``resamples``,
           ``seed``, ``confidence``, ``power``, ``models[]`` (``model``, ``cases``,
           ``pass_rate``, ``interval``), ``pairs[]`` (``models``, ``cases``, ``difference``,
