@@ -9,6 +9,7 @@ from typing import ClassVar
 from assay.agent import Action
 from assay.checks import _values
 from assay.checks.base import Check, CheckContext, CheckError, Verdict, observed_actions
+from assay.checks.quoting import quoted
 from assay.spec import ExpectedAction, canonical_json
 from assay.spec.observation import SIDE_EFFECTS
 from assay.text import one_line
@@ -84,7 +85,8 @@ def _difference(want: Sequence[_Call], got: Sequence[_Call]) -> str:
 
 
 def _render_all(calls: Sequence[_Call]) -> str:
-    return ", ".join(_render(call) for call in calls)
+    # A few calls, and how many more: the whole trace stays in the sample's actions.
+    return quoted(calls, _render)
 
 
 def _render(call: _Call) -> str:
@@ -116,8 +118,8 @@ class ForbidActions(Check):
         observed = observed_actions(ctx)
         hits = [action.name for action in observed if action.name in self.names]
         if hits:
-            return Verdict(0.0, f"forbidden call(s) made: {', '.join(hits)}")
-        return Verdict(1.0, f"none of {', '.join(self.names)} called")
+            return Verdict(0.0, f"forbidden call(s) made: {quoted(hits)}")
+        return Verdict(1.0, f"none of {quoted(self.names)} called")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -138,8 +140,8 @@ class ToolsCalled(Check):
         called = {action.name for action in observed}
         missing = [name for name in self.names if name not in called]
         if missing:
-            return Verdict(0.0, f"expected tool(s) not called: {', '.join(missing)}")
-        return Verdict(1.0, f"called {', '.join(self.names)}")
+            return Verdict(0.0, f"expected tool(s) not called: {quoted(missing)}")
+        return Verdict(1.0, f"called {quoted(self.names)}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -159,7 +161,7 @@ class ToolsSucceeded(Check):
         failed = [action for action in observed if action.failed]
         if failed:
             first = failed[0]
-            names = ", ".join(dict.fromkeys(action.name for action in failed))
+            names = quoted(list(dict.fromkeys(action.name for action in failed)))
             return Verdict(
                 0.0,
                 f"{len(failed)} of {len(observed)} tool call(s) failed: {names} "

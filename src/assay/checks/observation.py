@@ -22,8 +22,9 @@ from typing import ClassVar, Literal
 
 from assay.checks import _values
 from assay.checks.base import Check, CheckContext, CheckError, Verdict
+from assay.checks.quoting import QUOTED_ITEMS, item_text, quoted, quoted_items
 from assay.spec import JSON, canonical_json
-from assay.spec.observation import SIDE_EFFECTS, ChannelAssertion, render_items
+from assay.spec.observation import SIDE_EFFECTS, ChannelAssertion
 
 #: The reason every assertion over a truncated observation fails with.
 TRUNCATED = "truncated_observation"
@@ -82,7 +83,7 @@ def read_channel(ctx: CheckContext, channel: str) -> list[JSON] | Verdict:
             0.0, f"{TRUNCATED}: {_cut_by(observation.bound)}, so {channel} cannot be asserted"
         )
     if channel not in observation.channels:
-        reported = ", ".join(sorted(observation.channels)) or "none"
+        reported = quoted(sorted(observation.channels)) or "none"
         raise CheckError(f"the observation has no {channel!r} channel (reported: {reported})")
     return list(observation.channels[channel])
 
@@ -95,25 +96,56 @@ def _cut_by(bound: str | None) -> str:
 
 
 def exact(expected: list[JSON], observed: list[JSON]) -> Verdict:
-    """Pass only when the observed list equals the expected one, item for item, in order."""
-    if _keys(expected) == _keys(observed):
-        return Verdict(1.0, f"{render_items(observed)} as expected")
-    want, got = render_items(expected), render_items(observed)
-    if want == got:
+    """Pass only when the observed list equals the expected one, item for item, in order.
+
+    The reason quotes a few items of each list (:mod:`assay.checks.quoting`) and, when
+    either is longer than that, where they first differ; the lists stay in the evidence.
+    """
+    want_keys, got_keys = _keys(expected), _keys(observed)
+    if want_keys == got_keys:
+        return Verdict(1.0, f"{quoted_items(observed)}{_count(observed)} as expected")
+    want, got = quoted_items(expected), quoted_items(observed)
+    if want == got and len(expected) == len(observed):
         # Same text, different types ("1" and 1): show both as JSON.
-        want, got = f"[{', '.join(_keys(expected))}]", f"[{', '.join(_keys(observed))}]"
-    return Verdict(0.0, f"expected {want}, got {got}")
+        want, got = _as_json(want_keys), _as_json(got_keys)
+    reason = f"expected {want}{_count(expected)}, got {got}{_count(observed)}"
+    if max(len(expected), len(observed)) > QUOTED_ITEMS:
+        reason += "; " + _first_difference(expected, observed, want_keys, got_keys)
+    return Verdict(0.0, reason)
 
 
 def forbidden(banned: list[JSON], observed: list[JSON]) -> Verdict:
-    """Fail when any banned item appears; name what appeared and everything observed."""
+    """Fail when any banned item appears; name what appeared and a few of those observed."""
     names = set(_keys(banned))
     hits = [item for item in observed if canonical_json(item) in names]
     if hits:
         return Verdict(
-            0.0, f"forbidden {render_items(_unique(hits))} appeared; got {render_items(observed)}"
+            0.0,
+            f"forbidden {quoted_items(_unique(hits))} appeared; "
+            f"got {quoted_items(observed)}{_count(observed)}",
         )
-    return Verdict(1.0, f"none of {render_items(banned)} appeared")
+    return Verdict(1.0, f"none of {quoted_items(banned)} appeared")
+
+
+def _count(items: list[JSON]) -> str:
+    """`` (9,001 items)`` for a list longer than a reason quotes; nothing for a short one."""
+    return f" ({len(items):,} items)" if len(items) > QUOTED_ITEMS else ""
+
+
+def _as_json(keys: list[str]) -> str:
+    return "[" + quoted(keys) + "]"  # already JSON text
+
+
+def _first_difference(
+    expected: list[JSON], observed: list[JSON], want: list[str], got: list[str]
+) -> str:
+    at = next(
+        (i for i, (one, two) in enumerate(zip(want, got, strict=False)) if one != two),
+        min(len(want), len(got)),
+    )
+    wanted = item_text(expected[at]) if at < len(expected) else "nothing more"
+    seen = item_text(observed[at]) if at < len(observed) else "nothing more"
+    return f"first difference at item {at + 1:,}: expected {wanted}, got {seen}"
 
 
 def _keys(items: list[JSON]) -> list[str]:

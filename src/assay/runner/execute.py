@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from assay.agent import AgentContext, ModelSpec, Outcome, coerce_outcome
 from assay.checks import CheckContext, CheckError, Verdict, actions
 from assay.checks.observation import check_for
+from assay.checks.quoting import bounded_reason
 from assay.errors import SpecError
 from assay.judging.cache import positioned
 from assay.results import MetricResult, SampleResult, decide_status, errored, scored
@@ -308,16 +309,21 @@ async def _check(metric: PlannedMetric, ctx: CheckContext) -> MetricResult:
             verdict = await verdict
         score, reason = _read(verdict)
     except CheckError as error:
-        return errored(metric.name, "check", metric.category, metric.threshold, str(error))
+        return errored(
+            metric.name, "check", metric.category, metric.threshold, bounded_reason(str(error))
+        )
     except Exception as error:
         return errored(
             metric.name,
             "check",
             metric.category,
             metric.threshold,
-            f"{type(error).__name__}: {error}",
+            bounded_reason(f"{type(error).__name__}: {error}"),
         )
-    return scored(metric.name, "check", metric.category, metric.threshold, score, reason)
+    # Any check's reason is bounded (a custom one's too); the evidence stays in the sample.
+    return scored(
+        metric.name, "check", metric.category, metric.threshold, score, bounded_reason(reason)
+    )
 
 
 def _evaluator(metric: PlannedMetric) -> Any:
