@@ -37,6 +37,7 @@ TOP_LEVEL = {
     "verdict",
     "judge_usage",
     "fix_items",
+    "behaviours",
     "display",
 }
 
