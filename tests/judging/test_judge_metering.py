@@ -199,3 +199,35 @@ def test_known_keywords_still_reach_the_endpoint():
 def test_on_usage_must_be_a_function():
     with pytest.raises(TypeError, match="on_usage must be a function"):
         judges.openai("m", api_key="k", on_usage="log.txt")
+
+
+def test_a_summary_stored_before_the_run_part_was_counted_reads_with_it():
+    from assay.record.summary import read_summary, write_summary
+    from assay.results import JudgeUsage as Counted
+    from assay.results import SampleResult, SampleStatus, summarise
+
+    sample = SampleResult(
+        "q",
+        "openai/small",
+        0,
+        SampleStatus.PASSED,
+        judge_usage=Counted(calls=2, attempts=2, input_tokens=20, output_tokens=4, cost_usd=0.002),
+    )
+    verdict_call = Counted(
+        calls=1,
+        attempts=1,
+        input_tokens=50,
+        output_tokens=9,
+        cost_usd=0.001,
+        by_kind={"verdict": 1},
+    )
+    older = {k: v for k, v in write_summary(summarise([sample])).items() if k != "run_judge_usage"}
+    assert older["judge_calls"] == 2  # what an earlier version stored: the verdict left out
+    for samples in (None, [sample]):
+        read = read_summary(older, samples=samples, run_judge_usage=verdict_call)
+        assert (read.judge_calls, read.judge_input_tokens, read.judge_output_tokens) == (3, 70, 13)
+        assert math.isclose(read.judge_cost_usd, 0.003)
+        assert read.run_judge_usage == verdict_call
+    # A summary of this version is read as stored: never counted twice.
+    current = write_summary(summarise([sample], verdict_call))
+    assert read_summary(current, samples=[sample], run_judge_usage=verdict_call).judge_calls == 3
