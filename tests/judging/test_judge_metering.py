@@ -102,6 +102,10 @@ def test_every_judge_call_is_metered_counted_and_stored_once(store):
     per_model = sum(t.judge_calls for t in summary.by_model.values())
     assert per_model + stored.judge_usage.calls == summary.judge_calls
 
+    # Each case's cost, plus the run's own judge call, is the run's total: nothing left out.
+    cases = sum(entry["total_usd"] for entry in Report(stored).case_costs)
+    assert math.isclose(cases + stored.judge_usage.cost_usd, summary.total_cost_usd)
+
     document = json.loads(Report(stored).to_json())
     assert document["summary"]["judge_calls"] == asked
     assert math.isclose(document["summary"]["total_cost_usd"], summary.total_cost_usd)

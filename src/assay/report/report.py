@@ -92,7 +92,9 @@ class Report:
         """Each case's cost across models, the judge's, their total and whether estimated.
 
         One entry per case (``case_id``, ``cost_usd``, ``judge_cost_usd``, ``total_usd``,
-        ``estimated``) with the same figures per model label under ``by_model``.
+        ``estimated``) with the same figures per model label under ``by_model``. The run's
+        own judge calls (the verdict) belong to no case: with ``run.judge_usage`` the cases'
+        totals add up to the summary's ``total_cost_usd``.
         """
         return case_costs(self.run.samples)
 

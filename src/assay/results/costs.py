@@ -1,7 +1,8 @@
 """Each case's cost: the agent's across models, the judge's, their total, whether estimated.
 
 The judge's cost is the evaluation's overhead: it is shown beside the agent's and added to
-it only in ``total_usd``, never folded into the agent's figure.
+it only in ``total_usd``, never folded into the agent's figure. The run's own judge calls
+(the model verdict) belong to no case; the run's summary counts them in its totals.
 """
 
 from __future__ import annotations
