@@ -110,6 +110,15 @@ def test_every_judge_call_is_metered_counted_and_stored_once(store):
     assert document["summary"]["judge_calls"] == asked
     assert math.isclose(document["summary"]["total_cost_usd"], summary.total_cost_usd)
     assert "9 calls, 1 of them the run's own" in Report(stored).to_text()
+    # The report reads back (assay import) with the same totals, recomputed from its records.
+    from assay.report.archive import run_from_report
+
+    assert run_from_report(document).summary.judge_calls == asked
+    # A report an earlier version wrote left the verdict's call out of its totals: still read.
+    older = json.loads(json.dumps(document))
+    del older["summary"]["run_judge_usage"]
+    older["summary"]["judge_calls"] -= 1
+    assert run_from_report(older).summary.judge_calls == asked
 
 
 def test_a_failing_on_usage_is_reported_once_and_changes_no_grade(capsys):
