@@ -31,6 +31,8 @@ _IN_TEMPLATE = re.compile(r"\{(?:[A-Za-z_][\w.]*|\d*):([^{}\s]*)\}")
 ALLOWED = {
     "checks/budget.py": "a check's reason: milliseconds against a budget in milliseconds",
     "checks/content.py": "a check's reason: how many characters the answer has",
+    "checks/observation.py": "a check's reason: how many items a list has, where it differs",
+    "checks/quoting.py": "a check's reason: how many items or characters it left out",
     "evaluation/memory.py": "a lease message: seconds since a heartbeat",
     "evaluation/options.py": "an options error: the setting as given and its limits",
     "evaluation/writer.py": "a retry note in the log: seconds until the next attempt",
