@@ -328,14 +328,15 @@ def _check_whole(run: Run, report: RunRecord, stated_usage: object) -> Run:
                 f"is {sample.status.value!r}, but its error and metrics make it {decided.value!r}",
             )
     counted = summarise(run.samples, run.judge_usage)
+    # The run's own judge usage is checked first: the summary's totals count it in.
+    _check_verdict(run, counted)
+    _check_judge_usage(run, stated_usage, counted)
     _check_figures(
         report.summary,
         write_summary(counted),
         "summary",
         older=_older_figures(run.samples, counted, run.judge_usage),
     )
-    _check_verdict(run, counted)
-    _check_judge_usage(run, stated_usage, counted)
     _check_outcome(run.outcome, counted, gated=_gated(run))
     return replace(run, summary=counted)
 
