@@ -33,6 +33,7 @@ ALLOWED = {
     "checks/content.py": "a check's reason: how many characters the answer has",
     "checks/observation.py": "a check's reason: how many items a list has, where it differs",
     "checks/quoting.py": "a check's reason: how many items or characters it left out",
+    "dashboard/charts.py": "an SVG path's coordinates (its labels go through the format module)",
     "evaluation/memory.py": "a lease message: seconds since a heartbeat",
     "evaluation/options.py": "an options error: the setting as given and its limits",
     "evaluation/writer.py": "a retry note in the log: seconds until the next attempt",

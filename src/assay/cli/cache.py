@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from assay.cli._common import JUDGING, DbOption, fail, open_store, user_errors
+from assay.report.format import count
 from assay.text import visible
 
 cache_app = typer.Typer(
@@ -42,14 +43,14 @@ def stats_command(db: DbOption = None) -> None:
         print("The cache is empty.")
         return
     total = sum(entry.entries for entry in found)
-    print(f"{total:,} cached repl{'y' if total == 1 else 'ies'}")
+    print(f"{count(total)} cached repl{'y' if total == 1 else 'ies'}")
     for entry in found:
         span = (
             ""
             if entry.first is None or entry.last is None
             else (f", kept {entry.first:%Y-%m-%d %H:%M} to {entry.last:%Y-%m-%d %H:%M} UTC")
         )
-        print(visible(f"  {entry.kind} {entry.source}: {entry.entries:,}{span}"))
+        print(visible(f"  {entry.kind} {entry.source}: {count(entry.entries)}{span}"))
 
 
 @cache_app.command("clear")
@@ -71,4 +72,4 @@ def clear_command(
         fail(f"--kind {kind!r}: expected one of {', '.join(KINDS)}")
     with open_store(db) as store, user_errors():
         cleared = store.cache_clear(kind=kind, source=source)
-    print(f"Cleared {cleared:,} cached repl{'y' if cleared == 1 else 'ies'}.")
+    print(f"Cleared {count(cleared)} cached repl{'y' if cleared == 1 else 'ies'}.")

@@ -306,7 +306,7 @@ def judge_calls(tally: Tally, *, noun: bool = True) -> str:
     if tally.judge_attempts > tally.judge_calls:
         calls += f" ({plural(tally.judge_attempts, 'attempt')})"
     if tally.judge_cached:
-        calls += f" ({tally.judge_cached:,} cached)"
+        calls += f" ({fmt.count(tally.judge_cached)} cached)"
     return calls
 
 

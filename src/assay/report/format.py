@@ -382,6 +382,11 @@ def duration_ms(x: float | None) -> str:
     return f"{_round(_decimal(x) / 1000, 2):,f} s"
 
 
+def count(n: int) -> str:
+    """Write a count of things with thousands separators: ``12,345``."""
+    return f"{n:,}"
+
+
 def tokens(n: int | None) -> str:
     """Write a token count with thousands separators: ``12,345``."""
     if n is None:
