@@ -122,7 +122,18 @@ def test_no_private_module_is_imported_from_another_package() -> None:
 LAYERS = (
     (
         "base",
-        {"atomic", "errors", "limits", "text", "lazy", "keys", "exit_codes", "startup", "trust"},
+        {
+            "atomic",
+            "errors",
+            "limits",
+            "text",
+            "lazy",
+            "keys",
+            "exit_codes",
+            "startup",
+            "trust",
+            "ratelimit",
+        },
     ),
     ("spec", {"spec"}),
     ("agent", {"agent", "agents"}),

@@ -101,6 +101,33 @@ def run_command(
             rich_help_panel=MODELS,
         ),
     ] = None,
+    concurrency_floor: Annotated[
+        int | None,
+        typer.Option(
+            **option_range("concurrency_floor"),
+            help="Rate limits (429, 503, 529) halve a model's samples in flight, never below this.",
+            show_default="1",
+            rich_help_panel=MODELS,
+        ),
+    ] = None,
+    concurrency_ceiling: Annotated[
+        int | None,
+        typer.Option(
+            **option_range("concurrency_ceiling"),
+            help="Successes raise a model's samples in flight by one, never above this.",
+            show_default="the starting concurrency",
+            rich_help_panel=MODELS,
+        ),
+    ] = None,
+    rate_limit_retries: Annotated[
+        int | None,
+        typer.Option(
+            **option_range("rate_limit_retries"),
+            help="Retries one sample may make after rate limits and transient failures.",
+            show_default="6",
+            rich_help_panel=MODELS,
+        ),
+    ] = None,
     judge: JudgeOption = None,
     judge_base_url: JudgeBaseUrlOption = None,
     judge_timeout: JudgeTimeoutOption = None,
@@ -349,6 +376,9 @@ def run_command(
             "record_redact": redact,
             "cache": cache if cache is not None else config.cache,
             "executor": chosen_executor,
+            "concurrency_floor": concurrency_floor,
+            "concurrency_ceiling": concurrency_ceiling,
+            "rate_limit_retries": rate_limit_retries,
         }
         from assay.cli._warnings import print_unchecked
 

@@ -60,7 +60,7 @@ from assay.results import (
 from assay.results.baseline import BaselineChoice
 from assay.results.gating import RunGate
 from assay.results.run import Lease
-from assay.results.settings import Selection
+from assay.results.settings import Adaptation, Selection
 from assay.runner.engine import Execution, WorkItem, work_items
 from assay.runner.grading import Judging
 from assay.runner.hooks import Capture, GroupedCapture
@@ -181,6 +181,7 @@ async def _guarded(
         capture=_capture(suite, tracer),
         record=options.record,
         record_redact=options.record_redact,
+        adaptive=options.adaptive,
     )
     observed = ObservedSink(sink, observers, run)
     work = Work(
@@ -443,6 +444,9 @@ def _new_run(suite: Suite, plan: SuitePlan, options: EvaluationOptions, owner: L
         if suite.selected_from is None
         else Selection(cases=len(plan.cases), of=suite.selected_from),
         gate=_run_gate(options),
+        adaptive=Adaptation(
+            options.adaptive.floor, options.adaptive.ceiling, options.adaptive.retries
+        ),
     )
     cases = tuple(
         CaseSnapshot(p.case.id, p.case.name, p.position, p.fingerprint, p.snapshot())

@@ -18,6 +18,7 @@ from assay.judging import Judge
 from assay.limits import BOUNDS, bounded
 from assay.runner.diagnosing import DEFAULT_JUDGE_LIMIT
 from assay.runner.engine import DEFAULT_CONCURRENCY
+from assay.runner.pacing import DEFAULT_RATE_LIMIT_RETRIES, Adaptive
 from assay.spec import JSON, Suite, portable
 from assay.spec.fixtures import redact_patterns
 from assay.spec.gate import Gate
@@ -68,6 +69,9 @@ class EvaluationArgs(TypedDict, total=False):
     trace: bool | None
     record_redact: Sequence[str] | None
     cache: bool | None
+    concurrency_floor: int | None
+    concurrency_ceiling: int | None
+    rate_limit_retries: int | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -120,6 +124,8 @@ class EvaluationOptions:
     record_redact: tuple[str, ...] = ()
     #: Whether judge calls are answered from, and kept in, the store's cache.
     cache: bool = False
+    #: How each model's concurrency adapts to rate limits: floor, ceiling, retries per sample.
+    adaptive: Adaptive = field(default_factory=Adaptive)
 
     @classmethod
     def build(cls, suite: Suite, **args: Unpack[EvaluationArgs]) -> EvaluationOptions:
@@ -158,6 +164,9 @@ def _resolve(
     trace: bool | None = None,
     record_redact: Sequence[str] | None = None,
     cache: bool | None = None,
+    concurrency_floor: int | None = None,
+    concurrency_ceiling: int | None = None,
+    rate_limit_retries: int | None = None,
 ) -> EvaluationOptions:
     converted = portable(dict(metadata or {}), "metadata")
     assert isinstance(converted, dict)
@@ -200,6 +209,12 @@ def _resolve(
         executor=_executor(executor),
         trace=_trace(trace),
         cache=_flag(cache, "cache"),
+        adaptive=_adaptive(
+            suite,
+            concurrency_floor=concurrency_floor,
+            concurrency_ceiling=concurrency_ceiling,
+            rate_limit_retries=rate_limit_retries,
+        ),
     )
     _check_recording(resolved, suite)
     return resolved
@@ -241,6 +256,29 @@ def _check_recording(options: EvaluationOptions, suite: Suite) -> None:
                     field="record",
                 )
             check_replaceable(target)
+
+
+def _adaptive(suite: Suite, **given: int | None) -> Adaptive:
+    """Floor, ceiling and retries: the argument, else the suite's setting, else the default."""
+    chosen = {
+        name: value if value is not None else getattr(suite, name, None)
+        for name, value in given.items()
+    }
+    floor = _optional_positive(chosen["concurrency_floor"], "concurrency_floor")
+    ceiling = _optional_positive(chosen["concurrency_ceiling"], "concurrency_ceiling")
+    retries = chosen["rate_limit_retries"]
+    if retries is not None:
+        retries = _whole(retries, "rate_limit_retries")
+    if floor is not None and ceiling is not None and floor > ceiling:
+        raise SpecError(
+            f"the floor {floor} is above the ceiling {ceiling} (concurrency_ceiling)",
+            field="concurrency_floor",
+        )
+    return Adaptive(
+        floor=floor or 1,
+        ceiling=ceiling,
+        retries=DEFAULT_RATE_LIMIT_RETRIES if retries is None else retries,
+    )
 
 
 def _positive(value: Any, name: str) -> int:

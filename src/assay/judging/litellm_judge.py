@@ -70,7 +70,12 @@ class LiteLLMJudge:
 
         started = time.perf_counter()
         response = await with_retries(
-            call, _transient, self.retry, self.label, deadline=self.judge_timeout
+            call,
+            _transient,
+            self.retry,
+            self.label,
+            deadline=self.judge_timeout,
+            key=_key(self.model),
         )
         content = response.choices[0].message.content
         if not isinstance(content, str):
@@ -111,6 +116,12 @@ def completion_options() -> tuple[frozenset[str], frozenset[str]]:
     credentials: frozenset[str] = getattr(litellm, "AWS_CREDENTIAL_KWARGS_KEYS", frozenset())
     settings = frozenset(all_litellm_params) | frozenset(credentials) | {"api_base"}
     return named, frozenset(name for name in settings - _OWN if not name.startswith("_"))
+
+
+def _key(model: str) -> tuple[str, str]:
+    """LiteLLM's ``provider/model`` as ``(provider, model)`` (a bare name: ``("", name)``)."""
+    provider, _, rest = model.partition("/")
+    return (provider, rest) if rest else ("", model)
 
 
 def _transient(error: BaseException) -> Mapping[str, str] | None:

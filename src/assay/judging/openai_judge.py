@@ -87,7 +87,12 @@ class OpenAIJudge:
 
         started = time.perf_counter()
         response = await with_retries(
-            call, transient_headers, self.retry, self.label, deadline=self.judge_timeout
+            call,
+            transient_headers,
+            self.retry,
+            self.label,
+            deadline=self.judge_timeout,
+            key=(self.provider, self.model),
         )
         answered = _reply(response, self.provider, self.model)
         if self.meter is not None:

@@ -11,17 +11,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import email.utils
-import math
-import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC
 from typing import TypeVar
 
 from assay.judging.judge import count_attempt, report_wait
+from assay.ratelimit import PaceKey, Pacer, current_pacer, rate_limit_of, retry_after
 
 T = TypeVar("T")
+
+__all__ = [
+    "DEFAULT_JUDGE_TIMEOUT",
+    "JudgeTimeout",
+    "RetryPolicy",
+    "retry_after",
+    "sample_deadline",
+    "with_retries",
+]
 
 #: The overall deadline of one sample's judging (one call outside :func:`sample_deadline`),
 #: retries and waits included (``--judge-timeout``).
@@ -115,22 +121,28 @@ async def with_retries(
     label: str,
     *,
     deadline: float | None = None,
+    key: PaceKey | None = None,
 ) -> T:
     """Run ``call``; when ``transient`` says an error is (giving its headers), wait and retry.
 
     ``deadline`` (seconds) bounds the attempts and the waits together: reaching it raises
     :class:`JudgeTimeout`, and a wait that would outlast it gives up at once. Inside
     :func:`sample_deadline` it bounds every call of the sample together instead.
+
+    With ``key`` (the judge's ``(provider, model)``), inside a run each attempt holds one of
+    that model's adaptive slots, and a rate limit lowers its concurrency, pauses it for the
+    wait the server asked, and counts against the sample's rate-limit retries.
     """
+    paced = _paced(key)
     if deadline is None:
-        return await _attempts(call, transient, policy, label, None)
+        return await _attempts(call, transient, policy, label, None, paced)
     bound = _deadline(deadline)
     if bound.left() <= 0:
         raise bound.reached()
     scope = asyncio.timeout_at(bound.ends)
     try:
         async with scope:
-            return await _attempts(call, transient, policy, label, bound)
+            return await _attempts(call, transient, policy, label, bound, paced)
     except TimeoutError:
         if scope.expired():
             raise bound.reached() from None
@@ -143,19 +155,32 @@ async def _attempts(
     policy: RetryPolicy,
     label: str,
     deadline: _Deadline | None,
+    paced: tuple[Pacer, PaceKey] | None = None,
 ) -> T:
     attempts = max(1, policy.attempts)
     for attempt in range(1, attempts + 1):
         count_attempt()
+        started = 0.0 if paced is None else paced[0].now()
         try:
-            return await call()
+            return await _attempt(call, paced)
         except Exception as error:
             headers = transient(error)
+            limit = None if paced is None else rate_limit_of(error)
+            paced_wait = None
+            if paced is not None and limit is not None:
+                paced_wait = paced[0].limited(paced[1], limit, started)
+                if paced_wait is None:
+                    raise  # the sample's rate-limit retries are spent
             if headers is None or attempt == attempts:
                 raise
             wait = _wait(headers, attempt, policy)
+            if paced_wait is not None:
+                wait = min(policy.ceiling, max(wait, paced_wait))
             if deadline is not None and wait >= deadline.left():
                 raise deadline.too_far(error, wait) from error
+            if paced is not None and limit is not None:
+                await paced[0].wait(paced[1], wait, limit.reason, f"judge {paced[1][1]}")
+                continue
             report_wait(
                 f"judge {label}: {_describe(error)}; retrying in {wait:.1f} s "
                 f"(attempt {attempt + 1} of {attempts})"
@@ -164,48 +189,25 @@ async def _attempts(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def _paced(key: PaceKey | None) -> tuple[Pacer, PaceKey] | None:
+    pacer = None if key is None else current_pacer.get()
+    return None if pacer is None or key is None else (pacer, key)
+
+
+async def _attempt(call: Callable[[], Awaitable[T]], paced: tuple[Pacer, PaceKey] | None) -> T:
+    if paced is None:
+        return await call()
+    pacer, key = paced
+    async with pacer.slot(key):
+        result = await call()
+    pacer.succeeded(key)
+    return result
+
+
 def _wait(headers: Mapping[str, str], attempt: int, policy: RetryPolicy) -> float:
     told = retry_after(headers)
     computed = policy.base * 2 ** (attempt - 1)
     return max(0.0, min(policy.ceiling, told if told is not None else computed))
-
-
-def retry_after(headers: Mapping[str, str]) -> float | None:
-    """Seconds a server asked to wait: ``retry-after-ms``, or ``retry-after`` (seconds/date).
-
-    Never raises: a value of no usable shape (empty, garbage, NaN) is ``None``, as if not
-    sent; a negative wait or a date in the past is 0; a huge one is returned as it is, for
-    the policy's ceiling (and the judge's deadline) to bound.
-    """
-    lowered = {str(key).lower(): str(value).strip() for key, value in headers.items()}
-    milliseconds = _number(lowered.get("retry-after-ms"))
-    if milliseconds is not None:
-        return milliseconds / 1000
-    value = lowered.get("retry-after")
-    if not value:
-        return None
-    seconds = _number(value)
-    return seconds if seconds is not None else _until(value)
-
-
-def _number(text: str | None) -> float | None:
-    if not text:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return None if math.isnan(value) else max(0.0, value)
-
-
-def _until(text: str) -> float | None:
-    try:
-        moment = email.utils.parsedate_to_datetime(text)
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
-        return max(0.0, moment.timestamp() - time.time())
-    except (TypeError, ValueError, OverflowError, IndexError, OSError):
-        return None
 
 
 def _describe(error: BaseException) -> str:

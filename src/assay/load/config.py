@@ -11,6 +11,9 @@ variable overrides:
     [tool.assay]                 # in assay.toml: the same keys at the top level
     database = "sqlite:///.assay/assay.db"   # relative paths are relative to this file
     concurrency = 16
+    concurrency_floor = 2        # rate limits never take a model below this
+    concurrency_ceiling = 32     # ... nor successes above this (default: its start)
+    rate_limit_retries = 6       # per sample
     judge = "openai/gpt-4.1-mini"
     judge_base_url = "http://localhost:8000/v1"   # the endpoint of a judge named by name
     gate = { min_pass_rate = 0.9 }
@@ -36,6 +39,9 @@ from assay.limits import bounded
 KEYS: dict[str, type | tuple[type, ...]] = {
     "database": str,
     "concurrency": int,
+    "concurrency_floor": int,
+    "concurrency_ceiling": int,
+    "rate_limit_retries": int,
     "judge": str,
     "judge_base_url": str,
     "gate": dict,
@@ -60,6 +66,10 @@ class ProjectConfig:
     path: Path | None = None
     database: str | None = None
     concurrency: int | None = None
+    #: How each model's concurrency adapts to rate limits (a suite's own setting wins).
+    concurrency_floor: int | None = None
+    concurrency_ceiling: int | None = None
+    rate_limit_retries: int | None = None
     judge: str | None = None
     #: Where a judge named by ``--judge`` or ``judge`` is called (``--judge-base-url``).
     judge_base_url: str | None = None
@@ -169,6 +179,9 @@ def _parse(path: Path, data: Any, prefix: str = "") -> ProjectConfig:
     if concurrency is not None:
         # The bound of --concurrency: a configuration accepts what the command line does.
         bounded("concurrency", concurrency, location=str(path), field=f"{prefix}concurrency")
+    for name in ("concurrency_floor", "concurrency_ceiling", "rate_limit_retries"):
+        if data.get(name) is not None:
+            bounded(name, data[name], location=str(path), field=f"{prefix}{name}")
     where = dict(data.get("baseline_where") or {})
     for key, value in where.items():
         if not isinstance(value, str):
@@ -181,6 +194,9 @@ def _parse(path: Path, data: Any, prefix: str = "") -> ProjectConfig:
         path=path,
         database=data.get("database"),
         concurrency=concurrency,
+        concurrency_floor=data.get("concurrency_floor"),
+        concurrency_ceiling=data.get("concurrency_ceiling"),
+        rate_limit_retries=data.get("rate_limit_retries"),
         judge=data.get("judge"),
         judge_base_url=data.get("judge_base_url"),
         gate=dict(data.get("gate") or {}),

@@ -175,6 +175,11 @@ class SettingsModel(Strict):
     votes: Votes | None = None
     concurrency: Concurrency | None = None
     sample_concurrency: SampleConcurrency | None = None
+    concurrency_floor: Concurrency | None = None
+    concurrency_ceiling: Concurrency | None = None
+    rate_limit_retries: (
+        Annotated[int, Field(ge=0, le=int(BOUNDS["rate_limit_retries"].high))] | None
+    ) = None
     max_observed: Count | None = None
     channels: list[Text] = Field(
         default_factory=list, description="Observation channels the harness reports."

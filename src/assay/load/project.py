@@ -40,11 +40,28 @@ def configured(suite: Suite, config: ProjectConfig | None = None) -> Suite:
     judge = suite.judge if suite.judge is not None else project_judge(found)
     concurrency = suite.concurrency or found.concurrency
     gate = suite.gate or config_gate(found)
-    if (judge, concurrency, gate) == (suite.judge, suite.concurrency, suite.gate):
+    adaptive = _adaptive(suite, found)
+    if (judge, concurrency, gate) == (suite.judge, suite.concurrency, suite.gate) and (
+        adaptive == _adaptive(suite, None)
+    ):
         return suite
     made = copy.copy(suite)
     made.judge, made.concurrency, made.gate = judge, concurrency, gate
+    made.concurrency_floor, made.concurrency_ceiling, made.rate_limit_retries = adaptive
     return made
+
+
+def _adaptive(
+    suite: Suite, config: ProjectConfig | None
+) -> tuple[int | None, int | None, int | None]:
+    """The suite's floor, ceiling and rate-limit retries, the configuration's where unset."""
+    names = ("concurrency_floor", "concurrency_ceiling", "rate_limit_retries")
+    own = [getattr(suite, name, None) for name in names]
+    given = [None if config is None else getattr(config, name) for name in names]
+    floor, ceiling, retries = (
+        mine if mine is not None else theirs for mine, theirs in zip(own, given, strict=True)
+    )
+    return floor, ceiling, retries
 
 
 def project_judge(config: ProjectConfig) -> object | None:

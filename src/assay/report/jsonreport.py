@@ -18,6 +18,7 @@ from assay.compare import Comparison, ModelComparison
 from assay.record import snapshot, write
 from assay.report import _reading as reading
 from assay.report import format as fmt
+from assay.report._pacing import rate_limits_json
 from assay.report.prose import comparison_json, model_comparison_json
 from assay.report.view import (
     CriterionFigures,
@@ -48,6 +49,7 @@ def report_dict(
     data["fix_items"] = [write(item) for item in shown]
     data["behaviours"] = behaviours_json(run.samples)
     data["display"] = display_json(run)
+    data["rate_limits"] = rate_limits_json(run)
     return data
 
 

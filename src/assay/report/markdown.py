@@ -134,6 +134,9 @@ def _summary(summary: SummarySection) -> str:
             ]
         if summary.model_criteria is not None:
             parts += ["### By model: judge criteria (means)", _grid(summary.model_criteria)]
+    if summary.rate_limits:
+        listed = "\n".join(f"- {cell(line)}" for line in summary.rate_limits)
+        parts += ["### Rate limits", listed]
     return "\n\n".join(part for part in parts if part)
 
 

@@ -181,6 +181,8 @@ def _summary(summary: SummarySection) -> list[str]:
             lines += _grid(summary.model_costs)
         if summary.model_criteria is not None:
             lines += ["", "By model, judge criteria (means):", *_grid(summary.model_criteria)]
+    if summary.rate_limits:
+        lines += ["", "Rate limits:", *(f"  {line}" for line in summary.rate_limits)]
     return lines
 
 

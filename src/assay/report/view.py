@@ -25,6 +25,7 @@ from assay.report import _reading as reading
 from assay.report import format as fmt
 from assay.report import prose
 from assay.report._collecting import collector_paused
+from assay.report._pacing import rate_limit_lines
 from assay.results import Run, RunSummary, SampleResult, Tally
 from assay.results.fixes import FixItem, fix_items
 from assay.results.summary import check_counts
@@ -275,6 +276,8 @@ class SummarySection:
     models: tuple[tuple[str, Figures], ...]
     #: Failing samples per category, the rates and outcomes (a subset of ``fields``).
     reliability: Fields = ()
+    #: What rate limits did: the retries and waits, then each concurrency adjustment.
+    rate_limits: tuple[str, ...] = ()
     title: str = "Summary"
 
 
@@ -584,6 +587,7 @@ def summary_section(run: Run) -> SummarySection:
             for label, tally in summary.by_model.items()
         ),
         reliability=_fields(reading.reliability_rows(summary, limits.pass_rate)),
+        rate_limits=rate_limit_lines(run),
     )
 
 

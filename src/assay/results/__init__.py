@@ -5,6 +5,7 @@ from assay.results.comparison import StoredComparison
 from assay.results.diagnosed import Diagnosis, Refinement
 from assay.results.judge_usage import JudgeCostSource, JudgeUsage
 from assay.results.metric import MetricResult, errored, scored
+from assay.results.pacing import Adjustment, RunPacing, SamplePacing
 from assay.results.reliability import ItemRate, item_rates
 from assay.results.run import CaseSnapshot, Run, RunStatus
 from assay.results.sample import SampleResult, SampleStatus, decide_status
@@ -21,6 +22,7 @@ from assay.results.traces import Traces
 from assay.results.vote import Vote
 
 __all__ = [
+    "Adjustment",
     "BaselineChoice",
     "BaselineReason",
     "CaseSnapshot",
@@ -34,9 +36,11 @@ __all__ = [
     "Refinement",
     "Run",
     "RunOutcome",
+    "RunPacing",
     "RunSettings",
     "RunStatus",
     "RunSummary",
+    "SamplePacing",
     "SampleResult",
     "SampleStatus",
     "StoredComparison",

@@ -13,6 +13,7 @@ from assay.results.diagnosed import Diagnosis, Refinement
 from assay.results.fault import Fault
 from assay.results.judge_usage import JudgeUsage
 from assay.results.metric import MetricResult
+from assay.results.pacing import SamplePacing
 from assay.results.traces import Traces
 from assay.spec import JSON
 
@@ -71,6 +72,8 @@ class SampleResult:
     diagnosis: Diagnosis | None = None
     #: The traces the sample was recorded in, when a tracer recorded them.
     traces: Traces | None = field(default=None, metadata={"omit_none": True})
+    #: Rate-limit retries and waits, and the concurrency adjustments the sample's calls caused.
+    pacing: SamplePacing | None = field(default=None, metadata={"omit_none": True})
 
     def __post_init__(self) -> None:
         for name in ("case_id", "model"):

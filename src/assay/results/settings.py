@@ -67,6 +67,15 @@ class RunGate:
 
 
 @dataclass(frozen=True, slots=True)
+class Adaptation:
+    """The bounds a run's adaptive concurrency kept to (``ceiling`` None: the start)."""
+
+    floor: int = 1
+    ceiling: int | None = None
+    retries: int = 6
+
+
+@dataclass(frozen=True, slots=True)
 class RunSettings:
     """The settings a run was made with (see the module docstring).
 
@@ -90,3 +99,5 @@ class RunSettings:
     executor: str = "local"
     selection: Selection | None = field(default=None, metadata=OMIT_NONE)
     gate: RunGate | None = field(default=None, metadata=OMIT_NONE)
+    #: How each model's concurrency adapted to rate limits (None: a run from before it did).
+    adaptive: Adaptation | None = field(default=None, metadata=OMIT_NONE)

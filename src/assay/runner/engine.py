@@ -7,13 +7,14 @@ import contextlib
 import functools
 import gc
 from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from assay.agent import ModelSpec
 from assay.judging.cache import positioned
 from assay.judging.judge import wait_listener
+from assay.ratelimit import PaceKey, current_pacer
 from assay.results import SampleResult
 from assay.runner._calling import accepting_context
 from assay.runner.answering import watched_run
@@ -21,6 +22,7 @@ from assay.runner.diagnosing import DIAGNOSED, Diagnosing, conclude
 from assay.runner.execute import run_sample
 from assay.runner.grading import Judging
 from assay.runner.hooks import AroundSample, Capture
+from assay.runner.pacing import NO_MODEL, Adaptive, Pacing
 from assay.runner.progress import Progress, QuietProgress
 from assay.runner.sink import MemorySink, ResultSink
 from assay.spec import CasePlan, SuitePlan
@@ -52,6 +54,8 @@ class Execution:
     record: Path | None = None
     #: Regular expressions the recordings hide too (the suite's own secrets).
     record_redact: tuple[str, ...] = ()
+    #: How each model's concurrency adapts to rate limits (its floor, ceiling and retries).
+    adaptive: Adaptive = field(default_factory=Adaptive)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +110,8 @@ class Runner:
         self.execution = execution or Execution()
         self.sink: ResultSink = sink or MemorySink()
         self.progress: Progress = progress or QuietProgress()
+        #: The run's adaptive concurrency; its ``adjustments`` once executed.
+        self.pacing = Pacing(1)
 
     async def execute(
         self, plan: SuitePlan, models: Sequence[ModelSpec] = (), *, skip: Collection[SampleKey] = ()
@@ -121,10 +127,18 @@ class Runner:
         self.progress.start(len(items), description)
         # A judge waiting out a rate limit says so on the progress display.
         listening = wait_listener.set(self.progress.note)
+        execution = self.execution
+        self.pacing = Pacing(
+            execution.model_concurrency or execution.concurrency,
+            execution.adaptive,
+            note=self.progress.note,
+        )
+        pacer = current_pacer.set(self.pacing)
         try:
             with _frozen_heap(), watched_run(models):
                 return await self._gather(items, models)
         finally:
+            current_pacer.reset(pacer)
             wait_listener.reset(listening)
             self.progress.stop()
 
@@ -132,11 +146,7 @@ class Runner:
         self, tasks: Sequence[WorkItem], models: Sequence[ModelSpec]
     ) -> list[SampleResult]:
         limit = asyncio.Semaphore(self.execution.concurrency)
-        per_model = {
-            model.label: asyncio.Semaphore(self.execution.model_concurrency)
-            for model in models
-            if self.execution.model_concurrency
-        }
+        pacing = self.pacing
         results: dict[SampleKey, SampleResult] = {}
         per_item = _item_limits(tasks, self.execution.sample_concurrency)
 
@@ -164,17 +174,35 @@ class Runner:
                 )
             return result
 
+        async def attempt(task: WorkItem) -> SampleResult:
+            around = self.execution.around_sample
+            if around is None:
+                return await sample(task)
+            return await around(task, functools.partial(sample, task))
+
         async def one(task: WorkItem) -> None:
-            model_limit = per_model.get(task.key[1] or "") or contextlib.nullcontext()
             item_limit = per_item.get(task.key[:2]) or contextlib.nullcontext()
-            # The item's own limit first, so a waiting sample holds no global slot; a
-            # semaphore wakes waiters in order, so with 1 the samples run in index order.
-            async with item_limit, model_limit, limit:
-                around = self.execution.around_sample
-                if around is None:
-                    result = await sample(task)
-                else:
-                    result = await around(task, functools.partial(sample, task))
+            key, label, shown = _paced_as(task.model)
+            with pacing.sample(key, label, shown) as account:
+                # The item's own limit first, so a waiting sample holds no global slot; a
+                # semaphore wakes waiters in order, so with 1 the samples run in index order.
+                async with item_limit:
+                    while True:
+                        async with pacing.attempt(key), limit:
+                            started = pacing.now()
+                            result = await attempt(task)
+                        raised = account.take_raised()
+                        if raised is None:
+                            pacing.attempt_succeeded(key)
+                            break
+                        # The agent itself raised a rate limit: run the sample again, later.
+                        wait = pacing.retry(account, raised, started)
+                        if wait is None:
+                            break
+                        await pacing.wait(None, wait, raised.reason, shown)
+                record = account.record()
+            if record is not None:
+                result = replace(result, pacing=record)
             results[task.key] = result
             await self.sink.put(result)
             self.progress.advance(result)
@@ -207,6 +235,13 @@ def _frozen_heap() -> Iterator[None]:
         yield
     finally:
         gc.unfreeze()
+
+
+def _paced_as(model: ModelSpec | None) -> tuple[PaceKey, str, str]:
+    """The key a model's samples are paced by, its label and the name progress shows."""
+    if model is None:
+        return NO_MODEL, "the agent", "the agent"
+    return (model.provider, model.model), model.label, model.model
 
 
 def _item_limits(

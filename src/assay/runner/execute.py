@@ -26,6 +26,7 @@ from assay.runner._traceback import user_traceback
 from assay.runner.answering import answered, watching
 from assay.runner.grading import Judging, grade, price
 from assay.runner.hooks import Capture, CaptureWatch
+from assay.runner.pacing import note_agent_error
 from assay.spec import ACTIONS_METRIC, CasePlan, PlannedMetric
 from assay.spec.observation import ChannelAssertion
 
@@ -165,6 +166,7 @@ async def _execute_sample(
             plan, model, index, f"the agent timed out after {timeout:g} s", timed.elapsed_ms
         )
     if timed.error is not None:
+        note_agent_error(timed.error)
         return _agent_error(
             plan,
             model,

@@ -61,6 +61,9 @@ class Suite:
         instructions: str | None = None,
         capture: str | None = None,
         action_groups: Mapping[str, str] | None = None,
+        concurrency_floor: int | None = None,
+        concurrency_ceiling: int | None = None,
+        rate_limit_retries: int | None = None,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise SpecError("a suite needs a non-empty name", field="name")
@@ -91,6 +94,10 @@ class Suite:
             else _positive(sample_concurrency, "sample_concurrency", name)
         )
         self.votes = None if votes is None else _positive(votes, "votes", name)
+        # How each model's concurrency adapts to rate limits (None: the run's default).
+        self.concurrency_floor = _optional(concurrency_floor, "concurrency_floor", name)
+        self.concurrency_ceiling = _optional(concurrency_ceiling, "concurrency_ceiling", name)
+        self.rate_limit_retries = _optional(rate_limit_retries, "rate_limit_retries", name, 0)
         if gate is not None and not isinstance(gate, Gate):
             raise SpecError(f"{gate!r} is not an assay.Gate", location=name, field="gate")
         self.gate = gate
@@ -331,6 +338,15 @@ def _instructions(text: str | None, suite: str) -> str | None:
 def _positive(value: Any, field: str, suite: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise SpecError(f"{value!r} is not a positive whole number", location=suite, field=field)
+    return bounded(field, value, location=suite)
+
+
+def _optional(value: Any, field: str, suite: str, least: int = 1) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        what = "a positive whole number" if least else "a whole number (0 or more)"
+        raise SpecError(f"{value!r} is not {what}", location=suite, field=field)
     return bounded(field, value, location=suite)
 
 

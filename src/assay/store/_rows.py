@@ -35,6 +35,7 @@ from assay.results import (
     Traces,
 )
 from assay.results.baseline import BaselineChoice, RunOutcome
+from assay.results.pacing import PACING_KEY
 from assay.results.run import ModelVerdict
 from assay.results.sample import DIAGNOSIS_KEY
 from assay.spec import JSON
@@ -134,10 +135,14 @@ def _sample_row(sequence: int, sample_id: str, sample: SampleResult, created_at:
 
 
 def _metadata_with_diagnosis(sample: SampleResult) -> dict[str, JSON]:
-    # The tools involved and a judge's refinement travel in the metadata, under one key.
-    if sample.diagnosis is None:
-        return dict(sample.metadata)
-    return {**sample.metadata, DIAGNOSIS_KEY: write(sample.diagnosis)}
+    # The tools involved and a judge's refinement travel in the metadata, under one key;
+    # so do the sample's rate-limit retries and adjustments.
+    stored = dict(sample.metadata)
+    if sample.diagnosis is not None:
+        stored[DIAGNOSIS_KEY] = write(sample.diagnosis)
+    if sample.pacing is not None:
+        stored[PACING_KEY] = write(sample.pacing)
+    return stored
 
 
 def _metric_row(sample_id: str, position: int, metric: MetricResult) -> Row:
@@ -245,10 +250,11 @@ def sample_from(row: RowMapping, metrics: Sequence[MetricResult]) -> SampleResul
     or edited by hand) is a :class:`StoreError` naming the sample and the field.
     """
     metadata = row["metadata"]
-    diagnosis = None
+    diagnosis = pacing = None
     if isinstance(metadata, dict):
         metadata = dict(metadata)
         diagnosis = metadata.pop(DIAGNOSIS_KEY, None)
+        pacing = metadata.pop(PACING_KEY, None)
     stored = {
         "case_id": row["case_id"],
         "model": model_value(row["model"]),
@@ -266,6 +272,7 @@ def sample_from(row: RowMapping, metrics: Sequence[MetricResult]) -> SampleResul
         "recommendation": row["recommendation"],
         "diagnosis": diagnosis,
         "traces": row["traces"],
+        "pacing": pacing,
     }
     try:
         return replace(read_sample(stored, ""), metrics=tuple(metrics))

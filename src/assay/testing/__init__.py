@@ -3,6 +3,7 @@
 from assay.testing.server import (
     Response,
     ScriptedServer,
+    Throttle,
     completion,
     failure,
     malformed,
@@ -16,6 +17,7 @@ from assay.testing.server import (
 __all__ = [
     "Response",
     "ScriptedServer",
+    "Throttle",
     "completion",
     "failure",
     "malformed",

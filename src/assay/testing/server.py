@@ -275,6 +275,22 @@ def event_stream(data: Iterable[str]) -> Response:
     return Response(200, body, {"content-type": _EVENT_STREAM})
 
 
+@dataclass(frozen=True)
+class Throttle:
+    """Refuse requests as a rate-limited provider does: ``status`` (429) with Retry-After.
+
+    The first ``first`` requests are refused, and so is any request that arrives while
+    ``above`` others are being answered. A refused request neither consumes the script nor
+    joins ``requests``; the server counts it in ``throttled``. ``retry_after`` None sends no
+    Retry-After header.
+    """
+
+    first: int = 0
+    above: int | None = None
+    retry_after: float | None = 0.0
+    status: int = 429
+
+
 def _answered_by(response: Response, asked: Any) -> Response:
     """``response`` naming the model the request asked for, when it echoes one."""
     if not response.echo_model or not isinstance(asked, str):
@@ -311,12 +327,21 @@ class ScriptedServer:
     says so), or a function of the request body (which can answer per ``body["model"]``).
     ``requests`` keeps every body received; ``answered`` the usage of every completion
     answered (the model it names, ``input_tokens`` and ``output_tokens``), the server's own
-    count to hold a client's metering against.
+    count to hold a client's metering against. With a :class:`Throttle` some requests are
+    refused for their rate first (``throttled`` counts them; ``peak`` is the most requests
+    ever answered at once).
     """
 
-    def __init__(self, script: Iterable[Response] | Script) -> None:
+    def __init__(
+        self, script: Iterable[Response] | Script, *, throttle: Throttle | None = None
+    ) -> None:
         self.requests: list[dict[str, Any]] = []
         self.answered: list[dict[str, Any]] = []
+        self.throttle = throttle
+        self.throttled = 0
+        self.peak = 0
+        self._arrived = 0
+        self._answering = 0
         self._lock = threading.Lock()
         if callable(script):
             self._script: Script = script
@@ -366,6 +391,27 @@ class ScriptedServer:
                 self.answered.append(served)
         return response
 
+    def _admit(self) -> Response | None:
+        """A refusal when the throttle says so; else the request counts as being answered."""
+        throttle = self.throttle
+        with self._lock:
+            self._arrived += 1
+            if throttle is not None and (
+                self._arrived <= throttle.first
+                or (throttle.above is not None and self._answering >= throttle.above)
+            ):
+                self.throttled += 1
+                return failure(
+                    throttle.status, retry_after=throttle.retry_after, message="rate limited"
+                )
+            self._answering += 1
+            self.peak = max(self.peak, self._answering)
+        return None
+
+    def _done(self) -> None:
+        with self._lock:
+            self._answering -= 1
+
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
@@ -381,7 +427,14 @@ class ScriptedServer:
                 if not self.path.rstrip("/").endswith(("chat/completions", "/responses")):
                     self._send(failure(404, message=f"no route {self.path}"))
                     return
-                self._send(server._respond(body))
+                refused = server._admit()
+                if refused is not None:
+                    self._send(refused)
+                    return
+                try:
+                    self._send(server._respond(body))
+                finally:
+                    server._done()
 
             def _send(self, response: Response) -> None:
                 if response.delay:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import inspect
 import json
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -19,6 +20,7 @@ from assay.agent.answered import ANSWERED_MODEL_KEY, same_model
 from assay.agent.context import AgentContext
 from assay.agent.model import ModelSpec
 from assay.agent.outcome import Action, Outcome, Usage
+from assay.ratelimit import current_pacer, paced
 
 Completion = Callable[..., Any]
 
@@ -97,7 +99,12 @@ class ChatAgent:
         usage = _Usage()
         answered = _Answered(model)
         for turn in range(1, self.max_turns + 1):
-            response = await self.create(model=model, messages=messages, tools=specs or None)
+            response = await paced(
+                functools.partial(self.create, model=model, messages=messages, tools=specs or None),
+                key=None,
+                shown=model,
+                transient=_transient,
+            )
             usage.add(response)
             answered.add(response)
             message = response.choices[0].message
@@ -157,6 +164,18 @@ class ChatAgent:
         else:
             messages.append({"role": "user", "content": json.dumps(value)})
         return messages
+
+
+def _transient(error: BaseException) -> bool:
+    """A failure worth one more try: a 5xx, a timeout, a dropped connection (not a 4xx).
+
+    Rate limits (429, 503, 529) are the pacer's; this is what a client's own retries took.
+    """
+    status = getattr(error, "status_code", None)
+    if isinstance(status, int):
+        return status >= 500 or status in (408, 409)
+    name = type(error).__name__
+    return "Timeout" in name or "Connection" in name
 
 
 def _assistant(message: Any, calls: list[Any]) -> dict[str, Any]:
@@ -305,8 +324,11 @@ class OpenAIChatAgent(ChatAgent):
 
         key = self.api_key or os.environ.get("OPENAI_API_KEY") or "not-set"
         http = DefaultAsyncHttpxClient(verify=self._tls())
+        # Within a run the run's pacer retries, and says so (a rate limit lowers the
+        # model's concurrency); the client's own retries would wait silently.
+        retries = 0 if current_pacer.get() is not None else 2
         async with AsyncOpenAI(
-            base_url=self.base_url, api_key=key, max_retries=2, http_client=http
+            base_url=self.base_url, api_key=key, max_retries=retries, http_client=http
         ) as client:
             token = self._client.set(client)
             try:
