@@ -183,8 +183,13 @@ class Pacer(Protocol):
         """Whether one more retry of another transient failure is allowed (and count it)."""
         ...
 
-    async def wait(self, key: PaceKey | None, seconds: float, why: str, shown: str) -> None:
-        """Wait ``seconds`` before a retry, saying so: ``waiting 12 s, rate limited (model)``."""
+    async def wait(
+        self, key: PaceKey | None, seconds: float, why: str, shown: str, detail: str = ""
+    ) -> None:
+        """Wait ``seconds`` before a retry, saying so: ``waiting 12 s, rate limited (model)``.
+
+        ``detail`` follows, after a semicolon (``attempt 2 of 4``).
+        """
         ...
 
 

@@ -52,8 +52,8 @@ def test_judge_retries_are_log_lines_and_attempts_are_counted(cli, support_spec)
             env={"OPENAI_API_KEY": "test"},
         )
     assert done.returncode == 0, done.stdout + done.stderr
-    waits = [line for line in done.stderr.splitlines() if "retrying in" in line]
-    assert len(waits) == 1 and "HTTP 429" in waits[0]
+    waits = [line for line in done.stderr.splitlines() if line.startswith("waiting ")]
+    assert waits == ["waiting 0 s, rate limited (judge judge-model); HTTP 429, attempt 2 of 4"]
     assert "6 calls (7 attempts)" in done.stdout
     assert cli.json_report()["summary"]["judge_attempts"] == 7
 

@@ -98,6 +98,8 @@ def test_above_a_concurrency_level_the_run_drops_to_it_and_records_the_adjustmen
     assert "8 → 4 (rate limited)" in text and "8 → 4 (rate limited)" in markdown
     assert document["rate_limits"]["retries"] == refused
     assert document["rate_limits"]["adjustments"][0]["before"] == 8
+    assert "<h3>Rate limits</h3>" in report.to_html()
+    assert "8 → 4 (rate limited)" in report.to_html()
 
 
 def test_a_user_agent_raising_a_rate_limit_is_run_again(store):

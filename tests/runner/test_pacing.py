@@ -190,3 +190,13 @@ def test_an_error_that_only_carries_a_status_code_is_recognised():
         response = None
 
     assert rate_limit_of(RateLimitError("slow down")) == RateLimit(429, None)
+
+
+def test_a_judge_call_no_sample_owns_is_paced_by_its_own_policy_only():
+    clock = Clock()
+    pacing = Pacing(4, Adaptive(retries=0), clock=clock, sleep=clock.sleep)
+    # The run's verdict: no sample's budget to spend, the judge's attempts bound it.
+    assert pacing.limited(("openai", "judge"), RateLimit(429, 1.0), clock.now - 1) == 1.0
+    assert pacing.limited(("openai", "judge"), RateLimit(429, None), clock.now) >= 0.5
+    # A chat call outside any sample is never retried by the pacer.
+    assert pacing.limited(None, RateLimit(429, 1.0), clock.now) is None

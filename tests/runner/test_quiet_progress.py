@@ -23,8 +23,10 @@ def test_each_retry_wait_of_a_judge_is_one_log_line(store, capsys):
         suite.case("q", expected="30 days", minimum_scores={"semantic_accuracy": 0.5})
         run = assay.run(suite, db=store, progress=False)
     assert run.samples[0].metric("semantic_accuracy").passed
-    waits = [line for line in capsys.readouterr().err.splitlines() if "retrying in" in line]
+    # A rate limit and an overload: each wait says what it waits for, and the attempt.
+    waits = [line for line in capsys.readouterr().err.splitlines() if "waiting" in line]
     assert len(waits) == 2
-    assert "HTTP 429" in waits[0] and "(attempt 2 of 4)" in waits[0]
-    assert "HTTP 503" in waits[1] and "(attempt 3 of 4)" in waits[1]
+    assert waits[0] == "waiting 0 s, rate limited (judge judge-model); HTTP 429, attempt 2 of 4"
+    assert waits[1].startswith("waiting ") and ", overloaded (judge judge-model)" in waits[1]
+    assert waits[1].endswith("; HTTP 503, attempt 3 of 4")
     assert run.samples[0].judge_usage.attempts == 3

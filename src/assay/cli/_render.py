@@ -302,11 +302,14 @@ def reliability_lines(run: Run, *, verbose: bool = False, db: str = "") -> list[
 
     if run.summary is None:
         return []
+    section = summary_section(run)
     lines = [
         f"{label}: {written(value)}"
-        for label, value in summary_section(run).reliability
+        for label, value in section.reliability
         if label not in _COUNTS or not _all_zero(written(value))
     ]
+    # What rate limits did: the retries and waits, then each concurrency adjustment.
+    lines += [f"Rate limits: {line}" for line in section.rate_limits]
     flaky = [
         f"Flaky: {item.case_id}{f' on {item.model}' if item.model else ''} passed "
         f"{item.passed} of {item.samples} samples"

@@ -179,7 +179,13 @@ async def _attempts(
             if deadline is not None and wait >= deadline.left():
                 raise deadline.too_far(error, wait) from error
             if paced is not None and limit is not None:
-                await paced[0].wait(paced[1], wait, limit.reason, f"judge {paced[1][1]}")
+                await paced[0].wait(
+                    paced[1],
+                    wait,
+                    limit.reason,
+                    f"judge {paced[1][1]}",
+                    f"HTTP {limit.status}, attempt {attempt + 1} of {attempts}",
+                )
                 continue
             report_wait(
                 f"judge {label}: {_describe(error)}; retrying in {wait:.1f} s "

@@ -74,6 +74,16 @@ class Adaptation:
     ceiling: int | None = None
     retries: int = 6
 
+    def __post_init__(self) -> None:
+        for name, value in (
+            ("concurrency_floor", self.floor),
+            ("concurrency_ceiling", self.ceiling),
+            ("rate_limit_retries", self.retries),
+        ):
+            found = None if value is None else problem(name, value)
+            if found is not None:
+                raise SpecError(found, field=name)
+
 
 @dataclass(frozen=True, slots=True)
 class RunSettings:

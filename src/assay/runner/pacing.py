@@ -265,9 +265,12 @@ class Pacing:
         account.retries += 1
         return True
 
-    async def wait(self, key: PaceKey | None, seconds: float, why: str, shown: str) -> None:
-        """Say what is waited for, then wait."""
-        self._note(waiting_message(seconds, why, shown))
+    async def wait(
+        self, key: PaceKey | None, seconds: float, why: str, shown: str, detail: str = ""
+    ) -> None:
+        """Say what is waited for (and ``detail``, after a semicolon), then wait."""
+        message = waiting_message(seconds, why, shown)
+        self._note(f"{message}; {detail}" if detail else message)
         account = _account.get()
         if account is not None:
             account.waited += seconds
@@ -286,10 +289,18 @@ class Pacing:
         now = self.now()
         wait = None if limit.wait is None else min(limit.wait, MAX_WAIT)
         self._adjusted(where, state.limited(now, started, wait, limit.reason), account)
-        if account is None or account.retries >= account.budget:
+        if account is None:
+            # A call no sample owns (the run's verdict): a judge's own policy bounds its
+            # attempts; anything else is not retried here.
+            retry = 1
+            if where[0] != JUDGE:
+                return None
+        elif account.retries >= account.budget:
             return None
-        account.retries += 1
-        backoff = min(MAX_WAIT, FIRST_WAIT * 2 ** (account.retries - 1))
+        else:
+            account.retries += 1
+            retry = account.retries
+        backoff = min(MAX_WAIT, FIRST_WAIT * 2 ** (retry - 1))
         return max(wait if wait is not None else backoff, state.paused_until - now, 0.0)
 
     def _succeeded(self, where: tuple[Role, PaceKey]) -> None:
