@@ -33,6 +33,7 @@ TOP_LEVEL = {
     "cases",
     "samples",
     "comparison",
+    "rate_limits",
     "model_comparison",
     "verdict",
     "judge_usage",

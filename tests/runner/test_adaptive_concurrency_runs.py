@@ -152,7 +152,9 @@ def test_a_rate_limited_judge_lowers_the_judge_models_concurrency(store):
     assert [(a.model, a.before, a.after) for a in sample.pacing.adjustments] == [
         ("judge judge-model", 4, 2)
     ]
-    assert "waiting 0 s, rate limited (judge judge-model)" in progress.notes
+    assert progress.notes == [
+        "waiting 0 s, rate limited (judge judge-model); HTTP 429, attempt 2 of 4"
+    ]
 
 
 def test_a_floor_above_the_ceiling_is_refused_before_anything_runs(store):

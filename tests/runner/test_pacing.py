@@ -200,3 +200,21 @@ def test_a_judge_call_no_sample_owns_is_paced_by_its_own_policy_only():
     assert pacing.limited(("openai", "judge"), RateLimit(429, None), clock.now) >= 0.5
     # A chat call outside any sample is never retried by the pacer.
     assert pacing.limited(None, RateLimit(429, 1.0), clock.now) is None
+
+
+def test_slots_are_handed_out_first_come_first_served():
+    pacing = Pacing(1)
+    order = []
+
+    async def sample(name):
+        async with pacing.attempt(("p", "m")):
+            order.append(name)
+            await asyncio.sleep(0)
+
+    async def scenario():
+        async with asyncio.TaskGroup() as group:
+            for name in "abcde":
+                group.create_task(sample(name))
+
+    asyncio.run(scenario())
+    assert order == list("abcde")

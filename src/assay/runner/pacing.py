@@ -9,6 +9,7 @@ its rate-limit retries (bounded), the seconds it waited and the adjustments its 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import contextvars
 import math
@@ -148,6 +149,27 @@ class _Account:
         return None if made.empty else made
 
 
+class _Waiter:
+    """One task waiting for a slot: woken when one may be free, or after a pause."""
+
+    __slots__ = ("_future",)
+
+    def __init__(self) -> None:
+        self._future: asyncio.Future[None] | None = None
+
+    async def sleep(self, timeout: float | None) -> None:
+        self._future = asyncio.get_running_loop().create_future()
+        if timeout is None:
+            await self._future
+        else:
+            await asyncio.wait({self._future}, timeout=timeout)
+        self._future = None
+
+    def wake(self) -> None:
+        if self._future is not None and not self._future.done():
+            self._future.set_result(None)
+
+
 _account: contextvars.ContextVar[_Account | None] = contextvars.ContextVar(
     "assay_sample_pacing", default=None
 )
@@ -191,7 +213,7 @@ class Pacing:
         self._sleep = sleep
         self._limits: dict[tuple[Role, PaceKey], AdaptiveLimit] = {}
         self._names: dict[tuple[Role, PaceKey], str] = {}
-        self._waiters: dict[tuple[Role, PaceKey], set[asyncio.Future[None]]] = {}
+        self._queues: dict[tuple[Role, PaceKey], collections.deque[_Waiter]] = {}
         #: Every adjustment, in order (those no sample owns too: the verdict's judge calls).
         self.adjustments: list[Adjustment] = []
 
@@ -317,27 +339,41 @@ class Pacing:
         self.adjustments.append(made)
         if account is not None:
             account.adjustments.append(made)
-        self._note(f"concurrency of {name}: {change.before} → {change.after} ({change.reason})")
 
     @contextlib.asynccontextmanager
     async def _held(self, where: tuple[Role, PaceKey]) -> AsyncIterator[None]:
-        state = self.limit(*where)
-        while (wait := state.ready(self.now())) > 0:
-            waiter = asyncio.get_running_loop().create_future()
-            waiting = self._waiters.setdefault(where, set())
-            waiting.add(waiter)
-            try:
-                await asyncio.wait({waiter}, timeout=None if math.isinf(wait) else wait)
-            finally:
-                waiting.discard(waiter)
-        state.take()
+        await self._acquire(where)
         try:
             yield
         finally:
-            state.give()
+            self.limit(*where).give()
             self._wake(where)
 
+    async def _acquire(self, where: tuple[Role, PaceKey]) -> None:
+        """Take a slot, first come first served (as a semaphore: with 1, in order)."""
+        state = self.limit(*where)
+        queue = self._queues.setdefault(where, collections.deque())
+        if not queue and state.ready(self.now()) == 0:
+            state.take()
+            return
+        me = _Waiter()
+        queue.append(me)
+        try:
+            while True:
+                wait = state.ready(self.now()) if queue[0] is me else math.inf
+                if wait == 0:
+                    queue.popleft()
+                    state.take()
+                    self._wake(where)  # the next in line may fit too
+                    return
+                await me.sleep(None if math.isinf(wait) else wait)
+        except BaseException:
+            if me in queue:
+                queue.remove(me)
+                self._wake(where)
+            raise
+
     def _wake(self, where: tuple[Role, PaceKey]) -> None:
-        for waiter in self._waiters.get(where, ()):
-            if not waiter.done():
-                waiter.set_result(None)
+        queue = self._queues.get(where)
+        if queue:
+            queue[0].wake()
