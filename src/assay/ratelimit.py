@@ -11,7 +11,6 @@ made as it is.
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import email.utils
 import math
@@ -156,6 +155,12 @@ def _until(text: str) -> float | None:
         return None
 
 
+def _failure(error: BaseException) -> str:
+    """``HTTP 500``, or the error's type (``APIConnectionError``)."""
+    status = _status(error)
+    return f"HTTP {status}" if status is not None else type(error).__name__
+
+
 class Pacer(Protocol):
     """What a run's adaptive concurrency offers the calls made inside it.
 
@@ -240,7 +245,7 @@ async def paced(
             if not transient(error) or not pacer.retried():
                 raise
             failures += 1
-            await asyncio.sleep(BACKOFF * 2 ** (failures - 1))
+            await pacer.wait(key, BACKOFF * 2 ** (failures - 1), _failure(error), shown)
             continue
         if key is not None:
             pacer.succeeded(key)

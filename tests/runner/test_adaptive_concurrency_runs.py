@@ -162,3 +162,18 @@ def test_a_floor_above_the_ceiling_is_refused_before_anything_runs(store):
     suite.case("q", id="q", expected="x")
     with pytest.raises(assay.SpecError, match="concurrency_floor"):
         assay.run(suite, db=store, progress=False, concurrency_ceiling=2)
+
+
+def test_a_server_error_is_retried_by_the_chat_adapter_and_said_without_a_drop(store):
+    progress = Notes()
+    with ScriptedServer(echo, throttle=Throttle(first=1, status=500)) as server:
+        run = assay.run(
+            chat_suite(server, cases=1),
+            db=store,
+            models=["openai/gpt-4.1-mini"],
+            progress=progress,
+        )
+    sample = run.samples[0]
+    assert sample.status is assay.SampleStatus.PASSED
+    assert sample.pacing.retries == 1 and sample.pacing.adjustments == ()
+    assert progress.notes == ["waiting 0.5 s, HTTP 500 (gpt-4.1-mini)"]
