@@ -36,6 +36,11 @@ def history_command(
         str, typer.Option("--format", "-f", help="text (a table) or json (one object per run).")
     ] = "text",
     db: DbOption = None,
+    revision: Annotated[
+        str | None,
+        typer.Option(help="Only runs of this revision (a prefix of the commit, in any case)."),
+    ] = None,
+    label: Annotated[str | None, typer.Option(help="Only runs of this release label.")] = None,
 ) -> None:
     """List recent runs with their status, pass rate and revision."""
     import sys
@@ -59,7 +64,9 @@ def history_command(
     from assay.evaluation.queries import history
 
     with open_store(db) as store:
-        found = history(store, suite=suite, agent=agent, limit=limit)
+        found = history(
+            store, suite=suite, agent=agent, limit=limit, revision=revision, label=label
+        )
     runs = found.runs
     if format == "json":
         rows = [_run_json(run, state) for run, state in zip(runs, found.states, strict=True)]
@@ -76,6 +83,7 @@ def history_command(
         "suite",
         "agent",
         "revision",
+        "label",
         "status",
         "passed",
         "checks",
@@ -92,7 +100,8 @@ def history_command(
             run.started_at.strftime("%Y-%m-%d %H:%M:%S"),
             shown(run.suite),
             shown(run.agent),
-            shown(revision(run) or "—"),
+            shown(_revision_cell(run)),
+            shown(_label(run) or "—"),
             state,
             "—" if summary is None else fraction(summary.passed, summary.evaluated),
             "—" if summary is None else score(summary.check_score),
@@ -106,20 +115,31 @@ def history_command(
         console.print(line, markup=False, highlight=False)
 
 
-#: Run metadata keys that name the code a run measured, in order of preference.
-REVISION_KEYS = ("revision", "git_sha", "commit", "sha", "version")
-
-
 def revision(run: Run) -> str | None:
-    """The revision the run's metadata names (``--metadata '{"revision": ...}'``), if any."""
-    for key in REVISION_KEYS:
-        value = run.metadata.get(key)
-        if isinstance(value, str | int) and not isinstance(value, bool) and str(value):
-            return str(value)
-    return None
+    """The revision the run measured: its release's, else the one its metadata names."""
+    from assay.results.release import run_revision
+
+    return run_revision(run.settings.release, run.metadata)
+
+
+def _revision_cell(run: Run) -> str:
+    found = revision(run)
+    if found is None:
+        return "—"
+    release = run.settings.release
+    text = found[:12] if len(found) == 40 and found.isalnum() else found
+    dirty = release is not None and release.revision == found and release.dirty
+    return f"{text} (dirty)" if dirty else text
+
+
+def _label(run: Run) -> str | None:
+    release = run.settings.release
+    return None if release is None else release.label
 
 
 def _run_json(run: Run, state: str) -> dict[str, object]:
+    from assay.record import write
+
     summary = run.summary
     return {
         "id": run.id,
@@ -133,6 +153,7 @@ def _run_json(run: Run, state: str) -> dict[str, object]:
         "started_at": run.started_at.isoformat(),
         "finished_at": None if run.finished_at is None else run.finished_at.isoformat(),
         "revision": revision(run),
+        "release": None if run.settings.release is None else write(run.settings.release),
         "metadata": run.metadata,
         "fingerprint": run.fingerprint,
         "baseline_id": run.baseline_id,

@@ -246,6 +246,22 @@ def run_command(
     ] = None,
     db: DbOption = None,
     metadata: MetadataOption = None,
+    revision: Annotated[
+        str | None,
+        typer.Option(
+            help="The revision of the agent this run scores (by default the git commit of the "
+            "repository holding the suite, marked dirty with uncommitted changes).",
+            rich_help_panel=STORAGE,
+        ),
+    ] = None,
+    release_label: Annotated[
+        str | None,
+        typer.Option(
+            help="A label for the release this run scores (v2.3, canary): shown in reports, "
+            "filtered by assay history --label.",
+            rich_help_panel=STORAGE,
+        ),
+    ] = None,
     resume: Annotated[
         str | None,
         typer.Option(
@@ -379,6 +395,7 @@ def run_command(
             "concurrency_floor": concurrency_floor,
             "concurrency_ceiling": concurrency_ceiling,
             "rate_limit_retries": rate_limit_retries,
+            "release": _release(revision, release_label),
         }
         from assay.cli._warnings import print_unchecked
 
@@ -419,6 +436,12 @@ def _executor(name: str, address: str | None) -> Any:
 
     require_ray()
     return RayExecutor(address=address)
+
+
+def _release(revision: str | None, label: str | None) -> dict[str, str] | None:
+    """``--revision`` and ``--release-label`` as ``release=`` takes them (git fills the rest)."""
+    given = {"revision": revision, "label": label}
+    return {key: value for key, value in given.items() if value is not None} or None
 
 
 def _recorded(

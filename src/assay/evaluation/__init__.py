@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING
 from assay.lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from assay.evaluation.api import evaluate, evaluate_async, run, run_async
+    from assay.evaluation.api import (
+        evaluate,
+        evaluate_async,
+        grade,
+        grade_async,
+        run,
+        run_async,
+    )
     from assay.evaluation.comparing import RunsCompared, compare
     from assay.evaluation.control import run_control_async
     from assay.evaluation.executor import LocalExecutor
@@ -36,6 +43,8 @@ _HOMES = {
     "evaluate_async": "assay.evaluation.api",
     "run": "assay.evaluation.api",
     "run_async": "assay.evaluation.api",
+    "grade": "assay.evaluation.api",
+    "grade_async": "assay.evaluation.api",
     "RunsCompared": "assay.evaluation.comparing",
     "compare": "assay.evaluation.comparing",
     "run_control_async": "assay.evaluation.control",
@@ -89,6 +98,8 @@ __all__ = [
     "evaluate_async",
     "evaluate_with",
     "exit_code_for",
+    "grade",
+    "grade_async",
     "history",
     "lookup",
     "rescore",

@@ -9,17 +9,20 @@ configuration (judge, concurrency, gate, the automatic baseline's metadata) as
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from os import PathLike
-from typing import TYPE_CHECKING, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
-from assay.errors import ConfigurationError
+from assay.agent import ModelSpec
+from assay.errors import ConfigurationError, SpecError
 from assay.evaluation.lifecycle import Evaluation, evaluate_with
 from assay.evaluation.loop import run_sync
-from assay.evaluation.options import EvaluationArgs, EvaluationOptions
+from assay.evaluation.options import EvaluationArgs, EvaluationOptions, _judge, _positive
 from assay.evaluation.ports import RunStore
-from assay.results import Run
+from assay.results import Run, SampleResult
 from assay.runner.progress import Progress, default_progress
-from assay.spec import Suite
+from assay.spec import Case, Suite
+from assay.spec.metrics import CheckDefinition
 
 if TYPE_CHECKING:
     from assay.load.config import ProjectConfig
@@ -148,6 +151,82 @@ def run(
     """Run ``suite`` synchronously; see :func:`evaluate_async` for the options."""
     _refuse_running_loop("run")
     return run_sync(run_async(suite, db=db, progress=progress, selection=selection, **options))
+
+
+async def grade_async(
+    case: Case,
+    outcome: Any,
+    *,
+    checks: Sequence[CheckDefinition] | None = None,
+    criteria: Sequence[Any] | None = None,
+    judge: Any = None,
+    votes: int | None = None,
+    model: str | ModelSpec | None = None,
+    sample: int = 0,
+) -> SampleResult:
+    """Grade an ``outcome`` you already hold on ``case``: no agent call, no run, no database.
+
+    The same checks, judging and diagnosis a run's sample gets: the case's own checks and
+    ``checks`` (a suite's defaults, as :class:`~assay.Suite` takes them), and with a
+    ``judge`` the case's judge criteria and ``criteria``, each with ``votes`` calls.
+    ``outcome`` is what an agent returns (an :class:`~assay.Outcome`, its answer as a string,
+    or a dict of its fields). Returns the :class:`~assay.results.SampleResult` a run would
+    store for sample ``sample`` on ``model``.
+    """
+    from assay.runner.held import grade_held
+
+    chosen = _judge(judge, votes)
+    if model is not None and not isinstance(model, ModelSpec):
+        model = ModelSpec.parse(model)
+    if isinstance(sample, bool) or not isinstance(sample, int) or sample < 0:
+        raise SpecError(f"{sample!r} is not a sample index (0 or more)", field="sample")
+    prepare = getattr(chosen, "prepare", None)
+    if callable(prepare):
+        await asyncio.to_thread(prepare)
+    return await grade_held(
+        case,
+        outcome,
+        checks=tuple(checks or ()),
+        criteria=tuple(criteria or ()),
+        judge=chosen,
+        votes=1 if votes is None else _positive(votes, "votes"),
+        model=model,
+        sample=sample,
+    )
+
+
+def grade(
+    case: Case,
+    outcome: Any,
+    *,
+    checks: Sequence[CheckDefinition] | None = None,
+    criteria: Sequence[Any] | None = None,
+    judge: Any = None,
+    votes: int | None = None,
+    model: str | ModelSpec | None = None,
+    sample: int = 0,
+) -> SampleResult:
+    """Grade an outcome you already hold, synchronously; see :func:`grade_async`.
+
+    >>> from assay import checks
+    >>> suite = Suite("Support", agent=lambda text, ctx: "")
+    >>> case = suite.case("Return window?", expected="30 days")
+    >>> grade(case, "30 days", checks=[checks.exact_match()]).status.value
+    'passed'
+    """
+    _refuse_running_loop("grade")
+    return run_sync(
+        grade_async(
+            case,
+            outcome,
+            checks=checks,
+            criteria=criteria,
+            judge=judge,
+            votes=votes,
+            model=model,
+            sample=sample,
+        )
+    )
 
 
 def _refuse_running_loop(name: str) -> None:

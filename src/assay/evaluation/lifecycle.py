@@ -35,6 +35,7 @@ from assay.errors import (
 )
 from assay.evaluation._signals import terminations
 from assay.evaluation.baseline import choose_baseline
+from assay.evaluation.callbacks import StoredCallback
 from assay.evaluation.comparing import noise_floor, on_cases_run
 from assay.evaluation.diagnosis import diagnosing_for, with_model_verdict
 from assay.evaluation.lease import Heartbeat, owner_alive, this_process
@@ -42,6 +43,7 @@ from assay.evaluation.loop import CANCEL_GRACE
 from assay.evaluation.observers import NotesOnly, ObservedSink, Observers
 from assay.evaluation.options import EvaluationOptions
 from assay.evaluation.ports import Executor, RunStore, SampleTracer, Work
+from assay.evaluation.release import resolve_release, suite_folder
 from assay.evaluation.tracing import traced_observers
 from assay.evaluation.verdict import Verdict, decide
 from assay.evaluation.writer import DurableSink, with_store_retries
@@ -59,6 +61,7 @@ from assay.results import (
 )
 from assay.results.baseline import BaselineChoice
 from assay.results.gating import RunGate
+from assay.results.release import Release
 from assay.results.run import Lease
 from assay.results.settings import Adaptation, Selection
 from assay.runner.engine import Execution, WorkItem, work_items
@@ -109,7 +112,12 @@ async def evaluate_with(
     await _prepare(suite, options)
     owner = this_process()
     # Chosen once: a retry after a lost acknowledgement finds the row it already wrote.
-    fresh = None if options.resume is not None else _new_run(suite, plan, options, owner)
+    fresh = None
+    if options.resume is None:
+        release = await asyncio.to_thread(
+            resolve_release, options.release, suite_folder(suite.origin)
+        )
+        fresh = _new_run(suite, plan, options, owner, release)
     try:
         run, skip, models = await with_store_retries(
             lambda: _begin(store, suite, plan, options, owner, fresh),
@@ -165,6 +173,9 @@ async def _guarded(
         note=observers.note,
         retry_for=options.store_retry,
         interval=options.flush_interval,
+        on_stored=None
+        if options.on_result is None
+        else StoredCallback(options.on_result, observers.note),
     )
     heartbeat = Heartbeat(store, run.id, owner.token, options.heartbeat_interval, observers.note)
     tracer = next((each for each in observers.attached if isinstance(each, SampleTracer)), None)
@@ -178,6 +189,7 @@ async def _guarded(
         judging=None if judge is None else Judging(judge, options.votes),
         diagnosing=diagnosing_for(suite, options),
         around_sample=None if tracer is None else tracer.around_sample,
+        wrapper=options.around_sample,
         capture=_capture(suite, tracer),
         record=options.record,
         record_redact=options.record_redact,
@@ -427,7 +439,13 @@ def _resume(
     return run, store.sample_keys(run.id), models
 
 
-def _new_run(suite: Suite, plan: SuitePlan, options: EvaluationOptions, owner: Lease) -> Run:
+def _new_run(
+    suite: Suite,
+    plan: SuitePlan,
+    options: EvaluationOptions,
+    owner: Lease,
+    release: Release | None = None,
+) -> Run:
     settings = RunSettings(
         samples=options.samples,
         concurrency=options.concurrency,
@@ -447,6 +465,7 @@ def _new_run(suite: Suite, plan: SuitePlan, options: EvaluationOptions, owner: L
         adaptive=Adaptation(
             options.adaptive.floor, options.adaptive.ceiling, options.adaptive.retries
         ),
+        release=release,
     )
     cases = tuple(
         CaseSnapshot(p.case.id, p.case.name, p.position, p.fingerprint, p.snapshot())
@@ -510,6 +529,12 @@ def _require_same_matrix(run: Run, options: EvaluationOptions) -> None:
         raise ConfigurationError(
             f"run {run.id} runs {run.settings.samples} sample(s) "
             f"per case; a resume cannot change that to {options.samples}"
+        )
+    changed = options.release.conflict(run.settings.release)
+    if changed is not None:
+        raise ConfigurationError(
+            f"run {run.id} scores the release it started with; a resume cannot change its "
+            f"{changed}: resume without it, or with the same"
         )
     # The stored gate is what an import decides the run with again: it must be the one used.
     stored, asked_gate = run.settings.gate, _run_gate(options)

@@ -34,6 +34,7 @@ from assay.results.baseline import (
     metadata_matches,
 )
 from assay.results.cache import CacheStats
+from assay.results.release import release_matches
 from assay.results.run import Lease, ModelVerdict, lease_lapsed, split_handle
 
 SampleKey = tuple[str, str | None, int]
@@ -289,15 +290,27 @@ class MemoryRunStore:
             return set(self._exact(run_id).samples)
 
     def history(
-        self, *, suite: str | None = None, agent: str | None = None, limit: int = 20
+        self,
+        *,
+        suite: str | None = None,
+        agent: str | None = None,
+        limit: int = 20,
+        revision: str | None = None,
+        label: str | None = None,
     ) -> list[Run]:
-        """Runs newest first, without their cases or samples."""
+        """Runs newest first, without their cases or samples (of a release, as the SQL store)."""
         with self._lock:
             found = [
                 replace(stored.run, cases=())
                 for stored in self._newest_first()
                 if (suite is None or stored.run.suite == suite)
                 and (agent is None or stored.run.agent == agent)
+                and release_matches(
+                    stored.run.settings.release,
+                    stored.run.metadata,
+                    revision=revision,
+                    label=label,
+                )
             ]
             return found[:limit]
 

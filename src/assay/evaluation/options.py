@@ -14,6 +14,7 @@ from assay.compare import DEFAULT_DRIFT_TOLERANCE
 from assay.errors import ConfigurationError, SpecError
 from assay.evaluation.executor import LocalExecutor
 from assay.evaluation.ports import OBSERVED_EVENTS, Executor, RunObserver
+from assay.evaluation.release import ReleaseAsked
 from assay.judging import Judge
 from assay.limits import BOUNDS, bounded
 from assay.runner.diagnosing import DEFAULT_JUDGE_LIMIT
@@ -72,6 +73,9 @@ class EvaluationArgs(TypedDict, total=False):
     concurrency_floor: int | None
     concurrency_ceiling: int | None
     rate_limit_retries: int | None
+    around_sample: Callable[..., Any] | None
+    on_result: Callable[..., Any] | None
+    release: Mapping[str, Any] | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -126,6 +130,12 @@ class EvaluationOptions:
     cache: bool = False
     #: How each model's concurrency adapts to rate limits: floor, ceiling, retries per sample.
     adaptive: Adaptive = field(default_factory=Adaptive)
+    #: The caller's context manager around each sample (see :mod:`assay.runner.wrapping`).
+    around_sample: Callable[..., Any] | None = None
+    #: Told of each sample once it is stored (see :mod:`assay.evaluation.callbacks`).
+    on_result: Callable[..., Any] | None = None
+    #: The release the run scores, as asked (see :mod:`assay.evaluation.release`).
+    release: ReleaseAsked = field(default_factory=ReleaseAsked)
 
     @classmethod
     def build(cls, suite: Suite, **args: Unpack[EvaluationArgs]) -> EvaluationOptions:
@@ -167,6 +177,9 @@ def _resolve(
     concurrency_floor: int | None = None,
     concurrency_ceiling: int | None = None,
     rate_limit_retries: int | None = None,
+    around_sample: Callable[..., Any] | None = None,
+    on_result: Callable[..., Any] | None = None,
+    release: Mapping[str, Any] | None = None,
 ) -> EvaluationOptions:
     converted = portable(dict(metadata or {}), "metadata")
     assert isinstance(converted, dict)
@@ -215,6 +228,11 @@ def _resolve(
             concurrency_ceiling=concurrency_ceiling,
             rate_limit_retries=rate_limit_retries,
         ),
+        around_sample=_callable(
+            around_sample if around_sample is not None else suite.around_sample, "around_sample"
+        ),
+        on_result=_callable(on_result if on_result is not None else suite.on_result, "on_result"),
+        release=ReleaseAsked.of(release),
     )
     _check_recording(resolved, suite)
     return resolved
@@ -314,6 +332,12 @@ def _whole(value: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise SpecError(f"{value!r} is not a whole number (0 or more)", field=name)
     return bounded(name, value)
+
+
+def _callable(value: Any, name: str) -> Callable[..., Any] | None:
+    if value is not None and not callable(value):
+        raise ConfigurationError(f"{name} {value!r} is not callable")
+    return value  # type: ignore[no-any-return]
 
 
 def _gate_callable(value: Any) -> Callable[..., Any] | None:

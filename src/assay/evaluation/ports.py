@@ -213,9 +213,15 @@ class RunStore(Protocol):
         ...
 
     def history(
-        self, *, suite: str | None = None, agent: str | None = None, limit: int = 20
+        self,
+        *,
+        suite: str | None = None,
+        agent: str | None = None,
+        limit: int = 20,
+        revision: str | None = None,
+        label: str | None = None,
     ) -> list[Run]:
-        """Runs newest first, without their samples."""
+        """Runs newest first, without their samples (of a release: a revision prefix, a label)."""
         ...
 
     def find_control_pair(self, run: Run) -> tuple[Run, Run] | None:

@@ -32,9 +32,15 @@ class RunReader(RunSource, Protocol):
         ...
 
     def history(
-        self, *, suite: str | None = None, agent: str | None = None, limit: int = 20
+        self,
+        *,
+        suite: str | None = None,
+        agent: str | None = None,
+        limit: int = 20,
+        revision: str | None = None,
+        label: str | None = None,
     ) -> list[Run]:
-        """Runs newest first, without their samples."""
+        """Runs newest first, without their samples (of a release: a revision prefix, a label)."""
         ...
 
 
@@ -69,11 +75,26 @@ class RunLookup:
 
 
 def history(
-    store: RunReader, *, suite: str | None = None, agent: str | None = None, limit: int = 20
+    store: RunReader,
+    *,
+    suite: str | None = None,
+    agent: str | None = None,
+    limit: int = 20,
+    revision: str | None = None,
+    label: str | None = None,
 ) -> History:
-    """The latest ``limit`` runs, of ``suite`` and ``agent`` when given, newest first."""
-    runs = tuple(store.history(suite=suite, agent=agent, limit=limit))
+    """The latest ``limit`` runs, of ``suite``, ``agent`` and a release when given, newest first.
+
+    ``revision`` is a prefix (in any case) of the revision a run measured; ``label`` its
+    release's label, exactly.
+    """
+    release = {"revision": revision, "label": label}
+    asked = {key: value for key, value in release.items() if value is not None}
+    runs = tuple(store.history(suite=suite, agent=agent, limit=limit, **asked))
     missing = None if runs or (suite is None and agent is None) else no_match(store, suite, agent)
+    if not runs and asked:
+        missing = "no runs of " + " and ".join(f"{k} {v!r}" for k, v in asked.items())
+        missing += "".join(f" of {k} {v!r}" for k, v in (("suite", suite), ("agent", agent)) if v)
     now = _clock(store)
     return History(
         runs=runs,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from assay.errors import LeaseError, ReadOnlyRunError, StoreError, StoreUnavailableError
@@ -89,6 +89,7 @@ class DurableSink:
         retry_for: float = 60.0,
         batch_size: int = 500,
         interval: float = 0.5,
+        on_stored: Callable[[Sequence[SampleResult]], Awaitable[None]] | None = None,
     ) -> None:
         self._store = store
         self._run_id = run_id
@@ -97,6 +98,8 @@ class DurableSink:
         self._retry_for = retry_for
         self._batch_size = batch_size
         self._interval = interval
+        #: Told of each batch once its transaction committed (see ``on_result``).
+        self._on_stored = on_stored
         self._pending: list[SampleResult] = []
         self._timer: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
@@ -178,15 +181,17 @@ class DurableSink:
 
     async def _write(self, batch: Sequence[SampleResult], *, single: bool = False) -> None:
         attempts = 0
+        committed = False
 
         def save() -> None:
-            nonlocal attempts
+            nonlocal attempts, committed
             attempts += 1
             # After a failed attempt (or one at a time), a sample may already be stored: a
             # commit whose acknowledgement was lost. Skipping stored keys keeps "exactly once".
             self._store.save_samples(
                 self._run_id, batch, token=self._token, skip_stored=single or attempts > 1
             )
+            committed = True
 
         try:
             await with_store_retries(
@@ -195,10 +200,20 @@ class DurableSink:
                 note=self._note,
                 what=f"write {len(batch)} sample(s)",
             )
+        except asyncio.CancelledError:
+            if committed:  # stopped while the write ended: stored all the same
+                await self._stored(batch)
+            raise
         except (LeaseError, ReadOnlyRunError, StoreUnavailableError):
             raise
         except StoreError as refused:  # not an outage: the database refused the content
             await self._write_each(batch, refused, single=single)
+            return
+        await self._stored(batch)
+
+    async def _stored(self, batch: Sequence[SampleResult]) -> None:
+        if self._on_stored is not None:
+            await self._on_stored(batch)
 
     async def _write_each(
         self, batch: Sequence[SampleResult], refused: StoreError, *, single: bool

@@ -65,7 +65,9 @@ def open_suite(
     from assay.load.project import configured, importable_project
 
     importable_project()
-    return configured(_chosen(Path(path), selection or Selection(), judge_for), config)
+    opened = configured(_chosen(Path(path), selection or Selection(), judge_for), config)
+    opened.origin = Path(path)
+    return opened
 
 
 def require_agent(suite: Suite) -> None:

@@ -69,6 +69,7 @@ def header_rows(run: Run) -> Rows:
         ),
         ("Agent", run.agent),
         ("Run", f"{run.id}{sequence}"),
+        *([] if (release := run.settings.release) is None else [("Release", release.line())]),
         ("Status", run.status.value),
         ("Started", timestamp(run.started_at)),
         ("Finished", _finished(run)),
@@ -102,8 +103,13 @@ def _finished(run: Run) -> str:
 
 
 def _set_only(settings: dict[str, Any]) -> dict[str, Any]:
-    # Unset options (no timeout, no models) would only add noise to the header.
-    return {key: value for key, value in settings.items() if value not in (None, [], {})}
+    # Unset options (no timeout, no models) would only add noise to the header; the release
+    # has a line of its own.
+    return {
+        key: value
+        for key, value in settings.items()
+        if value not in (None, [], {}) and key != "release"
+    }
 
 
 def key_values(values: dict[str, Any]) -> str:

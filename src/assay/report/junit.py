@@ -119,6 +119,18 @@ def _properties(view: ReportView, model: str | None, cases: Sequence[_Case]) -> 
         ("assay.fingerprint", run.fingerprint),
         ("assay.status", run.status.value),
     ]
+    release = run.settings.release
+    if release is not None:
+        pairs += [
+            (f"assay.release.{name}", value)
+            for name, value in (
+                ("digest", release.digest),
+                ("revision", release.revision),
+                ("label", release.label),
+                ("dirty", "true" if release.dirty else None),
+            )
+            if value is not None
+        ]
     if model is not None:
         pairs.append(("assay.model", model))
     if run.baseline_id is not None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from assay.agent.model import ModelSpec
 from assay.errors import SpecError
 from assay.limits import problem
+from assay.results.release import Release
 from assay.spec.gate import Gate
 
 #: Field metadata: a value that is ``None`` is left out of the stored form (a run without a
@@ -111,3 +112,5 @@ class RunSettings:
     gate: RunGate | None = field(default=None, metadata=OMIT_NONE)
     #: How each model's concurrency adapted to rate limits (None: a run from before it did).
     adaptive: Adaptation | None = field(default=None, metadata=OMIT_NONE)
+    #: The release of the agent the run scored (see :class:`Release`).
+    release: Release | None = field(default=None, metadata=OMIT_NONE)

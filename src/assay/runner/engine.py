@@ -11,11 +11,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from assay.agent import ModelSpec
+from assay.agent import AgentContext, ModelSpec
 from assay.judging.cache import positioned
 from assay.judging.judge import wait_listener
 from assay.ratelimit import PaceKey, current_pacer
 from assay.results import SampleResult
+from assay.results.diagnosis import Roster
 from assay.runner._calling import accepting_context
 from assay.runner.answering import watched_run
 from assay.runner.diagnosing import DIAGNOSED, Diagnosing, conclude
@@ -25,6 +26,7 @@ from assay.runner.hooks import AroundSample, Capture
 from assay.runner.pacing import NO_MODEL, Adaptive, Pacing
 from assay.runner.progress import Progress, QuietProgress
 from assay.runner.sink import MemorySink, ResultSink
+from assay.runner.wrapping import SampleWrapper, wrapped
 from assay.spec import CasePlan, SuitePlan
 
 DEFAULT_CONCURRENCY = 8
@@ -47,6 +49,9 @@ class Execution:
     diagnosing: Diagnosing | None = None
     #: Put around each sample's whole execution (a tracer's span per sample).
     around_sample: AroundSample | None = None
+    #: The caller's context manager per sample, inside ``around_sample`` (see
+    #: :mod:`assay.runner.wrapping`): what it raises is that sample's error.
+    wrapper: SampleWrapper | None = None
     #: Builds what the agent did from what it emitted (its spans), before the checks run.
     capture: Capture | None = None
     #: A folder to record each case's HTTP calls into, as replay fixtures (cases that
@@ -153,9 +158,25 @@ class Runner:
         async def sample(task: WorkItem) -> SampleResult:
             case, model, index = task.key
             with positioned(sample=index, case=case, model=model):
-                return await _sample(task)
+                if self.execution.wrapper is None:
+                    return await concluded(task)
+                return await wrapped_sample(task)
 
-        async def _sample(task: WorkItem) -> SampleResult:
+        async def wrapped_sample(task: WorkItem) -> SampleResult:
+            wrapper = self.execution.wrapper
+            assert wrapper is not None
+            done = await wrapped(
+                wrapper, _context(task), task.key[1], functools.partial(concluded, task)
+            )
+            if not done.failed:
+                return done.result
+            # The wrapper's error is diagnosed mechanically: no judge call outside the wrapper.
+            roster = self.execution.diagnosing
+            return await conclude(
+                done.result, task.plan, Diagnosing(roster.roster if roster else Roster()), None
+            )
+
+        async def concluded(task: WorkItem) -> SampleResult:
             result = await run_sample(
                 self.agent,
                 task.plan,
@@ -218,6 +239,11 @@ class Runner:
         finally:
             await asyncio.shield(self.sink.close())
         return [results[task.key] for task in tasks]
+
+
+def _context(task: WorkItem) -> AgentContext:
+    case = task.plan.case.copy()  # a copy, as the agent's: nothing can alter the suite
+    return AgentContext(case=case, model=task.model, sample=task.index, setup=case.setup)
 
 
 @contextlib.contextmanager

@@ -199,6 +199,17 @@ async def _execute_sample(
     if wrong_model is not None:
         # Not this model's sample: it is neither checked nor judged, only kept as evidence.
         return _unanswered(plan, model, index, outcome, wrong_model)
+    return await graded_result(plan, outcome, model, index, judging)
+
+
+async def graded_result(
+    plan: CasePlan,
+    outcome: Outcome,
+    model: ModelSpec | None,
+    index: int,
+    judging: Judging | None,
+) -> SampleResult:
+    """The result of ``outcome`` (already coerced and priced): its checks, then its judging."""
     ctx = CheckContext(
         plan.case, outcome, model, index, judge=None if judging is None else judging.judge
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from assay.errors import SpecError
@@ -38,6 +39,9 @@ class Suite:
     agent returns itself wins, and a difference is recorded (see :func:`assay.otel.from_spans`).
     Spans name no group, and expected actions name theirs: ``action_groups`` (tool name →
     group) gives the group of every call recorded without one.
+
+    ``around_sample`` and ``on_result`` are the hooks of every run of the suite (an argument
+    of :func:`assay.run` wins); see there.
     """
 
     def __init__(
@@ -64,6 +68,8 @@ class Suite:
         concurrency_floor: int | None = None,
         concurrency_ceiling: int | None = None,
         rate_limit_retries: int | None = None,
+        around_sample: Callable[..., Any] | None = None,
+        on_result: Callable[..., Any] | None = None,
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise SpecError("a suite needs a non-empty name", field="name")
@@ -108,6 +114,9 @@ class Suite:
         self.capture = _capture(capture, name)
         # The group of each tool whose calls come without one (spans name no group).
         self.action_groups = _action_groups(action_groups, name)
+        # The run's hooks (see assay.run): not part of any fingerprint.
+        self.around_sample = _hook(around_sample, "around_sample", name)
+        self.on_result = _hook(on_result, "on_result", name)
         self.checks: tuple[CheckDefinition, ...] = _default_checks(checks, name)
         try:
             self.criteria = validate_criteria(criteria, "criteria")
@@ -120,6 +129,10 @@ class Suite:
             raise error.at(name) from None
         self._cases: list[Case] = []
         self._ids: set[str] = set()
+
+    #: The file the suite was opened from (set by :func:`assay.load.open_suite`): a run reads
+    #: the revision of the repository that holds it.
+    origin: Path | None = None
 
     #: Set on a selection (:meth:`subset`): how many cases the whole suite has. A run of a
     #: selection is compared with its baseline on the cases it ran.
@@ -296,6 +309,12 @@ def _storable_case(case: Case, suite: str) -> None:
 def _callable_name(agent: Callable[..., Any]) -> str:
     name = getattr(agent, "__qualname__", None) or type(agent).__qualname__
     return str(name)
+
+
+def _hook(value: Any, field: str, suite: str) -> Callable[..., Any] | None:
+    if value is not None and not callable(value):
+        raise SpecError(f"{value!r} is not callable", location=suite, field=field)
+    return value  # type: ignore[no-any-return]
 
 
 def _tool_roster(tools: Mapping[str, str] | None, suite: str) -> dict[str, str] | None:

@@ -7,10 +7,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, RowMapping, Select, func, select, text
+from sqlalchemy import ColumnElement, Connection, RowMapping, Select, func, or_, select, text
 
 from assay.errors import StoreError
 from assay.results import CaseSnapshot, MetricResult, Run, SampleResult
+from assay.results.release import REVISION_KEYS
 from assay.results.run import split_handle
 from assay.store import _rows
 from assay.store._tables import metrics, run_cases, runs, samples
@@ -201,3 +202,21 @@ def run_with_malformed_json(connection: Connection, table: str, column: str) -> 
     query = text(f"SELECT runs.id FROM {joined} WHERE {where} ORDER BY runs.sequence LIMIT 1")
     found = connection.execute(query).scalar()
     return None if found is None else str(found)
+
+
+def of_release(revision: str | None, label: str | None) -> list[ColumnElement[bool]]:
+    """Conditions keeping the runs of a release, as ``release_matches`` decides it.
+
+    The revision is a prefix in any case, of the release's or of one the metadata names.
+    """
+    conditions: list[ColumnElement[bool]] = []
+    if label is not None:
+        conditions.append(runs.c.settings[("release", "label")].as_string() == label)
+    if revision is not None:
+        prefix = revision.lower()
+        named = [runs.c.settings[("release", "revision")].as_string()]
+        named += [runs.c.metadata[key].as_string() for key in REVISION_KEYS]
+        conditions.append(
+            or_(*(func.lower(each).startswith(prefix, autoescape=True) for each in named))
+        )
+    return conditions

@@ -390,14 +390,25 @@ class Store:
             return None if row is None else _reads.full_run(connection, row)
 
     def history(
-        self, *, suite: str | None = None, agent: str | None = None, limit: int = 20
+        self,
+        *,
+        suite: str | None = None,
+        agent: str | None = None,
+        limit: int = 20,
+        revision: str | None = None,
+        label: str | None = None,
     ) -> list[Run]:
-        """List runs newest first, with summaries but without cases or samples (cheap)."""
+        """List runs newest first, with summaries but without cases or samples (cheap).
+
+        ``revision`` (a prefix, in any case) and ``label`` keep the runs of a release (see
+        :func:`~assay.results.release.release_matches`).
+        """
         query = _reads.numbered(select(runs)).order_by(runs.c.sequence.desc()).limit(limit)
         if suite is not None:
             query = query.where(runs.c.suite == suite)
         if agent is not None:
             query = query.where(runs.c.agent == agent)
+        query = query.where(*_reads.of_release(revision, label))
         with self._read("history") as connection:
             return [
                 replace(_rows.run_from(row), number=row["number"])
