@@ -46,10 +46,10 @@ if typing.TYPE_CHECKING:
         Verdict,
         evaluate,
         evaluate_async,
-        rescore,
-        rescore_async,
         grade,
         grade_async,
+        rescore,
+        rescore_async,
         run,
         run_async,
     )
