@@ -57,6 +57,20 @@ def test_the_wrapper_is_around_each_sample_s_agent_and_checks(store, wrapper) ->
     assert all(s.status is assay.SampleStatus.PASSED for s in run.samples)
 
 
+def test_the_judge_is_asked_inside_the_wrapper(store) -> None:
+    seen: list[str] = []
+
+    def complete(instructions: str, prompt: str) -> str:
+        seen.append(TENANT.get())
+        return json.dumps({"score": 1, "reason": "Fine."})
+
+    suite = assay.Suite("Judged", agent=answering, judge=judges.function("house", complete))
+    suite.case("q", id="q", criteria=["answer_relevancy"])
+    run = assay.run(suite, db=store, samples=2, around_sample=async_tenant, progress=False)
+    assert all(s.status is assay.SampleStatus.PASSED for s in run.samples)
+    assert set(seen) == {"tenant-q-0", "tenant-q-1"}  # never "none": each call inside
+
+
 def test_a_wrapper_that_fails_makes_that_sample_an_error_and_the_run_goes_on(store) -> None:
     @contextlib.contextmanager
     def picky(ctx: assay.AgentContext) -> Iterator[None]:

@@ -5,7 +5,8 @@ sample, with the sample as stored (a sample the database refused is stored, and 
 error that replaced it). Every executor's results pass there, so it fires in every executor;
 a resumed run tells only the samples it stores itself. A callback that raises (or whose
 coroutine raises) is reported once on the progress display, and the run goes on: a stored
-result never changes.
+result never changes. It is called on the run's event loop, between writes: a slow one
+delays the next write, so it should hand slow work to a thread.
 """
 
 from __future__ import annotations
