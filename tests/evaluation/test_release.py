@@ -209,3 +209,16 @@ def test_every_report_format_shows_the_release_in_its_header() -> None:
     junit = report.render("junit")
     for name, value in release.items():
         assert f'<property name="assay.release.{name}" value="{value}" />' in junit
+
+
+@needs_git
+def test_a_rescore_keeps_the_release_of_the_run_it_rescores(repository: Path) -> None:
+    store = MemoryRunStore()
+    spec = repository / "evals" / "pinned_suite.py"
+    original = assay.run(spec, db=store, release={"revision": "0ld", "label": "v1"}, progress=False)
+    unpinned = assay.run(spec, db=store, release={"revision": None}, progress=False)
+    # Rescored inside a repository: the release is the stored run's, never this checkout's.
+    rescored = assay.rescore(original.id, db=store, checks_only=True, progress=False).run
+    assert rescored.settings.release == Release(revision="0ld", label="v1")
+    bare = assay.rescore(unpinned.id, db=store, checks_only=True, progress=False).run
+    assert bare.settings.release is None

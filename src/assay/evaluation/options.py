@@ -17,6 +17,7 @@ from assay.evaluation.ports import OBSERVED_EVENTS, Executor, RunObserver
 from assay.evaluation.release import ReleaseAsked
 from assay.judging import Judge
 from assay.limits import BOUNDS, bounded
+from assay.results.release import Release
 from assay.runner.diagnosing import DEFAULT_JUDGE_LIMIT
 from assay.runner.engine import DEFAULT_CONCURRENCY
 from assay.runner.pacing import DEFAULT_RATE_LIMIT_RETRIES, Adaptive
@@ -75,7 +76,7 @@ class EvaluationArgs(TypedDict, total=False):
     rate_limit_retries: int | None
     around_sample: Callable[..., Any] | None
     on_result: Callable[..., Any] | None
-    release: Mapping[str, Any] | None
+    release: Mapping[str, Any] | Release | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -179,7 +180,7 @@ def _resolve(
     rate_limit_retries: int | None = None,
     around_sample: Callable[..., Any] | None = None,
     on_result: Callable[..., Any] | None = None,
-    release: Mapping[str, Any] | None = None,
+    release: Mapping[str, Any] | Release | None = None,
 ) -> EvaluationOptions:
     converted = portable(dict(metadata or {}), "metadata")
     assert isinstance(converted, dict)

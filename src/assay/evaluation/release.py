@@ -38,14 +38,15 @@ class ReleaseAsked:
 
     @classmethod
     def of(cls, value: Mapping[str, Any] | Release | None) -> ReleaseAsked:
-        """Validate ``release=``: a mapping of :data:`RELEASE_KEYS`, or a ``Release``.
+        """Validate ``release=``: a mapping of :data:`RELEASE_KEYS`, or a whole ``Release``.
 
-        A revision given as ``None`` reads none from git.
+        A revision given as ``None`` reads none from git; so does a ``Release`` (a stored
+        one, carried to a rescore of its run).
         """
         if value is None:
             return cls()
         if isinstance(value, Release):
-            return cls(value, read_git=value.revision is None)
+            return cls(value, read_git=False)
         if not isinstance(value, Mapping):
             raise ConfigurationError(
                 f"release {value!r} is not a mapping of {', '.join(RELEASE_KEYS)}"

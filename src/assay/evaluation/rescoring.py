@@ -251,6 +251,8 @@ def rescore_options(
         tolerance=0.0 if gate is None else gate.tolerance,
         drift_tolerance=DEFAULT_DRIFT_TOLERANCE if gate is None else gate.drift_tolerance,
         cache=cache,
+        # The same outcomes, so the same release: never the revision of where it is rescored.
+        release=settings.release or {"revision": None},
     )
     return replace(options, links={RESCORED_FROM: run.id})
 
