@@ -7,6 +7,7 @@ test workers never start a cluster each.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import os
 import re
@@ -190,3 +191,20 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def test_a_wrapper_around_each_sample_is_refused_on_ray() -> None:
+    suite = assay.Suite("Wrapped", agent=lambda text, ctx: "ok", checks=[checks.contains("ok")])
+    suite.case("q", id="q")
+    plan = suite.plan()
+    work = Work(
+        plan=plan,
+        items=work_items(plan),
+        models=(),
+        agent=suite.agent,
+        execution=Execution(wrapper=lambda ctx: contextlib.nullcontext()),
+        sink=MemorySink(),
+        progress=QuietProgress(),
+    )
+    with pytest.raises(assay.ConfigurationError, match="around_sample"):
+        asyncio.run(RayExecutor().execute(work))

@@ -85,6 +85,11 @@ class RayExecutor:
                 "a suite with capture='spans' reads its agent's spans in-process; "
                 "run it with the local executor"
             )
+        if work.execution.wrapper is not None:
+            raise ConfigurationError(
+                "around_sample wraps a sample's agent, checks and judging in one scope, which "
+                "Ray runs in tasks of their own: run it with the local executor"
+            )
         judging = work.execution.judging
         if judging is not None and any(
             isinstance(each, CachedJudge) for each in judge_chain(judging.judge)
