@@ -12,7 +12,8 @@ from assay.errors import SpecError
 from assay.spec import JSON, canonical_json, portable
 from assay.spec.json_data import storable_text
 
-CostSource = Literal["reported", "estimated", "unpriced", "no_usage"]
+#: How a cost is known; ``cached``: every model call was answered from the cache (nothing spent).
+CostSource = Literal["reported", "estimated", "unpriced", "no_usage", "cached"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -279,10 +279,17 @@ def _summary(console: Console, summary: SummarySection) -> None:
     console.print(
         f"Latency avg {f.latency_avg.text} · p50 {f.latency_p50.text} · p95 "
         f"{f.latency_p95.text} · tokens {f.input_tokens.text} in / {f.output_tokens.text} out "
-        f"· cost {f.cost.text}"
+        f"· cost {f.cost.text}{_model_cached(f.model_cached)}"
     )
     _judged(console, summary)
     _models(console, summary)
+
+
+def _model_cached(count: int) -> str:
+    # Calls the agents made nothing for: why their tokens and cost are low.
+    if not count:
+        return ""
+    return f" ({count:,} model call{'' if count == 1 else 's'} cached)"
 
 
 def _other_model(count: int) -> str:

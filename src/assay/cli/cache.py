@@ -1,7 +1,8 @@
 """``assay cache``: what the cache of judge and model calls holds, and clearing it.
 
 A run keeps its judge's replies there with ``--cache`` (or ``cache = true`` in the project
-configuration), in the history database, and answers the same calls from it next time.
+configuration), and the built-in chat agents' model replies with ``--cache-model-calls``, in
+the history database, and answers the same calls from it next time.
 """
 
 from __future__ import annotations
@@ -28,6 +29,19 @@ CacheOption = Annotated[
         "the replies of new ones (a cached reply costs nothing). The configuration's cache "
         "key sets the default; off unless set.",
         rich_help_panel=JUDGING,
+    ),
+]
+
+#: ``--cache-model-calls`` as ``assay run`` takes it.
+CacheModelCallsOption = Annotated[
+    bool,
+    typer.Option(
+        "--cache-model-calls",
+        help="Answer the built-in chat agents' model calls (agents.openai_chat, "
+        "agents.litellm_chat) made before from the cache in the history database, keyed by "
+        "the model, the messages, the tools, the options, the sample and the call; the "
+        "replies of new ones are kept. A cached call costs nothing (cost source cached). "
+        "Off unless given; any other agent is refused.",
     ),
 ]
 

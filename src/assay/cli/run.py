@@ -59,7 +59,7 @@ from assay.cli._files import (
     SetOption,
 )
 from assay.cli.baseline import WHERE_HELP, where_option
-from assay.cli.cache import CacheOption
+from assay.cli.cache import CacheModelCallsOption, CacheOption
 from assay.text import visible
 
 
@@ -133,6 +133,7 @@ def run_command(
     judge_timeout: JudgeTimeoutOption = None,
     votes: VotesOption = None,
     cache: CacheOption = None,
+    cache_model_calls: CacheModelCallsOption = False,
     judge_limit: Annotated[
         int | None,
         typer.Option(
@@ -396,6 +397,7 @@ def run_command(
             "concurrency_ceiling": concurrency_ceiling,
             "rate_limit_retries": rate_limit_retries,
             "release": _release(revision, release_label),
+            "cache_model_calls": cache_model_calls,
         }
         from assay.cli._warnings import print_unchecked
 

@@ -67,7 +67,10 @@ async def evaluate_async(
     process already traces: OpenTelemetry is loaded and a tracer provider is set.
     ``cache`` answers judge calls made before from the store's cache and keeps new replies
     there (default: the project configuration's ``cache``, else off); a cached reply costs
-    nothing, and each sample counts its cached calls.
+    nothing, and each sample counts its cached calls. ``cache_model_calls`` does the same for
+    the model calls of the built-in chat agents (``assay.agents.openai_chat``,
+    ``litellm_chat``; off by default): a sample answered wholly from the cache costs nothing
+    (cost source ``cached``) and counts its cached calls in its metadata.
 
     ``suite`` may be the path of a suite (any format ``assay run`` takes), opened with
     ``selection`` (an :class:`assay.load.Selection`); the project configuration fills what

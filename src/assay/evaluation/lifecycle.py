@@ -12,9 +12,9 @@ import uuid
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
-from assay.agent import ModelSpec, parse_models
+from assay.agent import Agent, ModelSpec, parse_models
 from assay.compare import (
     Comparison,
     ComparisonPolicy,
@@ -110,6 +110,7 @@ async def evaluate_with(
         cache_store(store)  # a store that keeps no replies is refused before the run exists
     explicit = await asyncio.to_thread(_explicit_baseline, store, options.baseline, suite, plan)
     await _prepare(suite, options)
+    agent = _agent(suite, options, store)  # after prepare: the copy shares what it set up
     owner = this_process()
     # Chosen once: a retry after a lost acknowledgement finds the row it already wrote.
     fresh = None
@@ -133,7 +134,7 @@ async def evaluate_with(
     with terminations(asyncio.current_task()) as termination:
         try:
             return await _guarded(
-                suite, plan, options, store, observers, run, skip, models, owner, explicit
+                suite, plan, options, store, observers, run, skip, models, owner, explicit, agent
             )
         except BaseException as error:
             signalled = termination.received
@@ -162,6 +163,7 @@ async def _guarded(
     models: tuple[ModelSpec, ...],
     owner: Lease,
     explicit: Run | None,
+    agent: Agent,
 ) -> Evaluation:
     samples = run.settings.samples
     items = work_items(plan, models, samples=samples, skip=skip)
@@ -200,7 +202,7 @@ async def _guarded(
         plan=plan,
         items=items,
         models=models,
-        agent=suite.agent,
+        agent=agent,
         execution=execution,
         sink=observed,
         progress=NotesOnly(observers),
@@ -294,6 +296,33 @@ def _cached(options: EvaluationOptions, store: RunStore) -> Judge | None:
     from assay.evaluation.caching import cached
 
     return cached(options.judge, store)
+
+
+def _agent(suite: Suite, options: EvaluationOptions, store: RunStore) -> Agent:
+    """The suite's agent, with its model calls answered from the cache when asked.
+
+    Only the built-in chat agents (``assay.agents.openai_chat``, ``litellm_chat``) make their
+    model calls where a cache can answer them; any other agent, another store or an executor
+    that runs samples elsewhere is refused before the run exists.
+    """
+    if not options.cache_model_calls:
+        return suite.agent
+    from assay.evaluation.caching import model_calls
+
+    calls = model_calls(store)
+    with_cache = getattr(suite.agent, "with_model_cache", None)
+    if not callable(with_cache):
+        raise ConfigurationError(
+            "--cache-model-calls caches the model calls of the built-in chat agents "
+            "(assay.agents.openai_chat, assay.agents.litellm_chat); this suite's agent is "
+            f"{type(suite.agent).__name__}: run without --cache-model-calls"
+        )
+    if executor_name(options.executor) != "local":
+        raise ConfigurationError(
+            "--cache-model-calls runs samples in this process only: run without --executor "
+            f"{executor_name(options.executor)!r} or without --cache-model-calls"
+        )
+    return cast(Agent, with_cache(calls))
 
 
 def _traced(judge: Judge | None, tracer: SampleTracer | None) -> Judge | None:

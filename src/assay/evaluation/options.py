@@ -77,6 +77,7 @@ class EvaluationArgs(TypedDict, total=False):
     around_sample: Callable[..., Any] | None
     on_result: Callable[..., Any] | None
     release: Mapping[str, Any] | Release | None
+    cache_model_calls: bool | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -137,6 +138,8 @@ class EvaluationOptions:
     on_result: Callable[..., Any] | None = None
     #: The release the run scores, as asked (see :mod:`assay.evaluation.release`).
     release: ReleaseAsked = field(default_factory=ReleaseAsked)
+    #: Whether the built-in chat agents' model calls are answered from, and kept in, the cache.
+    cache_model_calls: bool = False
 
     @classmethod
     def build(cls, suite: Suite, **args: Unpack[EvaluationArgs]) -> EvaluationOptions:
@@ -181,6 +184,7 @@ def _resolve(
     around_sample: Callable[..., Any] | None = None,
     on_result: Callable[..., Any] | None = None,
     release: Mapping[str, Any] | Release | None = None,
+    cache_model_calls: bool | None = None,
 ) -> EvaluationOptions:
     converted = portable(dict(metadata or {}), "metadata")
     assert isinstance(converted, dict)
@@ -234,6 +238,7 @@ def _resolve(
         ),
         on_result=_callable(on_result if on_result is not None else suite.on_result, "on_result"),
         release=ReleaseAsked.of(release),
+        cache_model_calls=_flag(cache_model_calls, "cache_model_calls"),
     )
     _check_recording(resolved, suite)
     return resolved

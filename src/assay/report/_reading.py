@@ -254,6 +254,8 @@ def plural(count: int, noun: str) -> str:
 def cost(tally: Tally, estimated: bool) -> str:
     """Write the agent's cost, saying how many samples it covers when some went unpriced."""
     figure = fmt.money(tally.cost_usd, estimated=estimated, partial=partial(tally))
+    if tally.model_cached:
+        figure += f" ({plural(tally.model_cached, 'model call')} cached)"
     if tally.priced == tally.samples:
         return figure
     missing = f"; {tally.no_usage} reported no usage" if tally.no_usage and tally.unpriced else ""

@@ -140,6 +140,8 @@ class Figures:
     judge_calls: str
     judge_calls_said: str
     judge_cost: Figure
+    #: The agents' model calls answered from the cache (``--cache-model-calls``).
+    model_cached: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +228,7 @@ def figures_of(
         judge_calls=reading.judge_calls(tally, noun=False),
         judge_calls_said=reading.judge_calls(tally),
         judge_cost=Figure(judge_cost, tally.judge_cost_usd),
+        model_cached=tally.model_cached,
     )
 
 

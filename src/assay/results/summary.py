@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from assay.agent.calls import CACHED_CALLS_KEY
 from assay.results.judge_usage import JudgeUsage
 from assay.results.reliability import (
     checked_by_category,
@@ -95,6 +96,8 @@ class Tally:
     judge_cost_estimated: bool = False
     #: Judge calls answered from the cache (among ``judge_calls``): nothing was spent on them.
     judge_cached: int = field(default=0, metadata={"omit_empty": True})
+    #: The agents' model calls answered from the cache (``--cache-model-calls``): no request.
+    model_cached: int = field(default=0, metadata={"omit_empty": True})
     #: Failing samples per reliability category (side_effects, content, actions, budget,
     #: judge, then any other category); rates over all samples, ``None`` without samples.
     failing_by_category: dict[str, int] = field(default_factory=dict)
@@ -220,6 +223,7 @@ def tally(samples: Sequence[SampleResult]) -> Tally:
         judge_calls=int(judged["calls"] or 0),
         judge_attempts=int(judged["attempts"] or 0),
         judge_cached=int(judged["cached"]),
+        model_cached=sum(_cached_calls(sample) for sample in samples),
         judge_input_tokens=int(judged["input_tokens"] or 0),
         judge_output_tokens=int(judged["output_tokens"] or 0),
         judge_cost_usd=judged["cost_usd"],
@@ -238,6 +242,11 @@ def tally(samples: Sequence[SampleResult]) -> Tally:
         cost_basis=cost_basis(sources),
         total_cost_usd=_total(sum(costs) if costs else None, judged["cost_usd"]),
     )
+
+
+def _cached_calls(sample: SampleResult) -> int:
+    count = sample.metadata.get(CACHED_CALLS_KEY)
+    return count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 0
 
 
 def cost_source(sample: SampleResult) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import copy
 import functools
 import inspect
 import json
@@ -17,6 +18,14 @@ from typing import Any
 
 from assay.agent.adapters.tools import call_tool, schema
 from assay.agent.answered import ANSWERED_MODEL_KEY, same_model
+from assay.agent.calls import (
+    CACHED_CALLS_KEY,
+    ModelCallCache,
+    ModelReply,
+    model_call_key,
+    reply_of,
+    served,
+)
 from assay.agent.context import AgentContext
 from assay.agent.model import ModelSpec
 from assay.agent.outcome import Action, Outcome, Usage
@@ -43,6 +52,8 @@ class ChatAgent:
     instructions: str | None = None
     max_turns: int = 10
     options: dict[str, Any] = field(default_factory=dict)
+    #: Where model calls are answered from and kept (see :meth:`with_model_cache`).
+    model_cache: ModelCallCache | None = field(default=None, repr=False)
 
     async def __call__(self, value: Any, ctx: AgentContext) -> Outcome:
         """Run one conversation for one sample, with a client of its own."""
@@ -87,6 +98,22 @@ class ChatAgent:
         """
         return {name: inspect.getdoc(function) or name for name, function in self.tools.items()}
 
+    def with_model_cache(self, cache: ModelCallCache) -> ChatAgent:
+        """A copy of this agent whose model calls are answered from ``cache`` when seen before.
+
+        A run asked to cache model calls (``--cache-model-calls``) runs this copy. Each call
+        is keyed by the adapter, the endpoint's host, the model, the messages, the tools, the
+        options, the sample and the call's place in the sample's conversation; a reply served
+        from the cache made no request and costs nothing (cost source ``cached``).
+        """
+        copied = copy.copy(self)
+        copied.model_cache = cache
+        return copied
+
+    def cache_source(self, model: str) -> str:
+        """What answers a call to ``model``, as the cache names it: the adapter and model."""
+        return f"{type(self).__name__} {model}"
+
     def session(self) -> contextlib.AbstractAsyncContextManager[Any]:
         """Resources one conversation holds (a client); none by default."""
         return contextlib.nullcontext()
@@ -99,28 +126,20 @@ class ChatAgent:
         usage = _Usage()
         answered = _Answered(model)
         for turn in range(1, self.max_turns + 1):
-            response = await paced(
-                functools.partial(self.create, model=model, messages=messages, tools=specs or None),
-                key=None,
-                shown=model,
-                transient=_transient,
-            )
-            usage.add(response)
-            answered.add(response)
-            message = response.choices[0].message
-            calls = list(getattr(message, "tool_calls", None) or [])
-            if not calls:
+            reply = await self._ask(model, messages, specs or None, ctx.sample, turn - 1)
+            usage.add(reply)
+            answered.add(reply)
+            if not reply.tool_calls:
                 return Outcome(
-                    answer=message.content,
+                    answer=reply.content,
                     actions=tuple(actions),
                     usage=usage.total(),
-                    metadata={"model": model, "turns": turn, **answered.metadata()},
+                    metadata={"model": model, "turns": turn, **answered.metadata(), **usage.hits()},
                 )
-            messages.append(_assistant(message, calls))
-            for call in calls:
-                name = call.function.name
+            messages.append(_assistant(reply))
+            for call in reply.tool_calls:
                 ran = await call_tool(
-                    name, call.function.arguments, self.tools, self.action_groups.get(name)
+                    call.name, call.arguments, self.tools, self.action_groups.get(call.name)
                 )
                 actions.append(ran.action)
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": ran.content})
@@ -128,7 +147,51 @@ class ChatAgent:
             actions=tuple(actions),
             usage=usage.total(),
             error=f"no answer after {self.max_turns} turns (the model kept calling tools)",
-            metadata={"model": model, "turns": self.max_turns, **answered.metadata()},
+            metadata={
+                "model": model,
+                "turns": self.max_turns,
+                **answered.metadata(),
+                **usage.hits(),
+            },
+        )
+
+    async def _ask(
+        self,
+        model: str,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None,
+        sample: int,
+        call: int,
+    ) -> ModelReply:
+        """One completion, from the model cache when it holds the call."""
+        cache = self.model_cache
+        if cache is None:
+            return reply_of(await self._paced_create(model, messages, tools))
+        source = self.cache_source(model)
+        key = model_call_key(
+            source=source,
+            parameters=_keyed(self.options),
+            messages=messages,
+            tools=tools,
+            sample=sample,
+            call=call,
+        )
+        found = await cache.get(key, source=source)
+        if found is not None:
+            return served(found)
+        reply = reply_of(await self._paced_create(model, messages, tools))
+        await cache.put(key, reply, source=source)
+        return reply
+
+    async def _paced_create(
+        self, model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+    ) -> Any:
+        """One real completion, waiting out rate limits as the run's pacer says."""
+        return await paced(
+            functools.partial(self.create, model=model, messages=messages, tools=tools),
+            key=None,
+            shown=model,
+            transient=_transient,
         )
 
     def _model_for(self, ctx: AgentContext) -> str:
@@ -178,18 +241,31 @@ def _transient(error: BaseException) -> bool:
     return "Timeout" in name or "Connection" in name
 
 
-def _assistant(message: Any, calls: list[Any]) -> dict[str, Any]:
+def _assistant(reply: ModelReply) -> dict[str, Any]:
     return {
         "role": "assistant",
-        "content": message.content,
+        "content": reply.content,
         "tool_calls": [
             {
                 "id": call.id,
                 "type": "function",
-                "function": {"name": call.function.name, "arguments": call.function.arguments},
+                "function": {"name": call.name, "arguments": call.arguments},
             }
-            for call in calls
+            for call in reply.tool_calls
         ],
+    }
+
+
+#: Options that say how to reach the provider, not what it answers: never part of a key.
+_UNKEYED = frozenset({"api_key", "api_base", "base_url", "timeout", "extra_headers"})
+
+
+def _keyed(options: dict[str, Any]) -> dict[str, Any]:
+    """The options that change a reply, as JSON-able values (a key holds no credential)."""
+    return {
+        name: value if isinstance(value, str | int | float | bool | None) else repr(value)
+        for name, value in sorted(options.items())
+        if name not in _UNKEYED
     }
 
 
@@ -200,9 +276,9 @@ class _Answered:
     asked: str
     name: str | None = None
 
-    def add(self, response: Any) -> None:
-        named = getattr(response, "model", None)
-        if not isinstance(named, str) or not named:
+    def add(self, reply: ModelReply) -> None:
+        named = reply.model
+        if not named:
             return
         if self.name is None or (
             same_model(self.asked, named) and not same_model(self.asked, self.name)
@@ -220,26 +296,32 @@ class _Usage:
     cost: float | None = 0.0
     seen: bool = False
     turns: int = 0
+    cached: int = 0
 
-    def add(self, response: Any) -> None:
+    def add(self, reply: ModelReply) -> None:
         self.turns += 1
-        usage = getattr(response, "usage", None)
-        if usage is not None:
+        if reply.cached:
+            # Answered from the cache: no request, no tokens, nothing spent.
+            self.cached += 1
+            return
+        if reply.input_tokens is not None or reply.output_tokens is not None:
             self.seen = True
-            self.input_tokens += getattr(usage, "prompt_tokens", 0) or 0
-            self.output_tokens += getattr(usage, "completion_tokens", 0) or 0
-        cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
-        # A reported cost only counts when every turn reported one.
+            self.input_tokens += reply.input_tokens or 0
+            self.output_tokens += reply.output_tokens or 0
+        # A reported cost only counts when every turn that made a request reported one.
         self.cost = (
-            None
-            if self.cost is None or not isinstance(cost, int | float)
-            else self.cost + float(cost)
+            None if self.cost is None or reply.cost_usd is None else self.cost + reply.cost_usd
         )
 
     def total(self) -> Usage | None:
+        if self.cached and self.cached == self.turns:
+            return Usage(0, 0, 0.0, "cached")
         if not self.seen:
             return None
         return Usage(self.input_tokens, self.output_tokens, self.cost if self.turns else None)
+
+    def hits(self) -> dict[str, Any]:
+        return {CACHED_CALLS_KEY: self.cached} if self.cached else {}
 
 
 @dataclass(kw_only=True)
@@ -296,6 +378,14 @@ class OpenAIChatAgent(ChatAgent):
                 f"{', '.join(map(repr, foreign))} (--model): give base_url= for an "
                 "OpenAI-compatible endpoint that does, or use litellm_chat for other providers"
             )
+
+    def cache_source(self, model: str) -> str:
+        """``openai_chat MODEL @ HOST``: the adapter, the model and the endpoint's host."""
+        import os
+        from urllib.parse import urlsplit
+
+        url = self.base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        return f"openai_chat {model} @ {urlsplit(url).hostname or url}"
 
     def _own_endpoint(self) -> bool:
         import os
@@ -386,6 +476,14 @@ class LiteLLMChatAgent(ChatAgent):
                     f"the chat agent's model {name} needs "
                     f"{' and '.join(missing)} in the environment"
                 )
+
+    def cache_source(self, model: str) -> str:
+        """``litellm_chat MODEL``, with `` @ HOST`` when ``api_base`` names an endpoint."""
+        from urllib.parse import urlsplit
+
+        base = self.options.get("api_base")
+        host = urlsplit(base).hostname if isinstance(base, str) else None
+        return f"litellm_chat {model}" + (f" @ {host}" if host else "")
 
     def model_name(self, spec: ModelSpec) -> str:
         """LiteLLM names models ``provider/model``."""
