@@ -1,6 +1,7 @@
 """The built-in judge over real HTTP: the real openai client against a scripted local server."""
 
 import asyncio
+import json
 import time
 
 import pytest
@@ -104,3 +105,19 @@ def test_votes_with_one_failure_keep_the_majority_of_the_rest():
 )
 def test_retry_after_header_forms(headers, seconds):
     assert retry_after(headers) == seconds
+
+
+def test_one_judge_serves_several_event_loops_building_its_tls_once(monkeypatch):
+    import httpx
+
+    built = []
+    create = httpx.create_ssl_context
+    monkeypatch.setattr(httpx, "create_ssl_context", lambda *a, **k: built.append(1) or create())
+    with ScriptedServer([verdict(1, "one"), verdict(0.5, "two"), verdict(0, "three")]) as server:
+        judge = judges.openai("judge-model", base_url=server.base_url, api_key="test")
+        judge.prepare()
+        # Each asyncio.run is a new event loop: a client of an earlier loop would fail here.
+        replies = [asyncio.run(judge.complete("grade", "it")).text for _ in range(3)]
+        assert len(server.requests) == 3
+    assert [json.loads(reply)["reason"] for reply in replies] == ["one", "two", "three"]
+    assert len(built) == 1

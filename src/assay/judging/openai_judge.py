@@ -39,6 +39,7 @@ class OpenAIJudge:
     extra: dict[str, Any] = field(default_factory=dict)
     #: Told of each answered call (``on_usage``); see :mod:`assay.judging.metering`.
     meter: Meter | None = None
+    _verify: Any = field(default=None, init=False, repr=False, compare=False)
 
     def endpoint(self) -> str | None:
         """The host the judge calls (part of its identity), None for the OpenAI API itself.
@@ -62,11 +63,25 @@ class OpenAIJudge:
         from assay.keys import require_openai_key
 
         require_openai_key(f"judge {self.label}", self.base_url, self.api_key)
+        self._tls()
+
+    def _tls(self) -> Any:
+        """The TLS context every call's client shares, built once (at :meth:`prepare`).
+
+        Loading the certificate store is what makes a new client slow (tens of
+        milliseconds): built per call, it was paid on every vote.
+        """
+        if self._verify is None:
+            import httpx
+
+            self._verify = httpx.create_ssl_context()
+        return self._verify
 
     async def complete(self, instructions: str, prompt: str) -> JudgeReply:
         """Ask once (with retries on transient failures)."""
         # A client per call: it belongs to the running event loop and is closed with the
-        # call, so a judge can serve several runs (and loops) without leaking connections.
+        # call, so a judge can serve several runs (and loops) without leaking connections;
+        # what is costly to build (the TLS context) is shared by all of them.
         async with self._connect() as client:
             return await self._ask(client, instructions, prompt)
 
@@ -100,13 +115,14 @@ class OpenAIJudge:
         return answered
 
     def _connect(self) -> AsyncOpenAI:
-        from openai import AsyncOpenAI
+        from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
         return AsyncOpenAI(
             base_url=self.base_url,
             api_key=self.api_key or _key(),
             timeout=self.timeout,
             max_retries=0,
+            http_client=DefaultAsyncHttpxClient(verify=self._tls(), timeout=self.timeout),
         )
 
 
