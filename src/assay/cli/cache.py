@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from assay.cli._common import JUDGING, DbOption, fail, open_store, user_errors
+from assay.cli._common import JUDGING, MODELS, DbOption, fail, open_store, user_errors
 from assay.report.format import count
 from assay.text import visible
 
@@ -42,6 +42,7 @@ CacheModelCallsOption = Annotated[
         "the model, the messages, the tools, the options, the sample and the call; the "
         "replies of new ones are kept. A cached call costs nothing (cost source cached). "
         "Off unless given; any other agent is refused.",
+        rich_help_panel=MODELS,
     ),
 ]
 
