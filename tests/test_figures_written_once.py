@@ -52,6 +52,7 @@ ALLOWED = {
     "report/prose.py:resamples": "a count of resamples, with thousands separators",
     "results/storable.py": "an unstorable-value error: the value as given",
     "runner/execute.py": "an agent timeout error: the setting as given",
+    "runner/pacing.py": "the progress line: seconds of a rate-limit wait",
     "runner/progress.py": "the progress line: seconds elapsed",
     "store/_lease.py": "a lease message: seconds since a heartbeat",
     "testing/server.py": "a test server's retry-after header",

@@ -289,7 +289,7 @@ def _model_cached(count: int) -> str:
     # Calls the agents made nothing for: why their tokens and cost are low.
     if not count:
         return ""
-    return f" ({count:,} model call{'' if count == 1 else 's'} cached)"
+    return f" ({fmt.count(count)} model call{'' if count == 1 else 's'} cached)"
 
 
 def _other_model(count: int) -> str:

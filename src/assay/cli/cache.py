@@ -12,7 +12,6 @@ from typing import Annotated
 import typer
 
 from assay.cli._common import JUDGING, MODELS, DbOption, fail, open_store, user_errors
-from assay.report.format import count
 from assay.text import visible
 
 cache_app = typer.Typer(
@@ -52,6 +51,8 @@ KINDS = ("judge", "model")
 @cache_app.command("stats")
 def stats_command(db: DbOption = None) -> None:
     """Show how many replies the cache keeps, per kind and what answered them."""
+    from assay.report.format import count
+
     with open_store(db) as store, user_errors():
         found = store.cache_stats()
     if not found:
@@ -85,6 +86,8 @@ def clear_command(
     """Delete cached replies (all of them unless --kind or --source says which)."""
     if kind is not None and kind not in KINDS:
         fail(f"--kind {kind!r}: expected one of {', '.join(KINDS)}")
+    from assay.report.format import count
+
     with open_store(db) as store, user_errors():
         cleared = store.cache_clear(kind=kind, source=source)
     print(f"Cleared {count(cleared)} cached repl{'y' if cleared == 1 else 'ies'}.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.record import write
+from assay.report import format as fmt
 from assay.report._reading import plural
 from assay.results import Run
 from assay.results.pacing import Adjustment, RunPacing
@@ -21,7 +22,7 @@ def rate_limit_lines(run: Run) -> tuple[str, ...]:
     lines = [
         f"{pacing.retries} {'retry' if pacing.retries == 1 else 'retries'} in "
         f"{plural(pacing.retried_samples, 'sample')} after rate limits or transient failures"
-        f" · {pacing.waited_s:.1f} s waited"
+        f" · {fmt.duration_ms(pacing.waited_s * 1000)} waited"
     ]
     lines += [adjustment_line(a) for a in pacing.adjustments[:SHOWN_ADJUSTMENTS]]
     hidden = len(pacing.adjustments) - SHOWN_ADJUSTMENTS
