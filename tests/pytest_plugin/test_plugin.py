@@ -154,8 +154,20 @@ def test_a_gated_regression_fails_the_session(pytester, monkeypatch) -> None:
     ungated.stdout.fnmatch_lines(["assay: compared with run *", "*regression: window reads_well*"])
     gated = _run(pytester, "--assay", "gated_suite.py", "--assay-fail-on-regression")
     gated.assert_outcomes(passed=1)
-    gated.stdout.fnmatch_lines(["assay: *regress*"])
+    gated.stdout.fnmatch_lines(
+        ["assay: regression gate: failed (--assay-fail-on-regression): 1 signal regression(s)"]
+    )
     assert gated.ret == 1
+    # An explicit baseline: the lower run, so nothing regressed against it.
+    with Store.open(_db(pytester), create=False) as store:
+        lower = max(store.history(suite="Gated"), key=lambda run: run.sequence).id
+    pinned = ("--assay-fail-on-regression", "--assay-baseline", lower)
+    explicit = _run(pytester, "--assay", "gated_suite.py", *pinned)
+    explicit.stdout.fnmatch_lines([f"assay: compared with run {lower}"])
+    assert explicit.ret == 0
+    missing = _run(pytester, "--assay", "gated_suite.py", "--assay-baseline", "no-such-run")
+    assert missing.ret == 2
+    missing.stdout.fnmatch_lines(["*baseline 'no-such-run'*"])
 
 
 def test_stopping_at_the_first_failure_keeps_the_run_interrupted(project) -> None:
@@ -259,7 +271,7 @@ for word in ("alpha", "beta", "gamma"):
 
 @pytest.mark.process  # a real pytest with two xdist workers
 def test_across_xdist_workers_one_run_holds_each_sample_once(pytester, monkeypatch) -> None:
-    pytester.makepyfile(spread_suite=XDIST)
+    pytester.makepyfile(spread_suite=XDIST, test_marked=MARKED)
     (pytester.path / ".assay").mkdir()
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     result = pytester.runpytest_subprocess(
@@ -273,12 +285,16 @@ def test_across_xdist_workers_one_run_holds_each_sample_once(pytester, monkeypat
         "spread_suite.py",
         "--assay-model",
         "m1,m2",
+        "test_marked.py",  # beside the suite, a marked test and the fixture's
     )
-    result.assert_outcomes(passed=6)
+    result.assert_outcomes(passed=9)
     with Store.open(_db(pytester), create=False) as store:
-        (listed,) = store.history()
-        run = store.get_run(listed.id)
-    assert run.status is RunStatus.COMPLETED
+        runs = {listed.suite: store.get_run(listed.id) for listed in store.history()}
+    assert sorted(runs) == ["Direct", "Marked", "Spread"]
+    assert {each.status for each in runs.values()} == {RunStatus.COMPLETED}
+    assert [s.key for s in runs["Marked"].samples] == [("window", "m1", 0), ("window", "m2", 0)]
+    result.stdout.fnmatch_lines([f"assay: run {runs['Direct'].id} of 'Direct' stored in *"])
+    run = runs["Spread"]
     keys = [s.key for s in run.samples]
     assert sorted(keys) == sorted(
         (case, model, index)
@@ -302,3 +318,115 @@ def test_a_folder_of_item_files_is_a_suite(pytester) -> None:
         run = store.get_run(listed.id)
     assert {s.case_id for s in run.samples} == {"trip.set_name"}
     assert run.settings.selection is not None
+
+
+YAML = """
+suite: Orders
+agent: orders_agent.py:agent
+groups:
+  - key: orders
+    scenarios:
+      - key: where
+        prompt: Where is my order?
+        expect:
+          contains: [order]
+"""
+
+
+def test_a_yaml_suite_runs_its_scenarios_as_items(pytester) -> None:
+    pytester.makefile(".yaml", orders=YAML)
+    pytester.makepyfile(orders_agent="def agent(text, ctx):\n    return 'Your order ships.'\n")
+    (pytester.path / ".assay").mkdir()
+    result = _run(pytester, "--assay", "orders.yaml", "--assay-samples", "2")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["PASSED orders.yaml::Orders::*where"])
+    with Store.open(_db(pytester), create=False) as store:
+        (listed,) = store.history()
+        run = store.get_run(listed.id)
+    assert run.status is RunStatus.COMPLETED
+    assert sorted(s.sample for s in run.samples) == [0, 1]
+
+
+def test_a_sample_landing_twice_is_stored_once(tmp_path) -> None:
+    # A worker that crashed and had its item run again sends the same samples twice.
+    import assay
+    from assay.evaluation import MemoryRunStore
+    from assay.pytest_plugin._runs import SuiteRun
+
+    suite = assay.Suite("Twice", agent=lambda text, ctx: text, samples=2)
+    suite.case("a", id="a", expected="a", checks=[assay.checks.exact_match()])
+    worker = SuiteRun(suite=suite, models=(), db=MemoryRunStore())
+    worker.start(worker.cells())
+    results = worker.execute(("a", None))
+    worker.finish(complete=False)
+    db = f"sqlite:///{tmp_path / 'assay.db'}"
+    Store.open(db, migrate=True).close()
+    controller = SuiteRun(suite=suite, models=(), db=db)
+    controller.start(controller.cells())
+    assert controller.land(results[:1]) == 1
+    assert controller.land(results) == 1  # the first again is left out
+    assert controller.land(results) == 0
+    controller.finish(complete=False)
+    assert controller.evaluation is not None, controller.error
+    with Store.open(db, create=False) as store:
+        run = store.get_run(controller.run_id)
+    assert run.status is RunStatus.COMPLETED
+    assert sorted(s.key for s in run.samples) == [("a", None, 0), ("a", None, 1)]
+
+
+SLOW = """
+import asyncio
+import os
+from pathlib import Path
+
+import assay
+
+
+async def agent(text, ctx):
+    if text == "slow":
+        Path(os.environ["STARTED"]).write_text("started")
+        await asyncio.sleep(600)
+    return text
+
+
+suite = assay.Suite("Slow", agent=agent)
+for word in ("fast", "slow", "later"):
+    suite.case(word, id=word, expected=word, checks=[assay.checks.exact_match()])
+"""
+
+
+@pytest.mark.process  # Ctrl-C reaches a real pytest
+def test_ctrl_c_keeps_the_run_interrupted_and_resumable(pytester, monkeypatch) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    pytester.makepyfile(slow_suite=SLOW)
+    (pytester.path / ".assay").mkdir()
+    started = pytester.path / "started"
+    monkeypatch.setenv("STARTED", str(started))
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *PLUGIN]
+    process = pytester.popen(
+        [*command, "--assay", "slow_suite.py"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while not started.exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert started.exists(), process.communicate()[0]
+        process.send_signal(signal.SIGINT)
+        output = process.communicate(timeout=120)[0].decode()
+    finally:
+        process.kill()
+        process.stdout.close()
+    assert process.returncode == pytest.ExitCode.INTERRUPTED, output
+    with Store.open(_db(pytester), create=False) as store:
+        (listed,) = store.history()
+        run = store.get_run(listed.id)
+    assert run.status is RunStatus.INTERRUPTED
+    assert [s.case_id for s in run.samples] == ["fast"]  # the one in flight was cancelled
+    assert f"assay run {pytester.path / 'slow_suite.py'} --resume {run.id}" in output, output

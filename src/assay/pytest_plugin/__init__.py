@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
-from assay.pytest_plugin._key import STATE as _KEY
+from assay.pytest_plugin import _key
 
 if TYPE_CHECKING:
     from assay.pytest_plugin._session import AssaySession
@@ -42,6 +42,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="MODEL",
         dest="assay_models",
         help="Run every case on this model (repeatable); an item per case and model.",
+    )
+    group.addoption(
+        "--assay-samples",
+        default=None,
+        type=int,
+        metavar="N",
+        dest="assay_samples",
+        help="Run every case N times (the suite's own number otherwise).",
+    )
+    group.addoption(
+        "--assay-baseline",
+        default=None,
+        metavar="RUN",
+        dest="assay_baseline",
+        help="Compare with this run (an id or suite#N) instead of the automatic baseline; "
+        "one that is missing stops the session with exit code 2.",
     )
     group.addoption(
         "--assay-db",
@@ -77,7 +93,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _found(config: pytest.Config) -> AssaySession | None:
     """The plugin's state, if the session has asked for it."""
-    return cast("AssaySession | None", config.stash.get(_KEY, None))
+    return cast("AssaySession | None", config.stash.get(_key.STATE, None))
 
 
 def _state(config: pytest.Config) -> AssaySession:
@@ -115,6 +131,48 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: objec
     if not callable(obj) or not any(getattr(m, "name", None) == MARKER for m in marks):
         return None
     return _state(collector.config).collect_marked(collector, name, obj)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Kept: on pytest-xdist's controller, a marked test's module is imported through it."""
+    session.config.stash[_key.SESSION] = session
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """On pytest-xdist's controller: the workers send their samples back with the reports."""
+    config = node.config
+    node.workerinput[_key.CONTROLLED] = "1"
+    if not config.stash.get(_key.CONTROLLER, False):
+        config.stash[_key.CONTROLLER] = True
+        config.pluginmanager.register(_Controller(config), "assay-controller")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """On pytest-xdist's controller: each ``--assay`` suite's run, planned on what was collected.
+
+    Every worker collects the same items: the first says what they are.
+    """
+    config = node.config
+    if _key.IDS in config.stash:
+        return
+    config.stash[_key.IDS] = list(ids)
+    found = _found(config)
+    if found is not None:
+        found.plan(list(ids))
+
+
+class _Controller:
+    """pytest-xdist's controller: it hears the workers' reports."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """What a worker's item executed (its samples, its fixture's runs) is stored here."""
+        if hasattr(report, "assay_samples") or hasattr(report, "assay_lines"):
+            _state(self.config).receive(report)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -38,6 +38,7 @@ class SessionExecutor:
         self._work: Work | None = None
         self._done: asyncio.Event | None = None
         self._ran: set[Cell] = set()
+        self._landed: set[tuple[str, str | None, int]] = set()
 
     async def execute(self, work: Work) -> Sequence[SampleResult]:
         """Hold the run open until :meth:`close`; the samples land as items run them."""
@@ -67,15 +68,27 @@ class SessionExecutor:
         chosen = replace(work, items=items)
         return list(self._call(LocalExecutor().execute(chosen)))
 
-    def land(self, results: Iterable[SampleResult]) -> None:
-        """Store results executed elsewhere (an xdist worker's), as they would have landed."""
+    def land(self, results: Iterable[SampleResult]) -> int:
+        """Store results executed elsewhere (an xdist worker's), as they would have landed.
+
+        Each planned sample is stored once: a sample already stored (an item run again after
+        its worker crashed) or one the run did not plan is left out. Returns how many landed.
+        """
         work = self._require()
+        planned = {item.key for item in work.items}
+        fresh: dict[tuple[str, str | None, int], SampleResult] = {}
+        for result in results:
+            if result.key in planned and result.key not in self._landed:
+                fresh.setdefault(result.key, result)
+        self._landed.update(fresh)
+        self._ran.update((case, model) for case, model, _ in fresh)
 
         async def put() -> None:
-            for result in results:
+            for result in fresh.values():
                 await work.sink.put(result)
 
         self._call(put())
+        return len(fresh)
 
     def left(self) -> list[Cell]:
         """Planned cells no item has run."""
@@ -96,7 +109,14 @@ class SessionExecutor:
         if loop is None or loop.is_closed():
             step.close()
             raise AssayError("the run has stopped")
-        return asyncio.run_coroutine_threadsafe(step, loop).result()
+        future = asyncio.run_coroutine_threadsafe(step, loop)
+        try:
+            return future.result()
+        except BaseException:
+            # Ctrl-C in the session: the sample in flight is cancelled, never stored half-done;
+            # the run, missing it, is kept interrupted and resumable.
+            future.cancel()
+            raise
 
 
 @dataclass
@@ -166,10 +186,11 @@ class SuiteRun:
         except AssayError:
             raise AssayError(f"the run could not execute: {self._why()}") from None
 
-    def land(self, results: Iterable[SampleResult]) -> None:
-        """Store samples an xdist worker executed."""
+    def land(self, results: Iterable[SampleResult]) -> int:
+        """Store samples an xdist worker executed, each once; how many were stored."""
         if self.executor is not None and self._alive():
-            self.executor.land(results)
+            return self.executor.land(results)
+        return 0
 
     def finish(self, *, complete: bool) -> None:
         """End the run: with ``complete``, first run the planned cells no item ran."""

@@ -3,11 +3,12 @@
 Registered as a plugin of its own once asked for (``--assay``, a marked test, the
 ``assay_run`` fixture). In one process each suite's run starts when its first item runs,
 planned on the items pytest selected (``-k``, ``--lf``: a selection of cases is a selection
-run, never a baseline). Under pytest-xdist the controller creates the run, planned on the
-items the workers collected; each worker executes its items' samples (against a store in
-its memory) and sends them with the item's setup report; the controller stores each sample
-once, through the run's durable writer, and completes the run, verified, when the session
-ends.
+run, never a baseline). Under pytest-xdist the controller creates the run (a marked test's
+suite made by importing its module, as the workers do), planned on the items the workers
+collected; each worker executes its items' samples (against a store in its memory) and
+sends them with the item's setup report; the controller stores each sample once (an item
+run again after its worker crashed stores nothing twice), through the run's durable writer,
+and completes the run, verified, when the session ends.
 """
 
 from __future__ import annotations
@@ -23,15 +24,12 @@ import pytest
 from assay.errors import AssayError, IncompleteRunError
 from assay.evaluation import Evaluation, MemoryRunStore, evaluate
 from assay.pytest_plugin._items import CaseItem, SuiteDirectory, SuiteFile, SuiteNode, item_name
-from assay.pytest_plugin._key import STATE
+from assay.pytest_plugin._key import CONTROLLED, CONTROLLER, IDS, SESSION, STATE
 from assay.pytest_plugin._runs import SuiteRun
 from assay.record import read_sample, write
 from assay.results import SampleResult
 from assay.spec import Suite
 from assay.text import visible
-
-#: What the controller tells its workers: the samples go back to it with the reports.
-CONTROLLED = "assay_controlled"
 
 
 def session_of(config: pytest.Config) -> AssaySession:
@@ -56,12 +54,16 @@ class AssaySession:
         given = config.getoption("assay_db")
         self.db: str | None = given or os.environ.get("ASSAY_DATABASE_URL") or None
         self.fail_on_regression = bool(config.getoption("assay_fail_on_regression"))
+        self.samples: int | None = config.getoption("assay_samples")
+        self.baseline: str | None = config.getoption("assay_baseline")
         workerinput = getattr(config, "workerinput", None)
         self.worker = bool(workerinput and workerinput.get(CONTROLLED))
-        self.controller = False
         self.runs: list[SuiteRun] = []
-        self.remote: dict[str, SuiteRun] = {}
+        self.remote: dict[str, SuiteRun | None] = {}
+        self.planned = False
+        self.session: pytest.Session | None = None
         self.direct: list[Evaluation] = []
+        self.forwarded: list[str] = []
 
     @classmethod
     def start(cls, config: pytest.Config) -> AssaySession:
@@ -69,6 +71,11 @@ class AssaySession:
         made = cls(config)
         config.pluginmanager.register(made, cls.NAME)
         return made
+
+    @property
+    def controller(self) -> bool:
+        """Whether this is pytest-xdist's controller (its workers run the items)."""
+        return self.config.stash.get(CONTROLLER, False)
 
     # Collection
 
@@ -109,10 +116,12 @@ class AssaySession:
         return SuiteNode.from_parent(collector, name=name, run=run, plugin=self)
 
     def _run_of(self, suite: Suite, path: Path | None = None) -> SuiteRun:
-        options: dict[str, Any] = {"fail_on_regression": self.fail_on_regression}
-        db: Any = self.db
-        if self.worker:
-            db, options = MemoryRunStore(), {}  # the controller stores the run
+        # The plan's options (what each worker executes) and the run's (the controller's).
+        options: dict[str, Any] = {} if self.samples is None else {"samples": self.samples}
+        db: Any = MemoryRunStore()  # on a worker: the controller stores the run
+        if not self.worker:
+            db = self.db
+            options.update(fail_on_regression=self.fail_on_regression, baseline=self.baseline)
         run = SuiteRun(suite=suite, models=self.models, db=db, options=options, path=path)
         self.runs.append(run)
         return run
@@ -122,12 +131,6 @@ class AssaySession:
     def execute(self, item: CaseItem) -> list[SampleResult]:
         """The samples of ``item``, executed in its run (started on first use)."""
         run = item.run
-        if self.worker and run.path is None:
-            pytest.fail(
-                "a suite from a test marked assay runs in one process: run it with -n0 "
-                "(--assay PATH suites run across xdist workers)",
-                pytrace=False,
-            )
         if not run.started:
             chosen = [
                 (each.case_id, each.model)
@@ -165,19 +168,15 @@ class AssaySession:
             setattr(report, "assay_suite", item.parent.nodeid)  # noqa: B010
             samples = [json.dumps(write(r)) for r in item.results]
             setattr(report, "assay_samples", samples)  # noqa: B010
+        if self.worker and call.when == "call" and self.direct:
+            # What the assay_run fixture ran here, for the controller's summary.
+            lines = [line for each in self.direct for line in _evaluation_lines(each)]
+            setattr(report, "assay_lines", lines)  # noqa: B010
+            self.direct.clear()
         return report
 
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_configure_node(self, node: Any) -> None:
-        """On the xdist controller: the workers send their samples back."""
-        self.controller = True
-        node.workerinput[CONTROLLED] = "1"
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        """On the xdist controller: create each suite's run, planned on what was collected."""
-        if self.remote or not self.paths:
-            return  # every worker collects the same items: the first says what they are
+    def plan(self, ids: list[str]) -> None:
+        """On the xdist controller: create each ``--assay`` suite's run, planned on ``ids``."""
         for path in sorted(self.paths):
             try:
                 run = self.open_path(path)
@@ -190,14 +189,42 @@ class AssaySession:
                 run.start(chosen)
                 self.remote[prefix] = run
 
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+    def receive(self, report: pytest.TestReport) -> None:
         """On the xdist controller: store the samples a worker executed, each once."""
+        self.forwarded.extend(getattr(report, "assay_lines", None) or ())
         samples = getattr(report, "assay_samples", None)
-        run = self.remote.get(getattr(report, "assay_suite", ""))
-        if not self.controller or samples is None or run is None:
+        prefix = getattr(report, "assay_suite", None)
+        if samples is None or not isinstance(prefix, str):
+            return
+        run = self.remote.get(prefix)
+        if run is None and prefix not in self.remote:
+            run = self.remote[prefix] = self._marked_run(prefix)
+        if run is None:
             return
         results = [read_sample(json.loads(text), "sample") for text in samples]
         run.land(results)
+
+    def _marked_run(self, prefix: str) -> SuiteRun | None:
+        """The run of the marked test ``file.py::test``, started on its collected items.
+
+        The controller collects nothing: it imports the test's module as pytest does and
+        calls the test, as each worker did.
+        """
+        from assay.load.project import configured
+
+        where, _, name = prefix.partition("::")
+        path = self.config.rootpath / where
+        session, ids = self.config.stash.get(SESSION, None), self.config.stash.get(IDS, [])
+        if session is None or path.suffix != ".py" or not path.is_file():
+            return None
+        function = getattr(pytest.Module.from_parent(session, path=path).obj, name, None)
+        made = function() if callable(function) else None
+        if not isinstance(made, Suite):
+            return None
+        run = self._run_of(configured(made))
+        cells = {f"{prefix}::{item_name(*cell)}": cell for cell in run.cells()}
+        run.start(cells[nodeid] for nodeid in ids if nodeid in cells)
+        return run
 
     def finish(self, session: pytest.Session, exitstatus: int) -> None:
         """End every run; a gated regression or a run that could not complete fails."""
@@ -227,6 +254,7 @@ class AssaySession:
                 lines.extend(_run_lines(run))
         for evaluation in self.direct:
             lines.extend(_evaluation_lines(evaluation))
+        lines.extend(self.forwarded)
         return [visible(line) for line in lines]
 
     def run_directly(self, suite: Suite | str | os.PathLike[str], **options: Any) -> Evaluation:
@@ -279,7 +307,9 @@ def _evaluation_lines(evaluation: Evaluation) -> Iterable[str]:
         yield from (f"assay:   {line}" for line in _changes(evaluation))
     elif evaluation.baseline_note:
         yield f"assay: no baseline: {evaluation.baseline_note}"
-    yield from (f"assay: {line}" for line in verdict_lines(evaluation.verdict.findings))
+    findings = evaluation.verdict.findings
+    lines = verdict_lines(findings, regression_flag="--assay-fail-on-regression")
+    yield from (f"assay: {line}" for line in lines)
 
 
 def _changes(evaluation: Evaluation) -> Iterable[str]:

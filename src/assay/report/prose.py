@@ -414,8 +414,14 @@ def gate_lines(result: GateResult) -> list[str]:
     return [head, *(f"  {line}" for line in [*figures[1:], *unmeasured])]
 
 
-def verdict_lines(findings: Sequence[GateFinding]) -> list[str]:
-    """What ``assay run`` prints about its verdict: the gate's block, then the other gates."""
+def verdict_lines(
+    findings: Sequence[GateFinding], *, regression_flag: str = "--fail-on-regression"
+) -> list[str]:
+    """What ``assay run`` prints about its verdict: the gate's block, then the other gates.
+
+    ``regression_flag`` is the option that asked for the regression gate, as the front end
+    printing the lines spells it.
+    """
     gate = [f for f in findings if f.figure in _THRESHOLDS]
     lines = gate_lines(GateResult(tuple(gate))) if gate else []
     for finding in findings:
@@ -429,7 +435,7 @@ def verdict_lines(findings: Sequence[GateFinding]) -> list[str]:
             )
         elif finding.figure is Figure.REGRESSION:
             lines.append(
-                "regression gate: failed (--fail-on-regression): "
+                f"regression gate: failed ({regression_flag}): "
                 f"{int(finding.value or 0)} signal regression(s)"
             )
         elif finding.figure is Figure.NOISE_FLOOR:
