@@ -146,6 +146,12 @@ class SuiteRun:
         return executor is not None and executor.has_work and self._alive()
 
     @property
+    def refused(self) -> bool:
+        """Whether the run was asked to start and refused before any sample (bad input)."""
+        executor = self.executor
+        return self.error is not None and executor is not None and not executor.has_work
+
+    @property
     def started(self) -> bool:
         """Whether the run was asked to start."""
         return self._thread is not None

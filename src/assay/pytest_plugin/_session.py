@@ -64,6 +64,7 @@ class AssaySession:
         self.session: pytest.Session | None = None
         self.direct: list[Evaluation] = []
         self.forwarded: list[str] = []
+        self.lost: list[str] = []
 
     @classmethod
     def start(cls, config: pytest.Config) -> AssaySession:
@@ -217,9 +218,13 @@ class AssaySession:
         session, ids = self.config.stash.get(SESSION, None), self.config.stash.get(IDS, [])
         if session is None or path.suffix != ".py" or not path.is_file():
             return None
-        function = getattr(pytest.Module.from_parent(session, path=path).obj, name, None)
-        made = function() if callable(function) else None
+        try:
+            function = getattr(pytest.Module.from_parent(session, path=path).obj, name, None)
+            made = function() if callable(function) else None
+        except Exception as error:  # the test's own code, on the controller
+            made = error
         if not isinstance(made, Suite):
+            self.lost.append(f"assay: {prefix}: its samples are not stored: {made!r}")
             return None
         run = self._run_of(configured(made))
         cells = {f"{prefix}::{item_name(*cell)}": cell for cell in run.cells()}
@@ -241,8 +246,12 @@ class AssaySession:
             or (run.error is not None and run.started and not stopped)
             for run in self.runs
         )
-        if failing and session.exitstatus == pytest.ExitCode.OK:
+        if (failing or self.lost) and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        if any(run.refused for run in self.runs):
+            # Bad input (a store, a baseline, an option): no run, as `assay run` exits 2. In
+            # one process the first item stops the session; on xdist's controller, here.
+            session.exitstatus = pytest.ExitCode.INTERRUPTED  # 2, as for a collection error
 
     def summary_lines(self) -> list[str]:
         """What the terminal summary says about each run."""
@@ -255,6 +264,7 @@ class AssaySession:
         for evaluation in self.direct:
             lines.extend(_evaluation_lines(evaluation))
         lines.extend(self.forwarded)
+        lines.extend(self.lost)
         return [visible(line) for line in lines]
 
     def run_directly(self, suite: Suite | str | os.PathLike[str], **options: Any) -> Evaluation:
