@@ -1,18 +1,15 @@
 """Samples fanned out as Ray tasks: stored as the local executor stores them, crashes retried.
 
-One local Ray cluster (two CPUs) serves the module; the tests share an xdist group so that two
-test workers never start a cluster each.
+The local Ray cluster is the package's (see conftest.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import os
 import re
 import time
-import warnings
 from pathlib import Path
 
 import pytest
@@ -42,19 +39,6 @@ suite = assay.Suite("Fanned out", agent=agent, checks=[checks.contains("ok")],
 for name in ("orders", "returns", "refund"):
     suite.case(f"Question about {name}", id=name)
 """
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        yield
-    finally:
-        ray.shutdown()
-        with warnings.catch_warnings():
-            # Ray's own handles on the processes it stopped: collected here, not in a test.
-            warnings.simplefilter("ignore", ResourceWarning)
-            gc.collect()
 
 
 def judge_script(body):
@@ -99,6 +83,26 @@ def test_a_suite_stores_the_same_results_under_the_local_and_the_ray_executor(
     assert refund[0]["fault"] and [m["score"] for m in judged_metrics] == [0.2, 0.2]
 
 
+def test_the_judge_cache_serves_a_ray_run_from_the_drivers_history(cluster, tmp_path: Path) -> None:
+    (tmp_path / "fanned_eval.py").write_text(SUITE)
+    cli = Cli(tmp_path)
+    with ScriptedServer(judge_script) as server:
+        judged = ["--judge", "judge-model", "--judge-base-url", server.base_url, "--cache"]
+        args = ["run", "fanned_eval.py", *judged, "--executor", "ray", "--quiet"]
+        first = cli(*args, env={"OPENAI_API_KEY": "test"})
+        asked = len(server.requests)
+        second = cli(*args, env={"OPENAI_API_KEY": "test"})
+    assert first.exit_code == second.exit_code == 1, first.output + second.output
+    assert asked >= 3 and len(server.requests) == asked  # the second run made no judge call
+    with Store.open(f"sqlite:///{tmp_path / '.assay' / 'assay.db'}") as store:
+        runs = store.history(suite="Fanned out")[::-1]
+        assert [run.status for run in runs] == [assay.RunStatus.COMPLETED] * 2
+        before, after = (stored(store, run.id) for run in runs)
+    assert [s["metrics"] for s in before] == [s["metrics"] for s in after]
+    usage = [sample.get("judge_usage") or {} for sample in after]
+    assert all(not each.get("input_tokens") for each in usage)  # served replies cost nothing
+
+
 def crashing_agent(text: str, ctx: assay.AgentContext) -> str:
     """Kills its worker: once for the flaky case, every time for the doomed one."""
     marker = Path(ctx.case.metadata["marker"])
@@ -135,8 +139,6 @@ def test_the_executor_options_are_checked_before_anything_runs(tmp_path: Path) -
     assert unknown.exit_code == alone.exit_code == 2
     assert "--executor 'spark': choose local or ray" in unknown.stderr
     assert "--ray-address needs --executor ray" in alone.stderr
-    cached = cli("run", "fanned_eval.py", "--executor", "ray", "--cache")
-    assert cached.exit_code == 2 and "--no-cache" in cached.stderr
     assert not (tmp_path / ".assay").exists()  # nothing stored
 
 

@@ -361,11 +361,6 @@ def run_command(
         reports = _check_report_paths(report or [], theme)
         summaries = _summary_files(summary)
         chosen_executor = _executor(executor, ray_address)
-        if chosen_executor is not None and (cache if cache is not None else config.cache):
-            raise ConfigurationError(
-                "--cache keeps replies in this machine's history, which Ray workers do not "
-                "reach: run on Ray with --no-cache"
-            )
         run_id = resume or str(uuid.uuid4())
         options: EvaluationArgs = {
             "metadata": metadata_option(metadata),

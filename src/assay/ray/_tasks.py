@@ -1,4 +1,4 @@
-"""What runs on Ray's workers: one sample's agent and checks, or its judging.
+"""What runs on Ray's workers: one sample's agent and checks, its judging, or one judge call.
 
 A sample crosses between processes in the stored record's form (:mod:`assay.record`), with
 its ``schema_version``: a worker on another version of Assay is refused by name, never read
@@ -10,11 +10,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from assay.agent import ModelSpec
 from assay.errors import ConfigurationError
-from assay.record import read_sample, write
+from assay.judging import JudgeReply
+from assay.judging.cache import CallPosition, positioned
+from assay.judging.judge import ask
+from assay.record import read, read_sample, write
 from assay.results import SampleResult
 from assay.runner.engine import Execution, WorkItem
 from assay.runner.split import execute_unjudged, judge_deferred
@@ -35,6 +38,8 @@ class Payload:
         """The work item at these positions (``model`` -1: the run names no model)."""
         return WorkItem(self.plans[case], None if model < 0 else self.models[model], index)
 
+
+_T = TypeVar("_T")
 
 #: The payload a worker last read, by its object id: the tasks of a run share one.
 _read: dict[str, Payload] = {}
@@ -72,7 +77,29 @@ def judge_task(holder: list[Any], case: int, sample: Mapping[str, Any]) -> dict[
     return encoded(_run(judge_deferred(result, work.plans[case], judging)))
 
 
-def _run(step: Coroutine[Any, Any, SampleResult]) -> SampleResult:
+def call_task(
+    holder: list[Any], instructions: str, prompt: str, position: CallPosition
+) -> dict[str, Any]:
+    """Make one call to the run's judge (at ``position``), for a driver that caches replies."""
+    judging = payload(holder).execution.judging
+    if judging is None:
+        raise ConfigurationError("a judge call was sent for a run without a judge")
+    with positioned(
+        sample=position.sample, vote=position.vote, case=position.case, model=position.model
+    ):
+        reply = _run(ask(judging.judge, instructions, prompt))
+    return {SCHEMA_KEY: SCHEMA_VERSION, "reply": write(reply)}
+
+
+def reply_decoded(data: Mapping[str, Any]) -> JudgeReply:
+    """The reply :func:`call_task` sent; a form of another version is refused by name."""
+    _check_version(data, "judge reply")
+    reply = read(JudgeReply, data.get("reply"), "reply")
+    assert isinstance(reply, JudgeReply)
+    return reply
+
+
+def _run(step: Coroutine[Any, Any, _T]) -> _T:
     """Run ``step`` on the worker's loop (a new loop per task would start new threads too)."""
     if not _loops or _loops[0].is_closed():
         _loops[:] = [asyncio.new_event_loop()]
@@ -86,10 +113,14 @@ def encoded(result: SampleResult) -> dict[str, Any]:
 
 def decoded(data: Mapping[str, Any]) -> SampleResult:
     """The sample :func:`encoded` wrote; a form of another version is refused by name."""
+    _check_version(data, "sample")
+    return read_sample(data.get("sample"), "sample")
+
+
+def _check_version(data: Mapping[str, Any], what: str) -> None:
     version = data.get(SCHEMA_KEY)
     if version != SCHEMA_VERSION:
         raise ConfigurationError(
-            f"a Ray worker sent a sample of record version {version!r}, not {SCHEMA_VERSION}: "
+            f"a Ray worker sent a {what} of record version {version!r}, not {SCHEMA_VERSION}: "
             "install the same version of Assay on the driver and the workers"
         )
-    return read_sample(data.get("sample"), "sample")

@@ -6,6 +6,10 @@ lands (``ray.wait``): a sample's agent and checks run in one task, its judge cri
 another, and the driver diagnoses it and puts it in the run's sink, the same durable path
 the local executor writes through. A task whose worker died is retried by Ray up to
 ``max_retries`` times, then stored as an errored sample.
+
+With the judge cache (kept in the driver's history database, which workers do not reach),
+the driver grades the samples itself: each judge call is looked up in the cache there, a
+miss is made by a task of its own, and its reply is kept when the task returns.
 """
 
 from __future__ import annotations
@@ -20,14 +24,22 @@ from typing import Any
 
 from assay.errors import AssayError, ConfigurationError
 from assay.evaluation import Work
-from assay.judging import judge_chain
-from assay.judging.cache import CachedJudge
+from assay.judging import Judge, JudgeReply, judge_chain
+from assay.judging.cache import CachedJudge, call_position
 from assay.ray._shipping import shipped_by_value
-from assay.ray._tasks import Payload, decoded, judge_task, sample_task
+from assay.ray._tasks import (
+    Payload,
+    call_task,
+    decoded,
+    judge_task,
+    reply_decoded,
+    sample_task,
+)
 from assay.results import SampleResult, decide_status
 from assay.results.storable import storable
 from assay.runner.engine import WorkItem
-from assay.runner.split import awaiting_judge, concluded
+from assay.runner.grading import Judging
+from assay.runner.split import awaiting_judge, concluded, judge_deferred
 
 #: How long one wait for landed tasks lasts at most (seconds): a cancelled run stops within it.
 WAIT = 0.5
@@ -92,11 +104,12 @@ class RayExecutor:
             )
         judging = work.execution.judging
         if judging is not None and any(
-            isinstance(each, CachedJudge) for each in judge_chain(judging.judge)
+            isinstance(each, CachedJudge) for each in judge_chain(judging.judge)[1:]
         ):
             raise ConfigurationError(
                 "the judge cache is kept in this machine's history database, which Ray workers "
-                "do not reach: run with --no-cache, or with the local executor"
+                "do not reach, and this judge wraps it: run with --no-cache, or with the local "
+                "executor"
             )
         connected = await asyncio.to_thread(self._connect, ray)
         try:
@@ -145,6 +158,12 @@ class _Fanout:
         self.landed: list[SampleResult] = []
         self.cases = {plan.case.id: position for position, plan in enumerate(work.plan.cases)}
         self.models = {model.label: position for position, model in enumerate(work.models)}
+        judging = work.execution.judging
+        #: The judge cache, when the run has one: the driver grades, calling out per miss.
+        self.cache = None
+        if judging is not None and isinstance(judging.judge, CachedJudge):
+            self.cache = judging.judge
+        self.grading: set[asyncio.Task[None]] = set()
 
     async def run(self) -> list[SampleResult]:
         try:
@@ -155,8 +174,16 @@ class _Fanout:
             self.judge = self.ray.remote(judge_task).options(
                 max_retries=self.retries, retry_exceptions=False, num_cpus=self.cpus
             )
-            while self.pending or self.flying:
+            self.call = self.ray.remote(call_task).options(
+                max_retries=self.retries, retry_exceptions=False, num_cpus=self.cpus
+            )
+            while self.pending or self.flying or self.grading:
                 self._submit()
+                self._graded()
+                if not self.flying:
+                    if self.grading:
+                        await asyncio.wait(self.grading, return_when=asyncio.FIRST_COMPLETED)
+                    continue
                 # Whatever landed already is taken without a thread; otherwise one waits.
                 landed = self._wait(0) or await asyncio.to_thread(self._wait, WAIT)
                 taken = [(self.flying.pop(ref), value) for ref, value in landed]
@@ -172,6 +199,10 @@ class _Fanout:
         execution = dataclasses.replace(
             self.work.execution, diagnosing=None, around_sample=None, capture=None
         )
+        if self.cache is not None and execution.judging is not None:
+            # The workers call the judge the cache wraps; the cache stays with the driver.
+            judging = dataclasses.replace(execution.judging, judge=self.cache.__wrapped__)
+            execution = dataclasses.replace(execution, judging=judging)
         payload = Payload(self.work.agent, self.work.plan.cases, self.work.models, execution)
         with shipped_by_value(self.ray.cloudpickle):
             try:
@@ -185,7 +216,7 @@ class _Fanout:
     def _submit(self) -> None:
         """Start what the limits allow, in the items' order (a blocked item is passed over)."""
         execution = self.work.execution
-        room = execution.concurrency - len(self.flying)
+        room = execution.concurrency - len(self.flying) - len(self.grading)
         position = 0
         while room > 0 and position < len(self.pending):
             item = self.pending[position]
@@ -239,11 +270,38 @@ class _Fanout:
                 await self._finish(item, _lost(item, lost))
             return
         result = decoded(value)
-        if flying.kind == "sample" and self.work.execution.judging and awaiting_judge(result):
+        judging = self.work.execution.judging
+        if flying.kind == "sample" and judging and awaiting_judge(result):
+            if self.cache is not None:
+                grading = self._grade_here(item, result, judging)
+                self.grading.add(asyncio.ensure_future(grading))
+                return
             ref = self.judge.remote(self.holder, self.cases[item.key[0]], value)
             self.flying[ref] = _Flying("judge", item, result)
             return
         await self._finish(item, result)
+
+    async def _grade_here(self, item: WorkItem, result: SampleResult, judging: Judging) -> None:
+        """Grade ``result`` on the driver through the cache; its misses are calls on workers."""
+        assert self.cache is not None
+        remote = _RemoteJudge(self.cache.__wrapped__, self)
+        here = dataclasses.replace(judging, judge=CachedJudge(remote, self.cache.cache))
+        await self._finish(item, await judge_deferred(result, item.plan, here))
+
+    def _graded(self) -> None:
+        """Forget the gradings that ended; one that failed stops the run, as a task would."""
+        for ended in [task for task in self.grading if task.done()]:
+            self.grading.discard(ended)
+            ended.result()
+
+    async def remote_call(self, instructions: str, prompt: str) -> JudgeReply:
+        """One call to the judge, made by a task on a worker; a lost task raises."""
+        ref = self.call.remote(self.holder, instructions, prompt, call_position())
+        try:
+            value = await asyncio.wrap_future(ref.future())
+        except self.ray.exceptions.RayTaskError as error:
+            raise AssayError(f"a Ray task failed: {_first_line(error)}") from None
+        return reply_decoded(value)
 
     async def _finish(self, item: WorkItem, result: SampleResult) -> None:
         result = await concluded(result, item.plan, self.work.execution)
@@ -255,6 +313,25 @@ class _Fanout:
             with contextlib.suppress(Exception):
                 self.ray.cancel(ref, force=True)
         self.flying.clear()
+        for task in self.grading:
+            task.cancel()
+
+
+class _RemoteJudge:
+    """The judge a cache wraps, called through Ray: the driver keys the call, a worker makes it.
+
+    It has the wrapped judge's label, identity and parameters (``__wrapped__``), so that the
+    cache keys its calls as it would the wrapped judge's.
+    """
+
+    def __init__(self, judge: Judge, fanout: _Fanout) -> None:
+        self.__wrapped__ = judge
+        self.label = judge.label
+        self._fanout = fanout
+
+    async def complete(self, instructions: str, prompt: str) -> JudgeReply:
+        """The wrapped judge's reply, made on a worker."""
+        return await self._fanout.remote_call(instructions, prompt)
 
 
 def _lost(item: WorkItem, message: str) -> SampleResult:
