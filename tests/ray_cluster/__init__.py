@@ -1,0 +1,1 @@
+"""Tests on a local Ray cluster, one for the package (see conftest.py)."""
