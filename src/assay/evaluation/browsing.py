@@ -8,7 +8,7 @@ from the one case asked about, never from whole runs.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from assay.errors import StoreError
@@ -81,14 +81,22 @@ def list_runs(
     wanted = where.status
     if wanted not in (None, *STATES):
         raise ValueError(f"status {wanted!r}: use one of {', '.join(STATES)}")
-    stored_status = "running" if wanted == "stale" else wanted
-    page = store.runs_page(replace(where, status=stored_status), offset=offset, limit=limit)
     now = _clock(store)
+    if wanted in ("running", "stale"):
+        # The lease is read in the query: a running run whose heartbeat lapsed is stale.
+        from assay.evaluation.options import DEFAULT_LEASE_TIMEOUT
+
+        lapsed = now - timedelta(seconds=DEFAULT_LEASE_TIMEOUT)
+        if wanted == "stale":
+            where = replace(where, status="running", beat_before=lapsed)
+        else:
+            where = replace(where, status="running", beat_from=lapsed)
+    page = store.runs_page(where, offset=offset, limit=limit)
     listed = []
     for run in page.runs:
+        # The query tells by the heartbeat alone; the state also asks the owner process when
+        # it runs on this host (one busy in C code cannot beat), as every command does.
         state = run_state(run, now)
-        if wanted in ("running", "stale") and state != wanted:
-            continue  # a running run whose owner stopped is stale, and the other way round
         stored = planned = None
         if run.status is RunStatus.RUNNING:
             stored, planned = store.progress(run)

@@ -7,6 +7,8 @@ Every value in a query is a bound parameter; the metadata key is one too.
 
 from __future__ import annotations
 
+import json
+import math
 import threading
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass, replace
@@ -14,7 +16,18 @@ from datetime import datetime
 from functools import cache
 from typing import Any, cast
 
-from sqlalchemy import Connection, RowMapping, and_, exists, func, literal, select
+from sqlalchemy import (
+    Connection,
+    Float,
+    RowMapping,
+    String,
+    and_,
+    exists,
+    func,
+    literal,
+    or_,
+    select,
+)
 
 from assay.results import MetricResult, Run, SampleResult
 from assay.store import _reads, _rows
@@ -30,8 +43,11 @@ class RunFilter:
     """Which runs to list: each field that is not ``None`` must match.
 
     ``model`` is one of the run's model labels; ``started_from`` and ``started_before``
-    bound the start time (inclusive, exclusive); ``metadata`` is ``(key, value)``, compared
-    as text.
+    bound the start time (inclusive, exclusive); ``metadata`` is ``(key, value)``: a stored
+    string equal to ``value``, or a stored number equal to it when ``value`` reads as one
+    (``7`` matches ``7``, ``7.0`` and ``"7"``). ``beat_before`` keeps running runs whose last
+    sign of life (the heartbeat, else the start) is older than it (lapsed leases: stale);
+    ``beat_from`` keeps those whose last sign of life is not.
     """
 
     suite: str | None = None
@@ -41,6 +57,8 @@ class RunFilter:
     started_from: datetime | None = None
     started_before: datetime | None = None
     metadata: tuple[str, str] | None = None
+    beat_before: datetime | None = None
+    beat_from: datetime | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -164,11 +182,47 @@ def _conditions(connection: Connection, where: RunFilter) -> list[Any]:
     if where.started_before is not None:
         found.append(runs.c.started_at < where.started_before)
     if where.metadata is not None:
-        key, value = where.metadata
-        found.append(runs.c.metadata[key].as_string() == value)
+        found.append(_metadata_matches(connection, *where.metadata))
+    beat = func.coalesce(runs.c.heartbeat_at, runs.c.started_at)
+    if where.beat_before is not None:
+        found.extend((runs.c.status == "running", beat < where.beat_before))
+    if where.beat_from is not None:
+        found.extend((runs.c.status == "running", beat >= where.beat_from))
     if where.model is not None:
         found.append(_has_model(connection, where.model))
     return found
+
+
+def _number_in(value: str) -> float | None:
+    """``value`` as a finite number, if it reads as one."""
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _metadata_matches(connection: Connection, key: str, value: str) -> Any:
+    """The run's metadata holds ``key``: the string ``value``, or the number it reads as."""
+    number = _number_in(value)
+    if connection.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import JSONB
+
+        # jsonb equality compares numbers as numbers (7 = 7.0) and strings as strings.
+        stored = func.cast(runs.c.metadata, JSONB).op("->")(literal(key, String()))
+        wanted = [stored == func.cast(literal(json.dumps(value)), JSONB)]
+        if number is not None:
+            wanted.append(stored == func.cast(literal(json.dumps(number)), JSONB))
+        return or_(*wanted)
+    # SQLite: json_extract gives a stored number as a number and a string as text; the
+    # path quotes the key, so that dots and brackets in it are part of the name.
+    path = literal("$." + json.dumps(key), String())
+    kind = func.json_type(runs.c.metadata, path)
+    extracted = func.json_extract(runs.c.metadata, path)
+    wanted = [and_(kind == "text", extracted == literal(value, String()))]
+    if number is not None:
+        wanted.append(and_(kind.in_(("integer", "real")), extracted == literal(number, Float())))
+    return or_(*wanted)
 
 
 def _has_model(connection: Connection, model: str) -> Any:
