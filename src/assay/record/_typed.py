@@ -289,12 +289,21 @@ def _dataclass_reader(kind: type) -> Reader:
         for field in dataclasses.fields(kind)
         if field.init and _stored(field)
     ]
+    # A key at the top of the object (most are) is read without walking a dotted path.
+    flat = [(name, key, reader, optional, "." not in key) for name, key, reader, optional in fields]
 
     def read_record(data: object, path: str) -> object:
         if not isinstance(data, Mapping):
             raise RecordError(path, f"expected an object, not {_shown(data)}")
         values: dict[str, object] = {}
-        for name, key, reader, optional in fields:
+        prefix = f"{path}." if path else ""
+        for name, key, reader, optional, top in flat:
+            if top:
+                if key in data:
+                    values[name] = reader(data[key], prefix + key)
+                elif not optional:
+                    raise RecordError(prefix + key, "missing")
+                continue
             holder, where = _holder(data, key, path)
             last = key.rsplit(".", 1)[-1]
             if holder is not None and last in holder:
