@@ -2,8 +2,10 @@
 
 Each series (the deterministic pass rate, then each judge criterion) is drawn on its own: a
 run that calculated no figure for it draws no point and breaks the line there ("quality
-unavailable"), never a zero. Where a run's comparison measured a noise floor, its band is
-drawn around the point.
+unavailable"), never a zero. The checks series is the deterministic pass rate, never the
+headline one (which judge failures move). Where a run's comparison measured a noise floor for
+a judge criterion, its band is drawn around the point; a floor holds no deterministic pass
+rate figure (its ``pass_rate`` moves with judge failures too), so the checks get no band.
 """
 
 from __future__ import annotations
@@ -71,7 +73,7 @@ def trend(runs: Sequence[Run]) -> Chart:
     """The chart of ``runs`` (oldest first)."""
     criteria = sorted({name for run in runs if run.summary for name in run.summary.judge})
     readers: list[tuple[str, Reader, Reader]] = [
-        (PASS_RATE, _pass_rate, _floor(None)),
+        (PASS_RATE, _pass_rate, _no_floor),
         *((name, _criterion(name), _floor(name)) for name in criteria),
     ]
     xs = _xs(len(runs))
@@ -131,7 +133,8 @@ def _y(share: float) -> float:
 
 
 def _pass_rate(run: Run) -> float | None:
-    return None if run.summary is None else run.summary.pass_rate
+    # The deterministic pass rate: judge criteria have their own series (DESIGN rule 1).
+    return None if run.summary is None else run.summary.check_pass_rate
 
 
 def _criterion(name: str) -> Reader:
@@ -142,12 +145,17 @@ def _criterion(name: str) -> Reader:
     return read
 
 
-def _floor(metric: str | None) -> Reader:
+def _floor(metric: str) -> Reader:
+    """The measured noise floor of the judge criterion ``metric``, when one was measured."""
+
     def read(run: Run) -> float | None:
         compared = None if run.comparison is None else run.comparison.baseline
         floor = None if compared is None else compared.policy.noise_floor
-        if floor is None:
-            return None
-        return floor.pass_rate if metric is None else floor.metrics.get(metric)
+        return None if floor is None else floor.metrics.get(metric)
 
     return read
+
+
+def _no_floor(run: Run) -> float | None:
+    """No band for the checks: a floor's pass rate moves with judge failures too."""
+    return None
