@@ -34,6 +34,12 @@ def test_a_handle_works_wherever_a_run_id_does(cli):
     assert f"{ids[2]} (trip#1" in text.stdout
     missing = cli("report", "desk#9", "--db", db)
     assert missing.returncode == 2 and "suite 'desk' has runs #1 to #3" in missing.stderr
+    huge = "desk#" + "9" * 23  # past any integer column
+    for command in ("report", "rescore"):
+        beyond = cli(command, huge, "--db", db)
+        assert beyond.returncode == 2, beyond.stderr
+        assert f"no run {huge}: suite 'desk' has runs #1 to #3" in beyond.stderr
+        assert "Python int" not in beyond.stderr and "SQLite" not in beyond.stderr
 
 
 def test_a_judge_pinned_to_a_provider_that_is_not_configured_exits_2(cli, support_spec):

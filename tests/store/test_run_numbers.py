@@ -55,3 +55,6 @@ def test_a_number_past_the_history_names_what_there_is(db):
         db.get_run("nosuch#1")
     with pytest.raises(StoreError, match="desk#0"):
         db.get_run("desk#0")
+    huge = "desk#" + "9" * 23  # past any integer column: not found, never a driver's error
+    with pytest.raises(StoreError, match=f"no run {huge}: suite 'desk' has runs #1 to #3"):
+        db.get_run(huge)

@@ -40,11 +40,11 @@ def required(query: Mapping[str, str], name: str) -> str:
 
 
 def number(query: Mapping[str, str], name: str, default: int, *, low: int, high: int) -> int:
-    """A whole number from ``low`` to ``high``."""
+    """A whole number from ``low`` to ``high``, written in ASCII digits (never ``²`` or ``١``)."""
     value = text(query, name)
     if value is None:
         return default
-    if not value.isdigit() or not low <= int(value) <= high:
+    if not (value.isascii() and value.isdigit()) or not low <= int(value) <= high:
         raise BadParameter(f"?{name}={value!r}: expected a whole number from {low} to {high}")
     return int(value)
 

@@ -13,6 +13,7 @@ from assay.errors import StoreError
 from assay.results import CaseSnapshot, MetricResult, Run, SampleResult
 from assay.results.release import REVISION_KEYS
 from assay.results.run import split_handle
+from assay.results.storable import INT64_MAX
 from assay.store import _rows
 from assay.store._tables import metrics, run_cases, runs, samples
 
@@ -74,8 +75,8 @@ def _by_number(connection: Connection, suite: str, number: int) -> RowMapping:
     query = select(runs).where(runs.c.suite == suite).order_by(runs.c.sequence)
     row = (
         connection.execute(query.offset(number - 1).limit(1)).mappings().first()
-        if number >= 1
-        else None
+        if 1 <= number <= INT64_MAX  # past a 64-bit integer no run is numbered; no database
+        else None  # would take it as an offset
     )
     if row is None:
         total = connection.execute(select(func.count()).where(runs.c.suite == suite)).scalar_one()
