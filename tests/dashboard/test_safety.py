@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 
 from assay.dashboard import create_app
 from assay.dashboard.app import login_path
+from assay.dashboard.security import Access
 from assay.store import Store
 from hostile import raw_controls
 
@@ -138,6 +139,8 @@ def test_hostile_text_reads_as_characters_on_every_page(
         "/runs/{run}/case",
         "/runs/{run}/run.json?download=yes",
         "/runs/{run}/report.md?part=everything",
+        "/?page=%C2%B2",  # a superscript two: a digit to str.isdigit, not to int()
+        "/?per=%D9%A1",  # an Arabic-Indic one
     ],
 )
 def test_malformed_parameters_are_400_pages(
@@ -146,6 +149,9 @@ def test_malformed_parameters_are_400_pages(
     answer = client.get(path.format(run=sqlite_history.regressed.id))
     assert answer.status_code == 400
     assert "Bad request" in answer.text and "Traceback" not in answer.text
+    query = path.partition("?")[2]
+    if query:  # the page names the (last) parameter that does not read
+        assert f"?{query.rpartition('&')[2].partition('=')[0]}" in answer.text, path
 
 
 @pytest.mark.parametrize(
@@ -153,6 +159,7 @@ def test_malformed_parameters_are_400_pages(
     [
         "/runs/0000-no-such-run",
         "/runs/Customer%20support%2399",
+        "/runs/Customer%20support%2399999999999999999999999",  # past any integer column
         "/runs/{run}/case?id=no-such-case",
         "/runs/{run}/case.json?id=no-such-case",
         "/runs/nope/report.json",
@@ -202,6 +209,18 @@ def test_a_token_guards_every_page_and_a_login_link_works_once(store: Store) -> 
         client.cookies.clear()
         assert client.get(link, follow_redirects=False).status_code == 401  # spent
         assert client.get("/").status_code == 401
+
+
+def test_a_token_beyond_ascii_is_admitted_as_utf8_bytes(store: Store) -> None:
+    app = create_app(store, token="tökén")
+    with TestClient(app) as client:
+        sent = client.get("/", headers={"Authorization": "Bearer tökén".encode()})
+        assert sent.status_code == 200
+        assert client.get("/", headers={"Authorization": "Bearer tken"}).status_code == 401
+    # What the guard hands over: each header byte as one Latin-1 character.
+    access = Access("tökén")
+    assert access.admits({"authorization": "Bearer tökén".encode().decode("latin-1")})
+    assert not access.admits({"authorization": "Bearer tökén"})  # its Latin-1 bytes differ
 
 
 def test_the_token_may_come_from_the_environment(

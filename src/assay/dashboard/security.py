@@ -77,16 +77,31 @@ class Access:
         return hmac.new(self.token.encode(), b"assay-dashboard-session", hashlib.sha256).hexdigest()
 
     def admits(self, headers: dict[str, str]) -> bool:
-        """Whether a request with ``headers`` shows the token or a session cookie."""
+        """Whether a request with ``headers`` shows the token or a session cookie.
+
+        ``headers`` are as the Guard reads them: their bytes decoded as Latin-1, one
+        character a byte. They are compared as those bytes, against the token's UTF-8
+        bytes, so a token beyond ASCII sent as UTF-8 is admitted.
+        """
         if self.token is None:
             return True
         bearer = headers.get("authorization", "")
         if bearer[:7].lower() == "bearer " and hmac.compare_digest(
-            bearer[7:].strip().encode(), self.token.encode()
+            _raw(bearer[7:].strip()), self.token.encode("utf-8")
         ):
             return True
         cookie = _cookie(headers.get("cookie", ""), COOKIE)
-        return cookie is not None and hmac.compare_digest(cookie.encode(), self.session().encode())
+        return cookie is not None and hmac.compare_digest(
+            _raw(cookie), self.session().encode("ascii")
+        )
+
+
+def _raw(header: str) -> bytes:
+    """The bytes of a header value the Guard decoded as Latin-1."""
+    try:
+        return header.encode("latin-1")
+    except UnicodeEncodeError:  # not from the Guard: compared as UTF-8
+        return header.encode("utf-8", "surrogatepass")
 
 
 def _cookie(header: str, name: str) -> str | None:
