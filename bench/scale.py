@@ -1,0 +1,109 @@
+"""Memory and throughput at scale: N samples of an in-process agent, three checks each,
+persisted to a fresh SQLite file, each N in its own Python process so that its peak RSS
+(``VmHWM``, read by the child at exit) is that run's own.
+
+Targets: at N = 100,000 peak RSS < 400 MB (results stream to the database; nothing grows with
+N but the summary) and throughput within 20% of the N = 10,000 figure.
+Run: ``python bench/scale.py [N ...]`` (default: 10000 100000).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+BASE = 10_000
+LIMIT_MB = 400.0
+
+CHILD = """
+import asyncio
+import json
+import sys
+import tempfile
+import time
+
+import assay
+from assay import checks
+
+samples = int(sys.argv[1])
+
+
+async def agent(text, ctx):
+    return f"answer to {text}"
+
+
+def peak_mb():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmHWM")
+
+
+suite = assay.Suite(
+    "scale bench",
+    agent=agent,
+    checks=[checks.contains("answer"), checks.not_contains("error"), checks.min_length(5)],
+)
+for index in range(samples):
+    suite.case(f"question {index}")
+before = peak_mb()
+with tempfile.TemporaryDirectory() as folder:
+    store = assay.Store.open(f"sqlite:///{folder}/scale.db", migrate=True)
+    started = time.perf_counter()
+    run = asyncio.run(assay.run_async(suite, db=store, concurrency=64, progress=False))
+    elapsed = time.perf_counter() - started
+    stored = len(store.sample_keys(run.id))
+    store.close()
+assert run.summary is not None and run.summary.passed == samples, run.summary
+assert stored == samples, stored
+print(json.dumps({"n": samples, "wall": elapsed, "peak_mb": peak_mb(), "suite_mb": before}))
+"""
+
+
+def measure(samples: int) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(CHILD), str(samples)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"N={samples} exited {done.returncode}:\n{done.stderr}")
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def main() -> None:
+    sizes = [int(value) for value in sys.argv[1:]] or [BASE, 100_000]
+    results = [measure(samples) for samples in sizes]
+    base = next((r for r in results if r["n"] == BASE), results[0])
+    base_rate = base["n"] / base["wall"]
+    print(f"{'N':>8} {'wall s':>8} {'samples/s':>10} {'peak RSS MB':>12} {'cases built MB':>15}")
+    for r in results:
+        print(
+            f"{int(r['n']):>8,} {r['wall']:>8.2f} {r['n'] / r['wall']:>10,.0f} "
+            f"{r['peak_mb']:>12.0f} {r['suite_mb']:>15.0f}"
+        )
+    for r in results:
+        if r is base:
+            continue
+        rate = r["n"] / r["wall"]
+        ratio = rate / base_rate
+        rss_ratio = r["peak_mb"] / base["peak_mb"]
+        print(
+            f"N={int(r['n']):,} vs N={int(base['n']):,}: throughput x{ratio:.2f} "
+            f"(target >= 0.80) {'OK' if ratio >= 0.8 else 'MISSED'}; peak RSS x{rss_ratio:.2f}"
+        )
+        if r["n"] >= 100_000:
+            ok = r["peak_mb"] < LIMIT_MB
+            print(
+                f"peak RSS at N={int(r['n']):,}: {r['peak_mb']:.0f} MB "
+                f"(target < {LIMIT_MB:.0f}) {'OK' if ok else 'MISSED'}"
+            )
+
+
+if __name__ == "__main__":
+    main()
