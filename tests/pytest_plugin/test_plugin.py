@@ -48,6 +48,17 @@ suite.case("Hello", id="hello", criteria=["answer_relevancy"])
 """
 
 
+#: A suite name and case ids that would drive the terminal, shown raw.
+HOSTILE = "Esc\x1b[31mRED\x1b[0m\u202esuite"
+
+HOSTILE_FAILS = f"""
+import assay
+
+suite = assay.Suite({HOSTILE!r}, agent=lambda text, ctx: "no")
+suite.case("q", id="three\u202e", checks=[assay.checks.contains("yes")])
+"""
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _loaded(tmp_path_factory: pytest.TempPathFactory) -> None:
     """What a run imports, imported before pytester's runs, which forget what they import.
@@ -85,8 +96,10 @@ def _runs(pytester: pytest.Pytester) -> list:
 
 
 def test_each_case_on_each_model_is_an_item_and_the_run_is_stored(project) -> None:
-    result = _run(project, "--assay", "support_suite.py", "--assay-model", "m1,m2")
-    result.assert_outcomes(passed=2, failed=2, errors=2, skipped=2)
+    project.makepyfile(hostile_suite=HOSTILE_FAILS)
+    models = ("--assay-model", "m1,m2")
+    result = _run(project, "--assay", "support_suite.py", "--assay", "hostile_suite.py", *models)
+    result.assert_outcomes(passed=2, failed=4, errors=2, skipped=2)
     result.stdout.fnmatch_lines(
         [
             "PASSED support_suite.py::Support::window[[]m1[]]",
@@ -117,6 +130,13 @@ def test_each_case_on_each_model_is_an_item_and_the_run_is_stored(project) -> No
         (case, model, 0) for case in ("window", "boom", "refund", "hello") for model in ("m1", "m2")
     )
     result.stdout.fnmatch_lines([f"assay: run {run.id} of 'Support' stored in sqlite:*"])
+    # A hostile suite name and case id are escaped in the failure's header and the summary.
+    hostile = "Esc\\x1b[[]31mRED\\x1b[[]0m\\u202esuite::three\\u202e[[]m1[]]"
+    result.stdout.fnmatch_lines(
+        [f"*_ {hostile} _*", f"FAILED hostile_suite.py::{hostile} - *"],
+        consecutive=False,
+    )
+    _shown(result)
 
 
 def test_selecting_cases_with_k_runs_only_those_as_a_selection_run(project) -> None:
@@ -168,6 +188,65 @@ def test_a_gated_regression_fails_the_session(pytester, monkeypatch) -> None:
     missing = _run(pytester, "--assay", "gated_suite.py", "--assay-baseline", "no-such-run")
     assert missing.ret == 2
     missing.stdout.fnmatch_lines(["*baseline 'no-such-run'*"])
+
+
+GATE_FAILS = f"""
+import assay
+
+suite = assay.Suite(
+    {HOSTILE!r},
+    agent=lambda text, ctx: "yes",
+    gate=assay.Gate(max_side_effect_failures=0),
+)
+suite.case("q", id="one\u202e", expected="yes", checks=[assay.checks.exact_match()])
+"""
+
+UNCHECKED = f"""
+import assay
+
+suite = assay.Suite({HOSTILE!r}, agent=lambda text, ctx: "30 days", criteria=["tone"])
+suite.case("How long?", id="two\u202e", expected="30 days")
+"""
+
+
+def _shown(result: pytest.RunResult) -> str:
+    output = "\n".join(result.outlines + result.errlines)
+    assert "\x1b" not in output
+    assert "\u202e" not in output
+    return output
+
+
+def test_a_failed_gate_or_a_run_that_checked_nothing_fails_the_session(pytester) -> None:
+    # As `assay run` exits 1 for them, though no item failed; the summary says why.
+    pytester.makepyfile(gate_suite=GATE_FAILS, unchecked_suite=UNCHECKED)
+    (pytester.path / ".assay").mkdir()
+    gated = _run(pytester, "-v", "--assay", "gate_suite.py")
+    gated.assert_outcomes(passed=1)
+    assert gated.ret == pytest.ExitCode.TESTS_FAILED
+    # Names are escaped as `assay run` shows them: node ids, the summary.
+    node = "gate_suite.py::Esc\\x1b[[]31mRED\\x1b[[]0m\\u202esuite::one\\u202e"
+    gated.stdout.fnmatch_lines(
+        [
+            f"{node} PASSED*",
+            "assay: gate: failed*",
+            "assay: run * of *: FAILED (gate): the session fails",
+            f"PASSED {node}",
+        ],
+        consecutive=False,
+    )
+    _shown(gated)
+    unchecked = _run(pytester, "-v", "--assay", "unchecked_suite.py")
+    unchecked.assert_outcomes(skipped=1)
+    assert unchecked.ret == pytest.ExitCode.TESTS_FAILED
+    unchecked.stdout.fnmatch_lines(
+        [
+            "*::Esc\\x1b[[]31mRED\\x1b[[]0m\\u202esuite::two\\u202e SKIPPED*",
+            "assay: nothing was checked: *",
+            "assay: run * of *: FAILED (nothing was checked): the session fails",
+        ],
+        consecutive=False,
+    )
+    _shown(unchecked)
 
 
 def test_stopping_at_the_first_failure_keeps_the_run_interrupted(project) -> None:

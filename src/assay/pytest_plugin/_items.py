@@ -35,8 +35,19 @@ class AssaySession(Protocol):
 
 
 def item_name(case_id: str, model: str | None) -> str:
-    """``case[model]``, or the case alone when the run names no model."""
-    return case_id if model is None else f"{case_id}[{model}]"
+    """``case[model]``, or the case alone when the run names no model.
+
+    Case ids and models come from suite files and options: their control and bidirectional
+    characters are written as escapes (as ``assay run`` shows them), so that a node id, a
+    failure's header and the short summary show what the name holds. A plain name is kept.
+    """
+    name = case_id if model is None else f"{case_id}[{model}]"
+    return visible(name)
+
+
+def suite_name(name: str) -> str:
+    """The node name of a suite called ``name``, escaped as :func:`item_name` escapes."""
+    return visible(name)
 
 
 class SuiteNode(pytest.Collector):
@@ -86,8 +97,9 @@ def _suite_node(parent: pytest.Collector, path: Path, plugin: AssaySession) -> S
         run = plugin.open_path(path)
     except AssayError as error:
         text = visible(str(error))
-        raise parent.CollectError(text if str(path) in text else f"{path}: {text}") from None
-    return SuiteNode.from_parent(parent, name=run.suite.name, run=run, plugin=plugin)
+        shown = text if str(path) in text else f"{visible(str(path))}: {text}"
+        raise parent.CollectError(shown) from None
+    return SuiteNode.from_parent(parent, name=suite_name(run.suite.name), run=run, plugin=plugin)
 
 
 class CaseItem(pytest.Item):

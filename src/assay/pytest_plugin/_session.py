@@ -22,8 +22,15 @@ from typing import Any
 import pytest
 
 from assay.errors import AssayError, IncompleteRunError
-from assay.evaluation import Evaluation, MemoryRunStore, evaluate
-from assay.pytest_plugin._items import CaseItem, SuiteDirectory, SuiteFile, SuiteNode, item_name
+from assay.evaluation import Evaluation, ExitCode, MemoryRunStore, evaluate
+from assay.pytest_plugin._items import (
+    CaseItem,
+    SuiteDirectory,
+    SuiteFile,
+    SuiteNode,
+    item_name,
+    suite_name,
+)
 from assay.pytest_plugin._key import CONTROLLED, CONTROLLER, IDS, SESSION, STATE
 from assay.pytest_plugin._runs import SuiteRun
 from assay.record import read_sample, write
@@ -111,7 +118,8 @@ class AssaySession:
         made = function()
         if not isinstance(made, Suite):
             raise collector.CollectError(
-                f"{name}: a test marked assay returns an assay.Suite, not {type(made).__name__}"
+                f"{name}: a test marked assay returns an assay.Suite, "
+                f"not {visible(type(made).__name__)}"
             )
         run = self._run_of(configured(made))
         return SuiteNode.from_parent(collector, name=name, run=run, plugin=self)
@@ -183,7 +191,7 @@ class AssaySession:
                 run = self.open_path(path)
             except AssayError:
                 continue  # the workers report it as a collection error, naming the file
-            prefix = f"{_node_path(self.config, path)}::{run.suite.name}"
+            prefix = f"{_node_path(self.config, path)}::{suite_name(run.suite.name)}"
             names = {f"{prefix}::{item_name(*cell)}": cell for cell in run.cells()}
             chosen = [names[nodeid] for nodeid in ids if nodeid in names]
             if chosen:
@@ -232,7 +240,12 @@ class AssaySession:
         return run
 
     def finish(self, session: pytest.Session, exitstatus: int) -> None:
-        """End every run; a gated regression or a run that could not complete fails."""
+        """End every run; a run whose verdict fails, or that could not complete, fails.
+
+        The verdict is ``assay run``'s, with its exit code: failed or errored samples (already
+        failing items), a failed gate, a run that checked nothing, and with
+        ``--assay-fail-on-regression`` a signal regression.
+        """
         stopped = bool(session.shouldfail or session.shouldstop) or exitstatus in (
             pytest.ExitCode.INTERRUPTED,
             pytest.ExitCode.INTERNAL_ERROR,
@@ -242,7 +255,7 @@ class AssaySession:
         if self.worker:
             return
         failing = any(
-            (run.evaluation is not None and run.evaluation.verdict.regressed)
+            (run.evaluation is not None and run.evaluation.verdict.exit_code != ExitCode.OK)
             or (run.error is not None and run.started and not stopped)
             for run in self.runs
         )
@@ -261,6 +274,8 @@ class AssaySession:
         for run in self.runs:
             if run.started:
                 lines.extend(_run_lines(run))
+                if run.evaluation is not None and not run.evaluation.verdict.passed:
+                    lines.append(f"{_result(run.evaluation)}: the session fails")
         for evaluation in self.direct:
             lines.extend(_evaluation_lines(evaluation))
         lines.extend(self.forwarded)
@@ -320,6 +335,13 @@ def _evaluation_lines(evaluation: Evaluation) -> Iterable[str]:
     findings = evaluation.verdict.findings
     lines = verdict_lines(findings, regression_flag="--assay-fail-on-regression")
     yield from (f"assay: {line}" for line in lines)
+
+
+def _result(evaluation: Evaluation) -> str:
+    """Why a run failed, as ``assay run``'s closing line says it."""
+    verdict = evaluation.verdict
+    why = f" ({', '.join(verdict.reasons)})" if verdict.reasons else ""
+    return f"assay: run {evaluation.run.id} of {evaluation.run.suite!r}: FAILED{why}"
 
 
 def _changes(evaluation: Evaluation) -> Iterable[str]:
