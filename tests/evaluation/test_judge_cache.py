@@ -145,3 +145,58 @@ def test_cache_on_a_store_that_keeps_none_is_refused_before_the_run() -> None:
             cache=True,
             progress=False,
         )
+
+
+def test_a_judge_on_another_port_of_the_same_host_is_asked_itself(tmp_path) -> None:
+    db = assay.Store.open(f"sqlite:///{tmp_path}/assay.db", migrate=True)
+    with (
+        ScriptedServer(lambda body: verdict(1, "first endpoint")) as one,
+        ScriptedServer(lambda body: verdict(0.1, "second endpoint")) as two,
+    ):
+        assert one.base_url != two.base_url and "127.0.0.1" in two.base_url
+        first_judge = judges.openai("gpt-4.1-mini", base_url=one.base_url, api_key="test")
+        second_judge = judges.openai("gpt-4.1-mini", base_url=two.base_url, api_key="test")
+        first = assay.run(judged_suite(first_judge), db=db, samples=2, cache=True, progress=False)
+        second = assay.run(judged_suite(second_judge), db=db, samples=2, cache=True, progress=False)
+        # Two criteria × two samples, each endpoint asked for its own judge's grades (a
+        # failing grade may ask the judge more).
+        assert len(one.requests) == 4 and len(two.requests) >= 4
+        rescored = assay.rescore(first.id, db=db, judge=second_judge, cache=True, progress=False)
+        assert len(one.requests) == 4
+        # The first endpoint's replies are still served to its own judge.
+        again = assay.run(judged_suite(first_judge), db=db, samples=2, cache=True, progress=False)
+        assert len(one.requests) == 4
+    assert set(reasons(first)) == set(reasons(again)) == {"first endpoint"}
+    assert set(reasons(second)) == set(reasons(rescored.run)) == {"second endpoint"}
+    assert second.summary.judge_cached == 0 and again.summary.judge_cached == 4
+    scores = {m.score for s in rescored.run.samples for m in s.metrics if m.votes}
+    assert scores == {0.1}
+
+
+def test_the_key_names_the_whole_endpoint_and_no_secret() -> None:
+    def key(base_url, api_key="test", **settings):
+        judge = judges.openai("m", base_url=base_url, api_key=api_key, **settings)
+        return judge_key(judge, "i", "p", CallPosition(0, 0))
+
+    here = key("http://127.0.0.1:8001/v1")
+    elsewhere = {
+        key("http://127.0.0.1:8002/v1"),
+        key("http://127.0.0.1:8001/v2"),
+        key("http://127.0.0.1:8001/proxy/v1"),
+        key("https://127.0.0.1:8001/v1"),
+        key("http://localhost:8001/v1"),
+    }
+    assert here not in elsewhere and len(elsewhere) == 5
+    # What does not change where the reply comes from does not change the key.
+    assert key("http://127.0.0.1:8001/v1/", api_key="other") == here
+    assert key("HTTP://user:secret@127.0.0.1:8001/v1?token=secret#x") == here
+    assert key("https://example.test:443/v1") == key("https://example.test/v1")
+
+
+def test_the_key_of_a_litellm_judge_names_its_api_base_and_not_its_key() -> None:
+    def key(**extra):
+        return judge_key(judges.litellm("openai/m", **extra), "i", "p", CallPosition(0, 0))
+
+    here = key(api_base="http://127.0.0.1:8001/v1", api_key="one")
+    assert key(api_base="http://127.0.0.1:8002/v1", api_key="one") != here
+    assert key(api_base="http://127.0.0.1:8001/v1", api_key="two") == here

@@ -89,8 +89,9 @@ def test_a_second_run_makes_no_model_request_and_replays_each_sample(store) -> N
     assert second.summary.cost_usd == 0.0
     # Stored as they were recorded.
     assert store.get_run(second.id).samples == second.samples
+    endpoint = server.base_url.rstrip("/")
     assert [(s.kind, s.source, s.entries) for s in store.cache_stats()] == [
-        ("model", "openai_chat scripted-model @ 127.0.0.1", 4)
+        ("model", f"openai_chat scripted-model @ {endpoint}", 4)
     ]
     assert store.cache_clear(kind="model") == 4 and store.cache_stats() == []
 
@@ -134,6 +135,38 @@ def test_other_agents_and_stores_are_refused_before_the_run() -> None:
 
     with ScriptedServer([]) as server, pytest.raises(assay.ConfigurationError, match="keeps no"):
         assay.run(chat_suite(server), db=NoCache(), cache_model_calls=True, progress=False)
+
+
+def test_a_model_on_another_port_of_the_same_host_is_asked_itself() -> None:
+    store = MemoryRunStore()
+    with (
+        ScriptedServer(lambda body: reply("Order 42: first endpoint.")) as one,
+        ScriptedServer(lambda body: reply("Order 42: second endpoint.")) as two,
+    ):
+        first = assay.run(
+            chat_suite(one, tools=False), db=store, cache_model_calls=True, progress=False
+        )
+        second = assay.run(
+            chat_suite(two, tools=False), db=store, cache_model_calls=True, progress=False
+        )
+        assert (len(one.requests), len(two.requests)) == (1, 1)
+    assert [s.answer for s in first.samples] == ["Order 42: first endpoint."]
+    assert [s.answer for s in second.samples] == ["Order 42: second endpoint."]
+    assert second.summary.model_cached == 0
+
+
+def test_the_model_cache_names_the_whole_endpoint_and_no_secret() -> None:
+    def source(base_url, api_key="test"):
+        return agents.openai_chat("m", base_url=base_url, api_key=api_key).cache_source("m")
+
+    assert source("http://127.0.0.1:8001/v1") == "openai_chat m @ http://127.0.0.1:8001/v1"
+    assert source("http://u:secret@127.0.0.1:8001/v1/?token=secret", "k") == source(
+        "http://127.0.0.1:8001/v1"
+    )
+    assert source("http://127.0.0.1:8002/v1") != source("http://127.0.0.1:8001/v1")
+    assert source("https://example.test:443/v1") == "openai_chat m @ https://example.test/v1"
+    litellm = agents.litellm_chat("openai/m", api_base="http://u:p@127.0.0.1:9/v1?k=s")
+    assert litellm.cache_source("openai/m") == "litellm_chat openai/m @ http://127.0.0.1:9/v1"
 
 
 def test_keys_differ_by_sample_call_model_and_options_and_replies_round_trip() -> None:
@@ -185,6 +218,6 @@ def test_the_command_line_caches_model_calls_and_shows_and_clears_them(tmp_path)
         assert len(server.requests) == 2
     assert "(2 model calls cached)" in result.output
     stats = runner.invoke(app, ["cache", "stats", "--db", url])
-    assert stats.exit_code == 0 and "model openai_chat m @ 127.0.0.1: 2" in stats.output
+    assert stats.exit_code == 0 and f"model openai_chat m @ {server.base_url}: 2" in stats.output
     cleared = runner.invoke(app, ["cache", "clear", "--kind", "model", "--db", url])
     assert cleared.exit_code == 0 and "Cleared 2 cached replies" in cleared.output

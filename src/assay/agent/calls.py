@@ -72,7 +72,7 @@ def reply_of(response: Any) -> ModelReply:
 class ModelCallCache(Protocol):
     """Where replies of model calls are kept: a key's reply, and a reply kept under its key.
 
-    ``source`` names what answered (the adapter, the host and the model), for
+    ``source`` names what answered (the adapter, the endpoint and the model), for
     ``assay cache stats``.
     """
 
@@ -96,9 +96,9 @@ def model_call_key(
 ) -> str:
     """The SHA-256 of everything that determines a reply, as canonical JSON.
 
-    ``source`` is the adapter, the endpoint's host and the model; ``sample`` and ``call``
-    say where the call sits, so that samples, and successive calls of one sample, are
-    never served from one another.
+    ``source`` is the adapter, the whole endpoint (scheme, host, port, path; no credential)
+    and the model; ``sample`` and ``call`` say where the call sits, so that samples, and
+    successive calls of one sample, are never served from one another.
     """
     document: JSON = {
         "kind": MODEL_KIND,

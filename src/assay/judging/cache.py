@@ -2,7 +2,8 @@
 
 :class:`CachedJudge` answers a call it has seen from its :class:`CallCache` and asks the
 judge it wraps otherwise, keeping the reply. The key (:func:`call_key`) is everything that
-determines a reply: the judge's identity and parameters, the messages, and where the call
+determines a reply: the judge's identity, its whole endpoint (:func:`endpoint`: two
+endpoints on one host answer apart) and parameters, the messages, and where the call
 sits (the sample index and the vote index, so that the votes of one grade, and the samples
 of one case, are never served from one another). A reply served from the cache made no
 call, so it costs nothing: it says so (``cached``), and its usage counts no tokens.
@@ -93,13 +94,44 @@ class CallCache(Protocol):
         ...
 
 
+#: Options (in ``extra``) that hold a credential or say where calls go: never in a key (the
+#: endpoint is keyed whole, without its credentials, by :func:`endpoint`).
+UNKEYED = frozenset({"api_key", "api_base", "base_url", "extra_headers", "extra_query"})
+
+
 def parameters(client: object) -> dict[str, Any]:
     """What of ``client`` (a judge, a model adapter) changes its replies, as JSON-able values."""
     found: dict[str, Any] = {}
     for name in PARAMETERS:
         value = getattr(client, name, None)
+        if isinstance(value, dict):
+            value = {key: kept for key, kept in value.items() if key not in UNKEYED} or None
         if value is not None and not callable(value):
             found[name] = value if isinstance(value, str | int | float | bool) else repr(value)
+    return found
+
+
+def endpoint(judge: Judge) -> str | None:
+    """Where ``judge``'s calls go, whole and without credentials, when it says.
+
+    The first ``endpoint_url()`` along the judge and the judges it wraps: scheme, host, port
+    and path (:func:`assay.keys.endpoint_url`). Not part of the judge's identity, which names
+    the host alone, but of each cache key: one host may serve several judges.
+    """
+    for part in judge_chain(judge):
+        url = getattr(part, "endpoint_url", None)
+        if callable(url):
+            found = url()
+            return found if isinstance(found, str) else None
+    return None
+
+
+def settings(judge: Judge) -> dict[str, Any]:
+    """What of ``judge`` keys its calls besides its identity: parameters and endpoint."""
+    found = parameters(judge_chain(judge)[-1])
+    url = endpoint(judge)
+    if url is not None:
+        found["endpoint"] = url
     return found
 
 
@@ -128,7 +160,7 @@ def judge_key(
 ) -> str:
     """The key of one judge call (at the current position unless given)."""
     return _judge_key(
-        judge_identity(judge), parameters(judge_chain(judge)[-1]), instructions, prompt, position
+        judge_identity(judge), settings(judge), instructions, prompt, position
     )
 
 
@@ -163,7 +195,7 @@ class CachedJudge:
         self.label = judge.label
         self.cache = cache
         self._identity = judge_identity(judge)
-        self._settings = parameters(judge_chain(judge)[-1])
+        self._settings = settings(judge)
 
     async def complete(self, instructions: str, prompt: str) -> JudgeReply:
         """The kept reply, or the wrapped judge's (then kept)."""

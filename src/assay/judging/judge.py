@@ -45,7 +45,9 @@ class Judge(Protocol):
     it then has the wrapped judge's identity (:func:`judge_identity`), unless it says
     otherwise with an ``identity()`` method of its own; the evaluation prepares the
     wrapped judge too. A judge may also offer ``prepare()`` (set-up run once, off the event
-    loop, before any sample) and ``endpoint()`` (the host it calls).
+    loop, before any sample), ``endpoint()`` (the host it calls, for its identity) and
+    ``endpoint_url()`` (the whole endpoint without credentials, for cache keys: see
+    :mod:`assay.judging.cache`).
     """
 
     label: str

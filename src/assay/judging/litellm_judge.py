@@ -34,6 +34,16 @@ class LiteLLMJudge:
         url = self.extra.get("api_base") or self.extra.get("base_url")
         return endpoint_host(url) if isinstance(url, str) else None
 
+    def endpoint_url(self) -> str | None:
+        """``api_base`` (or ``base_url``) whole and without credentials, else None.
+
+        Part of each cache key, not of the judge's identity (see :mod:`assay.judging.cache`).
+        """
+        from assay.keys import endpoint_url
+
+        url = self.extra.get("api_base") or self.extra.get("base_url")
+        return endpoint_url(url) if isinstance(url, str) else None
+
     def prepare(self) -> None:
         """Import LiteLLM ahead of time, off the event loop (the run calls this first)."""
         from assay.agent.adapters.optional import import_litellm

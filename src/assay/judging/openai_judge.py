@@ -52,6 +52,19 @@ class OpenAIJudge:
         host = endpoint_host(self.base_url or os.environ.get("OPENAI_BASE_URL"))
         return None if host == _DEFAULT_HOST else host
 
+    def endpoint_url(self) -> str | None:
+        """Where the judge's calls go, whole and without credentials (see :mod:`assay.keys`).
+
+        Not its identity (that names the host alone) but part of each cache key: two
+        endpoints on one host may answer differently.
+        """
+        import os
+
+        from assay.keys import endpoint_url
+
+        url = self.base_url or os.environ.get("OPENAI_BASE_URL") or _DEFAULT_URL
+        return endpoint_url(url)
+
     def prepare(self) -> None:
         """Import the client ahead of time, off the event loop (the run calls this first).
 
@@ -142,6 +155,8 @@ def completion_options() -> frozenset[str]:
 
 #: The host of the client's default endpoint, which an identity does not name.
 _DEFAULT_HOST = "api.openai.com"
+#: The client's default endpoint.
+_DEFAULT_URL = "https://api.openai.com/v1"
 
 
 def endpoint_host(url: str | None) -> str | None:

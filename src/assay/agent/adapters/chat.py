@@ -102,9 +102,10 @@ class ChatAgent:
         """A copy of this agent whose model calls are answered from ``cache`` when seen before.
 
         A run asked to cache model calls (``--cache-model-calls``) runs this copy. Each call
-        is keyed by the adapter, the endpoint's host, the model, the messages, the tools, the
-        options, the sample and the call's place in the sample's conversation; a reply served
-        from the cache made no request and costs nothing (cost source ``cached``).
+        is keyed by the adapter, the whole endpoint (port and path too), the model, the
+        messages, the tools, the options, the sample and the call's place in the sample's
+        conversation; a reply served from the cache made no request and costs nothing (cost
+        source ``cached``).
         """
         copied = copy.copy(self)
         copied.model_cache = cache
@@ -380,12 +381,17 @@ class OpenAIChatAgent(ChatAgent):
             )
 
     def cache_source(self, model: str) -> str:
-        """``openai_chat MODEL @ HOST``: the adapter, the model and the endpoint's host."""
+        """``openai_chat MODEL @ ENDPOINT``: the adapter, the model and the whole endpoint.
+
+        The endpoint is scheme, host, port and path, without credentials
+        (:func:`assay.keys.endpoint_url`): two endpoints on one host answer apart.
+        """
         import os
-        from urllib.parse import urlsplit
+
+        from assay.keys import endpoint_url
 
         url = self.base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
-        return f"openai_chat {model} @ {urlsplit(url).hostname or url}"
+        return f"openai_chat {model} @ {endpoint_url(url) or 'an unreadable endpoint'}"
 
     def _own_endpoint(self) -> bool:
         import os
@@ -478,12 +484,15 @@ class LiteLLMChatAgent(ChatAgent):
                 )
 
     def cache_source(self, model: str) -> str:
-        """``litellm_chat MODEL``, with `` @ HOST`` when ``api_base`` names an endpoint."""
-        from urllib.parse import urlsplit
+        """``litellm_chat MODEL``, with `` @ ENDPOINT`` when ``api_base`` names an endpoint.
 
-        base = self.options.get("api_base")
-        host = urlsplit(base).hostname if isinstance(base, str) else None
-        return f"litellm_chat {model}" + (f" @ {host}" if host else "")
+        The endpoint is whole, without credentials, as for the OpenAI chat agent.
+        """
+        from assay.keys import endpoint_url
+
+        base = self.options.get("api_base") or self.options.get("base_url")
+        url = endpoint_url(base) if isinstance(base, str) else None
+        return f"litellm_chat {model}" + (f" @ {url}" if url else "")
 
     def model_name(self, spec: ModelSpec) -> str:
         """LiteLLM names models ``provider/model``."""
