@@ -1,5 +1,8 @@
-"""API keys a client needs, checked before a run starts rather than on every request, and
-the endpoint a client calls, named without its credentials."""
+"""API keys and endpoints of the clients a run makes.
+
+A key is checked before a run starts rather than on every request; an endpoint is named
+whole but without its credentials.
+"""
 
 from __future__ import annotations
 

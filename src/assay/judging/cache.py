@@ -159,9 +159,7 @@ def judge_key(
     judge: Judge, instructions: str, prompt: str, position: CallPosition | None = None
 ) -> str:
     """The key of one judge call (at the current position unless given)."""
-    return _judge_key(
-        judge_identity(judge), settings(judge), instructions, prompt, position
-    )
+    return _judge_key(judge_identity(judge), settings(judge), instructions, prompt, position)
 
 
 def _judge_key(
