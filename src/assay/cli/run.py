@@ -96,7 +96,8 @@ def run_command(
         str | None,
         typer.Option(
             help="With --executor ray: the cluster (auto for the one ray start runs here, "
-            "ray://HOST:10001 for a remote one).",
+            "HOST:PORT for a cluster's GCS, ray://HOST:10001 for a remote one through Ray "
+            "Client); connected to before the run is stored.",
             show_default="a local cluster for this run",
             rich_help_panel=MODELS,
         ),
@@ -429,8 +430,11 @@ def _executor(name: str, address: str | None) -> Any:
         if address is not None:
             raise ConfigurationError("--ray-address needs --executor ray")
         return None
-    from assay.ray import RayExecutor, require_ray
+    from assay.ray import RayExecutor, address_error, require_ray
 
+    problem = None if address is None else address_error(address)
+    if problem is not None:
+        raise ConfigurationError(f"--ray-address {address!r}: {problem}")
     require_ray()
     return RayExecutor(address=address)
 

@@ -110,6 +110,7 @@ async def evaluate_with(
         cache_store(store)  # a store that keeps no replies is refused before the run exists
     explicit = await asyncio.to_thread(_explicit_baseline, store, options.baseline, suite, plan)
     await _prepare(suite, options)
+    await _connect(options.executor)
     agent = _agent(suite, options, store)  # after prepare: the copy shares what it set up
     owner = this_process()
     # Chosen once: a retry after a lost acknowledgement finds the row it already wrote.
@@ -439,6 +440,25 @@ async def _prepare(suite: Suite, options: EvaluationOptions) -> None:
         steps.append(preload_watch)
     if steps:
         await asyncio.to_thread(lambda: [step() for step in steps])
+
+
+async def _connect(executor: Executor) -> None:
+    """Let an executor that works elsewhere (a cluster) connect before the run exists.
+
+    One out of reach is then refused with nothing stored. A SIGTERM or SIGHUP meanwhile
+    stops the wait at once, as it stops a run.
+    """
+    connect = getattr(executor, "connect", None)
+    if not callable(connect):
+        return
+    with terminations(asyncio.current_task()) as termination:
+        try:
+            await connect()
+        except asyncio.CancelledError:
+            signalled = termination.received
+            if signalled is None:
+                raise
+            raise Terminated(int(signalled), signalled.name) from None
 
 
 def _begin(

@@ -57,7 +57,9 @@ class Executor(Protocol):
     cancels it (an ``asyncio`` cancellation) when the run must stop (Ctrl-C, a lost lease, a
     store that stays down): it then starts nothing more and closes the sink, so that what
     landed is kept. A run whose executor returns without every item's result is kept
-    interrupted, and a resume executes what is missing.
+    interrupted, and a resume executes what is missing. An executor may also have an
+    ``async def connect(self) -> None``, called before the run is created: what it raises
+    (a cluster out of reach) leaves nothing stored.
     """
 
     @property

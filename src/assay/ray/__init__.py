@@ -6,6 +6,6 @@ Needs the ``ray`` extra (``pip install 'assay[ray]'``); ``import assay`` never l
 ``assay run SPEC --executor ray --ray-address auto``.
 """
 
-from assay.ray.executor import DEFAULT_RETRIES, RayExecutor, require_ray
+from assay.ray.executor import DEFAULT_RETRIES, RayExecutor, address_error, require_ray
 
-__all__ = ["DEFAULT_RETRIES", "RayExecutor", "require_ray"]
+__all__ = ["DEFAULT_RETRIES", "RayExecutor", "address_error", "require_ray"]

@@ -15,11 +15,16 @@ miss is made by a task of its own, and its reply is kept when the task returns.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import dataclasses
+import math
 import pickle
+import re
+import socket
+import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from assay.errors import AssayError, ConfigurationError
@@ -45,6 +50,33 @@ from assay.runner.split import awaiting_judge, concluded, judge_deferred
 WAIT = 0.5
 #: Times Ray runs a task again after its worker died, by default.
 DEFAULT_RETRIES = 3
+#: How long connecting to a cluster may take, by default (seconds).
+DEFAULT_CONNECT_TIMEOUT = 30.0
+#: The address forms a cluster is named by.
+ADDRESS_FORMS = "auto, HOST:PORT or ray://HOST:PORT"
+
+_HOST_PORT = re.compile(
+    r"(?:ray://)?(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)"
+    r":(?P<port>[0-9]{1,5})",
+    re.ASCII,
+)
+
+
+def address_error(address: str) -> str | None:
+    """Why ``address`` names no Ray cluster by its form, or ``None`` when it may name one.
+
+    Accepted: ``auto`` (the cluster ``ray start`` runs on this machine), ``HOST:PORT`` (a
+    cluster's GCS) and ``ray://HOST:PORT`` (Ray Client). Nothing is imported or connected.
+    """
+    if address == "auto":
+        return None
+    matched = _HOST_PORT.fullmatch(address)
+    if matched is None:
+        return f"not a Ray address; give {ADDRESS_FORMS}"
+    port = int(matched["port"])
+    if not 1 <= port <= 65535:
+        return f"port {port} is not between 1 and 65535; give {ADDRESS_FORMS}"
+    return None
 
 
 def require_ray() -> Any:
@@ -69,7 +101,9 @@ class RayExecutor:
     job's Ray runtime environment (``pip``, ``working_dir``, ``env_vars``...), given when
     the executor connects. Each sample task asks Ray for ``task_cpus`` CPUs; a worker lost
     in the middle of one is retried ``max_retries`` times before the sample is stored as an
-    error.
+    error. Connecting gives up after ``connect_timeout`` seconds; :meth:`connect` connects
+    before a run is created (:meth:`execute` otherwise does), so that a cluster out of reach
+    leaves nothing stored.
     """
 
     address: str | None = None
@@ -77,7 +111,10 @@ class RayExecutor:
     num_cpus: int | None = None
     max_retries: int = DEFAULT_RETRIES
     task_cpus: float = 1.0
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     name: str = "ray"
+    #: Whether :meth:`connect` connected, for :meth:`execute` to disconnect at its end.
+    _connected: list[bool] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.max_retries, bool) or not isinstance(self.max_retries, int):
@@ -86,8 +123,31 @@ class RayExecutor:
             raise ConfigurationError(f"max_retries {self.max_retries!r} is below 0")
         if self.num_cpus is not None and self.address is not None:
             raise ConfigurationError("num_cpus sizes a local cluster; an address names one")
-        if self.address is not None and not self.address.strip():
-            raise ConfigurationError("the Ray address is empty (give auto or ray://HOST:PORT)")
+        if self.address is not None:
+            problem = address_error(self.address)
+            if problem is not None:
+                raise ConfigurationError(f"Ray address {self.address!r}: {problem}")
+        timeout = self.connect_timeout
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, int | float)
+            or not math.isfinite(timeout)
+            or timeout <= 0
+        ):
+            raise ConfigurationError(f"connect_timeout {timeout!r} is not a number of seconds > 0")
+
+    async def connect(self) -> None:
+        """Connect to the cluster (or start one) now, within ``connect_timeout`` seconds.
+
+        A cluster out of reach is a :class:`ConfigurationError`. Cancelled meanwhile, it
+        stops waiting at once (the attempt is abandoned). :meth:`execute` then uses the
+        connection and closes it at its end.
+        """
+        ray = require_ray()
+        if ray.is_initialized():
+            return
+        await self._reachable()
+        self._connected[:] = [await self._bounded_connect(ray)]
 
     async def execute(self, work: Work) -> Sequence[SampleResult]:
         """Fan the work's items out as tasks; each result reaches the sink as it lands."""
@@ -111,12 +171,47 @@ class RayExecutor:
                 "do not reach, and this judge wraps it: run with --no-cache, or with the local "
                 "executor"
             )
-        connected = await asyncio.to_thread(self._connect, ray)
+        if self._connected:
+            connected = self._connected.pop()
+        else:
+            connected = await self._bounded_connect(ray)
         try:
             return await _Fanout(ray, work, self).run()
         finally:
             if connected:
                 await asyncio.shield(asyncio.to_thread(ray.shutdown))
+
+    async def _reachable(self) -> None:
+        """Refuse at once a HOST:PORT where nothing listens (Ray would retry for minutes)."""
+        if self.address is None or self.address == "auto":
+            return
+        matched = _HOST_PORT.fullmatch(self.address)
+        assert matched is not None
+        host, port = matched["host"].strip("[]"), int(matched["port"])
+
+        def probe() -> None:
+            with socket.create_connection((host, port), timeout=self.connect_timeout):
+                pass
+
+        try:
+            await _abandonable(probe)
+        except OSError as error:
+            raise ConfigurationError(
+                f"cannot connect to Ray at {self.address!r}: {_one_line(error)}; "
+                "is the cluster running there?"
+            ) from None
+
+    async def _bounded_connect(self, ray: Any) -> bool:
+        """:meth:`_connect`, given up after ``connect_timeout`` seconds or when cancelled."""
+        try:
+            return await asyncio.wait_for(
+                _abandonable(lambda: self._connect(ray)), self.connect_timeout
+            )
+        except TimeoutError:
+            raise ConfigurationError(
+                f"cannot connect to Ray at {self.address!r}: no answer within "
+                f"{self.connect_timeout:g}s; is the cluster running there?"
+            ) from None
 
     def _connect(self, ray: Any) -> bool:
         """Connect to the cluster (or start one) unless the process already has; say if so."""
@@ -131,9 +226,36 @@ class RayExecutor:
             ray.init(address=self.address, **options)
         except (ConnectionError, RuntimeError, ValueError) as error:
             raise ConfigurationError(
-                f"cannot connect to Ray at {self.address!r}: {error}"
+                f"cannot connect to Ray at {self.address!r}: {_one_line(error)}"
             ) from None
         return True
+
+
+async def _abandonable(step: Any) -> Any:
+    """``step()`` in a daemon thread: a cancelled or timed-out wait leaves it behind.
+
+    Ray's connection attempts block in its native client; a thread of the default executor
+    would keep the process from ending until they give up.
+    """
+    done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+
+    def run() -> None:
+        # A wait given up has cancelled ``done``: the outcome is then nobody's.
+        with contextlib.suppress(concurrent.futures.InvalidStateError):
+            try:
+                result = step()
+            except BaseException as error:  # handed over to the waiting coroutine
+                done.set_exception(error)
+            else:
+                done.set_result(result)
+
+    threading.Thread(target=run, name="assay-ray-connect", daemon=True).start()
+    return await asyncio.wrap_future(done)
+
+
+def _one_line(error: BaseException) -> str:
+    """The error's message on one line (Ray's span several)."""
+    return " ".join(str(error).split()) or type(error).__name__
 
 
 @dataclass(slots=True)
