@@ -9,6 +9,10 @@ Two things look like "the evaluation got worse" and are kept apart:
 
 New errors and newly failed minimum scores (a judge criterion falling below its threshold)
 are regressions too, whatever the tolerance: tolerance only ever excuses a score movement.
+
+A **rescore** (``judge_only``) grades the baseline's recorded behaviour again: no agent ran,
+so whatever a judge criterion does (a minimum score newly failed or newly met, a score moved
+beyond the tolerances) is judge drift, never a regression of the agent.
 """
 
 from __future__ import annotations
@@ -54,15 +58,20 @@ def item_changes(
     new: PooledItem,
     tolerances: Tolerances,
     floor: NoiseFloor | None,
+    *,
+    judge_only: bool = False,
 ) -> list[Change]:
-    """Every metric of one item that moved, labelled against the noise floor."""
+    """Every metric of one item that moved, labelled against the noise floor.
+
+    ``judge_only``: the current run rescores the baseline (see the module).
+    """
     same = same_behaviour(old, new, tolerances.score)
     changes: list[Change] = []
     for name, after in new.metrics.items():
         before = old.metrics.get(name)
         if before is None:
             continue
-        found = classify(before, after, tolerances, same)
+        found = classify(before, after, tolerances, same, judge_only=judge_only)
         if found is None:
             continue
         kind, evidence = found
@@ -103,11 +112,13 @@ def _unchanged(old: Pooled, new: Pooled, tolerance: float) -> bool:
 
 
 def classify(
-    old: Pooled, new: Pooled, tolerances: Tolerances, same: bool
+    old: Pooled, new: Pooled, tolerances: Tolerances, same: bool, *, judge_only: bool = False
 ) -> tuple[ChangeKind, Evidence] | None:
     """The kind of one metric's movement and its evidence, or ``None`` when it did not move."""
     if new.errors > old.errors + EPSILON:
         return ChangeKind.NEW_ERROR, _errored(new)
+    if new.kind == "judge" and judge_only:
+        return _drifted(old, new, tolerances)
     if new.kind == "judge":
         return _judged(old, new, tolerances, same)
     drop = old.score - new.score
@@ -137,6 +148,23 @@ def _judged(
     if _better(old, new):
         return ChangeKind.IMPROVEMENT, _improved(old, new)
     return None
+
+
+def _drifted(
+    old: Pooled, new: Pooled, tolerances: Tolerances
+) -> tuple[ChangeKind, Evidence] | None:
+    """A rescored judge criterion: any movement is the judge's (its shares when they moved)."""
+    shares_moved = abs(new.passed - old.passed) > EPSILON
+    if not shares_moved and abs(new.score - old.score) <= tolerances.judge + EPSILON:
+        return None if not _better(old, new) else (ChangeKind.JUDGE_DRIFT, Evidence())
+    shares = _shares(old, new, reason=new.reason) if shares_moved else Evidence()
+    beyond = replace(
+        shares,
+        threshold=new.threshold if shares_moved else None,
+        tolerance=tolerances.score,
+        drift_tolerance=tolerances.drift,
+    )
+    return ChangeKind.JUDGE_DRIFT, beyond
 
 
 def _better(old: Pooled, new: Pooled) -> bool:

@@ -67,6 +67,8 @@ def compare(baseline: Run, current: Run, policy: ComparisonPolicy) -> Comparison
     paired = pair_items(baseline, current, list(before), list(after))
     compared = [item.key for item in paired if item.pairing.compared]
     tolerances = Tolerances(policy.tolerance, policy.drift_tolerance)
+    # A rescore of the baseline called no agent: only its judge can have moved.
+    judge_only = current.rescored_from == baseline.id
     changes = [
         change
         for case_id, model in compared
@@ -77,6 +79,7 @@ def compare(baseline: Run, current: Run, policy: ComparisonPolicy) -> Comparison
             after[(case_id, model)],
             tolerances,
             policy.noise_floor,
+            judge_only=judge_only,
         )
     ]
     keys = {item.key for item in paired}
@@ -91,6 +94,7 @@ def compare(baseline: Run, current: Run, policy: ComparisonPolicy) -> Comparison
         intended_changes=tuple(item for item in paired if item.pairing is Pairing.INTENDED),
         headline=WithheldHeadline(),
         changes=tuple(changes),
+        judge_only=judge_only,
         added=tuple(key for key in after if key not in keys),
         removed=tuple(key for key in before if key not in keys),
         movements=_movements(baseline, current, before, after, paired),

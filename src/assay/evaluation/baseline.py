@@ -28,12 +28,16 @@ def choose_baseline(
 ) -> tuple[Run | None, BaselineChoice]:
     """The explicit baseline, else the pinned one, else the latest earlier passing run.
 
+    A rescore's explicit baseline is the run it rescores, and its choice says so.
+
     The automatic one is of the same suite and agent (graded by the same judge when judge
     scores are compared), restricted to runs whose metadata matches ``where``; without one,
     the choice's note says why there is none.
     """
     if explicit is not None:
-        return explicit, BaselineChoice(BaselineReason.EXPLICIT, explicit.id)
+        rescored = current.rescored_from == explicit.id
+        reason = BaselineReason.RESCORED if rescored else BaselineReason.EXPLICIT
+        return explicit, BaselineChoice(reason, explicit.id)
     pinned = store.pinned_baseline(current.suite, current.agent)
     if pinned is not None and pinned.id != current.id:
         return pinned, BaselineChoice(BaselineReason.PINNED, pinned.id)

@@ -13,27 +13,26 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from assay.agent import AgentContext, Outcome, parse_models
 from assay.compare import DEFAULT_DRIFT_TOLERANCE
 from assay.errors import ConfigurationError, StoreError
+from assay.evaluation.executor import LocalExecutor
 from assay.evaluation.lifecycle import Evaluation, evaluate_with
 from assay.evaluation.loop import run_sync
 from assay.evaluation.options import EvaluationOptions
-from assay.evaluation.ports import RunStore
+from assay.evaluation.ports import RunStore, Work
 from assay.judging import Judge, JudgeReply, resolve
 from assay.judging.cache import call_position
 from assay.judging.prompt import instructions
 from assay.results import Run, RunStatus, SampleResult
+from assay.results.run import RESCORED_FROM
 from assay.runner.progress import Progress, default_progress
 from assay.spec import JSON, CasePlan, Suite, SuitePlan
 from assay.spec.json_data import digest
-
-#: The link a rescored run carries to the run it graded again.
-RESCORED_FROM = "rescored_from"
 
 SampleKey = tuple[str, str | None, int]
 
@@ -63,6 +62,38 @@ class Recorded:
             error=sample.error,
             metadata=dict(sample.metadata),
         )
+
+
+def ungraded(sample: SampleResult) -> bool:
+    """Whether the run stored ``sample`` as an error it never graded.
+
+    The runner grades nothing of a sample whose agent raised, timed out, returned what does
+    not read or answered on another model: no check and no judge saw it. Graded again, its
+    recorded outcome would be checked as if the agent had answered.
+    """
+    return sample.error is not None and not sample.metrics
+
+
+class RescoringExecutor:
+    """Executes a rescore locally, keeping each errored sample the run never graded as stored.
+
+    Everything else is graded again by the engine (its agent answers with what was recorded),
+    so the rescored run's deterministic figures are the original's.
+    """
+
+    name = "local"
+
+    def __init__(self, run: Run) -> None:
+        self.kept = {sample.key: sample for sample in run.samples if ungraded(sample)}
+
+    async def execute(self, work: Work) -> Sequence[SampleResult]:
+        """Put the kept samples into the sink, then run the rest on the engine."""
+        kept = [self.kept[item.key] for item in work.items if item.key in self.kept]
+        for sample in kept:
+            await work.sink.put(sample)
+        rest = tuple(item for item in work.items if item.key not in self.kept)
+        graded = await LocalExecutor().execute(replace(work, items=rest))
+        return [*kept, *graded]
 
 
 def stored_run(store: RunStore, ref: str) -> Run:
@@ -251,6 +282,7 @@ def rescore_options(
         tolerance=0.0 if gate is None else gate.tolerance,
         drift_tolerance=DEFAULT_DRIFT_TOLERANCE if gate is None else gate.drift_tolerance,
         cache=cache,
+        executor=RescoringExecutor(run),
         # The same outcomes, so the same release: never the revision of where it is rescored.
         release=settings.release or {"revision": None},
     )

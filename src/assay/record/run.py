@@ -49,6 +49,8 @@ class RunRecord:
     finished_at: datetime | None = None
     settings: RunSettings
     metadata: Mapping[str, JSON] = field(default_factory=dict)
+    #: Relations to other runs (a control pair, the run a rescore grades again).
+    links: Mapping[str, JSON] = field(default_factory=dict, metadata={"omit_empty": True})
     baseline_id: str | None = None
     baseline: BaselineChoice | None = None
     outcome: RunOutcome | None = None
@@ -88,6 +90,7 @@ class RunRecord:
             finished_at=run.finished_at,
             settings=run.settings,
             metadata=run.metadata,
+            links=run.links,
             baseline_id=run.baseline_id,
             baseline=run.baseline_choice,
             outcome=run.outcome,

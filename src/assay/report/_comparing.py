@@ -86,7 +86,12 @@ def headline_line(comparison: Comparison, frac: Fraction) -> str:
 
 
 def counts_line(comparison: Comparison) -> str:
-    """``Baseline <id>: 4 regression(s) (4 signal), 1 improvement(s)``."""
+    """``Baseline <id>: 4 regression(s) (4 signal), 1 improvement(s)``.
+
+    A rescore's says that only the judge moved (:func:`prose.rescore_counts`).
+    """
+    if comparison.judge_only:
+        return f"Baseline {comparison.baseline_id} {prose.rescore_counts(comparison)}"
     return (
         f"Baseline {comparison.baseline_id}: {len(comparison.regressions)} regression(s) "
         f"({len(comparison.signal_regressions)} signal), "

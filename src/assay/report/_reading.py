@@ -55,6 +55,10 @@ def title(run: Run) -> str:
 # -- header ---------------------------------------------------------------------------------
 
 
+def _rescored(original: str) -> str:
+    return f"{original} (its recorded behaviour graded again; no agent was called)"
+
+
 def header_rows(run: Run) -> Rows:
     """Identity, timing and settings of the run, as label/value pairs."""
     where = [] if run.number is None else [run.handle]
@@ -69,6 +73,11 @@ def header_rows(run: Run) -> Rows:
         ),
         ("Agent", run.agent),
         ("Run", f"{run.id}{sequence}"),
+        *(
+            []
+            if (original := run.rescored_from) is None
+            else [("Rescored from", _rescored(original))]
+        ),
         *([] if (release := run.settings.release) is None else [("Release", release.line())]),
         ("Status", run.status.value),
         ("Started", timestamp(run.started_at)),

@@ -249,6 +249,7 @@ def _run(report: RunRecord, data: Mapping[str, Any]) -> Run:
         finished_at=None if report.finished_at is None else _utc(report.finished_at),
         settings=report.settings,
         metadata=dict(report.metadata),
+        links=dict(report.links),
         cases=report.cases,
         samples=report.samples,
         # A completed run's summary is recomputed from its samples (see _check_whole).

@@ -165,6 +165,18 @@ def noise_floor_line(floor: NoiseFloor) -> str:
     )
 
 
+def rescore_counts(comparison: Comparison) -> str:
+    """A rescore's counts: every judge change is judge drift, never the agent's regression."""
+    drift = comparison.judge_drift
+    worse = sum(1 for change in drift if change.is_regression)
+    other = len(comparison.changes) - len(drift)
+    return (
+        "(rescored: its recorded behaviour graded again, no agent called, so only the judge "
+        f"can move): {len(drift)} judge drift(s), {worse} for the worse; {other} other "
+        f"change(s); {len(comparison.signal_regressions)} signal regression(s)"
+    )
+
+
 def summary(comparison: Comparison) -> str:
     """A plain reading: the pairing first, defects next, then the headline and counts."""
     lines = [pairing_line(comparison), *defect_lines(comparison)]
@@ -176,11 +188,14 @@ def summary(comparison: Comparison) -> str:
             f"pass rate {fmt.percent(headline.before)} → {fmt.percent(headline.after)} "
             f"({fmt.points(headline.delta)}, {headline.noise.value.replace('_', ' ')})"
         )
-    lines.append(
-        f"{len(comparison.regressions)} regression(s), "
-        f"{len(comparison.signal_regressions)} signal regression(s), "
-        f"{len(comparison.improvements)} improvement(s)"
-    )
+    if comparison.judge_only:
+        lines.append(f"baseline {rescore_counts(comparison)}")
+    else:
+        lines.append(
+            f"{len(comparison.regressions)} regression(s), "
+            f"{len(comparison.signal_regressions)} signal regression(s), "
+            f"{len(comparison.improvements)} improvement(s)"
+        )
     lines.extend(movement_lines(comparison))
     return "\n".join(lines)
 
@@ -213,9 +228,17 @@ def change_detail(change: Change) -> str:
     """
     if change.kind is ChangeKind.NEW_ERROR:
         return _error_detail(change)
-    if change.kind is ChangeKind.JUDGE_DRIFT:
-        return f"same deterministic behaviour; the judge score {_moved(change)}{_beyond(change)}"
     shares = _shares(change)
+    if change.kind is ChangeKind.JUDGE_DRIFT:
+        moved = f"same deterministic behaviour; the judge score {_moved(change)}{_beyond(change)}"
+        if not shares:
+            return moved
+        minimum = (
+            ""
+            if change.threshold is None
+            else f" its minimum score {fmt.limit(change.threshold)} on"
+        )
+        return f"{moved}; met{minimum} {shares}"
     if change.kind is ChangeKind.NEWLY_FAILED_MINIMUM:
         minimum = "" if change.threshold is None else f" {fmt.limit(change.threshold)}"
         figures = f" ({shares})" if shares else ""

@@ -65,6 +65,7 @@ class BaselineReason(StrEnum):
     """Why a run was compared with the run it was compared with (or with none)."""
 
     EXPLICIT = "explicit"
+    RESCORED = "rescored"
     PINNED = "pinned"
     LATEST_PASSING = "latest_passing"
     NONE = "none"
@@ -89,12 +90,16 @@ class BaselineChoice:
     def why(self, command_suffix: str = "") -> str:
         """``pinned``, ``latest passing run where branch=main``, ``explicit --baseline``.
 
+        A rescore's baseline is ``the run this run rescores``.
+
         ``command_suffix`` ends the hint's command (`` --db URL``).
         """
         if self.reason is BaselineReason.PINNED:
             return "pinned"
         if self.reason is BaselineReason.EXPLICIT:
             return "explicit --baseline"
+        if self.reason is BaselineReason.RESCORED:
+            return "the run this run rescores"
         if self.reason is BaselineReason.LATEST_PASSING:
             return "latest passing run" + where_text(self.where)
         hint = f"; {self.hint}{command_suffix}" if self.hint else ""

@@ -84,8 +84,18 @@ class Change:
         if self.kind is ChangeKind.IMPROVEMENT:
             return False
         if self.kind is ChangeKind.JUDGE_DRIFT:
-            return (self.after or 0.0) < (self.before or 0.0)
+            return (self.after or 0.0) < (self.before or 0.0) or self._fewer_passed
         return True
+
+    @property
+    def _fewer_passed(self) -> bool:
+        """Whether a smaller share of samples passed (a rescore's minimum score newly failed)."""
+        if None in (self.passed_before, self.samples_before, self.passed_after):
+            return False
+        if not self.samples_before or not self.samples_after:
+            return False
+        before = (self.passed_before or 0) / self.samples_before
+        return (self.passed_after or 0) / self.samples_after < before - EPSILON
 
     @property
     def is_signal(self) -> bool:

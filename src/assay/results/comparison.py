@@ -160,6 +160,8 @@ class Comparison:
     noise_floor: NoiseFloor | None = None
     #: Whether the floor is above the flaky share: the corpus is too flaky to measure.
     too_flaky: bool = _derived()
+    #: The current run rescores the baseline: only the judge moved (every judge change is drift).
+    judge_only: bool = field(default=False, metadata={"omit_empty": True})
     regression_count: int = _derived("regressions")
     signal_regression_count: int = _derived("signal_regressions")
     changes: tuple[Change, ...]

@@ -151,6 +151,12 @@ class Run:
     number: int | None = None
 
     @property
+    def rescored_from(self) -> str | None:
+        """The id of the run this run grades again (``assay rescore``), or ``None``."""
+        found = self.links.get(RESCORED_FROM)
+        return found if isinstance(found, str) and found else None
+
+    @property
     def handle(self) -> str:
         """``suite#12``: the run by its number in its suite's history (its id when unnumbered)."""
         return self.id if self.number is None else f"{self.suite}#{self.number}"
@@ -169,6 +175,10 @@ class Run:
     def with_samples(self, samples: tuple[SampleResult, ...]) -> Run:
         """The same run holding other samples."""
         return replace(self, samples=samples)
+
+
+#: The link a rescored run carries to the run whose recorded behaviour it grades again.
+RESCORED_FROM = "rescored_from"
 
 
 def split_handle(ref: str) -> tuple[str, int] | None:
