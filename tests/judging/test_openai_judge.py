@@ -121,3 +121,15 @@ def test_one_judge_serves_several_event_loops_building_its_tls_once(monkeypatch)
         assert len(server.requests) == 3
     assert [json.loads(reply)["reason"] for reply in replies] == ["one", "two", "three"]
     assert len(built) == 1
+
+
+def test_a_prepared_judge_can_be_sent_to_another_process() -> None:
+    import pickle
+
+    from assay import judges
+
+    judge = judges.openai("gpt-4.1-mini", base_url="http://127.0.0.1:9/v1", api_key="k")
+    judge.prepare()
+    copy = pickle.loads(pickle.dumps(judge))
+    assert copy.model == judge.model and copy.base_url == judge.base_url
+    assert copy._tls() is not None

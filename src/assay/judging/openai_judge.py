@@ -78,6 +78,11 @@ class OpenAIJudge:
         require_openai_key(f"judge {self.label}", self.base_url, self.api_key)
         self._tls()
 
+    def __getstate__(self) -> dict[str, Any]:
+        # A TLS context cannot be pickled (a judge sent to another process, as Ray sends
+        # it): the copy builds its own at its first call.
+        return {**self.__dict__, "_verify": None}
+
     def _tls(self) -> Any:
         """The TLS context every call's client shares, built once (at :meth:`prepare`).
 
