@@ -45,6 +45,7 @@ ALLOWED = {
     "load/_documents.py": "a suite file error: a size limit",
     "load/_pasted_lines.py": "a pasted-text error: a size limit",
     "load/items.py": "an item folder error: a size limit",
+    "ray/executor.py:connect_timeout": "a connection error: the timeout as set",
     "report/_reading.py:len(text) - limit": "how many characters of a long answer were left out",
     "report/_comparing.py:cases_needed": "a count of cases, with thousands separators",
     "report/archive.py": "an archive error: counts and limits of a damaged file",
