@@ -7,7 +7,6 @@ CI a machine without it skips, saying so; in CI (``CI=true``) a missing Chromium
 from __future__ import annotations
 
 import json
-import os
 import socket
 import threading
 import time
@@ -19,34 +18,16 @@ import pytest
 
 from assay.dashboard import create_app
 from assay.store import Store
+from chromium import launched_chromium
 
 from .conftest import History
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
 
 @pytest.fixture(scope="module")
 def browser(sqlite_history: History) -> Iterator[object]:
-    if not CHROMIUM.exists():
-        message = f"{CHROMIUM} is not installed (Debian's chromium package; .ci/run installs it)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield launched
-        launched.close()
+    yield from launched_chromium()
 
 
 @pytest.fixture(scope="module")

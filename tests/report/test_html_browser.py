@@ -7,7 +7,6 @@ skips these tests, saying so; in CI (``CI=true``) a missing Chromium fails them.
 from __future__ import annotations
 
 import base64
-import os
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -16,6 +15,7 @@ import pytest
 
 from assay.report import Report
 from assay.text import visible
+from chromium import launched_chromium
 
 from .conftest import current_samples, make_run
 from .html_runs import rich_report
@@ -23,29 +23,10 @@ from .test_hostile_text import hostile_run
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    if not CHROMIUM.exists():
-        message = f"{CHROMIUM} is not installed (Debian's chromium package; .ci/run installs it)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield launched
-        launched.close()
+    yield from launched_chromium()
 
 
 class Visit:
