@@ -21,7 +21,7 @@ real model instead (``OPENAI_MODEL``, through the official ``openai`` client, wh
 ``OPENAI_BASE_URL``), which calls the same tool; the policy API stays replayed, and only the
 provider's host is let through. The answer is then checked for "45 days" rather than matched
 exactly, and a provider failure (a context limit included) is recorded as an agent error.
-Requires requests (in the ``dev`` extra) and, for the real model, ``assay[openai]``.
+Requires requests (in the ``dev`` extra) and, for the real model, ``assay-agents[openai]``.
 """
 
 from __future__ import annotations

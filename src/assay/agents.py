@@ -38,7 +38,7 @@ def openai_chat(
     default_model: str | None = None,
     **options: Any,
 ) -> OpenAIChatAgent:
-    """A tool-calling agent on the official ``openai`` client (``pip install 'assay[openai]'``).
+    """A tool-calling agent on the ``openai`` client (``pip install 'assay-agents[openai]'``).
 
     Each sample is a fresh conversation. Tools are plain functions (sync or async); their
     schemas come from their signatures and docstrings. Every call is recorded as an action
@@ -73,7 +73,7 @@ def litellm_chat(
     default_model: str | None = None,
     **options: Any,
 ) -> LiteLLMChatAgent:
-    """The same agent through LiteLLM (``pip install 'assay[litellm]'``).
+    """The same agent through LiteLLM (``pip install 'assay-agents[litellm]'``).
 
     Models are named ``provider/model`` and chosen as for :func:`openai_chat`; ``options`` go
     to ``litellm.acompletion`` (e.g. ``api_base=``).
@@ -97,7 +97,7 @@ def pydantic_ai(
     model_for: Callable[[str], Any] | None = None,
     **options: Any,
 ) -> PydanticAIAgent:
-    """A pydantic-ai ``Agent`` as an Assay agent (``pip install 'assay[pydantic-ai]'``).
+    """A pydantic-ai ``Agent`` as an Assay agent (``pip install 'assay-agents[pydantic-ai]'``).
 
     Each sample is one ``agent.run``; a case whose input is a list of chat messages is handed
     over as pydantic-ai's own message history. Every tool call is an action (``action_groups``
@@ -126,7 +126,7 @@ def openai_agents(
     max_turns: int | None = None,
     **options: Any,
 ) -> OpenAIAgentsAgent:
-    """An OpenAI Agents SDK ``Agent`` as an Assay agent (``pip install 'assay[openai-agents]'``).
+    """An OpenAI Agents SDK ``Agent`` as an agent (``pip install 'assay-agents[openai-agents]'``).
 
     Each sample is one ``Runner.run`` (with ``run_config``, ``max_turns`` and ``options`` such
     as ``context=``); a case whose input is a list of chat messages is handed over as the
@@ -160,7 +160,7 @@ def langgraph(
     messages_key: str = "messages",
     config: Mapping[str, Any] | None = None,
 ) -> LangGraphAgent:
-    """A LangGraph graph as an Assay agent (``pip install 'assay[langgraph]'``).
+    """A LangGraph graph as an Assay agent (``pip install 'assay-agents[langgraph]'``).
 
     Each sample runs the compiled graph (a prebuilt ReAct agent, or a ``StateGraph`` keeping
     its messages under ``messages_key``) from the case's input as LangChain messages, with
@@ -186,7 +186,7 @@ def langgraph(
 
 
 def smolagents(agent: Any, *, action_groups: Mapping[str, str] | None = None) -> SmolagentsAgent:
-    """A smolagents agent as an Assay agent (``pip install 'assay[smolagents]'``).
+    """A smolagents agent as an Assay agent (``pip install 'assay-agents[smolagents]'``).
 
     ``agent`` is a ``ToolCallingAgent`` or ``CodeAgent``, or a function that builds one (one
     agent object keeps its memory, so its samples run one at a time; a function's agents run
@@ -201,7 +201,7 @@ def smolagents(agent: Any, *, action_groups: Mapping[str, str] | None = None) ->
 
 
 def llamaindex(agent: Any, *, action_groups: Mapping[str, str] | None = None) -> LlamaIndexAgent:
-    """A LlamaIndex agent workflow as an Assay agent (``pip install 'assay[llamaindex]'``).
+    """A LlamaIndex agent workflow as an Assay agent (``pip install 'assay-agents[llamaindex]'``).
 
     ``agent`` is a ``FunctionAgent`` or ``ReActAgent``. Each tool call is an action, streamed
     replies are asked for their usage, and an LLM that names its model (``llm.model``) is

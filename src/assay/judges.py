@@ -61,7 +61,7 @@ def openai(
     reported once and never changes a grade. Any other keyword is a parameter of
     ``chat.completions.create`` (``max_tokens``, ``seed``, ``extra_body``, ...); one it does
     not take is refused here (:class:`TypeError`), not on every call. Needs the ``openai``
-    package (``pip install 'assay[openai]'``).
+    package (``pip install 'assay-agents[openai]'``).
     """
     from assay.agent import ModelSpec
     from assay.agent.adapters.optional import require
@@ -99,7 +99,7 @@ def litellm(
     on_usage: UsageCallback | None = None,
     **extra: Any,
 ) -> Judge:
-    """A judge through LiteLLM (``pip install 'assay[litellm]'``); ``model`` as LiteLLM names it.
+    """A judge through LiteLLM (``pip install 'assay-agents[litellm]'``), ``model`` as it names it.
 
     ``judge_timeout`` bounds the judging of one sample and ``on_usage`` meters each answered
     call, as for :func:`openai`. Any other keyword goes to ``litellm.acompletion``

@@ -322,7 +322,7 @@ def test_the_plugin_is_registered_for_pytest() -> None:
     import tomllib
 
     project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
-    assert project["project"]["entry-points"]["pytest11"] == {"assay": "assay.pytest_plugin"}
+    assert project["project"]["entry-points"]["pytest11"] == {"assay-agents": "assay.pytest_plugin"}
 
 
 @pytest.mark.process  # what a fresh interpreter imports

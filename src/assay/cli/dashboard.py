@@ -11,7 +11,7 @@ import typer
 from assay.cli._common import DbOption, database_url, fail, user_errors
 
 #: The extra that brings the dashboard's server packages.
-EXTRA = "pip install 'assay[dashboard]'"
+EXTRA = "pip install 'assay-agents[dashboard]'"
 
 
 def dashboard_command(

@@ -41,7 +41,7 @@ def mcp_command() -> None:
     except ModuleNotFoundError as missing:
         if (missing.name or "").split(".")[0] != "mcp":
             raise
-        fail("assay mcp needs the mcp package: pip install 'assay[mcp]'")
+        fail("assay mcp needs the mcp package: pip install 'assay-agents[mcp]'")
     server.run("stdio")
 
 

@@ -88,7 +88,7 @@ def run_command(
         str,
         typer.Option(
             help="Where the samples execute: local (this process) or ray (a task each on a Ray "
-            "cluster; needs assay[ray]).",
+            "cluster; needs the ray extra).",
             rich_help_panel=MODELS,
         ),
     ] = "local",
@@ -499,7 +499,8 @@ def _exported(trace: bool | None, file: Path | None) -> Iterator[None]:
         from assay.otel.export import export_spans
     except ImportError as error:
         raise ConfigurationError(
-            f"--trace needs OpenTelemetry ({error}); install it with pip install 'assay[otel]'"
+            f"--trace needs OpenTelemetry ({error}); install it with "
+            "pip install 'assay-agents[otel]'"
         ) from None
     stop = export_spans(file)
     try:

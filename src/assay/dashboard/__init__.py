@@ -2,7 +2,7 @@
 
 :func:`create_app` returns a Starlette application that mounts under any prefix of a
 Starlette or FastAPI application; ``assay dashboard`` serves it with uvicorn. It needs the
-``assay[dashboard]`` extra; ``import assay`` never loads it.
+``assay-agents[dashboard]`` extra; ``import assay`` never loads it.
 
 >>> app = create_app("sqlite:///.assay/assay.db")  # doctest: +SKIP
 >>> host.mount("/evals", app)  # doctest: +SKIP

@@ -58,6 +58,7 @@ def _correlation(needed_by: str) -> RunObserver:
         from assay.otel import Correlation
     except ImportError as error:
         raise ConfigurationError(
-            f"{needed_by} needs OpenTelemetry ({error}); install it with pip install 'assay[otel]'"
+            f"{needed_by} needs OpenTelemetry ({error}); install it with "
+            "pip install 'assay-agents[otel]'"
         ) from None
     return Correlation()

@@ -1,6 +1,6 @@
 """OpenTelemetry: traces correlated with results, and what an agent did read from its spans.
 
-Needs the ``otel`` extra (``pip install 'assay[otel]'``); ``import assay`` never loads it.
+Needs the ``otel`` extra (``pip install 'assay-agents[otel]'``); ``import assay`` never loads it.
 :class:`Correlation` is a run observer that opens a span per run, per sample and per judge
 call and records their trace ids on the results (added by itself to a run in a process
 that has set a tracer provider); a suite with ``capture="spans"`` builds

@@ -1,6 +1,6 @@
 """Ray: a run's samples as tasks on a Ray cluster, stored by the process that runs it.
 
-Needs the ``ray`` extra (``pip install 'assay[ray]'``); ``import assay`` never loads it.
+Needs the ``ray`` extra (``pip install 'assay-agents[ray]'``); ``import assay`` never loads it.
 :class:`RayExecutor` is an :class:`assay.evaluation.Executor`: pass it to
 ``assay.run(..., executor=RayExecutor(address="auto"))``, or run
 ``assay run SPEC --executor ray --ray-address auto``.

@@ -85,7 +85,7 @@ def require_ray() -> Any:
         import ray
     except ImportError as error:
         raise ConfigurationError(
-            f"the Ray executor needs Ray ({error}); install it with pip install 'assay[ray]'"
+            f"the Ray executor needs Ray ({error}); install it with pip install 'assay-agents[ray]'"
         ) from None
     return ray
 

@@ -110,7 +110,7 @@ def _require_supported(url: str) -> None:
     if importlib.util.find_spec(driver) is None:
         raise ConfigurationError(
             f"cannot use database {redact(url)}: PostgreSQL needs its "
-            f"driver ({driver}): pip install 'assay[postgres]'"
+            f"driver ({driver}): pip install 'assay-agents[postgres]'"
         )
 
 

@@ -1,4 +1,6 @@
-"""A LangGraph graph of LangChain messages as an Assay agent (``pip install 'assay[langgraph]'``).
+"""A LangGraph graph of LangChain messages as an Assay agent.
+
+Needs ``pip install 'assay-agents[langgraph]'``.
 
 Each sample streams the graph once from a fresh ``{"messages": [...]}`` state (a prebuilt
 ReAct agent, or any ``StateGraph`` whose state keeps its messages under one key) on a thread

@@ -1,4 +1,4 @@
-"""An OpenAI Agents SDK ``Agent`` as an Assay agent (``pip install 'assay[openai-agents]'``).
+"""An OpenAI Agents SDK ``Agent`` as an Assay agent (``pip install 'assay-agents[openai-agents]'``).
 
 Each sample is one ``Runner.run``. With a model asked for, the run's ``RunConfig.model`` is
 that model: the agent's own model class (Chat Completions or Responses) on its own client

@@ -14,7 +14,9 @@ def import_litellm() -> ModuleType:
     try:
         import litellm
     except ImportError:
-        raise ConfigurationError("LiteLLM support needs: pip install 'assay[litellm]'") from None
+        raise ConfigurationError(
+            "LiteLLM support needs: pip install 'assay-agents[litellm]'"
+        ) from None
     # Its "Give Feedback / Get Help" banner on every failed call would bury the progress bar.
     litellm.suppress_debug_info = True
     return litellm
@@ -25,4 +27,6 @@ def require(module: str, extra: str) -> None:
     import importlib.util
 
     if importlib.util.find_spec(module) is None:
-        raise ConfigurationError(f"this needs the {module} package: pip install 'assay[{extra}]'")
+        raise ConfigurationError(
+            f"this needs the {module} package: pip install 'assay-agents[{extra}]'"
+        )

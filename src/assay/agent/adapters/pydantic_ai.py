@@ -1,4 +1,4 @@
-"""A pydantic-ai ``Agent`` as an Assay agent (``pip install 'assay[pydantic-ai]'``).
+"""A pydantic-ai ``Agent`` as an Assay agent (``pip install 'assay-agents[pydantic-ai]'``).
 
 Each sample is one ``agent.run``, on the sample's model when the run names one: the agent's
 own model class and provider are kept and only the model name changes (an
