@@ -1,0 +1,289 @@
+"""scripts/release.py: what it refuses before anything runs, and its manifest check.
+
+The refusals run the real script in real git repositories; the manifest check reads a wheel
+and an sdist that the standard ``build`` front end built from a copy of this checkout. The
+whole dry run (gates aside), with its installed smoke on PostgreSQL, runs in CI from .ci/run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "release.py"
+
+
+def _load_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("assay_release_script", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+release = _load_script()
+
+
+def _git(repo: Path, *arguments: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(repo), *arguments], capture_output=True, text=True, check=True
+    )
+    return done.stdout
+
+
+def _commit_all(repo: Path) -> None:
+    _git(repo, "add", "-A")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "c")
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A committed project holding the script, a version and a changelog naming it."""
+    repo = tmp_path / "project"
+    (repo / "scripts").mkdir(parents=True)
+    shutil.copy(SCRIPT, repo / "scripts" / "release.py")
+    (repo / "src" / "assay").mkdir(parents=True)
+    (repo / "src" / "assay" / "__init__.py").write_text('__version__ = "1.2.3"\n')
+    (repo / "CHANGELOG.md").write_text("# Changelog\n\n## [1.2.3] - 2026-12-02\n\n- Things.\n")
+    _git(repo, "init", "-q")
+    _commit_all(repo)
+    return repo
+
+
+def _publish(repo: Path, *arguments: str, **environment: str) -> subprocess.CompletedProcess[str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("TWINE_")}
+    env.update(environment)
+    return subprocess.run(
+        [sys.executable, str(repo / "scripts" / "release.py"), *arguments],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_a_dirty_tree_is_refused_naming_the_changes(project: Path) -> None:
+    (project / "CHANGELOG.md").write_text("# Changelog\n\n## [1.2.3]\n\n- Edited.\n")
+    (project / "notes.txt").write_text("untracked\n")
+    done = _publish(project, TWINE_PASSWORD="pypi-secret-token-value")
+    assert done.returncode == 2
+    assert "uncommitted changes" in done.stderr
+    assert "CHANGELOG.md" in done.stderr and "notes.txt" in done.stderr
+    assert "pypi-secret-token-value" not in done.stdout + done.stderr
+
+
+def test_a_version_already_tagged_is_refused(project: Path) -> None:
+    _git(project, "tag", "v1.2.3")
+    done = _publish(project, TWINE_PASSWORD="pypi-secret-token-value")
+    assert done.returncode == 2
+    assert "already tagged v1.2.3" in done.stderr
+    assert "pypi-secret-token-value" not in done.stdout + done.stderr
+
+
+def test_missing_credentials_are_refused_naming_the_variable(project: Path) -> None:
+    done = _publish(project, TWINE_USERNAME="someone")
+    assert done.returncode == 2
+    assert "TWINE_PASSWORD" in done.stderr
+
+
+def test_a_changelog_without_the_version_is_refused(project: Path) -> None:
+    (project / "CHANGELOG.md").write_text("# Changelog\n\n## [Unreleased]\n\n- Things.\n")
+    _commit_all(project)
+    done = _publish(project, TWINE_PASSWORD="pypi-secret-token-value")
+    assert done.returncode == 2
+    assert "'## [1.2.3]'" in done.stderr
+
+
+def test_every_reason_is_given_at_once(project: Path) -> None:
+    _git(project, "tag", "v1.2.3")
+    (project / "stray.txt").write_text("x\n")
+    done = _publish(project)
+    assert done.returncode == 2
+    for reason in ("uncommitted changes", "already tagged", "TWINE_PASSWORD"):
+        assert reason in done.stderr
+
+
+def test_skipping_the_gates_is_only_for_a_dry_run(project: Path) -> None:
+    done = _publish(project, "--smoke-only", TWINE_PASSWORD="pypi-secret-token-value")
+    assert done.returncode == 2
+    assert "--smoke-only" in done.stderr and "--dry-run" in done.stderr
+
+
+def test_the_script_neither_tags_nor_commits_when_it_refuses(project: Path) -> None:
+    head = _git(project, "rev-parse", "HEAD")
+    _publish(project, TWINE_PASSWORD="pypi-secret-token-value")
+    _publish(project, "--dry-run", "--smoke-only", "--python", "/nonexistent/python")
+    assert _git(project, "rev-parse", "HEAD") == head
+    assert _git(project, "tag", "--list") == ""
+    assert _git(project, "status", "--porcelain") == ""
+
+
+# -- the manifest --
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, set[str]]:
+    """A wheel and an sdist built from a committed copy of this checkout's tracked files.
+
+    Untracked files lie in the copy where a working tree collects them (a history, an
+    environment file, caches, a test's scratch database); none may reach a distribution.
+    """
+    copy = tmp_path_factory.mktemp("checkout") / "assay"
+    for name in release.tracked_files(ROOT):
+        source = ROOT / name
+        if name.startswith("docs/") or not source.is_file():
+            continue
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, copy / name)
+    _git(copy, "init", "-q")
+    _commit_all(copy)
+    strays = [
+        ".assay/assay.db",
+        ".env",
+        "src/assay/.env",
+        "src/assay/__pycache__/x.cpython-311.pyc",
+        "src/assay/store/history.db",
+        "tests/.pytest_cache/v/cache/lastfailed",
+        "tests/scratch.sqlite3",
+    ]
+    for stray in strays:
+        (copy / stray).parent.mkdir(parents=True, exist_ok=True)
+        (copy / stray).write_text("private\n")
+    dist = copy.parent / "dist"
+    done = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(copy)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (wheel,) = dist.glob("*.whl")
+    (sdist,) = dist.glob("*.tar.gz")
+    return wheel, sdist, release.tracked_files(copy)
+
+
+def test_the_built_distributions_pass_the_manifest_check(
+    built: tuple[Path, Path, set[str]],
+) -> None:
+    wheel, sdist, tracked = built
+    assert release.manifest_problems(wheel, sdist, tracked) == []
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    assert "assay/py.typed" in names
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
+    assert any(name.endswith(".dist-info/extra_metadata/CHANGELOG.md") for name in names)
+    assert not [name for name in names if ".env" in name or name.endswith((".db", ".pyc"))]
+
+
+def test_the_wheel_holds_every_tracked_file_of_the_package(
+    built: tuple[Path, Path, set[str]],
+) -> None:
+    wheel, _, tracked = built
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    package = {name.removeprefix("src/") for name in tracked if name.startswith("src/assay/")}
+    assert package <= names
+    data = {name for name in package if not name.endswith(".py")}
+    assert {"assay/py.typed", "assay/report/templates/report.html.j2"} <= data
+    assert any(name.startswith("assay/dashboard/static/") for name in data)
+    assert any(name.startswith("assay/store/migrations/versions/") for name in package)
+
+
+def _tampered_wheel(wheel: Path, target: Path, add: list[str], drop: set[str]) -> Path:
+    with zipfile.ZipFile(wheel) as source, zipfile.ZipFile(target, "w") as copy:
+        for item in source.infolist():
+            if item.filename not in drop:
+                copy.writestr(item, source.read(item))
+        for name in add:
+            copy.writestr(name, "private\n")
+    return target
+
+
+def test_private_files_in_the_wheel_are_named(
+    built: tuple[Path, Path, set[str]], tmp_path: Path
+) -> None:
+    wheel, sdist, tracked = built
+    added = [
+        "assay/.env",
+        "assay/__pycache__/cli.cpython-311.pyc",
+        ".assay/assay.db",
+        "assay/store/history.sqlite3",
+        "assay/scratch.txt",
+    ]
+    tampered = _tampered_wheel(wheel, tmp_path / wheel.name, added, set())
+    problems = "\n".join(release.manifest_problems(tampered, sdist, tracked))
+    for name in added[:4]:
+        assert f"wheel: {name} is private or accidental" in problems
+    assert "wheel: assay/scratch.txt is not a tracked file of src/assay" in problems
+
+
+def test_needed_files_missing_from_the_wheel_are_named(
+    built: tuple[Path, Path, set[str]], tmp_path: Path
+) -> None:
+    wheel, sdist, tracked = built
+    with zipfile.ZipFile(wheel) as archive:
+        license_file = next(n for n in archive.namelist() if n.endswith("/licenses/LICENSE"))
+    dropped = {
+        "assay/py.typed",
+        "assay/store/migrations/versions/0001_initial.py",
+        "assay/dashboard/static/dashboard.css",
+        "assay/report/templates/report.html.j2",
+        license_file,
+    }
+    tampered = _tampered_wheel(wheel, tmp_path / wheel.name, [], dropped)
+    problems = release.manifest_problems(tampered, sdist, tracked)
+    for name in sorted(dropped - {license_file}):
+        assert f"wheel: {name} is missing" in problems
+    assert "wheel: LICENSE is missing from .dist-info" in problems
+
+
+def test_an_sdist_with_untracked_or_private_files_is_named(
+    built: tuple[Path, Path, set[str]], tmp_path: Path
+) -> None:
+    wheel, sdist, tracked = built
+    tampered = tmp_path / sdist.name
+    with tarfile.open(sdist) as source, tarfile.open(tampered, "w:gz") as copy:
+        top = source.getmembers()[0].name.split("/")[0]
+        for member in source.getmembers():
+            if member.name != f"{top}/LICENSE":
+                copy.addfile(member, source.extractfile(member) if member.isfile() else None)
+        for name in ("tests/report.json", ".env.local"):
+            stray = tmp_path / "stray"
+            stray.write_text("x\n")
+            copy.add(stray, arcname=f"{top}/{name}")
+    problems = release.manifest_problems(wheel, tampered, tracked)
+    assert "sdist: tests/report.json is not under version control" in problems
+    assert "sdist: .env.local is private or accidental" in problems
+    assert "sdist: LICENSE is missing" in problems
+
+
+@pytest.mark.parametrize(
+    ("name", "private"),
+    [
+        ("assay/cli/app.py", False),
+        ("assay/report/templates/report.css", False),
+        ("assay/.envoy.py", False),
+        (".env", True),
+        ("examples/.env.production", True),
+        ("project/.assay/assay.db", True),
+        ("assay/history.db-wal", True),
+        ("tests/__pycache__/conftest.cpython-312.pyc", True),
+        ("assay_agents.egg-info/PKG-INFO", True),
+        (".mypy_cache/3.11/x.json", True),
+    ],
+)
+def test_what_counts_as_private(name: str, private: bool) -> None:
+    assert release.is_private(name) is private
