@@ -38,9 +38,10 @@ import tempfile
 import time
 import urllib.request
 import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 from xml.etree import ElementTree
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -200,7 +201,7 @@ def project_version(root: Path) -> str:
     return found.group(1)
 
 
-def check_publishable(root: Path, version: str, environ: os._Environ[str] | dict[str, str]) -> None:
+def check_publishable(root: Path, version: str, environ: Mapping[str, str]) -> None:
     """Refuse a publication that would be wrong: every reason, before anything runs."""
     reasons = []
     dirty = _git(root, "status", "--porcelain", "--untracked-files=normal").splitlines()
@@ -533,7 +534,7 @@ def check_report(name: str, path: Path) -> None:
 
 
 def check_replay_evidence(
-    reference: dict[str, object], regressed: dict[str, object], quote_sha256: str
+    reference: dict[str, Any], regressed: dict[str, Any], quote_sha256: str
 ) -> None:
     """The evidence each run stored: all matched by the reference, mismatches named after it."""
     for sample in _samples(reference):
@@ -568,7 +569,7 @@ def check_replay_evidence(
             )
 
 
-def _samples(report: dict[str, object]) -> list[dict]:  # type: ignore[type-arg]
+def _samples(report: dict[str, Any]) -> list[dict[str, Any]]:
     samples = report.get("samples")
     if not isinstance(samples, list) or not samples:
         raise StepFailed("a JSON report holds no samples")

@@ -224,9 +224,9 @@ def test_a_missing_client_package_is_refused_with_the_install_command(monkeypatc
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda name, *a: None if name == "openai" else real(name, *a)
     )
-    with pytest.raises(assay.ConfigurationError, match=r"pip install 'assay\[openai\]'"):
+    with pytest.raises(assay.ConfigurationError, match=r"pip install 'assay-agents\[openai\]'"):
         agents.openai_chat("gpt-4.1-mini")
-    with pytest.raises(assay.ConfigurationError, match=r"assay\[openai\]"):
+    with pytest.raises(assay.ConfigurationError, match=r"assay-agents\[openai\]"):
         assay.judges.openai("gpt-4.1-mini")
 
 

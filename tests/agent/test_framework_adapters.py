@@ -87,5 +87,5 @@ def test_a_missing_framework_is_refused_with_its_extra(monkeypatch, make, module
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda name, *a: None if name == module else real(name, *a)
     )
-    with pytest.raises(assay.ConfigurationError, match=rf"pip install 'assay\[{extra}\]'"):
+    with pytest.raises(assay.ConfigurationError, match=rf"pip install 'assay-agents\[{extra}\]'"):
         make(object())

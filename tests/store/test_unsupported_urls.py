@@ -24,5 +24,5 @@ def test_a_missing_postgres_driver_names_its_extra(monkeypatch):
         "find_spec",
         lambda name, *args: None if name == "psycopg" else real(name, *args),
     )
-    with pytest.raises(ConfigurationError, match=r"pip install 'assay\[postgres\]'"):
+    with pytest.raises(ConfigurationError, match=r"pip install 'assay-agents\[postgres\]'"):
         Store.open("postgresql://ann@127.0.0.1:1/assay")
