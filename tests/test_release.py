@@ -186,6 +186,11 @@ def test_the_built_distributions_pass_the_manifest_check(
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     assert any(name.endswith(".dist-info/extra_metadata/CHANGELOG.md") for name in names)
     assert not [name for name in names if ".env" in name or name.endswith((".db", ".pyc"))]
+    assert {name.split("/")[0] for name in names if ".dist-info/" not in name} == {"assay"}
+    with zipfile.ZipFile(wheel) as archive:
+        points = archive.read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
+    assert "assay = assay.cli.app:main" in points
+    assert "assay-agents = assay.pytest_plugin" in points
 
 
 def test_the_wheel_holds_every_tracked_file_of_the_package(
