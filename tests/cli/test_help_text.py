@@ -152,4 +152,4 @@ def test_the_command_list_shows_every_command_and_both_panels():
         "cache",
     ):
         assert f"│ {name} " in text, name
-    assert "--version" in text and "Show the version and exit." in text
+    assert "--version" in text and "Show the version and the history's schema revision" in text

@@ -13,7 +13,7 @@ from sqlalchemy import create_engine, inspect, text
 from store_builders import make_run, sample
 
 from assay.errors import ConfigurationError
-from assay.store import DEFAULT_URL, Store, _migrate, redact
+from assay.store import DEFAULT_URL, Store, _migrate, redact, revisions
 from assay.store._tables import VERSION_TABLE, metadata
 
 
@@ -157,9 +157,10 @@ def test_store_is_a_context_manager(tmp_path: Path) -> None:
 
 
 def test_outdated_schema_is_told_apart_from_a_missing_one() -> None:
-    outdated = str(_migrate.schema_error("sqlite:///h.db", _migrate.SchemaState.OUTDATED))
-    missing = str(_migrate.schema_error("sqlite:///h.db", _migrate.SchemaState.MISSING))
+    outdated = str(_migrate.schema_error("sqlite:///h.db", revisions.status(frozenset({"0001"}))))
+    missing = str(_migrate.schema_error("sqlite:///h.db", revisions.status(None)))
     assert "outdated" in outdated and "not migrated" in missing
+    assert f"revision 0001; this Assay's is {revisions.shipped()[-1].id}" in outdated
     assert all("assay db migrate --db sqlite:///h.db" in m for m in (outdated, missing))
 
 

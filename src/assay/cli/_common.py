@@ -18,6 +18,7 @@ from assay.limits import option_range
 
 if TYPE_CHECKING:
     from assay.store import Store
+    from assay.store.revisions import Upgrade
 
 #: Help panels: the options of a command grouped by what they decide.
 SELECTION = "Selection"
@@ -266,7 +267,12 @@ def pipe_safe(command: Callable[..., None]) -> Callable[..., None]:
 
 
 @contextlib.contextmanager
-def open_store(option: str | None, *, migrate: bool = False) -> Iterator[Store]:
+def open_store(
+    option: str | None,
+    *,
+    migrate: bool = False,
+    on_upgrade: Callable[[Upgrade], None] | None = None,
+) -> Iterator[Store]:
     """Open the store selected by ``--db`` or the environment, closing it afterwards.
 
     A reading command never creates a database: without one, it says where it looked. An
@@ -276,7 +282,9 @@ def open_store(option: str | None, *, migrate: bool = False) -> Iterator[Store]:
     from assay.store import Store
 
     with user_errors():
-        store = Store.open(database_url(option), migrate=migrate, create=migrate)
+        store = Store.open(
+            database_url(option), migrate=migrate, create=migrate, on_upgrade=on_upgrade
+        )
         # What the command reads may fail too (a damaged file): the same exit 2, no traceback.
         try:
             yield store

@@ -60,9 +60,9 @@ app.command("dashboard")(dashboard_command)
 
 def _version(value: bool) -> None:
     if value:
-        from assay import __version__
+        from assay.cli.version import print_version
 
-        print(f"assay {__version__}")
+        print_version()
         raise typer.Exit(ExitCode.OK)
 
 
@@ -71,7 +71,10 @@ def _root(
     version: Annotated[
         bool,
         typer.Option(
-            "--version", callback=_version, is_eager=True, help="Show the version and exit."
+            "--version",
+            callback=_version,
+            is_eager=True,
+            help="Show the version and the history's schema revision, and exit.",
         ),
     ] = False,
 ) -> None:

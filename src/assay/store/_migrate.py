@@ -2,32 +2,24 @@
 
 from __future__ import annotations
 
-import functools
-import re
-from enum import Enum
+import sqlite3
+import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, Engine, inspect, text
 
 from assay.errors import ConfigurationError
+from assay.store import revisions
 from assay.store._engine import WRITE
-from assay.store._tables import VERSION_TABLE
+from assay.store.revisions import MIGRATIONS, VERSION_TABLE, SchemaStatus, Upgrade
+from assay.store.revisions import SchemaState as SchemaState
 
 if TYPE_CHECKING:
     from alembic.config import Config
 
-MIGRATIONS = Path(__file__).with_name("migrations")
 _MIGRATION_LOCK = 0x41535341_59  # arbitrary, constant: "ASSAY"
-
-
-class SchemaState(Enum):
-    """How a database's schema relates to the migrations this Assay ships."""
-
-    CURRENT = "current"
-    MISSING = "missing"  # never migrated
-    OUTDATED = "outdated"  # an older revision of ours
-    UNKNOWN = "unknown"  # a revision we do not ship: a newer Assay migrated it
 
 
 def _config(connection: Connection | None = None) -> Config:
@@ -41,39 +33,36 @@ def _config(connection: Connection | None = None) -> Config:
     return config
 
 
-def state(engine: Engine) -> SchemaState:
-    """Compare the database's revision with the head revision shipped with this package.
-
-    The common case, a current database, is read without Alembic: importing it costs every
-    command a tenth of a second. Anything else is Alembic's to judge.
-    """
-    if _stored_revisions(engine) == _shipped_heads():
-        return SchemaState.CURRENT
-    from alembic.runtime.migration import MigrationContext
-    from alembic.script import ScriptDirectory
-
-    scripts = ScriptDirectory.from_config(_config())
+def schema_status(engine: Engine) -> SchemaStatus:
+    """Where the database stands against the revisions this Assay ships (read only)."""
     with engine.connect() as connection:
-        context = MigrationContext.configure(connection, opts={"version_table": VERSION_TABLE})
-        current = context.get_current_revision()
-    if current is None:
-        return SchemaState.MISSING
-    if current == scripts.get_current_head():
-        return SchemaState.CURRENT
-    known = {script.revision for script in scripts.walk_revisions()}
-    return SchemaState.OUTDATED if current in known else SchemaState.UNKNOWN
+        return revisions.status(_stored_revisions(connection))
 
 
-def upgrade(engine: Engine, display_url: str) -> None:
-    """Upgrade to the head revision in one transaction (idempotent)."""
-    found = state(engine)
-    if found is SchemaState.CURRENT:
-        return
-    if found is SchemaState.UNKNOWN:
+def state(engine: Engine) -> SchemaState:
+    """Compare the database's revision with the head revision shipped with this package."""
+    return schema_status(engine).state
+
+
+def upgrade(
+    engine: Engine,
+    display_url: str,
+    *,
+    file: Path | None = None,
+    announce: Callable[[Upgrade], None] | None = None,
+) -> Upgrade | None:
+    """Upgrade to the head revision in one transaction; ``None`` when it was there already.
+
+    What will be done is decided under the migration lock, handed to ``announce`` before
+    anything changes, and returned. An older SQLite history (``file``) is copied first to a
+    backup beside it. A database migrated by a newer Assay is refused, and left as it is.
+    """
+    found = schema_status(engine)
+    if found.state is SchemaState.CURRENT:
+        return None
+    if found.state is SchemaState.UNKNOWN:
         raise schema_error(display_url, found)
-    from alembic import command
-    from alembic.util import CommandError
-
+    file = None if file is None else file.resolve()
     with engine.connect() as connection:
         connection.execution_options(**{WRITE: True})
         with connection.begin():
@@ -83,12 +72,70 @@ def upgrade(engine: Engine, display_url: str) -> None:
                 connection.execute(
                     text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK}
                 )
+            return _upgrade_locked(connection, display_url, file, announce)
+
+
+def _upgrade_locked(
+    connection: Connection,
+    display_url: str,
+    file: Path | None,
+    announce: Callable[[Upgrade], None] | None,
+) -> Upgrade | None:
+    from alembic import command
+    from alembic.util import CommandError
+
+    found = revisions.status(_stored_revisions(connection))  # as it is now, under the lock
+    if found.state is SchemaState.CURRENT:
+        return None
+    if found.state is SchemaState.UNKNOWN:
+        raise schema_error(display_url, found)
+    outdated = found.state is SchemaState.OUTDATED
+    start = found.revision if outdated else _adopted(connection, display_url)
+    backup = None if file is None or start is None else revisions.backup_path(file, start)
+    plan = Upgrade(display_url, start, found.head, revisions.steps_after(start), backup)
+    if announce is not None:
+        announce(plan)
+    if backup is not None:
+        assert file is not None
+        _back_up(file, backup)
+    try:
+        if found.state is SchemaState.MISSING and start is not None:
+            command.stamp(_config(connection), start)
+        command.upgrade(_config(connection), "head")
+    except CommandError as error:
+        raise ConfigurationError(f"cannot migrate {display_url}: {error}") from None
+    return plan
+
+
+def _back_up(file: Path, backup: Path) -> None:
+    """Copy the SQLite history at ``file`` to ``backup`` with SQLite's backup API.
+
+    Called while this process holds the write lock: the copy, read through a connection of
+    its own (a writing connection cannot be the source), is the last committed history, the
+    one the upgrade starts from. Written beside as ``.partial`` and renamed: a backup that
+    exists is whole. It keeps the file's permissions: a history may hold what others must
+    not read.
+    """
+    partial = backup.with_name(backup.name + ".partial")
+    try:
+        source = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            copy = sqlite3.connect(partial)
             try:
-                if found is SchemaState.MISSING:
-                    _adopt(connection, display_url)
-                command.upgrade(_config(connection), "head")
-            except CommandError as error:
-                raise ConfigurationError(f"cannot migrate {display_url}: {error}") from None
+                source.backup(copy)
+                copy.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
+            finally:
+                copy.close()
+        finally:
+            source.close()
+        partial.chmod(stat.S_IMODE(file.stat().st_mode))
+        partial.replace(backup)
+    except (OSError, sqlite3.Error) as error:
+        partial.unlink(missing_ok=True)
+        raise ConfigurationError(
+            f"cannot back up database file {file} to {backup} ({error}); "
+            "nothing was changed: free some space or make its folder writable, and migrate again"
+        ) from None
 
 
 #: The tables every revision has; then what each later revision added, in order: ``runs``
@@ -106,18 +153,17 @@ _ADDED: tuple[tuple[str, set[str], set[str], set[str]], ...] = (
 )
 
 
-def _adopt(connection: Connection, display_url: str) -> None:
-    """Record the revision of Assay tables whose version table was lost, so upgrades work.
+def _adopted(connection: Connection, display_url: str) -> str | None:
+    """The revision of Assay tables whose version table was lost; ``None`` for no tables.
 
-    Without it, migrating would try to create tables that exist. Tables that are not an
-    Assay history (a ``runs`` table of another program) are refused, never changed.
+    Recorded before upgrading, or migrating would try to create tables that exist. Tables
+    that are not an Assay history (a ``runs`` table of another program) are refused, never
+    changed.
     """
-    from alembic import command
-
     found = inspect(connection)
     present = [name for name in _TABLES if found.has_table(name)]
     if not present:
-        return  # an empty database: created from scratch
+        return None  # an empty database: created from scratch
     revision = _recognised_revision(connection, present)
     if revision is None:
         raise ConfigurationError(
@@ -125,7 +171,7 @@ def _adopt(connection: Connection, display_url: str) -> None:
             "Assay history (no Assay version record, and not Assay's columns); use another "
             "database (--db), or move those tables aside"
         )
-    command.stamp(_config(connection), revision)
+    return revision
 
 
 def _recognised_revision(connection: Connection, present: list[str]) -> str | None:
@@ -158,47 +204,35 @@ def _trigger_names(connection: Connection) -> set[str]:
     return {str(row[0]) for row in connection.execute(text(query))}
 
 
-_REVISION = re.compile(r"^revision(?:: *str)? *= *[\"']([^\"']+)[\"']", re.M)
-_DOWN = re.compile(r"^down_revision(?:: *[^=]+)? *= *[\"']([^\"']+)[\"']", re.M)
-
-
-@functools.cache
-def _shipped_heads() -> frozenset[str]:
-    """The head revisions of the migrations in the package (read, not imported)."""
-    revisions: set[str] = set()
-    downs: set[str] = set()
-    for path in (MIGRATIONS / "versions").glob("*.py"):
-        source = path.read_text(encoding="utf-8")
-        revisions.update(_REVISION.findall(source))
-        downs.update(_DOWN.findall(source))
-    return frozenset(revisions - downs)
-
-
-def _stored_revisions(engine: Engine) -> frozenset[str] | None:
+def _stored_revisions(connection: Connection) -> frozenset[str] | None:
     """The revisions recorded in the database, ``None`` without a version table."""
-    with engine.connect() as connection:
-        if not inspect(connection).has_table(VERSION_TABLE):
-            return None
-        found = connection.execute(text(f"SELECT version_num FROM {VERSION_TABLE}"))
-        return frozenset(str(row[0]) for row in found)
+    if not inspect(connection).has_table(VERSION_TABLE):
+        return None
+    found = connection.execute(text(f"SELECT version_num FROM {VERSION_TABLE}"))
+    return frozenset(str(row[0]) for row in found)
 
 
 def require_current(engine: Engine, display_url: str) -> None:
     """Raise :class:`ConfigurationError` with the command to run unless the schema is current."""
-    found = state(engine)
-    if found is not SchemaState.CURRENT:
+    found = schema_status(engine)
+    if found.state is not SchemaState.CURRENT:
         raise schema_error(display_url, found)
 
 
-def schema_error(display_url: str, found: SchemaState) -> ConfigurationError:
+def schema_error(display_url: str, found: SchemaStatus) -> ConfigurationError:
     """Build the error for a database whose schema cannot be used as it is."""
     remedy = f"run `assay db migrate --db {display_url}`"
-    if found is SchemaState.MISSING:
+    if found.state is SchemaState.MISSING:
         return ConfigurationError(
             f"database {display_url} is not migrated (it has no Assay schema); {remedy}"
         )
-    if found is SchemaState.OUTDATED:
-        return ConfigurationError(f"database {display_url} has an outdated Assay schema; {remedy}")
+    if found.state is SchemaState.OUTDATED:
+        return ConfigurationError(
+            f"database {display_url} has an outdated Assay schema (revision {found.revision}; "
+            f"this Assay's is {found.head}); {remedy}"
+        )
     return ConfigurationError(
-        f"database {display_url} was migrated by a newer version of Assay; upgrade Assay to use it"
+        f"database {display_url} is at schema revision {found.revision}, newer than this "
+        f"Assay knows (its newest is {found.head}): it was migrated by a newer version of "
+        "Assay; use that version, or upgrade this one. Nothing in it was changed"
     )

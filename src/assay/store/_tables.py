@@ -29,8 +29,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.types import TypeDecorator, TypeEngine
 
-#: Alembic's bookkeeping table, named so it never clashes with an application's own.
-VERSION_TABLE = "assay_alembic_version"
+# Alembic's bookkeeping table, named so it never clashes with an application's own.
+from assay.store.revisions import VERSION_TABLE as VERSION_TABLE
 
 RUN_STATUSES = ("running", "completed", "interrupted")
 SAMPLE_STATUSES = ("passed", "failed", "error", "not_evaluated")

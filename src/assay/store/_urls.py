@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError
+# SQLAlchemy is imported where a URL is parsed: redacting one (`assay --version`) needs none.
 
 #: The embedded history database, relative to the current working directory.
 DEFAULT_URL = "sqlite:///.assay/assay.db"
@@ -70,6 +69,9 @@ def ambiguous_password(url: str) -> bool:
     """
     from urllib.parse import unquote
 
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     found = _userinfo(url)
     if found is None:
         return False
@@ -90,8 +92,11 @@ def scrub(text: str, url: str) -> str:
 
 
 def _password(url: str) -> str | None:
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     try:
-        parsed: URL = make_url(url)
+        parsed = make_url(url)
     except (ArgumentError, ValueError):
         return None
     value = parsed.password or parsed.query.get("password")
@@ -100,6 +105,8 @@ def _password(url: str) -> str | None:
 
 def sqlite_path(url: str) -> Path | None:
     """Return the file behind a SQLite URL (``None`` for other or in-memory databases)."""
+    from sqlalchemy.engine import make_url
+
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
         return None

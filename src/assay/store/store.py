@@ -50,6 +50,7 @@ from assay.store._engine import WRITE, connect, unusable_file
 from assay.store._tables import MalformedJSON, metrics, run_cases, runs, samples
 from assay.store._urls import ambiguous_password, normalise, redact, scrub, sqlite_path
 from assay.store.browse import CaseRun, Names, RunFilter, RunsPage
+from assay.store.revisions import Upgrade
 
 _OPEN = (RunStatus.RUNNING.value, RunStatus.INTERRUPTED.value)
 # The database triggers' message (see migrations): how a refused write is recognised.
@@ -91,7 +92,14 @@ class Store:
         self._names: dict[int, Names] = {}
 
     @classmethod
-    def open(cls, url: str | None = None, *, migrate: bool = False, create: bool = True) -> Self:
+    def open(
+        cls,
+        url: str | None = None,
+        *,
+        migrate: bool = False,
+        create: bool = True,
+        on_upgrade: Callable[[Upgrade], None] | None = None,
+    ) -> Self:
         """Open the store at ``url``; ``None`` is the project's own history.
 
         That is the project configuration's ``database`` when it sets one, else the SQLite
@@ -99,7 +107,9 @@ class Store:
         ``create`` (a run), a new ``.assay/assay.db`` here when there is none. An embedded
         (SQLite) history migrates itself. Any other database must already be at the head
         revision unless ``migrate`` is true; otherwise
-        :class:`~assay.errors.ConfigurationError` says which command to run.
+        :class:`~assay.errors.ConfigurationError` says which command to run. A database
+        migrated by a newer Assay is refused, whatever is asked, naming both revisions.
+        ``on_upgrade`` hears what an upgrade will do before it is done (see :meth:`migrate`).
         """
         default = url is None
         target = normalise(_project_url(create=create or migrate) if url is None else url)
@@ -114,7 +124,7 @@ class Store:
             if migrate:
                 store._require_intact()
             if migrate or default:
-                store.migrate()
+                store.migrate(on_upgrade)
             else:
                 with store._errors("open"):
                     _migrate.require_current(engine, store.display_url)
@@ -123,14 +133,18 @@ class Store:
             raise
         return store
 
-    def migrate(self) -> None:
-        """Upgrade the schema to the head revision; a no-op when it is already there.
+    def migrate(self, on_upgrade: Callable[[Upgrade], None] | None = None) -> Upgrade | None:
+        """Upgrade the schema to the head revision; ``None`` (a no-op) when it is there already.
 
-        A database migrated by a newer Assay is refused with
+        What the upgrade will do (from which revision, its steps, where an older SQLite
+        history is backed up first) is handed to ``on_upgrade`` before anything changes, and
+        returned. A database migrated by a newer Assay is refused with
         :class:`~assay.errors.ConfigurationError`, never downgraded.
         """
         with self._errors("migrate"):
-            _migrate.upgrade(self._engine, self.display_url)
+            return _migrate.upgrade(
+                self._engine, self.display_url, file=self._file, announce=on_upgrade
+            )
 
     def _require_intact(self) -> None:
         """Refuse a damaged SQLite file before migrating it (``assay db migrate`` checks)."""
