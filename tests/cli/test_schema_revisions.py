@@ -1,0 +1,321 @@
+"""Schema revisions as the command line shows them: ``assay --version``, ``assay db migrate``,
+and a history migrated by a newer Assay, refused by every command that opens it.
+
+Real SQLite files and the throwaway PostgreSQL server; histories at an older revision are
+written by today's store and taken back with the migrations' own downgrades.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import subprocess
+import sys
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from alembic import command
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from assay.results import CaseSnapshot, Run, RunStatus, SampleResult, SampleStatus, summarise
+from assay.store import Store, _migrate, revisions
+from assay.store.revisions import VERSION_TABLE
+from commandline import Cli
+
+HEAD = revisions.shipped()[-1].id
+NEWER = "9999_from_the_future"
+T0 = datetime(2026, 5, 1, 12, tzinfo=UTC)
+SAMPLE = SampleResult("refund", None, 0, SampleStatus.PASSED, answer="Refunded.", actions=())
+
+
+def history_at(url: str, revision: str) -> str:
+    """A history at ``revision`` holding one completed run; its id."""
+    if url.startswith("sqlite:///"):
+        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url)
+    try:
+        with engine.begin() as connection:
+            command.upgrade(_migrate._config(connection), "head")
+        store = Store(url, engine)
+        run = store.create_run(
+            Run(
+                id=str(uuid.uuid4()),
+                suite="support",
+                agent="bot",
+                fingerprint="fp",
+                status=RunStatus.RUNNING,
+                started_at=T0,
+                cases=(CaseSnapshot("refund", "Refund", 0, "fp-refund", {"input": "refund"}),),
+            )
+        )
+        store.save_samples(run.id, [SAMPLE])
+        store.complete_run(run.id, summary=summarise([SAMPLE]), finished_at=T0)
+        with engine.begin() as connection:
+            if revision == NEWER:
+                connection.execute(
+                    text(f"UPDATE {VERSION_TABLE} SET version_num = :v"), {"v": NEWER}
+                )
+            elif revision != HEAD:
+                command.downgrade(_migrate._config(connection), revision)
+        return run.id
+    finally:
+        engine.dispose()
+        if url.startswith("sqlite:///"):  # as Assay keeps its histories: in WAL mode
+            wal = sqlite3.connect(url.removeprefix("sqlite:///"))
+            wal.execute("PRAGMA journal_mode=WAL")
+            wal.close()
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def tables(url: str) -> dict[str, list[tuple[object, ...]]]:
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            return {
+                name: [tuple(row) for row in connection.execute(text(f"SELECT * FROM {name}"))]
+                for name in ("runs", "samples", "metrics", VERSION_TABLE)
+            }
+    finally:
+        engine.dispose()
+
+
+def with_password(url: str) -> str:
+    """The URL with a password (the test server trusts every local connection)."""
+    return make_url(url).set(password="s3cret-pw").render_as_string(hide_password=False)
+
+
+# -- assay --version -------------------------------------------------------------------------
+
+
+def test_version_without_a_history_says_none_and_creates_nothing(cli: Cli, tmp_path: Path):
+    done = cli("--version")
+    assert done.returncode == 0, done.output
+    first, second = done.stdout.splitlines()
+    assert first.startswith("assay ") and first.endswith(f"(schema revision {HEAD})")
+    assert (
+        "history: none yet (no .assay/ folder in" in second and "`assay run` starts one" in second
+    )
+    (tmp_path / ".assay").mkdir()
+    done = cli("--version")
+    assert done.returncode == 0, done.output
+    assert f"no database yet at sqlite:///{tmp_path}/.assay/assay.db" in done.stdout
+    assert list((tmp_path / ".assay").iterdir()) == []  # nothing created, not even a journal
+
+
+def test_version_names_the_embedded_history_found_upwards(cli: Cli, tmp_path: Path):
+    history_at(f"sqlite:///{tmp_path}/.assay/assay.db", HEAD)
+    (tmp_path / "deep" / "er").mkdir(parents=True)
+    done = Cli(tmp_path / "deep" / "er")("--version")
+    assert done.returncode == 0, done.output
+    assert f"{tmp_path}/.assay/assay.db: schema revision {HEAD} (current)" in done.stdout
+
+
+def test_version_describes_an_older_history_and_leaves_it_as_it_is(cli: Cli, tmp_path: Path):
+    embedded = tmp_path / ".assay" / "assay.db"
+    history_at(f"sqlite:///{embedded}", "0007")
+    before = digest(embedded)
+    done = cli("--version")
+    assert done.returncode == 0, done.output
+    assert f"schema revision 0007, older than this Assay's {HEAD}" in done.stdout
+    assert "the next command that opens it upgrades it, backing the file up first" in done.stdout
+    assert digest(embedded) == before
+    assert sorted(path.name for path in embedded.parent.iterdir()) == ["assay.db"]
+
+    other = tmp_path / "shared.db"
+    history_at(f"sqlite:///{other}", "0004")
+    done = cli("--version", env={"ASSAY_DATABASE_URL": f"sqlite:///{other}"})
+    assert "schema revision 0004, older than this Assay's" in done.stdout
+    assert "`assay db migrate` upgrades it" in done.stdout
+
+
+def test_version_describes_a_newer_history(cli: Cli, tmp_path: Path):
+    embedded = tmp_path / ".assay" / "assay.db"
+    history_at(f"sqlite:///{embedded}", NEWER)
+    before = digest(embedded)
+    done = cli("--version")
+    assert done.returncode == 0, done.output
+    assert f"schema revision {NEWER}, newer than this Assay knows (its newest is {HEAD})" in (
+        done.stdout
+    )
+    assert digest(embedded) == before
+
+
+def test_version_reads_the_configured_database(cli: Cli, tmp_path: Path):
+    (tmp_path / "assay.toml").write_text('database = "sqlite:///history/runs.db"\n')
+    done = cli("--version")
+    assert f"no database yet at sqlite:///{tmp_path}/history/runs.db" in done.stdout
+    assert not (tmp_path / "history").exists()
+
+
+def test_version_on_postgresql_never_prints_the_password(cli: Cli, postgres_url: str):
+    url = with_password(postgres_url)
+    done = cli("--version", env={"ASSAY_DATABASE_URL": url})
+    assert done.returncode == 0, done.output
+    assert "no Assay schema yet (`assay db migrate` creates it)" in done.stdout
+    assert "s3cret-pw" not in done.output and ":***@" in done.stdout
+    history_at(postgres_url, "0006")
+    done = cli("--version", env={"ASSAY_DATABASE_URL": url})
+    assert "schema revision 0006, older than this Assay's" in done.stdout
+    assert "s3cret-pw" not in done.output
+    assert tables(postgres_url)[VERSION_TABLE] == [("0006",)]  # never migrated
+
+
+def test_version_on_an_unreachable_database_exits_2_after_the_version(cli: Cli):
+    url = "postgresql://ann:s3cret-pw@127.0.0.1:9/nothing"
+    done = cli("--version", env={"ASSAY_DATABASE_URL": url})
+    assert done.returncode == 2, done.output
+    assert done.stdout.startswith("assay ") and "cannot reach database" in done.stderr
+    assert "s3cret-pw" not in done.output
+
+
+@pytest.mark.process  # what a fresh interpreter imports
+def test_version_reads_a_sqlite_history_without_sqlalchemy(tmp_path: Path):
+    history_at(f"sqlite:///{tmp_path}/.assay/assay.db", HEAD)
+    code = (
+        "import sys\nsys.argv = ['assay', '--version']\n"
+        "from assay.cli.app import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('LOADED', *sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
+    shown, loaded = done.stdout.split("LOADED", 1)
+    assert f"schema revision {HEAD} (current)" in shown
+    assert not {"sqlalchemy", "alembic", "assay.store.store", "pydantic"} & set(loaded.split())
+
+
+# -- assay db migrate ----------------------------------------------------------------------------
+
+
+def test_migrate_says_what_it_will_do_backs_the_file_up_and_upgrades(cli: Cli, tmp_path: Path):
+    path = tmp_path / "history.db"
+    url = f"sqlite:///{path}"
+    run_id = history_at(url, "0006")
+    stored = tables(url)
+    path.chmod(0o600)
+    done = cli("db", "migrate", "--db", url)
+    assert done.returncode == 0, done.output
+    backup = tmp_path / "history.db.0006.bak"
+    lines = done.stdout.splitlines()
+    assert lines[0] == (
+        f"upgrading database {url} from schema revision 0006 to {HEAD}, "
+        f"in {len(revisions.steps_after('0006'))} steps:"
+    )
+    steps = [step for step in revisions.shipped() if step.id > "0006"]
+    assert lines[1 : 1 + len(steps)] == [f"  {step.id}  {step.title}" for step in steps]
+    assert lines[1 + len(steps)] == f"backing the file up first, to {backup} (revision 0006)"
+    assert lines[-1] == f"database {url} is at the current schema (revision {HEAD})"
+
+    # The backup is a whole SQLite history at the old revision, as private as the file.
+    assert revisions.sqlite_status(backup) == revisions.status(frozenset({"0006"}))
+    assert tables(f"sqlite:///{backup}") == stored
+    assert backup.stat().st_mode & 0o777 == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["history.db", "history.db.0006.bak"]
+    with Store.open(url) as store:
+        assert store.get_run(run_id).status.value == "completed"
+
+    again = cli("db", "migrate", "--db", url)
+    assert again.returncode == 0, again.output
+    assert again.stdout == (
+        f"database {url} is up to date: at the current schema (revision {HEAD}); nothing changed\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["history.db", "history.db.0006.bak"]
+
+
+def test_a_second_backup_at_one_revision_keeps_the_first(cli: Cli, tmp_path: Path):
+    path = tmp_path / "history.db"
+    history_at(f"sqlite:///{path}", "0008")
+    (tmp_path / "history.db.0008.bak").write_text("an earlier backup")
+    done = cli("db", "migrate", "--db", f"sqlite:///{path}")
+    assert done.returncode == 0, done.output
+    assert f"to {tmp_path / 'history.db.0008.2.bak'} (revision 0008)" in done.stdout
+    assert (tmp_path / "history.db.0008.bak").read_text() == "an earlier backup"
+
+
+def test_the_embedded_history_upgrading_itself_is_backed_up_too(cli: Cli, tmp_path: Path):
+    embedded = tmp_path / ".assay" / "assay.db"
+    run_id = history_at(f"sqlite:///{embedded}", "0007")
+    done = cli("history")
+    assert done.returncode == 0, done.output
+    assert run_id[:8] in done.stdout
+    backup = embedded.with_name("assay.db.0007.bak")
+    assert revisions.sqlite_status(backup) == revisions.status(frozenset({"0007"}))
+    assert revisions.sqlite_status(embedded) == revisions.status(frozenset({HEAD}))
+
+
+def test_migrate_on_postgresql_says_no_backup_is_taken(cli: Cli, postgres_url: str):
+    history_at(postgres_url, "0005")
+    done = cli("db", "migrate", "--db", with_password(postgres_url))
+    assert done.returncode == 0, done.output
+    assert "from schema revision 0005 to" in done.stdout
+    assert "no backup is taken of a PostgreSQL database" in done.stdout and "pg_dump" in done.stdout
+    assert "s3cret-pw" not in done.output
+    assert tables(postgres_url)[VERSION_TABLE] == [(HEAD,)]
+
+
+def test_migrate_creates_a_new_database_without_a_backup(cli: Cli, tmp_path: Path):
+    done = cli("db", "migrate", "--db", f"sqlite:///{tmp_path}/new.db")
+    assert done.returncode == 0, done.output
+    assert done.stdout.startswith(f"creating the Assay schema (revision {HEAD}) in database")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.db"]
+
+
+# -- a history migrated by a newer Assay -------------------------------------------------------
+
+COMMANDS = [
+    ["history"],
+    ["report"],
+    ["compare", "a", "b"],
+    ["baseline", "show", "--suite", "support", "--agent", "bot"],
+    ["cache", "stats"],
+    ["db", "migrate"],
+    ["dashboard", "--port", "8765"],  # refused before it binds
+    ["run", "SPEC"],
+]
+
+
+@pytest.mark.parametrize("words", COMMANDS, ids=lambda words: " ".join(words[:2]))
+def test_a_newer_history_is_refused_by_every_command_and_left_unchanged(
+    cli: Cli, tmp_path: Path, words: list[str], support_spec: Path
+):
+    embedded = tmp_path / ".assay" / "assay.db"
+    history_at(f"sqlite:///{embedded}", NEWER)
+    before = digest(embedded)
+    done = cli(*[str(support_spec) if word == "SPEC" else word for word in words])
+    assert done.returncode == 2, done.output
+    assert f"is at schema revision {NEWER}, newer than this Assay knows" in done.stderr
+    assert f"(its newest is {HEAD})" in done.stderr and "Nothing in it was changed" in done.stderr
+    assert digest(embedded) == before
+    assert sorted(p.name for p in embedded.parent.iterdir()) == ["assay.db"]
+
+
+@pytest.mark.parametrize("words", [["history"], ["db", "migrate"], ["run", "SPEC"]])
+def test_a_newer_database_named_by_url_is_refused(
+    cli: Cli, store_url: str, words: list[str], support_spec: Path
+):
+    history_at(store_url, NEWER)
+    before = tables(store_url)
+    args = [str(support_spec) if word == "SPEC" else word for word in words]
+    done = cli(*args, "--db", store_url)
+    assert done.returncode == 2, done.output
+    assert f"schema revision {NEWER}, newer than this Assay knows (its newest is {HEAD})" in (
+        done.stderr
+    )
+    assert tables(store_url) == before
+
+
+def test_sqlite_status_reads_without_leaving_files(tmp_path: Path):
+    path = tmp_path / "h.db"
+    history_at(f"sqlite:///{path}", HEAD)
+    connection = sqlite3.connect(path)
+    connection.close()
+    assert revisions.sqlite_status(path) == revisions.status(frozenset({HEAD}))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.db"]
+    assert revisions.sqlite_status(tmp_path / "absent.db") is None
+    assert not (tmp_path / "absent.db").exists()
