@@ -13,7 +13,7 @@ from sqlalchemy import Connection, Engine, inspect, text
 from assay.errors import ConfigurationError
 from assay.store import revisions
 from assay.store._engine import WRITE
-from assay.store.revisions import MIGRATIONS, VERSION_TABLE, SchemaStatus, Upgrade
+from assay.store.revisions import MIGRATIONS, SchemaStatus, Upgrade
 from assay.store.revisions import SchemaState as SchemaState
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def _config(connection: Connection | None = None) -> Config:
 def schema_status(engine: Engine) -> SchemaStatus:
     """Where the database stands against the revisions this Assay ships (read only)."""
     with engine.connect() as connection:
-        return revisions.status(_stored_revisions(connection))
+        return revisions.status(revisions.stored_revisions(connection))
 
 
 def state(engine: Engine) -> SchemaState:
@@ -84,7 +84,7 @@ def _upgrade_locked(
     from alembic import command
     from alembic.util import CommandError
 
-    found = revisions.status(_stored_revisions(connection))  # as it is now, under the lock
+    found = revisions.status(revisions.stored_revisions(connection))  # as it is now, under the lock
     if found.state is SchemaState.CURRENT:
         return None
     if found.state is SchemaState.UNKNOWN:
@@ -202,14 +202,6 @@ def _trigger_names(connection: Connection) -> set[str]:
     else:
         query = "SELECT name FROM sqlite_master WHERE type = 'trigger'"
     return {str(row[0]) for row in connection.execute(text(query))}
-
-
-def _stored_revisions(connection: Connection) -> frozenset[str] | None:
-    """The revisions recorded in the database, ``None`` without a version table."""
-    if not inspect(connection).has_table(VERSION_TABLE):
-        return None
-    found = connection.execute(text(f"SELECT version_num FROM {VERSION_TABLE}"))
-    return frozenset(str(row[0]) for row in found)
 
 
 def require_current(engine: Engine, display_url: str) -> None:

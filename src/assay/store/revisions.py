@@ -14,6 +14,10 @@ import sqlite3
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
 
 #: Where Alembic records the revision of an Assay history (not Alembic's default name).
 VERSION_TABLE = "assay_alembic_version"
@@ -169,6 +173,16 @@ def sqlite_status(path: Path) -> SchemaStatus | None:
     return status(frozenset(str(row[0]) for row in rows))
 
 
+def stored_revisions(connection: Connection) -> frozenset[str] | None:
+    """The revisions recorded in the database, ``None`` without a version table."""
+    from sqlalchemy import inspect, text
+
+    if not inspect(connection).has_table(VERSION_TABLE):
+        return None
+    found = connection.execute(text(f"SELECT version_num FROM {VERSION_TABLE}"))
+    return frozenset(str(row[0]) for row in found)
+
+
 _SQLITE_URL = re.compile(r"^sqlite(?:\+pysqlite)?:///([^?#]+)$", re.IGNORECASE)
 
 
@@ -201,7 +215,6 @@ def _engine_status(url: str) -> SchemaStatus | None:
 
     from assay.errors import ConfigurationError
     from assay.store._engine import connect
-    from assay.store._migrate import schema_status
     from assay.store._urls import normalise, redact, scrub, sqlite_path
 
     target = normalise(url)
@@ -213,7 +226,8 @@ def _engine_status(url: str) -> SchemaStatus | None:
         return _file_status(file)
     engine = connect(target)
     try:
-        return schema_status(engine)
+        with engine.connect() as connection:
+            return status(stored_revisions(connection))
     except SQLAlchemyError as error:
         reason = scrub(" ".join(str(getattr(error, "orig", error)).split()), target)
         raise ConfigurationError(f"cannot read database {redact(url)}: {reason}") from None
