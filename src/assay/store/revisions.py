@@ -56,15 +56,6 @@ class SchemaStatus:
         """The recorded revision, ``None`` when there is none (several are joined)."""
         return ", ".join(self.stored) if self.stored else None
 
-    @property
-    def steps(self) -> tuple[Revision, ...]:
-        """The migrations an upgrade applies, oldest first (none unless outdated or missing)."""
-        if self.state is SchemaState.MISSING:
-            return shipped()
-        if self.state is not SchemaState.OUTDATED:
-            return ()
-        return steps_after(self.stored[0])
-
 
 @dataclass(frozen=True)
 class Upgrade:
