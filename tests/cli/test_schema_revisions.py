@@ -228,6 +228,22 @@ def test_migrate_says_what_it_will_do_backs_the_file_up_and_upgrades(cli: Cli, t
     assert sorted(p.name for p in tmp_path.iterdir()) == ["history.db", "history.db.0006.bak"]
 
 
+def test_a_backup_that_cannot_be_written_stops_the_upgrade_before_it_starts(
+    cli: Cli, tmp_path: Path
+):
+    path = tmp_path / "history.db"
+    url = f"sqlite:///{path}"
+    history_at(url, "0006")
+    stored = tables(url)
+    (tmp_path / "history.db.0006.bak.partial").mkdir()  # where the copy would be written
+    done = cli("db", "migrate", "--db", url)
+    assert done.returncode == 2, done.output
+    assert "from schema revision 0006 to" in done.stdout  # said first
+    assert f"cannot back up database file {path}" in done.stderr
+    assert "nothing was changed" in done.stderr
+    assert tables(url) == stored and not (tmp_path / "history.db.0006.bak").exists()
+
+
 def test_a_second_backup_at_one_revision_keeps_the_first(cli: Cli, tmp_path: Path):
     path = tmp_path / "history.db"
     history_at(f"sqlite:///{path}", "0008")

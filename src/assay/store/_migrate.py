@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import stat
 from collections.abc import Callable
@@ -131,7 +132,8 @@ def _back_up(file: Path, backup: Path) -> None:
         partial.chmod(stat.S_IMODE(file.stat().st_mode))
         partial.replace(backup)
     except (OSError, sqlite3.Error) as error:
-        partial.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # the reason to report is the first failure
+            partial.unlink(missing_ok=True)
         raise ConfigurationError(
             f"cannot back up database file {file} to {backup} ({error}); "
             "nothing was changed: free some space or make its folder writable, and migrate again"
