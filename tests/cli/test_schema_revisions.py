@@ -106,6 +106,11 @@ def test_version_without_a_history_says_none_and_creates_nothing(cli: Cli, tmp_p
     assert done.returncode == 0, done.output
     assert f"no database yet at sqlite:///{tmp_path}/.assay/assay.db" in done.stdout
     assert list((tmp_path / ".assay").iterdir()) == []  # nothing created, not even a journal
+    (tmp_path / ".assay" / "assay.db").touch()
+    done = cli("--version")
+    assert "no Assay schema yet (the next command that opens it creates it)" in done.stdout
+    assert [p.name for p in (tmp_path / ".assay").iterdir()] == ["assay.db"]
+    assert (tmp_path / ".assay" / "assay.db").stat().st_size == 0
 
 
 def test_version_names_the_embedded_history_found_upwards(cli: Cli, tmp_path: Path):

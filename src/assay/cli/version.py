@@ -64,7 +64,11 @@ def _standing(found: SchemaStatus, embedded: bool) -> str:
     if found.state is SchemaState.CURRENT:
         return f"schema revision {revision} (current)"
     if found.state is SchemaState.MISSING:
-        creates = "the next run creates it" if embedded else "`assay db migrate` creates it"
+        creates = (
+            "the next command that opens it creates it"
+            if embedded
+            else "`assay db migrate` creates it"
+        )
         return f"no Assay schema yet ({creates})"
     if found.state is SchemaState.OUTDATED:
         upgrade = (
