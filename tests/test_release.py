@@ -190,6 +190,8 @@ def test_the_built_distributions_pass_the_manifest_check(
     with zipfile.ZipFile(wheel) as archive:
         points = archive.read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
     assert "assay = assay.cli.app:main" in points
+    # The same command under a name that no other project's `assay` command can overwrite.
+    assert "assay-agents = assay.cli.app:main" in points
     assert "assay-agents = assay.pytest_plugin" in points
 
 

@@ -28,9 +28,9 @@ def exit_interrupted(number: int, frame: FrameType | None) -> None:
 
 
 def is_the_script() -> bool:
-    """Whether this process is the ``assay`` command line."""
+    """Whether this process is the ``assay`` command line (or ``assay-agents``, its alias)."""
     name = sys.argv[0].replace("\\", "/").rsplit("/", 1)[-1] if sys.argv else ""
-    return name in ("assay", "assay.exe")
+    return name.removesuffix(".exe") in ("assay", "assay-agents")
 
 
 def _guard() -> None:

@@ -62,8 +62,22 @@ def _version(value: bool) -> None:
     if value:
         from assay.cli.version import print_version
 
-        print_version()
+        try:
+            print_version()
+        finally:  # also when the history cannot be read: another project's files may be why
+            _say_rivals()
         raise typer.Exit(ExitCode.OK)
+
+
+def _say_rivals() -> None:
+    """Name any other installed project that claims the ``assay`` package or command."""
+    import sys
+
+    from assay.cli._clash import clash_lines, rivals
+
+    names = rivals(every=True)
+    if names:
+        print("\n".join(clash_lines(names)), file=sys.stderr)
 
 
 @app.callback()

@@ -336,6 +336,9 @@ def run_command(
     from assay.cli._files import open_for_run, resolve_gate, selection_of
 
     started = time.monotonic()
+    from assay.cli._clash import warn_of_rivals
+
+    warn_of_rivals()  # first: another project's files may be what breaks the rest
 
     with user_errors():
         selection = selection_of(
