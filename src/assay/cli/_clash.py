@@ -35,8 +35,11 @@ def rivals(*, every: bool) -> list[str]:
     """
     found: dict[str, str] = {}
     for project, dist in _distributions(every=every):
-        if project not in found and _claims_assay(dist) and not _is_assays(project, dist):
-            found[project] = f"{dist.metadata['Name'] or project} {dist.version}"
+        try:
+            if project not in found and _claims_assay(dist) and not _is_assays(project, dist):
+                found[project] = f"{dist.metadata['Name'] or project} {dist.version}"
+        except Exception:  # another project's broken metadata stops no command
+            continue
     return sorted(found.values())
 
 
@@ -133,13 +136,18 @@ def _editable_folder(dist: Distribution) -> Path | None:
 
 
 def _project_name(pyproject: Path) -> str | None:
-    import tomllib
+    """The ``name`` of the ``[project]`` table, read without a TOML parser.
 
+    A run checks this on every start, and loading ``tomllib`` would cost more than the rest of
+    the check; the table's ``name = "..."`` line is all that is needed.
+    """
     try:
-        name = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["name"]
-    except (OSError, ValueError, KeyError, TypeError):
+        text = pyproject.read_text(encoding="utf-8")
+    except (OSError, ValueError):
         return None
-    return _normalized(name) if isinstance(name, str) else None
+    table = re.search(r"^\[project\][ \t]*$(.*?)(?=^\[|\Z)", text, re.MULTILINE | re.DOTALL)
+    found = table and re.search(r"""^name\s*=\s*["']([^"'\n]+)["']""", table[1], re.MULTILINE)
+    return _normalized(found[1]) if found else None
 
 
 def _normalized(name: str) -> str:
