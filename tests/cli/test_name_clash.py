@@ -72,6 +72,15 @@ def test_every_claimant_is_named_whether_by_top_level_or_by_its_command(tmp_path
     assert "assay-evals" not in said
 
 
+def test_a_setuptools_egg_info_is_read_too(tmp_path: Path) -> None:
+    folder = tmp_path / "site" / "assay_server-0.3-py3.11.egg-info"
+    folder.mkdir(parents=True)
+    metadata = "Metadata-Version: 1.1\nName: assay-server\nVersion: 0.3\n"
+    (folder / "PKG-INFO").write_text(metadata, encoding="utf-8")
+    (folder / "top_level.txt").write_text("assay\n", encoding="utf-8")
+    assert "assay-server 0.3 also installs" in _version(tmp_path, folder.parent).stderr
+
+
 def test_no_warning_without_another_project(tmp_path: Path) -> None:
     # This environment holds Assay itself (an editable install, perhaps under its old name).
     assert _version(tmp_path, None).stderr == ""

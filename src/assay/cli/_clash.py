@@ -94,10 +94,19 @@ def _distributions(*, every: bool) -> Iterator[tuple[str, Distribution]]:
                 yield project, PathDistribution(Path(item.path))
 
 
+#: A ``RECORD`` line for a file of a top-level ``assay`` package or module, or the script.
+_ASSAY_RECORD = re.compile(
+    r"""^(?:"?assay/|"?assay\.py,|.*[/\\](?:bin|Scripts)[/\\]assay(?:\.exe)?"?,)""", re.MULTILINE
+)
+
+
 def _claims_assay(dist: Distribution) -> bool:
     top_level = dist.read_text("top_level.txt") or ""
     if "assay" in top_level.split():
         return True
+    record = dist.read_text("RECORD")
+    if record is not None:  # searched as text: parsing every line of every RECORD is slow
+        return _ASSAY_RECORD.search(record) is not None
     return any(_is_assay_file(file.parts) for file in dist.files or ())
 
 
