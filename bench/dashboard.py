@@ -10,12 +10,15 @@ run page, a case page with its history, and a trend. Each page is measured cold 
 first views of distinct paths: other runs, cases, list pages, so nothing of them is kept yet;
 the server's own start is excluded) and warm (``--requests`` views of ten of those paths
 again). Prints p50 and p95 of both per page, with the load average (target: p95 < 150 ms at
-1,000 runs × 1,000 samples).
+1,000 runs × 1,000 samples), then what one view of each page costs the database: the
+queries it sends and, on PostgreSQL, the rows they read (``pg_stat_user_tables``), figures a
+loaded machine does not inflate.
 
-Run: ``python bench/dashboard.py --runs 1000 --samples 1000`` (SQLite in a temporary folder);
-add ``--postgres URL`` (an empty database) to measure PostgreSQL too. ``--sqlite-file PATH``
-keeps the SQLite history (measured again without seeding when it exists); ``--seeded`` says
-the PostgreSQL database already holds the runs.
+Run: ``python bench/dashboard.py --runs 1000 --samples 1000`` measures SQLite (in a
+temporary folder) and PostgreSQL (a throwaway cluster started as the tests start theirs,
+``initdb``/``pg_ctl``; or the empty database at ``--postgres URL`` or
+``ASSAY_BENCH_DATABASE_URL``). ``--sqlite-file PATH`` and ``--postgres-dir PATH`` keep the
+histories (measured again without seeding when they hold the runs).
 """
 
 from __future__ import annotations
@@ -275,13 +278,86 @@ def bench(
                     f"  [load {_load()}]",
                     flush=True,
                 )
+            _costs(client, url, _pages(ids, len(ids), samples))
     finally:
         server.should_exit = True  # type: ignore[attr-defined]
         thread.join(timeout=10)
 
 
+class _Queries:
+    """Counts the statements every engine in this process sends (the server's, here)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        sa.event.listen(sa.engine.Engine, "before_cursor_execute", self._seen)
+
+    def _seen(self, *args: object) -> None:
+        self.count += 1
+
+    def close(self) -> None:
+        sa.event.remove(sa.engine.Engine, "before_cursor_execute", self._seen)
+
+
+def _rows_read(engine: sa.Engine | None) -> int | None:
+    """Rows PostgreSQL's tables have returned so far (sequential and index reads)."""
+    if engine is None:
+        return None
+    with engine.connect() as connection:
+        connection.execute(sa.text("SELECT pg_stat_clear_snapshot()"))
+        found = connection.execute(
+            sa.text(
+                "SELECT sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)) "
+                "FROM pg_stat_user_tables"
+            )
+        ).scalar()
+    return int(found or 0)
+
+
+#: PostgreSQL flushes a backend's table statistics when it has been idle this long.
+_STATS_FLUSH_S = 11.0
+
+
+def _costs(client: httpx.Client, url: str, pages: dict[str, list[str]]) -> None:
+    """One first view of each page: the statements it sends and (PostgreSQL) rows it reads."""
+    postgres = url.startswith("postgresql")
+    engine = sa.create_engine(url) if postgres else None
+    queries = _Queries()
+    print("  one first view of each page (load-independent):")
+    try:
+        for name, paths in pages.items():
+            path = paths[-1] if len(paths) > 1 else paths[0]
+            if name == "run page":
+                path += "?cases=2"  # a page of this run's cases not laid out yet
+            if postgres:
+                time.sleep(_STATS_FLUSH_S)  # earlier reads are counted before this one
+            before, sent = _rows_read(engine), queries.count
+            answer = client.get(path)
+            assert answer.status_code == 200, (path, answer.status_code)
+            statements = queries.count - sent
+            if postgres:
+                time.sleep(_STATS_FLUSH_S)
+            after = _rows_read(engine)
+            rows = "" if before is None or after is None else f", {after - before:,} rows read"
+            print(f"    {name:<24} {statements} statements{rows}", flush=True)
+    finally:
+        queries.close()
+        if engine is not None:
+            engine.dispose()
+
+
 def _load() -> str:
     return " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
+def _seeded(url: str, runs: int) -> bool:
+    """Whether the database at ``url`` already holds the bench's runs."""
+    with Store.open(url, migrate=True) as store:
+        return len(store.history(suite=SUITE, limit=runs)) >= runs
+
+
+def _measure_backend(label: str, url: str, options: argparse.Namespace, first: assay.Run) -> None:
+    requests = (options.cold, options.requests)
+    bench(label, url, options.runs, first, requests, _seeded(url, options.runs))
 
 
 def main() -> None:
@@ -292,34 +368,35 @@ def main() -> None:
     parser.add_argument(
         "--cold", type=int, default=200, help="first views of each page (distinct paths)"
     )
-    parser.add_argument("--postgres", help="URL of an empty PostgreSQL database to seed too")
+    parser.add_argument(
+        "--postgres",
+        default=os.environ.get("ASSAY_BENCH_DATABASE_URL"),
+        help="URL of a PostgreSQL database to seed (default: a throwaway cluster)",
+    )
+    parser.add_argument("--postgres-dir", type=Path, help="keep the throwaway cluster here")
+    parser.add_argument("--no-postgres", action="store_true", help="measure SQLite only")
     parser.add_argument("--no-sqlite", action="store_true", help="measure PostgreSQL only")
     parser.add_argument(
         "--sqlite-file", type=Path, help="keep the SQLite history here; measure it if it exists"
-    )
-    parser.add_argument(
-        "--seeded", action="store_true", help="the PostgreSQL database is already seeded"
     )
     options = parser.parse_args()
     first = template(options.samples)
     if not options.no_sqlite:
         if options.sqlite_file is not None:
-            url = f"sqlite:///{options.sqlite_file}"
-            seeded = options.sqlite_file.exists()
-            bench("SQLite", url, options.runs, first, (options.cold, options.requests), seeded)
+            _measure_backend("SQLite", f"sqlite:///{options.sqlite_file}", options, first)
         else:
             with tempfile.TemporaryDirectory() as folder:
                 url = f"sqlite:///{Path(folder) / 'history.db'}"
-                bench("SQLite", url, options.runs, first, (options.cold, options.requests), False)
+                _measure_backend("SQLite", url, options, first)
+    if options.no_postgres:
+        return
     if options.postgres:
-        bench(
-            "PostgreSQL",
-            options.postgres,
-            options.runs,
-            first,
-            (options.cold, options.requests),
-            options.seeded,
-        )
+        _measure_backend("PostgreSQL", options.postgres, options, first)
+        return
+    from _postgres import cluster
+
+    with cluster(options.postgres_dir) as url:
+        _measure_backend("PostgreSQL", url, options, first)
 
 
 if __name__ == "__main__":

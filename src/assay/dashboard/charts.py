@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from assay.report import format as fmt
-from assay.results import Run
+from assay.store.browse import RunLine
 
 WIDTH, HEIGHT = 720, 260
 _LEFT, _RIGHT, _TOP, _BOTTOM = 44, 12, 12, 28
@@ -27,7 +27,7 @@ class Point:
 
     x: float
     y: float
-    run: Run
+    run: RunLine
     text: str
 
 
@@ -59,19 +59,19 @@ class Chart:
     height: int
     series: tuple[Series, ...]
     ticks: tuple[tuple[float, str], ...]
-    runs: tuple[Run, ...]
-    table: tuple[tuple[Run, tuple[str, ...]], ...]
+    runs: tuple[RunLine, ...]
+    table: tuple[tuple[RunLine, tuple[str, ...]], ...]
     names: tuple[str, ...]
     left: int = _LEFT
     right: int = WIDTH - _RIGHT
 
 
-Reader = Callable[[Run], float | None]
+Reader = Callable[[RunLine], float | None]
 
 
-def trend(runs: Sequence[Run]) -> Chart:
-    """The chart of ``runs`` (oldest first)."""
-    criteria = sorted({name for run in runs if run.summary for name in run.summary.judge})
+def trend(runs: Sequence[RunLine]) -> Chart:
+    """The chart of ``runs`` (oldest first), from what their stored summaries say."""
+    criteria = sorted({name for run in runs if run.figures for name in run.figures.judge})
     readers: list[tuple[str, Reader, Reader]] = [
         (PASS_RATE, _pass_rate, _no_floor),
         *((name, _criterion(name), _floor(name)) for name in criteria),
@@ -95,7 +95,7 @@ def _written(value: float | None) -> str:
 
 
 def _series(
-    name: str, index: int, runs: Sequence[Run], xs: list[float], value: Reader, floor: Reader
+    name: str, index: int, runs: Sequence[RunLine], xs: list[float], value: Reader, floor: Reader
 ) -> Series:
     points: list[Point] = []
     lines: list[str] = []
@@ -132,15 +132,14 @@ def _y(share: float) -> float:
     return round(_TOP + (1 - share) * (HEIGHT - _TOP - _BOTTOM), 2)
 
 
-def _pass_rate(run: Run) -> float | None:
+def _pass_rate(run: RunLine) -> float | None:
     # The deterministic pass rate: judge criteria have their own series (DESIGN rule 1).
-    return None if run.summary is None else run.summary.check_pass_rate
+    return None if run.figures is None else run.figures.check_pass_rate
 
 
 def _criterion(name: str) -> Reader:
-    def read(run: Run) -> float | None:
-        found = None if run.summary is None else run.summary.judge.get(name)
-        return None if found is None else found.mean
+    def read(run: RunLine) -> float | None:
+        return None if run.figures is None else run.figures.judge.get(name)
 
     return read
 
@@ -148,14 +147,12 @@ def _criterion(name: str) -> Reader:
 def _floor(metric: str) -> Reader:
     """The measured noise floor of the judge criterion ``metric``, when one was measured."""
 
-    def read(run: Run) -> float | None:
-        compared = None if run.comparison is None else run.comparison.baseline
-        floor = None if compared is None else compared.policy.noise_floor
-        return None if floor is None else floor.metrics.get(metric)
+    def read(run: RunLine) -> float | None:
+        return run.noise.get(metric)
 
     return read
 
 
-def _no_floor(run: Run) -> float | None:
+def _no_floor(run: RunLine) -> float | None:
     """No band for the checks: a floor's pass rate moves with judge failures too."""
     return None

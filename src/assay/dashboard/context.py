@@ -23,14 +23,15 @@ class Dashboard:
         self.store = store
         self.access = access
         self._owns_store = owns_store
-        #: Completed runs' report bodies and case lists, by run id (they never change).
-        self.reports: OrderedDict[str, tuple[str, tuple[Any, ...]]] = OrderedDict()
+        #: Completed runs' pages as laid out, by the run asked for and the page of its cases
+        #: (they never change).
+        self.reports: OrderedDict[tuple[str, int], tuple[Any, Any]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def keep_report(self, run_id: str, laid_out: tuple[str, tuple[Any, ...]]) -> None:
+    def keep_report(self, key: tuple[str, int], laid_out: tuple[Any, Any]) -> None:
         """Keep a completed run's laid-out report, dropping the oldest past the limit."""
         with self._lock:
-            self.reports[run_id] = laid_out
+            self.reports[key] = laid_out
             while len(self.reports) > self.REPORTS_KEPT:
                 self.reports.popitem(last=False)
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from assay.dashboard import charts, params
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from assay.dashboard.context import Dashboard
     from assay.report import Report
+    from assay.store.browse import CaseTally, RunLine, RunOverview
 
 
 def _html(body: str, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -36,7 +37,7 @@ def _html(body: str, status: int = 200, headers: dict[str, str] | None = None) -
 class RunRow:
     """One run in the list, its figures written once."""
 
-    run: Run
+    run: RunLine
     state: str
     progress: str | None
     pass_rate: str
@@ -49,35 +50,34 @@ class RunRow:
 
 
 def _row(listed: ListedRun) -> RunRow:
-    run, summary = listed.run, listed.run.summary
+    run, figures = listed.run, listed.run.figures
     progress = None
     if listed.stored is not None:
         planned = listed.planned or 0
         progress = f"{fmt.tokens(listed.stored)} of {fmt.tokens(planned)} samples"
-    compared = None if run.comparison is None else run.comparison.baseline
     return RunRow(
         run=run,
         state=listed.state,
         progress=progress,
         pass_rate=fmt.MISSING
-        if summary is None or summary.evaluated == 0
-        else fmt.fraction(summary.passed, summary.evaluated),
-        check_score=fmt.MISSING if summary is None else fmt.score(summary.check_score),
+        if figures is None or figures.evaluated == 0
+        else fmt.fraction(figures.passed, figures.evaluated),
+        check_score=fmt.MISSING if figures is None else fmt.score(figures.check_score),
         judged=()
-        if summary is None
-        else tuple((name, fmt.score(c.mean)) for name, c in sorted(summary.judge.items())),
+        if figures is None
+        else tuple((name, fmt.score(mean)) for name, mean in sorted(figures.judge.items())),
         cost=fmt.MISSING
-        if summary is None
-        else fmt.money(summary.cost_usd, estimated=summary.cost_basis in ("estimated", "mixed")),
+        if figures is None
+        else fmt.money(figures.cost_usd, estimated=figures.cost_basis in ("estimated", "mixed")),
         outcome=fmt.MISSING if run.outcome is None else run.outcome.value,
-        regressions=None if compared is None else compared.regression_count,
-        revision=_revision(run),
+        regressions=run.regressions,
+        revision=_revision(run.metadata),
     )
 
 
-def _revision(run: Run) -> str | None:
+def _revision(metadata: Mapping[str, Any]) -> str | None:
     for key in ("revision", "git_sha", "commit", "sha", "version"):
-        value = run.metadata.get(key)
+        value = metadata.get(key)
         if isinstance(value, str | int) and not isinstance(value, bool) and str(value):
             return str(value)
     return None
@@ -124,6 +124,10 @@ def report_body(html: str) -> str:
     return _SKIP.sub("", _SCRIPT.sub("", body))
 
 
+#: Cases listed on one page of a run.
+CASES_PER_PAGE = 100
+
+
 @dataclass(frozen=True, slots=True)
 class CaseLine:
     """One case in a run's list of cases: its id, name and sample statuses."""
@@ -134,53 +138,84 @@ class CaseLine:
     tone: str
 
 
-def _case_lines(run: Run) -> list[CaseLine]:
-    counts: dict[str, Counter[str]] = {}
-    for sample in run.samples:
-        counts.setdefault(sample.case_id, Counter())[sample.status.value] += 1
-    names = {snapshot.case_id: snapshot.name for snapshot in run.cases}
-    ordered = [snapshot.case_id for snapshot in run.cases]
-    ordered += [case_id for case_id in counts if case_id not in names]
-    lines = []
-    for case_id in ordered:
-        tally = counts.get(case_id, Counter())
-        words = " · ".join(f"{count} {status}" for status, count in sorted(tally.items()))
-        tone = "fail" if tally["failed"] or tally["error"] else ("pass" if tally["passed"] else "")
-        lines.append(CaseLine(case_id, names.get(case_id, case_id), words or "no samples", tone))
-    return lines
+def _case_line(tally: CaseTally) -> CaseLine:
+    counts = tally.statuses
+    words = " · ".join(f"{count} {status}" for status, count in sorted(counts.items()))
+    failing = counts.get("failed") or counts.get("error")
+    tone = "fail" if failing else ("pass" if counts.get("passed") else "")
+    return CaseLine(tally.case_id, tally.name, words or "no samples", tone)
+
+
+@dataclass(frozen=True, slots=True)
+class LaidOut:
+    """A run page's report body and one page of its cases, as shown."""
+
+    body: str
+    cases: tuple[CaseLine, ...]
+    total: int
 
 
 def run(request: Request, dashboard: Dashboard) -> Response:
-    """A run: the HTML report's reading, its cases, its baseline and its downloads.
+    """A run: the HTML report's reading of its summary, a page of its cases, its baseline.
 
-    A completed run never changes: its report and case list are laid out once and kept
-    (:attr:`Dashboard.reports`); an open one is read whole each time.
+    The report is read from the stored summary and comparisons, what the figures need of
+    the samples counted by the store, and the samples with a fault (what to fix): the run
+    is not loaded whole. Each case's evidence is on its own page. A run without a stored
+    summary (still running, or interrupted) is read whole, as its figures come from it.
     """
-    head = dashboard.store.run_head(request.path_params["run"])
-    kept = dashboard.reports.get(head.id)
-    if kept is None:
-        from assay.report import Report
-
-        found = dashboard.store.get_run(head.id)
-        kept = (report_body(Report(found).to_html()), tuple(_case_lines(found)))
-        if found.status.value == "completed":
-            dashboard.keep_report(head.id, kept)
+    number = params.number(request.query_params, "cases", 1, low=1, high=1_000_000)
+    offset = (number - 1) * CASES_PER_PAGE
+    ref = request.path_params["run"]
+    remembered = dashboard.reports.get((ref, number))
+    if remembered is None:
+        found = dashboard.store.run_overview(ref, offset=offset, limit=CASES_PER_PAGE)
+        head, kept = found.run, _laid_out(dashboard, found)
+        if head.status.value == "completed":
+            # Kept by the run's id: a prefix or a handle is looked up again each time.
+            dashboard.keep_report((head.id, number), (head, kept))
+    else:
+        head, kept = remembered
     progress = None
     if head.status.value == "running":
         stored, planned = dashboard.store.progress(head)
         progress = f"{fmt.tokens(stored)} of {fmt.tokens(planned)} samples stored"
-    body, cases = kept
     return _html(
         page(
             request,
             "run.html.j2",
             run=head,
-            report=body,
-            cases=cases,
+            report=kept.body,
+            cases=kept.cases,
+            total=kept.total,
+            number=number,
+            per_page=CASES_PER_PAGE,
+            more=offset + len(kept.cases) < kept.total,
             progress=progress,
             refresh=progress is not None,
         )
     )
+
+
+def _laid_out(dashboard: Dashboard, found: RunOverview) -> LaidOut:
+    from assay.report import Report
+    from assay.report.html import html_of
+    from assay.report.view import view_of
+
+    head = found.run
+    cases = tuple(_case_line(tally) for tally in found.cases.cases)
+    stored = head.comparison
+    models = None if stored is None else stored.models
+    if head.summary is None or (len(head.summary.by_model) > 1 and models is None):
+        # No stored summary (or no stored model comparison): the figures come from the samples.
+        return LaidOut(
+            report_body(Report(dashboard.store.get_run(head.id)).to_html()),
+            cases,
+            found.cases.total,
+        )
+    items = Report(replace(head, samples=found.faulted)).fix_items
+    baseline = None if stored is None else stored.baseline
+    view = view_of(head, baseline, models, items, evidence=False, facts=found.facts)
+    return LaidOut(report_body(html_of(view)), cases, found.cases.total)
 
 
 # -- one case --------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from typing import Protocol
 from assay.errors import StoreError
 from assay.evaluation.queries import run_state
 from assay.results import Run, RunStatus
-from assay.store.browse import CaseRun, Names, RunFilter, RunsPage
+from assay.store.browse import CaseRun, Names, RunFilter, RunLine, RunOverview, RunsPage
 
 #: The statuses a list may be filtered by.
 STATES = ("running", "stale", "interrupted", "completed")
@@ -24,7 +24,11 @@ class HistoryBrowser(Protocol):
     """What browsing reads from a store (:class:`assay.Store` implements it)."""
 
     def runs_page(self, where: RunFilter, *, offset: int = 0, limit: int = 50) -> RunsPage:
-        """Runs matching ``where``, newest first, without samples."""
+        """Runs matching ``where``, newest first, as their stored summaries say."""
+        ...
+
+    def run_overview(self, ref: str, *, offset: int = 0, limit: int = 100) -> RunOverview:
+        """A run for its page, without its samples, with one page of its cases."""
         ...
 
     def run_head(self, ref: str) -> Run:
@@ -39,7 +43,7 @@ class HistoryBrowser(Protocol):
         """The case's statuses in the latest runs of the run's suite and agent."""
         ...
 
-    def progress(self, run: Run) -> tuple[int, int]:
+    def progress(self, run: Run | RunLine) -> tuple[int, int]:
         """How many samples the run has stored, and how many it plans."""
         ...
 
@@ -58,7 +62,7 @@ class HistoryBrowser(Protocol):
 class ListedRun:
     """A run in a list: its state (``stale`` included) and, while it runs, its progress."""
 
-    run: Run
+    run: RunLine
     state: str
     stored: int | None
     planned: int | None
@@ -160,7 +164,7 @@ def is_flaky(history: tuple[CaseRun, ...]) -> bool:
 
 def trend_runs(
     store: HistoryBrowser, suite: str, agent: str | None = None, *, limit: int = 50
-) -> tuple[Run, ...]:
+) -> tuple[RunLine, ...]:
     """The latest ``limit`` completed runs of ``suite`` (and ``agent``), oldest first."""
     page = store.runs_page(
         RunFilter(suite=suite, agent=agent, status=RunStatus.COMPLETED.value), limit=limit

@@ -22,6 +22,7 @@ from assay.evaluation.comparing import (
 )
 from assay.evaluation.verdict import Verdict
 from assay.results import Run, RunStatus
+from assay.results.run import Lease
 
 
 class RunReader(RunSource, Protocol):
@@ -139,7 +140,20 @@ def _clock(store: RunReader) -> datetime:
     return clock() if callable(clock) else datetime.now(UTC)
 
 
-def run_state(run: Run, now: datetime) -> str:
+class Leased(Protocol):
+    """What tells a run's state: its stored status, its lease and its start."""
+
+    @property
+    def status(self) -> RunStatus: ...  # noqa: D102
+
+    @property
+    def lease(self) -> Lease | None: ...  # noqa: D102
+
+    @property
+    def started_at(self) -> datetime: ...  # noqa: D102
+
+
+def run_state(run: Leased, now: datetime) -> str:
     """``running``, ``stale`` (its owner died or stopped beating), or the stored status."""
     if run.status is not RunStatus.RUNNING:
         return run.status.value

@@ -16,7 +16,11 @@ SHOWN_ADJUSTMENTS = 20
 
 def rate_limit_lines(run: Run) -> tuple[str, ...]:
     """``3 retries in 2 samples after rate limits · 1.5 s waited``, then each adjustment."""
-    pacing = RunPacing.of(sample.pacing for sample in run.samples)
+    return pacing_lines(RunPacing.of(sample.pacing for sample in run.samples))
+
+
+def pacing_lines(pacing: RunPacing | None) -> tuple[str, ...]:
+    """The lines of :func:`rate_limit_lines`, from the run's gathered pacing."""
     if pacing is None:
         return ()
     lines = [

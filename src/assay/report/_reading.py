@@ -280,8 +280,13 @@ def partial(tally: Tally) -> bool:
 
 def marked(summary: RunSummary, samples: Iterable[SampleResult]) -> bool:
     """Whether a report of ``summary`` writes any money figure with ``~`` (the legend is due)."""
+    return marked_if(summary, estimated(samples))
+
+
+def marked_if(summary: RunSummary, any_estimated: bool) -> bool:
+    """:func:`marked`, told whether any sample's cost was estimated."""
     tallies = [summary, *summary.by_model.values()]
-    return estimated(samples) or any(partial(t) or t.judge_cost_estimated for t in tallies)
+    return any_estimated or any(partial(t) or t.judge_cost_estimated for t in tallies)
 
 
 def estimated(samples: Iterable[SampleResult], model: str | None = None) -> bool:
@@ -385,11 +390,16 @@ MODEL_COST_HEADERS = [
 ]
 
 
-def model_cost_rows(run: Run, summary: RunSummary) -> list[list[str]]:
-    """One row per model: what it cost, on one denominator; the judge's cost apart."""
+def model_cost_rows(
+    run: Run, summary: RunSummary, guessed_by: Callable[[str], bool] | None = None
+) -> list[list[str]]:
+    """One row per model: what it cost, on one denominator; the judge's cost apart.
+
+    ``guessed_by`` says whether a model's cost was estimated (read from the samples without).
+    """
     rows = []
     for label, t in summary.by_model.items():
-        guessed = estimated(run.samples, label)
+        guessed = estimated(run.samples, label) if guessed_by is None else guessed_by(label)
         rows.append(
             [
                 label,

@@ -25,10 +25,10 @@ from assay.report import _reading as reading
 from assay.report import format as fmt
 from assay.report import prose
 from assay.report._collecting import collector_paused
-from assay.report._pacing import rate_limit_lines
+from assay.report._pacing import pacing_lines
 from assay.results import Run, RunSummary, SampleResult, Tally
 from assay.results.fixes import FixItem, fix_items
-from assay.results.summary import check_counts
+from assay.results.sample_facts import SampleFacts
 from assay.results.tracebacks import metadata_without_traceback, traceback_of
 
 Medium = Literal["text", "markdown"]
@@ -498,14 +498,17 @@ def view_of(
     items: Sequence[FixItem] | None = None,
     *,
     evidence: bool = True,
+    facts: SampleFacts | None = None,
 ) -> ReportView:
     """The view of ``run`` with these comparisons and fix items (by default the run's own).
 
     Without ``evidence`` the case × model matrix and the cases are left out: a summary (the
-    terminal's) reads the figures and need not lay out every sample.
+    terminal's) reads the figures and need not lay out every sample. ``facts`` are what the
+    figures read of the samples (by default, of ``run.samples``): with them and the fix
+    items, a run holding its summary and no samples reads as the whole run does.
     """
     with collector_paused():
-        return _view_of(run, comparison, models, items, evidence=evidence)
+        return _view_of(run, comparison, models, items, evidence=evidence, facts=facts)
 
 
 def _view_of(
@@ -515,10 +518,12 @@ def _view_of(
     items: Sequence[FixItem] | None,
     *,
     evidence: bool,
+    facts: SampleFacts | None,
 ) -> ReportView:
     shown = tuple(fix_items(run.samples) if items is None else items)
+    read = SampleFacts.of(run.samples) if facts is None else facts
     sections: list[Section | None] = [
-        summary_section(run),
+        summary_section(run, read),
         verdict_section(run),
         None if models is None else models_section(models),
         comparison_section(run, comparison),
@@ -529,7 +534,7 @@ def _view_of(
     return ReportView(
         header=header_section(run),
         sections=tuple(s for s in sections if s is not None),
-        estimated=reading.marked(reading.summary_of(run)[0], run.samples),
+        estimated=reading.marked_if(reading.summary_of(run)[0], read.estimated_for()),
         run=run,
         comparison=comparison,
         model_comparison=models,
@@ -546,20 +551,23 @@ def _fields(rows: reading.Rows) -> Fields:
     return tuple((label, value) for label, value in rows)
 
 
-def summary_section(run: Run) -> SummarySection:
+def summary_section(run: Run, facts: SampleFacts | None = None) -> SummarySection:
     """The deterministic headline figures, the judge criteria apart, and per model.
 
     Every figure the run's gate read is written on its side of the gate's threshold.
+    ``facts`` are what it reads of the samples (by default, of ``run.samples``).
     """
+    read = SampleFacts.of(run.samples) if facts is None else facts
     summary, note = reading.summary_of(run)
     limits = limits_of(run)
-    rows = reading.summary_rows(summary, reading.estimated(run.samples), _frac, limits.pass_rate)
+    rows = reading.summary_rows(summary, read.estimated_for(), _frac, limits.pass_rate)
     fields = list(_fields(rows))
     fields[1] = ("Pass rate", Figure.fraction(summary.passed, summary.evaluated, *limits.pass_rate))
     by_model = model_costs = model_criteria = None
     if summary.by_model:
         by_model = _model_table(run, summary, limits)
-        model_costs = _table(reading.MODEL_COST_HEADERS, reading.model_cost_rows(run, summary))
+        costs = reading.model_cost_rows(run, summary, read.estimated_for)
+        model_costs = _table(reading.MODEL_COST_HEADERS, costs)
         headers, judged = reading.model_judge_table(summary, limits.judge)
         model_criteria = _table(headers, judged) if judged else None
     return SummarySection(
@@ -574,7 +582,7 @@ def summary_section(run: Run) -> SummarySection:
             summary,
             estimated=summary.estimated > 0,
             limits=limits,
-            checked=check_counts(run.samples),
+            checked=read.checked,
         ),
         judged=criteria_of(summary, limits),
         models=tuple(
@@ -584,13 +592,13 @@ def summary_section(run: Run) -> SummarySection:
                     tally,
                     estimated=tally.estimated > 0,
                     limits=limits,
-                    checked=check_counts([s for s in run.samples if s.model == label]),
+                    checked=read.checked_for(label),
                 ),
             )
             for label, tally in summary.by_model.items()
         ),
         reliability=_fields(reading.reliability_rows(summary, limits.pass_rate)),
-        rate_limits=rate_limit_lines(run),
+        rate_limits=pacing_lines(read.pacing),
     )
 
 

@@ -301,22 +301,50 @@ def check_counts(samples: Sequence[SampleResult]) -> tuple[int, int] | None:
     Over the evaluated ``samples`` that had a deterministic check, an agent error counting as
     a failure; ``None`` when no sample had one.
     """
-    evaluated = [s for s in samples if s.evaluated]
-    checked = [s for s in evaluated if _has_check(s)]
-    if not checked:
-        return None
-    # An agent that failed before any check ran failed them all.
-    counted = len(checked) + sum(1 for s in evaluated if s.error is not None and not _has_check(s))
-    passing = sum(
-        1
-        for s in checked
-        if s.error is None and all(m.passed for m in s.metrics if m.kind == "check")
-    )
-    return passing, counted
+    return CheckTally.of(samples).counts()
 
 
-def _has_check(sample: SampleResult) -> bool:
-    return any(m.kind == "check" for m in sample.metrics)
+@dataclass(frozen=True, slots=True)
+class CheckTally:
+    """What the deterministic pass rate counts of evaluated samples.
+
+    ``checked`` had a deterministic check, ``passing`` of them passed every one without an
+    agent error, ``failed_early`` had an agent error and no check (an agent that failed
+    before any check ran failed them all). A store can count these in a query, without
+    loading the samples.
+    """
+
+    checked: int = 0
+    passing: int = 0
+    failed_early: int = 0
+
+    @classmethod
+    def of(cls, samples: Iterable[SampleResult]) -> CheckTally:
+        """Counted over the evaluated ones of ``samples``."""
+        checked = passing = failed_early = 0
+        for sample in samples:
+            if not sample.evaluated:
+                continue
+            checks = [m.passed for m in sample.metrics if m.kind == "check"]
+            if checks:
+                checked += 1
+                passing += all(checks) and sample.error is None
+            elif sample.error is not None:
+                failed_early += 1
+        return cls(checked, passing, failed_early)
+
+    def __add__(self, other: CheckTally) -> CheckTally:
+        return CheckTally(
+            self.checked + other.checked,
+            self.passing + other.passing,
+            self.failed_early + other.failed_early,
+        )
+
+    def counts(self) -> tuple[int, int] | None:
+        """(passing, counted), ``None`` when no sample had a check."""
+        if not self.checked:
+            return None
+        return self.passing, self.checked + self.failed_early
 
 
 def _judge_totals(samples: Iterable[SampleResult]) -> dict[str, Any]:

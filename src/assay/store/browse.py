@@ -11,9 +11,9 @@ import json
 import math
 import threading
 from collections import OrderedDict, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from functools import cache
 from typing import Any, cast
 
 from sqlalchemy import (
@@ -29,8 +29,15 @@ from sqlalchemy import (
     select,
 )
 
-from assay.results import MetricResult, Run, SampleResult
+from assay.errors import StoreError
+from assay.record import RecordError, read_comparison, read_summary
+from assay.results import MetricResult, Run, RunStatus, RunSummary, SampleResult
+from assay.results.baseline import RunOutcome
+from assay.results.run import Lease
+from assay.results.sample_facts import SampleFacts
+from assay.spec.json_data import SCHEMA_KEY, SCHEMA_VERSION
 from assay.store import _reads, _rows
+from assay.store._lease import lease_from
 from assay.store._tables import metrics, run_cases, runs, samples
 
 #: The stored statuses a run page can be filtered by (``stale`` is a running run whose
@@ -62,12 +69,105 @@ class RunFilter:
 
 
 @dataclass(frozen=True, kw_only=True)
-class RunsPage:
-    """Runs newest first (summaries only, no samples), and whether more follow."""
+class LineFigures:
+    """The figures of a run's stored summary that a list shows.
 
-    runs: tuple[Run, ...]
+    ``evaluated`` is what the pass rate is out of; ``judge`` maps each criterion to its mean.
+    """
+
+    passed: int
+    evaluated: int
+    check_score: float | None
+    check_pass_rate: float | None
+    judge: Mapping[str, float | None]
+    cost_usd: float | None
+    cost_basis: str | None
+
+    @classmethod
+    def of(cls, summary: RunSummary) -> LineFigures:
+        """The figures of a summary read whole."""
+        return cls(
+            passed=summary.passed,
+            evaluated=summary.evaluated,
+            check_score=summary.check_score,
+            check_pass_rate=summary.check_pass_rate,
+            judge={name: c.mean for name, c in summary.judge.items()},
+            cost_usd=summary.cost_usd,
+            cost_basis=summary.cost_basis,
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunLine:
+    """A run as a list shows it: identity, state, and what its stored summary says.
+
+    ``figures`` is ``None`` for a run without a stored summary; ``regressions`` counts the
+    changes against its baseline (``None`` without a stored comparison with one); ``noise``
+    holds the noise floor its comparison measured per judge criterion.
+    """
+
+    id: str
+    sequence: int
+    number: int
+    suite: str
+    agent: str
+    status: RunStatus
+    started_at: datetime
+    finished_at: datetime | None
+    baseline_id: str | None
+    outcome: RunOutcome | None
+    metadata: Mapping[str, Any]
+    lease: Lease | None
+    figures: LineFigures | None
+    regressions: int | None
+    noise: Mapping[str, float]
+
+    @property
+    def handle(self) -> str:
+        """``suite#12``: the run by its number in its suite's history."""
+        return f"{self.suite}#{self.number}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunsPage:
+    """Runs newest first (what their stored summaries say, no samples), and whether more follow."""
+
+    runs: tuple[RunLine, ...]
     offset: int
     more: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class CaseTally:
+    """One case of a run in a list of its cases: its id, name and samples per status."""
+
+    case_id: str
+    name: str
+    statuses: Mapping[str, int]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CasesPage:
+    """Some of a run's cases, from ``offset``, of ``total``."""
+
+    cases: tuple[CaseTally, ...]
+    offset: int
+    total: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunOverview:
+    """A run read for its page without its samples.
+
+    ``run`` holds its summary and stored comparison (no cases or samples); ``facts`` are
+    what the figures read of its samples; ``faulted`` are its samples with a fault (what to
+    fix reads only these), in report order; ``cases`` one page of its cases.
+    """
+
+    run: Run
+    facts: SampleFacts
+    faulted: tuple[SampleResult, ...]
+    cases: CasesPage
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -90,8 +190,8 @@ class Names:
     models: tuple[str, ...]
 
 
-#: How many completed runs' heads a store keeps decoded for lists.
-HEADS_KEPT = 5_000
+#: How many completed runs' heads a store keeps decoded.
+HEADS_KEPT = 1_000
 
 
 class Heads:
@@ -121,51 +221,197 @@ class Heads:
                 self._runs.popitem(last=False)
 
 
-def runs_page(
-    connection: Connection,
-    where: RunFilter,
-    *,
-    offset: int,
-    limit: int,
-    heads: Heads | None = None,
-) -> RunsPage:
+#: The columns a list reads: never the settings, cases, samples or the whole comparison.
+_LISTED = (
+    runs.c.sequence,
+    runs.c.id,
+    runs.c.suite,
+    runs.c.agent,
+    runs.c.status,
+    runs.c.started_at,
+    runs.c.finished_at,
+    runs.c.baseline_id,
+    runs.c.outcome,
+    runs.c.metadata,
+    runs.c.summary,
+    runs.c.owner_host,
+    runs.c.owner_pid,
+    runs.c.owner_token,
+    runs.c.owner_started,
+    runs.c.heartbeat_at,
+)
+
+
+def runs_page(connection: Connection, where: RunFilter, *, offset: int, limit: int) -> RunsPage:
     """The ``limit`` runs after ``offset`` matching ``where``, newest first.
 
-    ``heads`` keeps completed runs already decoded, by sequence: a completed run never
-    changes, so a list shown again decodes only the runs that are new or still open.
+    Reads the listed columns, the stored summary and two figures of the stored comparison
+    (its regressions and noise floors), and numbers the page's runs with one count per suite.
     """
-    # First the page's sequences (and numbers), then whole rows only for runs not yet decoded.
-    query = select(runs.c.sequence, runs.c.status, _number()).where(*_conditions(connection, where))
+    query = select(*_LISTED, *_comparison_figures(connection)).where(
+        *_conditions(connection, where)
+    )
     query = query.order_by(runs.c.sequence.desc()).offset(offset).limit(limit + 1)
-    listed = connection.execute(query).all()
-    fetched: dict[int, Run] = {}
-    for row in listed[:limit]:
-        cached = None if heads is None else heads.get(int(row[0]))
-        if cached is not None:
-            fetched[int(row[0])] = cached
-    missing = [int(row[0]) for row in listed[:limit] if int(row[0]) not in fetched]
-    if missing:
-        full = select(runs).where(runs.c.sequence.in_(missing))
-        numbers = {int(row[0]): int(row[2]) for row in listed}
-        for whole in connection.execute(full).mappings():
-            numbered = dict(whole)
-            numbered["number"] = numbers[whole["sequence"]]
-            fetched[whole["sequence"]] = _head(numbered, heads)
-    found = tuple(fetched[int(row[0])] for row in listed[:limit])
-    return RunsPage(runs=found, offset=offset, more=len(listed) > limit)
+    listed = connection.execute(query).mappings().all()
+    shown = listed[:limit]
+    numbers = _numbers(connection, [(row["suite"], row["sequence"]) for row in shown])
+    lines = tuple(_line(connection, row, numbers[row["sequence"]]) for row in shown)
+    return RunsPage(runs=lines, offset=offset, more=len(listed) > limit)
 
 
-@cache
-def _number() -> Any:
-    """The number column, built once (it is the same expression for every list)."""
-    return _reads.number_column()
+def _comparison_figures(connection: Connection) -> tuple[Any, ...]:
+    """The stored comparison's regression count, its baseline's kind and its noise floors."""
+    column = runs.c.comparison
+    if connection.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import JSONB
+
+        baseline = func.cast(column, JSONB).op("->")(literal("baseline", String()))
+        return (
+            baseline.op("->>")(literal("regressions", String())).label("regressions"),
+            func.jsonb_typeof(baseline).label("compared"),
+            baseline.op("->")(literal("noise_floor", String()))
+            .op("->>")(literal("metrics", String()))
+            .label("noise"),
+        )
+    return (
+        func.json_extract(column, "$.baseline.regressions").label("regressions"),
+        func.json_type(column, "$.baseline").label("compared"),
+        func.json_extract(column, "$.baseline.noise_floor.metrics").label("noise"),
+    )
 
 
-def _head(row: RowMapping | dict[str, Any], heads: Heads | None) -> Run:
-    run = replace(_rows.run_from(cast(RowMapping, row)), number=row["number"])
-    if heads is not None and row["status"] == "completed":
-        heads.keep(row["sequence"], run)
-    return run
+def _numbers(connection: Connection, listed: list[tuple[str, int]]) -> dict[int, int]:
+    """Each listed run's number in its suite: one count per suite, then the runs between."""
+    numbers: dict[int, int] = {}
+    by_suite: dict[str, list[int]] = defaultdict(list)
+    for suite, sequence in listed:
+        by_suite[suite].append(sequence)
+    for suite, sequences in by_suite.items():
+        low, high = min(sequences), max(sequences)
+        before = connection.execute(
+            select(func.count()).where(runs.c.suite == suite, runs.c.sequence < low)
+        ).scalar_one()
+        between = connection.execute(
+            select(runs.c.sequence)
+            .where(runs.c.suite == suite, runs.c.sequence >= low, runs.c.sequence <= high)
+            .order_by(runs.c.sequence)
+        ).scalars()
+        wanted = set(sequences)
+        for rank, sequence in enumerate(between, start=int(before) + 1):
+            if sequence in wanted:
+                numbers[int(sequence)] = rank
+    return numbers
+
+
+def _line(connection: Connection, row: RowMapping, number: int) -> RunLine:
+    try:
+        outcome = None if row["outcome"] is None else RunOutcome(row["outcome"])
+        status = RunStatus(row["status"])
+    except ValueError as error:
+        raise StoreError(f"run {row['id']}: stored {error}") from None
+    regressions, noise = _compared(connection, row)
+    return RunLine(
+        id=row["id"],
+        sequence=int(row["sequence"]),
+        number=number,
+        suite=row["suite"],
+        agent=row["agent"],
+        status=status,
+        started_at=row["started_at"],
+        finished_at=row["finished_at"],
+        baseline_id=row["baseline_id"],
+        outcome=outcome,
+        metadata=row["metadata"] if isinstance(row["metadata"], dict) else {},
+        lease=lease_from(row),
+        figures=_figures(row),
+        regressions=regressions,
+        noise=noise,
+    )
+
+
+def _figures(row: RowMapping) -> LineFigures | None:
+    """The list's figures of the stored summary: read as stored, else through the codec."""
+    stored = row["summary"]
+    if stored is None:
+        return None
+    quick = _quick_figures(stored)
+    if quick is not None:
+        return quick
+    try:
+        return LineFigures.of(read_summary(stored))
+    except RecordError as error:
+        raise StoreError(f"run {row['id']}: stored {error}") from None
+
+
+def _quick_figures(stored: object) -> LineFigures | None:
+    """The figures of a summary of this version, read as stored when each is of its kind.
+
+    Anything else (an older form, a value that would not read) is ``None``: left to the
+    codec, which reads it as a report would.
+    """
+    if not isinstance(stored, dict) or stored.get(SCHEMA_KEY) != SCHEMA_VERSION:
+        return None
+    counts = [stored.get(key) for key in ("samples", "passed", "not_evaluated", "other_model")]
+    figures = [stored.get(key) for key in ("check_score", "check_pass_rate", "cost_usd")]
+    judge, basis = stored.get("judge"), stored.get("cost_basis")
+    if not isinstance(judge, dict) or not (basis is None or isinstance(basis, str)):
+        return None
+    # A criterion without its mean reads as "" here: not a figure, so the codec reads it.
+    means = {name: c.get("mean", "") if isinstance(c, dict) else "" for name, c in judge.items()}
+    if not all(type(value) is int for value in counts) or not all(
+        _figure(value) for value in [*figures, *means.values()]
+    ):
+        return None
+    samples, passed, not_evaluated, other_model = cast(list[int], counts)
+    return LineFigures(
+        passed=passed,
+        evaluated=samples - not_evaluated - other_model,
+        check_score=_float(figures[0]),
+        check_pass_rate=_float(figures[1]),
+        judge={name: _float(mean) for name, mean in means.items()},
+        cost_usd=_float(figures[2]),
+        cost_basis=basis,
+    )
+
+
+def _figure(value: object) -> bool:
+    """A stored figure: missing (``None``) or a finite number (never a boolean)."""
+    return value is None or (type(value) in (int, float) and math.isfinite(cast(float, value)))
+
+
+def _float(value: object) -> float | None:
+    return None if value is None else float(cast(float, value))
+
+
+def _compared(connection: Connection, row: RowMapping) -> tuple[int | None, dict[str, float]]:
+    """The stored comparison's regression count and noise floors, read in the query.
+
+    A comparison whose baseline part lacks its stored count (an older form) is read whole.
+    """
+    if row["compared"] != "object":
+        return None, {}
+    regressions, noise = row["regressions"], row["noise"]
+    if regressions is None:
+        return _compared_whole(connection, row)
+    floors = json.loads(noise) if isinstance(noise, str) else noise
+    if not isinstance(floors, dict | None) or not all(_figure(v) for v in (floors or {}).values()):
+        return _compared_whole(connection, row)
+    return int(regressions), {str(k): float(v) for k, v in (floors or {}).items() if v is not None}
+
+
+def _compared_whole(connection: Connection, row: RowMapping) -> tuple[int | None, dict[str, float]]:
+    stored = connection.execute(
+        select(runs.c.comparison).where(runs.c.sequence == row["sequence"])
+    ).scalar()
+    try:
+        found = read_comparison(stored)
+    except RecordError as error:
+        raise StoreError(f"run {row['id']}: stored {error}") from None
+    compared = None if found is None else found.baseline
+    if compared is None:
+        return None, {}
+    floor = compared.policy.noise_floor
+    return compared.regression_count, {} if floor is None else dict(floor.metrics)
 
 
 def _conditions(connection: Connection, where: RunFilter) -> list[Any]:
@@ -251,9 +497,10 @@ def run_head(connection: Connection, row: RowMapping, heads: Heads | None = None
     cached = None if heads is None else heads.get(row["sequence"])
     if cached is not None:
         return cached
-    numbered = dict(row)
-    numbered["number"] = _reads.number_of(connection, row)
-    return _head(numbered, heads)
+    run = replace(_rows.run_from(row), number=_reads.number_of(connection, row))
+    if heads is not None and row["status"] == "completed":
+        heads.keep(row["sequence"], run)
+    return run
 
 
 def run_case(
@@ -339,9 +586,7 @@ def case_history(
         .order_by(runs.c.sequence.desc())
     )
     found = connection.execute(query).mappings().all()
-    sequences = {row["sequence"] for row in found}
-    counted = select(runs.c.sequence, _reads.number_column()).where(runs.c.sequence.in_(sequences))
-    numbers: dict[int, int] = {int(s): int(n) for s, n in connection.execute(counted).all()}
+    numbers = _numbers(connection, [(suite, int(row["sequence"])) for row in found])
     grouped: dict[int, CaseRun] = {}
     for row in found:
         entry = grouped.get(row["sequence"])

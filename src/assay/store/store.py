@@ -45,11 +45,11 @@ from assay.results import (
 from assay.results.baseline import BaselineChoice, Pin, RunOutcome
 from assay.results.cache import CacheStats
 from assay.results.run import Lease, ModelVerdict
-from assay.store import _baselines, _cache, _lease, _migrate, _reads, _rows, browse
+from assay.store import _baselines, _cache, _lease, _migrate, _overview, _reads, _rows, browse
 from assay.store._engine import WRITE, connect, unusable_file
 from assay.store._tables import MalformedJSON, metrics, run_cases, runs, samples
 from assay.store._urls import ambiguous_password, normalise, redact, scrub, sqlite_path
-from assay.store.browse import CaseRun, Names, RunFilter, RunsPage
+from assay.store.browse import CaseRun, Names, RunFilter, RunLine, RunOverview, RunsPage
 from assay.store.revisions import Upgrade
 
 _OPEN = (RunStatus.RUNNING.value, RunStatus.INTERRUPTED.value)
@@ -86,7 +86,7 @@ class Store:
         self._owns_engine = owns
         self._file = sqlite_path(url)
         self._identity = _file_identity(self._file)
-        #: Completed runs' heads, decoded once for lists (a completed run never changes).
+        #: Completed runs' heads, decoded once for their pages (a completed run never changes).
         self._heads = browse.Heads()
         #: The names the history holds, by the latest run's sequence.
         self._names: dict[int, Names] = {}
@@ -527,10 +527,16 @@ class Store:
     # -- a page at a time (the dashboard) ----------------------------------------------------
 
     def runs_page(self, where: RunFilter, *, offset: int = 0, limit: int = 50) -> RunsPage:
-        """Runs matching ``where``, newest first, ``limit`` from ``offset``, without samples."""
+        """Runs matching ``where``, newest first, ``limit`` from ``offset``: stored summaries."""
         with self._read("runs page") as connection:
-            return browse.runs_page(
-                connection, where, offset=offset, limit=limit, heads=self._heads
+            return browse.runs_page(connection, where, offset=offset, limit=limit)
+
+    def run_overview(self, ref: str, *, offset: int = 0, limit: int = 100) -> RunOverview:
+        """A run for its page without its samples: summary, sample facts, a page of cases."""
+        with self._read(f"run {ref}") as connection:
+            row = _reads.resolve(connection, ref)
+            return _overview.overview(
+                connection, row, offset=offset, limit=limit, heads=self._heads
             )
 
     def run_head(self, ref: str) -> Run:
@@ -560,7 +566,7 @@ class Store:
                 limit=limit,
             )
 
-    def progress(self, run: Run) -> tuple[int, int]:
+    def progress(self, run: Run | RunLine) -> tuple[int, int]:
         """How many samples the run has stored, and how many it plans."""
         with self._read(f"run {run.id}: progress") as connection:
             return browse.progress(connection, _reads.resolve_exact(connection, run.id))

@@ -1,0 +1,239 @@
+"""A run's overview without loading the run: sample facts, faulted samples, cases a page at a time.
+
+A run page shows the stored summary and comparison; what it reads of the samples besides is
+counted here from the rows (one aggregate query, no sample decoded), and only the samples
+with a fault (what to fix) and the cases of one page are read as records.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Any
+
+from sqlalchemy import (
+    Connection,
+    RowMapping,
+    String,
+    and_,
+    case,
+    false,
+    func,
+    literal,
+    not_,
+    select,
+)
+
+from assay.agent.answered import MISMATCH_KEY
+from assay.errors import StoreError
+from assay.record import RecordError, read
+from assay.results import MetricResult, SampleResult
+from assay.results.pacing import PACING_KEY, RunPacing, SamplePacing
+from assay.results.sample_facts import SampleFacts
+from assay.results.summary import CheckTally
+from assay.store import _rows
+from assay.store._tables import metrics, run_cases, samples
+from assay.store.browse import CasesPage, CaseTally, Heads, RunOverview, run_head
+
+
+def sample_facts(connection: Connection, row: RowMapping) -> SampleFacts:
+    """What a report reads of the run's samples beside its summary, counted in two queries.
+
+    The checks and estimated costs per model are counted by the database; only samples that
+    recorded rate-limit pacing (few, if any) are read, for it.
+    """
+    sequence = row["sequence"]
+    checks = (
+        select(
+            metrics.c.sample,
+            func.sum(case((metrics.c.passed == false(), 1), else_=0)).label("failed"),
+        )
+        .join(samples, samples.c.id == metrics.c.sample)
+        .where(samples.c.run == sequence, metrics.c.kind == "check")
+        .group_by(metrics.c.sample)
+        .subquery()
+    )
+    evaluated = and_(samples.c.status != "not_evaluated", not_(_has_key(connection, MISMATCH_KEY)))
+    checked = checks.c.failed.is_not(None)
+    errored = samples.c.error.is_not(None)
+
+    def counted(*conditions: Any) -> Any:
+        return func.sum(case((and_(*conditions), 1), else_=0))
+
+    query = (
+        select(
+            samples.c.model,
+            counted(evaluated, checked),
+            counted(evaluated, checked, checks.c.failed == 0, not_(errored)),
+            counted(evaluated, not_(checked), errored),
+            counted(samples.c.cost_source == "estimated"),
+        )
+        .outerjoin(checks, checks.c.sample == samples.c.id)
+        .where(samples.c.run == sequence)
+        .group_by(samples.c.model)
+    )
+    tallies: dict[str | None, CheckTally] = {}
+    estimated: set[str | None] = set()
+    for model, with_checks, passing, failed_early, guessed in connection.execute(query).all():
+        label = _rows.model_value(str(model))
+        tallies[label] = CheckTally(int(with_checks), int(passing), int(failed_early))
+        if guessed:
+            estimated.add(label)
+    return SampleFacts(
+        checks=tallies, estimated=frozenset(estimated), pacing=_run_pacing(connection, row)
+    )
+
+
+def _run_pacing(connection: Connection, row: RowMapping) -> RunPacing | None:
+    """The run's pacing, read from the samples that recorded any, in the report's order."""
+    query = select(
+        samples.c.case_id,
+        samples.c.model,
+        samples.c.sample,
+        _value_text(connection, PACING_KEY).label("pacing"),
+    ).where(samples.c.run == row["sequence"], _has_key(connection, PACING_KEY))
+    found = connection.execute(query).mappings().all()
+    if not found:
+        return None
+    # Adjustments at the same instant keep the samples' order: the report's.
+    order = _order(connection, row)
+    ordered = sorted(found, key=lambda r: order(r["case_id"], r["model"], r["sample"]))
+    return RunPacing.of(_pacing(r) for r in ordered)
+
+
+def _pacing(row: RowMapping) -> SamplePacing | None:
+    value = row["pacing"]
+    try:
+        if isinstance(value, str):
+            value = json.loads(value)
+        found = read(SamplePacing | None, value, "pacing")
+    except (RecordError, ValueError) as error:
+        raise StoreError(f"sample {row['case_id']!r} #{row['sample']}: stored {error}") from None
+    return found if isinstance(found, SamplePacing) else None
+
+
+def _has_key(connection: Connection, key: str) -> Any:
+    """Whether a sample's metadata holds ``key`` (whatever its value)."""
+    if connection.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import JSONB
+
+        return func.cast(samples.c.metadata, JSONB).op("?", is_comparison=True)(
+            literal(key, String())
+        )
+    path = literal("$." + json.dumps(key), String())
+    return func.json_type(samples.c.metadata, path).is_not(None)
+
+
+def _value_text(connection: Connection, key: str) -> Any:
+    """The JSON text of ``key`` in a sample's metadata, NULL without it."""
+    if connection.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import JSONB
+
+        return func.cast(samples.c.metadata, JSONB).op("->>")(literal(key, String()))
+    path = literal("$." + json.dumps(key), String())
+    return func.json_extract(samples.c.metadata, path)  # an object as its JSON text
+
+
+def _order(connection: Connection, row: RowMapping) -> Any:
+    """The report's sample order (as a whole run is loaded) as a key of row values."""
+    positions = dict(
+        connection.execute(
+            select(run_cases.c.case_id, run_cases.c.position).where(
+                run_cases.c.run == row["sequence"]
+            )
+        ).all()
+    )
+    ranks = {label: rank for rank, label in enumerate(_rows.settings_of(row).models)}
+    unknown_case = max(positions.values(), default=0) + 1
+
+    def key(case_id: str, model: str, index: int) -> tuple[Any, ...]:
+        label = _rows.model_value(model)
+        model_rank = -1 if label is None else ranks.get(label, len(ranks))
+        return (positions.get(case_id, unknown_case), case_id, model_rank, model, index)
+
+    return key
+
+
+def faulted_samples(connection: Connection, row: RowMapping) -> list[SampleResult]:
+    """The run's samples with a fault (what to fix reads only these), in the report's order."""
+    sequence = row["sequence"]
+    rows = (
+        connection.execute(
+            select(samples).where(samples.c.run == sequence, samples.c.fault.is_not(None))
+        )
+        .mappings()
+        .all()
+    )
+    if not rows:
+        return []
+    by_sample: dict[str, list[MetricResult]] = defaultdict(list)
+    query = (
+        select(metrics)
+        .join(samples, samples.c.id == metrics.c.sample)
+        .where(samples.c.run == sequence, samples.c.fault.is_not(None))
+        .order_by(metrics.c.sample, metrics.c.position)
+    )
+    for metric in connection.execute(query).mappings():
+        by_sample[metric["sample"]].append(_rows.metric_from(metric))
+    found = [_rows.sample_from(r, by_sample.get(r["id"], ())) for r in rows]
+    order = _order(connection, row)
+    found.sort(key=lambda s: order(s.case_id, _rows.model_column(s.model), s.sample))
+    return found
+
+
+def cases_page(connection: Connection, row: RowMapping, *, offset: int, limit: int) -> CasesPage:
+    """The run's cases from ``offset`` (in position order), each with its samples' statuses.
+
+    Cases with samples but no snapshot follow the snapshotted ones, by id, as in a report.
+    Only the page's cases are read.
+    """
+    sequence = row["sequence"]
+    snapshotted = run_cases.c.run == sequence
+    total = int(connection.execute(select(func.count()).where(snapshotted)).scalar_one())
+    chosen: list[tuple[str, str]] = []
+    if offset < total:
+        page = (
+            select(run_cases.c.case_id, run_cases.c.name)
+            .where(snapshotted)
+            .order_by(run_cases.c.position, run_cases.c.case_id)
+            .offset(offset)
+            .limit(limit)
+        )
+        chosen = [(str(c), str(n)) for c, n in connection.execute(page).all()]
+    own = select(run_cases.c.case_id).where(snapshotted, run_cases.c.case_id == samples.c.case_id)
+    unlisted = connection.execute(
+        select(samples.c.case_id)
+        .where(samples.c.run == sequence, ~own.exists())
+        .distinct()
+        .order_by(samples.c.case_id)
+    ).scalars()
+    others = [str(case_id) for case_id in unlisted]
+    if len(chosen) < limit:
+        start = max(0, offset - total)
+        chosen += [(c, c) for c in others[start : start + limit - len(chosen)]]
+    counts: dict[str, dict[str, int]] = defaultdict(dict)
+    if chosen:
+        tallied = connection.execute(
+            select(samples.c.case_id, samples.c.status, func.count())
+            .where(samples.c.run == sequence, samples.c.case_id.in_([c for c, _ in chosen]))
+            .group_by(samples.c.case_id, samples.c.status)
+        ).all()
+        for case_id, status, count in tallied:
+            counts[str(case_id)][str(status)] = int(count)
+    return CasesPage(
+        cases=tuple(CaseTally(case_id=c, name=n, statuses=counts.get(c, {})) for c, n in chosen),
+        offset=offset,
+        total=total + len(others),
+    )
+
+
+def overview(
+    connection: Connection, row: RowMapping, *, offset: int, limit: int, heads: Heads | None
+) -> RunOverview:
+    """The run of ``row`` for its page: head, sample facts, faulted samples, one page of cases."""
+    return RunOverview(
+        run=run_head(connection, row, heads),
+        facts=sample_facts(connection, row),
+        faulted=tuple(faulted_samples(connection, row)),
+        cases=cases_page(connection, row, offset=offset, limit=limit),
+    )

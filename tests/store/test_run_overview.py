@@ -1,0 +1,154 @@
+"""A run read for a page without its samples says what the run loaded whole says.
+
+The runs list reads the stored summary and two figures of the stored comparison; a run page
+reads the summary, the sample facts the store counts, and the samples with a fault. Each is
+compared here with the same reading of the whole run, on both backends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+from store_builders import T0, later, make_run, metric, planned, sample
+
+from assay.agent import Usage
+from assay.agent.answered import MISMATCH_KEY
+from assay.compare import NoiseFloor, StoredComparison, compare_models, compare_runs
+from assay.report import Report
+from assay.report.view import view_of
+from assay.results import Run, RunStatus, SampleResult, SampleStatus, summarise
+from assay.results.diagnosed import Diagnosis
+from assay.results.pacing import Adjustment, SamplePacing
+from assay.results.sample_facts import SampleFacts
+from assay.store import Store
+from assay.store.browse import LineFigures, RunFilter
+
+
+def _samples(failing: bool) -> list[SampleResult]:
+    run = make_run()
+    return planned(
+        run,
+        [
+            sample(
+                "refund",
+                "gpt-4o",
+                1,
+                usage=Usage(100, 20, 0.002, "estimated"),
+                pacing=SamplePacing(
+                    retries=2,
+                    waited_s=1.5,
+                    adjustments=(Adjustment(T0, "gpt-4o", 8, 4, "rate limited"),),
+                ),
+            ),
+            sample(
+                "refund",
+                "claude",
+                0,
+                status=SampleStatus.ERROR,
+                answer=None,
+                error="agent raised ValueError: boom",
+                metrics=(),
+                fault="run_error",
+                recommendation="Fix the crash.",
+                pacing=SamplePacing(retries=1, waited_s=0.5),
+            ),
+            sample(
+                "cancel",
+                "claude",
+                1,
+                status=SampleStatus.ERROR,
+                error="answered by another model",
+                metrics=(),
+                metadata={MISMATCH_KEY: {"asked": "claude", "answered": "gpt-4o"}},
+            ),
+            sample("cancel", "gpt-4o", 0, status=SampleStatus.NOT_EVALUATED, metrics=()),
+            sample(
+                "cancel",
+                "claude",
+                0,
+                status=SampleStatus.FAILED if failing else SampleStatus.PASSED,
+                metrics=(metric("actions", score=0.0, passed=not failing),),
+                fault="expected_tool_not_called" if failing else None,
+                recommendation="Call cancel." if failing else None,
+                diagnosis=Diagnosis(tools=("cancel",), tools_label="expected tools")
+                if failing
+                else None,
+            ),
+        ],
+    )
+
+
+def _stored(store: Store, minute: int, failing: bool, baseline: Run | None = None) -> Run:
+    run = make_run(started_at=later(minute))
+    store.create_run(run)
+    found = _samples(failing)
+    store.save_samples(run.id, found)
+    whole = replace(run, samples=tuple(found))
+    compared = None
+    if baseline is not None:
+        floor = NoiseFloor(control=("a", "b"), pass_rate=0.1, metrics={"contains": 0.05})
+        compared = compare_runs(baseline, whole, noise_floor=floor)
+    done = store.complete_run(
+        run.id,
+        summary=summarise(found),
+        finished_at=later(minute) + timedelta(seconds=30),
+        comparison=StoredComparison(compared, compare_models(whole)),
+        baseline_id=None if baseline is None else baseline.id,
+    )
+    assert done is not None and done.status is RunStatus.COMPLETED
+    return store.get_run(run.id)
+
+
+def test_a_run_page_reads_what_the_whole_run_reads(store: Store) -> None:
+    first = _stored(store, 0, failing=False)
+    whole = _stored(store, 5, failing=True, baseline=first)
+
+    overview = store.run_overview(whole.id)
+    assert overview.facts == SampleFacts.of(whole.samples)
+    assert overview.facts.pacing is not None and overview.facts.pacing.retries == 3
+    assert overview.facts.checked is not None and overview.facts.estimated == {"gpt-4o"}
+    assert [s.key for s in overview.faulted] == [
+        s.key for s in whole.samples if s.fault is not None
+    ]
+    head = overview.run
+    assert head.samples == () and head.summary == whole.summary
+    report = Report(whole)
+    items = Report(replace(head, samples=overview.faulted)).fix_items
+    assert items == report.fix_items and items
+    stored = head.comparison
+    assert stored is not None and stored.baseline is not None and stored.models is not None
+    facts = overview.facts
+    quick = view_of(head, stored.baseline, stored.models, items, evidence=False, facts=facts)
+    full = view_of(whole, report.comparison, report.model_comparison, items, evidence=False)
+    assert quick.sections == full.sections and quick.header == full.header
+    assert quick.estimated == full.estimated
+
+
+def test_a_page_of_cases_counts_each_case_s_samples(store: Store) -> None:
+    whole = _stored(store, 0, failing=True)
+    first = store.run_overview(whole.id, offset=0, limit=1)
+    second = store.run_overview(whole.id, offset=1, limit=1)
+    assert first.cases.total == second.cases.total == 2
+    assert [c.case_id for c in (*first.cases.cases, *second.cases.cases)] == ["refund", "cancel"]
+    cancel = second.cases.cases[0]
+    assert cancel.name == "Cancel a subscription"
+    assert dict(cancel.statuses) == {"not_evaluated": 1, "failed": 1, "error": 1, "passed": 1}
+
+
+def test_the_runs_list_says_what_each_stored_summary_and_comparison_say(store: Store) -> None:
+    first = _stored(store, 0, failing=False)
+    second = _stored(store, 5, failing=True, baseline=first)
+    listed = {line.id: line for line in store.runs_page(RunFilter()).runs}
+    for whole in (first, second):
+        line = listed[whole.id]
+        assert whole.summary is not None and whole.comparison is not None
+        assert line.figures == LineFigures.of(whole.summary)
+        assert line.handle == whole.handle
+        compared = whole.comparison.baseline
+        if compared is None:
+            assert line.regressions is None and line.noise == {}
+        else:
+            assert line.regressions == compared.regression_count > 0
+            floor = compared.policy.noise_floor
+            assert floor is not None and line.noise == floor.metrics == {"contains": 0.05}
