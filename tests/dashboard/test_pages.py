@@ -85,6 +85,40 @@ def test_a_run_page_reads_as_the_report_with_its_cases_and_baseline(
     assert by_handle.status_code == 200 and run.id in by_handle.text
 
 
+def _section(html: str, name: str) -> str:
+    found = re.search(rf'<section id="{name}".*?</section>', html, re.DOTALL)
+    assert found is not None, name
+    return found.group(0)
+
+
+def test_a_run_page_shows_the_report_s_figures_read_from_the_stored_summary(
+    client: TestClient, history: History, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay.dashboard import pages
+
+    run = history.regressed
+    with Store.open(history.url) as store:
+        whole = store.get_run(run.id)
+    report = Report(whole).to_html()
+    monkeypatch.setattr(pages, "CASES_PER_PAGE", 2)  # a page of two cases, of this small run
+    page = client.get(f"/runs/{run.id}")
+    assert page.status_code == 200
+    # The figures, the comparison and what to fix read as the report of the whole run does.
+    for name in ("summary", "comparison", "fixes"):
+        assert _section(page.text, name) == _section(report, name), name
+    summary = whole.summary
+    assert summary is not None
+    assert f"{summary.passed} passed · {summary.failed} failed" in page.text
+    # The evidence is on the case pages: this page lists the cases a page at a time.
+    assert 'id="matrix"' not in page.text and '<section id="cases"' not in page.text
+    listed = re.findall(rf'href="/runs/{run.id}/case\?id=([^"]+)"', page.text)
+    later = client.get(f"/runs/{run.id}", params={"cases": 2})
+    listed_later = re.findall(rf'href="/runs/{run.id}/case\?id=([^"]+)"', later.text)
+    assert len(listed) == 2 and listed_later and not set(listed) & set(listed_later)
+    assert f"Cases ({len(whole.cases)})" in page.text and 'rel="next"' in page.text
+    assert 'rel="prev"' in later.text
+
+
 def test_a_case_page_sets_the_baseline_beside_it_and_shows_its_history(
     client: TestClient, history: History
 ) -> None:

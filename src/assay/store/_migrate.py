@@ -151,7 +151,8 @@ _ADDED: tuple[tuple[str, set[str], set[str], set[str]], ...] = (
     ("0006", {"owner_started"}, set(), set()),
     ("0007", {"traces"}, set(), set()),
     ("0008", set(), {"call_cache"}, set()),
-    # 0009 only adds indexes, and creates just those missing: adopted at 0008, it upgrades.
+    # 0009 and 0010 only add indexes, and create just those missing: adopted at 0008, a
+    # history upgrades through them.
 )
 
 
