@@ -37,10 +37,10 @@ from assay.store.browse import CasesPage, CaseTally, Heads, RunOverview, run_hea
 
 
 def sample_facts(connection: Connection, row: RowMapping) -> SampleFacts:
-    """What a report reads of the run's samples beside its summary, counted in two queries.
+    """What a report reads of the run's samples beside its summary, counted in one query.
 
-    The checks and estimated costs per model are counted by the database; only samples that
-    recorded rate-limit pacing (few, if any) are read, for it.
+    The checks, estimated costs and paced samples per model are counted by the database;
+    only samples that recorded rate-limit pacing (few, if any) are then read, for it.
     """
     sequence = row["sequence"]
     checks = (
@@ -67,6 +67,7 @@ def sample_facts(connection: Connection, row: RowMapping) -> SampleFacts:
             counted(evaluated, checked, checks.c.failed == 0, not_(errored)),
             counted(evaluated, not_(checked), errored),
             counted(samples.c.cost_source == "estimated"),
+            counted(_has_key(connection, PACING_KEY)),
         )
         .outerjoin(checks, checks.c.sample == samples.c.id)
         .where(samples.c.run == sequence)
@@ -74,13 +75,17 @@ def sample_facts(connection: Connection, row: RowMapping) -> SampleFacts:
     )
     tallies: dict[str | None, CheckTally] = {}
     estimated: set[str | None] = set()
-    for model, with_checks, passing, failed_early, guessed in connection.execute(query).all():
+    paced = False
+    for model, with_checks, passing, early, guessed, pacing in connection.execute(query).all():
         label = _rows.model_value(str(model))
-        tallies[label] = CheckTally(int(with_checks), int(passing), int(failed_early))
+        tallies[label] = CheckTally(int(with_checks), int(passing), int(early))
         if guessed:
             estimated.add(label)
+        paced = paced or bool(pacing)
     return SampleFacts(
-        checks=tallies, estimated=frozenset(estimated), pacing=_run_pacing(connection, row)
+        checks=tallies,
+        estimated=frozenset(estimated),
+        pacing=_run_pacing(connection, row) if paced else None,
     )
 
 
