@@ -152,3 +152,18 @@ def test_the_runs_list_says_what_each_stored_summary_and_comparison_say(store: S
             assert line.regressions == compared.regression_count > 0
             floor = compared.policy.noise_floor
             assert floor is not None and line.noise == floor.metrics == {"contains": 0.05}
+
+
+def test_cases_without_a_snapshot_follow_the_others(store: Store) -> None:
+    # Only an open run (or a history written before plans were checked) holds such samples.
+    run = make_run()
+    store.create_run(run)
+    found = [*_samples(failing=False), sample("extra", "gpt-4o", 0)]
+    store.save_samples(run.id, found)
+    every = store.run_overview(run.id, offset=0, limit=10).cases
+    assert [c.case_id for c in every.cases] == ["refund", "cancel", "extra"]
+    assert every.total == 3 and dict(every.cases[2].statuses) == {"passed": 1}
+    last = store.run_overview(run.id, offset=2, limit=10).cases
+    assert [(c.case_id, c.name) for c in last.cases] == [("extra", "extra")]
+    whole = store.get_run(run.id)
+    assert store.run_overview(run.id).facts == SampleFacts.of(whole.samples)

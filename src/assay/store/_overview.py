@@ -36,11 +36,12 @@ from assay.store._tables import metrics, run_cases, samples
 from assay.store.browse import CasesPage, CaseTally, Heads, RunOverview, run_head
 
 
-def sample_facts(connection: Connection, row: RowMapping) -> SampleFacts:
+def sample_facts(connection: Connection, row: RowMapping) -> tuple[SampleFacts, bool]:
     """What a report reads of the run's samples beside its summary, counted in one query.
 
     The checks, estimated costs and paced samples per model are counted by the database;
-    only samples that recorded rate-limit pacing (few, if any) are then read, for it.
+    only samples that recorded rate-limit pacing (few, if any) are then read, for it. Also
+    says whether any sample is of a case the run kept no snapshot of.
     """
     sequence = row["sequence"]
     checks = (
@@ -68,25 +69,31 @@ def sample_facts(connection: Connection, row: RowMapping) -> SampleFacts:
             counted(evaluated, not_(checked), errored),
             counted(samples.c.cost_source == "estimated"),
             counted(_has_key(connection, PACING_KEY)),
+            counted(run_cases.c.case_id.is_(None)),
         )
         .outerjoin(checks, checks.c.sample == samples.c.id)
+        .outerjoin(
+            run_cases,
+            and_(run_cases.c.run == sequence, run_cases.c.case_id == samples.c.case_id),
+        )
         .where(samples.c.run == sequence)
         .group_by(samples.c.model)
     )
     tallies: dict[str | None, CheckTally] = {}
     estimated: set[str | None] = set()
-    paced = False
-    for model, with_checks, passing, early, guessed, pacing in connection.execute(query).all():
+    paced = unlisted = False
+    for model, checks_, passing, early, guessed, pacing, orphans in connection.execute(query):
         label = _rows.model_value(str(model))
-        tallies[label] = CheckTally(int(with_checks), int(passing), int(early))
+        tallies[label] = CheckTally(int(checks_), int(passing), int(early))
         if guessed:
             estimated.add(label)
-        paced = paced or bool(pacing)
-    return SampleFacts(
+        paced, unlisted = paced or bool(pacing), unlisted or bool(orphans)
+    facts = SampleFacts(
         checks=tallies,
         estimated=frozenset(estimated),
         pacing=_run_pacing(connection, row) if paced else None,
     )
+    return facts, unlisted
 
 
 def _run_pacing(connection: Connection, row: RowMapping) -> RunPacing | None:
@@ -186,11 +193,14 @@ def faulted_samples(connection: Connection, row: RowMapping) -> list[SampleResul
     return found
 
 
-def cases_page(connection: Connection, row: RowMapping, *, offset: int, limit: int) -> CasesPage:
+def cases_page(
+    connection: Connection, row: RowMapping, *, offset: int, limit: int, unlisted: bool = True
+) -> CasesPage:
     """The run's cases from ``offset`` (in position order), each with its samples' statuses.
 
-    Cases with samples but no snapshot follow the snapshotted ones, by id, as in a report.
-    Only the page's cases are read.
+    Cases with samples but no snapshot follow the snapshotted ones, by id, as in a report;
+    ``unlisted`` says there may be some (without, they are not looked for). Only the page's
+    cases are read.
     """
     sequence = row["sequence"]
     snapshotted = run_cases.c.run == sequence
@@ -205,14 +215,18 @@ def cases_page(connection: Connection, row: RowMapping, *, offset: int, limit: i
             .limit(limit)
         )
         chosen = [(str(c), str(n)) for c, n in connection.execute(page).all()]
-    own = select(run_cases.c.case_id).where(snapshotted, run_cases.c.case_id == samples.c.case_id)
-    unlisted = connection.execute(
-        select(samples.c.case_id)
-        .where(samples.c.run == sequence, ~own.exists())
-        .distinct()
-        .order_by(samples.c.case_id)
-    ).scalars()
-    others = [str(case_id) for case_id in unlisted]
+    others: list[str] = []
+    if unlisted:
+        own = select(run_cases.c.case_id).where(
+            snapshotted, run_cases.c.case_id == samples.c.case_id
+        )
+        found = connection.execute(
+            select(samples.c.case_id)
+            .where(samples.c.run == sequence, ~own.exists())
+            .distinct()
+            .order_by(samples.c.case_id)
+        ).scalars()
+        others = [str(case_id) for case_id in found]
     if len(chosen) < limit:
         start = max(0, offset - total)
         chosen += [(c, c) for c in others[start : start + limit - len(chosen)]]
@@ -236,9 +250,10 @@ def overview(
     connection: Connection, row: RowMapping, *, offset: int, limit: int, heads: Heads | None
 ) -> RunOverview:
     """The run of ``row`` for its page: head, sample facts, faulted samples, one page of cases."""
+    facts, unlisted = sample_facts(connection, row)
     return RunOverview(
         run=run_head(connection, row, heads),
-        facts=sample_facts(connection, row),
+        facts=facts,
         faulted=tuple(faulted_samples(connection, row)),
-        cases=cases_page(connection, row, offset=offset, limit=limit),
+        cases=cases_page(connection, row, offset=offset, limit=limit, unlisted=unlisted),
     )
