@@ -83,6 +83,7 @@ STEPS: dict[str, Step | None] = {
     "0007": Step(_no_traces),
     "0008": Step(tables=("call_cache",)),
     "0009": Step(),  # indexes only
+    "0010": Step(),  # an index only (faulted samples)
 }
 UPGRADES = [revision for revision, step in STEPS.items() if step is not None]
 
