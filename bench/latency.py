@@ -1,15 +1,18 @@
 """Harness overhead against the floor on a latency-bound workload.
 
-1,000 cases at concurrency 50, each calling a local OpenAI-compatible server that answers after
-50 ms through the real ``openai`` client, scored by exact match and persisted to SQLite. The
-floor is the same 1,000 calls with plain ``asyncio.gather`` and the same client, no harness.
-Target: Assay / floor <= 1.2.  Run: ``python bench/latency.py``.
+1,000 cases at concurrency 50, then 4,000 at concurrency 200 (one second of requests each,
+ideally), each calling a local OpenAI-compatible server that answers after 50 ms through the
+real ``openai`` client, scored by exact match and persisted to SQLite. The floor is the same
+calls with plain ``asyncio.gather`` and the same client, no harness. Target at each:
+Assay / floor <= 1.2.  Run: ``python bench/latency.py [--only 200] [--rounds R]``.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import math
+import os
 import statistics
 import sys
 import tempfile
@@ -24,8 +27,8 @@ from _server import serve
 import assay
 from assay import checks
 
-CASES = 1_000
-CONCURRENCY = 50
+#: (cases, concurrency) measured, in order.
+SHAPES = ((1_000, 50), (4_000, 200))
 DELAY = 0.05
 ROUNDS = 5
 
@@ -41,63 +44,75 @@ async def ask(api: AsyncOpenAI, text: str) -> str:
     return reply.choices[0].message.content or ""
 
 
-async def floor(base_url: str) -> float:
+async def floor(base_url: str, cases: int, concurrency: int) -> float:
     api = client(base_url)
-    limit = asyncio.Semaphore(CONCURRENCY)
+    limit = asyncio.Semaphore(concurrency)
 
     async def one(index: int) -> str:
         async with limit:
             return await ask(api, f"question {index}")
 
     started = time.perf_counter()
-    answers = await asyncio.gather(*(one(i) for i in range(CASES)))
+    answers = await asyncio.gather(*(one(i) for i in range(cases)))
     elapsed = time.perf_counter() - started
     await api.close()
-    assert answers.count("ok") == CASES
+    assert answers.count("ok") == cases
     return elapsed
 
 
-async def harness(base_url: str, database: str) -> float:
+async def harness(base_url: str, database: str, cases: int, concurrency: int) -> float:
     api = client(base_url)
 
     async def agent(text: str, ctx: assay.AgentContext) -> str:
         return await ask(api, text)
 
     suite = assay.Suite("latency bench", agent=agent, checks=[checks.exact_match()])
-    for index in range(CASES):
+    for index in range(cases):
         suite.case(f"question {index}", expected="ok")
     store = assay.Store.open(database, migrate=True)
     started = time.perf_counter()
-    run = await assay.run_async(suite, db=store, concurrency=CONCURRENCY, progress=False)
+    run = await assay.run_async(suite, db=store, concurrency=concurrency, progress=False)
     elapsed = time.perf_counter() - started
     store.close()
     await api.close()
-    assert run.summary is not None and run.summary.passed == CASES, run.summary
+    assert run.summary is not None and run.summary.passed == cases, run.summary
     return elapsed
 
 
-def main() -> None:
-    ideal = math.ceil(CASES / CONCURRENCY) * DELAY
+def measure(base_url: str, folder: str, cases: int, concurrency: int, rounds: int) -> None:
+    """Alternate the floor and Assay on one shape; print the paired ratios."""
+    ideal = math.ceil(cases / concurrency) * DELAY
     floors, harnesses = [], []
-    with serve(DELAY) as base_url, tempfile.TemporaryDirectory() as folder:
-        asyncio.run(floor(base_url))  # warm the server and the client code paths
-        # Alternate the two, so each ratio compares measurements taken side by side: the
-        # machine's speed drifts between rounds more than the harness costs.
-        for round_ in range(ROUNDS):
-            floors.append(asyncio.run(floor(base_url)))
-            harnesses.append(asyncio.run(harness(base_url, f"sqlite:///{folder}/{round_}.db")))
+    asyncio.run(floor(base_url, cases, concurrency))  # warm the server and the client paths
+    # Alternate the two, so each ratio compares measurements taken side by side: the
+    # machine's speed drifts between rounds more than the harness costs.
+    for round_ in range(rounds):
+        floors.append(asyncio.run(floor(base_url, cases, concurrency)))
+        database = f"sqlite:///{folder}/{concurrency}-{round_}.db"
+        harnesses.append(asyncio.run(harness(base_url, database, cases, concurrency)))
     ratios = sorted(h / f for h, f in zip(harnesses, floors, strict=True))
     ratio = statistics.median(ratios)
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
     print(
-        f"cases={CASES} concurrency={CONCURRENCY} latency={DELAY * 1000:.0f}ms "
-        f"ideal={ideal:.2f}s rounds={ROUNDS}"
+        f"cases={cases} concurrency={concurrency} latency={DELAY * 1000:.0f}ms "
+        f"ideal={ideal:.2f}s rounds={rounds} load average {load}"
     )
-    print(f"floor (asyncio.gather + openai):  {', '.join(f'{v:.2f}' for v in floors)} s")
-    print(f"assay (runner + checks + SQLite): {', '.join(f'{v:.2f}' for v in harnesses)} s")
-    print(f"assay / floor per round: {', '.join(f'{r:.2f}' for r in ratios)}")
-    print(
-        f"median assay / floor = {ratio:.2f} (target <= 1.20) {'OK' if ratio <= 1.2 else 'MISSED'}"
-    )
+    print(f"  floor (asyncio.gather + openai):  {', '.join(f'{v:.2f}' for v in floors)} s")
+    print(f"  assay (runner + checks + SQLite): {', '.join(f'{v:.2f}' for v in harnesses)} s")
+    print(f"  assay / floor per round: {', '.join(f'{r:.2f}' for r in ratios)}")
+    verdict = "OK" if ratio <= 1.2 else "MISSED"
+    print(f"  median assay / floor = {ratio:.2f} (target <= 1.20) {verdict}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Assay against the floor, latency-bound")
+    parser.add_argument("--only", type=int, help="measure only this concurrency")
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    chosen = parser.parse_args()
+    shapes = [shape for shape in SHAPES if chosen.only in (None, shape[1])]
+    with serve(DELAY) as base_url, tempfile.TemporaryDirectory() as folder:
+        for cases, concurrency in shapes:
+            measure(base_url, folder, cases, concurrency, chosen.rounds)
 
 
 if __name__ == "__main__":
