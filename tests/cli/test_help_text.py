@@ -153,3 +153,22 @@ def test_the_command_list_shows_every_command_and_both_panels():
     ):
         assert f"│ {name} " in text, name
     assert "--version" in text and "Show the version and the history's schema revision" in text
+
+
+def _invoked(root, words):
+    done = CliRunner().invoke(root, words, prog_name="assay", env={"COLUMNS": "80"})
+    return done.exit_code, done.output
+
+
+@pytest.mark.parametrize(
+    "words",
+    [["run", "--help"], ["history", "--help"], ["run"], ["rnu"], ["db", "--help"], ["--help"]],
+    ids=lambda words: " ".join(words),
+)
+def test_a_command_line_builds_only_its_command_and_reads_the_same(words):
+    whole = _invoked(command(), words)
+    assert _invoked(command(words), words) == whole
+    if words[0] in ("run", "history"):
+        assert list(command(words).commands) == [words[0]]
+    else:  # a group, a typo or a root option: Click is given every command
+        assert len(command(words).commands) == len(command().commands)

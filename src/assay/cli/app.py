@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import inspect
 import signal
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, get_args, get_origin
 
@@ -161,15 +164,37 @@ def _placeholder(param: Any) -> str | None:
     return _PLACEHOLDERS.get(annotation, "TEXT")  # type: ignore[arg-type]
 
 
-def command() -> Any:
-    """The ``assay`` command as Click runs it: placeholders named, help text in plain prose."""
+def command(words: Sequence[str] | None = None) -> Any:
+    """The ``assay`` command as Click runs it: placeholders named, help text in plain prose.
+
+    Given the command line's ``words``, a group holding only the command they name (when
+    they start with one of the plain commands): Click builds each command's options by
+    inspecting its function, and a run should not pay for the twenty it does not use.
+    """
     import typer.main
 
     from assay.cli._root_help import format_root_help
 
-    root = with_placeholders(typer.main.get_command(app))
+    root = with_placeholders(typer.main.get_command(_named(words) or app))
     root.format_help = lambda ctx, formatter: format_root_help(root, ctx)
     return root
+
+
+def _named(words: Sequence[str] | None) -> typer.Typer | None:
+    """``app`` with only the command ``words`` start with; None when they start otherwise.
+
+    Root options, a command group or a word that names no command (Click's error lists
+    every command then) keep the whole app.
+    """
+    if not words:
+        return None
+    for info in app.registered_commands:
+        if info.name == words[0]:
+            narrowed = copy.copy(app)
+            narrowed.registered_commands = [info]
+            narrowed.registered_groups = []
+            return narrowed
+    return None
 
 
 def main() -> None:
@@ -177,7 +202,7 @@ def main() -> None:
     guarded = False
     try:
         guarded = _interrupt_raises()
-        command()()
+        command(sys.argv[1:])()
     except KeyboardInterrupt:
         interrupted()
         raise SystemExit(ExitCode.INTERRUPTED) from None

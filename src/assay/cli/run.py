@@ -730,6 +730,8 @@ def _check_report_paths(paths: list[Path], theme: str | None = None) -> tuple[Pa
 
     Standard output is the run's own, and one file named twice would be written twice.
     """
+    if not paths and theme is None:
+        return ()  # nothing to check: the report machinery is not imported for it
     from assay.report.files import check_target
     from assay.report.report import themed
 

@@ -14,7 +14,7 @@ import contextlib
 import contextvars
 import math
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -245,11 +245,9 @@ class Pacing:
         finally:
             _account.reset(token)
 
-    @contextlib.asynccontextmanager
-    async def attempt(self, key: PaceKey) -> AsyncIterator[None]:
+    def attempt(self, key: PaceKey) -> contextlib.AbstractAsyncContextManager[None]:
         """Hold one of the model's sample slots while an attempt runs."""
-        async with self._held((AGENT, key)):
-            yield
+        return self._held((AGENT, key))
 
     def retry(self, account: _Account, raised: RateLimit, started: float) -> float | None:
         """After an attempt whose agent raised ``raised``: the wait, None when spent."""
@@ -340,14 +338,12 @@ class Pacing:
         if account is not None:
             account.adjustments.append(made)
 
-    @contextlib.asynccontextmanager
-    async def _held(self, where: tuple[Role, PaceKey]) -> AsyncIterator[None]:
-        await self._acquire(where)
-        try:
-            yield
-        finally:
-            self.limit(*where).give()
-            self._wake(where)
+    def _held(self, where: tuple[Role, PaceKey]) -> _Slot:
+        return _Slot(self, where)
+
+    def _release(self, where: tuple[Role, PaceKey]) -> None:
+        self.limit(*where).give()
+        self._wake(where)
 
     async def _acquire(self, where: tuple[Role, PaceKey]) -> None:
         """Take a slot, first come first served (as a semaphore: with 1, in order)."""
@@ -377,3 +373,19 @@ class Pacing:
         queue = self._queues.get(where)
         if queue:
             queue[0].wake()
+
+
+class _Slot:
+    """One slot of a limit, held for an ``async with`` (a class: one per attempt and call)."""
+
+    __slots__ = ("_pacing", "_where")
+
+    def __init__(self, pacing: Pacing, where: tuple[Role, PaceKey]) -> None:
+        self._pacing = pacing
+        self._where = where
+
+    async def __aenter__(self) -> None:
+        await self._pacing._acquire(self._where)
+
+    async def __aexit__(self, *exited: object) -> None:
+        self._pacing._release(self._where)

@@ -183,9 +183,12 @@ def present_parts(case: Case) -> set[str]:
 
 
 def _provenance(case: Case, value: Mapping[str, Any] | None) -> Case:
+    declared = validate_provenance(value)
+    if not declared:  # nothing to check, and no definition built to check it against
+        return case
     # Checked against the definition: declaring a part the case does not have is an error.
-    declared = resolve_parts(validate_provenance(value), present_parts(case))
-    return replace(case, provenance=declared) if declared else case
+    resolved = resolve_parts(declared, present_parts(case))
+    return replace(case, provenance=resolved) if resolved else case
 
 
 def _reply_input(value: Any, reply: Reply) -> JSON:
