@@ -47,7 +47,16 @@ def _free_port() -> int:
 
 
 def _run(port: int, delay: float) -> None:
-    uvicorn.run(_app(delay), host="127.0.0.1", port=port, log_level="warning", backlog=2048)
+    # Keep-alive past uvicorn's 5 s: on a busy machine a pooled connection can sit idle that
+    # long, and one closed just as the client reuses it fails the request (a ReadError).
+    uvicorn.run(
+        _app(delay),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        backlog=2048,
+        timeout_keep_alive=120,
+    )
 
 
 @contextmanager
