@@ -13,15 +13,19 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from assay.agent.calls import CACHED_CALLS_KEY
 from assay.results.judge_usage import JudgeUsage
+from assay.results.metric import MetricResult
 from assay.results.reliability import (
-    checked_by_category,
-    failing_by_category,
-    failing_by_integrity,
-    rates,
+    ABANDONED,
+    CATEGORIES,
+    CLARIFICATION,
+    INTEGRITY,
+    declared_outcomes,
+    integrity_of,
+    is_judge_failure,
+    is_provider_failure,
 )
 from assay.results.sample import SampleResult, SampleStatus
 from assay.results.vote import vote_spread
@@ -148,16 +152,12 @@ class RunSummary(Tally):
 
 
 def summarise(
-    samples: Sequence[SampleResult], run_judge_usage: JudgeUsage | None = None
+    samples: Iterable[SampleResult], run_judge_usage: JudgeUsage | None = None
 ) -> RunSummary:
     """Summarise a run's samples, overall and per model, with the run's own judge calls."""
-    by_model: dict[str, list[SampleResult]] = defaultdict(list)
-    for sample in samples:
-        if sample.model is not None:
-            by_model[sample.model].append(sample)
-    overall = tally(samples)
-    summary = RunSummary(**_fields(overall), by_model={m: tally(s) for m, s in by_model.items()})
-    return with_run_judge_usage(summary, run_judge_usage)
+    counting = RunTally()
+    counting.add_all(samples)
+    return counting.summary(run_judge_usage)
 
 
 def with_run_judge_usage(summary: RunSummary, usage: JudgeUsage | None) -> RunSummary:
@@ -178,70 +178,11 @@ def with_run_judge_usage(summary: RunSummary, usage: JudgeUsage | None) -> RunSu
     )
 
 
-def _fields(value: Tally) -> dict[str, Any]:
-    return {name: getattr(value, name) for name in Tally.__dataclass_fields__}
-
-
-def tally(samples: Sequence[SampleResult]) -> Tally:
+def tally(samples: Iterable[SampleResult]) -> Tally:
     """Count and average one set of samples."""
-    statuses = [sample.status for sample in samples]
-    evaluated = [sample for sample in samples if sample.evaluated]
-    passed = statuses.count(SampleStatus.PASSED)
-    scores = [s.check_score for s in evaluated if s.check_score is not None]
-    durations = [s.duration_ms for s in samples if s.duration_ms is not None]
-    case_total, case_passed = _case_counts(samples)
-    costs = [s.usage.cost_usd for s in samples if s.usage and s.usage.cost_usd is not None]
-    sources = [s.usage.cost_source for s in samples if s.usage and s.usage.cost_usd is not None]
-    no_usage = sum(1 for s in samples if cost_source(s) == "no_usage")
-    judged = _judge_totals(samples)
-    shares = rates(samples)
-    return Tally(
-        samples=len(samples),
-        passed=passed,
-        failed=statuses.count(SampleStatus.FAILED),
-        errors=statuses.count(SampleStatus.ERROR),
-        not_evaluated=statuses.count(SampleStatus.NOT_EVALUATED),
-        other_model=sum(1 for sample in samples if sample.other_model),
-        pass_rate=passed / len(evaluated) if evaluated else None,
-        check_score=_mean(scores),
-        cases=case_total,
-        cases_passed=case_passed,
-        input_tokens=sum((s.usage.input_tokens or 0) for s in samples if s.usage),
-        output_tokens=sum((s.usage.output_tokens or 0) for s in samples if s.usage),
-        cost_usd=sum(costs) if costs else None,
-        priced=len(costs),
-        unpriced=len(samples) - len(costs) - no_usage,
-        latency_avg_ms=_mean(durations),
-        latency_p50_ms=nearest_rank(durations, 50),
-        latency_p95_ms=nearest_rank(durations, 95),
-        judge=_judge_criteria(samples),
-        check_pass_rate=_check_pass_rate(evaluated),
-        reported=sources.count("reported"),
-        estimated=sources.count("estimated"),
-        # One denominator for every model: what 1,000 samples cost at the mean priced sample.
-        cost_per_1000_usd=1000 * sum(costs) / len(costs) if costs else None,
-        judge_calls=int(judged["calls"] or 0),
-        judge_attempts=int(judged["attempts"] or 0),
-        judge_cached=int(judged["cached"]),
-        model_cached=sum(_cached_calls(sample) for sample in samples),
-        judge_input_tokens=int(judged["input_tokens"] or 0),
-        judge_output_tokens=int(judged["output_tokens"] or 0),
-        judge_cost_usd=judged["cost_usd"],
-        judge_cost_estimated=bool(judged["estimated"]),
-        failing_by_category=failing_by_category(samples),
-        checked_by_category=checked_by_category(samples),
-        agent_error_rate=shares["agent_error_rate"],
-        provider_failure_rate=shares["provider_failure_rate"],
-        not_evaluated_rate=shares["not_evaluated_rate"],
-        faults=_fault_counts(samples),
-        integrity=failing_by_integrity(samples),
-        clarification_rate=shares["clarification_rate"],
-        abandonment_rate=shares["abandonment_rate"],
-        judge_failure_rate=shares["judge_failure_rate"],
-        no_usage=no_usage,
-        cost_basis=cost_basis(sources),
-        total_cost_usd=_total(sum(costs) if costs else None, judged["cost_usd"]),
-    )
+    counting = Tallying()
+    counting.add_all(samples)
+    return counting.tally()
 
 
 def _cached_calls(sample: SampleResult) -> int:
@@ -275,24 +216,6 @@ def _total(agent: float | None, judge: float | None) -> float | None:
     if agent is None and judge is None:
         return None
     return (agent or 0.0) + (judge or 0.0)
-
-
-def _fault_counts(samples: Iterable[SampleResult]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for sample in samples:
-        if sample.fault is not None:
-            counts[sample.fault] = counts.get(sample.fault, 0) + 1
-    return counts
-
-
-def _check_pass_rate(evaluated: Sequence[SampleResult]) -> float | None:
-    """Samples whose deterministic checks all passed (judge criteria set aside).
-
-    Over the evaluated samples that had a deterministic check, an agent error counting as a
-    failure; ``None`` when no sample had one: a judge-only run measured nothing deterministic.
-    """
-    counted = check_counts(evaluated)
-    return None if counted is None else counted[0] / counted[1]
 
 
 def check_counts(samples: Sequence[SampleResult]) -> tuple[int, int] | None:
@@ -347,61 +270,279 @@ class CheckTally:
         return self.passing, self.checked + self.failed_early
 
 
-def _judge_totals(samples: Iterable[SampleResult]) -> dict[str, Any]:
-    totals: dict[str, Any] = {
-        "calls": 0,
-        "attempts": 0,
-        "input_tokens": 0,
-        "output_tokens": 0,
-        "cost_usd": None,
-        "estimated": False,
-        "cached": 0,
-    }
-    for sample in samples:
-        usage = sample.judge_usage
+class _Criterion:
+    """One judge criterion's figures so far (see :class:`CriterionSummary`)."""
+
+    __slots__ = (
+        "errors",
+        "passed",
+        "samples",
+        "score_count",
+        "score_sum",
+        "spread_count",
+        "spread_sum",
+    )
+
+    def __init__(self) -> None:
+        self.samples = self.passed = self.errors = 0
+        self.score_count = self.spread_count = 0
+        self.score_sum: float = 0
+        self.spread_sum: float = 0
+
+    def add(self, metric: MetricResult) -> None:
+        self.samples += 1
+        self.passed += metric.passed
+        if metric.error is not None:
+            self.errors += 1
+        elif metric.score is not None:
+            self.score_sum += metric.score
+            self.score_count += 1
+        spread = vote_spread(metric.votes) if metric.votes else None
+        if spread is not None:
+            self.spread_sum += spread
+            self.spread_count += 1
+
+    def summary(self) -> CriterionSummary:
+        # One verdict has nothing to spread against: None, never a spread of 0.
+        return CriterionSummary(
+            mean=_ratio(self.score_sum, self.score_count),
+            samples=self.samples,
+            passed=self.passed,
+            errors=self.errors,
+            mean_vote_spread=_ratio(self.spread_sum, self.spread_count),
+        )
+
+
+class Tallying:
+    """A :class:`Tally` counted one sample at a time, so samples can be read in pages.
+
+    Only counts and sums are kept, plus what an exact figure needs whole: each sample's
+    latency (for the percentiles) and whether each case has passed so far.
+    """
+
+    def __init__(self) -> None:
+        self._statuses: dict[SampleStatus, int] = dict.fromkeys(SampleStatus, 0)
+        self._counts: dict[str, int] = defaultdict(int)
+        self._sums: dict[str, float] = defaultdict(float)
+        self._durations: list[float] = []
+        self._cases: dict[str, bool] = {}
+        self._criteria: dict[str, _Criterion] = {}
+        self._faults: dict[str, int] = {}
+        self._failing = dict.fromkeys(CATEGORIES, 0)
+        self._checked = dict.fromkeys(CATEGORIES, 0)
+        self._integrity = dict.fromkeys(INTEGRITY, 0)
+        self._cost: float | None = None
+        self._judge_cost: float | None = None
+        self._cost_kinds: set[str] = set()
+
+    def add_all(self, samples: Iterable[SampleResult]) -> None:
+        """Count every sample of ``samples``."""
+        for sample in samples:
+            self.add(sample)
+
+    def add(self, sample: SampleResult) -> None:
+        """Count one sample."""
+        count = self._counts
+        count["samples"] += 1
+        self._statuses[sample.status] += 1
+        count["other_model"] += sample.other_model
+        if sample.duration_ms is not None:
+            self._durations.append(sample.duration_ms)
+        passed = sample.status is SampleStatus.PASSED
+        self._cases[sample.case_id] = self._cases.get(sample.case_id, True) and passed
+        count["model_cached"] += _cached_calls(sample)
+        if sample.fault is not None:
+            self._faults[sample.fault] = self._faults.get(sample.fault, 0) + 1
+        if sample.evaluated:
+            self._add_evaluated(sample)
+        self._add_usage(sample)
+        self._add_judge_usage(sample.judge_usage)
+        self._add_metrics(sample)
+        self._add_rates(sample)
+
+    def _add_evaluated(self, sample: SampleResult) -> None:
+        count = self._counts
+        count["evaluated"] += 1
+        score = sample.check_score
+        if score is not None:
+            self._sums["check_score"] += score
+            count["scored"] += 1
+        if _has_check(sample):
+            # An agent that failed before any check ran failed them all.
+            count["checked"] += 1
+            checks = (m.passed for m in sample.metrics if m.kind == "check")
+            count["checks_passed"] += sample.error is None and all(checks)
+        elif sample.error is not None:
+            count["check_failed_early"] += 1
+
+    def _add_usage(self, sample: SampleResult) -> None:
+        usage = sample.usage
+        source = cost_source(sample)
+        if source == "no_usage":
+            self._counts["no_usage"] += 1
         if usage is None:
-            continue
-        for key in ("calls", "input_tokens", "output_tokens"):
-            totals[key] += getattr(usage, key)
+            return
+        self._counts["input_tokens"] += usage.input_tokens or 0
+        self._counts["output_tokens"] += usage.output_tokens or 0
+        if usage.cost_usd is None:
+            return
+        self._cost = (self._cost or 0) + usage.cost_usd
+        self._counts["priced"] += 1
+        if usage.cost_source in ("reported", "estimated"):
+            self._counts[usage.cost_source] += 1
+        self._cost_kinds.add("estimated" if usage.cost_source == "estimated" else "reported")
+
+    def _add_judge_usage(self, usage: JudgeUsage | None) -> None:
+        if usage is None:
+            return
+        count = self._counts
+        count["judge_calls"] += usage.calls
+        count["judge_input_tokens"] += usage.input_tokens
+        count["judge_output_tokens"] += usage.output_tokens
         # Usage stored before attempts were counted made at least one attempt per call; a
         # call answered from the cache made none.
-        totals["attempts"] += usage.attempts if usage.attempts or usage.cached else usage.calls
-        totals["cached"] += usage.cached
-        totals["estimated"] = totals["estimated"] or usage.cost_estimated
+        count["judge_attempts"] += usage.attempts if usage.attempts or usage.cached else usage.calls
+        count["judge_cached"] += usage.cached
+        count["judge_estimated"] |= usage.cost_estimated
         if usage.cost_usd is not None:
-            totals["cost_usd"] = (totals["cost_usd"] or 0.0) + usage.cost_usd
-    return totals
+            self._judge_cost = (self._judge_cost or 0.0) + usage.cost_usd
 
-
-def _case_counts(samples: Iterable[SampleResult]) -> tuple[int, int]:
-    """Cases seen, and those whose every sample passed on every model.
-
-    A case is counted once however many models ran it: 3 cases on 2 models are 3 cases.
-    """
-    outcomes: dict[str, bool] = {}
-    for sample in samples:
-        passed = sample.status is SampleStatus.PASSED
-        outcomes[sample.case_id] = outcomes.get(sample.case_id, True) and passed
-    return len(outcomes), sum(outcomes.values())
-
-
-def _judge_criteria(samples: Iterable[SampleResult]) -> dict[str, CriterionSummary]:
-    grouped: dict[str, list[Any]] = defaultdict(list)
-    for sample in samples:
+    def _add_metrics(self, sample: SampleResult) -> None:
+        failing: set[str] = set()
+        checked: set[str] = set()
+        spoken: set[str | None] = set()
         for metric in sample.metrics:
-            if metric.kind == "judge":
-                grouped[metric.name].append(metric)
-    return {name: _criterion(metrics) for name, metrics in sorted(grouped.items())}
+            if metric.kind == "check":
+                checked.add(metric.category)
+            elif metric.kind == "judge":
+                self._criteria.setdefault(metric.name, _Criterion()).add(metric)
+            if not metric.passed:
+                failing.add(metric.category)
+                spoken.add(integrity_of(metric.category, metric.kind))
+        for category in failing:
+            self._failing[category] = self._failing.get(category, 0) + 1
+        for category in checked:
+            self._checked[category] = self._checked.get(category, 0) + 1
+        for integrity in spoken - {None}:
+            assert integrity is not None
+            self._integrity[integrity] += 1
+
+    def _add_rates(self, sample: SampleResult) -> None:
+        count = self._counts
+        provider = is_provider_failure(sample)
+        count["provider"] += provider
+        count["errored"] += sample.error is not None and not provider
+        declared = declared_outcomes(sample)
+        if declared:
+            count["declared"] += 1
+            count["clarification"] += CLARIFICATION in declared
+            count["abandoned"] += ABANDONED in declared
+        if any(m.kind == "judge" for m in sample.metrics):
+            count["judged"] += 1
+            count["judge_failed"] += is_judge_failure(sample)
+
+    def tally(self) -> Tally:
+        """The tally of every sample counted so far."""
+        count, statuses = self._counts, self._statuses
+        samples, evaluated, priced = count["samples"], count["evaluated"], count["priced"]
+        durations = self._durations
+        return Tally(
+            samples=samples,
+            passed=statuses[SampleStatus.PASSED],
+            failed=statuses[SampleStatus.FAILED],
+            errors=statuses[SampleStatus.ERROR],
+            not_evaluated=statuses[SampleStatus.NOT_EVALUATED],
+            other_model=count["other_model"],
+            pass_rate=_ratio(statuses[SampleStatus.PASSED], evaluated),
+            check_score=_ratio(self._sums["check_score"], count["scored"]),
+            cases=len(self._cases),
+            cases_passed=sum(self._cases.values()),
+            input_tokens=count["input_tokens"],
+            output_tokens=count["output_tokens"],
+            cost_usd=self._cost,
+            priced=priced,
+            unpriced=samples - priced - count["no_usage"],
+            latency_avg_ms=_mean(durations),
+            latency_p50_ms=nearest_rank(durations, 50),
+            latency_p95_ms=nearest_rank(durations, 95),
+            judge={name: c.summary() for name, c in sorted(self._criteria.items())},
+            check_pass_rate=self._check_pass_rate(),
+            reported=count["reported"],
+            estimated=count["estimated"],
+            # One denominator for every model: what 1,000 samples cost at the mean priced sample.
+            cost_per_1000_usd=None if self._cost is None else 1000 * self._cost / priced,
+            judge_calls=count["judge_calls"],
+            judge_attempts=count["judge_attempts"],
+            judge_cached=count["judge_cached"],
+            model_cached=count["model_cached"],
+            judge_input_tokens=count["judge_input_tokens"],
+            judge_output_tokens=count["judge_output_tokens"],
+            judge_cost_usd=self._judge_cost,
+            judge_cost_estimated=bool(count["judge_estimated"]),
+            failing_by_category=_in_reading_order(self._failing),
+            checked_by_category=_in_reading_order(self._checked),
+            faults=dict(self._faults),
+            integrity=dict(self._integrity),
+            no_usage=count["no_usage"],
+            cost_basis=self._cost_basis(),
+            total_cost_usd=_total(self._cost, self._judge_cost),
+            **self._rates(),
+        )
+
+    def _check_pass_rate(self) -> float | None:
+        checked = self._counts["checked"]
+        counted = checked + self._counts["check_failed_early"]
+        return _ratio(self._counts["checks_passed"], counted) if checked else None
+
+    def _cost_basis(self) -> str | None:
+        kinds = self._cost_kinds
+        if not kinds:
+            return None
+        return next(iter(kinds)) if len(kinds) == 1 else "mixed"
+
+    def _rates(self) -> dict[str, float | None]:
+        count = self._counts
+        total, declared, judged = count["samples"], count["declared"], count["judged"]
+        return {
+            "agent_error_rate": _ratio(count["errored"], total),
+            "provider_failure_rate": _ratio(count["provider"], total),
+            "not_evaluated_rate": _ratio(self._statuses[SampleStatus.NOT_EVALUATED], total),
+            "clarification_rate": _ratio(count["clarification"], declared),
+            "abandonment_rate": _ratio(count["abandoned"], declared),
+            "judge_failure_rate": _ratio(count["judge_failed"], judged),
+        }
 
 
-def _criterion(metrics: Sequence[Any]) -> CriterionSummary:
-    scores = [m.score for m in metrics if m.error is None and m.score is not None]
-    spreads = [s for s in (vote_spread(m.votes) for m in metrics if m.votes) if s is not None]
-    # One verdict has nothing to spread against: None, never a spread of 0.
-    return CriterionSummary(
-        mean=_mean(scores),
-        samples=len(metrics),
-        passed=sum(1 for m in metrics if m.passed),
-        errors=sum(1 for m in metrics if m.error is not None),
-        mean_vote_spread=_mean(spreads),
-    )
+class RunTally:
+    """A :class:`RunSummary` counted one sample at a time: overall and per model."""
+
+    def __init__(self) -> None:
+        self._overall = Tallying()
+        self._by_model: dict[str, Tallying] = {}
+
+    def add_all(self, samples: Iterable[SampleResult]) -> None:
+        """Count every sample of ``samples`` (a page of a run's samples, say)."""
+        for sample in samples:
+            self.add(sample)
+
+    def add(self, sample: SampleResult) -> None:
+        """Count one sample."""
+        self._overall.add(sample)
+        if sample.model is not None:
+            self._by_model.setdefault(sample.model, Tallying()).add(sample)
+
+    def summary(self, run_judge_usage: JudgeUsage | None = None) -> RunSummary:
+        """The summary of every sample counted so far, with the run's own judge calls."""
+        overall = self._overall.tally()
+        fields = {name: getattr(overall, name) for name in Tally.__dataclass_fields__}
+        by_model = {model: each.tally() for model, each in self._by_model.items()}
+        return with_run_judge_usage(RunSummary(**fields, by_model=by_model), run_judge_usage)
+
+
+def _ratio(part: float, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def _in_reading_order(counts: dict[str, int]) -> dict[str, int]:
+    extra = sorted(set(counts) - set(CATEGORIES))
+    return {name: counts[name] for name in (*CATEGORIES, *extra)}
