@@ -8,6 +8,7 @@ import os
 import secrets
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,10 +98,11 @@ class Heartbeat:
     """Refreshes a run's lease every ``interval`` seconds while the run executes.
 
     It beats from a thread of its own: an agent that blocks the event loop (a synchronous
-    call in an async agent) cannot silence it and get its live run taken over. A failed
-    refresh is only noted (the store may be briefly down; the writer's retries decide about
-    that). A refresh that finds another owner holds the run ends the heartbeat with
-    :class:`LeaseError`: this process must stop writing.
+    call in an async agent) cannot silence it and get its live run taken over. A refresh the
+    store refuses for a moment (another writer holding SQLite's lock) is tried again until
+    the next beat is due; one still failing then is only noted (the store may be down; the
+    writer's retries decide about that). A refresh that finds another owner holds the run
+    ends the heartbeat with :class:`LeaseError`: this process must stop writing.
     """
 
     store: RunStore
@@ -142,8 +144,10 @@ class Heartbeat:
     ) -> None:
         while not stop.wait(self.interval):
             try:
-                held = self.store.heartbeat(self.run_id, self.token)
+                held = self._refresh(stop)
             except Exception as error:  # said on the loop: never a traceback from a thread
+                if stop.is_set():
+                    return  # the run is over: nothing is left to keep alive
                 if not self._failing:
                     reason = (
                         error
@@ -162,8 +166,30 @@ class Heartbeat:
                 _call_soon(loop, tell, lost)
                 return
 
+    def _refresh(self, stop: threading.Event) -> bool:
+        """Refresh the lease, retrying a store briefly unavailable until the next beat is due.
+
+        A writer holding SQLite's lock a moment (a batch of samples) is waited out here, not
+        reported; a store that stays unavailable for the whole interval is.
+        """
+        deadline = time.monotonic() + self.interval
+        pause = _FIRST_RETRY
+        while True:
+            try:
+                return self.store.heartbeat(self.run_id, self.token)
+            except StoreError as error:
+                left = deadline - time.monotonic()
+                if not error.transient or left <= 0 or stop.wait(min(pause, left)):
+                    raise
+                pause = min(pause * 2, _LONGEST_RETRY)
+
     def _say(self, loop: asyncio.AbstractEventLoop, message: str) -> None:
         _call_soon(loop, self.note, message)
+
+
+#: Waits between a heartbeat's attempts within one interval: doubling from the first, capped.
+_FIRST_RETRY = 0.05
+_LONGEST_RETRY = 1.0
 
 
 def _call_soon(
