@@ -39,15 +39,40 @@ class CasePlan:
     metrics: tuple[PlannedMetric, ...]
     fingerprint: str
 
-    def snapshot(self) -> dict[str, JSON]:
-        """The definition this run used, stored so later reports never read today's suite."""
+    def snapshot(self, shared: SharedDefinitions | None = None) -> dict[str, JSON]:
+        """The definition this run used, stored so later reports never read today's suite.
+
+        With ``shared``, a metric defined alike in many cases (a suite's default checks) is
+        described once and that description shared: the snapshots are read, never changed.
+        """
         described = self.case.definition()
-        described["metrics"] = [metric.definition() for metric in self.metrics]
+        described["metrics"] = [
+            metric.definition() if shared is None else shared.of(metric) for metric in self.metrics
+        ]
         if self.case.provenance:
             # Stored for comparisons, but not fingerprinted: declaring where a part came from
             # does not change what the case asks, so it never breaks a baseline.
             described["provenance"] = dict(self.case.provenance)
         return described
+
+
+class SharedDefinitions:
+    """Metric descriptions made once per distinct metric, for the snapshots of many cases."""
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[object, ...], dict[str, JSON]] = {}
+        # The checks keyed by identity are kept alive, so no id is reused meanwhile.
+        self._checks: list[object] = []
+
+    def of(self, metric: PlannedMetric) -> dict[str, JSON]:
+        """The description of ``metric``, the same object for every metric defined alike."""
+        threshold = (type(metric.threshold), metric.threshold)  # 1 and 1.0 are stored apart
+        key = (metric.name, metric.kind, metric.category, threshold, id(metric.check))
+        made = self._made.get(key)
+        if made is None:
+            made = self._made[key] = metric.definition()
+            self._checks.append(metric.check)
+        return made
 
 
 @dataclass(frozen=True, slots=True)

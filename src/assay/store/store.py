@@ -201,8 +201,10 @@ class Store:
             key = result.inserted_primary_key
             assert key is not None  # every insert into runs yields its sequence
             sequence = int(key[0])
-            if run.cases:
-                connection.execute(insert(run_cases), _rows.case_rows(sequence, run.cases))
+            for start in range(0, len(run.cases), _CASES_AT_ONCE):
+                # In batches: the rows of 100,000 cases, built at once, would be held twice.
+                chunk = run.cases[start : start + _CASES_AT_ONCE]
+                connection.execute(insert(run_cases), _rows.case_rows(sequence, chunk))
             _insert_samples(connection, sequence, run.samples)
             if initial is not run.status:
                 # The same guarantee as complete_run, in the same transaction.
@@ -576,6 +578,16 @@ class Store:
         with self._read("names") as connection:
             return browse.names(connection, self._names)
 
+    def sample_pages(self, run_id: str, *, size: int = 1000) -> Iterator[list[SampleResult]]:
+        """The run's stored samples in report order, about ``size`` at a time.
+
+        Every page comes from one read transaction, so the pages add up to one snapshot of
+        the run; a caller that folds them (a summary) holds one page at a time.
+        """
+        with self._read(f"run {run_id}: read samples") as connection:
+            row = _reads.resolve_exact(connection, run_id)
+            yield from _reads.sample_pages(connection, row, size)
+
     def sample_keys(self, run_id: str) -> set[tuple[str, str | None, int]]:
         """Return the (case, model, sample) keys already stored for a run: resuming skips them."""
         with self._read(f"run {run_id}: sample keys") as connection:
@@ -699,6 +711,9 @@ class Store:
             transient=isinstance(error, _TRANSIENT),
         )
 
+
+#: Case snapshots inserted per statement when a run is created.
+_CASES_AT_ONCE = 1000
 
 _DAMAGED_JSON = "a stored value is malformed JSON (the history was edited or damaged)"
 _TRANSIENT = (OperationalError, InterfaceError, DisconnectionError, PoolTimeoutError)
