@@ -17,8 +17,15 @@ class LocalExecutor:
     name: str = "local"
 
     async def execute(self, work: Work) -> Sequence[SampleResult]:
-        """Run every item on the engine; results stream to the work's sink as they land."""
+        """Run every item on the engine; results stream to the work's sink as they land.
+
+        None is returned: a run reads its samples from the store, so none is held here.
+        """
         runner = Runner(
-            work.agent, execution=work.execution, sink=work.sink, progress=work.progress
+            work.agent,
+            execution=work.execution,
+            sink=work.sink,
+            progress=work.progress,
+            keep_results=False,
         )
         return await runner.execute_items(work.items, work.models, description=work.plan.suite)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Collection, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -56,19 +56,21 @@ from assay.results import (
     RunStatus,
     RunSummary,
     SampleResult,
-    summarise,
     with_run_judge_usage,
 )
 from assay.results.baseline import BaselineChoice
 from assay.results.gating import RunGate
+from assay.results.packed import PackedSamples
 from assay.results.release import Release
 from assay.results.run import Lease
 from assay.results.settings import Adaptation, Selection
+from assay.results.summary import RunTally
 from assay.runner.engine import Execution, WorkItem, work_items
 from assay.runner.grading import Judging
 from assay.runner.hooks import Capture, GroupedCapture
 from assay.runner.progress import Progress
 from assay.spec import Suite, SuitePlan
+from assay.spec.plan import SharedDefinitions
 
 SampleKey = tuple[str, str | None, int]
 
@@ -212,35 +214,25 @@ async def _guarded(
         await _supervised(options.executor.execute(work), sink, heartbeat)
     finally:
         observers.stopped()
-    results = _every_result(executor_name(options.executor), items, observed.landed)
-    # A resumed run's earlier samples are in the store; a fresh run's are all in hand (with
-    # any the store refused replaced by what was stored), so it is not read back.
-    fresh = (
-        None
-        if skip
-        else run.with_samples(tuple(sink.replaced.get(result.key, result) for result in results))
+    _require_every_item(executor_name(options.executor), items, observed.landed)
+    # Counted from what was stored, read back a page at a time: nothing of the run is held
+    # whole but its packed samples, which the caller gets.
+    summary, stored = await with_store_retries(
+        lambda: _read_back(store, run.id),
+        retry_for=options.store_retry,
+        note=observers.note,
+        what="read the run's samples back",
     )
-    del results
-    current = (
-        fresh
-        if fresh is not None
-        else await with_store_retries(
-            lambda: store.get_run(run.id),
-            retry_for=options.store_retry,
-            note=observers.note,
-            what="read the run back",
-        )
-    )
+    current = run.with_samples(stored)
     judged = options.judge is not None and any(
         metric.kind == "judge" for case in plan.cases for metric in case.metrics
     )
     compared = await with_store_retries(
-        lambda: _compare(store, current, explicit, options, judged),
+        lambda: _compare(store, current, explicit, options, judged, summary),
         retry_for=options.store_retry,
         note=observers.note,
         what="find the baseline",
     )
-    summary = summarise(current.samples)
     current = await with_model_verdict(current, summary, judge)
     # Every judge call counts in the run's totals: the verdict's too, which no sample owns.
     summary = with_run_judge_usage(summary, current.judge_usage)
@@ -356,10 +348,10 @@ def executor_name(executor: Executor) -> str:
     return name if isinstance(name, str) and name else type(executor).__name__
 
 
-def _every_result(
-    executor: str, items: Sequence[WorkItem], landed: Mapping[SampleKey, SampleResult]
-) -> list[SampleResult]:
-    """The result of every item, in the items' order, as it reached the sink (and the store).
+def _require_every_item(
+    executor: str, items: Sequence[WorkItem], landed: Collection[SampleKey]
+) -> None:
+    """Every item's result reached the sink (and the store).
 
     An executor that returned without some of them leaves the run unfinished (resumable),
     rather than its completion refused later for a reason nobody can act on.
@@ -372,7 +364,23 @@ def _every_result(
             f"executor {executor!r} returned without {len(missing)} of {len(items)} "
             f"sample(s) (first: {first}); resume the run to execute them"
         )
-    return [landed[item.key] for item in items]
+
+
+#: Samples read back at a time: a page's objects are all that is held whole.
+READ_BACK_PAGE = 1000
+
+
+def _read_back(store: RunStore, run_id: str) -> tuple[RunSummary, PackedSamples]:
+    """The run's summary, counted from its stored samples, and those samples packed."""
+    counting = RunTally()
+
+    def counted() -> Iterator[list[SampleResult]]:
+        for page in store.sample_pages(run_id, size=READ_BACK_PAGE):
+            counting.add_all(page)
+            yield page
+
+    packed = PackedSamples(counted())
+    return counting.summary(), packed
 
 
 async def _supervised(
@@ -516,8 +524,9 @@ def _new_run(
         ),
         release=release,
     )
+    shared = SharedDefinitions()  # a suite's default checks, described once for every case
     cases = tuple(
-        CaseSnapshot(p.case.id, p.case.name, p.position, p.fingerprint, p.snapshot())
+        CaseSnapshot(p.case.id, p.case.name, p.position, p.fingerprint, p.snapshot(shared))
         for p in plan.cases
     )
     return Run(
@@ -611,7 +620,12 @@ def _require_compatible(run: Run, suite: Suite, plan: SuitePlan, role: str) -> N
 
 
 def _compare(
-    store: RunStore, current: Run, explicit: Run | None, options: EvaluationOptions, judged: bool
+    store: RunStore,
+    current: Run,
+    explicit: Run | None,
+    options: EvaluationOptions,
+    judged: bool,
+    summary: RunSummary,
 ) -> _Compared:
     """Compare with the baseline, and the models with each other: computed here, once.
 
@@ -630,7 +644,7 @@ def _compare(
         )
         comparison = compare(on_cases_run(baseline, current), current, policy)
     models = None
-    if len({sample.model for sample in current.samples if sample.model is not None}) >= 2:
+    if len(summary.by_model) >= 2:  # the models its samples ran on
         models = compare_models(current)
     return _Compared(comparison, models, baseline, choice)
 

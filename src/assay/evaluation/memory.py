@@ -284,6 +284,13 @@ class MemoryRunStore:
             stored = self._runs[self._resolve(ref)]
             return stored.run.with_samples(_in_report_order(stored))
 
+    def sample_pages(self, run_id: str, *, size: int = 1000) -> Iterator[list[SampleResult]]:
+        """The run's stored samples in report order, about ``size`` at a time."""
+        with self._lock:
+            ordered = _in_report_order(self._exact(run_id))
+        for start in range(0, len(ordered), max(1, size)):
+            yield list(ordered[start : start + size])
+
     def sample_keys(self, run_id: str) -> set[SampleKey]:
         """Keys of the samples stored for a run."""
         with self._lock:

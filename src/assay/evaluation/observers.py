@@ -76,20 +76,20 @@ class Observers:
 class ObservedSink:
     """A result sink that tells the observers of each result once it is handed on.
 
-    It keeps every result it handed on, by key: what the run stores is what reached it,
-    whatever an executor says it did.
+    It keeps the key of every result it handed on: what the run stores is what reached
+    it, whatever an executor says it did. (The results themselves are the store's.)
     """
 
     def __init__(self, sink: ResultSink, observers: Observers, run: Run) -> None:
         self._sink = sink
         self._observers = observers
         self._run = run
-        self.landed: dict[tuple[str, str | None, int], SampleResult] = {}
+        self.landed: set[tuple[str, str | None, int]] = set()
 
     async def put(self, result: SampleResult) -> None:
         """Hand the result on, then tell the observers."""
         await self._sink.put(result)
-        self.landed[result.key] = result
+        self.landed.add(result.key)
         self._observers.landed(self._run, result)
 
     async def close(self) -> None:

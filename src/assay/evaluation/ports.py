@@ -8,7 +8,7 @@ tracer, a metrics exporter). The judge is a port too (:class:`assay.judging.Judg
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
@@ -168,6 +168,10 @@ class RunStore(Protocol):
 
     def sample_keys(self, run_id: str) -> set[tuple[str, str | None, int]]:
         """Keys of the samples stored for a run."""
+        ...
+
+    def sample_pages(self, run_id: str, *, size: int = 1000) -> Iterator[list[SampleResult]]:
+        """The run's stored samples in report order, about ``size`` at a time."""
         ...
 
     def complete_run(

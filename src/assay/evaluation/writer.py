@@ -106,8 +106,8 @@ class DurableSink:
         #: Set when the store gave up: the run must stop (see :meth:`failed`).
         self._failure: StoreError | None = None
         self._failed = asyncio.Event()
-        #: Samples stored in place of the ones the database refused, by key.
-        self.replaced: dict[tuple[str, str | None, int], SampleResult] = {}
+        #: The keys of samples stored as errors in place of the ones the database refused.
+        self.replaced: set[tuple[str, str | None, int]] = set()
 
     async def put(self, result: SampleResult) -> None:
         """Buffer the result; write the buffer when it is full, or soon."""
@@ -226,7 +226,7 @@ class DurableSink:
         if sample.key in self.replaced:
             raise refused  # even the bare error record was refused: not the sample's fault
         replacement = with_store_refusal(sample, str(refused))
-        self.replaced[sample.key] = replacement
+        self.replaced.add(sample.key)
         self._note(
             f"sample {sample.case_id} #{sample.sample} stored as an error: "
             "the store refused a value in it"

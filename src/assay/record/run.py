@@ -100,7 +100,7 @@ class RunRecord:
             traces=run.traces,
             summary=None if run.summary is None else write_summary(run.summary),
             cases=run.cases,
-            samples=run.samples,
+            samples=tuple(run.samples),
         )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
@@ -126,7 +126,8 @@ class Run:
     settings: RunSettings = field(default_factory=RunSettings)
     metadata: dict[str, JSON] = field(default_factory=dict)
     cases: tuple[CaseSnapshot, ...] = ()
-    samples: tuple[SampleResult, ...] = ()
+    #: In report order. A tuple, or (returned by a run) the same samples held packed.
+    samples: Sequence[SampleResult] = ()
     summary: RunSummary | None = None
     #: Against the baseline and between the models, once completed.
     comparison: StoredComparison | None = None
@@ -172,7 +173,7 @@ class Run:
             found.setdefault(snapshot.case_id, snapshot)
         return found
 
-    def with_samples(self, samples: tuple[SampleResult, ...]) -> Run:
+    def with_samples(self, samples: Sequence[SampleResult]) -> Run:
         """The same run holding other samples."""
         return replace(self, samples=samples)
 

@@ -110,8 +110,11 @@ class Runner:
         execution: Execution | None = None,
         sink: ResultSink | None = None,
         progress: Progress | None = None,
+        keep_results: bool = True,
     ) -> None:
         self.agent = accepting_context(agent)
+        #: Whether results are kept to be returned; without, they only reach the sink.
+        self.keep_results = keep_results
         self.execution = execution or Execution()
         self.sink: ResultSink = sink or MemorySink()
         self.progress: Progress = progress or QuietProgress()
@@ -224,7 +227,8 @@ class Runner:
                 record = account.record()
             if record is not None:
                 result = replace(result, pacing=record)
-            results[task.key] = result
+            if self.keep_results:
+                results[task.key] = result
             await self.sink.put(result)
             self.progress.advance(result)
 
@@ -238,7 +242,7 @@ class Runner:
             raise failures.exceptions[0] from None
         finally:
             await asyncio.shield(self.sink.close())
-        return [results[task.key] for task in tasks]
+        return [results[task.key] for task in tasks] if self.keep_results else []
 
 
 def _context(task: WorkItem) -> AgentContext:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, RowMapping, Select, func, or_, select, text
 
 from assay.errors import StoreError
-from assay.results import CaseSnapshot, MetricResult, Run, SampleResult
+from assay.results import MetricResult, Run, SampleResult
 from assay.results.release import REVISION_KEYS
 from assay.results.run import split_handle
 from assay.results.storable import INT64_MAX
@@ -132,26 +132,83 @@ def full_run(connection: Connection, row: RowMapping) -> Run:
     except StoreError as error:
         raise StoreError(f"run {row['id']}: {error}") from None
     run = _rows.run_from(row, cases)
-    loaded.sort(key=_sample_order(cases, run.settings.models))
+    positions = {case.case_id: case.position for case in cases}
+    loaded.sort(key=_sample_order(positions, run.settings.models))
     return replace(_rows.run_from(row, cases, loaded), number=number_of(connection, row))
 
 
-def _samples(connection: Connection, sequence: int) -> list[SampleResult]:
-    by_sample = _metrics(connection, sequence)
+def sample_pages(
+    connection: Connection, row: RowMapping, size: int
+) -> Iterator[list[SampleResult]]:
+    """The run's samples in report order, a page of about ``size`` samples at a time.
+
+    A page holds whole cases (every model and sample of each), so a caller that folds the
+    pages (a summary) never holds more than one in memory.
+    """
+    sequence = row["sequence"]
+    settings = _rows.settings_of(row)
+    per_case = max(1, len(settings.models)) * max(1, settings.samples)
+    chunk = max(1, min(_MAX_CASES_PER_PAGE, size // per_case))
+    ordered = select(run_cases.c.case_id, run_cases.c.position).where(run_cases.c.run == sequence)
+    cases = sorted(
+        ((case_id, position) for case_id, position in connection.execute(ordered)),
+        key=lambda each: (each[1], each[0]),
+    )
+    try:
+        for start in range(0, len(cases), chunk):
+            page = cases[start : start + chunk]
+            yield _page(connection, sequence, settings.models, page)
+        undeclared = samples.c.case_id.not_in(
+            select(run_cases.c.case_id).where(run_cases.c.run == sequence)
+        )
+        rest = _samples(connection, sequence, undeclared)
+        if rest:
+            rest.sort(key=_sample_order({}, settings.models))
+            yield rest
+    except StoreError as error:
+        raise StoreError(f"run {row['id']}: {error}") from None
+
+
+#: Cases per page: an ``IN`` list every database takes.
+_MAX_CASES_PER_PAGE = 500
+
+
+def _page(
+    connection: Connection,
+    sequence: int,
+    models: Sequence[str],
+    cases: Sequence[tuple[str, int]],
+) -> list[SampleResult]:
+    positions = dict(cases)
+    found = _samples(connection, sequence, samples.c.case_id.in_(positions))
+    found.sort(key=_sample_order(positions, models))
+    return found
+
+
+def _samples(
+    connection: Connection, sequence: int, where: ColumnElement[bool] | None = None
+) -> list[SampleResult]:
+    by_sample = _metrics(connection, sequence, where)
     query = select(samples).where(samples.c.run == sequence)
+    if where is not None:
+        query = query.where(where)
     return [
         _rows.sample_from(row, by_sample.get(row["id"], ()))
         for row in connection.execute(query).mappings()
     ]
 
 
-def _metrics(connection: Connection, sequence: int) -> dict[str, list[MetricResult]]:
+def _metrics(
+    connection: Connection, sequence: int, where: ColumnElement[bool] | None = None
+) -> dict[str, list[MetricResult]]:
     query = (
         select(metrics)
         .join(samples, samples.c.id == metrics.c.sample)
         .where(samples.c.run == sequence)
         .order_by(metrics.c.sample, metrics.c.position)
     )
+    if where is not None:
+        query = query.where(where)
     grouped: dict[str, list[MetricResult]] = defaultdict(list)
     for row in connection.execute(query).mappings():
         grouped[row["sample"]].append(_rows.metric_from(row))
@@ -159,10 +216,9 @@ def _metrics(connection: Connection, sequence: int) -> dict[str, list[MetricResu
 
 
 def _sample_order(
-    cases: Sequence[CaseSnapshot], models: Sequence[str]
+    positions: Mapping[str, int], models: Sequence[str]
 ) -> Callable[[SampleResult], tuple[Any, ...]]:
     """Case position, then model in the run's model order (no model first), then index."""
-    positions = {case.case_id: case.position for case in cases}
     ranks = {label: rank for rank, label in enumerate(models)}
     # Anything the run did not declare sorts after what it did, by name: stable, never lost.
     unknown_case = max(positions.values(), default=0) + 1

@@ -1,0 +1,71 @@
+"""Samples held packed read as the tuple they stand for: indexed, sliced, compared, pickled."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+from datetime import UTC, datetime
+
+import pytest
+
+import assay
+from assay.results import MetricResult, SampleStatus
+from assay.results.packed import PackedSamples
+
+
+def samples(count: int) -> tuple[assay.SampleResult, ...]:
+    return tuple(
+        assay.SampleResult(
+            f"case-{index}",
+            "model-a" if index % 2 else None,
+            index % 3,
+            SampleStatus.PASSED if index % 4 else SampleStatus.FAILED,
+            answer=f"answer {index}",
+            duration_ms=index / 7,
+            metrics=(MetricResult("contains", "check", "content", 1.0, 1.0, True, "ok"),),
+        )
+        for index in range(count)
+    )
+
+
+def pages(held: tuple[assay.SampleResult, ...], size: int) -> list[tuple[assay.SampleResult, ...]]:
+    return [held[start : start + size] for start in range(0, len(held), size)]
+
+
+@pytest.mark.parametrize("size", [1, 3, 10, 50])
+def test_packed_samples_read_as_their_tuple(size: int) -> None:
+    held = samples(23)
+    packed = PackedSamples(pages(held, size))
+    assert len(packed) == 23 and list(packed) == list(held)
+    assert [packed[index] for index in range(23)] == list(held)
+    assert packed[-1] == held[-1] and packed[-23] == held[0]
+    assert packed[2:9] == held[2:9] and packed[::-5] == held[::-5] and packed[30:] == ()
+    assert packed == held and held == packed and packed != held[:-1] and packed != "text"
+    assert packed.index(held[7]) == 7 and held[5] in packed and packed.count(held[4]) == 1
+    with pytest.raises(IndexError):
+        packed[23]
+    with pytest.raises(IndexError):
+        packed[-24]
+
+
+def test_empty_pages_hold_nothing() -> None:
+    packed = PackedSamples([(), ()])
+    assert len(packed) == 0 and list(packed) == [] and packed == () and not packed
+
+
+def test_a_run_holding_packed_samples_pickles_compares_and_is_replaced_as_before() -> None:
+    held = samples(12)
+    run = assay.Run(
+        id="r1",
+        suite="s",
+        agent="a",
+        fingerprint="f",
+        status=assay.RunStatus.COMPLETED,
+        started_at=datetime(2026, 1, 1, tzinfo=UTC),
+        samples=PackedSamples(pages(held, 5)),
+    )
+    copied = pickle.loads(pickle.dumps(run))
+    assert copied == run == dataclasses.replace(run, samples=held)
+    assert copied.samples[11] == held[11] and isinstance(copied.samples, PackedSamples)
+    assert dataclasses.replace(run, error="x").samples is run.samples
+    assert run.with_samples(held[:3]) != run
