@@ -66,7 +66,7 @@ class SessionExecutor:
         items = tuple(item for item in work.items if (item.key[0], item.key[1]) == cell)
         self._ran.add(cell)
         chosen = replace(work, items=items)
-        return list(self._call(LocalExecutor().execute(chosen)))
+        return list(self._call(LocalExecutor(returns_results=True).execute(chosen)))
 
     def land(self, results: Iterable[SampleResult]) -> int:
         """Store results executed elsewhere (an xdist worker's), as they would have landed.

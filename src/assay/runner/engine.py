@@ -232,10 +232,22 @@ class Runner:
             await self.sink.put(result)
             self.progress.advance(result)
 
+        # Tasks are made as earlier ones end, a window ahead of those running: 100,000 samples
+        # made at once would hold 100,000 suspended tasks. Made in the items' order, they
+        # wait for their limits in that order, as before.
+        window = asyncio.Semaphore(_window(self.execution))
+
+        async def windowed(task: WorkItem) -> None:
+            try:
+                await one(task)
+            finally:
+                window.release()
+
         try:
             async with asyncio.TaskGroup() as group:
                 for task in tasks:
-                    group.create_task(one(task))
+                    await window.acquire()
+                    group.create_task(windowed(task))
         except BaseExceptionGroup as failures:
             # Agent failures never get here (they are results); this is the harness itself
             # failing (a sink, a progress display): surface the first cause, not a group.
@@ -243,6 +255,20 @@ class Runner:
         finally:
             await asyncio.shield(self.sink.close())
         return [results[task.key] for task in tasks] if self.keep_results else []
+
+
+#: The fewest tasks made ahead: plenty for any limit, a few megabytes at most.
+_SMALLEST_WINDOW = 1024
+
+
+def _window(execution: Execution) -> int:
+    """How many samples' tasks exist at once: enough to keep every limit busy.
+
+    Four times what may run at once, times the samples of an item (with one sample of an
+    item at a time, its other samples wait in the window without running).
+    """
+    ahead = 4 * max(execution.concurrency, execution.model_concurrency or 0)
+    return max(_SMALLEST_WINDOW, ahead * max(1, execution.samples))
 
 
 def _context(task: WorkItem) -> AgentContext:
