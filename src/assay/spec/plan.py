@@ -103,7 +103,7 @@ def plan_suite(
     default_criteria: Sequence[Criterion] = (),
 ) -> SuitePlan:
     """Plan every case and hash the suite definition (cases sorted by id: order is not meaning)."""
-    defaults = _Defaults(tuple(default_checks), tuple(default_criteria))
+    defaults = _Defaults.of(default_checks, default_criteria)
     planned = tuple(
         plan_case(case, position, defaults, judged=judged) for position, case in enumerate(cases)
     )
@@ -120,6 +120,14 @@ def plan_suite(
 class _Defaults:
     checks: tuple[CheckDefinition, ...]
     criteria: tuple[Criterion, ...]
+    #: The planned metric of each, made once: every case that runs one shares it.
+    planned: tuple[PlannedMetric, ...] = ()
+
+    @classmethod
+    def of(cls, checks: Sequence[CheckDefinition], criteria: Sequence[Criterion]) -> _Defaults:
+        """The suite's defaults with their planned metrics."""
+        planned = tuple(_planned(item) for item in (*checks, *criteria))
+        return cls(tuple(checks), tuple(criteria), planned)
 
 
 def plan_case(case: Case, position: int, defaults: _Defaults, *, judged: bool) -> CasePlan:
@@ -138,9 +146,7 @@ def case_metrics(
     judged: bool,
 ) -> tuple[PlannedMetric, ...]:
     """The metrics a case would have in a suite with these defaults, without fingerprinting."""
-    return select_metrics(
-        case, _Defaults(tuple(default_checks), tuple(default_criteria)), judged=judged
-    )
+    return select_metrics(case, _Defaults.of(default_checks, default_criteria), judged=judged)
 
 
 def select_metrics(case: Case, defaults: _Defaults, *, judged: bool) -> tuple[PlannedMetric, ...]:
@@ -162,15 +168,14 @@ def select_metrics(case: Case, defaults: _Defaults, *, judged: bool) -> tuple[Pl
         chosen.append(PlannedMetric(ACTIONS_METRIC, "check", "actions", 1.0))
     # Observation channels and forbid lists, like expected_actions, always run when declared.
     chosen.extend(channel_metrics(case.observation, case.forbid))
-    for item in (*defaults.checks, *defaults.criteria):
-        planned = _planned(item)
+    for planned in defaults.planned:
         if planned.name not in _names(chosen) and (minimum is None or planned.name in minimum):
             chosen.append(planned)
     chosen.extend(_implicit_criteria(case, _names(chosen), bool(defaults.criteria)))
     _refuse_duplicates(case, chosen)
     _refuse_missing_reference(case, chosen)
     if minimum is not None:
-        defaulted = {_planned(item).name for item in (*defaults.checks, *defaults.criteria)}
+        defaulted = {metric.name for metric in defaults.planned}
         chosen = _apply_minimum_scores(case, chosen, minimum, defaulted)
     if not judged:
         # Without a judge, judge criteria are not calculated and nothing stands in for them.
