@@ -215,6 +215,9 @@ async def _guarded(
     finally:
         observers.stopped()
     _require_every_item(executor_name(options.executor), items, observed.landed)
+    # What executing needed is let go before the samples are read back: one per sample.
+    observed.landed.clear()
+    del work, items
     # Counted from what was stored, read back a page at a time: nothing of the run is held
     # whole but its packed samples, which the caller gets.
     summary, stored = await with_store_retries(
