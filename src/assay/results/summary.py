@@ -546,3 +546,7 @@ def _ratio(part: float, whole: int) -> float | None:
 def _in_reading_order(counts: dict[str, int]) -> dict[str, int]:
     extra = sorted(set(counts) - set(CATEGORIES))
     return {name: counts[name] for name in (*CATEGORIES, *extra)}
+
+
+def _has_check(sample: SampleResult) -> bool:
+    return any(m.kind == "check" for m in sample.metrics)
