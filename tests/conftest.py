@@ -9,7 +9,8 @@ import socket
 import subprocess
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,7 +90,12 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return min(2, os.cpu_count() or 1)
 
 
-_POSTGRES_FIXTURES = {"postgres_server", "postgres_server_url", "postgres_url"}
+_POSTGRES_FIXTURES = {
+    "postgres_server",
+    "postgres_server_url",
+    "postgres_url",
+    "migrated_postgres_url",
+}
 #: The marks of the slowest tests: each starts processes (or a browser) and waits on them.
 _SLOW_MARKS = ("process", "browser")
 
@@ -217,19 +223,26 @@ def _libpq(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-@pytest.fixture
-def postgres_url(postgres_server_url: str) -> Iterator[str]:
-    """A fresh, empty database on the test server, dropped after the test."""
+def _database_url(server_url: str, name: str) -> str:
+    return (
+        make_url(server_url)
+        .set(drivername="postgresql+psycopg", database=name)
+        .render_as_string(hide_password=False)
+    )
+
+
+@contextmanager
+def _database(server_url: str, template: str | None = None) -> Iterator[str]:
+    """A new database on the server (a copy of ``template`` if given), dropped afterwards."""
     name = f"assay_test_{uuid.uuid4().hex[:12]}"
-    admin = _libpq(postgres_server_url)
+    admin = _libpq(server_url)
+    create = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
+    if template is not None:
+        create = sql.SQL("{} TEMPLATE {}").format(create, sql.Identifier(template))
     with psycopg.connect(admin, autocommit=True) as connection:
-        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        connection.execute(create)
     try:
-        yield (
-            make_url(postgres_server_url)
-            .set(drivername="postgresql+psycopg", database=name)
-            .render_as_string(hide_password=False)
-        )
+        yield _database_url(server_url, name)
     finally:
         with psycopg.connect(admin, autocommit=True) as connection:
             connection.execute(
@@ -237,18 +250,84 @@ def postgres_url(postgres_server_url: str) -> Iterator[str]:
             )
 
 
+@pytest.fixture
+def postgres_url(postgres_server_url: str) -> Iterator[str]:
+    """A fresh, empty database on the test server, dropped after the test."""
+    with _database(postgres_server_url) as url:
+        yield url
+
+
+# Migrating a database runs every migration's DDL: a few tenths of a second on SQLite, more
+# on PostgreSQL, for each of hundreds of tests. Those that need a migrated database but do
+# not test migrating get a copy of one migrated once per test process (the migrations
+# themselves are tested on empty databases, tests/store).
+
+
+@pytest.fixture(scope="session")
+def _migrated_postgres_template(postgres_server_url: str) -> Iterator[str]:
+    """A database migrated once, that no one connects to: PostgreSQL copies it."""
+    with _database(postgres_server_url) as url:
+        Store.open(url, migrate=True).close()
+        yield str(make_url(url).database)
+
+
+@pytest.fixture
+def migrated_postgres_url(
+    postgres_server_url: str, _migrated_postgres_template: str
+) -> Iterator[str]:
+    """A fresh database on the test server, migrated to the latest revision, dropped after."""
+    with _database(postgres_server_url, template=_migrated_postgres_template) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def _migrated_sqlite_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("migrated") / "assay.db"
+    Store.open(f"sqlite:///{path}", migrate=True).close()
+    return path
+
+
+@pytest.fixture
+def migrated_sqlite_file(_migrated_sqlite_file: Path) -> Callable[[Path], str]:
+    """Puts a copy of a migrated SQLite database at a path, and gives its URL."""
+
+    def copy_to(path: Path) -> str:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(_migrated_sqlite_file, path)
+        return f"sqlite:///{path}"
+
+    return copy_to
+
+
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+def store_backend(request: pytest.FixtureRequest) -> str:
+    """Each database backend in turn: ``sqlite`` and ``postgres``."""
+    return str(request.param)
+
+
+@pytest.fixture
+def store_url(store_backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """An empty database URL, once per backend."""
-    if request.param == "sqlite":
+    if store_backend == "sqlite":
         return f"sqlite:///{tmp_path}/assay.db"
     return str(request.getfixturevalue("postgres_url"))
 
 
 @pytest.fixture
-def store(store_url: str) -> Iterator[Store]:
-    """A migrated store on each backend."""
-    opened = Store.open(store_url, migrate=True)
+def migrated_store_url(store_backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A migrated database URL, once per backend."""
+    if store_backend == "sqlite":
+        return str(request.getfixturevalue("migrated_sqlite_file")(tmp_path / "assay.db"))
+    return str(request.getfixturevalue("migrated_postgres_url"))
+
+
+@pytest.fixture
+def store(store_backend: str, request: pytest.FixtureRequest) -> Iterator[Store]:
+    """A migrated store on each backend: the database of ``store_url`` if the test has it."""
+    if "store_url" in request.fixturenames:
+        opened = Store.open(request.getfixturevalue("store_url"), migrate=True)
+    else:
+        opened = Store.open(request.getfixturevalue("migrated_store_url"))
     try:
         yield opened
     finally:

@@ -104,9 +104,7 @@ def _no_process_left_behind() -> Iterator[None]:
 def scene(request: pytest.FixtureRequest, tmp_path: Path) -> Scene:
     if request.param == "sqlite":
         return Scene(tmp_path, None)
-    url = str(request.getfixturevalue("postgres_url"))
-    Store.open(url, migrate=True).close()
-    return Scene(tmp_path, url)
+    return Scene(tmp_path, str(request.getfixturevalue("migrated_postgres_url")))
 
 
 def assert_complete_once(scene: Scene, run_id: str, cases: int = 8) -> None:
@@ -261,12 +259,11 @@ def test_a_live_owner_keeps_its_run_from_a_second_resumer(scene: Scene) -> None:
 
 @pytest.mark.postgres
 def test_postgres_restarting_mid_run_loses_nothing(
-    tmp_path: Path, postgres_url: str, postgres_server
+    tmp_path: Path, migrated_postgres_url: str, postgres_server
 ) -> None:
     if not postgres_server.controllable:
         pytest.skip("the server comes from ASSAY_TEST_DATABASE_URL; it is not ours to stop")
-    Store.open(postgres_url, migrate=True).close()
-    scene = Scene(tmp_path, postgres_url)
+    scene = Scene(tmp_path, migrated_postgres_url)
     process = scene.start("--store-retry", "60", SLOW_SECONDS="0.5")
     scene.wait_for_calls(2)
     postgres_server.stop()
@@ -280,12 +277,11 @@ def test_postgres_restarting_mid_run_loses_nothing(
 
 @pytest.mark.postgres
 def test_postgres_staying_down_stops_the_run_with_exit_3_and_resume_finishes_it(
-    tmp_path: Path, postgres_url: str, postgres_server
+    tmp_path: Path, migrated_postgres_url: str, postgres_server
 ) -> None:
     if not postgres_server.controllable:
         pytest.skip("the server comes from ASSAY_TEST_DATABASE_URL; it is not ours to stop")
-    Store.open(postgres_url, migrate=True).close()
-    scene = Scene(tmp_path, postgres_url)
+    scene = Scene(tmp_path, migrated_postgres_url)
     process = scene.start("--store-retry", "1.5", SLOW_SECONDS="1.0")
     scene.wait_for_calls(3)
     postgres_server.stop()
@@ -584,13 +580,12 @@ def _wait_until_waiting_for_a_lock(engine) -> None:
 @pytest.mark.postgres
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
 def test_a_signal_during_completion_lets_it_finish_and_reports_it_completed(
-    tmp_path: Path, postgres_url: str, signum: signal.Signals
+    tmp_path: Path, migrated_postgres_url: str, signum: signal.Signals
 ) -> None:
     from sqlalchemy import create_engine, text
 
-    Store.open(postgres_url, migrate=True).close()
-    scene = Scene(tmp_path, postgres_url)
-    engine = create_engine(postgres_url)
+    scene = Scene(tmp_path, migrated_postgres_url)
+    engine = create_engine(migrated_postgres_url)
     try:
         with engine.connect() as holder:
             process = scene.start(SLOW_SECONDS="0.5", CASES="3")

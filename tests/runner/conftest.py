@@ -27,12 +27,13 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RunStore]:
     if request.param == "memory":
         yield MemoryRunStore()
         return
+    # A copy of a database migrated once (tests/conftest.py): these tests are not the migrations'.
     url = (
-        f"sqlite:///{tmp_path}/assay.db"
+        request.getfixturevalue("migrated_sqlite_file")(tmp_path / "assay.db")
         if request.param == "sqlite"
-        else str(request.getfixturevalue("postgres_url"))
+        else str(request.getfixturevalue("migrated_postgres_url"))
     )
-    opened = Store.open(url, migrate=True)
+    opened = Store.open(url)
     try:
         yield opened
     finally:
