@@ -485,7 +485,17 @@ def test_ctrl_c_keeps_the_run_interrupted_and_resumable(pytester, monkeypatch) -
     (pytester.path / ".assay").mkdir()
     started = pytester.path / "started"
     monkeypatch.setenv("STARTED", str(started))
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *PLUGIN]
+    # Only our plugin: the environment's others (LangSmith's, Hypothesis') take seconds to load.
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "assay.pytest_plugin",
+    ]
     process = pytester.popen(
         [*command, "--assay", "slow_suite.py"],
         stdin=subprocess.DEVNULL,
