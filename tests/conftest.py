@@ -300,38 +300,38 @@ def migrated_sqlite_file(_migrated_sqlite_file: Path) -> Callable[[Path], str]:
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def store_backend(request: pytest.FixtureRequest) -> str:
-    """Each database backend in turn: ``sqlite`` and ``postgres``."""
-    return str(request.param)
-
-
-@pytest.fixture
-def store_url(store_backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """An empty database URL, once per backend."""
-    if store_backend == "sqlite":
+    if request.param == "sqlite":
         return f"sqlite:///{tmp_path}/assay.db"
     return str(request.getfixturevalue("postgres_url"))
 
 
 @pytest.fixture
-def migrated_store_url(store_backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A migrated database URL, once per backend."""
-    if store_backend == "sqlite":
-        return str(request.getfixturevalue("migrated_sqlite_file")(tmp_path / "assay.db"))
-    return str(request.getfixturevalue("migrated_postgres_url"))
-
-
-@pytest.fixture
-def store(store_backend: str, request: pytest.FixtureRequest) -> Iterator[Store]:
-    """A migrated store on each backend: the database of ``store_url`` if the test has it."""
-    if "store_url" in request.fixturenames:
-        opened = Store.open(request.getfixturevalue("store_url"), migrate=True)
+def store(store_url: str, request: pytest.FixtureRequest) -> Iterator[Store]:
+    """A migrated store on each backend, in the database of ``store_url``."""
+    url = make_url(store_url)
+    if url.get_backend_name() == "sqlite":
+        request.getfixturevalue("migrated_sqlite_file")(Path(str(url.database)))
     else:
-        opened = Store.open(request.getfixturevalue("migrated_store_url"))
+        # The empty database is made again as a copy of the migrated one, under its name.
+        server = request.getfixturevalue("postgres_server_url")
+        _recreate(server, str(url.database), request.getfixturevalue("_migrated_postgres_template"))
+    opened = Store.open(store_url)
     try:
         yield opened
     finally:
         opened.close()
+
+
+def _recreate(server_url: str, name: str, template: str) -> None:
+    with psycopg.connect(_libpq(server_url), autocommit=True) as connection:
+        connection.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+        connection.execute(
+            sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+                sql.Identifier(name), sql.Identifier(template)
+            )
+        )
 
 
 class CrashAfter:
