@@ -57,6 +57,43 @@ def make_history(url: str, monkeypatch: pytest.MonkeyPatch) -> History:
     return History(url, reference, regressed, hostile)
 
 
+#: Two models named with hostile text, for a run read as a case × model matrix.
+MATRIX_MODELS = (f"model {MARKUP['script']}", f"other {CONTROLS['rlo']}")
+
+
+def _matrix_agent(text: str, ctx: assay.AgentContext) -> str:
+    """Passes, fails on the second model, errs once there, as each case's input asks."""
+    model = None if ctx.model is None else ctx.model.label
+    if text == "err once" and model == MATRIX_MODELS[1] and ctx.sample == 1:
+        raise ValueError("boom")
+    if text == "fail" and model == MATRIX_MODELS[1]:
+        return "nothing"
+    return "answer"
+
+
+def make_matrix_run(url: str) -> assay.Run:
+    """A completed run of two models, three samples each, in a history of its own: passes,
+    failures, an error and unevaluated samples (a case with nothing to check), hostile
+    model names and case ids."""
+    Store.open(url, migrate=True, create=True).close()
+    suite = assay.Suite("Matrix", agent=_matrix_agent, samples=3)
+    checks = [assay.checks.contains("answer")]
+    suite.case("fail", id=f"case {MARKUP['img_onerror']} {CONTROLS['rlo']}", checks=checks)
+    suite.case("err once", id="errs", name=f"errs {MARKUP['script']}", checks=checks)
+    suite.case("nothing to check", id="unchecked")
+    return assay.run(suite, db=url, models=list(MATRIX_MODELS), progress=False)
+
+
+@pytest.fixture(scope="module")
+def matrix_history(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, assay.Run]:
+    """The database of :func:`make_matrix_run` (SQLite) and its run."""
+    folder = tmp_path_factory.mktemp("matrix")
+    url = f"sqlite:///{folder / 'history.db'}"
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.chdir(folder)
+        return url, make_matrix_run(url)
+
+
 @pytest.fixture(scope="module")
 def sqlite_history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[History]:
     folder = tmp_path_factory.mktemp("dashboard")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import pytest
 from starlette.testclient import TestClient
@@ -250,3 +250,59 @@ def test_a_case_that_flips_back_and_forth_or_within_a_run_is_flaky() -> None:
     assert is_flaky((entry("passed", "failed"),))
     changed = (entry("passed", fingerprint="g"), entry("failed"), entry("passed"))
     assert not is_flaky(changed)  # a new definition starts a new history
+
+
+def _matrix_rows(table: str, row_key: str) -> list[tuple[str, list[str]]]:
+    """Each body row of a matrix table: its case id (as written) and its cells, byte for byte."""
+    body = table.split("<tbody>", 1)[1]
+    rows = []
+    for row in re.findall(r"<tr>(.*?)</tr>", body, re.DOTALL):
+        key = re.search(row_key, row)
+        assert key is not None, row
+        rows.append((key.group(1), re.findall(r"<td[^>]*>.*?</td>", row)))
+    return rows
+
+
+def _column_headers(table: str) -> list[str]:
+    return re.findall(r'<th scope="col">.*?</th>', table.split("<tbody>", 1)[0])
+
+
+def test_a_run_of_two_models_pages_the_report_s_case_by_model_matrix(
+    matrix_history: tuple[str, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay.dashboard import pages
+    from hostile import raw_controls
+
+    url, run = matrix_history
+    monkeypatch.setattr(pages, "CASES_PER_PAGE", 2)  # two pages of this run's three cases
+    with Store.open(url) as store, TestClient(create_app(store)) as client:
+        whole = store.get_run(run.id)
+        assert whole.comparison is not None and whole.comparison.models is not None
+        shown = [client.get(f"/runs/{run.id}", params={"cases": n}) for n in (1, 2)]
+    report = _section(Report(whole).to_html(), "matrix")
+    statuses = {s.status.value for s in whole.samples}
+    assert statuses == {"passed", "failed", "error", "not_evaluated"}
+    expected = _matrix_rows(report, r'<th scope="row">(.*?)</th>')
+    tables = []
+    for page in shown:
+        assert page.status_code == 200
+        assert "<script>alert" not in page.text and "<img src=x" not in page.text
+        assert not raw_controls(page.text) and "\u202e" not in page.text
+        found = re.search(
+            r'<div class="scroll" role="region" aria-label="Case × model" '
+            r'tabindex="0">\s*<table>.*?</table>',
+            page.text,
+            re.DOTALL,
+        )
+        assert found is not None
+        tables.append(found.group(0))
+        # The columns are the report's: its headers as it writes them.
+        assert _column_headers(found.group(0))[1:] == _column_headers(report)[1:]
+    rows = [r for t in tables for r in _matrix_rows(t, r'<span class="note"><bdi>(.*?)</bdi>')]
+    # Every cell reads (and is coloured) as the whole run's report writes it.
+    assert rows == expected and len(rows) == len(whole.cases) == 3
+    assert 'class="fail">fail 0/3 · missing_content</td>' in tables[0]
+    assert 'class="fail">fail 2/3 · run_error</td>' in tables[0]
+    for case in whole.cases:  # each case links to its page
+        listed = "".join(p.text for p in shown)
+        assert f'href="/runs/{run.id}/case?{urlencode({"id": case.case_id})}"' in listed

@@ -16,7 +16,7 @@ from assay.agent import Usage
 from assay.agent.answered import MISMATCH_KEY
 from assay.compare import NoiseFloor, StoredComparison, compare_models, compare_runs
 from assay.report import Report
-from assay.report.view import view_of
+from assay.report.view import matrix_cell, matrix_section, view_of, written
 from assay.results import Run, RunStatus, SampleResult, SampleStatus, summarise
 from assay.results.diagnosed import Diagnosis
 from assay.results.pacing import Adjustment, SamplePacing
@@ -167,3 +167,66 @@ def test_cases_without_a_snapshot_follow_the_others(store: Store) -> None:
     assert [(c.case_id, c.name) for c in last.cases] == [("extra", "extra")]
     whole = store.get_run(run.id)
     assert store.run_overview(run.id).facts == SampleFacts.of(whole.samples)
+
+
+def _page_matrix(store: Store, run_id: str, per: int) -> tuple[list[str], list[list[str]]]:
+    """The case × model matrix as a run page counts it, read ``per`` cases at a time."""
+    tallies, columns, offset = [], None, 0
+    while True:
+        page = store.run_overview(run_id, offset=offset, limit=per).cases
+        assert columns is None or page.models == columns  # every page has the run's columns
+        columns, offset = page.models, offset + per
+        tallies.extend(page.cases)
+        if offset >= page.total:
+            break
+    assert columns is not None
+    rows = []
+    for tally in tallies:
+        cells = [tally.models.get(model) for model in columns]
+        rows.append(
+            [
+                tally.case_id,
+                *(
+                    matrix_cell(0, 0) if c is None else matrix_cell(c.passed, c.samples, c.faults)
+                    for c in cells
+                ),
+            ]
+        )
+    return ["case", *(model or "result" for model in columns)], rows
+
+
+def _report_matrix(whole: Run) -> tuple[list[str], list[list[str]]]:
+    section = matrix_section(whole)
+    assert section is not None
+    table = section.table
+    return list(table.headers), [[written(cell) for cell in row] for row in table.rows]
+
+
+def test_a_page_of_cases_counts_the_report_s_case_by_model_matrix(store: Store) -> None:
+    whole = _stored(store, 0, failing=True)
+    statuses = {s.status for s in whole.samples}
+    assert statuses == set(SampleStatus)  # passed, failed, errors, not evaluated
+    assert _page_matrix(store, whole.id, per=1) == _report_matrix(whole)
+    assert _page_matrix(store, whole.id, per=100) == _report_matrix(whole)
+
+
+def test_an_open_run_s_matrix_reads_as_its_samples_show_it(store: Store) -> None:
+    # The first case has no sample of the first model yet, faults tie on a cell, and a case
+    # has samples but no snapshot: the columns, cells and rows follow the samples.
+    run = make_run()
+    store.create_run(run)
+    faulty = {"status": SampleStatus.FAILED, "metrics": (metric(passed=False, score=0.0),)}
+    found = [
+        sample("refund", "claude", 1, fault="missing_content", **faulty),
+        sample("refund", "claude", 0, fault="expected_tool_not_called", **faulty),
+        sample("cancel", "gpt-4o", 0),
+        sample("cancel", "claude", 0, status=SampleStatus.NOT_EVALUATED, metrics=()),
+        sample("extra", "other", 0, status=SampleStatus.ERROR, error="boom", fault="run_error"),
+        sample("extra", "gpt-4o", 1),
+    ]
+    store.save_samples(run.id, found)
+    whole = store.get_run(run.id)
+    headers, rows = _report_matrix(whole)
+    assert headers == ["case", "claude", "gpt-4o", "other"]
+    assert rows[0][1] == "fail 0/2 · expected_tool_not_called"  # the first shown of two
+    assert _page_matrix(store, run.id, per=2) == (headers, rows)

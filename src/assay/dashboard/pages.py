@@ -130,29 +130,49 @@ CASES_PER_PAGE = 100
 
 @dataclass(frozen=True, slots=True)
 class CaseLine:
-    """One case in a run's list of cases: its id, name and sample statuses."""
+    """One case in a run's list of cases: its id, name and sample statuses.
+
+    ``cells`` are its row of the case × model matrix: each model's cell, written as the
+    report's matrix writes it, with the report's tone (``pass``, ``fail`` or ``""``).
+    """
 
     case_id: str
     name: str
     statuses: str
     tone: str
+    cells: tuple[tuple[str, str], ...]
 
 
-def _case_line(tally: CaseTally) -> CaseLine:
+def _case_line(tally: CaseTally, models: tuple[str | None, ...]) -> CaseLine:
+    from assay.report.html import cell_tone
+    from assay.report.view import matrix_cell
+
     counts = tally.statuses
     words = " · ".join(f"{count} {status}" for status, count in sorted(counts.items()))
     failing = counts.get("failed") or counts.get("error")
     tone = "fail" if failing else ("pass" if counts.get("passed") else "")
-    return CaseLine(tally.case_id, tally.name, words or "no samples", tone)
+    cells = []
+    for model in models:
+        found = tally.models.get(model)
+        text = (
+            fmt.MISSING if found is None else matrix_cell(found.passed, found.samples, found.faults)
+        )
+        cells.append((text, cell_tone(text)))
+    return CaseLine(tally.case_id, tally.name, words or "no samples", tone, tuple(cells))
 
 
 @dataclass(frozen=True, slots=True)
 class LaidOut:
-    """A run page's report body and one page of its cases, as shown."""
+    """A run page's report body and one page of its cases, as shown.
+
+    ``models`` heads the case × model matrix's columns (as the report's matrix does); a run
+    of one model lists its cases instead, so it has none.
+    """
 
     body: str
     cases: tuple[CaseLine, ...]
     total: int
+    models: tuple[str, ...]
 
 
 def run(request: Request, dashboard: Dashboard) -> Response:
@@ -187,6 +207,7 @@ def run(request: Request, dashboard: Dashboard) -> Response:
             report=kept.body,
             cases=kept.cases,
             total=kept.total,
+            models=kept.models,
             number=number,
             per_page=CASES_PER_PAGE,
             more=offset + len(kept.cases) < kept.total,
@@ -202,7 +223,10 @@ def _laid_out(dashboard: Dashboard, found: RunOverview) -> LaidOut:
     from assay.report.view import view_of
 
     head = found.run
-    cases = tuple(_case_line(tally) for tally in found.cases.cases)
+    # Two models or more: the cases are the rows of the report's case × model matrix.
+    columns = found.cases.models if len(found.cases.models) > 1 else ()
+    cases = tuple(_case_line(tally, columns) for tally in found.cases.cases)
+    headers = tuple(model or "result" for model in columns)
     stored = head.comparison
     models = None if stored is None else stored.models
     if head.summary is None or (len(head.summary.by_model) > 1 and models is None):
@@ -211,11 +235,12 @@ def _laid_out(dashboard: Dashboard, found: RunOverview) -> LaidOut:
             report_body(Report(dashboard.store.get_run(head.id)).to_html()),
             cases,
             found.cases.total,
+            headers,
         )
     items = Report(replace(head, samples=found.faulted)).fix_items
     baseline = None if stored is None else stored.baseline
     view = view_of(head, baseline, models, items, evidence=False, facts=found.facts)
-    return LaidOut(report_body(html_of(view)), cases, found.cases.total)
+    return LaidOut(report_body(html_of(view)), cases, found.cases.total, headers)
 
 
 # -- one case --------------------------------------------------------------------------------

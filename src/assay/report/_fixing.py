@@ -216,13 +216,23 @@ def matrix(run: Run) -> tuple[list[str], list[list[str]]]:
 
 
 def _cell(samples: Sequence[SampleResult]) -> str:
-    if not samples:
-        return fmt.MISSING
     passed = sum(1 for s in samples if s.status is SampleStatus.PASSED)
-    word = "pass" if passed == len(samples) else "fail"
-    faults = [s.fault for s in samples if s.fault]
-    tail = f" · {Counter(faults).most_common(1)[0][0]}" if faults else ""
-    return f"{word} {passed}/{len(samples)}{tail}"
+    faults = Counter(str(s.fault) for s in samples if s.fault)
+    return matrix_cell(passed, len(samples), tuple(faults.items()))
+
+
+def matrix_cell(passed: int, samples: int, faults: Sequence[tuple[str, int]] = ()) -> str:
+    """A matrix cell from counts: ``pass 3/3``, ``fail 1/3 · missing_content``, ``—`` for none.
+
+    ``faults`` holds each fault with its count, in the order the cell's samples first show
+    them: the most common is named, the first shown among equals (as ``Counter`` ranks them).
+    """
+    if samples == 0:
+        return fmt.MISSING
+    word = "pass" if passed == samples else "fail"
+    common = max(faults, key=lambda fault: fault[1], default=None)
+    tail = "" if common is None else f" · {common[0]}"
+    return f"{word} {passed}/{samples}{tail}"
 
 
 def run_judge_usage(run: Run) -> str:

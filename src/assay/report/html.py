@@ -355,7 +355,7 @@ def _metric_rows(samples: tuple[SampleView, ...]) -> tuple[MetricRow, ...]:
         count = len(sample.metrics.rows)
         for index, (name, kind, score, threshold, result, why) in enumerate(sample.metrics.rows):
             group = (label, count) if index == 0 else None
-            tone, last = _tone(_cell(result)), index == count - 1
+            tone, last = cell_tone(_cell(result)), index == count - 1
             rows.append((group, name, kind, score, threshold, result, tone, why, last))
     return tuple(rows)
 
@@ -365,8 +365,12 @@ def _fix_title(item: FixItem) -> str:
     return f"Instruction change ({title.lower()})" if item.kind == "instruction" else title
 
 
-def _tone(text: str) -> str:
-    """The colour a matrix cell or a result takes: ``pass``, ``fail``, or none (``""``)."""
+def cell_tone(text: str) -> str:
+    """The colour a matrix cell or a result takes: ``pass``, ``fail``, or none (``""``).
+
+    The class names of the report's style sheet; the dashboard's matrix colours its cells by
+    the same rule.
+    """
     word = text.split(" ", 1)[0]
     return _TONES.get(word, "")
 
@@ -412,7 +416,7 @@ def _environment() -> Environment:
     )
     environment.filters.update(
         cell=_cell,
-        tone=_tone,
+        tone=cell_tone,
         observation=_observation,
         replay=_replay,
         metadata=_metadata,

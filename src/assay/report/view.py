@@ -732,6 +732,17 @@ def matrix_section(run: Run) -> MatrixSection | None:
     return MatrixSection(_table(headers, rows))
 
 
+def matrix_cell(passed: int, samples: int, faults: Sequence[tuple[str, int]] = ()) -> str:
+    """A case × model cell from counts, as :func:`matrix_section` writes it from samples.
+
+    ``passed`` of ``samples`` (``pass 2/2``, ``fail 1/3``; ``—`` without samples) and the most
+    common of ``faults`` (each fault with its count, in the order the samples first show
+    them; the first among equals). A page that counts samples in the database writes its
+    cells with it.
+    """
+    return fixing.matrix_cell(passed, samples, faults)
+
+
 def cases_section(run: Run) -> CasesSection:
     """Every case with its samples."""
     return CasesSection(

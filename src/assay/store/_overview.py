@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     Connection,
@@ -27,21 +29,33 @@ from sqlalchemy import (
 from assay.agent.answered import MISMATCH_KEY
 from assay.errors import StoreError
 from assay.record import RecordError, read
-from assay.results import MetricResult, SampleResult
+from assay.results import MetricResult, SampleResult, SampleStatus
 from assay.results.pacing import PACING_KEY, RunPacing, SamplePacing
 from assay.results.sample_facts import SampleFacts
 from assay.results.summary import CheckTally
 from assay.store import _rows
 from assay.store._tables import metrics, run_cases, samples
-from assay.store.browse import CasesPage, CaseTally, Heads, RunOverview, run_head
+from assay.store.browse import CasesPage, CaseTally, Heads, ModelTally, RunOverview, run_head
 
 
-def sample_facts(connection: Connection, row: RowMapping) -> tuple[SampleFacts, bool]:
+class Counted(NamedTuple):
+    """What one aggregate query tells of a run's samples.
+
+    ``unlisted`` says whether any sample is of a case the run kept no snapshot of;
+    ``models`` are the models with samples in the order the report's matrix sets them.
+    """
+
+    facts: SampleFacts
+    unlisted: bool
+    models: tuple[str | None, ...]
+
+
+def sample_facts(connection: Connection, row: RowMapping) -> Counted:
     """What a report reads of the run's samples beside its summary, counted in one query.
 
     The checks, estimated costs and paced samples per model are counted by the database;
-    only samples that recorded rate-limit pacing (few, if any) are then read, for it. Also
-    says whether any sample is of a case the run kept no snapshot of.
+    only samples that recorded rate-limit pacing (few, if any) are then read, for it. The
+    same query finds each model's first case, which orders the matrix's columns.
     """
     sequence = row["sequence"]
     checks = (
@@ -70,6 +84,8 @@ def sample_facts(connection: Connection, row: RowMapping) -> tuple[SampleFacts, 
             counted(samples.c.cost_source == "estimated"),
             counted(_has_key(connection, PACING_KEY)),
             counted(run_cases.c.case_id.is_(None)),
+            func.min(run_cases.c.position),
+            func.min(case((run_cases.c.case_id.is_(None), samples.c.case_id), else_=None)),
         )
         .outerjoin(checks, checks.c.sample == samples.c.id)
         .outerjoin(
@@ -81,19 +97,46 @@ def sample_facts(connection: Connection, row: RowMapping) -> tuple[SampleFacts, 
     )
     tallies: dict[str | None, CheckTally] = {}
     estimated: set[str | None] = set()
+    firsts: dict[str | None, tuple[Any, ...]] = {}
     paced = unlisted = False
-    for model, checks_, passing, early, guessed, pacing, orphans in connection.execute(query):
+    for (
+        model,
+        checks_,
+        passing,
+        early,
+        guessed,
+        pacing,
+        orphans,
+        position,
+        orphan,
+    ) in connection.execute(query):
         label = _rows.model_value(str(model))
         tallies[label] = CheckTally(int(checks_), int(passing), int(early))
         if guessed:
             estimated.add(label)
         paced, unlisted = paced or bool(pacing), unlisted or bool(orphans)
+        # Where the model's samples start in report order: snapshotted cases by position,
+        # then the others by id (one case per position, so the position says which).
+        firsts[label] = (0, int(position), "") if position is not None else (1, 0, str(orphan))
     facts = SampleFacts(
         checks=tallies,
         estimated=frozenset(estimated),
         pacing=_run_pacing(connection, row) if paced else None,
     )
-    return facts, unlisted
+    return Counted(facts, unlisted, _columns(firsts, _rows.settings_of(row).models))
+
+
+def _columns(
+    firsts: dict[str | None, tuple[Any, ...]], declared: Sequence[str]
+) -> tuple[str | None, ...]:
+    """The models in the order the whole run's samples first show them (the matrix's)."""
+    ranks = {label: rank for rank, label in enumerate(declared)}
+
+    def key(label: str | None) -> tuple[Any, ...]:
+        rank = -1 if label is None else ranks.get(label, len(ranks))
+        return (*firsts[label], rank, label or "")
+
+    return tuple(sorted(firsts, key=key))
 
 
 def _run_pacing(connection: Connection, row: RowMapping) -> RunPacing | None:
@@ -194,13 +237,20 @@ def faulted_samples(connection: Connection, row: RowMapping) -> list[SampleResul
 
 
 def cases_page(
-    connection: Connection, row: RowMapping, *, offset: int, limit: int, unlisted: bool = True
+    connection: Connection,
+    row: RowMapping,
+    *,
+    offset: int,
+    limit: int,
+    unlisted: bool = True,
+    models: tuple[str | None, ...] = (),
 ) -> CasesPage:
     """The run's cases from ``offset`` (in position order), each with its samples' statuses.
 
     Cases with samples but no snapshot follow the snapshotted ones, by id, as in a report;
     ``unlisted`` says there may be some (without, they are not looked for). Only the page's
-    cases are read.
+    cases are read; their samples are counted per model, status and fault in one query.
+    ``models`` (the matrix's columns) are handed on as they are.
     """
     sequence = row["sequence"]
     snapshotted = run_cases.c.run == sequence
@@ -230,19 +280,79 @@ def cases_page(
     if len(chosen) < limit:
         start = max(0, offset - total)
         chosen += [(c, c) for c in others[start : start + limit - len(chosen)]]
-    counts: dict[str, dict[str, int]] = defaultdict(dict)
-    if chosen:
-        tallied = connection.execute(
-            select(samples.c.case_id, samples.c.status, func.count())
-            .where(samples.c.run == sequence, samples.c.case_id.in_([c for c, _ in chosen]))
-            .group_by(samples.c.case_id, samples.c.status)
-        ).all()
-        for case_id, status, count in tallied:
-            counts[str(case_id)][str(status)] = int(count)
+    counted = _counted(connection, sequence, [c for c, _ in chosen]) if chosen else {}
     return CasesPage(
-        cases=tuple(CaseTally(case_id=c, name=n, statuses=counts.get(c, {})) for c, n in chosen),
+        cases=tuple(_case_tally(c, n, counted.get(c)) for c, n in chosen),
         offset=offset,
         total=total + len(others),
+        models=models,
+    )
+
+
+@dataclass
+class _Cell:
+    """One case's samples on one model, counted from grouped rows."""
+
+    samples: int = 0
+    passed: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)
+    #: Each fault: the lowest sample index showing it, and how many samples do.
+    faults: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def add(self, status: str, fault: str | None, count: int, first: int) -> None:
+        self.samples += count
+        self.statuses[status] = self.statuses.get(status, 0) + count
+        self.passed += count if status == SampleStatus.PASSED.value else 0
+        if fault is not None:
+            low, seen = self.faults.get(fault, (first, 0))
+            self.faults[fault] = (min(low, first), seen + count)
+
+    def tally(self) -> ModelTally:
+        ordered = sorted(self.faults.items(), key=lambda item: item[1][0])
+        return ModelTally(
+            samples=self.samples,
+            passed=self.passed,
+            faults=tuple((fault, count) for fault, (_, count) in ordered),
+        )
+
+
+def _counted(
+    connection: Connection, sequence: int, chosen: list[str]
+) -> dict[str, dict[str | None, _Cell]]:
+    """The chosen cases' samples per model, counted in one query.
+
+    Grouped by case, model, status and fault; each group's lowest sample index orders the
+    faults as the samples first show them.
+    """
+    query = (
+        select(
+            samples.c.case_id,
+            samples.c.model,
+            samples.c.status,
+            samples.c.fault,
+            func.count(),
+            func.min(samples.c.sample),
+        )
+        .where(samples.c.run == sequence, samples.c.case_id.in_(chosen))
+        .group_by(samples.c.case_id, samples.c.model, samples.c.status, samples.c.fault)
+    )
+    cells: dict[str, dict[str | None, _Cell]] = defaultdict(dict)
+    for case_id, model, status, fault, count, first in connection.execute(query):
+        cell = cells[str(case_id)].setdefault(_rows.model_value(str(model)), _Cell())
+        cell.add(str(status), None if fault is None else str(fault), int(count), int(first))
+    return cells
+
+
+def _case_tally(case_id: str, name: str, cells: dict[str | None, _Cell] | None) -> CaseTally:
+    statuses: dict[str, int] = defaultdict(int)
+    for cell in (cells or {}).values():
+        for status, count in cell.statuses.items():
+            statuses[status] += count
+    return CaseTally(
+        case_id=case_id,
+        name=name,
+        statuses=dict(statuses),
+        models={model: cell.tally() for model, cell in (cells or {}).items()},
     )
 
 
@@ -250,10 +360,18 @@ def overview(
     connection: Connection, row: RowMapping, *, offset: int, limit: int, heads: Heads | None
 ) -> RunOverview:
     """The run of ``row`` for its page: head, sample facts, faulted samples, one page of cases."""
-    facts, unlisted = sample_facts(connection, row)
+    counted = sample_facts(connection, row)
+    page = cases_page(
+        connection,
+        row,
+        offset=offset,
+        limit=limit,
+        unlisted=counted.unlisted,
+        models=counted.models,
+    )
     return RunOverview(
         run=run_head(connection, row, heads),
-        facts=facts,
+        facts=counted.facts,
         faulted=tuple(faulted_samples(connection, row)),
-        cases=cases_page(connection, row, offset=offset, limit=limit, unlisted=unlisted),
+        cases=page,
     )

@@ -12,7 +12,7 @@ import math
 import threading
 from collections import OrderedDict, defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, cast
 
@@ -138,21 +138,44 @@ class RunsPage:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ModelTally:
+    """One case's samples on one model: how many, how many passed, and their faults.
+
+    ``faults`` holds each fault with its count, in the order the samples (by index) first
+    show them.
+    """
+
+    samples: int
+    passed: int
+    faults: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
 class CaseTally:
-    """One case of a run in a list of its cases: its id, name and samples per status."""
+    """One case of a run in a list of its cases: its id, name, samples per status and model.
+
+    ``models`` maps each model label (``None`` for a run without models) the case has
+    samples of to its tally there.
+    """
 
     case_id: str
     name: str
     statuses: Mapping[str, int]
+    models: Mapping[str | None, ModelTally] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)
 class CasesPage:
-    """Some of a run's cases, from ``offset``, of ``total``."""
+    """Some of a run's cases, from ``offset``, of ``total``.
+
+    ``models`` are the run's models with samples, in the order a report's case × model
+    matrix sets its columns (as the whole run's samples first show them).
+    """
 
     cases: tuple[CaseTally, ...]
     offset: int
     total: int
+    models: tuple[str | None, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
