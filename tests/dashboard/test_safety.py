@@ -251,3 +251,18 @@ def test_the_core_never_imports_the_dashboard() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(done.stdout.split())
     assert not {"assay.dashboard", "starlette", "uvicorn"} & loaded
+
+
+def test_every_page_names_the_packaged_icon_so_a_browser_asks_for_no_other(
+    client: TestClient, sqlite_history: History
+) -> None:
+    for path in _pages(sqlite_history):
+        links = [
+            attributes
+            for tag, attributes in Markup(client.get(path).text).tags
+            if tag == "link" and attributes.get("rel") == "icon"
+        ]
+        assert [each.get("href") for each in links] == ["/static/favicon.svg"], path
+    icon = client.get("/static/favicon.svg")
+    assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
+    assert icon.text.startswith("<svg")
