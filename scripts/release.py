@@ -15,9 +15,13 @@ on a throwaway PostgreSQL cluster with its saved evidence, every report format a
 dashboard. Everything temporary is removed afterwards.
 
 Without ``--dry-run`` it first refuses a tree with uncommitted changes, a version already
-tagged ``v<version>``, a changelog without that version's section and missing credentials
-(``TWINE_PASSWORD``, an API token, with ``TWINE_USERNAME`` defaulting to ``__token__``). It
-never bumps the version, commits, tags or pushes: those are yours to do. Exit codes: 0 done,
+tagged ``v<version>`` (among the local tags only: it fetches nothing, so fetch the remote's
+tags first), a changelog without that version's section (``## [X.Y.Z]`` or ``## X.Y.Z``) and
+missing credentials (``TWINE_PASSWORD``, an API token, with ``TWINE_USERNAME`` defaulting to
+``__token__``); after the gates it checks again that the tree is clean and at the same commit
+before building. Only ``twine upload`` sees the credentials: every other command runs without
+the publishing variables (``TWINE_*``, ``PYPI_*`` and the like). It never bumps the version,
+commits, tags or pushes: those are yours to do. Exit codes: 0 done,
 1 a gate or smoke step failed, 2 refused before anything ran.
 """
 
@@ -36,6 +40,7 @@ import sys
 import tarfile
 import tempfile
 import time
+import tomllib
 import urllib.request
 import zipfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -69,16 +74,26 @@ PRIVATE_PARTS = frozenset(
         "node_modules",
     }
 )
+#: Databases: private wherever a working tree collects them, but a tracked test fixture of the
+#: sdist may be one.
+DATABASE_SUFFIXES = (".db", ".db-journal", ".db-wal", ".db-shm", ".sqlite", ".sqlite3")
 PRIVATE_SUFFIXES = (
-    ".db",
-    ".db-journal",
-    ".db-wal",
-    ".db-shm",
-    ".sqlite",
-    ".sqlite3",
     ".pyc",
     ".pyo",
     ".log",
+    ".bak",
+    ".partial",
+    ".pem",
+    ".key",
+)
+#: File names that hold credentials, wherever they appear.
+PRIVATE_NAMES = frozenset({".env", ".envrc", ".pypirc", ".netrc", ".coverage"})
+#: Private keys of SSH (``id_rsa``, ``id_ed25519``…, not their ``.pub`` halves).
+PRIVATE_KEY = re.compile(r"id_(rsa|dsa|ecdsa|ed25519)(_sk)?")
+#: Environment variables that carry publishing credentials: only ``twine upload`` gets them.
+PUBLISHING_PREFIXES = ("TWINE_", "PYPI_", "POETRY_PYPI_TOKEN_", "POETRY_HTTP_BASIC_")
+PUBLISHING_NAMES = frozenset(
+    {"FLIT_PASSWORD", "HATCH_INDEX_AUTH", "UV_PUBLISH_TOKEN", "UV_PUBLISH_PASSWORD"}
 )
 #: Files the package cannot work without, checked by name as well as against the tracked tree,
 #: so that an untracked or moved data folder fails loudly too.
@@ -113,6 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise Refused("--smoke-only skips the gates, so it needs --dry-run: nothing uploads")
         version = project_version(ROOT)
         print(f"Assay {version} from {ROOT}", flush=True)
+        commit = "" if options.dry_run else head_commit(ROOT)
         if not options.dry_run:
             check_publishable(ROOT, version, os.environ)
         pythons = smoke_pythons(options.python)
@@ -120,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"release: refused: {refusal}", file=sys.stderr)
         return 2
     try:
-        _release(options, version, pythons)
+        _release(options, version, pythons, commit)
     except StepFailed as failure:
         print(f"release: FAILED: {failure}", file=sys.stderr)
         return 1
@@ -154,18 +170,21 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _release(options: argparse.Namespace, version: str, pythons: list[Path]) -> None:
+def _release(options: argparse.Namespace, version: str, pythons: list[Path], commit: str) -> None:
     started = time.monotonic()
     if options.smoke_only:
         print("GATES SKIPPED (--smoke-only): lint, types and tests are not run here", flush=True)
     else:
         run_gates(ROOT)
+    if not options.dry_run:
+        with step("check the tree is still clean and at the same commit"):
+            check_unchanged(ROOT, commit)
     work = Path(tempfile.mkdtemp(prefix="assay-release-"))
     try:
         dist = work / "dist"
         wheel, sdist = build(ROOT, dist)
         with step("check the manifest of the sdist and the wheel"):
-            problems = manifest_problems(wheel, sdist, tracked_files(ROOT))
+            problems = manifest_problems(wheel, sdist, tracked_files(ROOT), sdist_includes(ROOT))
             if problems:
                 raise StepFailed("the manifest:\n  " + "\n  ".join(problems))
         run_step(
@@ -213,9 +232,13 @@ def check_publishable(root: Path, version: str, environ: Mapping[str, str]) -> N
     if _git(root, "tag", "--list", tag).strip():
         reasons.append(f"version {version} is already tagged {tag}: bump __version__ first")
     changelog = root / "CHANGELOG.md"
-    heading = re.compile(rf"^## \[{re.escape(version)}\]", re.M)
-    if not changelog.is_file() or not heading.search(changelog.read_text(encoding="utf-8")):
-        reasons.append(f"CHANGELOG.md has no '## [{version}]' section: name the release there")
+    if not changelog.is_file() or not has_version_section(
+        changelog.read_text(encoding="utf-8"), version
+    ):
+        reasons.append(
+            f"CHANGELOG.md has no '## [{version}]' (or '## {version}') section: name the "
+            "release there"
+        )
     if not environ.get("TWINE_PASSWORD"):
         reasons.append(
             "no credentials: set TWINE_PASSWORD to an API token (TWINE_USERNAME defaults to "
@@ -225,10 +248,40 @@ def check_publishable(root: Path, version: str, environ: Mapping[str, str]) -> N
         raise Refused("\n  " + "\n  ".join(reasons))
 
 
+def has_version_section(changelog: str, version: str) -> bool:
+    """Whether the changelog has a ``## [X.Y.Z]`` or ``## X.Y.Z`` heading for ``version``."""
+    escaped = re.escape(version)
+    heading = re.compile(rf"^## (\[{escaped}\]|{escaped})(?![\w.\-+\]])", re.M)
+    return heading.search(changelog) is not None
+
+
+def head_commit(root: Path) -> str:
+    """The commit checked out: the one the release is built from."""
+    return _git(root, "rev-parse", "HEAD").strip()
+
+
+def check_unchanged(root: Path, commit: str) -> None:
+    """Refuse to build from a tree that changed while the gates ran (exit 1: they had run)."""
+    dirty = _git(root, "status", "--porcelain", "--untracked-files=normal").splitlines()
+    if dirty:
+        listed = "; ".join(line.strip() for line in dirty[:10])
+        raise StepFailed(f"the tree changed while the gates ran ({listed}): nothing was built")
+    now = head_commit(root)
+    if now != commit:
+        raise StepFailed(
+            f"the checkout moved from {commit[:12]} to {now[:12]} while the gates ran: "
+            "nothing was built"
+        )
+
+
 def _git(root: Path, *arguments: str) -> str:
     try:
         done = subprocess.run(
-            ["git", "-C", str(root), *arguments], capture_output=True, text=True, check=False
+            ["git", "-C", str(root), *arguments],
+            capture_output=True,
+            text=True,
+            check=False,
+            env=child_environment(),
         )
     except OSError as error:
         raise Refused(f"git is needed: {error}") from None
@@ -240,6 +293,24 @@ def _git(root: Path, *arguments: str) -> str:
 def tracked_files(root: Path) -> set[str]:
     """The files under version control: what a distribution may hold (plus what builds make)."""
     return set(_git(root, "ls-files", "-z").split("\0")) - {""}
+
+
+def sdist_includes(root: Path) -> list[str]:
+    """The folders and files ``pyproject.toml`` puts in the sdist (``only-include``)."""
+    with (root / "pyproject.toml").open("rb") as file:
+        project = tomllib.load(file)
+    included = project["tool"]["hatch"]["build"]["targets"]["sdist"]["only-include"]
+    return [str(name).strip("/") for name in included]
+
+
+def child_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment less the publishing credentials: for every command but the upload."""
+    source = os.environ if environ is None else environ
+    return {
+        key: value
+        for key, value in source.items()
+        if not key.startswith(PUBLISHING_PREFIXES) and key not in PUBLISHING_NAMES
+    }
 
 
 # -- the gates and the build --
@@ -254,8 +325,7 @@ def run_gates(root: Path) -> None:
     run_step("mypy --strict src", [python, "-m", "mypy", "--strict", "src"], cwd=root)
     # CI=true: a missing PostgreSQL, Chromium or dataset tool fails its tests instead of
     # skipping them; no PYTEST_ADDOPTS may leave a part of the suite out.
-    environment = {key: value for key, value in os.environ.items() if key != "PYTEST_ADDOPTS"}
-    environment["CI"] = "true"
+    environment = gate_environment()
     run_step(
         "the test suite (with PostgreSQL)",
         [python, "-m", "pytest", "-p", "no:cacheprovider"],
@@ -263,6 +333,14 @@ def run_gates(root: Path) -> None:
         env=environment,
         show_output=True,
     )
+
+
+def gate_environment() -> dict[str, str]:
+    """The test suite's environment: no credentials, no PYTEST_ADDOPTS, CI=true."""
+    environment = child_environment()
+    environment.pop("PYTEST_ADDOPTS", None)
+    environment["CI"] = "true"
+    return environment
 
 
 def build(root: Path, dist: Path) -> tuple[Path, Path]:
@@ -280,8 +358,14 @@ def build(root: Path, dist: Path) -> tuple[Path, Path]:
 # -- the manifest --
 
 
-def manifest_problems(wheel: Path, sdist: Path, tracked: set[str]) -> list[str]:
-    """What is wrong with the two distributions: private files in them, needed files missing."""
+def manifest_problems(
+    wheel: Path, sdist: Path, tracked: set[str], included: Sequence[str]
+) -> list[str]:
+    """What is wrong with the two distributions: private files in them, needed files missing.
+
+    ``included`` is what ``pyproject.toml`` puts in the sdist: every tracked file under it
+    must be there.
+    """
     with zipfile.ZipFile(wheel) as archive:
         in_wheel = [name for name in archive.namelist() if not name.endswith("/")]
     with tarfile.open(sdist) as archive:
@@ -290,15 +374,24 @@ def manifest_problems(wheel: Path, sdist: Path, tracked: set[str]) -> list[str]:
             for member in archive.getmembers()
             if member.isfile()
         ]
-    problems = [f"wheel: {name} is private or accidental" for name in in_wheel if is_private(name)]
-    problems += [f"sdist: {name} is private or accidental" for name in in_sdist if is_private(name)]
-    problems += [
-        f"sdist: {name} is not under version control"
-        for name in in_sdist
-        if name not in tracked and name != "PKG-INFO" and not is_private(name)
+    return [
+        *_wheel_problems(wheel, in_wheel, tracked),
+        *_sdist_problems(in_sdist, tracked, included),
     ]
-    source = f"src/{PACKAGE}/"
-    package_files = sorted(name for name in tracked if name.startswith(source))
+
+
+def _wheel_problems(wheel: Path, in_wheel: list[str], tracked: set[str]) -> list[str]:
+    # The wheel's file name starts with the distribution's name and version, as its
+    # .dist-info folder is named: nothing else may sit beside the package.
+    name, version = wheel.name.split("-")[:2]
+    allowed = (f"{PACKAGE}/", f"{name}-{version}.dist-info/")
+    problems = [f"wheel: {name} is private or accidental" for name in in_wheel if is_private(name)]
+    problems += [
+        f"wheel: {name} is outside {' and '.join(allowed)}"
+        for name in in_wheel
+        if not name.startswith(allowed) and not is_private(name)
+    ]
+    package_files = sorted(name for name in tracked if name.startswith(f"src/{PACKAGE}/"))
     wheel_package = {name for name in in_wheel if name.startswith(f"{PACKAGE}/")}
     problems += [
         f"wheel: {name} is not a tracked file of src/{PACKAGE}"
@@ -317,23 +410,50 @@ def manifest_problems(wheel: Path, sdist: Path, tracked: set[str]) -> list[str]:
         for name in ("LICENSE", "CHANGELOG.md", "entry_points.txt")
         if name not in metadata
     ]
+    return problems
+
+
+def _sdist_problems(in_sdist: list[str], tracked: set[str], included: Sequence[str]) -> list[str]:
+    # A tracked database is a test fixture the tests read; an untracked one is private.
+    problems = [
+        f"sdist: {name} is private or accidental"
+        for name in in_sdist
+        if is_private(name, databases=name not in tracked)
+    ]
+    problems += [
+        f"sdist: {name} is not under version control"
+        for name in in_sdist
+        if name not in tracked and name != "PKG-INFO" and not is_private(name)
+    ]
+    shipped = set(in_sdist)
+    expected = sorted(
+        name
+        for name in tracked
+        if any(name == top or name.startswith(f"{top}/") for top in included)
+        and not is_private(name, databases=False)
+    )
     problems += [
         f"sdist: {name} is missing"
-        for name in [*NEEDED_IN_SDIST, *package_files]
-        if name not in in_sdist
+        for name in dict.fromkeys([*NEEDED_IN_SDIST, *expected])
+        if name not in shipped
     ]
     return problems
 
 
-def is_private(name: str) -> bool:
-    """Whether a file in a distribution is private or accidental: never to be published."""
+def is_private(name: str, *, databases: bool = True) -> bool:
+    """Whether a file in a distribution is private or accidental: never to be published.
+
+    ``databases=False`` leaves databases out of it, for a tracked fixture.
+    """
     path = PurePosixPath(name)
     if PRIVATE_PARTS.intersection(path.parts):
         return True
+    if databases and path.name.endswith(DATABASE_SUFFIXES):
+        return True
     return (
-        path.name == ".env"
+        path.name in PRIVATE_NAMES
         or path.name.startswith(".env.")
-        or path.name == ".coverage"
+        or PRIVATE_KEY.fullmatch(path.name) is not None
         or path.name.endswith(PRIVATE_SUFFIXES)
         or any(part.endswith(".egg-info") for part in path.parts)
     )
@@ -382,6 +502,7 @@ def _python_version(python: Path) -> str | None:
             text=True,
             check=False,
             timeout=60,
+            env=child_environment(),
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -645,6 +766,7 @@ def postgres() -> Iterator[str]:
                 _as_postgres([pg_ctl, "-D", str(data), "stop", "-m", "immediate"]),
                 capture_output=True,
                 check=False,
+                env=child_environment(),
             )
         shutil.rmtree(base, ignore_errors=True)
 
@@ -670,10 +792,10 @@ def _free_port() -> int:
 
 
 def _clean_environment(venv: Path) -> dict[str, str]:
-    """The environment, less anything that points at the checkout or a database."""
+    """The environment, less credentials and anything pointing at the checkout or a database."""
     environment = {
         key: value
-        for key, value in os.environ.items()
+        for key, value in child_environment().items()
         if key not in {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTEST_ADDOPTS"}
         and not key.startswith("ASSAY_")
     }
@@ -728,13 +850,16 @@ def run_step(
     expect: int = 0,
     show_output: bool = False,
 ) -> str:
-    """Run a command as one step; its standard output. Another exit code than ``expect`` fails."""
+    """Run a command as one step; its standard output. Another exit code than ``expect`` fails.
+
+    Without ``env`` the command gets the environment less the publishing credentials.
+    """
     with step(title):
         try:
             done = subprocess.run(
                 list(command),
                 cwd=cwd,
-                env=env,
+                env=child_environment() if env is None else env,
                 stdout=None if show_output else subprocess.PIPE,
                 stderr=None if show_output else subprocess.PIPE,
                 text=True,

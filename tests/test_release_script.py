@@ -8,6 +8,7 @@ whole dry run (gates aside), with its installed smoke on PostgreSQL, runs in CI 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import subprocess
@@ -157,6 +158,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, set[str
         "src/assay/store/history.db",
         "tests/.pytest_cache/v/cache/lastfailed",
         "tests/scratch.sqlite3",
+        ".envrc",
+        "tests/.pypirc",
+        "tests/fixtures/records/v4-baselines/history.db.0007.bak",
     ]
     for stray in strays:
         (copy / stray).parent.mkdir(parents=True, exist_ok=True)
@@ -175,11 +179,14 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, set[str
     return wheel, sdist, release.tracked_files(copy)
 
 
+INCLUDED = release.sdist_includes(ROOT)
+
+
 def test_the_built_distributions_pass_the_manifest_check(
     built: tuple[Path, Path, set[str]],
 ) -> None:
     wheel, sdist, tracked = built
-    assert release.manifest_problems(wheel, sdist, tracked) == []
+    assert release.manifest_problems(wheel, sdist, tracked, INCLUDED) == []
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
     assert "assay/py.typed" in names
@@ -231,7 +238,7 @@ def test_private_files_in_the_wheel_are_named(
         "assay/scratch.txt",
     ]
     tampered = _tampered_wheel(wheel, tmp_path / wheel.name, added, set())
-    problems = "\n".join(release.manifest_problems(tampered, sdist, tracked))
+    problems = "\n".join(release.manifest_problems(tampered, sdist, tracked, INCLUDED))
     for name in added[:4]:
         assert f"wheel: {name} is private or accidental" in problems
     assert "wheel: assay/scratch.txt is not a tracked file of src/assay" in problems
@@ -251,7 +258,7 @@ def test_needed_files_missing_from_the_wheel_are_named(
         license_file,
     }
     tampered = _tampered_wheel(wheel, tmp_path / wheel.name, [], dropped)
-    problems = release.manifest_problems(tampered, sdist, tracked)
+    problems = release.manifest_problems(tampered, sdist, tracked, INCLUDED)
     for name in sorted(dropped - {license_file}):
         assert f"wheel: {name} is missing" in problems
     assert "wheel: LICENSE is missing from .dist-info" in problems
@@ -271,7 +278,7 @@ def test_an_sdist_with_untracked_or_private_files_is_named(
             stray = tmp_path / "stray"
             stray.write_text("x\n")
             copy.add(stray, arcname=f"{top}/{name}")
-    problems = release.manifest_problems(wheel, tampered, tracked)
+    problems = release.manifest_problems(wheel, tampered, tracked, INCLUDED)
     assert "sdist: tests/report.json is not under version control" in problems
     assert "sdist: .env.local is private or accidental" in problems
     assert "sdist: LICENSE is missing" in problems
@@ -290,7 +297,150 @@ def test_an_sdist_with_untracked_or_private_files_is_named(
         ("tests/__pycache__/conftest.cpython-312.pyc", True),
         ("assay_agents.egg-info/PKG-INFO", True),
         (".mypy_cache/3.11/x.json", True),
+        ("history.db.0007.bak", True),
+        ("assay/store/history.db.partial", True),
+        (".envrc", True),
+        ("assay/.pypirc", True),
+        ("home/.ssh/id_rsa", True),
+        ("id_ed25519", True),
+        ("id_ed25519.pub", False),
+        ("assay/cli/id_rsa_check.py", False),
     ],
 )
 def test_what_counts_as_private(name: str, private: bool) -> None:
     assert release.is_private(name) is private
+
+
+def _sdist_names(sdist: Path) -> set[str]:
+    with tarfile.open(sdist) as archive:
+        return {member.name.split("/", 1)[1] for member in archive.getmembers() if member.isfile()}
+
+
+def test_the_sdist_ships_every_tracked_file_of_its_folders_with_the_fixtures(
+    built: tuple[Path, Path, set[str]],
+) -> None:
+    _, sdist, tracked = built
+    names = _sdist_names(sdist)
+    fixtures = {name for name in tracked if name.startswith("tests/fixtures/records/")}
+    assert {name for name in fixtures if name.endswith("/history.db")}
+    assert fixtures <= names
+    assert {name for name in tracked if name.startswith(("tests/", "examples/"))} <= names
+    assert not [name for name in names if name.endswith(".bak") or "pypirc" in name]
+
+
+def test_a_tracked_file_missing_from_the_sdist_is_named(
+    built: tuple[Path, Path, set[str]], tmp_path: Path
+) -> None:
+    wheel, sdist, tracked = built
+    dropped = "tests/fixtures/records/v4-baselines/history.db"
+    tampered = tmp_path / sdist.name
+    with tarfile.open(sdist) as source, tarfile.open(tampered, "w:gz") as copy:
+        for member in source.getmembers():
+            if not member.name.endswith(dropped):
+                copy.addfile(member, source.extractfile(member) if member.isfile() else None)
+    problems = release.manifest_problems(wheel, tampered, tracked, INCLUDED)
+    assert problems == [f"sdist: {dropped} is missing"]
+
+
+def test_an_untracked_database_in_the_sdist_is_private_even_beside_the_fixtures(
+    built: tuple[Path, Path, set[str]], tmp_path: Path
+) -> None:
+    wheel, sdist, tracked = built
+    tampered = tmp_path / sdist.name
+    added = ["tests/fixtures/records/v4-baselines/scratch.db", "tests/history.db.0007.bak"]
+    with tarfile.open(sdist) as source, tarfile.open(tampered, "w:gz") as copy:
+        top = source.getmembers()[0].name.split("/")[0]
+        for member in source.getmembers():
+            copy.addfile(member, source.extractfile(member) if member.isfile() else None)
+        stray = tmp_path / "stray"
+        stray.write_text("x\n")
+        for name in added:
+            copy.add(stray, arcname=f"{top}/{name}")
+    problems = release.manifest_problems(wheel, tampered, tracked, INCLUDED)
+    assert problems == [f"sdist: {name} is private or accidental" for name in added]
+
+
+def test_the_wheel_holds_only_the_package_and_its_dist_info(
+    built: tuple[Path, Path, set[str]], tmp_path: Path
+) -> None:
+    wheel, sdist, tracked = built
+    private = [
+        "history.db.0007.bak",
+        ".envrc",
+        ".pypirc",
+        "id_rsa",
+        "assay_agents-0.1.0.data/data/secrets.env",
+    ]
+    outside = ["assay_agents-0.1.0.data/data/notes.txt", "tests/conftest.py"]
+    tampered = _tampered_wheel(wheel, tmp_path / wheel.name, [*private, *outside], set())
+    problems = release.manifest_problems(tampered, sdist, tracked, INCLUDED)
+    version = wheel.name.split("-")[1]
+    for name in private + outside:
+        assert any(problem.startswith(f"wheel: {name} is ") for problem in problems), name
+    for name in outside:
+        assert f"wheel: {name} is outside assay/ and assay_agents-{version}.dist-info/" in problems
+    assert len(problems) == len(private) + len(outside)
+
+
+# -- the credentials reach only the upload --
+
+
+def test_no_command_but_the_upload_sees_the_publishing_credentials(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    secrets = {
+        "TWINE_PASSWORD": "pypi-secret-token-value",
+        "TWINE_USERNAME": "__token__",
+        "PYPI_API_TOKEN": "pypi-other-token",
+        "UV_PUBLISH_TOKEN": "pypi-uv-token",
+    }
+    for key, value in secrets.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("KEPT_FOR_THE_STEP", "yes")
+    printed = release.run_step(
+        "a step that prints its environment",
+        [sys.executable, "-c", "import json, os; print(json.dumps(dict(os.environ)))"],
+    )
+    seen = json.loads(printed)
+    assert seen["KEPT_FOR_THE_STEP"] == "yes"
+    for environment in (seen, release.gate_environment(), release._clean_environment(tmp_path)):
+        assert not set(secrets) & set(environment)
+        assert "pypi-" not in json.dumps(environment)
+
+
+# -- the changelog and the tree before the build --
+
+
+@pytest.mark.parametrize(
+    ("changelog", "found"),
+    [
+        ("## [1.2.3] - 2026-12-02\n", True),
+        ("## 1.2.3 - 2026-12-02\n", True),
+        ("## 1.2.3\n", True),
+        ("## [1.2.30] - 2026-12-02\n", False),
+        ("## 1.2.3rc1\n", False),
+        ("## Unreleased\n\nUp to 1.2.3\n", False),
+        ("### [1.2.3]\n", False),
+    ],
+)
+def test_the_version_section_of_the_changelog(changelog: str, found: bool) -> None:
+    assert release.has_version_section(f"# Changelog\n\n{changelog}", "1.2.3") is found
+
+
+def test_a_changelog_with_a_plain_version_heading_is_accepted(project: Path) -> None:
+    (project / "CHANGELOG.md").write_text("# Changelog\n\n## 1.2.3 - 2026-12-02\n\n- Things.\n")
+    _commit_all(project)
+    done = _publish(project, TWINE_USERNAME="someone")
+    assert done.returncode == 2
+    assert "CHANGELOG.md" not in done.stderr and "TWINE_PASSWORD" in done.stderr
+
+
+def test_the_tree_is_checked_again_before_the_build(project: Path) -> None:
+    commit = release.head_commit(project)
+    release.check_unchanged(project, commit)
+    (project / "notes.txt").write_text("written while the gates ran\n")
+    with pytest.raises(release.StepFailed, match=r"notes\.txt"):
+        release.check_unchanged(project, commit)
+    _commit_all(project)
+    with pytest.raises(release.StepFailed, match="moved from"):
+        release.check_unchanged(project, commit)
