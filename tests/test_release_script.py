@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -444,3 +445,17 @@ def test_the_tree_is_checked_again_before_the_build(project: Path) -> None:
     _commit_all(project)
     with pytest.raises(release.StepFailed, match="moved from"):
         release.check_unchanged(project, commit)
+
+
+def test_the_changelog_keeps_to_its_format_and_names_a_release_once_renamed() -> None:
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    headings = [line for line in text.splitlines() if line.startswith("#")]
+    groups = {"Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"}
+    assert {line.removeprefix("### ") for line in headings if line.startswith("### ")} <= groups
+    assert not [line for line in headings if line.startswith("####")]
+    # A bracketed heading needs its link defined at the bottom, or it renders as brackets.
+    for name in re.findall(r"^## \[([^\]]+)\]", text, re.M):
+        assert re.search(rf"^\[{re.escape(name)}\]: \S+", text, re.M), name
+    assert "## Unreleased" in text
+    released = text.replace("## Unreleased", "## 9.9.9 - 2026-12-02", 1)
+    assert release.has_version_section(released, "9.9.9")
