@@ -56,7 +56,9 @@ def _announce(plan: Upgrade, done: list[Upgrade]) -> None:
         for step in plan.steps:
             print(f"  {step.id}  {step.title}")
         if plan.backup is not None:
-            print(f"backing the file up first, to {plan.backup} (revision {plan.start})")
+            print(
+                f"backing the file up first, to {visible(str(plan.backup))} (revision {plan.start})"
+            )
         elif plan.database.startswith("postgresql"):
             print(
                 "no backup is taken of a PostgreSQL database: to keep a copy of it at revision "

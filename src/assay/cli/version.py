@@ -30,7 +30,7 @@ def history_line() -> str:
 
     url, embedded = _history_url()
     if url is None:
-        here = Path.cwd().resolve()
+        here = visible(str(Path.cwd().resolve()))
         return f"history: none yet (no .assay/ folder in {here} or above; `assay run` starts one)"
     shown = visible(redact(url))
     found = revisions.database_status(url)

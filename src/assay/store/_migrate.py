@@ -134,9 +134,11 @@ def _back_up(file: Path, backup: Path) -> None:
     except (OSError, sqlite3.Error) as error:
         with contextlib.suppress(OSError):  # the reason to report is the first failure
             partial.unlink(missing_ok=True)
+        from assay.text import visible  # a path may hold any character but a NUL
+
         raise ConfigurationError(
-            f"cannot back up database file {file} to {backup} ({error}); "
-            "nothing was changed: free some space or make its folder writable, and migrate again"
+            visible(f"cannot back up database file {file} to {backup} ({error}); ")
+            + "nothing was changed: free some space or make its folder writable, and migrate again"
         ) from None
 
 
