@@ -11,7 +11,8 @@ from pathlib import Path
 DEFAULT_URL = "sqlite:///.assay/assay.db"
 
 _MASK = "***"
-_QUERY_PASSWORD = re.compile(r"([?&]password=)[^&]*", re.IGNORECASE)
+#: A query value libpq reads as a secret: ``password``, ``sslpassword`` and the like.
+_QUERY_PASSWORD = re.compile(r"([?&][^=&#]*password[^=&#]*=)[^&#]*", re.IGNORECASE)
 _POSTGRES_SCHEMES = ("postgres://", "postgresql://")
 
 
@@ -35,8 +36,10 @@ def redact(url: str) -> str:
     'postgresql://ann:***@db/assay'
     >>> redact("postgresql://ann:p@ss:w@rd@db/assay")
     'postgresql://ann:***@db/assay'
+    >>> redact("postgresql://ann@db/assay?sslpassword=key&sslmode=require")
+    'postgresql://ann@db/assay?sslpassword=***&sslmode=require'
     """
-    # libpq also accepts ?password=...
+    # libpq also accepts ?password=... and ?sslpassword=... (a client key's passphrase)
     return _QUERY_PASSWORD.sub(rf"\g<1>{_MASK}", _mask_userinfo(url))
 
 
@@ -86,21 +89,56 @@ def ambiguous_password(url: str) -> bool:
 
 
 def scrub(text: str, url: str) -> str:
-    """Remove the URL's password from ``text`` (a driver message may quote it)."""
-    password = _password(url)
-    return text.replace(password, _MASK) if password else text
+    """Remove the URL's passwords from ``text`` (a driver message may quote them)."""
+    for password in _passwords(url):
+        text = text.replace(password, _MASK)
+    return text
 
 
-def _password(url: str) -> str | None:
+def _passwords(url: str) -> list[str]:
+    """The URL's password and every query value :func:`redact` masks, longest first."""
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import ArgumentError
 
     try:
         parsed = make_url(url)
     except (ArgumentError, ValueError):
-        return None
-    value = parsed.password or parsed.query.get("password")
-    return value if isinstance(value, str) and value else None
+        return []
+    found = [parsed.password] if isinstance(parsed.password, str) else []
+    for key, value in parsed.query.items():
+        if "password" in key.lower():
+            found.extend([value] if isinstance(value, str) else value)
+    return sorted({value for value in found if value}, key=len, reverse=True)
+
+
+def refuse_unusable(url: str) -> None:
+    """Refuse, with :class:`~assay.errors.ConfigurationError`, a URL the store cannot use.
+
+    A URL that is not one, one whose password a parser would misread, or an in-memory
+    database that would keep nothing.
+    """
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    from assay.errors import ConfigurationError
+
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError):
+        raise ConfigurationError(
+            f"{redact(url)!r} is not a database URL; use e.g. "
+            "sqlite:///path/to/assay.db or "
+            "postgresql://user@host/dbname"
+        ) from None
+    if ambiguous_password(url):
+        raise ConfigurationError(
+            f"cannot use database {redact(url)}: its password holds a character that must be "
+            "percent-encoded in a URL (@ as %40, : as %3A, / as %2F, ? as %3F, # as %23)"
+        )
+    if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
+        raise ConfigurationError(
+            "an in-memory SQLite database keeps no history; give a file, e.g. sqlite:///assay.db"
+        )
 
 
 def sqlite_path(url: str) -> Path | None:

@@ -145,13 +145,7 @@ def sqlite_status(path: Path) -> SchemaStatus | None:
     """
     if not path.is_file():
         return None
-    uri = path.resolve().as_uri()
-    try:
-        # mode=rw never creates a file; a reader that may write removes the journal files
-        # of a WAL history as it closes, where a read-only one would leave them behind.
-        connection = sqlite3.connect(f"{uri}?mode=rw", uri=True)
-    except sqlite3.OperationalError:
-        connection = sqlite3.connect(f"{uri}?mode=ro", uri=True)
+    connection = sqlite3.connect(_read_only_uri(path), uri=True)
     try:
         tables = connection.execute(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (VERSION_TABLE,)
@@ -162,6 +156,18 @@ def sqlite_status(path: Path) -> SchemaStatus | None:
     finally:
         connection.close()
     return status(frozenset(str(row[0]) for row in rows))
+
+
+def _read_only_uri(path: Path) -> str:
+    """A URI that reads ``path`` without writing the file, its journals or its folder.
+
+    ``mode=ro`` never checkpoints a WAL nor removes its files as it closes, so a write only
+    the WAL holds is read and left there. Without a journal beside it the file is complete
+    as it stands: ``immutable=1`` then reads it creating no -wal or -shm file either.
+    """
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    journals = (path.with_name(path.name + suffix) for suffix in ("-wal", "-journal"))
+    return uri if any(journal.exists() for journal in journals) else f"{uri}&immutable=1"
 
 
 def stored_revisions(connection: Connection) -> frozenset[str] | None:
@@ -185,7 +191,7 @@ def database_status(url: str) -> SchemaStatus | None:
     Raises :class:`~assay.errors.ConfigurationError` when the database cannot be read.
     """
     simple = _SQLITE_URL.match(url)
-    if simple is not None:
+    if simple is not None and simple.group(1) != ":memory:":
         from urllib.parse import unquote
 
         return _file_status(Path(unquote(simple.group(1))))
@@ -195,6 +201,11 @@ def database_status(url: str) -> SchemaStatus | None:
 def _file_status(path: Path) -> SchemaStatus | None:
     from assay.errors import ConfigurationError
 
+    if path.is_dir():
+        raise ConfigurationError(
+            f"cannot use database file {path}: {path} is a folder, not a database file; "
+            f"name a file, e.g. sqlite:///{path / 'assay.db'}"
+        )
     try:
         return sqlite_status(path)
     except sqlite3.Error as error:
@@ -206,9 +217,10 @@ def _engine_status(url: str) -> SchemaStatus | None:
 
     from assay.errors import ConfigurationError
     from assay.store._engine import connect
-    from assay.store._urls import normalise, redact, scrub, sqlite_path
+    from assay.store._urls import normalise, redact, refuse_unusable, scrub, sqlite_path
 
     target = normalise(url)
+    refuse_unusable(target)  # as the store refuses it, before anything connects
     try:
         file = sqlite_path(target)
     except (SQLAlchemyError, ValueError):

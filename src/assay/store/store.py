@@ -48,7 +48,7 @@ from assay.results.run import Lease, ModelVerdict
 from assay.store import _baselines, _cache, _lease, _migrate, _overview, _reads, _rows, browse
 from assay.store._engine import WRITE, connect, unusable_file
 from assay.store._tables import MalformedJSON, metrics, run_cases, runs, samples
-from assay.store._urls import ambiguous_password, normalise, redact, scrub, sqlite_path
+from assay.store._urls import normalise, redact, refuse_unusable, scrub, sqlite_path
 from assay.store.browse import CaseRun, Names, RunFilter, RunLine, RunOverview, RunsPage
 from assay.store.revisions import Upgrade
 
@@ -828,26 +828,7 @@ def _project_url(*, create: bool) -> str:
 
 def _refuse_unusable(url: str) -> None:
     """A URL that is not one, or an in-memory database that would keep nothing."""
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
-
-    try:
-        parsed = make_url(url)
-    except (ArgumentError, ValueError):
-        raise ConfigurationError(
-            f"{redact(url)!r} is not a database URL; use e.g. "
-            "sqlite:///path/to/assay.db or "
-            "postgresql://user@host/dbname"
-        ) from None
-    if ambiguous_password(url):
-        raise ConfigurationError(
-            f"cannot use database {redact(url)}: its password holds a character that must be "
-            "percent-encoded in a URL (@ as %40, : as %3A, / as %2F, ? as %3F, # as %23)"
-        )
-    if parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:"):
-        raise ConfigurationError(
-            "an in-memory SQLite database keeps no history; give a file, e.g. sqlite:///assay.db"
-        )
+    refuse_unusable(url)
 
 
 def _prepare_sqlite_file(url: str, *, create: bool) -> None:
