@@ -8,6 +8,7 @@ written by today's store and taken back with the migrations' own downgrades.
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 import subprocess
 import sys
@@ -340,3 +341,114 @@ def test_sqlite_status_reads_without_leaving_files(tmp_path: Path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["h.db"]
     assert revisions.sqlite_status(tmp_path / "absent.db") is None
     assert not (tmp_path / "absent.db").exists()
+
+
+# -- a refused or upgraded history: nothing written unasked, nothing upgraded without a word ---
+
+
+def rollback_journal(path: Path) -> None:
+    """Take a history out of WAL mode, as a copy made by other tools may be."""
+    connection = sqlite3.connect(path)
+    connection.execute("PRAGMA journal_mode=DELETE")
+    connection.close()
+
+
+def journal_mode(path: Path) -> str:
+    connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return str(connection.execute("PRAGMA journal_mode").fetchone()[0])
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("words", [["history"], ["report"], ["db", "migrate"]])
+def test_a_newer_history_out_of_wal_mode_is_left_byte_for_byte(
+    cli: Cli, tmp_path: Path, words: list[str]
+):
+    path = tmp_path / "new.db"
+    history_at(f"sqlite:///{path}", NEWER)
+    rollback_journal(path)
+    before = digest(path)
+    done = cli(*words, "--db", f"sqlite:///{path}")
+    assert done.returncode == 2, done.output
+    assert "Nothing in it was changed" in done.stderr
+    assert digest(path) == before and journal_mode(path) == "delete"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.db"]
+
+
+def test_a_backup_that_fails_leaves_the_file_byte_for_byte(cli: Cli, tmp_path: Path):
+    path = tmp_path / "history.db"
+    history_at(f"sqlite:///{path}", "0006")
+    rollback_journal(path)
+    before = digest(path)
+    (tmp_path / "history.db.0006.bak.partial").mkdir()  # where the copy would be written
+    done = cli("db", "migrate", "--db", f"sqlite:///{path}")
+    assert done.returncode == 2, done.output
+    assert f"cannot back up database file {path}" in done.stderr
+    assert "nothing was changed" in done.stderr
+    assert digest(path) == before and journal_mode(path) == "delete"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "history.db",
+        "history.db.0006.bak.partial",
+    ]
+
+
+def test_a_backup_is_never_wider_than_its_private_history(tmp_path: Path):
+    path = tmp_path / "h.db"
+    history_at(f"sqlite:///{path}", "0007")
+    path.chmod(0o600)
+    backup = tmp_path / "h.db.0007.bak"
+    seen: dict[str, int] = {}
+
+    def look(_status: int, _remaining: int, _total: int) -> None:
+        for found in tmp_path.iterdir():  # the partial copy and its journal, mid-copy
+            seen[found.name] = found.stat().st_mode & 0o777
+
+    previous = os.umask(0o022)  # the usual umask: files 0644 unless told
+    try:
+        _migrate._back_up(path, backup, progress=look)
+    finally:
+        os.umask(previous)
+    assert "h.db.0007.bak.partial" in seen
+    assert {name: mode for name, mode in seen.items() if mode & 0o077} == {}
+    assert backup.stat().st_mode & 0o777 == 0o600
+
+
+def test_an_embedded_history_upgrading_itself_says_so(cli: Cli, tmp_path: Path):
+    embedded = tmp_path / ".assay" / "assay.db"
+    history_at(f"sqlite:///{embedded}", "0007")
+    done = cli("history")
+    assert done.returncode == 0, done.output
+    backup = embedded.with_name("assay.db.0007.bak")
+    assert done.stderr.splitlines() == [
+        f"upgraded the history at sqlite:///{embedded} from schema revision 0007 to {HEAD}; "
+        f"the previous file is backed up at {backup}"
+    ]
+    assert revisions.sqlite_status(backup) == revisions.status(frozenset({"0007"}))
+    again = cli("history")
+    assert again.returncode == 0 and again.stderr == "", again.output
+
+
+def test_the_python_api_warns_that_it_upgraded_the_history(
+    tmp_path: Path, support_spec: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import assay
+
+    embedded = tmp_path / ".assay" / "assay.db"
+    history_at(f"sqlite:///{embedded}", "0007")
+    monkeypatch.chdir(tmp_path)
+    with pytest.warns(UserWarning, match="from schema revision 0007 to") as heard:
+        assay.run(str(support_spec), progress=False)
+    backup = embedded.with_name("assay.db.0007.bak")
+    assert f"backed up at {backup}" in str(heard[0].message) and backup.is_file()
+
+
+def test_the_dashboard_refuses_an_older_history_and_leaves_it(cli: Cli, tmp_path: Path):
+    embedded = tmp_path / ".assay" / "assay.db"
+    history_at(f"sqlite:///{embedded}", "0007")
+    before = digest(embedded)
+    done = cli("dashboard", "--port", "8766")
+    assert done.returncode == 2, done.output
+    assert "revision 0007" in done.stderr and "assay db migrate" in done.stderr
+    assert digest(embedded) == before
+    assert sorted(p.name for p in embedded.parent.iterdir()) == ["assay.db"]

@@ -6,7 +6,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -277,19 +277,38 @@ def open_store(
 
     A reading command never creates a database: without one, it says where it looked. An
     error of the store's while the command uses it exits 2 with its message, like one at
-    opening.
+    opening. A history that opening upgraded is announced on stderr, unless ``on_upgrade``
+    hears it instead.
     """
     from assay.store import Store
 
+    heard: list[Upgrade] = []
     with user_errors():
         store = Store.open(
-            database_url(option), migrate=migrate, create=migrate, on_upgrade=on_upgrade
+            database_url(option),
+            migrate=migrate,
+            create=migrate,
+            on_upgrade=heard.append if on_upgrade is None else on_upgrade,
         )
+        announce_upgrades(heard)
         # What the command reads may fail too (a damaged file): the same exit 2, no traceback.
         try:
             yield store
         finally:
             store.close()
+
+
+def announce_upgrades(plans: Sequence[Upgrade]) -> None:
+    """Say on stderr that opening the history upgraded it, and where its previous file is.
+
+    A history never changes revision without a word.
+    """
+    from assay.store.upgrades import upgraded_note
+
+    for plan in plans:
+        note = upgraded_note(plan)
+        if note is not None:
+            print(note, file=sys.stderr)
 
 
 def judge_option(

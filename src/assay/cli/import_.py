@@ -7,12 +7,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from assay.cli._common import DbOption, database_url, fail, user_errors
+from assay.cli._common import DbOption, announce_upgrades, database_url, fail, user_errors
 
 if TYPE_CHECKING:
     from assay.evaluation.importing import Imported
     from assay.results import Run
     from assay.store import Store
+    from assay.store.revisions import Upgrade
 
 
 def import_command(
@@ -43,7 +44,9 @@ def import_command(
                 "be imported"
             )
         # Like a run, an import starts the project's embedded history when there is none.
-        store = Store.open(database_url(db), create=True)
+        heard: list[Upgrade] = []
+        store = Store.open(database_url(db), create=True, on_upgrade=heard.append)
+        announce_upgrades(heard)
     try:
         with user_errors():
             imported = _rederived(store, run, report)

@@ -46,7 +46,8 @@ def create_app(
 
     if db is None or isinstance(db, str):
         url = db or os.environ.get("ASSAY_DATABASE_URL") or None
-        store, owns = Store.open(url, create=False), True
+        # Read-only: an older history is refused with the command that upgrades it.
+        store, owns = Store.open(url, create=False, upgrade=False), True
     else:
         store, owns = db, False
     chosen = token if token is not None else os.environ.get("ASSAY_DASHBOARD_TOKEN")

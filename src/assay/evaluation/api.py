@@ -27,6 +27,7 @@ from assay.spec.metrics import CheckDefinition
 if TYPE_CHECKING:
     from assay.load.config import ProjectConfig
     from assay.load.opening import Selection
+    from assay.store import Store
 
 #: A suite, or the path of a file suite or a Python spec that defines one.
 SuiteOrPath = Suite | str | PathLike[str]
@@ -74,10 +75,10 @@ async def evaluate_async(
 
     ``suite`` may be the path of a suite (any format ``assay run`` takes), opened with
     ``selection`` (an :class:`assay.load.Selection`); the project configuration fills what
-    neither the arguments nor the suite set.
+    neither the arguments nor the suite set. A history that opening ``db`` upgrades to this
+    Assay's schema revision is told with a :class:`UserWarning` naming where the previous
+    file is backed up.
     """
-    from assay.store import Store
-
     opened, config = open_configured(suite, selection)
     if options.get("baseline") is None and options.get("baseline_where") is None:
         options["baseline_where"] = dict(config.baseline_where) or None
@@ -87,11 +88,28 @@ async def evaluate_async(
     display = _progress(progress)
     if db is not None and not isinstance(db, str):
         return await evaluate_with(opened, resolved, db, display)
-    store = await asyncio.to_thread(Store.open, db)
+    store = await asyncio.to_thread(_open_announced, db)
     try:
         return await evaluate_with(opened, resolved, store, display)
     finally:
         store.close()
+
+
+def _open_announced(db: str | None) -> Store:
+    """Open the store at ``db``; a history that opening upgraded is told as a warning."""
+    import warnings
+
+    from assay.store import Store
+    from assay.store.revisions import Upgrade
+    from assay.store.upgrades import upgraded_note
+
+    heard: list[Upgrade] = []
+    store = Store.open(db, on_upgrade=heard.append)
+    for plan in heard:
+        note = upgraded_note(plan)
+        if note is not None:
+            warnings.warn(note, UserWarning, stacklevel=2)
+    return store
 
 
 def open_configured(

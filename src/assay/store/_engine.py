@@ -23,8 +23,12 @@ BUSY_TIMEOUT_MS = 30_000
 _dumps = functools.partial(json.dumps, allow_nan=False, ensure_ascii=False)
 
 
-def connect(url: str) -> Engine:
-    """Return an engine that has proved it can connect, or raise ConfigurationError."""
+def connect(url: str, *, wal: bool = True) -> Engine:
+    """Return an engine that has proved it can connect, or raise ConfigurationError.
+
+    A SQLite file is switched to WAL unless ``wal`` is false (an upgrade that must leave a
+    file it refuses, or cannot back up, as it was).
+    """
     # A PostgreSQL server that restarted leaves dead pooled connections: test before use.
     options: dict[str, Any] = {} if url.startswith("sqlite") else {"pool_pre_ping": True}
     _require_supported(url)
@@ -33,7 +37,7 @@ def connect(url: str) -> Engine:
     except (ArgumentError, NoSuchModuleError, ImportError) as error:
         raise ConfigurationError(f"cannot use database {redact(url)}: {error}") from None
     if engine.dialect.name == "sqlite":
-        _tune_sqlite(engine)
+        _tune_sqlite(engine, wal=wal)
     try:
         with engine.connect():
             pass
@@ -114,19 +118,25 @@ def _require_supported(url: str) -> None:
         )
 
 
-def _tune_sqlite(engine: Engine) -> None:
-    event.listen(engine, "connect", _on_sqlite_connect)
+def _tune_sqlite(engine: Engine, *, wal: bool) -> None:
+    event.listen(engine, "connect", _on_sqlite_connect if wal else _on_sqlite_connect_as_is)
     event.listen(engine, "begin", _on_sqlite_begin)
 
 
-def _on_sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+def _on_sqlite_connect(dbapi_connection: Any, record: Any) -> None:
+    _on_sqlite_connect_as_is(dbapi_connection, record)
+    # WAL lets the dashboard read while a run writes.
+    dbapi_connection.execute("PRAGMA journal_mode=WAL").close()
+
+
+def _on_sqlite_connect_as_is(dbapi_connection: Any, _record: Any) -> None:
+    """Tune a connection without touching the file's journal mode."""
     # Take transactions out of the driver's hands (it would BEGIN lazily, only before DML),
     # so a read-then-write unit really is one transaction; _on_sqlite_begin issues BEGIN.
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     try:
-        # WAL lets the dashboard read while a run writes; foreign keys are off by default.
-        cursor.execute("PRAGMA journal_mode=WAL")
+        # Foreign keys are off by default.
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={_busy_timeout_ms()}")
     finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import stat
 from collections.abc import Callable
@@ -108,28 +109,34 @@ def _upgrade_locked(
     return plan
 
 
-def _back_up(file: Path, backup: Path) -> None:
+def _back_up(
+    file: Path, backup: Path, *, progress: Callable[[int, int, int], object] | None = None
+) -> None:
     """Copy the SQLite history at ``file`` to ``backup`` with SQLite's backup API.
 
     Called while this process holds the write lock: the copy, read through a connection of
     its own (a writing connection cannot be the source), is the last committed history, the
     one the upgrade starts from. Written beside as ``.partial`` and renamed: a backup that
-    exists is whole. It keeps the file's permissions: a history may hold what others must
-    not read.
+    exists is whole. It has the file's permissions from the moment it exists (SQLite gives
+    its journal the same): a history may hold what others must not read. ``progress``
+    (SQLite's backup callback) hears each page copied.
     """
     partial = backup.with_name(backup.name + ".partial")
     try:
+        partial.unlink(missing_ok=True)  # left by a copy that was stopped: never reused
+        mode = stat.S_IMODE(file.stat().st_mode)
+        os.close(os.open(partial, os.O_CREAT | os.O_EXCL | os.O_WRONLY, mode))
+        partial.chmod(mode)  # the umask narrowed it, maybe: exactly the file's
         source = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True)
         try:
             copy = sqlite3.connect(partial)
             try:
-                source.backup(copy)
+                source.backup(copy, pages=-1 if progress is None else 1, progress=progress)
                 copy.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
             finally:
                 copy.close()
         finally:
             source.close()
-        partial.chmod(stat.S_IMODE(file.stat().st_mode))
         partial.replace(backup)
     except (OSError, sqlite3.Error) as error:
         with contextlib.suppress(OSError):  # the reason to report is the first failure

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -99,6 +100,7 @@ class Store:
         migrate: bool = False,
         create: bool = True,
         on_upgrade: Callable[[Upgrade], None] | None = None,
+        upgrade: bool = True,
     ) -> Self:
         """Open the store at ``url``; ``None`` is the project's own history.
 
@@ -110,12 +112,18 @@ class Store:
         :class:`~assay.errors.ConfigurationError` says which command to run. A database
         migrated by a newer Assay is refused, whatever is asked, naming both revisions.
         ``on_upgrade`` hears what an upgrade will do before it is done (see :meth:`migrate`).
+        Without ``upgrade`` (a reader that must not write) an older embedded history is
+        refused like any other database, with the command that migrates it.
+
+        A SQLite file's revision is read before anything is written to it, even the switch to
+        WAL: a file that is refused, or whose backup fails, is left byte for byte as it was.
         """
         default = url is None
         target = normalise(_project_url(create=create or migrate) if url is None else url)
         _refuse_unusable(target)
-        default = default and target.startswith("sqlite")
+        default = default and target.startswith("sqlite") and upgrade
         _prepare_sqlite_file(target, create=(default and create) or migrate)
+        _upgrade_file_first(cls, target, migrate=migrate or default, on_upgrade=on_upgrade)
         engine = connect(target)
         store = cls(target, engine)
         store._owns_engine = True
@@ -829,6 +837,39 @@ def _project_url(*, create: bool) -> str:
 def _refuse_unusable(url: str) -> None:
     """A URL that is not one, or an in-memory database that would keep nothing."""
     refuse_unusable(url)
+
+
+def _upgrade_file_first(
+    cls: type[Store],
+    url: str,
+    *,
+    migrate: bool,
+    on_upgrade: Callable[[Upgrade], None] | None,
+) -> None:
+    """Check an existing SQLite file's revision, then upgrade it, before WAL is switched on.
+
+    Switching to WAL rewrites the file's header: a file refused (newer, or older and not
+    to be migrated here) or whose backup fails must not have been touched. The upgrade runs
+    in the file's own journal mode; WAL comes with the connections opened after it.
+    """
+    from assay.store import revisions
+
+    path = sqlite_path(url)
+    if path is None:
+        return
+    try:
+        found = revisions.sqlite_status(path)
+    except sqlite3.Error:
+        return  # a damaged file: connecting says so
+    if found is None or found.state is revisions.SchemaState.CURRENT:
+        return
+    display = redact(url)
+    if found.state is revisions.SchemaState.UNKNOWN or not migrate:
+        raise _migrate.schema_error(display, found)
+    with cls(url, connect(url, wal=False)) as store:
+        store._owns_engine = True
+        store._require_intact()
+        store.migrate(on_upgrade)
 
 
 def _prepare_sqlite_file(url: str, *, create: bool) -> None:
