@@ -429,6 +429,21 @@ def test_an_embedded_history_upgrading_itself_says_so(cli: Cli, tmp_path: Path):
     assert again.returncode == 0 and again.stderr == "", again.output
 
 
+def test_a_run_upgrading_the_embedded_history_says_so_in_one_line(
+    cli_process: Cli, tmp_path: Path, support_spec: Path
+):
+    embedded = tmp_path / ".assay" / "assay.db"
+    history_at(f"sqlite:///{embedded}", "0007")
+    done = cli_process("run", str(support_spec), "--quiet")
+    backup = embedded.with_name("assay.db.0007.bak")
+    said = (
+        f"upgraded the history at sqlite:///{embedded} from schema revision 0007 to {HEAD}; "
+        f"the previous file is backed up at {backup}"
+    )
+    assert said in done.stderr.splitlines(), done.output
+    assert "UserWarning" not in done.stderr and "api.py" not in done.stderr
+
+
 def test_the_python_api_warns_that_it_upgraded_the_history(
     tmp_path: Path, support_spec: Path, monkeypatch: pytest.MonkeyPatch
 ):

@@ -6,6 +6,7 @@ import copy
 import inspect
 import signal
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, get_args, get_origin
@@ -200,6 +201,7 @@ def _named(words: Sequence[str] | None) -> typer.Typer | None:
 def main() -> None:
     """Entry point of the ``assay`` script; Ctrl-C at any moment is one line and exit 130."""
     guarded = False
+    warnings.formatwarning = _format_warning
     try:
         guarded = _interrupt_raises()
         command(sys.argv[1:])()
@@ -214,6 +216,26 @@ def main() -> None:
     finally:
         if guarded:  # the command has ended: a Ctrl-C while the process exits is one line too
             signal.signal(signal.SIGINT, exit_interrupted)
+
+
+def _format_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    line: str | None = None,
+) -> str:
+    """Warnings formatted as Python does, except Assay's own notes.
+
+    A history upgraded when a run opened it is said in the one line the other commands
+    print, without a source location.
+    """
+    if category.__module__.startswith("assay.") and category.__name__ == "HistoryUpgraded":
+        return f"{message}\n"
+    return _PYTHON_FORMAT(message, category, filename, lineno, line)
+
+
+_PYTHON_FORMAT = warnings.formatwarning
 
 
 def _interrupt_raises() -> bool:

@@ -101,14 +101,14 @@ def _open_announced(db: str | None) -> Store:
 
     from assay.store import Store
     from assay.store.revisions import Upgrade
-    from assay.store.upgrades import upgraded_note
+    from assay.store.upgrades import HistoryUpgraded, upgraded_note
 
     heard: list[Upgrade] = []
     store = Store.open(db, on_upgrade=heard.append)
     for plan in heard:
         note = upgraded_note(plan)
         if note is not None:
-            warnings.warn(note, UserWarning, stacklevel=2)
+            warnings.warn(note, HistoryUpgraded, stacklevel=2)
     return store
 
 

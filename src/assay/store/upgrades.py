@@ -6,6 +6,10 @@ from assay.store.revisions import Upgrade
 from assay.text import visible
 
 
+class HistoryUpgraded(UserWarning):
+    """Opening a history upgraded its schema (the Python API's way of saying so)."""
+
+
 def upgraded_note(plan: Upgrade) -> str | None:
     """One line saying a history was upgraded and where its previous file is kept.
 
