@@ -10,7 +10,7 @@ import pytest
 
 import assay
 from assay.results import MetricResult, SampleStatus
-from assay.results.packed import PackedSamples
+from assay.results.packed import KEEP_DECODED, PackedSamples
 
 
 def samples(count: int) -> tuple[assay.SampleResult, ...]:
@@ -69,3 +69,16 @@ def test_a_run_holding_packed_samples_pickles_compares_and_is_replaced_as_before
     assert copied.samples[11] == held[11] and isinstance(copied.samples, PackedSamples)
     assert dataclasses.replace(run, error="x").samples is run.samples
     assert run.with_samples(held[:3]) != run
+
+
+def test_a_small_run_decodes_each_page_once_and_a_large_one_keeps_only_the_last() -> None:
+    held = samples(6)
+    small = PackedSamples(pages(held, 2))
+    first = small[0]
+    assert list(small) == list(held)  # every page read again after the first
+    assert small[0] is first  # the same decoded object, not a second decoding
+    many = samples(KEEP_DECODED + 1)
+    large = PackedSamples(pages(many, 1000))
+    first = large[0]
+    assert large[KEEP_DECODED] == many[KEEP_DECODED]
+    assert large[0] is not first and large[0] == first

@@ -1,7 +1,8 @@
 """A run's samples held compressed, a page at a time: what a run returned to its caller holds.
 
 A completed run of 100,000 samples as objects takes about a gigabyte; packed, a few
-megabytes. Each page is decoded when it is read (the last one read is kept), so iterating,
+megabytes. Each page is decoded when it is read (the last one read is kept, and every one of
+a run of at most :data:`KEEP_DECODED` samples), so iterating,
 indexing and comparing behave as on the tuple it stands for.
 """
 
@@ -17,6 +18,9 @@ from assay.results.sample import SampleResult
 
 #: Fast compression: the pages are packed once and read back a few times at most.
 _LEVEL = 1
+#: Up to this many samples, pages once decoded are kept: a report reads a run's samples
+#: a dozen times over, and a run this small costs tens of megabytes as objects.
+KEEP_DECODED = 5_000
 
 
 class PackedSamples(Sequence[SampleResult]):
@@ -40,6 +44,7 @@ class PackedSamples(Sequence[SampleResult]):
             length += len(page)
         self._length = length
         self._last: tuple[int, tuple[SampleResult, ...]] | None = None
+        self._kept: dict[int, tuple[SampleResult, ...]] = {}
 
     def __len__(self) -> int:
         return self._length
@@ -81,12 +86,16 @@ class PackedSamples(Sequence[SampleResult]):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._pages, self._starts = state["pages"], state["starts"]
-        self._length, self._last = state["length"], None
+        self._length, self._last, self._kept = state["length"], None, {}
 
     def _page(self, number: int) -> tuple[SampleResult, ...]:
         last = self._last
         if last is not None and last[0] == number:
             return last[1]
-        page: tuple[SampleResult, ...] = pickle.loads(zlib.decompress(self._pages[number]))
+        page = self._kept.get(number)
+        if page is None:
+            page = pickle.loads(zlib.decompress(self._pages[number]))
+            if self._length <= KEEP_DECODED:
+                self._kept[number] = page
         self._last = (number, page)
         return page
