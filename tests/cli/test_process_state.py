@@ -61,3 +61,27 @@ def test_the_app_run_inside_another_program_leaves_its_collector_alone(
     assert gc.isenabled() == enabled
     # Nothing was frozen for the test process (a few frozen objects of its own may die).
     assert gc.get_freeze_count() <= frozen
+
+
+COLLECTING = """
+import gc
+
+import assay
+from assay import checks
+
+
+def agent(text, ctx):
+    return "collecting" if gc.isenabled() else "not collecting"
+
+
+suite = assay.Suite("Collecting", agent=agent, checks=[checks.exact_match()])
+suite.case("q", expected="collecting")
+"""
+
+
+@pytest.mark.process  # the script's own process
+def test_the_collector_runs_while_the_samples_of_a_command_run(cli_process) -> None:
+    cli = cli_process
+    (cli.cwd / "collecting.py").write_text(textwrap.dedent(COLLECTING))
+    done = cli("run", "collecting.py", "--quiet")
+    assert done.returncode == 0, done.stdout + done.stderr

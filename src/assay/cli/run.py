@@ -351,6 +351,7 @@ def run_command(
             agent=agent,
             harness=harness,
         )
+        _machinery()
         # The project's configuration fills what neither a flag nor the suite sets.
         chosen, judged_by, config = open_for_run(
             spec,
@@ -423,6 +424,27 @@ def run_command(
 
 
 REPLAY = "Replay"
+
+
+def _machinery() -> None:
+    """Load what every run needs before the suite's own code, and set it aside.
+
+    It lives until the process exits: set aside (:func:`assay.startup.set_aside`), the
+    collector neither walks it while samples run nor tears it down at exit. The suite's code
+    comes after, and what it leaves at exit is finalised as Python does it (a file it left
+    open is flushed).
+    """
+    import assay.cli._render
+    import assay.evaluation.api
+    import assay.evaluation.loop
+    import assay.report.prose
+    import assay.runner.progress
+    import assay.store.store  # noqa: F401
+    from assay.results.pricing import load_catalogue
+    from assay.startup import set_aside
+
+    load_catalogue()
+    set_aside()
 
 
 def _executor(name: str, address: str | None) -> Any:
