@@ -82,3 +82,14 @@ def test_a_small_run_decodes_each_page_once_and_a_large_one_keeps_only_the_last(
     first = large[0]
     assert large[KEEP_DECODED] == many[KEEP_DECODED]
     assert large[0] is not first and large[0] == first
+
+
+def test_a_small_run_holds_the_samples_it_was_given_and_packs_them_only_to_pickle() -> None:
+    held = samples(7)
+    small = PackedSamples(pages(held, 3))
+    assert all(mine is given for mine, given in zip(small, held, strict=True))
+    copied = pickle.loads(pickle.dumps(small))
+    assert copied == held and copied[6] is not held[6]
+    grown = samples(KEEP_DECODED + 3)
+    large = PackedSamples(pages(grown, 1000))  # kept at first, packed once past the size
+    assert large == grown and large[0] is not grown[0]

@@ -1,9 +1,10 @@
 """A run's samples held compressed, a page at a time: what a run returned to its caller holds.
 
 A completed run of 100,000 samples as objects takes about a gigabyte; packed, a few
-megabytes. Each page is decoded when it is read (the last one read is kept, and every one of
-a run of at most :data:`KEEP_DECODED` samples), so iterating,
-indexing and comparing behave as on the tuple it stands for.
+megabytes. Each page is decoded when it is read (the last one read is kept), so iterating,
+indexing and comparing behave as on the tuple it stands for. A run of at most
+:data:`KEEP_DECODED` samples is small enough to keep as objects: it keeps the pages it was
+given as they are, and packs them only when it is pickled.
 """
 
 from __future__ import annotations
@@ -31,20 +32,28 @@ class PackedSamples(Sequence[SampleResult]):
     """
 
     def __init__(self, pages: Iterable[Sequence[SampleResult]]) -> None:
-        self._pages: list[bytes] = []
+        # None stands for a page only held decoded: a run of at most KEEP_DECODED samples
+        # keeps the pages it was given, and packs them only when it is pickled.
+        self._pages: list[bytes | None] = []
         self._starts: list[int] = []
+        self._kept: dict[int, tuple[SampleResult, ...]] = {}
         length = 0
         for page in pages:
             if not page:
                 continue
-            # Pickled, not written as records: the same objects back, at a fraction of the
-            # time, and names repeated within a page are written once.
-            self._pages.append(zlib.compress(pickle.dumps(tuple(page), 5), _LEVEL))
+            held = tuple(page)
             self._starts.append(length)
-            length += len(page)
+            length += len(held)
+            if length <= KEEP_DECODED:
+                self._kept[len(self._pages)] = held
+                self._pages.append(None)
+                continue
+            if self._kept:  # past the size worth keeping: what was kept is packed too
+                self._pages = [self._packed(number) for number in range(len(self._pages))]
+                self._kept = {}
+            self._pages.append(_pack(held))
         self._length = length
         self._last: tuple[int, tuple[SampleResult, ...]] | None = None
-        self._kept: dict[int, tuple[SampleResult, ...]] = {}
 
     def __len__(self) -> int:
         return self._length
@@ -82,7 +91,8 @@ class PackedSamples(Sequence[SampleResult]):
         return f"PackedSamples({self._length} samples in {len(self._pages)} pages)"
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"pages": self._pages, "starts": self._starts, "length": self._length}
+        pages = [self._packed(number) for number in range(len(self._pages))]
+        return {"pages": pages, "starts": self._starts, "length": self._length}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._pages, self._starts = state["pages"], state["starts"]
@@ -94,8 +104,18 @@ class PackedSamples(Sequence[SampleResult]):
             return last[1]
         page = self._kept.get(number)
         if page is None:
-            page = pickle.loads(zlib.decompress(self._pages[number]))
+            page = pickle.loads(zlib.decompress(self._packed(number)))
             if self._length <= KEEP_DECODED:
                 self._kept[number] = page
         self._last = (number, page)
         return page
+
+    def _packed(self, number: int) -> bytes:
+        packed = self._pages[number]
+        return _pack(self._kept[number]) if packed is None else packed
+
+
+def _pack(page: tuple[SampleResult, ...]) -> bytes:
+    # Pickled, not written as records: the same objects back, at a fraction of the time,
+    # and names repeated within a page are written once.
+    return zlib.compress(pickle.dumps(page, 5), _LEVEL)
