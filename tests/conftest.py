@@ -7,6 +7,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator
@@ -33,6 +34,24 @@ def _isolated_interpreter() -> Iterator[None]:
     """
     with restored_process_state():
         yield
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[pytest.CollectReport]:
+    """A test module's rewritten code is cached even where the machine turns bytecode off.
+
+    pytest rewrites each test module's asserts on import and caches the result beside it,
+    unless ``PYTHONDONTWRITEBYTECODE`` is set: then every test process (one per xdist worker)
+    rewrites all of them again, on every run. Only while a test module is collected is the
+    cache written; the projects the tests write and import stay free of ``__pycache__``.
+    """
+    if not isinstance(collector, pytest.Module) or not sys.dont_write_bytecode:
+        return (yield)
+    sys.dont_write_bytecode = False
+    try:
+        return (yield)
+    finally:
+        sys.dont_write_bytecode = True
 
 
 def _pg_binary(name: str) -> str | None:
