@@ -21,36 +21,48 @@ import yaml
 
 from assay.load.datasets import import_dataset
 
-pytestmark = pytest.mark.process
-
 ROOT = Path(__file__).resolve().parents[2]
 DATASETS = ROOT / "tests" / "fixtures" / "datasets"
 TOOLS = ROOT / ".venv-datasets" / "bin"
 PYTHON = TOOLS / "python"
 PROMPTFOO = ROOT / ".node-datasets" / "node_modules" / ".bin" / "promptfoo"
 
-INSPECT_READS = """\
-import json, sys
-from inspect_ai.dataset import json_dataset
+#: Inspect AI and DeepEval read their fixtures in one process: importing each costs seconds.
+#: Each tool's reading (or its traceback) is printed under the tool's name.
+BOTH_READ = """\
+import json, sys, traceback
 
-def text(value):
-    return value if isinstance(value, str) else [message.text for message in value]
+def inspect_reads(path):
+    from inspect_ai.dataset import json_dataset
 
-samples = json_dataset(sys.argv[1])
-print(json.dumps([
-    {"id": s.id, "input": text(s.input), "target": s.target, "choices": s.choices}
-    for s in samples
-]))
+    def text(value):
+        return value if isinstance(value, str) else [message.text for message in value]
+
+    return [
+        {"id": s.id, "input": text(s.input), "target": s.target, "choices": s.choices}
+        for s in json_dataset(path)
+    ]
+
+def deepeval_reads(path):
+    from deepeval.dataset import EvaluationDataset
+
+    dataset = EvaluationDataset()
+    dataset.add_goldens_from_json_file(file_path=path)
+    return [golden.model_dump(mode="json") for golden in dataset.goldens]
+
+read = {}
+tools = {"inspect": inspect_reads, "deepeval": deepeval_reads}
+for (tool, reads), path in zip(tools.items(), sys.argv[1:]):
+    try:
+        read[tool] = {"read": reads(path)}
+    except Exception:
+        read[tool] = {"error": traceback.format_exc()}
+print(json.dumps(read))
 """
 
-DEEPEVAL_READS = """\
-import json, sys
-from deepeval.dataset import EvaluationDataset
-
-dataset = EvaluationDataset()
-dataset.add_goldens_from_json_file(file_path=sys.argv[1])
-print(json.dumps([golden.model_dump(mode="json") for golden in dataset.goldens]))
-"""
+pytestmark = pytest.mark.process
+#: The tests reading through ``tools_read`` run on one worker, which reads once.
+one_reading = pytest.mark.xdist_group("dataset-tools")
 
 
 def _needed(tool: Path) -> None:
@@ -88,11 +100,22 @@ def _run(command: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]
     )
 
 
-def _read_by(tool: str, script: str, path: Path, tmp_path: Path) -> list[dict[str, Any]]:
-    _needed(TOOLS / tool)  # the tool's own command, installed with it
-    done = _run([str(PYTHON), "-c", script, str(path)], tmp_path)
+@pytest.fixture(scope="module")
+def tools_read(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    """What Inspect AI and DeepEval read of their fixtures, each under its tool's name."""
+    _needed(PYTHON)
+    home = tmp_path_factory.mktemp("tools")
+    inspect, deepeval = DATASETS / "inspect_samples.jsonl", DATASETS / "deepeval_goldens.json"
+    done = _run([str(PYTHON), "-c", BOTH_READ, str(inspect), str(deepeval)], home)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _read_by(tool: str, tools_read: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    _needed(TOOLS / tool)  # the tool's own command, installed with it
+    read = tools_read[tool]
+    assert "error" not in read, read.get("error")
+    return read["read"]
 
 
 def _scenarios(path: Path) -> list[dict[str, Any]]:
@@ -100,9 +123,10 @@ def _scenarios(path: Path) -> list[dict[str, Any]]:
     return imported.document["groups"][0]["scenarios"]  # type: ignore[index]
 
 
-def test_inspect_reads_each_sample_assay_imports_with_the_same_input_and_target(tmp_path):
+@one_reading
+def test_inspect_reads_each_sample_assay_imports_with_the_same_input_and_target(tools_read):
     path = DATASETS / "inspect_samples.jsonl"
-    samples = _read_by("inspect", INSPECT_READS, path, tmp_path)
+    samples = _read_by("inspect", tools_read)
     assert [s["id"] for s in samples] == ["return-window", "order-status", 3]
     imported = import_dataset(path)
     scenarios = _scenarios(path)
@@ -119,9 +143,10 @@ def test_inspect_reads_each_sample_assay_imports_with_the_same_input_and_target(
     assert several["expect"]["icontains_any"] == read[1]["target"]
 
 
-def test_deepeval_reads_each_golden_assay_imports_with_its_tools_and_context(tmp_path):
+@one_reading
+def test_deepeval_reads_each_golden_assay_imports_with_its_tools_and_context(tools_read):
     path = DATASETS / "deepeval_goldens.json"
-    goldens = _read_by("deepeval", DEEPEVAL_READS, path, tmp_path)
+    goldens = _read_by("deepeval", tools_read)
     scenarios = _scenarios(path)
     assert len(goldens) == len(scenarios) == 2
     for golden, scenario in zip(goldens, scenarios, strict=True):
