@@ -119,13 +119,36 @@ _POSTGRES_FIXTURES = {
 _SLOW_MARKS = ("process", "browser")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The slowest tests first, in their order: the two workers then end together.
 
     xdist hands out tests in collection order as workers free up; a slow test collected
     last keeps one worker busy while the other has nothing left.
     """
     items.sort(key=lambda item: not any(item.get_closest_marker(m) for m in _SLOW_MARKS))
+    if getattr(config.option, "loadgroup", False):  # an xdist worker under --dist loadgroup
+        for item in items:
+            _join_group(item)
+
+
+def _join_group(item: pytest.Item) -> None:
+    """Give a test of an ``xdist_group`` the id suffix by which xdist sends a group to one worker.
+
+    xdist 3.8 writes the suffix into ``item._nodeid``, which pytest 9.2 no longer reads (its
+    ids are structured): every group would be spread over both workers, each starting what
+    the group shares (a Ray cluster, a built wheel, Chromium, a server). Where xdist's own
+    suffix took effect, the id is left as it is.
+    """
+    names = {
+        str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+        for mark in item.iter_markers("xdist_group")
+    }
+    nodeid = item.nodeid
+    if not names or nodeid.rfind("@") > nodeid.rfind("]"):
+        return
+    grouped = f"{nodeid}@{'_'.join(sorted(names))}"
+    item._id = type(item._id).parse(grouped)
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
