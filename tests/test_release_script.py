@@ -181,8 +181,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, set[str
 
 
 INCLUDED = release.sdist_includes(ROOT)
+#: The tests reading ``built`` run on one worker, which builds once.
+one_build = pytest.mark.xdist_group("release-build")
 
 
+@one_build
 def test_the_built_distributions_pass_the_manifest_check(
     built: tuple[Path, Path, set[str]],
 ) -> None:
@@ -203,6 +206,7 @@ def test_the_built_distributions_pass_the_manifest_check(
     assert "assay-agents = assay.pytest_plugin" in points
 
 
+@one_build
 def test_the_wheel_holds_every_tracked_file_of_the_package(
     built: tuple[Path, Path, set[str]],
 ) -> None:
@@ -227,6 +231,7 @@ def _tampered_wheel(wheel: Path, target: Path, add: list[str], drop: set[str]) -
     return target
 
 
+@one_build
 def test_private_files_in_the_wheel_are_named(
     built: tuple[Path, Path, set[str]], tmp_path: Path
 ) -> None:
@@ -245,6 +250,7 @@ def test_private_files_in_the_wheel_are_named(
     assert "wheel: assay/scratch.txt is not a tracked file of src/assay" in problems
 
 
+@one_build
 def test_needed_files_missing_from_the_wheel_are_named(
     built: tuple[Path, Path, set[str]], tmp_path: Path
 ) -> None:
@@ -265,6 +271,7 @@ def test_needed_files_missing_from_the_wheel_are_named(
     assert "wheel: LICENSE is missing from .dist-info" in problems
 
 
+@one_build
 def test_an_sdist_with_untracked_or_private_files_is_named(
     built: tuple[Path, Path, set[str]], tmp_path: Path
 ) -> None:
@@ -317,6 +324,7 @@ def _sdist_names(sdist: Path) -> set[str]:
         return {member.name.split("/", 1)[1] for member in archive.getmembers() if member.isfile()}
 
 
+@one_build
 def test_the_sdist_ships_every_tracked_file_of_its_folders_with_the_fixtures(
     built: tuple[Path, Path, set[str]],
 ) -> None:
@@ -329,6 +337,7 @@ def test_the_sdist_ships_every_tracked_file_of_its_folders_with_the_fixtures(
     assert not [name for name in names if name.endswith(".bak") or "pypirc" in name]
 
 
+@one_build
 def test_a_tracked_file_missing_from_the_sdist_is_named(
     built: tuple[Path, Path, set[str]], tmp_path: Path
 ) -> None:
@@ -343,6 +352,7 @@ def test_a_tracked_file_missing_from_the_sdist_is_named(
     assert problems == [f"sdist: {dropped} is missing"]
 
 
+@one_build
 def test_an_untracked_database_in_the_sdist_is_private_even_beside_the_fixtures(
     built: tuple[Path, Path, set[str]], tmp_path: Path
 ) -> None:
@@ -361,6 +371,7 @@ def test_an_untracked_database_in_the_sdist_is_private_even_beside_the_fixtures(
     assert problems == [f"sdist: {name} is private or accidental" for name in added]
 
 
+@one_build
 def test_the_wheel_holds_only_the_package_and_its_dist_info(
     built: tuple[Path, Path, set[str]], tmp_path: Path
 ) -> None:

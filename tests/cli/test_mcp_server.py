@@ -19,7 +19,9 @@ from mcp.client.stdio import StdioServerParameters
 from assay.load import Catalog
 from commandline import ASSAY, run_in_process
 
-pytestmark = pytest.mark.process  # the server is a process of its own
+# The server is a process of its own; the module's tests run on one worker, which starts the
+# server (and makes its project) once.
+pytestmark = [pytest.mark.process, pytest.mark.xdist_group("mcp-server")]
 
 SECRET = "sk-test-0123456789abcdef"
 DESK = """\

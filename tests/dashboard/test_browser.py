@@ -22,7 +22,8 @@ from chromium import launched_chromium
 
 from .conftest import History
 
-pytestmark = pytest.mark.browser
+# One worker runs the module: it launches Chromium once.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("dashboard-chromium")]
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,8 @@ from .conftest import current_samples, make_run
 from .html_runs import rich_report
 from .test_hostile_text import hostile_run
 
-pytestmark = pytest.mark.browser
+# One worker runs the module: it launches Chromium once.
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("report-chromium")]
 
 
 @pytest.fixture(scope="module")
