@@ -12,12 +12,14 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from assay.results import RunStatus
+from assay.results.run import Lease, Run
 from assay.store import Store
 
 pytestmark = pytest.mark.process  # real signals, real crashes
@@ -79,6 +81,17 @@ class Scene:
         while len(self.calls()) < count:
             assert time.monotonic() < deadline, f"the agent was called {self.calls()}"
             time.sleep(0.02)
+
+    def wait_for_lease(self, holds: Callable[[Lease], bool], timeout: float = 60) -> Run:
+        """The latest run once its stored lease (with a heartbeat) ``holds``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            run = self.latest()
+            lease = run.lease
+            if lease is not None and lease.heartbeat_at is not None and holds(lease):
+                return run
+            assert time.monotonic() < deadline, f"the lease stayed {lease}"
+            time.sleep(0.1)
 
     def store(self) -> Store:
         return Store.open(self.url or f"sqlite:///{self.folder}/.assay/assay.db")
@@ -467,8 +480,12 @@ def test_an_agent_blocking_the_event_loop_keeps_its_run(tmp_path: Path) -> None:
     )
     Scene.started.append(owner)
     scene.wait_for_calls(1)
-    time.sleep(LEASE + 2)  # the loop is blocked past the lease; the heartbeat goes on
-    run_id = scene.latest().id
+    blocked = datetime.fromtimestamp(scene.log.stat().st_mtime, UTC)
+    # The loop is blocked past the lease, and the heartbeat went on: a beat is stored from
+    # more than the lease after the loop blocked.
+    run_id = scene.wait_for_lease(
+        lambda lease: (lease.heartbeat_at - blocked).total_seconds() > LEASE
+    ).id
     listed = subprocess.run(
         [ASSAY, "history"], cwd=tmp_path, env=scene.env(), capture_output=True, text=True
     )
@@ -504,8 +521,8 @@ def test_an_agent_holding_the_interpreter_lock_keeps_its_run(tmp_path: Path) -> 
     )
     Scene.started.append(owner)
     scene.wait_for_calls(1)
-    time.sleep(LEASE + 2)  # the owner's heartbeat is now older than the lease
-    run_id = scene.latest().id
+    # Until the owner's last heartbeat is older than the lease.
+    run_id = scene.wait_for_lease(lambda lease: lease.age(datetime.now(UTC)) > LEASE).id
     taken = subprocess.run(
         [*busy, "--resume", run_id, "--lease-timeout", str(LEASE)],
         cwd=tmp_path,
