@@ -93,6 +93,7 @@ def test_each_sample_is_a_fresh_conversation_and_turns_are_bounded():
     assert first.metadata["model"] == "fixed-model"
 
 
+@pytest.mark.xdist_group("litellm")  # one worker imports LiteLLM
 def test_litellm_chat_runs_the_same_loop():
     import_litellm()  # the dev extra installs it; imported offline
     with ScriptedServer(conversation()) as server:
@@ -108,6 +109,7 @@ def test_litellm_chat_runs_the_same_loop():
     assert outcome.usage.input_tokens == 450
 
 
+@pytest.mark.xdist_group("litellm")  # one worker imports LiteLLM
 def test_litellm_chat_follows_each_samples_model(store):
     import_litellm()
 
@@ -230,6 +232,7 @@ def test_a_missing_client_package_is_refused_with_the_install_command(monkeypatc
         assay.judges.openai("gpt-4.1-mini")
 
 
+@pytest.mark.xdist_group("litellm")  # one worker imports LiteLLM
 def test_a_litellm_chat_agent_without_its_provider_key_is_refused_before_the_run(
     store, monkeypatch
 ):

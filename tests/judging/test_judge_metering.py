@@ -160,6 +160,7 @@ def test_a_failing_on_usage_in_a_run_warns_once_on_the_progress_display(store, c
     assert capsys.readouterr().err.count("on_usage raised ValueError") == 1
 
 
+@pytest.mark.xdist_group("litellm")  # one worker imports LiteLLM
 def test_the_litellm_judge_meters_its_calls_too():
     import_litellm()
     metered = []
@@ -178,6 +179,7 @@ def test_the_litellm_judge_meters_its_calls_too():
     ]
 
 
+@pytest.mark.xdist_group("litellm")  # one worker imports LiteLLM
 @pytest.mark.parametrize(
     ("factory", "name", "hint"),
     [
@@ -198,6 +200,7 @@ def test_an_unknown_keyword_is_refused_when_the_judge_is_built(factory, name, hi
         assert f"did you mean {hint!r}" in message
 
 
+@pytest.mark.xdist_group("litellm")  # one worker imports LiteLLM
 def test_known_keywords_still_reach_the_endpoint():
     with ScriptedServer([verdict(1, "ok")]) as server:
         judge = judges.openai(

@@ -3,6 +3,8 @@
 import asyncio
 import json
 
+import pytest
+
 import assay
 from assay import checks, judges
 from assay.agent.adapters.optional import import_litellm
@@ -11,6 +13,7 @@ from assay.judging.retry import RetryPolicy
 from assay.testing import ScriptedServer, failure, reply, verdict
 
 
+@pytest.mark.xdist_group("litellm")  # one worker imports LiteLLM
 def test_the_litellm_judge_over_http_retries_and_stays_strict():
     import_litellm()
     fast = RetryPolicy(attempts=3, base=0.01, ceiling=1.0)

@@ -26,6 +26,7 @@ def test_a_key_or_an_endpoint_of_ones_own_is_enough(no_keys, monkeypatch):
     judges.openai("gpt-4.1-mini").prepare()
 
 
+@pytest.mark.xdist_group("litellm")  # one worker imports LiteLLM
 def test_a_litellm_judge_names_the_providers_variable(no_keys):
     pytest.importorskip("litellm")
     with pytest.raises(ConfigurationError, match="ANTHROPIC_API_KEY"):

@@ -6,6 +6,8 @@ stopped, so a call that escaped the interception would fail to connect.
 
 import asyncio
 
+import pytest
+
 import assay
 from assay import agents
 from assay.agent import AgentContext
@@ -15,6 +17,7 @@ from assay.replay import ReplaySession
 from assay.testing.server import ScriptedServer, reply, streamed
 
 
+@pytest.mark.xdist_group("litellm")  # one worker imports LiteLLM
 def test_the_litellm_agent_records_and_replays_without_the_network(tmp_path):
     litellm = import_litellm()
     assert litellm.disable_aiohttp_transport is False  # its default transport is what we test
@@ -39,6 +42,7 @@ def test_the_litellm_agent_records_and_replays_without_the_network(tmp_path):
     assert session.evidence().passed, session.evidence().problems()
 
 
+@pytest.mark.xdist_group("litellm")  # one worker imports LiteLLM
 def test_a_streamed_litellm_call_replays_its_chunks_in_order(tmp_path):
     litellm = import_litellm()
     path = tmp_path / "streamed.json"
