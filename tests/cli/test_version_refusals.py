@@ -1,8 +1,8 @@
 """What ``assay --version`` and ``assay db migrate`` refuse, mask and leave untouched.
 
-Real processes, real SQLite files: a database URL it cannot use is refused as the store
-refuses it, no password ever reaches the output, no escape sequence reaches the terminal,
-and reading a history changes none of its files.
+Real SQLite files, and real processes wherever all a process writes is checked: a database
+URL it cannot use is refused as the store refuses it, no password ever reaches the output,
+no escape sequence reaches the terminal, and reading a history changes none of its files.
 """
 
 from __future__ import annotations
@@ -59,18 +59,18 @@ def test_a_password_in_the_query_is_masked_on_every_command(cli_process: Cli, ke
         assert "sslmode=require" in done.output
 
 
-def test_version_refuses_an_in_memory_database(cli_process: Cli):
+def test_version_refuses_an_in_memory_database(cli: Cli):
     for url in ("sqlite:///:memory:", "sqlite://"):
-        done = cli_process("--version", env={"ASSAY_DATABASE_URL": url})
+        done = cli("--version", env={"ASSAY_DATABASE_URL": url})
         assert done.returncode == 2, done.output
         assert "an in-memory SQLite database keeps no history" in done.stderr
         assert "creates it" not in done.output
 
 
-def test_version_refuses_a_folder_as_a_database(cli_process: Cli, tmp_path: Path):
+def test_version_refuses_a_folder_as_a_database(cli: Cli, tmp_path: Path):
     folder = tmp_path / "folder"
     folder.mkdir()
-    done = cli_process("--version", env={"ASSAY_DATABASE_URL": f"sqlite:///{folder}"})
+    done = cli("--version", env={"ASSAY_DATABASE_URL": f"sqlite:///{folder}"})
     assert done.returncode == 2, done.output
     assert f"{folder} is a folder, not a database file" in done.stderr
     assert "creates it" not in done.output

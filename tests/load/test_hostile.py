@@ -11,6 +11,7 @@ import pytest
 import assay
 from assay.load import Catalog, load_items, load_pasted, load_suite
 from assay.load._documents import MAX_ALIAS_NODES, MAX_DEPTH, parse_json, parse_toml, parse_yaml
+from commandline import Cli
 
 from .hostile_files import (
     ITEM_FILES,
@@ -165,6 +166,6 @@ def test_validate_exits_2_naming_a_deep_item_file(tmp_path, name, text):
     folder = tmp_path / "items"
     folder.mkdir()
     (folder / name).write_text(text)
-    done = cli(tmp_path, "validate", "items")
+    done = Cli(tmp_path)("validate", "items")
     assert done.returncode == 2, done.stdout + done.stderr
     assert f"items/{name}: is nested more than {MAX_DEPTH} levels deep" in done.stderr
