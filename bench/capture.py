@@ -25,11 +25,11 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 
-import assay
-from assay import checks
-from assay.evaluation import MemoryRunStore
-from assay.results.pricing import estimate_cost, load_catalogue
-from assay.testing.server import ScriptedServer, reply, tool_calls
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.evaluation import MemoryRunStore
+from assay_agents.results.pricing import estimate_cost, load_catalogue
+from assay_agents.testing.server import ScriptedServer, reply, tool_calls
 
 SAMPLES = 2_000
 CONCURRENCY = 50

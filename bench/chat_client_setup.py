@@ -14,7 +14,7 @@ import asyncio
 import statistics
 import time
 
-from assay import agents
+from assay_agents import agents
 
 ROUNDS = 20
 

@@ -1,4 +1,4 @@
-"""How fast `assay --help` answers (target: under 0.3 s), best of ten fresh processes.
+"""How fast `assay-agents --help` answers (target: under 0.3 s), best of ten fresh processes.
 
 Run: ``python bench/cli_startup.py``.
 """
@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-ASSAY = str(Path(sys.executable).parent / "assay")
+ASSAY = str(Path(sys.executable).parent / "assay-agents")
 ROUNDS = 10
 
 
@@ -26,7 +26,7 @@ def main() -> None:
     best, median = times[0], times[len(times) // 2]
     verdict = "OK" if median < 0.3 else "MISSED"
     print(
-        f"assay --help: best {best * 1000:.0f} ms, median {median * 1000:.0f} ms "
+        f"assay-agents --help: best {best * 1000:.0f} ms, median {median * 1000:.0f} ms "
         f"(target < 300 ms) {verdict}"
     )
 

@@ -1,4 +1,4 @@
-"""`assay run` as a whole process against a raw ``openai`` script, on the same local server.
+"""`assay-agents run` as a whole process against a raw ``openai`` script, on the same local server.
 
 Both are fresh Python processes timed from start to exit, start-up and teardown included:
 N cases at concurrency 50 against a local OpenAI-compatible server answering after 50 ms,
@@ -8,7 +8,7 @@ with the previous run of the same size and prints its summary; the floor is a sc
 makes the same N calls with ``asyncio.gather`` and the same client. They alternate, after
 one warm-up each (seven rounds at 1,000, three at 10,000 by default).
 
-Beside it, Assay's own cost: the same ``assay run`` of 1,000 cases with an agent that answers
+Beside it, Assay's own cost: the same ``assay-agents run`` of 1,000 cases with an agent that answers
 at once (the suite still imports ``openai``) minus ``python -c "import openai"``: start-up,
 building and planning the suite, 1,000 samples stored, the comparison, the summary and
 teardown, without any request (target under 0.6 s). Wall clock and CPU time (user + system,
@@ -33,7 +33,7 @@ from typing import NamedTuple
 sys.path.insert(0, str(Path(__file__).parent))
 from _server import serve
 
-ASSAY = str(Path(sys.executable).parent / "assay")
+ASSAY = str(Path(sys.executable).parent / "assay-agents")
 CONCURRENCY = 50
 DELAY = 0.05
 #: The target ratio at each size, and the rounds run there by default.
@@ -46,8 +46,8 @@ OWN_TARGET = 0.6
 SUITE = """
 import os
 
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 from openai import AsyncOpenAI
 
 _clients = {}
@@ -152,7 +152,7 @@ def _figures(values: list[Timing]) -> str:
 
 
 def _size(folder: Path, env: dict[str, str], cases: int, rounds: int) -> None:
-    """Alternate ``assay run`` and the floor on ``cases`` cases; print the paired ratios."""
+    """Alternate ``assay-agents run`` and the floor on ``cases`` cases; print the paired ratios."""
     spec = _write(folder, f"bench_suite_{cases}.py", SUITE, cases)
     floor_script = _write(folder, f"floor_{cases}.py", FLOOR, cases)
     assay_run = [ASSAY, "run", str(spec), "--quiet"]
@@ -174,7 +174,7 @@ def _size(folder: Path, env: dict[str, str], cases: int, rounds: int) -> None:
         f"{cases:,} cases, concurrency {CONCURRENCY}, {DELAY * 1000:.0f} ms per call "
         f"(ideal {ideal:.2f} s of requests), {rounds} rounds, {_load()}"
     )
-    print(f"  assay run (whole process): {_figures(runs)}")
+    print(f"  assay-agents run (whole process): {_figures(runs)}")
     print(f"  raw openai script:         {_figures(floors)}")
     print(f"  assay / floor per round:     {', '.join(f'{value:.2f}' for value in ratios)}")
     print(f"  CPU assay / floor per round: {', '.join(f'{value:.2f}' for value in cpu_ratios)}")
@@ -183,7 +183,7 @@ def _size(folder: Path, env: dict[str, str], cases: int, rounds: int) -> None:
 
 
 def _own_cost(folder: Path, env: dict[str, str], rounds: int) -> None:
-    """Alternate an instant ``assay run`` and ``import openai``; print the difference."""
+    """Alternate an instant ``assay-agents run`` and ``import openai``; print the difference."""
     instant_spec = _write(folder, "instant_suite.py", INSTANT_SUITE, OWN_CASES)
     instant_run = [ASSAY, "run", str(instant_spec), "--quiet"]
     import_only = [sys.executable, "-c", "import openai"]
@@ -198,7 +198,7 @@ def _own_cost(folder: Path, env: dict[str, str], rounds: int) -> None:
     own = statistics.median(instant.wall - base.wall for instant, base in pairs)
     own_cpu = statistics.median(instant.cpu - base.cpu for instant, base in pairs)
     print(f"Assay's own cost, {OWN_CASES:,} instant samples, {rounds} rounds, {_load()}")
-    print(f"  assay run, instant agent:  {_figures(instants)}")
+    print(f"  assay-agents run, instant agent:  {_figures(instants)}")
     print(f"  python -c 'import openai': {_figures(imports)}")
     verdict = "OK" if own < OWN_TARGET else "MISSED"
     print(
@@ -208,7 +208,7 @@ def _own_cost(folder: Path, env: dict[str, str], rounds: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="assay run against the raw-client floor")
+    parser = argparse.ArgumentParser(description="assay-agents run against the raw-client floor")
     parser.add_argument("--sizes", default="1000,10000", help="case counts, comma-separated")
     parser.add_argument("--rounds", type=int, help="rounds at every size (default: by size)")
     chosen = parser.parse_args()

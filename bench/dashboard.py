@@ -37,13 +37,13 @@ from pathlib import Path
 import httpx
 import sqlalchemy as sa
 
-import assay
-from assay import checks
-from assay.dashboard import create_app
-from assay.results import SampleStatus, summarise
-from assay.results.baseline import RunOutcome
-from assay.results.sample import SampleResult
-from assay.store import Store
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.dashboard import create_app
+from assay_agents.results import SampleStatus, summarise
+from assay_agents.results.baseline import RunOutcome
+from assay_agents.results.sample import SampleResult
+from assay_agents.store import Store
 
 TARGET_MS = 150.0
 SUITE = "Bench dashboard"

@@ -1,6 +1,6 @@
 """Hostile suite files at 1 MB: each shape is read (and refused or accepted) in under 2 s.
 
-Times ``assay validate``'s reading of a 1 MB pasted text of each adversarial shape (a bold
+Times ``assay-agents validate``'s reading of a 1 MB pasted text of each adversarial shape (a bold
 heading of spaces, bars and backtick spans, a long heading over many prompts without a
 key, plain lines, ...) and of a TOML item whose dotted key quotes
 an ``=``, and prints each time against the 2 s target. The tests prove the work linear
@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from assay.errors import SpecError
-from assay.load import ScenarioParser, load_items
+from assay_agents.errors import SpecError
+from assay_agents.load import ScenarioParser, load_items
 
 SIZE = 1_000_000
 TARGET = 2.0

@@ -24,8 +24,8 @@ from openai import AsyncOpenAI
 sys.path.insert(0, str(Path(__file__).parent))
 from _server import serve
 
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 #: (cases, concurrency) measured, in order.
 SHAPES = ((1_000, 50), (2_000, 200))

@@ -10,8 +10,8 @@ import resource
 import tempfile
 import time
 
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 SAMPLES = 10_000
 

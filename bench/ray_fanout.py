@@ -15,9 +15,9 @@ import time
 
 import ray
 
-import assay
-from assay import checks
-from assay.ray import RayExecutor
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.ray import RayExecutor
 
 LATENCY = 0.1
 

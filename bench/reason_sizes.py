@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import sys
 
-import assay
-from assay.report import Report
+import assay_agents as assay
+from assay_agents.report import Report
 
 
 def main(events: int) -> None:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import sys
 import time
 
-import assay
-from assay import checks
-from assay.report import Report
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.report import Report
 
 FORMATS = ("text", "markdown", "json", "html", "junit")
 MODELS = ["model-a", "model-b"]

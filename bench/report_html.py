@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import time
 
-import assay
-from assay import checks
-from assay.report import Report, build_view
-from assay.report.html import html_of
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.report import Report, build_view
+from assay_agents.report.html import html_of
 
 SIZES = (1_000, 10_000)
 MODELS = ["model-a", "model-b"]

@@ -20,8 +20,8 @@ from typing import Any
 
 from report_html import SIZES, run_of
 
-from assay.report import Report, build_view
-from assay.report.html import html_of
+from assay_agents.report import Report, build_view
+from assay_agents.report.html import html_of
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [

@@ -12,8 +12,8 @@ import json
 import tempfile
 import time
 
-import assay
-from assay import checks, judges
+import assay_agents as assay
+from assay_agents import checks, judges
 
 SAMPLES = 1_000
 TARGET = 2.0

@@ -25,9 +25,9 @@ import sys
 import tempfile
 import time
 
-import assay
-from assay import checks
-from assay.results import summarise
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.results import summarise
 
 samples = int(sys.argv[1])
 

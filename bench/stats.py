@@ -1,7 +1,7 @@
 """Model intervals at scale: 10 models × 10,000 cases × 5,000 resamples (target: under 2 s).
 
-Times :func:`assay.compare.compare_models` on 100,000 stored-shape sample results (reading the
-results included) and prints the best of three, with how much of it is the resampling.
+Times :func:`assay_agents.compare.compare_models` on 100,000 stored-shape sample results (reading
+the results included) and prints the best of three, with how much of it is the resampling.
 
 Run: ``python bench/stats.py``.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 import random
 import time
 
-from assay.compare import ModelComparison, compare_models
-from assay.compare.models import case_pass_rates
-from assay.results import SampleResult, SampleStatus
+from assay_agents.compare import ModelComparison, compare_models
+from assay_agents.compare.models import case_pass_rates
+from assay_agents.results import SampleResult, SampleStatus
 
 MODELS = 10
 CASES = 10_000

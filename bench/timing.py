@@ -21,10 +21,10 @@ import tempfile
 import time
 from typing import Any
 
-import assay
-from assay import checks, judges
-from assay.results import nearest_rank
-from assay.testing import ScriptedServer, verdict
+import assay_agents as assay
+from assay_agents import checks, judges
+from assay_agents.results import nearest_rank
+from assay_agents.testing import ScriptedServer, verdict
 
 CASES = 200
 

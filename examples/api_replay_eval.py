@@ -1,7 +1,7 @@
 """Strict API replay, offline: the agent's real HTTP clients, served declared responses.
 
-    assay run examples/api_replay_eval.py
-    AGENT_REVISION=regressed assay run examples/api_replay_eval.py --fail-on-regression
+    assay-agents run examples/api_replay_eval.py
+    AGENT_REVISION=regressed assay-agents run examples/api_replay_eval.py --fail-on-regression
 
 The shipping agent asks a shipping API for an order's status (with httpx) and for a delivery
 quote (with requests). Nothing leaves the machine: each case declares the requests the agent
@@ -20,8 +20,8 @@ import os
 import httpx
 import requests
 
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 API = "https://shipping.example/v1"
 CACHED_ETA_DAYS = {"77": 3}  # the regressed agent's fallback: right answer, wrong behaviour

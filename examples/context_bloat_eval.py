@@ -1,10 +1,11 @@
 """Large tool results: a correct answer does not excuse a bloated context.
 
-    assay run examples/context_bloat_eval.py
-    AGENT_REVISION=regressed assay run examples/context_bloat_eval.py --fail-on-regression
+    assay-agents run examples/context_bloat_eval.py
+    AGENT_REVISION=regressed assay-agents run examples/context_bloat_eval.py --fail-on-regression
 
     # Opt-in, against a real model (your OPENAI_API_KEY; it incurs charges):
-    RUN_CONTEXT_BLOAT_EVAL=1 OPENAI_MODEL=gpt-4.1-mini assay run examples/context_bloat_eval.py
+    RUN_CONTEXT_BLOAT_EVAL=1 OPENAI_MODEL=gpt-4.1-mini assay-agents run
+    examples/context_bloat_eval.py
 
 After a long conversation, the support agent looks up the current electronics return policy.
 The policy API (replayed, offline) answers with roughly 500 KB of JSON: every product's policy
@@ -36,8 +37,8 @@ from urllib.parse import urlsplit
 
 import requests
 
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 API = "https://policies.example/v2/policies"
 BUDGET = 4_096

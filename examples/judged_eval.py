@@ -5,8 +5,8 @@ judge. It proves the transport and the orchestration (tool calls recorded as act
 parsed, votes, usage), not model reasoning: its "judge" only checks that the reference's key
 words appear in the answer.
 
-    assay run examples/judged_eval.py --votes 3
-    assay run examples/judged_eval.py --model support-v1 --model support-v2
+    assay-agents run examples/judged_eval.py --votes 3
+    assay-agents run examples/judged_eval.py --model support-v1 --model support-v2
 
 The agent calls the model each sample asks for (``--model``), else EVAL_MODEL (offline:
 ``scripted-model``); the bundled server names in each response the model it was asked for.
@@ -14,7 +14,7 @@ The agent calls the model each sample asks for (``--model``), else EVAL_MODEL (o
 With a real provider (costs money):
 
     OPENAI_API_KEY=sk-... EVAL_MODEL=gpt-4.1-mini EVAL_JUDGE_MODEL=gpt-4.1-mini \\
-        assay run examples/judged_eval.py
+        assay-agents run examples/judged_eval.py
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-import assay
-from assay import agents, checks, judges
-from assay.testing import Response, ScriptedServer, reply, tool_calls, verdict
+import assay_agents as assay
+from assay_agents import agents, checks, judges
+from assay_agents.testing import Response, ScriptedServer, reply, tool_calls, verdict
 
 POLICIES = json.loads((Path(__file__).with_name("data") / "policies.json").read_text("utf-8"))
 

@@ -1,7 +1,7 @@
 """A customer-support suite that runs offline: a real local lookup, recorded as an action.
 
-    assay run examples/support_eval.py
-    AGENT_REVISION=regressed assay run examples/support_eval.py --fail-on-regression
+    assay-agents run examples/support_eval.py
+    AGENT_REVISION=regressed assay-agents run examples/support_eval.py --fail-on-regression
 
 The regressed revision looks up shipping instead of returns and answers "7 days": both the
 exact-match check and the ordered-actions check catch it, and the report's "What to fix"
@@ -14,8 +14,8 @@ import json
 import os
 from pathlib import Path
 
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 POLICIES = Path(__file__).with_name("data") / "policies.json"
 

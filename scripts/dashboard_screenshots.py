@@ -37,7 +37,7 @@ def assay(*args: str, revision: str | None = None) -> None:
     env.pop("AGENT_REVISION", None)
     if revision is not None:
         env["AGENT_REVISION"] = revision
-    command = [sys.executable, "-c", "from assay.cli.app import main; main()", *args]
+    command = [sys.executable, "-c", "from assay_agents.cli.app import main; main()", *args]
     subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
 
 
@@ -57,7 +57,7 @@ def serve(url: str) -> tuple[str, object]:
     """The dashboard over ``url``, served by uvicorn in a thread on a free local port."""
     import uvicorn
 
-    from assay.dashboard import create_app
+    from assay_agents.dashboard import create_app
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -77,7 +77,7 @@ def main() -> None:
         sys.exit(f"{CHROMIUM} is not installed (Debian's chromium package)")
     from playwright.sync_api import sync_playwright
 
-    from assay.store import Store
+    from assay_agents.store import Store
 
     IMAGES.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as scratch:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The tools whose datasets `assay import-dataset` reads, installed apart from .venv so that
+# The tools whose datasets `assay-agents import-dataset` reads, installed apart from .venv so that
 # the tests can load the fixtures with the tools themselves (tests/load/test_dataset_tools.py):
 #   .venv-datasets/  Inspect AI and DeepEval (their pins would move packages .venv has)
 #   .node-datasets/  promptfoo from npm

@@ -48,7 +48,7 @@ def assay(*args: str, revision: str | None = None) -> subprocess.CompletedProces
     env.pop("AGENT_REVISION", None)
     if revision is not None:
         env["AGENT_REVISION"] = revision
-    command = [sys.executable, "-c", "from assay.cli.app import main; main()", *args]
+    command = [sys.executable, "-c", "from assay_agents.cli.app import main; main()", *args]
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
 
 

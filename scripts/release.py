@@ -50,7 +50,7 @@ from typing import Any
 from xml.etree import ElementTree
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = "assay"
+PACKAGE = "assay_agents"
 SMOKE_EXTRAS = "postgres,dashboard"
 #: What the examples need beyond the package (the replay example's HTTP clients).
 SMOKE_EXTRA_PACKAGES = ("httpx", "requests")
@@ -98,16 +98,16 @@ PUBLISHING_NAMES = frozenset(
 #: Files the package cannot work without, checked by name as well as against the tracked tree,
 #: so that an untracked or moved data folder fails loudly too.
 NEEDED_IN_WHEEL = (
-    "assay/py.typed",
-    "assay/store/migrations/env.py",
-    "assay/store/migrations/script.py.mako",
-    "assay/store/migrations/versions/0001_initial.py",
-    "assay/report/templates/report.html.j2",
-    "assay/report/templates/report.css",
-    "assay/report/templates/report.js",
-    "assay/dashboard/static/dashboard.css",
-    "assay/dashboard/templates/base.html.j2",
-    "assay/load/schemas.py",
+    "assay_agents/py.typed",
+    "assay_agents/store/migrations/env.py",
+    "assay_agents/store/migrations/script.py.mako",
+    "assay_agents/store/migrations/versions/0001_initial.py",
+    "assay_agents/report/templates/report.html.j2",
+    "assay_agents/report/templates/report.css",
+    "assay_agents/report/templates/report.js",
+    "assay_agents/dashboard/static/dashboard.css",
+    "assay_agents/dashboard/templates/base.html.j2",
+    "assay_agents/load/schemas.py",
 )
 NEEDED_IN_SDIST = ("LICENSE", "CHANGELOG.md", "README.md", "pyproject.toml", "PKG-INFO")
 
@@ -209,7 +209,7 @@ def _release(options: argparse.Namespace, version: str, pythons: list[Path], com
 
 
 def project_version(root: Path) -> str:
-    """The version in ``src/assay/__init__.py``, the one place it is written."""
+    """The version in ``src/assay_agents/__init__.py``, the one place it is written."""
     init = root / "src" / PACKAGE / "__init__.py"
     try:
         found = re.search(r'^__version__ = "([^"]+)"$', init.read_text(encoding="utf-8"), re.M)
@@ -564,14 +564,20 @@ def smoke(wheel: Path, python: Path, version: str, work: Path) -> str:
     shutil.copytree(ROOT / "examples", project / "examples")
     installed = Installed(venv, project)
     where = installed.command(
-        "import assay from the environment",
-        ["python", "-c", "import assay, sys; print(assay.__file__); print(sys.prefix)"],
+        "import assay_agents from the environment",
+        [
+            "python",
+            "-c",
+            "import assay_agents as assay, sys; print(assay.__file__); print(sys.prefix)",
+        ],
     )
     if not where.startswith(str(venv)) or str(ROOT) in where:
-        raise StepFailed(f"assay was imported from {where.splitlines()[0]}, not from {venv}")
-    printed = installed.command("assay --version", ["assay", "--version"])
+        raise StepFailed(f"assay_agents was imported from {where.splitlines()[0]}, not from {venv}")
+    printed = installed.command("assay-agents --version", ["assay-agents", "--version"])
     if version not in printed:
-        raise StepFailed(f"assay --version printed {printed.strip()!r}, not version {version}")
+        raise StepFailed(
+            f"assay-agents --version printed {printed.strip()!r}, not version {version}"
+        )
     _smoke_files(installed)
     with postgres() as url:
         _smoke_postgres(installed, url)
@@ -580,18 +586,22 @@ def smoke(wheel: Path, python: Path, version: str, work: Path) -> str:
 
 def _smoke_files(installed: Installed) -> None:
     """The starter suite, the JSON Schemas and the offline example with its regression."""
-    installed.command("assay init", ["assay", "init", "."])
-    installed.command("assay validate the starter suite", ["assay", "validate", "assay_suite.py"])
-    installed.command("assay run the starter suite (exit 0)", ["assay", "run", "assay_suite.py"])
+    installed.command("assay-agents init", ["assay-agents", "init", "."])
+    installed.command(
+        "assay-agents validate the starter suite", ["assay-agents", "validate", "assay_suite.py"]
+    )
+    installed.command(
+        "assay-agents run the starter suite (exit 0)", ["assay-agents", "run", "assay_suite.py"]
+    )
     for kind in ("item", "suite", "catalog"):
-        schema = installed.command(f"assay schema {kind}", ["assay", "schema", kind])
+        schema = installed.command(f"assay-agents schema {kind}", ["assay-agents", "schema", kind])
         if "properties" not in json.loads(schema):
-            raise StepFailed(f"assay schema {kind} printed no JSON Schema")
+            raise StepFailed(f"assay-agents schema {kind} printed no JSON Schema")
     example = "examples/support_eval.py"
-    installed.command("the offline example (exit 0)", ["assay", "run", example])
+    installed.command("the offline example (exit 0)", ["assay-agents", "run", example])
     installed.command(
         "its regressed revision (exit 1)",
-        ["assay", "run", example, "--fail-on-regression"],
+        ["assay-agents", "run", example, "--fail-on-regression"],
         expect=1,
         env={"AGENT_REVISION": "regressed"},
     )
@@ -600,19 +610,23 @@ def _smoke_files(installed: Installed) -> None:
 def _smoke_postgres(installed: Installed, url: str) -> None:
     """The replay example on PostgreSQL, its evidence, every report format, the dashboard."""
     database = ["--db", url]
-    installed.command("assay db migrate (PostgreSQL)", ["assay", "db", "migrate", *database])
+    installed.command(
+        "assay-agents db migrate (PostgreSQL)", ["assay-agents", "db", "migrate", *database]
+    )
     example = "examples/api_replay_eval.py"
     installed.command(
-        "the replay example on PostgreSQL (exit 0)", ["assay", "run", example, *database]
+        "the replay example on PostgreSQL (exit 0)", ["assay-agents", "run", example, *database]
     )
     installed.command(
         "its regressed revision: argument mismatches (exit 1)",
-        ["assay", "run", example, "--fail-on-regression", *database],
+        ["assay-agents", "run", example, "--fail-on-regression", *database],
         expect=1,
         env={"AGENT_REVISION": "regressed"},
     )
     history = json.loads(
-        installed.command("assay history", ["assay", "history", "--format", "json", *database])
+        installed.command(
+            "assay-agents history", ["assay-agents", "history", "--format", "json", *database]
+        )
     )
     handles = [run["handle"] for run in history if run["suite"] == "Shipping API"]
     if sorted(handles) != ["Shipping API#1", "Shipping API#2"]:
@@ -625,8 +639,17 @@ def _smoke_postgres(installed: Installed, url: str) -> None:
     for name, handle in wanted:
         output = reports / f"{handle.replace(' ', '_').replace('#', '-')}.{REPORT_FORMATS[name]}"
         installed.command(
-            f"assay report {handle} --format {name}",
-            ["assay", "report", handle, "--format", name, "--output", str(output), *database],
+            f"assay-agents report {handle} --format {name}",
+            [
+                "assay-agents",
+                "report",
+                handle,
+                "--format",
+                name,
+                "--output",
+                str(output),
+                *database,
+            ],
         )
         check_report(name, output)
     with step("check the saved replay evidence"):
@@ -698,12 +721,18 @@ def _samples(report: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def dashboard_answers(installed: Installed, database: list[str]) -> None:
-    """``assay dashboard`` serves the runs list: one request, then it is stopped."""
+    """``assay-agents dashboard`` serves the runs list: one request, then it is stopped."""
     port = _free_port()
     with step("the dashboard answers one request"):
         environment = _clean_environment(installed.venv)
         server = subprocess.Popen(
-            [str(installed.venv / "bin" / "assay"), "dashboard", "--port", str(port), *database],
+            [
+                str(installed.venv / "bin" / "assay-agents"),
+                "dashboard",
+                "--port",
+                str(port),
+                *database,
+            ],
             cwd=installed.project,
             env=environment,
             stdout=subprocess.PIPE,

@@ -1,4 +1,4 @@
-"""Running ``assay`` from the tests: in this process by default, as the installed script on demand.
+"""Running ``assay-agents`` from the tests: in this process, or as the installed script.
 
 In this process a command is the script's ``main`` with the script's own ``sys.argv``, working
 directory and environment, and the same standard output, standard error and exit code; what
@@ -32,8 +32,8 @@ from typing import Any
 
 import typer.testing
 
-#: The installed ``assay`` script, beside the interpreter that runs the tests.
-ASSAY = str(Path(sys.executable).with_name("assay"))
+#: The installed ``assay-agents`` script, beside the interpreter that runs the tests.
+ASSAY = str(Path(sys.executable).with_name("assay-agents"))
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -66,7 +66,7 @@ def _without_assay_settings(env: Mapping[str, str] | None) -> dict[str, str | No
 
 def run_in_process(args: list[str], cwd: Path, env: Mapping[str, str] | None = None) -> Ran:
     """``assay *args`` in ``cwd``, run by the script's ``main`` in this interpreter."""
-    from assay.cli.app import main
+    from assay_agents.cli.app import main
 
     words = [str(arg) for arg in args]
     runner = typer.testing.CliRunner()
@@ -121,7 +121,7 @@ def run_process(
 
 
 class Cli:
-    """``assay`` commands in one working directory, the way a user types them there."""
+    """``assay-agents`` commands in one working directory, the way a user types them there."""
 
     def __init__(self, cwd: Path, *, process: bool = False) -> None:
         self.cwd = cwd
@@ -151,7 +151,7 @@ _LIBRARY_DIRECTORIES = tuple(
 
 
 def _is_library(module: ModuleType) -> bool:
-    import assay
+    import assay_agents as assay
 
     places = [getattr(module, "__file__", None), *(getattr(module, "__path__", None) or [])]
     located = [os.path.realpath(place) for place in places if isinstance(place, str)]

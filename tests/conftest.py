@@ -20,7 +20,7 @@ import pytest
 from psycopg import sql
 from sqlalchemy.engine import make_url
 
-from assay.store import Store
+from assay_agents.store import Store
 from commandline import restored_process_state
 
 

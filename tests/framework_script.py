@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import httpx
 
-import assay
-from assay.testing import reply, tool_calls
-from assay.testing.server import responses_reply, responses_tool_calls
+import assay_agents as assay
+from assay_agents.testing import reply, tool_calls
+from assay_agents.testing.server import responses_reply, responses_tool_calls
 
 #: Order 7's lookup reports an error at its top level; order 9's raises.
 ORDERS = {42: {"status": "shipped"}, 7: {"error": "the order service is down"}}

@@ -21,7 +21,7 @@ _EXITS = re.compile(r"#\s*exits\s+(?P<code>\d+)\s*$")
 
 
 def commands() -> list[tuple[dict[str, str], list[str], int]]:
-    """(environment, words after ``assay``, expected exit code) for each command line."""
+    """(environment, words after ``assay-agents``, expected exit code) for each command line."""
     found = []
     for block in _BLOCK.finditer(AGENTS.read_text(encoding="utf-8")):
         for line in block["body"].splitlines():
@@ -33,7 +33,7 @@ def commands() -> list[tuple[dict[str, str], list[str], int]]:
                 env[key] = value
             if not words:
                 continue
-            assert words[0] == "assay", f"AGENTS.md runs something other than assay: {line}"
+            assert words[0] == "assay-agents", f"AGENTS.md runs another program: {line}"
             found.append((env, words[1:], int(expected["code"]) if expected else 0))
     return found
 

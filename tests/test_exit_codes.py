@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import assay
-from assay.errors import (
+import assay_agents as assay
+from assay_agents.errors import (
     BaselineError,
     ConfigurationError,
     IncompleteRunError,
@@ -18,9 +18,9 @@ from assay.errors import (
     StoreUnavailableError,
     Terminated,
 )
-from assay.evaluation import ExitCode, exit_code_for
+from assay_agents.evaluation import ExitCode, exit_code_for
 
-CLI = Path(__file__).resolve().parents[1] / "src" / "assay" / "cli"
+CLI = Path(__file__).resolve().parents[1] / "src" / "assay_agents" / "cli"
 
 
 @pytest.mark.parametrize(
@@ -44,7 +44,7 @@ def test_what_stopped_a_command_maps_to_one_exit_code(error: BaseException, code
 
 
 def test_the_public_exit_code_is_the_one_the_cli_uses() -> None:
-    from assay.exit_codes import ExitCode as used
+    from assay_agents.exit_codes import ExitCode as used
 
     assert assay.ExitCode is ExitCode is used
     assert [int(code) for code in ExitCode] == [0, 1, 2, 3, 129, 130, 141, 143]

@@ -1,4 +1,4 @@
-"""Real faults against a real `assay run`: signals, a stopped server, a locked file, a full disk.
+"""Real faults in a real `assay-agents run`: signals, a dead server, a locked file, a full disk.
 
 Each test proves the lifecycle's guarantees as a user meets them: the run is never left
 claiming to be complete with samples missing, never stranded as running, and a resume
@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from assay.results import RunStatus
-from assay.results.run import Lease, Run
-from assay.store import Store
+from assay_agents.results import RunStatus
+from assay_agents.results.run import Lease, Run
+from assay_agents.store import Store
 
 pytestmark = pytest.mark.process  # real signals, real crashes
 
-ASSAY = str(Path(sys.executable).parent / "assay")
+ASSAY = str(Path(sys.executable).parent / "assay-agents")
 SPEC = Path(__file__).parent / "cli" / "specs" / "fault_agent.py"
 #: Owners that beat every second, so that a lease lapses in seconds rather than in 15.
 BEATING = {"ASSAY_HEARTBEAT_INTERVAL": "1"}
@@ -199,7 +199,7 @@ def _plant_owner(scene: Scene, run_id: str, pid: int, started: str | None) -> No
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="start times are read in /proc")
 def test_a_recycled_pid_does_not_keep_a_dead_owner_alive(scene: Scene) -> None:
-    from assay.evaluation.lease import process_start
+    from assay_agents.evaluation.lease import process_start
 
     process = scene.start(SLOW_SECONDS="1.0")
     scene.wait_for_calls(2)
@@ -545,7 +545,7 @@ def test_a_lease_timeout_shorter_than_three_heartbeats_is_refused(
 ) -> None:
     from typer.testing import CliRunner
 
-    from assay.cli.app import app
+    from assay_agents.cli.app import app
 
     scene = Scene(tmp_path, None)
     done = CliRunner().invoke(

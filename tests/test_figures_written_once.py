@@ -1,6 +1,6 @@
 """Figures are written by one module: no other module formats a number for a person itself.
 
-Scores, rates, money and durations a person reads go through :mod:`assay.report.format`, so a
+Scores, rates, money and durations a person reads go through :mod:`assay_agents.report.format`, so a
 figure reads the same on every surface. This test reads every module's f-strings and format
 strings and fails on a number format (``:.2f``, ``:.0%``, ``:,``, ``:g``) outside that module,
 unless the place is allowed below with the reason it is not a figure in a report.
@@ -12,7 +12,7 @@ import ast
 import re
 from pathlib import Path
 
-SOURCE = Path(__file__).resolve().parents[1] / "src" / "assay"
+SOURCE = Path(__file__).resolve().parents[1] / "src" / "assay_agents"
 
 #: The one module that writes figures.
 FORMAT_MODULE = "report/format.py"

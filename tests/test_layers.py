@@ -3,7 +3,7 @@
 import ast
 from pathlib import Path
 
-SOURCE = Path(__file__).resolve().parents[1] / "src" / "assay"
+SOURCE = Path(__file__).resolve().parents[1] / "src" / "assay_agents"
 
 
 def _modules() -> dict[str, Path]:
@@ -82,7 +82,7 @@ def test_the_cycle_finder_finds_a_circle() -> None:
 
 
 def _package(module: str) -> str:
-    """A module's package: ``assay.load.items`` → ``load``, ``assay.text`` → ``assay``."""
+    """A module's unit: ``assay_agents.load.items`` is ``load``, ``assay_agents.text`` ``assay``."""
     parts = module.split(".")
     return parts[1] if len(parts) > 2 or (len(parts) == 2 and _is_package(parts[1])) else "assay"
 
@@ -165,9 +165,9 @@ def _imports_upwards() -> list[str]:
     for name, path in _modules().items():
         own = _layer_of(name)
         for line, module, names in _imported_modules(path):
-            targets = [module] if module != "assay" else [f"assay.{n}" for n in names]
+            targets = [module] if module != "assay_agents" else [f"assay_agents.{n}" for n in names]
             for target in targets:
-                if target == "assay.__version__":
+                if target == "assay_agents.__version__":
                     continue  # the version string, not a layer
                 if _layer_of(target) > own:
                     offences.append(f"{path.relative_to(SOURCE)}:{line} imports {target}")
@@ -179,9 +179,9 @@ def test_no_layer_imports_one_above_it() -> None:
 
 
 def test_the_layer_check_sees_an_import_upwards(monkeypatch) -> None:
-    planted = {"assay.spec.planted": SOURCE / "spec" / "case.py"}
+    planted = {"assay_agents.spec.planted": SOURCE / "spec" / "case.py"}
     monkeypatch.setattr(
-        "test_layers._imported_modules", lambda path: [(1, "assay.store.store", ["Store"])]
+        "test_layers._imported_modules", lambda path: [(1, "assay_agents.store.store", ["Store"])]
     )
     monkeypatch.setattr("test_layers._modules", lambda: planted)
-    assert _imports_upwards() == ["spec/case.py:1 imports assay.store.store"]
+    assert _imports_upwards() == ["spec/case.py:1 imports assay_agents.store.store"]

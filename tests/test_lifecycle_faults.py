@@ -7,13 +7,13 @@ import os
 import signal
 from typing import Any
 
-import assay
-from assay import checks
-from assay.errors import StoreError
-from assay.evaluation import EvaluationOptions, evaluate_with
-from assay.results import Run, RunStatus
-from assay.runner.progress import default_progress
-from assay.store import Store
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.errors import StoreError
+from assay_agents.evaluation import EvaluationOptions, evaluate_with
+from assay_agents.results import Run, RunStatus
+from assay_agents.runner.progress import default_progress
+from assay_agents.store import Store
 
 
 class LostAcknowledgement:

@@ -3,18 +3,18 @@ import sys
 
 import pytest
 
-import assay
+import assay_agents as assay
 
 
 def _namespace() -> set[str]:
-    """The names ``assay`` defines for users: bound at import or loaded on first use."""
+    """The names ``assay-agents`` defines for users: bound at import or loaded on first use."""
     import inspect
 
     fresh = subprocess.run(
         [
             sys.executable,
             "-c",
-            "import assay, inspect; print(' '.join(n for n, v in "
+            "import assay_agents as assay, inspect; print(' '.join(n for n, v in "
             "vars(assay).items() if not n.startswith('_') and not inspect.ismodule(v)))",
         ],
         capture_output=True,
@@ -52,7 +52,8 @@ def test_every_exported_name_resolves():
 @pytest.mark.process  # what a fresh interpreter imports
 def test_importing_assay_does_not_load_the_store_or_the_cli():
     code = (
-        "import sys, assay; heavy = [m for m in ('sqlalchemy', 'typer', 'rich', 'alembic')"
+        "import sys, assay_agents as assay; heavy = [m for m in ('sqlalchemy', 'typer', 'rich', "
+        "'alembic')"
         " if m in sys.modules]; print(','.join(heavy))"
     )
     loaded = subprocess.run(
@@ -66,22 +67,27 @@ def test_run_stays_the_function_after_the_runner_and_evaluation_packages_are_imp
     import inspect
     import pkgutil
 
-    import assay.evaluation
-    import assay.runner
+    import assay_agents.evaluation
+    import assay_agents.runner
 
     # Importing every submodule must not shadow the lazily exported functions.
-    for package in (assay.runner, assay.evaluation):
+    for package in (assay_agents.runner, assay_agents.evaluation):
         for module in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
             importlib.import_module(module.name)
 
-    assert inspect.isfunction(assay.run) and inspect.iscoroutinefunction(assay.run_async)
-    assert inspect.isfunction(assay.evaluate)
-    assert inspect.iscoroutinefunction(assay.evaluate_async)
-    assert assay.run is assay.evaluation.run and assay.run_async is assay.evaluation.run_async
+    assert inspect.isfunction(assay_agents.run) and inspect.iscoroutinefunction(
+        assay_agents.run_async
+    )
+    assert inspect.isfunction(assay_agents.evaluate)
+    assert inspect.iscoroutinefunction(assay_agents.evaluate_async)
+    assert (
+        assay_agents.run is assay_agents.evaluation.run
+        and assay_agents.run_async is assay_agents.evaluation.run_async
+    )
 
 
 def test_the_runner_is_the_engine_only():
-    import assay.runner
+    import assay_agents.runner
 
     for moved in ("run", "run_async", "BatchingSink", "session"):
-        assert not hasattr(assay.runner, moved), moved
+        assert not hasattr(assay_agents.runner, moved), moved

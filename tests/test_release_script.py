@@ -55,8 +55,8 @@ def project(tmp_path: Path) -> Path:
     repo = tmp_path / "project"
     (repo / "scripts").mkdir(parents=True)
     shutil.copy(SCRIPT, repo / "scripts" / "release.py")
-    (repo / "src" / "assay").mkdir(parents=True)
-    (repo / "src" / "assay" / "__init__.py").write_text('__version__ = "1.2.3"\n')
+    (repo / "src" / "assay_agents").mkdir(parents=True)
+    (repo / "src" / "assay_agents" / "__init__.py").write_text('__version__ = "1.2.3"\n')
     (repo / "CHANGELOG.md").write_text("# Changelog\n\n## [1.2.3] - 2026-12-02\n\n- Things.\n")
     _git(repo, "init", "-q")
     _commit_all(repo)
@@ -154,9 +154,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, set[str
     strays = [
         ".assay/assay.db",
         ".env",
-        "src/assay/.env",
-        "src/assay/__pycache__/x.cpython-311.pyc",
-        "src/assay/store/history.db",
+        "src/assay_agents/.env",
+        "src/assay_agents/__pycache__/x.cpython-311.pyc",
+        "src/assay_agents/store/history.db",
         "tests/.pytest_cache/v/cache/lastfailed",
         "tests/scratch.sqlite3",
         ".envrc",
@@ -193,17 +193,17 @@ def test_the_built_distributions_pass_the_manifest_check(
     assert release.manifest_problems(wheel, sdist, tracked, INCLUDED) == []
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
-    assert "assay/py.typed" in names
+    assert "assay_agents/py.typed" in names
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     assert any(name.endswith(".dist-info/extra_metadata/CHANGELOG.md") for name in names)
     assert not [name for name in names if ".env" in name or name.endswith((".db", ".pyc"))]
-    assert {name.split("/")[0] for name in names if ".dist-info/" not in name} == {"assay"}
+    assert {name.split("/")[0] for name in names if ".dist-info/" not in name} == {"assay_agents"}
     with zipfile.ZipFile(wheel) as archive:
         points = archive.read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
-    assert "assay = assay.cli.app:main" in points
-    # The same command under a name that no other project's `assay` command can overwrite.
-    assert "assay-agents = assay.cli.app:main" in points
-    assert "assay-agents = assay.pytest_plugin" in points
+    # The one command, under a name that no other project's `assay` command can overwrite.
+    assert "\nassay = " not in points
+    assert "assay-agents = assay_agents.cli.app:main" in points
+    assert "assay-agents = assay_agents.pytest_plugin" in points
 
 
 @one_build
@@ -213,12 +213,14 @@ def test_the_wheel_holds_every_tracked_file_of_the_package(
     wheel, _, tracked = built
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
-    package = {name.removeprefix("src/") for name in tracked if name.startswith("src/assay/")}
+    package = {
+        name.removeprefix("src/") for name in tracked if name.startswith("src/assay_agents/")
+    }
     assert package <= names
     data = {name for name in package if not name.endswith(".py")}
-    assert {"assay/py.typed", "assay/report/templates/report.html.j2"} <= data
-    assert any(name.startswith("assay/dashboard/static/") for name in data)
-    assert any(name.startswith("assay/store/migrations/versions/") for name in package)
+    assert {"assay_agents/py.typed", "assay_agents/report/templates/report.html.j2"} <= data
+    assert any(name.startswith("assay_agents/dashboard/static/") for name in data)
+    assert any(name.startswith("assay_agents/store/migrations/versions/") for name in package)
 
 
 def _tampered_wheel(wheel: Path, target: Path, add: list[str], drop: set[str]) -> Path:
@@ -237,17 +239,17 @@ def test_private_files_in_the_wheel_are_named(
 ) -> None:
     wheel, sdist, tracked = built
     added = [
-        "assay/.env",
-        "assay/__pycache__/cli.cpython-311.pyc",
+        "assay_agents/.env",
+        "assay_agents/__pycache__/cli.cpython-311.pyc",
         ".assay/assay.db",
-        "assay/store/history.sqlite3",
-        "assay/scratch.txt",
+        "assay_agents/store/history.sqlite3",
+        "assay_agents/scratch.txt",
     ]
     tampered = _tampered_wheel(wheel, tmp_path / wheel.name, added, set())
     problems = "\n".join(release.manifest_problems(tampered, sdist, tracked, INCLUDED))
     for name in added[:4]:
         assert f"wheel: {name} is private or accidental" in problems
-    assert "wheel: assay/scratch.txt is not a tracked file of src/assay" in problems
+    assert "wheel: assay_agents/scratch.txt is not a tracked file of src/assay_agents" in problems
 
 
 @one_build
@@ -258,10 +260,10 @@ def test_needed_files_missing_from_the_wheel_are_named(
     with zipfile.ZipFile(wheel) as archive:
         license_file = next(n for n in archive.namelist() if n.endswith("/licenses/LICENSE"))
     dropped = {
-        "assay/py.typed",
-        "assay/store/migrations/versions/0001_initial.py",
-        "assay/dashboard/static/dashboard.css",
-        "assay/report/templates/report.html.j2",
+        "assay_agents/py.typed",
+        "assay_agents/store/migrations/versions/0001_initial.py",
+        "assay_agents/dashboard/static/dashboard.css",
+        "assay_agents/report/templates/report.html.j2",
         license_file,
     }
     tampered = _tampered_wheel(wheel, tmp_path / wheel.name, [], dropped)
@@ -295,24 +297,24 @@ def test_an_sdist_with_untracked_or_private_files_is_named(
 @pytest.mark.parametrize(
     ("name", "private"),
     [
-        ("assay/cli/app.py", False),
-        ("assay/report/templates/report.css", False),
-        ("assay/.envoy.py", False),
+        ("assay_agents/cli/app.py", False),
+        ("assay_agents/report/templates/report.css", False),
+        ("assay_agents/.envoy.py", False),
         (".env", True),
         ("examples/.env.production", True),
         ("project/.assay/assay.db", True),
-        ("assay/history.db-wal", True),
+        ("assay_agents/history.db-wal", True),
         ("tests/__pycache__/conftest.cpython-312.pyc", True),
         ("assay_agents.egg-info/PKG-INFO", True),
         (".mypy_cache/3.11/x.json", True),
         ("history.db.0007.bak", True),
-        ("assay/store/history.db.partial", True),
+        ("assay_agents/store/history.db.partial", True),
         (".envrc", True),
-        ("assay/.pypirc", True),
+        ("assay_agents/.pypirc", True),
         ("home/.ssh/id_rsa", True),
         ("id_ed25519", True),
         ("id_ed25519.pub", False),
-        ("assay/cli/id_rsa_check.py", False),
+        ("assay_agents/cli/id_rsa_check.py", False),
     ],
 )
 def test_what_counts_as_private(name: str, private: bool) -> None:
@@ -390,7 +392,10 @@ def test_the_wheel_holds_only_the_package_and_its_dist_info(
     for name in private + outside:
         assert any(problem.startswith(f"wheel: {name} is ") for problem in problems), name
     for name in outside:
-        assert f"wheel: {name} is outside assay/ and assay_agents-{version}.dist-info/" in problems
+        assert (
+            f"wheel: {name} is outside assay_agents/ and assay_agents-{version}.dist-info/"
+            in problems
+        )
     assert len(problems) == len(private) + len(outside)
 
 

@@ -5,10 +5,10 @@ import socket
 
 import pytest
 
-import assay
-from assay import checks
-from assay.results import RunStatus
-from assay.results.run import Lease
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.results import RunStatus
+from assay_agents.results.run import Lease
 
 
 def agent(text, ctx):
@@ -73,7 +73,7 @@ def test_a_resume_cannot_change_the_models_or_the_samples(store, crash_after):
 
 
 def test_a_resume_cannot_change_the_gate_its_run_is_decided_with(store, crash_after):
-    from assay.spec.gate import Gate
+    from assay_agents.spec.gate import Gate
 
     suite, run = interrupted_run(store, crash_after, gate=Gate(min_pass_rate=0.5))
     with pytest.raises(assay.ConfigurationError, match="cannot change the gate"):

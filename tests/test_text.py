@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from assay.text import json_visible, lines_of, one_line, visible
+from assay_agents.text import json_visible, lines_of, one_line, visible
 from hostile import CONTROLS, raw_controls
 
 

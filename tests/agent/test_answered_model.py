@@ -3,11 +3,11 @@
 import pytest
 import requests
 
-import assay
-from assay import checks
-from assay.agent import ModelSpec, same_model
-from assay.agent.answered import mismatch
-from assay.results import SampleStatus
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.agent import ModelSpec, same_model
+from assay_agents.agent.answered import mismatch
+from assay_agents.results import SampleStatus
 
 
 @pytest.mark.parametrize(

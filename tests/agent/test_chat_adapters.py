@@ -4,10 +4,10 @@ import asyncio
 
 import pytest
 
-import assay
-from assay import agents, checks
-from assay.agent.adapters.optional import import_litellm
-from assay.testing import ScriptedServer, reply, tool_calls
+import assay_agents as assay
+from assay_agents import agents, checks
+from assay_agents.agent.adapters.optional import import_litellm
+from assay_agents.testing import ScriptedServer, reply, tool_calls
 
 ORDERS = {42: {"status": "shipped"}}
 
@@ -236,8 +236,8 @@ def test_a_missing_client_package_is_refused_with_the_install_command(monkeypatc
 def test_a_litellm_chat_agent_without_its_provider_key_is_refused_before_the_run(
     store, monkeypatch
 ):
-    import assay
-    from assay import checks
+    import assay_agents as assay
+    from assay_agents import checks
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     agent = agents.litellm_chat()

@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
-import assay
-from assay import agents
-from assay.testing import ScriptedServer
+import assay_agents as assay
+from assay_agents import agents
+from assay_agents.testing import ScriptedServer
 from framework_script import context, http_client, script
 
 MCP_FAILURE = {"isError": True, "content": [{"type": "text", "text": "order service down"}]}
@@ -59,7 +59,7 @@ def test_every_adapter_reads_a_tools_top_level_error_by_the_one_rule(build):
 @pytest.mark.process  # what a fresh interpreter imports
 def test_the_adapters_import_their_framework_only_when_an_agent_runs():
     code = (
-        "import sys, assay\n"
+        "import sys, assay_agents as assay\n"
         "for make in (assay.agents.pydantic_ai, assay.agents.openai_agents, "
         "assay.agents.langgraph):\n"
         "    make(object())\n"

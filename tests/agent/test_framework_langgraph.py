@@ -11,10 +11,10 @@ from langgraph.checkpoint.memory import MemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, create_react_agent, tools_condition
 
-import assay
-from assay import agents, checks
-from assay.store import Store
-from assay.testing import ScriptedServer
+import assay_agents as assay
+from assay_agents import agents, checks
+from assay_agents.store import Store
+from assay_agents.testing import ScriptedServer
 from framework_script import CONVERSATION, context, http_client, lookup_order, script
 
 TOOLS = [tool(lookup_order)]

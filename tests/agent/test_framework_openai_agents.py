@@ -15,10 +15,10 @@ from agents import (
 from agents.tracing import TracingProcessor
 from openai import AsyncOpenAI
 
-import assay
-from assay import agents, checks
-from assay.store import Store
-from assay.testing import ScriptedServer
+import assay_agents as assay
+from assay_agents import agents, checks
+from assay_agents.store import Store
+from assay_agents.testing import ScriptedServer
 from framework_script import CONVERSATION, context, http_client, lookup_order, script
 
 KINDS = [OpenAIChatCompletionsModel, OpenAIResponsesModel]
@@ -185,7 +185,7 @@ def test_a_model_object_the_adapter_cannot_rename_is_refused_before_the_run(db):
 
 
 def test_the_agents_tools_and_instructions_are_the_roster_diagnosis_reads(server):
-    from assay.evaluation.diagnosis import roster_of
+    from assay_agents.evaluation.diagnosis import roster_of
 
     roster = roster_of(assay.Suite("roster", agent=agents.openai_agents(_agent(server))))
     assert roster.tools == {"lookup_order": "Find an order by its number."}

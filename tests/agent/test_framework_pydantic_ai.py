@@ -7,11 +7,11 @@ from pydantic_ai import Agent, ModelRetry
 from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
 from pydantic_ai.providers.openai import OpenAIProvider
 
-import assay
-from assay import agents, checks
-from assay.store import Store
-from assay.testing import ScriptedServer
-from assay.testing.server import failure
+import assay_agents as assay
+from assay_agents import agents, checks
+from assay_agents.store import Store
+from assay_agents.testing import ScriptedServer
+from assay_agents.testing.server import failure
 from framework_script import CONVERSATION, context, http_client, lookup_order, script
 
 
@@ -131,7 +131,7 @@ def test_a_model_the_agent_cannot_be_pointed_at_is_refused_before_the_run(db):
 
 
 def test_the_agents_tools_are_the_roster_diagnosis_reads(server):
-    from assay.evaluation.diagnosis import roster_of
+    from assay_agents.evaluation.diagnosis import roster_of
 
     suite = assay.Suite("roster", agent=agents.pydantic_ai(_agent(server)))
     assert roster_of(suite).tools == {"lookup_order": "Find an order by its number."}

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from assay.agents import from_messages, tool_error
+from assay_agents.agents import from_messages, tool_error
 
 
 def call(call_id, name, arguments):
@@ -171,7 +171,7 @@ def openai_conversation(server_url):
 
 
 def test_usage_in_the_openai_response_shape_is_read_per_assistant_turn():
-    from assay.testing import ScriptedServer, reply, tool_calls
+    from assay_agents.testing import ScriptedServer, reply, tool_calls
 
     script = [
         tool_calls(("lookup_order", {"id": 42}), input_tokens=120, output_tokens=9),
@@ -227,7 +227,7 @@ def test_a_usage_argument_gives_the_conversations_tokens(usage):
 
 
 def test_a_usage_argument_of_the_wrong_shape_is_refused():
-    from assay.errors import SpecError
+    from assay_agents.errors import SpecError
 
     with pytest.raises(SpecError, match="usage"):
         from_messages(CONVERSATION, usage="300 tokens")

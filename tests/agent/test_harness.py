@@ -2,8 +2,8 @@ import asyncio
 
 import pytest
 
-import assay
-from assay.runner import MemorySink, Runner
+import assay_agents as assay
+from assay_agents.runner import MemorySink, Runner
 
 
 def run(agent, **case):

@@ -1,4 +1,4 @@
-"""assay.agents.llamaindex against the real LlamaIndex packages over real HTTP.
+"""assay_agents.agents.llamaindex against the real LlamaIndex packages over real HTTP.
 
 The scripted server answers by the question a request carries and by how many assistant turns
 it already holds, so samples running concurrently each get their own conversation. Replies
@@ -12,9 +12,9 @@ from llama_index.core.agent.workflow import FunctionAgent, ReActAgent
 from llama_index.core.llms.mock import MockLLM
 from llama_index.llms.openai import OpenAI
 
-import assay
-from assay import agents, checks
-from assay.testing import ScriptedServer, reply, streamed, tool_calls
+import assay_agents as assay
+from assay_agents import agents, checks
+from assay_agents.testing import ScriptedServer, reply, streamed, tool_calls
 
 SCRIPTS = {
     "order 42": [

@@ -1,7 +1,7 @@
 import pytest
 
-from assay import ModelSpec, SpecError
-from assay.agent import parse_models
+from assay_agents import ModelSpec, SpecError
+from assay_agents.agent import parse_models
 
 
 @pytest.mark.parametrize(

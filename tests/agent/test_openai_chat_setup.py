@@ -4,9 +4,9 @@ import ssl
 
 import pytest
 
-import assay
-from assay import agents, checks
-from assay.testing import ScriptedServer, reply
+import assay_agents as assay
+from assay_agents import agents, checks
+from assay_agents.testing import ScriptedServer, reply
 
 
 @pytest.fixture

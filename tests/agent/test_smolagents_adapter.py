@@ -1,4 +1,4 @@
-"""assay.agents.smolagents against the real smolagents package over real HTTP.
+"""assay_agents.agents.smolagents against the real smolagents package over real HTTP.
 
 The scripted server answers by the task a request carries and by how many tool calls it
 already holds (smolagents merges consecutive turns of one role, so turns are counted by the
@@ -8,9 +8,9 @@ calls and tool errors it reports), so samples running concurrently each get thei
 import pytest
 from smolagents import CodeAgent, OpenAIServerModel, ToolCallingAgent, tool
 
-import assay
-from assay import agents, checks
-from assay.testing import ScriptedServer, reply, streamed, tool_calls
+import assay_agents as assay
+from assay_agents import agents, checks
+from assay_agents.testing import ScriptedServer, reply, streamed, tool_calls
 
 SCRIPTS = {
     "order 42": [

@@ -6,10 +6,10 @@ import json
 import mcp.types
 import pytest
 
-import assay
-from assay import agents
-from assay.agent.outcome import coerce_outcome
-from assay.testing import ScriptedServer, reply, tool_calls
+import assay_agents as assay
+from assay_agents import agents
+from assay_agents.agent.outcome import coerce_outcome
+from assay_agents.testing import ScriptedServer, reply, tool_calls
 
 MCP_FAILURE = mcp.types.CallToolResult(
     content=[

@@ -2,9 +2,9 @@
 
 import pytest
 
-import assay
-from assay.agent.usage_by_model import usage_by_model
-from assay.cli._warnings import unpriced_line
+import assay_agents as assay
+from assay_agents.agent.usage_by_model import usage_by_model
+from assay_agents.cli._warnings import unpriced_line
 
 
 def _run(usage, model_usage):

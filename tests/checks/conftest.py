@@ -1,7 +1,7 @@
 import pytest
 
-import assay
-from assay.checks import CheckContext
+import assay_agents as assay
+from assay_agents.checks import CheckContext
 
 
 @pytest.fixture

@@ -2,9 +2,9 @@ import asyncio
 
 import pytest
 
-import assay
-from assay import checks
-from assay.checks import CheckError
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.checks import CheckError
 
 LOOKUP = {"group": "orders", "name": "lookup_order", "arguments": {"id": 42}}
 

@@ -5,10 +5,10 @@ stored reason stays short, the text report quotes a few events, and the sample s
 every item.
 """
 
-import assay
-from assay import checks
-from assay.checks.quoting import MAX_CHECK_REASON, QUOTED_ITEMS, quoted, quoted_items
-from assay.report import Report
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.checks.quoting import MAX_CHECK_REASON, QUOTED_ITEMS, quoted, quoted_items
+from assay_agents.report import Report
 
 EVENTS = [f"order.event_{number:05d}" for number in range(9_001)]
 
@@ -65,7 +65,7 @@ def test_a_9001_event_observation_stores_a_short_reason_and_keeps_every_event(st
 
 
 def test_a_short_list_is_quoted_whole():
-    from assay.checks.observation import exact, forbidden
+    from assay_agents.checks.observation import exact, forbidden
 
     assert exact(["a", "b"], ["a", "c"]).reason == "expected [a, b], got [a, c]"
     assert exact(["1"], [1]).reason == 'expected ["1"], got [1]'

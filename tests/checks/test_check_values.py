@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import assay
-from assay import checks
-from assay.checks.actions import ForbidActions, OrderedActions, ToolsCalled, ToolsSucceeded
-from assay.checks.budget import MaxLatency, TokenBudget, ToolResultBytes
-from assay.checks.content import (
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.checks.actions import ForbidActions, OrderedActions, ToolsCalled, ToolsSucceeded
+from assay_agents.checks.budget import MaxLatency, TokenBudget, ToolResultBytes
+from assay_agents.checks.content import (
     Contains,
     ExactMatch,
     JsonSchema,
@@ -27,10 +27,10 @@ from assay.checks.content import (
     ResponsePresent,
     ValidJson,
 )
-from assay.checks.custom import Custom
-from assay.checks.observation import ChannelCheck
-from assay.cli.app import app
-from assay.judging.criteria import Criterion
+from assay_agents.checks.custom import Custom
+from assay_agents.checks.observation import ChannelCheck
+from assay_agents.cli.app import app
+from assay_agents.judging.criteria import Criterion
 
 NAN, INF = math.nan, math.inf
 
@@ -459,8 +459,8 @@ def test_pasted_scenarios_name_file_and_line(workspace, line, field):
 
 
 SPEC = """\
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 suite = assay.Suite("S", agent=lambda text, ctx: text, checks=[CHECK])
 """

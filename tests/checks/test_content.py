@@ -1,8 +1,8 @@
 import pytest
 
-from assay import checks
-from assay.checks import CheckError
-from assay.errors import SpecError
+from assay_agents import checks
+from assay_agents.checks import CheckError
+from assay_agents.errors import SpecError
 
 
 def test_exact_match_normalisation_options(context):

@@ -2,9 +2,9 @@
 
 import pytest
 
-import assay
-from assay import checks
-from assay.results.metric import scored
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.results.metric import scored
 
 
 def verdict_of(check, ctx):

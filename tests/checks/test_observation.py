@@ -2,10 +2,10 @@ import asyncio
 
 import pytest
 
-import assay
-from assay.checks import CheckContext, CheckError
-from assay.checks.observation import TRUNCATED, ChannelCheck
-from assay.runner import Execution, MemorySink, Runner
+import assay_agents as assay
+from assay_agents.checks import CheckContext, CheckError
+from assay_agents.checks.observation import TRUNCATED, ChannelCheck
+from assay_agents.runner import Execution, MemorySink, Runner
 
 
 def run_one(observation=None, forbid=None, observed=None, truncated=False):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-import assay
-from assay import checks
-from assay.agent import Action
-from assay.checks import CheckError
-from assay.results import SampleStatus
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.agent import Action
+from assay_agents.checks import CheckError
+from assay_agents.results import SampleStatus
 
 
 @pytest.mark.parametrize(

@@ -13,13 +13,13 @@ SPECS = Path(__file__).parent / "specs"
 
 @pytest.fixture
 def cli(tmp_path: Path) -> Cli:
-    """``assay`` commands run in this process, in ``tmp_path``."""
+    """``assay-agents`` commands run in this process, in ``tmp_path``."""
     return Cli(tmp_path)
 
 
 @pytest.fixture
 def cli_process(tmp_path: Path) -> Cli:
-    """``assay`` commands run by the installed script, for what only a process shows."""
+    """``assay-agents`` commands run by the installed script, for what only a process shows."""
     return Cli(tmp_path, process=True)
 
 

@@ -8,7 +8,7 @@ import textwrap
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli.app import app
+from assay_agents.cli.app import app
 from commandline import ASSAY
 
 
@@ -19,8 +19,8 @@ def _spec(tmp_path, body):
 
 
 MIXED = """
-    import assay
-    from assay import checks
+    import assay_agents as assay
+    from assay_agents import checks
 
 
     def lookup(table):
@@ -53,7 +53,7 @@ def test_a_large_run_lists_what_did_not_pass_with_the_users_traceback(cli, tmp_p
     # The user's frames, once; nothing of Assay's own.
     assert 'spec.py", line 12, in agent' in done.stdout and "in lookup" in done.stdout
     assert done.stdout.count("Traceback (most recent call last)") == 1
-    assert "(traceback as above)" in done.stdout and "assay/runner" not in done.stdout
+    assert "(traceback as above)" in done.stdout and "assay_agents/runner" not in done.stdout
 
     verbose = cli("run", spec, "--verbose")
     assert "passed q0 #0" in verbose.stdout and "passing sample(s) not listed" not in verbose.stdout
@@ -76,8 +76,8 @@ def test_a_reader_that_stops_early_leaves_the_exit_code_to_the_run(tmp_path):
     spec = _spec(
         tmp_path,
         """
-        import assay
-        from assay import checks
+        import assay_agents as assay
+        from assay_agents import checks
 
         suite = assay.Suite("Many", agent=lambda text: "a", checks=[checks.contains("a")])
         for number in range(3000):
@@ -100,8 +100,8 @@ def test_a_suite_that_checks_nothing_is_warned_about_naming_why(cli, tmp_path):
     spec = _spec(
         tmp_path,
         """
-        import assay
-        from assay import checks
+        import assay_agents as assay
+        from assay_agents import checks
 
         suite = assay.Suite("Unchecked", agent=lambda text: "a")
         suite.case("plain")
@@ -118,8 +118,8 @@ def test_a_suite_that_checks_nothing_is_warned_about_naming_why(cli, tmp_path):
     checked = _spec(
         tmp_path,
         """
-        import assay
-        from assay import checks
+        import assay_agents as assay
+        from assay_agents import checks
 
         suite = assay.Suite("Checked", agent=lambda text: "a", checks=[checks.contains("a")])
         suite.case("plain")
@@ -132,8 +132,8 @@ def test_history_as_json_with_the_revision_and_a_filter_that_matches_nothing(cli
     spec = _spec(
         tmp_path,
         """
-        import assay
-        from assay import checks
+        import assay_agents as assay
+        from assay_agents import checks
 
         suite = assay.Suite("A rather long suite name for the history table to keep whole",
                             agent=lambda text: "a", checks=[checks.contains("a")],
@@ -161,8 +161,8 @@ def test_history_as_json_with_the_revision_and_a_filter_that_matches_nothing(cli
 FLIPPING = """
     import os
 
-    import assay
-    from assay import checks
+    import assay_agents as assay
+    from assay_agents import checks
 
 
     def agent(question):
@@ -194,14 +194,17 @@ def test_every_list_shows_a_screenful_and_names_the_command_for_the_rest(tmp_pat
     run = re.search(r"Run ([0-9a-f]{8})", done.stdout).group(1)
     assert len(out) < 120, done.stdout  # it was 416 lines
     assert (
-        f"  … 80 more sample(s) that did not pass: assay report {run} --format text "
-        f"lists them, assay report {run} --case ID shows one in full (or --verbose)" in out
+        f"  … 80 more sample(s) that did not pass: assay-agents report {run} --format text "
+        f"lists them, assay-agents report {run} --case ID shows one in full (or --verbose)" in out
     )
     assert sum(line.startswith("Item moved") for line in out) == 20
-    assert f"  … 180 more item(s) moved: assay report {run} --format text lists them all" in out
+    assert (
+        f"  … 180 more item(s) moved: assay-agents report {run} --format text lists them all" in out
+    )
     regressions = out.index("Deterministic regressions (100):")
     assert out[regressions + 21] == (
-        f"  … 80 more deterministic regressions: assay report {run} --format text lists them all"
+        f"  … 80 more deterministic regressions: assay-agents report {run} --format text lists "
+        "them all"
     )
     assert "Improvements (100):" in out
     # A line of zeros says nothing.
@@ -226,8 +229,8 @@ def test_a_markdown_fix_names_where_to_act_only_with_a_place_to_go(tmp_path, mon
     spec = _spec(
         tmp_path,
         """
-        import assay
-        from assay import checks
+        import assay_agents as assay
+        from assay_agents import checks
 
 
         def agent(text):
@@ -259,8 +262,8 @@ def test_an_unknown_report_extension_names_the_flag_that_chooses_a_format(tmp_pa
     spec = _spec(
         tmp_path,
         """
-        import assay
-        from assay import checks
+        import assay_agents as assay
+        from assay_agents import checks
 
         suite = assay.Suite("One", agent=lambda text: "a", checks=[checks.contains("a")])
         suite.case("q")

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli.app import app
-from assay.errors import ReadOnlyRunError
-from assay.record import write_summary
-from assay.report import archive
-from assay.results import SampleResult, SampleStatus
-from assay.spec.json_data import digest
-from assay.store import Store
+from assay_agents.cli.app import app
+from assay_agents.errors import ReadOnlyRunError
+from assay_agents.record import write_summary
+from assay_agents.report import archive
+from assay_agents.results import SampleResult, SampleStatus
+from assay_agents.spec.json_data import digest
+from assay_agents.store import Store
 
 SPEC = str(Path(__file__).resolve().parents[2] / "examples" / "support_eval.py")
 

@@ -110,7 +110,7 @@ def test_interrupted_run_is_kept_and_resumed(cli, marker_env, specs, assay_execu
     assert process.returncode == 130, stdout + stderr
     hint = shlex.split(stderr.strip().splitlines()[-1])
     # The program as invoked, so the hint works when pasted without an activated venv.
-    assert hint[0] in {"assay", assay_executable} and hint[1] == "run"
+    assert hint[0] in {"assay-agents", assay_executable} and hint[1] == "run"
     assert hint[-2:] == ["--resume", cli.json_report()["id"]]
     interrupted = cli.json_report()
     assert interrupted["status"] == "interrupted"

@@ -1,8 +1,8 @@
 """Which run a run is compared with, and why: as a user meets it on the command line.
 
-Only a passing run is an automatic baseline; a team can pin one (``assay baseline``) or
+Only a passing run is an automatic baseline; a team can pin one (``assay-agents baseline``) or
 restrict the automatic one by run metadata (``--baseline-where``); every run says which
-baseline it used and why, and ``assay report`` says the same later. On both backends.
+baseline it used and why, and ``assay-agents report`` says the same later. On both backends.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-from assay.cli.app import app
-from assay.results import Run, RunStatus
-from assay.store import Store
+from assay_agents.cli.app import app
+from assay_agents.results import Run, RunStatus
+from assay_agents.store import Store
 
 REPO = Path(__file__).resolve().parents[2]
 SUPPORT = str(REPO / "examples" / "support_eval.py")

@@ -1,4 +1,4 @@
-"""``assay catalog import|export|diff``: a paste merged into a catalog file, as a user runs it."""
+"""``assay-agents catalog import|export|diff``: a paste merged into a catalog file, as run."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`assay compare` and `assay control` as a user runs them: the real executable, SQLite."""
+"""`assay-agents compare` and `assay-agents control` as a user runs them: the real script."""
 
 import json
 import re
@@ -163,8 +163,8 @@ def test_control_refuses_a_file_suite_without_an_agent(cli):
 def test_compare_refuses_an_unfinished_run(cli, support_spec, crash_after):
     import pytest
 
-    import assay
-    from assay import checks
+    import assay_agents as assay
+    from assay_agents import checks
 
     assert cli("run", support_spec).returncode == 0
     done = cli.json_report()["id"]

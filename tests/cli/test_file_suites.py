@@ -34,7 +34,7 @@ groups:
 """
 
 AGENT = """\
-import assay
+import assay_agents as assay
 
 
 def agent(text, ctx):

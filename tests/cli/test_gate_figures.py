@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli.app import app
+from assay_agents.cli.app import app
 
 AGENT = """
-import assay
+import assay_agents as assay
 
 
 def agent(text, ctx):
@@ -60,8 +60,8 @@ groups:
 """
 
 PYTHON_SUITE = """
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 from agent import agent
 
@@ -142,8 +142,8 @@ def _path(root: Path, write) -> Path:
 
 
 HALF = """
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 suite = assay.Suite("Half", agent=lambda text: "yes" if text == "q0" else "no",
                     checks=[checks.contains("yes")])
@@ -182,8 +182,8 @@ def test_measured_side_effects_are_named_even_when_none_failed(workspace):
 
 
 ERRORED = """
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 
 def agent(text):
@@ -224,8 +224,8 @@ def test_the_closing_line_says_why_a_run_failed_and_when_it_passed(half):
 
 
 NEAR_THE_GATE = """
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 
 def agent(text, ctx):

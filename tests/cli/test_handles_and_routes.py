@@ -2,7 +2,7 @@
 
 import json
 
-import assay
+import assay_agents as assay
 
 
 def interleaved(db):
@@ -51,7 +51,7 @@ def test_a_judge_pinned_to_a_provider_that_is_not_configured_exits_2(cli, suppor
 
 
 def test_an_unpinned_judge_takes_the_first_configured_provider(cli, support_spec):
-    from assay.testing import ScriptedServer, verdict
+    from assay_agents.testing import ScriptedServer, verdict
 
     with ScriptedServer(lambda body: verdict(0.9, "Same facts.")) as server:
         env = {

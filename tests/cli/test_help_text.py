@@ -6,7 +6,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from assay.cli.app import command
+from assay_agents.cli.app import command
 from commandline import ASSAY
 
 COMMANDS = [
@@ -30,7 +30,7 @@ COMMANDS = [
 
 def _help(*words: str, columns: int = 80) -> str:
     done = CliRunner().invoke(
-        command(), [*words, "--help"], prog_name="assay", env={"COLUMNS": str(columns)}
+        command(), [*words, "--help"], prog_name="assay-agents", env={"COLUMNS": str(columns)}
     )
     assert done.exit_code == 0, done.output
     return done.output
@@ -102,25 +102,25 @@ def test_the_installed_command_shows_the_same_help():
 
 
 @pytest.mark.process  # what a fresh interpreter imports
-@pytest.mark.parametrize("words", [[], ["run"]], ids=["assay", "run"])
+@pytest.mark.parametrize("words", [[], ["run"]], ids=["assay-agents", "run"])
 def test_asking_for_help_loads_none_of_assays_parts(words):
     # The startup budget (bench/cli_startup.py) holds only while help imports nothing heavy.
     code = (
-        f"import sys\nsys.argv = ['assay', *{words!r}, '--help']\n"
-        "from assay.cli.app import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+        f"import sys\nsys.argv = ['assay-agents', *{words!r}, '--help']\n"
+        "from assay_agents.cli.app import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
         "print('LOADED', *sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(done.stdout.split("LOADED", 1)[1].split())
     heavy = {
-        "assay.spec",
-        "assay.checks",
-        "assay.results",
-        "assay.agent",
-        "assay.evaluation",
-        "assay.store",
-        "assay.load",
-        "assay.report",
+        "assay_agents.spec",
+        "assay_agents.checks",
+        "assay_agents.results",
+        "assay_agents.agent",
+        "assay_agents.evaluation",
+        "assay_agents.store",
+        "assay_agents.load",
+        "assay_agents.report",
         "sqlalchemy",
         "yaml",
     }
@@ -135,7 +135,7 @@ def test_the_command_list_shows_every_command_and_both_panels():
     text = _help()
     panels = [line.split("─")[1].strip() for line in text.splitlines() if line.startswith("╭─")]
     assert panels == ["Options", "Commands"]
-    assert " Usage: assay [OPTIONS] COMMAND [ARGS]..." in text
+    assert " Usage: assay-agents [OPTIONS] COMMAND [ARGS]..." in text
     for name in (
         "run",
         "history",
@@ -156,7 +156,7 @@ def test_the_command_list_shows_every_command_and_both_panels():
 
 
 def _invoked(root, words):
-    done = CliRunner().invoke(root, words, prog_name="assay", env={"COLUMNS": "80"})
+    done = CliRunner().invoke(root, words, prog_name="assay-agents", env={"COLUMNS": "80"})
     return done.exit_code, done.output
 
 

@@ -13,15 +13,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli.app import app
-from assay.testing.server import ScriptedServer, verdict
+from assay_agents.cli.app import app
+from assay_agents.testing.server import ScriptedServer, verdict
 from hostile import CONTROLS, EVERYTHING, MARKUP, RICH, live_markup, raw_controls
 
 SPEC = """
 import os
 import re
-import assay
-from assay import checks, judges
+import assay_agents as assay
+from assay_agents import checks, judges
 
 TEXT = {text!r}
 # Ids refuse control characters and line breaks when the case is defined; markup they take.

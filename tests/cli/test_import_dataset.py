@@ -1,4 +1,4 @@
-"""``assay import-dataset``: other tools' datasets become suites that validate and run."""
+"""``assay-agents import-dataset``: other tools' datasets become suites that validate and run."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import yaml
 DATASETS = Path(__file__).resolve().parents[1] / "fixtures" / "datasets"
 
 AGENT = """\
-import assay
+import assay_agents as assay
 
 
 ANSWERS = {

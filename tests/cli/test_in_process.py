@@ -16,8 +16,8 @@ import pytest
 from commandline import Cli, run_in_process, run_process
 
 FAILING = """
-    import assay
-    from assay import checks
+    import assay_agents as assay
+    from assay_agents import checks
 
     suite = assay.Suite("Half", agent=lambda text: "a", checks=[checks.exact_match()])
     suite.case("q1", expected="a")
@@ -63,8 +63,8 @@ def _same(text: str) -> str:
 
 AGENT = 'def answer(text):\n    return "{answer}"\n'
 SUITE = """
-    import assay
-    from assay import checks
+    import assay_agents as assay
+    from assay_agents import checks
     from desk_agents import answer
 
     suite = assay.Suite("{name}", agent=answer, checks=[checks.exact_match()])

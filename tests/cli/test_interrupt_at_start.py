@@ -1,4 +1,4 @@
-"""Ctrl-C at any moment of start-up ends ``assay`` with exit 130 and one line, no traceback.
+"""Ctrl-C at any moment of start-up ends ``assay-agents`` with exit 130 and one line, no traceback.
 
 Real processes and real signals: the signal arrives while the command line itself is being
 imported, and while the suite file is being loaded. Before the interpreter runs the first line
@@ -19,8 +19,8 @@ import pytest
 
 pytestmark = pytest.mark.process  # real signals
 
-SCRIPT = Path(sys.executable).with_name("assay")
-# What the installed `assay` script runs, with a Ctrl-C arriving while a module is imported:
+SCRIPT = Path(sys.executable).with_name("assay-agents")
+# What the installed `assay-agents` script runs, with a Ctrl-C arriving while a module is imported:
 # `typer` as the command line is imported, `pydantic` as it reads the options.
 INTERRUPTED_IMPORT = """
 import os, signal, sys
@@ -33,7 +33,7 @@ class Interrupt:
 
 sys.meta_path.insert(0, Interrupt())
 sys.argv[0] = {script!r}
-from assay.cli.app import main
+from assay_agents.cli.app import main
 sys.exit(main())
 """
 SLOW_SUITE = """
@@ -53,7 +53,9 @@ def _one_line_and_130(process: subprocess.Popen[str]) -> None:
 @pytest.mark.parametrize("module", ["typer", "pydantic"])
 def test_ctrl_c_while_the_command_line_is_imported(tmp_path: Path, module: str) -> None:
     code = INTERRUPTED_IMPORT.format(module=module, script=str(SCRIPT))
-    (tmp_path / "s.py").write_text("import assay\nsuite = assay.Suite('S')\n", encoding="utf-8")
+    (tmp_path / "s.py").write_text(
+        "import assay_agents as assay\nsuite = assay.Suite('S')\n", encoding="utf-8"
+    )
     process = subprocess.Popen(
         [sys.executable, "-c", code, "run", "s.py"],
         cwd=tmp_path,
@@ -82,13 +84,13 @@ def test_ctrl_c_while_the_suite_file_is_loaded(tmp_path: Path) -> None:
     _one_line_and_130(process)
 
 
-# Modules the `assay` script imports in this order once Assay's first line has run: the
+# Modules the `assay-agents` script imports in this order once Assay's first line has run: the
 # package's own first imports, then the command line (`-X importtime` names each as it lands).
-EARLY_POINTS = ("assay.errors", "assay.cli", "typer", "assay.cli.app")
+EARLY_POINTS = ("assay_agents.errors", "assay_agents.cli", "typer", "assay_agents.cli.app")
 
 
 def _started_until(point: str, delay: float, tmp_path: Path) -> subprocess.Popen[str]:
-    """The real `assay` script, run until ``point`` has been imported, then ``delay`` more."""
+    """The real `assay-agents` script, run until ``point`` is imported, then ``delay`` more."""
     process = subprocess.Popen(
         [sys.executable, "-X", "importtime", str(SCRIPT), "run", "s.py"],
         cwd=tmp_path,

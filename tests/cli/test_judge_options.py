@@ -20,8 +20,8 @@ products:
 """
 
 SUITE = """\
-import assay
-from assay import judges
+import assay_agents as assay
+from assay_agents import judges
 
 suite = assay.Suite(
     "S",

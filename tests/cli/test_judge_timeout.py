@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli.app import app
-from assay.testing.server import ScriptedServer, slow, verdict
+from assay_agents.cli.app import app
+from assay_agents.testing.server import ScriptedServer, slow, verdict
 
 SPEC = """
 import os
-import assay
-from assay import checks, judges
+import assay_agents as assay
+from assay_agents import checks, judges
 
 suite = assay.Suite(
     "judged", agent=lambda question, ctx: "an answer",
@@ -53,8 +53,8 @@ def test_a_hanging_judge_holds_a_sample_for_one_timeout_not_one_per_criterion(
 
 
 CUSTOM_JUDGE_SPEC = """
-import assay
-from assay import checks, judges
+import assay_agents as assay
+from assay_agents import checks, judges
 
 suite = assay.Suite(
     "custom-judged", agent=lambda question, ctx: "an answer",

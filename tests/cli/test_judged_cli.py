@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from assay.testing import ScriptedServer, failure, slow, verdict
+from assay_agents.testing import ScriptedServer, failure, slow, verdict
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "judged_eval.py"
 
@@ -113,8 +113,8 @@ def test_the_judged_example_runs_offline(cli):
 
 
 def test_judge_timeout_applies_to_the_suites_own_judge_without_judge_flag():
-    from assay import judges
-    from assay.cli._common import judge_option
+    from assay_agents import judges
+    from assay_agents.cli._common import judge_option
 
     own = judges.openai("judge-model", base_url="http://127.0.0.1:9/v1")
     assert judge_option(None, None, 5.0, own).judge_timeout == 5.0

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from assay.cli import mcp_server
-from assay.errors import SpecError
+from assay_agents.cli import mcp_server
+from assay_agents.errors import SpecError
 
 
 @pytest.fixture

@@ -13,16 +13,16 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli.app import app
-from assay.testing import ScriptedServer, completion, reply
+from assay_agents.cli.app import app
+from assay_agents.testing import ScriptedServer, completion, reply
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "judged_eval.py"
 
 ADAPTER_SUITE = """
 import os
 
-import assay
-from assay import agents, checks
+import assay_agents as assay
+from assay_agents import agents, checks
 
 agent = agents.openai_chat(os.environ.get("FIXED_MODEL") or None,
                            base_url=os.environ["CHAT_BASE_URL"], api_key="test")
@@ -37,8 +37,8 @@ import os
 
 import openai
 
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 
 def agent(question, ctx):
@@ -61,8 +61,8 @@ import json
 import os
 import urllib.request
 
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 
 def agent(question, ctx):

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli.app import app
-from assay.limits import BOUNDS
-from assay.report import archive
+from assay_agents.cli.app import app
+from assay_agents.limits import BOUNDS
+from assay_agents.report import archive
 
 SPEC = str(Path(__file__).resolve().parents[2] / "examples" / "support_eval.py")
 

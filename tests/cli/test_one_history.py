@@ -1,7 +1,7 @@
 """One project, one history, one identity per agent; every command printed to paste works.
 
-As a user meets them on the command line: however an entry point is spelt, ``assay baseline``
-finds the runs ``assay run`` stored; a command Assay prints names the database it was given;
+As a user meets them on the command line: however an entry point is spelt, ``assay-agents baseline``
+finds the runs ``assay-agents run`` stored; a command Assay prints names the database it was given;
 a run that checked nothing is never the yardstick; a run from a subfolder writes to the
 project's history; a JSON report says which baseline it compared with.
 """
@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner, Result
 
-import assay
-from assay.cli.app import app
+import assay_agents as assay
+from assay_agents.cli.app import app
 
 AGENT = textwrap.dedent("""
     def answer(question, ctx):
@@ -28,8 +28,8 @@ AGENT = textwrap.dedent("""
 """)
 
 MANY = textwrap.dedent("""
-    import assay
-    from assay import checks
+    import assay_agents as assay
+    from assay_agents import checks
 
     def answer(question, ctx):
         return "I cannot help with that."
@@ -40,7 +40,7 @@ MANY = textwrap.dedent("""
 """)
 
 UNCHECKED = textwrap.dedent("""
-    import assay
+    import assay_agents as assay
 
     def answer(question, ctx):
         return "You can return it within 30 days."
@@ -50,8 +50,8 @@ UNCHECKED = textwrap.dedent("""
 """)
 
 CHECKED = textwrap.dedent("""
-    import assay
-    from assay import checks
+    import assay_agents as assay
+    from assay_agents import checks
 
     def answer(question, ctx):
         return "You can return it within 30 days."
@@ -143,7 +143,7 @@ def _pasted(output: str, start: str) -> list[str]:
     """The command a line of ``output`` offers from ``start`` on, as a shell would split it."""
     line = next(line for line in output.splitlines() if start in line)
     words = shlex.split(line[line.index(start) :].split(" lists ")[0].split(",")[0])
-    assert words[0] == "assay"
+    assert words[0] == "assay-agents"
     return words[1:]
 
 
@@ -161,7 +161,7 @@ def test_the_command_that_lists_the_rest_names_the_database_given(
     done = invoke("run", "many.py", "-q", "--db", url)
 
     assert done.exit_code == 1, done.output
-    words = _pasted(done.output, "assay report ")
+    words = _pasted(done.output, "assay-agents report ")
     assert words[words.index("--db") + 1] == url
     monkeypatch.chdir(elsewhere)
     pasted = invoke(*words)
@@ -180,9 +180,9 @@ def test_the_baseline_hint_names_the_database_given(
 
     again = invoke("run", "many.py", "-q", "--db", url)
 
-    assert f"pin one with assay baseline set RUN --db {url}" in again.output, again.output
+    assert f"pin one with assay-agents baseline set RUN --db {url}" in again.output, again.output
     shown = invoke("baseline", "show", "many.py", "--db", url)
-    assert f"assay baseline set RUN --db {url}" in shown.output, shown.output
+    assert f"assay-agents baseline set RUN --db {url}" in shown.output, shown.output
 
 
 def test_a_run_accepted_unchecked_is_never_the_automatic_baseline(
@@ -259,7 +259,7 @@ def test_a_json_report_with_an_explicit_baseline_names_it_at_the_top(
 
 
 def test_a_database_named_in_a_printed_command_has_its_password_masked() -> None:
-    from assay.cli._common import db_words
+    from assay_agents.cli._common import db_words
 
     words = db_words("postgresql://team:s3cret@db.example/assay")
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli.app import app
+from assay_agents.cli.app import app
 
 FAILING = (
-    "import assay\nfrom assay import checks\n"
+    "import assay_agents as assay\nfrom assay_agents import checks\n"
     "suite = assay.Suite('S', agent=lambda t, c: 'no', checks=[checks.contains('ok')])\n"
     "suite.case('q')\n"
 )

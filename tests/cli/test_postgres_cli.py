@@ -7,7 +7,7 @@ pytestmark = pytest.mark.postgres
 
 def test_unmigrated_database_exits_2_then_migrate_and_run(cli, support_spec, postgres_url):
     refused = cli("run", support_spec, "--db", postgres_url)
-    assert refused.returncode == 2 and "assay db migrate" in refused.stderr
+    assert refused.returncode == 2 and "assay-agents db migrate" in refused.stderr
 
     migrated = cli("db", "migrate", "--db", postgres_url)
     assert migrated.returncode == 0, migrated.stderr

@@ -11,11 +11,11 @@ import textwrap
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli.app import app
+from assay_agents.cli.app import app
 
 UNCLOSED_LOG = """
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 # Opened at import, written by every sample, never closed: the interpreter flushes it at exit.
 log = open("agent.log", "w")
@@ -66,8 +66,8 @@ def test_the_app_run_inside_another_program_leaves_its_collector_alone(
 COLLECTING = """
 import gc
 
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 
 def agent(text, ctx):

@@ -16,16 +16,16 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from assay.results import SampleResult, SampleStatus
-from assay.runner import BarProgress
+from assay_agents.results import SampleResult, SampleStatus
+from assay_agents.runner import BarProgress
 from commandline import ASSAY
 from hostile import RICH
 
 HOSTILE = " ".join([*RICH.values(), "\x1b]0;title\x07", "\x1b[2J", "invoice\u202efdp.exe"])
 
 SPEC = """
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 suite = assay.Suite("suite " + {text!r}, agent=lambda question, ctx: "yes",
                     checks=[checks.exact_match()])

@@ -1,4 +1,4 @@
-"""One history per project: found upwards, configured once, started with `assay init`."""
+"""One history per project: found upwards, configured once, started with `assay-agents init`."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli.app import app
-from assay.load.config import find_config
+from assay_agents.cli.app import app
+from assay_agents.load.config import find_config
 
 
 def invoke(*args: str):
@@ -59,7 +59,7 @@ def test_the_configuration_supplies_defaults_a_flag_overrides(
     )
     suite = tmp_path / "s.py"
     suite.write_text(
-        "import assay\nfrom assay import checks\n"
+        "import assay_agents as assay\nfrom assay_agents import checks\n"
         "suite = assay.Suite('S', agent=lambda t, c: t, "
         "checks=[checks.contains('ok')])\n"
         "suite.case('ok')\nsuite.case('nope')\n",
@@ -87,7 +87,8 @@ def test_a_bad_configuration_exits_2_naming_the_file_and_key(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pyproject.toml").write_text(text, encoding="utf-8")
     (tmp_path / "s.py").write_text(
-        "import assay\nsuite = assay.Suite('S', agent=lambda t, c: t)\nsuite.case('q')\n",
+        "import assay_agents as assay\nsuite = assay.Suite('S', agent=lambda t, c: "
+        "t)\nsuite.case('q')\n",
         encoding="utf-8",
     )
     done = invoke("run", "s.py", "--quiet")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli.app import app
+from assay_agents.cli.app import app
 
 AGENT = textwrap.dedent("""
     def answer(question, ctx):
@@ -17,8 +17,8 @@ AGENT = textwrap.dedent("""
 """)
 
 SUITE = textwrap.dedent("""
-    import assay
-    from assay import checks
+    import assay_agents as assay
+    from assay_agents import checks
     from {package}.agents import answer
 
     suite = assay.Suite("Imports", agent=answer, checks=[checks.contains("30 days")])

@@ -11,8 +11,8 @@ from commandline import run_in_process
 SPEC = """
     import httpx
 
-    import assay
-    from assay import checks
+    import assay_agents as assay
+    from assay_agents import checks
 
     calls = []
 

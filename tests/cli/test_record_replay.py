@@ -1,4 +1,4 @@
-"""``assay run --record`` writes each case's HTTP calls as fixtures; ``--replay`` replays them.
+"""``assay-agents run --record`` writes each case's HTTP calls; ``--replay`` replays them.
 
 The scripted server plays the provider for the recording and is stopped before the replay,
 so the replayed run proves that nothing reached the network. It proves transport, not
@@ -10,16 +10,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from assay.spec.fixtures import fixture_file
-from assay.testing.server import ScriptedServer, streamed
+from assay_agents.spec.fixtures import fixture_file
+from assay_agents.testing.server import ScriptedServer, streamed
 
 SUITE = """
 import os
 
 import openai
 
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 KEY = "sk-test0123456789abcdefghijklmn"
 

@@ -1,4 +1,4 @@
-"""The replay examples as a user runs them: offline, through the real `assay` executable."""
+"""The replay examples as a user runs them: offline, through the real `assay-agents` executable."""
 
 from pathlib import Path
 
@@ -62,7 +62,7 @@ def test_context_bloat_example_fails_only_the_tool_result_budget(cli):
 
 def test_context_bloat_example_asks_a_real_model_only_when_told_to(cli):
     """The opt-in switch selects the provider path; a local scripted server plays the model."""
-    from assay.testing.server import ScriptedServer, reply, tool_calls
+    from assay_agents.testing.server import ScriptedServer, reply, tool_calls
 
     spec = EXAMPLES / "context_bloat_eval.py"
     lookup = ("lookup_policy", {"product": "electronics", "topic": "returns"})

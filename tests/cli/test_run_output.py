@@ -1,4 +1,4 @@
-"""What ``assay run`` prints, piped as in CI: progress, the verdict's figures, the closing line."""
+"""What ``assay-agents run`` prints, piped as in CI: progress, the figures, the closing line."""
 
 import re
 import textwrap
@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import assay
-from assay.cli.app import app
-from assay.testing import ScriptedServer, verdict
+import assay_agents as assay
+from assay_agents.cli.app import app
+from assay_agents.testing import ScriptedServer, verdict
 
 CLOSING = re.compile(
     r"^== \d+ failed, \d+ passed, \d+ errors(, \d+ not evaluated)?"
@@ -39,7 +39,7 @@ def _spec(tmp_path: Path, body: str) -> Path:
 
 
 UNCHECKED = """
-    import assay
+    import assay_agents as assay
 
     suite = assay.Suite("Unchecked", agent=lambda text: "a")
     suite.case("plain")
@@ -76,8 +76,8 @@ def test_the_library_decides_the_same_about_a_run_that_checked_nothing(tmp_path,
 
 
 JUDGED = """
-    import assay
-    from assay import checks
+    import assay_agents as assay
+    from assay_agents import checks
 
     suite = assay.Suite("Judged", agent=lambda text: "a", checks=[checks.contains("a")])
     for number in range(7):
@@ -115,8 +115,8 @@ def test_a_failed_gate_says_the_figure_below_its_threshold(run_cli, tmp_path):
     spec = _spec(
         tmp_path,
         """
-        import assay
-        from assay import checks
+        import assay_agents as assay
+        from assay_agents import checks
 
         suite = assay.Suite("Half", agent=lambda text: "a" if text == "q0" else "b",
                             checks=[checks.exact_match()])
@@ -134,8 +134,8 @@ SLOW = """
     import sys
     import time
 
-    import assay
-    from assay import checks
+    import assay_agents as assay
+    from assay_agents import checks
 
 
     def agent(text):
@@ -173,8 +173,8 @@ def test_quiet_leaves_the_log_to_the_closing_line(run_cli, tmp_path):
     spec = _spec(
         tmp_path,
         """
-        import assay
-        from assay import checks
+        import assay_agents as assay
+        from assay_agents import checks
 
         suite = assay.Suite("Quick", agent=lambda text: "b", checks=[checks.exact_match()])
         suite.case("q0", expected="a")
@@ -194,8 +194,8 @@ def test_a_progress_interval_that_is_not_a_number_of_seconds_is_refused(run_cli,
 
 
 PARTLY_PRICED = """
-    import assay
-    from assay import checks
+    import assay_agents as assay
+    from assay_agents import checks
 
 
     def agent(text):

@@ -1,5 +1,7 @@
-"""Schema revisions as the command line shows them: ``assay --version``, ``assay db migrate``,
-and a history migrated by a newer Assay, refused by every command that opens it.
+"""Schema revisions as the command line shows them.
+
+``assay-agents --version``, ``assay-agents db migrate``, and a history migrated by a newer
+Assay, refused by every command that opens it.
 
 Real SQLite files and the throwaway PostgreSQL server; histories at an older revision are
 written by today's store and taken back with the migrations' own downgrades.
@@ -21,9 +23,9 @@ from alembic import command
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from assay.results import CaseSnapshot, Run, RunStatus, SampleResult, SampleStatus, summarise
-from assay.store import Store, _migrate, revisions
-from assay.store.revisions import VERSION_TABLE
+from assay_agents.results import CaseSnapshot, Run, RunStatus, SampleResult, SampleStatus, summarise
+from assay_agents.store import Store, _migrate, revisions
+from assay_agents.store.revisions import VERSION_TABLE
 from commandline import Cli
 
 HEAD = revisions.shipped()[-1].id
@@ -91,7 +93,8 @@ def with_password(url: str) -> str:
     return make_url(url).set(password="s3cret-pw").render_as_string(hide_password=False)
 
 
-# -- assay --version -------------------------------------------------------------------------
+# -- assay-agents --version
+# -------------------------------------------------------------------------
 
 
 def test_version_without_a_history_says_none_and_creates_nothing(cli: Cli, tmp_path: Path):
@@ -100,7 +103,8 @@ def test_version_without_a_history_says_none_and_creates_nothing(cli: Cli, tmp_p
     first, second = done.stdout.splitlines()
     assert first.startswith("assay ") and first.endswith(f"(schema revision {HEAD})")
     assert (
-        "history: none yet (no .assay/ folder in" in second and "`assay run` starts one" in second
+        "history: none yet (no .assay/ folder in" in second
+        and "`assay-agents run` starts one" in second
     )
     (tmp_path / ".assay").mkdir()
     done = cli("--version")
@@ -137,7 +141,7 @@ def test_version_describes_an_older_history_and_leaves_it_as_it_is(cli: Cli, tmp
     history_at(f"sqlite:///{other}", "0004")
     done = cli("--version", env={"ASSAY_DATABASE_URL": f"sqlite:///{other}"})
     assert "schema revision 0004, older than this Assay's" in done.stdout
-    assert "`assay db migrate` upgrades it" in done.stdout
+    assert "`assay-agents db migrate` upgrades it" in done.stdout
 
 
 def test_version_describes_a_newer_history(cli: Cli, tmp_path: Path):
@@ -163,7 +167,7 @@ def test_version_on_postgresql_never_prints_the_password(cli: Cli, postgres_url:
     url = with_password(postgres_url)
     done = cli("--version", env={"ASSAY_DATABASE_URL": url})
     assert done.returncode == 0, done.output
-    assert "no Assay schema yet (`assay db migrate` creates it)" in done.stdout
+    assert "no Assay schema yet (`assay-agents db migrate` creates it)" in done.stdout
     assert "s3cret-pw" not in done.output and ":***@" in done.stdout
     history_at(postgres_url, "0006")
     done = cli("--version", env={"ASSAY_DATABASE_URL": url})
@@ -184,8 +188,8 @@ def test_version_on_an_unreachable_database_exits_2_after_the_version(cli: Cli):
 def test_version_reads_a_sqlite_history_without_sqlalchemy(tmp_path: Path):
     history_at(f"sqlite:///{tmp_path}/.assay/assay.db", HEAD)
     code = (
-        "import sys\nsys.argv = ['assay', '--version']\n"
-        "from assay.cli.app import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+        "import sys\nsys.argv = ['assay-agents', '--version']\n"
+        "from assay_agents.cli.app import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
         "print('LOADED', *sys.modules)"
     )
     done = subprocess.run(
@@ -193,10 +197,13 @@ def test_version_reads_a_sqlite_history_without_sqlalchemy(tmp_path: Path):
     )
     shown, loaded = done.stdout.split("LOADED", 1)
     assert f"schema revision {HEAD} (current)" in shown
-    assert not {"sqlalchemy", "alembic", "assay.store.store", "pydantic"} & set(loaded.split())
+    assert not {"sqlalchemy", "alembic", "assay_agents.store.store", "pydantic"} & set(
+        loaded.split()
+    )
 
 
-# -- assay db migrate ----------------------------------------------------------------------------
+# -- assay-agents db migrate
+# ----------------------------------------------------------------------------
 
 
 def test_migrate_says_what_it_will_do_backs_the_file_up_and_upgrades(cli: Cli, tmp_path: Path):
@@ -447,7 +454,7 @@ def test_a_run_upgrading_the_embedded_history_says_so_in_one_line(
 def test_the_python_api_warns_that_it_upgraded_the_history(
     tmp_path: Path, support_spec: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    import assay
+    import assay_agents as assay
 
     embedded = tmp_path / ".assay" / "assay.db"
     history_at(f"sqlite:///{embedded}", "0007")
@@ -464,6 +471,6 @@ def test_the_dashboard_refuses_an_older_history_and_leaves_it(cli: Cli, tmp_path
     before = digest(embedded)
     done = cli("dashboard", "--port", "8766")
     assert done.returncode == 2, done.output
-    assert "revision 0007" in done.stderr and "assay db migrate" in done.stderr
+    assert "revision 0007" in done.stderr and "assay-agents db migrate" in done.stderr
     assert digest(embedded) == before
     assert sorted(p.name for p in embedded.parent.iterdir()) == ["assay.db"]

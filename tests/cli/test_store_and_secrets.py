@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli._common import resume_command
-from assay.cli.app import app
+from assay_agents.cli._common import resume_command
+from assay_agents.cli.app import app
 
 SPEC = Path(__file__).parent / "specs" / "marker_agent.py"
 
@@ -51,12 +51,14 @@ def test_no_message_shows_a_password_even_of_a_malformed_url(url: str) -> None:
 
 
 def test_the_resume_hint_masks_a_typed_password(monkeypatch: pytest.MonkeyPatch) -> None:
-    typed = ["assay", "run", "suite.py", "--db", "postgresql://ann:s3cret@db.example/ev"]
+    typed = ["assay-agents", "run", "suite.py", "--db", "postgresql://ann:s3cret@db.example/ev"]
     monkeypatch.setattr(sys, "argv", typed)
     hint = resume_command("run-1")
     assert "s3cret" not in hint and "ann:***@db.example" in hint
     assert hint.endswith("--resume run-1")
-    monkeypatch.setattr(sys, "argv", ["assay", "run", "suite.py", "--db=postgresql://a:b@h/d"])
+    monkeypatch.setattr(
+        sys, "argv", ["assay-agents", "run", "suite.py", "--db=postgresql://a:b@h/d"]
+    )
     assert "a:b@" not in resume_command(
         "run-2"
     ) and "--db=postgresql://a:***@h/d" in resume_command("run-2")
@@ -65,7 +67,7 @@ def test_the_resume_hint_masks_a_typed_password(monkeypatch: pytest.MonkeyPatch)
 def test_the_resume_hint_leaves_an_environment_url_to_the_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(sys, "argv", ["assay", "run", "suite.py"])
+    monkeypatch.setattr(sys, "argv", ["assay-agents", "run", "suite.py"])
     monkeypatch.setenv("ASSAY_DATABASE_URL", "postgresql://ann:s3cret@db/ev")
     hint = resume_command("run-3")
     assert "postgresql" not in hint and hint.endswith("run suite.py --resume run-3")
@@ -74,7 +76,7 @@ def test_the_resume_hint_leaves_an_environment_url_to_the_environment(
 def test_the_resume_hint_names_the_program_as_invoked(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    program = tmp_path / "venv" / "bin" / "assay"
+    program = tmp_path / "venv" / "bin" / "assay-agents"
     monkeypatch.setattr(sys, "argv", [str(program), "run", "suite.py"])
     monkeypatch.setenv("PATH", "/nonexistent")
     assert resume_command("r").startswith(f"{program} run suite.py")
@@ -98,7 +100,7 @@ def test_an_agent_calling_sys_exit_fails_only_its_sample(
 ) -> None:
     spec = tmp_path / "exits.py"
     spec.write_text(
-        "import sys\nimport assay\nfrom assay import checks\n"
+        "import sys\nimport assay_agents as assay\nfrom assay_agents import checks\n"
         "def agent(text, ctx):\n"
         "    if text == 'leave':\n        sys.exit(3)\n    return 'ok'\n"
         "suite = assay.Suite('Exits', agent=agent, checks=[checks.contains('ok')])\n"

@@ -1,4 +1,4 @@
-"""A suite that checks nothing, or defines nothing, as `assay control` and `assay run` meet it."""
+"""A suite that checks or defines nothing, as `assay-agents control` and `run` meet it."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import assay
-from assay.cli.app import app
+import assay_agents as assay
+from assay_agents.cli.app import app
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ def _spec(tmp_path: Path, body: str, name: str = "spec.py") -> Path:
 
 
 UNCHECKED = """
-    import assay
+    import assay_agents as assay
 
     suite = assay.Suite("Unchecked", agent=lambda text: "a")
     suite.case("plain")
@@ -41,8 +41,8 @@ UNCHECKED = """
 """
 
 CHECKED = """
-    import assay
-    from assay import checks
+    import assay_agents as assay
+    from assay_agents import checks
 
     suite = assay.Suite("Unchecked", agent=lambda text: "a", checks=[checks.contains("a")])
     suite.case("plain")
@@ -90,8 +90,8 @@ def test_the_warning_agrees_with_how_many_cases_check_nothing(cli, tmp_path):
     spec = _spec(
         tmp_path,
         """
-        import assay
-        from assay import checks
+        import assay_agents as assay
+        from assay_agents import checks
 
         suite = assay.Suite("Partly", agent=lambda text: "a")
         suite.case("checked", checks=[checks.contains("a")])
@@ -104,8 +104,8 @@ def test_the_warning_agrees_with_how_many_cases_check_nothing(cli, tmp_path):
     one = _spec(
         tmp_path,
         """
-        import assay
-        from assay import checks
+        import assay_agents as assay
+        from assay_agents import checks
 
         suite = assay.Suite("Partly", agent=lambda text: "a")
         suite.case("checked", checks=[checks.contains("a")])
@@ -121,7 +121,7 @@ def test_a_suite_without_cases_is_told_so_not_about_a_selection(cli, tmp_path):
     spec = _spec(
         tmp_path,
         """
-        import assay
+        import assay_agents as assay
 
         suite = assay.Suite("Empty", agent=lambda text: "a")
     """,

@@ -10,8 +10,8 @@ import pytest
 from commandline import Cli
 
 SPEC = """
-    import assay
-    from assay import checks
+    import assay_agents as assay
+    from assay_agents import checks
 
     def agent(text, ctx):
         metadata = {"model": "gpt-4.1-mini"} if "named" in text else {}

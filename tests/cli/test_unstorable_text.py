@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import assay
-from assay.cli.app import app
-from assay.errors import SpecError
+import assay_agents as assay
+from assay_agents.cli.app import app
+from assay_agents.errors import SpecError
 
 SUITE_ARGS = {
     "name": ('assay.Suite("bad{bad}name", agent=agent)', "name"),
@@ -46,7 +46,7 @@ def _spec(tmp_path: Path, suite: str, case: str = 'input="hi"') -> Path:
     if not case.startswith("input") and "input=" not in case:
         case = f'input="hi", {case}'
     path.write_text(
-        "import assay\n\ndef agent(text, ctx):\n    return 'hi'\n\n"
+        "import assay_agents as assay\n\ndef agent(text, ctx):\n    return 'hi'\n\n"
         f"suite = {suite}\nsuite.case({case.replace('input=', '', 1)})\n",
         encoding="utf-8",
     )
@@ -92,7 +92,7 @@ def test_the_python_api_refuses_it_when_the_suite_is_defined() -> None:
 def test_both_backends_refuse_it_identically_before_a_run_is_created(
     tmp_path: Path, store_url: str, bad: str
 ) -> None:
-    from assay.store import Store
+    from assay_agents.store import Store
 
     Store.open(store_url, migrate=True, create=True).close()
     spec = _spec(tmp_path, f'assay.Suite("bad{BAD[bad]}name", agent=agent)')

@@ -1,4 +1,4 @@
-"""What ``assay --version`` and ``assay db migrate`` refuse, mask and leave untouched.
+"""What ``assay-agents --version`` and ``assay-agents db migrate`` refuse, mask and leave untouched.
 
 Real SQLite files, and real processes wherever all a process writes is checked: a database
 URL it cannot use is refused as the store refuses it, no password ever reaches the output,
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.store import revisions
+from assay_agents.store import revisions
 from commandline import Cli
 
 HEAD = revisions.shipped()[-1].id

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from assay.results import (
+from assay_agents.results import (
     CaseSnapshot,
     MetricResult,
     Run,
@@ -14,7 +14,7 @@ from assay.results import (
     SampleResult,
     decide_status,
 )
-from assay.spec import digest
+from assay_agents.spec import digest
 
 STARTED = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -3,8 +3,8 @@ a new failure or error."""
 
 from compare_builders import metric, run, sample
 
-from assay.compare import ChangeKind, NoiseLabel, compare_runs
-from assay.report import prose
+from assay_agents.compare import ChangeKind, NoiseLabel, compare_runs
+from assay_agents.report import prose
 
 
 def kinds(comparison):

@@ -10,9 +10,9 @@ import threading
 
 import pytest
 
-import assay
-from assay import checks, judges
-from assay.compare import (
+import assay_agents as assay
+from assay_agents import checks, judges
+from assay_agents.compare import (
     MeasuredHeadline,
     NoiseLabel,
     Pairing,
@@ -20,9 +20,9 @@ from assay.compare import (
     compare_models,
     compare_runs,
 )
-from assay.evaluation import run_control_async
-from assay.record import write
-from assay.report import prose
+from assay_agents.evaluation import run_control_async
+from assay_agents.record import write
+from assay_agents.report import prose
 
 QUIET = {"progress": False}
 

@@ -5,16 +5,16 @@ import json
 import pytest
 from compare_builders import case, metric, run, sample
 
-from assay.compare import (
+from assay_agents.compare import (
     Comparison,
     MeasuredHeadline,
     NoiseFloor,
     WithheldHeadline,
     compare_runs,
 )
-from assay.errors import ConfigurationError
-from assay.record import read, write
-from assay.report import prose
+from assay_agents.errors import ConfigurationError
+from assay_agents.record import read, write
+from assay_agents.report import prose
 
 
 def corpus(edited: int, total: int = 3):

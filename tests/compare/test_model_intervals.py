@@ -10,10 +10,10 @@ import pytest
 from compare_builders import run, sample
 from scipy import stats
 
-from assay.compare import ModelComparison, compare_models
-from assay.record import read, write
-from assay.report import prose
-from assay.results import SampleResult, SampleStatus
+from assay_agents.compare import ModelComparison, compare_models
+from assay_agents.record import read, write
+from assay_agents.report import prose
+from assay_agents.results import SampleResult, SampleStatus
 
 # Monte-Carlo error of a 95% percentile bound from 5,000 resamples of ~200 cases is well
 # under a point; two independent streams may differ by about twice that.
@@ -175,7 +175,7 @@ def test_round_trip():
 
 @pytest.mark.process  # what a fresh interpreter imports
 def test_importing_the_comparison_does_not_load_numpy():
-    code = "import sys, assay.compare; print('numpy' in sys.modules)"
+    code = "import sys, assay_agents.compare; print('numpy' in sys.modules)"
     loaded = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout.strip()

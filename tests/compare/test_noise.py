@@ -3,9 +3,9 @@
 import pytest
 from compare_builders import metric, run, sample
 
-from assay.compare import NoiseFloor, NoiseLabel, compare_runs, measure_noise
-from assay.record import read, write
-from assay.report import prose
+from assay_agents.compare import NoiseFloor, NoiseLabel, compare_runs, measure_noise
+from assay_agents.record import read, write
+from assay_agents.report import prose
 
 
 def flaky(run_id, passes, *, case="q", model=None):

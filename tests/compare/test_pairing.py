@@ -3,9 +3,9 @@
 import pytest
 from compare_builders import case, metric, run, sample
 
-from assay.compare import Pairing, compare_runs
-from assay.compare.pairing import effective_provenance, judge_pairing
-from assay.record import write
+from assay_agents.compare import Pairing, compare_runs
+from assay_agents.compare.pairing import effective_provenance, judge_pairing
+from assay_agents.record import write
 
 
 def verdict(before, after):

@@ -1,8 +1,8 @@
 """Provenance over expectations: a derived `expect` covers the checks and later additions."""
 
-import assay
-from assay import checks
-from assay.compare import compare_runs
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.compare import compare_runs
 
 
 def run_of(store, *, forbid=None, text="x"):

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-import assay
-from assay.store import Store
+import assay_agents as assay
+from assay_agents.store import Store
 from hostile import CONTROLS, MARKUP
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support_eval.py"

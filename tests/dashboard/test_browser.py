@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from assay.dashboard import create_app
-from assay.store import Store
+from assay_agents.dashboard import create_app
+from assay_agents.store import Store
 from chromium import launched_chromium
 
 from .conftest import History

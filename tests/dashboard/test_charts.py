@@ -7,13 +7,13 @@ from pathlib import Path
 
 from starlette.testclient import TestClient
 
-import assay
-from assay import checks, judges
-from assay.dashboard import create_app
-from assay.dashboard.charts import PASS_RATE, trend
-from assay.report import format as fmt
-from assay.store import Store
-from assay.store.browse import RunFilter
+import assay_agents as assay
+from assay_agents import checks, judges
+from assay_agents.dashboard import create_app
+from assay_agents.dashboard.charts import PASS_RATE, trend
+from assay_agents.report import format as fmt
+from assay_agents.store import Store
+from assay_agents.store.browse import RunFilter
 
 
 def _curt(instructions: str, prompt: str) -> str:

@@ -1,4 +1,4 @@
-"""``assay dashboard`` serves with uvicorn, says where, and warns when it binds elsewhere."""
+"""``assay-agents dashboard`` serves with uvicorn, says where, and warns when it binds elsewhere."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def _free_port() -> int:
 @contextmanager
 def _serving(*args: str) -> Iterator[tuple[subprocess.Popen[str], str, int]]:
     port = _free_port()
-    command = [sys.executable, "-c", "from assay.cli.app import main; main()", "dashboard"]
+    command = [sys.executable, "-c", "from assay_agents.cli.app import main; main()", "dashboard"]
     server = subprocess.Popen(
         [*command, "--port", str(port), *args],
         stdout=subprocess.PIPE,
@@ -73,7 +73,7 @@ def test_a_database_that_is_not_there_exits_2(tmp_path) -> None:
         [
             sys.executable,
             "-c",
-            "from assay.cli.app import main; main()",
+            "from assay_agents.cli.app import main; main()",
             "dashboard",
             "--db",
             "postgresql+psycopg://user:secret-pw@127.0.0.1:1/none",

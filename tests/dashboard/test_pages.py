@@ -9,9 +9,9 @@ from urllib.parse import quote, urlencode
 import pytest
 from starlette.testclient import TestClient
 
-from assay.dashboard import create_app
-from assay.report import Report
-from assay.store import Store
+from assay_agents.dashboard import create_app
+from assay_agents.report import Report
+from assay_agents.store import Store
 from commandline import run_in_process
 
 from .conftest import History
@@ -94,7 +94,7 @@ def _section(html: str, name: str) -> str:
 def test_a_run_page_shows_the_report_s_figures_read_from_the_stored_summary(
     client: TestClient, history: History, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from assay.dashboard import pages
+    from assay_agents.dashboard import pages
 
     run = history.regressed
     with Store.open(history.url) as store:
@@ -201,8 +201,8 @@ def test_head_answers_like_get_without_a_body(client: TestClient, history: Histo
 def test_a_running_run_shows_its_progress_and_refreshes(history: History) -> None:
     from dataclasses import replace
 
-    from assay.evaluation.lease import this_process
-    from assay.results import RunStatus
+    from assay_agents.evaluation.lease import this_process
+    from assay_agents.results import RunStatus
 
     with Store.open(history.url) as store:
         template = store.get_run(history.reference.id)
@@ -231,8 +231,8 @@ def test_a_running_run_shows_its_progress_and_refreshes(history: History) -> Non
 def test_a_case_that_flips_back_and_forth_or_within_a_run_is_flaky() -> None:
     from datetime import UTC, datetime
 
-    from assay.evaluation.browsing import is_flaky
-    from assay.store.browse import CaseRun
+    from assay_agents.evaluation.browsing import is_flaky
+    from assay_agents.store.browse import CaseRun
 
     def entry(*statuses: str, fingerprint: str = "f") -> CaseRun:
         counts = {status: 1 for status in statuses}
@@ -270,7 +270,7 @@ def _column_headers(table: str) -> list[str]:
 def test_a_run_of_two_models_pages_the_report_s_case_by_model_matrix(
     matrix_history: tuple[str, object], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from assay.dashboard import pages
+    from assay_agents.dashboard import pages
     from hostile import raw_controls
 
     url, run = matrix_history

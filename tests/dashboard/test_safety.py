@@ -12,10 +12,10 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 from starlette.testclient import TestClient
 
-from assay.dashboard import create_app
-from assay.dashboard.app import login_path
-from assay.dashboard.security import Access
-from assay.store import Store
+from assay_agents.dashboard import create_app
+from assay_agents.dashboard.app import login_path
+from assay_agents.dashboard.security import Access
+from assay_agents.store import Store
 from hostile import raw_controls
 
 from .conftest import History
@@ -246,11 +246,12 @@ def test_the_database_password_never_shows(postgres_history: History) -> None:
 
 
 def test_the_core_never_imports_the_dashboard() -> None:
-    code = "import assay, assay.cli.app, assay.report, assay.evaluation\nimport sys\n"
+    code = "import assay_agents, assay_agents.cli.app, assay_agents.report\n"
+    code += "import assay_agents.evaluation\nimport sys\n"
     code += "print(*sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(done.stdout.split())
-    assert not {"assay.dashboard", "starlette", "uvicorn"} & loaded
+    assert not {"assay_agents.dashboard", "starlette", "uvicorn"} & loaded
 
 
 def test_every_page_names_the_packaged_icon_so_a_browser_asks_for_no_other(

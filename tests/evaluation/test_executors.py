@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 import pytest
 
-import assay
-from assay import checks
-from assay.evaluation import Executor, LocalExecutor, Work
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.evaluation import Executor, LocalExecutor, Work
 
 
 class Reversed:

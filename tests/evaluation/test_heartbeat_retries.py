@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-import assay
-from assay.errors import StoreError
-from assay.evaluation.lease import Heartbeat, this_process
-from assay.results import Run, RunStatus
+import assay_agents as assay
+from assay_agents.errors import StoreError
+from assay_agents.evaluation.lease import Heartbeat, this_process
+from assay_agents.results import Run, RunStatus
 
 HOLDER = (
     "import sqlite3, sys\n"

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import assay
-from assay.cli.app import app
-from assay.evaluation import EvaluationOptions
+import assay_agents as assay
+from assay_agents.cli.app import app
+from assay_agents.evaluation import EvaluationOptions
 
 SPEC = Path(__file__).parents[1] / "cli" / "specs" / "fault_agent.py"
 

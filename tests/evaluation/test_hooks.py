@@ -11,9 +11,9 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 
 import pytest
 
-import assay
-from assay import checks, judges
-from assay.evaluation import LocalExecutor, Work
+import assay_agents as assay
+from assay_agents import checks, judges
+from assay_agents.evaluation import LocalExecutor, Work
 
 TENANT: contextvars.ContextVar[str] = contextvars.ContextVar("tenant", default="none")
 
@@ -227,8 +227,8 @@ def test_grade_async_in_a_running_loop() -> None:
 
 KILLED_SUITE = """
 import asyncio, os, pathlib
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 async def agent(text, ctx):
     if ctx.case.id == "c3" and os.environ.get("HOLD"):
@@ -243,7 +243,7 @@ for index in range(6):
 
 RUNNER = """
 import os, sys
-import assay
+import assay_agents as assay
 
 log = os.open(sys.argv[3], os.O_WRONLY | os.O_APPEND | os.O_CREAT)
 assay.run(

@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-import assay
-from assay import checks, judges
-from assay.evaluation import MemoryRunStore
-from assay.evaluation.caching import decode, encode
-from assay.judging import JudgeReply
-from assay.judging.cache import CallPosition, judge_key
-from assay.testing import ScriptedServer, verdict
+import assay_agents as assay
+from assay_agents import checks, judges
+from assay_agents.evaluation import MemoryRunStore
+from assay_agents.evaluation.caching import decode, encode
+from assay_agents.judging import JudgeReply
+from assay_agents.judging.cache import CallPosition, judge_key
+from assay_agents.testing import ScriptedServer, verdict
 
 
 def answer(text, ctx):

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-import assay
-from assay import checks
-from assay.errors import LeaseError, ReadOnlyRunError, StoreError
-from assay.evaluation import MemoryRunStore, RunStore
-from assay.results import CaseSnapshot, Run, RunStatus, SampleResult, SampleStatus, summarise
-from assay.results.baseline import RunOutcome
-from assay.results.run import Lease
-from assay.results.settings import RunSettings, Selection
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.errors import LeaseError, ReadOnlyRunError, StoreError
+from assay_agents.evaluation import MemoryRunStore, RunStore
+from assay_agents.results import CaseSnapshot, Run, RunStatus, SampleResult, SampleStatus, summarise
+from assay_agents.results.baseline import RunOutcome
+from assay_agents.results.run import Lease
+from assay_agents.results.settings import RunSettings, Selection
 
 T0 = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 CASES = (

@@ -8,13 +8,13 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-import assay
-from assay import agents, checks
-from assay.agent.calls import ModelReply, ToolCallRequest, model_call_key
-from assay.cli.app import app
-from assay.evaluation import MemoryRunStore
-from assay.evaluation.caching import decode_model, encode
-from assay.testing import ScriptedServer, reply, tool_calls
+import assay_agents as assay
+from assay_agents import agents, checks
+from assay_agents.agent.calls import ModelReply, ToolCallRequest, model_call_key
+from assay_agents.cli.app import app
+from assay_agents.evaluation import MemoryRunStore
+from assay_agents.evaluation.caching import decode_model, encode
+from assay_agents.testing import ScriptedServer, reply, tool_calls
 
 STATUS = {"42": "shipped"}
 
@@ -204,7 +204,7 @@ def test_the_command_line_caches_model_calls_and_shows_and_clears_them(tmp_path)
     with ScriptedServer(numbered_conversation()) as server:
         path = tmp_path / "chat_suite.py"
         path.write_text(
-            "import assay\nfrom assay import agents, checks\n"
+            "import assay_agents as assay\nfrom assay_agents import agents, checks\n"
             f"agent = agents.openai_chat('m', base_url={server.base_url!r}, api_key='test')\n"
             "suite = assay.Suite('Chat', agent=agent, checks=[checks.contains('42')])\n"
             "suite.case('Where is order 42?', id='where')\n"

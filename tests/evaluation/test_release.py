@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-import assay
-from assay.evaluation import MemoryRunStore, history
-from assay.report import Report
-from assay.results.release import Release
+import assay_agents as assay
+from assay_agents.evaluation import MemoryRunStore, history
+from assay_agents.report import Report
+from assay_agents.results.release import Release
 from commandline import Cli
 
 SUITE = """
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 suite = assay.Suite("Pinned", agent=lambda text, ctx: "ok", checks=[checks.contains("ok")])
 suite.case("q", id="q")

@@ -7,13 +7,13 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-import assay
-from assay import checks, judges
-from assay.cli.app import app
-from assay.evaluation import MemoryRunStore
-from assay.results import RunStatus
-from assay.results.changes import ChangeKind
-from assay.testing import ScriptedServer, verdict
+import assay_agents as assay
+from assay_agents import checks, judges
+from assay_agents.cli.app import app
+from assay_agents.evaluation import MemoryRunStore
+from assay_agents.results import RunStatus
+from assay_agents.results.changes import ChangeKind
+from assay_agents.testing import ScriptedServer, verdict
 
 
 class Agent:

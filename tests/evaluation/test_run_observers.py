@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-import assay
-from assay import checks
-from assay.evaluation import Verdict
-from assay.runner import QuietProgress
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.evaluation import Verdict
+from assay_agents.runner import QuietProgress
 
 
 class Recorder:

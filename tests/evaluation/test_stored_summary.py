@@ -1,7 +1,7 @@
 """A run's summary is counted from what it stored, read back a page at a time.
 
 The pages add up to the run's samples in report order, so the counted summary is the one
-:func:`assay.results.summarise` gives over the whole stored run, and the samples a run
+:func:`assay_agents.results.summarise` gives over the whole stored run, and the samples a run
 returns (held packed) are the stored ones.
 """
 
@@ -11,11 +11,11 @@ import itertools
 
 import pytest
 
-import assay
-from assay import checks, judges
-from assay.results import summarise
-from assay.results.summary import RunTally
-from assay.testing import ScriptedServer, failure, verdict
+import assay_agents as assay
+from assay_agents import checks, judges
+from assay_agents.results import summarise
+from assay_agents.results.summary import RunTally
+from assay_agents.testing import ScriptedServer, failure, verdict
 
 
 def varied_agent(text: str, ctx: assay.AgentContext) -> assay.Outcome:

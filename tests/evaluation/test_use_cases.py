@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-import assay
-from assay.errors import BaselineError, ConfigurationError
-from assay.evaluation import (
+import assay_agents as assay
+from assay_agents.errors import BaselineError, ConfigurationError
+from assay_agents.evaluation import (
     ExitCode,
     MemoryRunStore,
     compare,
@@ -16,13 +16,13 @@ from assay.evaluation import (
     history,
     lookup,
 )
-from assay.load import Selection
-from assay.report.prose import verdict_lines
-from assay.store import Store
+from assay_agents.load import Selection
+from assay_agents.report.prose import verdict_lines
+from assay_agents.store import Store
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support_eval.py"
 UNCHECKED = """
-import assay
+import assay_agents as assay
 
 suite = assay.Suite("Unchecked", agent=lambda text, ctx: "anything")
 suite.case("q", id="q")

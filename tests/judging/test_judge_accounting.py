@@ -10,14 +10,14 @@ import time
 
 import pytest
 
-from assay import judges
-from assay.errors import ConfigurationError
-from assay.judging import BUILTIN, JudgeInput, JudgeUsage, assess
-from assay.judging.judge import wait_listener
-from assay.judging.retry import RetryPolicy, retry_after
-from assay.judging.verdict import MAX_REASON
-from assay.testing import ScriptedServer, failure, reply, slow, verdict
-from assay.testing.server import Response
+from assay_agents import judges
+from assay_agents.errors import ConfigurationError
+from assay_agents.judging import BUILTIN, JudgeInput, JudgeUsage, assess
+from assay_agents.judging.judge import wait_listener
+from assay_agents.judging.retry import RetryPolicy, retry_after
+from assay_agents.judging.verdict import MAX_REASON
+from assay_agents.testing import ScriptedServer, failure, reply, slow, verdict
+from assay_agents.testing.server import Response
 
 DATA = JudgeInput("How long is the return window?", "Thirty days.", "30 days")
 
@@ -187,19 +187,19 @@ def test_the_endpoint_host_is_the_judges_and_prepare_imports_the_client(monkeypa
     # Importing LiteLLM here would change what later tests see of its lazy imports.
     imported = []
     monkeypatch.setattr(
-        "assay.agent.adapters.optional.import_litellm", lambda: imported.append(True)
+        "assay_agents.agent.adapters.optional.import_litellm", lambda: imported.append(True)
     )
     litellm.prepare()
     assert imported == [True]
 
 
 def test_the_chat_adapters_prepare_their_client(monkeypatch):
-    from assay.agent.adapters.chat import LiteLLMChatAgent, OpenAIChatAgent
+    from assay_agents.agent.adapters.chat import LiteLLMChatAgent, OpenAIChatAgent
 
     OpenAIChatAgent(model="m", api_key="k").prepare()
     imported = []
     monkeypatch.setattr(
-        "assay.agent.adapters.optional.import_litellm", lambda: imported.append(True)
+        "assay_agents.agent.adapters.optional.import_litellm", lambda: imported.append(True)
     )
     LiteLLMChatAgent(model="m").prepare()
     assert imported == [True]

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli.app import app
-from assay.judging.openai_judge import OpenAIJudge
-from assay.testing import ScriptedServer, verdict
+from assay_agents.cli.app import app
+from assay_agents.judging.openai_judge import OpenAIJudge
+from assay_agents.testing import ScriptedServer, verdict
 
 SUPPORT = Path(__file__).resolve().parents[2] / "examples" / "support_eval.py"
 

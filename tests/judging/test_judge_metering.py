@@ -12,12 +12,12 @@ from collections import Counter
 
 import pytest
 
-import assay
-from assay import checks, judges
-from assay.agent.adapters.optional import import_litellm
-from assay.judging import BUILTIN, JudgeInput, JudgeUsage, assess
-from assay.report import Report
-from assay.testing import ScriptedServer, reply, verdict
+import assay_agents as assay
+from assay_agents import checks, judges
+from assay_agents.agent.adapters.optional import import_litellm
+from assay_agents.judging import BUILTIN, JudgeInput, JudgeUsage, assess
+from assay_agents.report import Report
+from assay_agents.testing import ScriptedServer, reply, verdict
 
 DATA = JudgeInput("How long is the return window?", "Thirty days.", "30 days")
 
@@ -110,8 +110,8 @@ def test_every_judge_call_is_metered_counted_and_stored_once(store):
     assert document["summary"]["judge_calls"] == asked
     assert math.isclose(document["summary"]["total_cost_usd"], summary.total_cost_usd)
     assert "9 calls, 1 of them the run's own" in Report(stored).to_text()
-    # The report reads back (assay import) with the same totals, recomputed from its records.
-    from assay.report.archive import run_from_report
+    # The report reads back (assay-agents import) with the same totals, recomputed from its records.
+    from assay_agents.report.archive import run_from_report
 
     assert run_from_report(document).summary.judge_calls == asked
     # A report an earlier version wrote left the verdict's call out of its totals: still read.
@@ -218,9 +218,9 @@ def test_on_usage_must_be_a_function():
 
 
 def test_a_summary_stored_before_the_run_part_was_counted_reads_with_it():
-    from assay.record.summary import read_summary, write_summary
-    from assay.results import JudgeUsage as Counted
-    from assay.results import SampleResult, SampleStatus, summarise
+    from assay_agents.record.summary import read_summary, write_summary
+    from assay_agents.results import JudgeUsage as Counted
+    from assay_agents.results import SampleResult, SampleStatus, summarise
 
     sample = SampleResult(
         "q",

@@ -5,12 +5,12 @@ import json
 
 import pytest
 
-import assay
-from assay import checks, judges
-from assay.agent.adapters.optional import import_litellm
-from assay.judging import BUILTIN, JudgeInput, JudgeUsage, assess
-from assay.judging.retry import RetryPolicy
-from assay.testing import ScriptedServer, failure, reply, verdict
+import assay_agents as assay
+from assay_agents import checks, judges
+from assay_agents.agent.adapters.optional import import_litellm
+from assay_agents.judging import BUILTIN, JudgeInput, JudgeUsage, assess
+from assay_agents.judging.retry import RetryPolicy
+from assay_agents.testing import ScriptedServer, failure, reply, verdict
 
 
 @pytest.mark.xdist_group("litellm")  # one worker imports LiteLLM

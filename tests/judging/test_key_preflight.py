@@ -2,10 +2,10 @@
 
 import pytest
 
-import assay
-from assay import checks, judges
-from assay.agent.adapters.chat import OpenAIChatAgent
-from assay.errors import ConfigurationError
+import assay_agents as assay
+from assay_agents import checks, judges
+from assay_agents.agent.adapters.chat import OpenAIChatAgent
+from assay_agents.errors import ConfigurationError
 
 
 @pytest.fixture

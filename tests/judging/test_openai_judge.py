@@ -6,11 +6,11 @@ import time
 
 import pytest
 
-from assay import judges
-from assay.judging import BUILTIN, JudgeInput, JudgeUsage, assess
-from assay.judging.judge import wait_listener
-from assay.judging.retry import RetryPolicy, retry_after
-from assay.testing import ScriptedServer, failure, malformed, reply, slow, verdict
+from assay_agents import judges
+from assay_agents.judging import BUILTIN, JudgeInput, JudgeUsage, assess
+from assay_agents.judging.judge import wait_listener
+from assay_agents.judging.retry import RetryPolicy, retry_after
+from assay_agents.testing import ScriptedServer, failure, malformed, reply, slow, verdict
 
 FAST = RetryPolicy(attempts=3, base=0.01, ceiling=2.0)
 DATA = JudgeInput("How long is the return window?", "Thirty days.", "30 days")
@@ -126,7 +126,7 @@ def test_one_judge_serves_several_event_loops_building_its_tls_once(monkeypatch)
 def test_a_prepared_judge_can_be_sent_to_another_process() -> None:
     import pickle
 
-    from assay import judges
+    from assay_agents import judges
 
     judge = judges.openai("gpt-4.1-mini", base_url="http://127.0.0.1:9/v1", api_key="k")
     judge.prepare()

@@ -2,9 +2,9 @@
 
 import pytest
 
-from assay import judges
-from assay.errors import ConfigurationError
-from assay.judging.routing import route_judge
+from assay_agents import judges
+from assay_agents.errors import ConfigurationError
+from assay_agents.judging.routing import route_judge
 
 ALL = {
     "ANTHROPIC_API_KEY": "a",

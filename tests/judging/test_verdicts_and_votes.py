@@ -1,7 +1,7 @@
 import pytest
 
-from assay.judging import BUILTIN, JudgeVerdict, VerdictError, majority, parse_verdict
-from assay.judging.criteria import criterion
+from assay_agents.judging import BUILTIN, JudgeVerdict, VerdictError, majority, parse_verdict
+from assay_agents.judging.criteria import criterion
 
 ZERO_ONE = BUILTIN["semantic_accuracy"]
 ONE_FIVE = BUILTIN["tone"]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import assay
-from assay import checks, judges
-from assay.judging import Judge, JudgeReply, ask, judge_identity
-from assay.testing import ScriptedServer, verdict
+import assay_agents as assay
+from assay_agents import checks, judges
+from assay_agents.judging import Judge, JudgeReply, ask, judge_identity
+from assay_agents.testing import ScriptedServer, verdict
 
 
 class CountingJudge:

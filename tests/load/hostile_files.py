@@ -108,7 +108,7 @@ def alias_chain(length: int = 300) -> str:
     return "\n".join(lines) + "\n"
 
 
-#: YAML suites (or catalogs): ``assay validate`` and ``load_suite`` read them.
+#: YAML suites (or catalogs): ``assay-agents validate`` and ``load_suite`` read them.
 YAML_FILES = [
     ("bomb.yml", bomb_in_a_suite()),
     ("catalog_bomb.yml", bomb_in_a_catalog()),

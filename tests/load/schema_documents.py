@@ -1,4 +1,4 @@
-"""Documents generated from the JSON Schemas ``assay schema`` prints, and mutations of them.
+"""Documents generated from the JSON Schemas ``assay-agents schema`` prints, and mutations of them.
 
 The schema says what each field may hold; what it cannot say (keys unique in their list, a
 turn that is text or a reply, provenance only for parts an item has) is given per path in

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from assay.errors import SpecError
-from assay.load.settings import read_settings
+from assay_agents.errors import SpecError
+from assay_agents.load.settings import read_settings
 
 
 def test_suite_toml_sets_the_floor_the_ceiling_and_the_retries(tmp_path: Path) -> None:

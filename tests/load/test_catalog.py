@@ -3,8 +3,8 @@ import textwrap
 import pytest
 import yaml
 
-import assay
-from assay.load import Catalog
+import assay_agents as assay
+from assay_agents.load import Catalog
 
 CATALOG = """\
 catalog: support_desk

@@ -2,8 +2,8 @@
 
 import pytest
 
-import assay
-from assay.load import Catalog
+import assay_agents as assay
+from assay_agents.load import Catalog
 
 CATALOG = """\
 catalog: support_desk

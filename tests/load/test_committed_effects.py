@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-import assay
-from assay import judges
-from assay.errors import SpecError
-from assay.load import load_suite
+import assay_agents as assay
+from assay_agents import judges
+from assay_agents.errors import SpecError
+from assay_agents.load import load_suite
 
 from .conftest import HARNESS
 

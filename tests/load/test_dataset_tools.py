@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
-from assay.load.datasets import import_dataset
+from assay_agents.load.datasets import import_dataset
 
 ROOT = Path(__file__).resolve().parents[2]
 DATASETS = ROOT / "tests" / "fixtures" / "datasets"

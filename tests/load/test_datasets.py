@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from assay import SpecError
-from assay.load.datasets import import_dataset
+from assay_agents import SpecError
+from assay_agents.load.datasets import import_dataset
 
 PROMPTFOO = """\
 prompts:

@@ -1,7 +1,7 @@
 import pytest
 
-from assay.errors import SpecError
-from assay.load import load_items
+from assay_agents.errors import SpecError
+from assay_agents.load import load_items
 
 
 def test_a_file_with_several_mistakes_names_every_one(tmp_path):

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import assay
-from assay.cli.app import app
-from assay.load import Catalog, ScenarioParser, load_items, load_suite
+import assay_agents as assay
+from assay_agents.cli.app import app
+from assay_agents.load import Catalog, ScenarioParser, load_items, load_suite
 
 AGENT = """
-import assay
+import assay_agents as assay
 
 
 def agent(text, ctx):

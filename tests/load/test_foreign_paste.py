@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from assay import SpecError
-from assay.load.pasted import load_pasted
+from assay_agents import SpecError
+from assay_agents.load.pasted import load_pasted
 
 DATASETS = Path(__file__).resolve().parents[1] / "fixtures" / "datasets"
 
@@ -20,7 +20,7 @@ def test_a_promptfoo_config_saved_as_text_is_refused_saying_what_it_is(tmp_path,
         load_pasted(path)
     assert str(raised.value) == (
         f"{path}: is not a list of pasted scenarios: it looks like a promptfoo configuration "
-        f"(assay import-dataset {path} --from promptfoo makes an Assay suite of it)"
+        f"(assay-agents import-dataset {path} --from promptfoo makes an Assay suite of it)"
     )
 
 
@@ -55,7 +55,7 @@ def test_prompts_that_read_as_yaml_and_scenario_documents_still_load(tmp_path, t
 
 
 def test_a_catalog_import_refuses_the_same_file_and_standard_input(tmp_path):
-    from assay.load.merging import read_paste
+    from assay_agents.load.merging import read_paste
 
     path = tmp_path / "new_questions.txt"
     text = (DATASETS / "pydantic_evals_cases.yaml").read_text()

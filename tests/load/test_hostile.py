@@ -8,9 +8,15 @@ from pathlib import Path
 
 import pytest
 
-import assay
-from assay.load import Catalog, load_items, load_pasted, load_suite
-from assay.load._documents import MAX_ALIAS_NODES, MAX_DEPTH, parse_json, parse_toml, parse_yaml
+import assay_agents as assay
+from assay_agents.load import Catalog, load_items, load_pasted, load_suite
+from assay_agents.load._documents import (
+    MAX_ALIAS_NODES,
+    MAX_DEPTH,
+    parse_json,
+    parse_toml,
+    parse_yaml,
+)
 from commandline import Cli
 
 from .hostile_files import (
@@ -24,7 +30,7 @@ from .hostile_files import (
     deep_yaml_flow,
 )
 
-ASSAY = str(Path(sys.executable).parent / "assay")
+ASSAY = str(Path(sys.executable).parent / "assay-agents")
 # A guard against a hang, not a timing test (bench/hostile_files.py times the corpus): an
 # unbounded bomb takes minutes or never ends, and the error says which bound refused it.
 FAST_SECONDS = 30.0

@@ -4,9 +4,9 @@ import socket
 
 import pytest
 
-import assay
-from assay.load import load_items
-from assay.spec.fixtures import ApiFixtures
+import assay_agents as assay
+from assay_agents.load import load_items
+from assay_agents.spec.fixtures import ApiFixtures
 
 from .conftest import ITEM
 

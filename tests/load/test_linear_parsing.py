@@ -25,9 +25,9 @@ from typing import Any
 
 import pytest
 
-import assay
-from assay.errors import SpecError
-from assay.load import ScenarioParser
+import assay_agents as assay
+from assay_agents.errors import SpecError
+from assay_agents.load import ScenarioParser
 
 LOAD = Path(assay.__file__).parent / "load"
 
@@ -326,7 +326,7 @@ def test_every_pattern_the_loaders_apply_to_untrusted_text_is_linear() -> None:
 def test_text_shown_on_one_line_is_folded_in_linear_work() -> None:
     # Answers and errors are folded to one line for tables: a long run of blanks without a
     # line break once made that quadratic (40,000 spaces: 37 s).
-    from assay import text as _text
+    from assay_agents import text as _text
 
     patterns = [value.pattern for value in vars(_text).values() if hasattr(value, "pattern")]
     assert len(patterns) >= 4

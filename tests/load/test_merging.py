@@ -4,9 +4,9 @@ import os
 import pytest
 import yaml
 
-import assay
-from assay.load import Catalog, merge_scenarios, save_catalog
-from assay.load.merging import differences, open_catalog
+import assay_agents as assay
+from assay_agents.load import Catalog, merge_scenarios, save_catalog
+from assay_agents.load.merging import differences, open_catalog
 
 DESK = """\
 catalog: support_desk
@@ -240,7 +240,7 @@ BOM = "\ufeff"
 
 
 def test_a_paste_starting_with_a_byte_order_mark_is_read_as_its_document(desk, tmp_path):
-    from assay.load.merging import read_paste
+    from assay_agents.load.merging import read_paste
 
     file = tmp_path / "paste.json"
     file.write_text(BOM + '[{"key": "bom", "prompt": "x"}]', encoding="utf-8")
@@ -265,7 +265,7 @@ def test_a_paste_starting_with_a_byte_order_mark_is_read_as_its_document(desk, t
     ],
 )
 def test_suite_files_starting_with_a_byte_order_mark_load(tmp_path, name, text):
-    from assay.load.opening import Selection, open_suite
+    from assay_agents.load.opening import Selection, open_suite
 
     file = tmp_path / name
     file.write_text(BOM + text, encoding="utf-8")

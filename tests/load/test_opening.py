@@ -7,18 +7,18 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import assay
-from assay.cli.app import app
-from assay.load import Selection, open_suite
-from assay.store import Store
-from assay.testing import ScriptedServer, verdict
+import assay_agents as assay
+from assay_agents.cli.app import app
+from assay_agents.load import Selection, open_suite
+from assay_agents.store import Store
+from assay_agents.testing import ScriptedServer, verdict
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support_eval.py"
 
 # One case passes and one fails: only a gate of 50 % lets such a run pass.
 HALF_PASSING = """
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 suite = assay.Suite("Half", agent=lambda text, ctx: "yes")
 suite.case("first", expected="yes", checks=[checks.exact_match()])

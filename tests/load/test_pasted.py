@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-import assay
-from assay.load import ScenarioParser, load_pasted
+import assay_agents as assay
+from assay_agents.load import ScenarioParser, load_pasted
 
 PASTE = """\
 Is the shop open on Sunday?
@@ -127,7 +127,7 @@ def test_a_text_file_is_a_suite_named_after_it(tmp_path):
 
 
 def test_a_prompt_that_begins_like_a_yaml_key_is_still_a_prompt():
-    from assay.load import ScenarioParser
+    from assay_agents.load import ScenarioParser
 
     scenarios = ScenarioParser.scenarios(
         "Where is my order?\nsuite: which plan am I on?\ngroups: can I add one?"
@@ -140,7 +140,7 @@ def test_a_prompt_that_begins_like_a_yaml_key_is_still_a_prompt():
 
 
 def test_a_backticked_prompt_may_contain_a_pipe():
-    from assay.load import ScenarioParser
+    from assay_agents.load import ScenarioParser
 
     scenario = ScenarioParser.scenarios("`what is 2 | 3?` bitwise or | contains: 3")[0]
     assert scenario.prompt == "what is 2 | 3?" and scenario.notes == "bitwise or"

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-import assay
-from assay.load import ScenarioParser, load_pasted
+import assay_agents as assay
+from assay_agents.load import ScenarioParser, load_pasted
 
 
 def test_a_json_objects_tools_and_not_contains_become_expectations():

@@ -9,8 +9,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import assay
-from assay.load import Catalog, ScenarioParser, load_items, load_suite
+import assay_agents as assay
+from assay_agents.load import Catalog, ScenarioParser, load_items, load_suite
 
 # Names the formats use, so random documents reach deep into the validation.
 KEYS = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assay import SpecError, load_suite
+from assay_agents import SpecError, load_suite
 
 SUITE = """\
 suite: support

@@ -5,8 +5,8 @@ import jsonschema
 import pytest
 import yaml
 
-import assay
-from assay.load import FORMATS, schema
+import assay_agents as assay
+from assay_agents.load import FORMATS, schema
 
 from .test_catalog import CATALOG
 from .test_suites import BASE

@@ -1,6 +1,6 @@
 """Every loader against its JSON Schema: generated documents load, mutated ones are refused.
 
-The oracle is the schema ``assay schema`` prints. A document generated from it (plus the
+The oracle is the schema ``assay-agents schema`` prints. A document generated from it (plus the
 rules it cannot express, given as overrides) must load; the same document with one field of
 the wrong type, one unknown key or one required key removed must raise a SpecError naming
 that field, and nothing else.
@@ -15,8 +15,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import assay
-from assay.load import Catalog, load_items, load_suite, schema
+import assay_agents as assay
+from assay_agents.load import Catalog, load_items, load_suite, schema
 
 from .schema_documents import OMIT, WORDS, WRONG, allowed_types, documents, spots, value_type
 from .test_properties import toml
@@ -137,7 +137,7 @@ def generated(name):
 
 
 def load(name, document, *, as_json=False):
-    """Write ``document`` in its format and load it the way `assay validate` does."""
+    """Write ``document`` in its format and load it the way `assay-agents validate` does."""
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         if name in ("item", "suite-toml"):

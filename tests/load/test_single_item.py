@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from assay.errors import SpecError
-from assay.load.paths import Source, kind_of, load_path
+from assay_agents.errors import SpecError
+from assay_agents.load.paths import Source, kind_of, load_path
 
 TRIP = Path(__file__).resolve().parents[2] / "examples" / "trip" / "items"
 

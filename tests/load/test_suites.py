@@ -2,8 +2,8 @@ import textwrap
 
 import pytest
 
-import assay
-from assay.load import load_suite, select
+import assay_agents as assay
+from assay_agents.load import load_suite, select
 
 BASE = """\
 suite: support_bot

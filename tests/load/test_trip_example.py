@@ -4,10 +4,10 @@ import asyncio
 
 import pytest
 
-import assay
-from assay.report.prose import gate_line
-from assay.results import item_rates, summarise
-from assay.runner import Execution, MemorySink, Runner
+import assay_agents as assay
+from assay_agents.report.prose import gate_line
+from assay_agents.results import item_rates, summarise
+from assay_agents.runner import Execution, MemorySink, Runner
 
 
 def execute(suite, **execution):

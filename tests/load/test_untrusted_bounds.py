@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli.app import app
-from assay.errors import SpecError
-from assay.limits import MAX_BODY_FILE_BYTES, MAX_SUITE_FILE_BYTES
-from assay.load import load_items, load_pasted
-from assay.load._documents import parse_toml
+from assay_agents.cli.app import app
+from assay_agents.errors import SpecError
+from assay_agents.limits import MAX_BODY_FILE_BYTES, MAX_SUITE_FILE_BYTES
+from assay_agents.load import load_items, load_pasted
+from assay_agents.load._documents import parse_toml
 
 ITEM = 'id = "fixed"\n[input]\ntext = "hello"\n'
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -142,7 +142,7 @@ def test_a_replay_body_file_has_a_size_bound_and_must_be_a_file(tmp_path: Path, 
 
 
 def test_a_paste_of_more_prompts_than_the_bound_is_refused_naming_the_line(tmp_path: Path) -> None:
-    from assay.load._pasted_lines import MAX_PROMPTS
+    from assay_agents.load._pasted_lines import MAX_PROMPTS
 
     path = tmp_path / "many.txt"
     path.write_text("a\n" * (MAX_PROMPTS + 5))
@@ -153,7 +153,7 @@ def test_a_paste_of_more_prompts_than_the_bound_is_refused_naming_the_line(tmp_p
 
 
 def test_a_folder_of_more_item_files_than_the_bound_is_refused_naming_it(tmp_path: Path) -> None:
-    from assay.limits import MAX_ITEM_FILES
+    from assay_agents.limits import MAX_ITEM_FILES
 
     folder = tmp_path / "suite"
     folder.mkdir()
@@ -178,7 +178,7 @@ def test_a_folder_of_more_item_files_than_the_bound_is_refused_naming_it(tmp_pat
 def test_a_document_with_a_list_past_the_entry_bound_is_refused_naming_it(
     tmp_path: Path, name: str, document: Any
 ) -> None:
-    from assay.limits import MAX_DOCUMENT_ENTRIES
+    from assay_agents.limits import MAX_DOCUMENT_ENTRIES
 
     path = tmp_path / name
     path.write_text(document(MAX_DOCUMENT_ENTRIES + 1), encoding="utf-8")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-import assay
-from assay.errors import SpecError
+import assay_agents as assay
+from assay_agents.errors import SpecError
 
 pytest.importorskip("opentelemetry.sdk")
 

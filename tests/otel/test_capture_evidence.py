@@ -7,13 +7,13 @@ import threading
 
 from opentelemetry import trace
 
-import assay
-from assay import checks
-from assay.cli._warnings import contradicted_line
-from assay.evaluation import MemoryRunStore
-from assay.limits import MAX_CAPTURED_TEXT_CHARS
-from assay.otel import DIFFERENCES_KEY
-from assay.otel.capture import CAPTURE
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.cli._warnings import contradicted_line
+from assay_agents.evaluation import MemoryRunStore
+from assay_agents.limits import MAX_CAPTURED_TEXT_CHARS
+from assay_agents.otel import DIFFERENCES_KEY
+from assay_agents.otel.capture import CAPTURE
 
 TRACER = trace.get_tracer("framework-under-test")
 

@@ -1,4 +1,4 @@
-"""``assay run --trace``: the run's spans exported from the command line, or kept from it."""
+"""``assay-agents run --trace``: the run's spans exported from the command line, or kept from it."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import assay
-from assay.cli.app import app
+import assay_agents as assay
+from assay_agents.cli.app import app
 
 SUITE = """
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 suite = assay.Suite("Traced CLI", agent=lambda text: "30 days")
 suite.case("How long?", id="window", checks=[checks.contains("30")])

@@ -14,12 +14,12 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.sdk.trace.sampling import ALWAYS_OFF
 from typer.testing import CliRunner
 
-import assay
-from assay import checks, judges
-from assay.cli.app import app
-from assay.evaluation import MemoryRunStore
-from assay.otel import Correlation
-from assay.report import render
+import assay_agents as assay
+from assay_agents import checks, judges
+from assay_agents.cli.app import app
+from assay_agents.evaluation import MemoryRunStore
+from assay_agents.otel import Correlation
+from assay_agents.report import render
 
 
 def judge_reply(instructions: str, prompt: str) -> str:
@@ -139,13 +139,13 @@ def test_an_injected_tracer_is_used_instead_of_the_global_one(exporter) -> None:
 @pytest.mark.process  # what a fresh interpreter imports, and its global provider
 def test_without_a_provider_runs_are_unchanged_and_capture_sets_one_that_exports_nowhere() -> None:
     code = """
-import sys, assay
-from assay import checks
-assert "opentelemetry" not in sys.modules, "import assay loaded opentelemetry"
+import sys, assay_agents as assay
+from assay_agents import checks
+assert "opentelemetry" not in sys.modules, "importing assay_agents loaded opentelemetry"
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
-from assay.evaluation import MemoryRunStore
-from assay.otel import Correlation
+from assay_agents.evaluation import MemoryRunStore
+from assay_agents.otel import Correlation
 suite = assay.Suite("Plain", agent=lambda text: "ok", checks=[checks.contains("ok")])
 suite.case("q")
 run = assay.run(suite, db=MemoryRunStore(), progress=False, observers=[Correlation()])
@@ -225,9 +225,9 @@ def test_trace_must_be_true_false_or_none() -> None:
 @pytest.mark.process  # what a fresh interpreter imports
 def test_a_process_that_never_loaded_opentelemetry_runs_unchanged_and_does_not_load_it() -> None:
     code = """
-import sys, assay
-from assay import checks
-from assay.evaluation import MemoryRunStore
+import sys, assay_agents as assay
+from assay_agents import checks
+from assay_agents.evaluation import MemoryRunStore
 suite = assay.Suite("Plain", agent=lambda text: "ok", checks=[checks.contains("ok")])
 suite.case("q")
 run = assay.run(suite, db=MemoryRunStore(), progress=False)

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-import assay
-from assay import checks
-from assay.evaluation import MemoryRunStore
-from assay.otel import CALLS_KEY, DIFFERENCES_KEY
-from assay.testing.server import ScriptedServer, reply, tool_calls
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.evaluation import MemoryRunStore
+from assay_agents.otel import CALLS_KEY, DIFFERENCES_KEY
+from assay_agents.testing.server import ScriptedServer, reply, tool_calls
 from framework_script import context
 
 
@@ -84,7 +84,7 @@ def test_openai_agents_sdk_tracing(server: ScriptedServer, exporter) -> None:
     from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
     from openai import AsyncOpenAI
 
-    from assay.otel.openai_agents import capture_agents_tracing
+    from assay_agents.otel.openai_agents import capture_agents_tracing
 
     capture_agents_tracing(replace=True)  # nothing is posted to OpenAI from a test
 
@@ -104,9 +104,9 @@ def test_openai_agents_sdk_tracing(server: ScriptedServer, exporter) -> None:
 def test_agents_sdk_response_and_failed_function_spans_are_read() -> None:
     from agents.tracing import function_span, response_span, trace
 
-    from assay.otel import Captured
-    from assay.otel.capture import Collected, watched
-    from assay.otel.openai_agents import capture_agents_tracing
+    from assay_agents.otel import Captured
+    from assay_agents.otel.capture import Collected, watched
+    from assay_agents.otel.openai_agents import capture_agents_tracing
 
     capture_agents_tracing(replace=True)
     collected = Collected()
@@ -157,7 +157,7 @@ def test_the_agents_sdk_adapter_is_captured_without_tracing_and_posts_nothing(
     from agents import Agent, OpenAIChatCompletionsModel, function_tool, set_trace_processors
     from openai import AsyncOpenAI
 
-    from assay import agents
+    from assay_agents import agents
     from framework_script import http_client
 
     spy = Spy()

@@ -9,10 +9,10 @@ import threading
 import pytest
 from opentelemetry import trace
 
-import assay
-from assay import checks
-from assay.evaluation import MemoryRunStore
-from assay.otel import CALLS_KEY, DIFFERENCES_KEY
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.evaluation import MemoryRunStore
+from assay_agents.otel import CALLS_KEY, DIFFERENCES_KEY
 
 TRACER = trace.get_tracer("framework-under-test")
 

@@ -1,4 +1,4 @@
-"""``pytest --assay``: a suite's cases as test items, stored as a run like ``assay run``'s."""
+"""``pytest --assay``: a suite's cases as test items, stored as ``assay-agents run`` stores one."""
 
 from __future__ import annotations
 
@@ -7,22 +7,22 @@ from pathlib import Path
 
 import pytest
 
-from assay.results import RunStatus
-from assay.store import Store
+from assay_agents.results import RunStatus
+from assay_agents.store import Store
 
 pytest_plugins = ["pytester"]
 
 #: Installed, the plugin is loaded by its entry point; from a source tree, by name.
 _INSTALLED = any(
-    point.value == "assay.pytest_plugin"
+    point.value == "assay_agents.pytest_plugin"
     for point in importlib.metadata.entry_points(group="pytest11")
 )
-PLUGIN = () if _INSTALLED else ("-p", "assay.pytest_plugin")
+PLUGIN = () if _INSTALLED else ("-p", "assay_agents.pytest_plugin")
 
 SUITE = """
 import os
 
-import assay
+import assay_agents as assay
 
 
 def agent(text, ctx):
@@ -52,7 +52,7 @@ suite.case("Hello", id="hello", criteria=["answer_relevancy"])
 HOSTILE = "Esc\x1b[31mRED\x1b[0m\u202esuite"
 
 HOSTILE_FAILS = f"""
-import assay
+import assay_agents as assay
 
 suite = assay.Suite({HOSTILE!r}, agent=lambda text, ctx: "no")
 suite.case("q", id="three\u202e", checks=[assay.checks.contains("yes")])
@@ -65,7 +65,7 @@ def _loaded(tmp_path_factory: pytest.TempPathFactory) -> None:
 
     Imported again in each run, SQLAlchemy's PostgreSQL functions would register twice.
     """
-    import assay
+    import assay_agents as assay
 
     suite = assay.Suite("warm", agent=lambda text, ctx: text)
     suite.case("a", expected="a", checks=[assay.checks.exact_match()])
@@ -82,7 +82,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def _db(pytester: pytest.Pytester) -> str:
-    # Found as `assay run` finds it: the nearest .assay/ folder upwards.
+    # Found as `assay-agents run` finds it: the nearest .assay/ folder upwards.
     return f"sqlite:///{pytester.path / '.assay' / 'assay.db'}"
 
 
@@ -152,7 +152,7 @@ def test_selecting_cases_with_k_runs_only_those_as_a_selection_run(project) -> N
 GATED = """
 import os
 
-import assay
+import assay_agents as assay
 
 
 def reads_well(answer, ctx):
@@ -191,7 +191,7 @@ def test_a_gated_regression_fails_the_session(pytester, monkeypatch) -> None:
 
 
 GATE_FAILS = f"""
-import assay
+import assay_agents as assay
 
 suite = assay.Suite(
     {HOSTILE!r},
@@ -202,7 +202,7 @@ suite.case("q", id="one\u202e", expected="yes", checks=[assay.checks.exact_match
 """
 
 UNCHECKED = f"""
-import assay
+import assay_agents as assay
 
 suite = assay.Suite({HOSTILE!r}, agent=lambda text, ctx: "30 days", criteria=["tone"])
 suite.case("How long?", id="two\u202e", expected="30 days")
@@ -217,13 +217,13 @@ def _shown(result: pytest.RunResult) -> str:
 
 
 def test_a_failed_gate_or_a_run_that_checked_nothing_fails_the_session(pytester) -> None:
-    # As `assay run` exits 1 for them, though no item failed; the summary says why.
+    # As `assay-agents run` exits 1 for them, though no item failed; the summary says why.
     pytester.makepyfile(gate_suite=GATE_FAILS, unchecked_suite=UNCHECKED)
     (pytester.path / ".assay").mkdir()
     gated = _run(pytester, "-v", "--assay", "gate_suite.py")
     gated.assert_outcomes(passed=1)
     assert gated.ret == pytest.ExitCode.TESTS_FAILED
-    # Names are escaped as `assay run` shows them: node ids, the summary.
+    # Names are escaped as `assay-agents run` shows them: node ids, the summary.
     node = "gate_suite.py::Esc\\x1b[[]31mRED\\x1b[[]0m\\u202esuite::one\\u202e"
     gated.stdout.fnmatch_lines(
         [
@@ -270,7 +270,7 @@ def test_last_failed_runs_only_the_failed_cases_as_a_selection(project) -> None:
 
 
 MARKED = """
-import assay
+import assay_agents as assay
 import pytest
 
 
@@ -322,7 +322,9 @@ def test_the_plugin_is_registered_for_pytest() -> None:
     import tomllib
 
     project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
-    assert project["project"]["entry-points"]["pytest11"] == {"assay-agents": "assay.pytest_plugin"}
+    assert project["project"]["entry-points"]["pytest11"] == {
+        "assay-agents": "assay_agents.pytest_plugin"
+    }
 
 
 @pytest.mark.process  # what a fresh interpreter imports
@@ -330,17 +332,25 @@ def test_loading_the_plugin_loads_no_engine() -> None:
     import subprocess
     import sys
 
-    code = "import assay.pytest_plugin, sys; print(*sys.modules)"
+    code = "import assay_agents.pytest_plugin, sys; print(*sys.modules)"
     loaded = set(
         subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, check=True
         ).stdout.split()
     )
-    assert not {"assay.evaluation", "assay.store", "assay.runner", "assay.load"} & loaded
+    assert (
+        not {
+            "assay_agents.evaluation",
+            "assay_agents.store",
+            "assay_agents.runner",
+            "assay_agents.load",
+        }
+        & loaded
+    )
 
 
 XDIST = """
-import assay
+import assay_agents as assay
 
 suite = assay.Suite("Spread", agent=lambda text, ctx: text.upper(), samples=2)
 for word in ("alpha", "beta", "gamma"):
@@ -357,7 +367,7 @@ def test_across_xdist_workers_one_run_holds_each_sample_once(pytester, monkeypat
         "-p",
         "xdist.plugin",
         "-p",
-        "assay.pytest_plugin",
+        "assay_agents.pytest_plugin",
         "-n",
         "2",
         "--assay",
@@ -428,9 +438,9 @@ def test_a_yaml_suite_runs_its_scenarios_as_items(pytester) -> None:
 
 def test_a_sample_landing_twice_is_stored_once(tmp_path) -> None:
     # A worker that crashed and had its item run again sends the same samples twice.
-    import assay
-    from assay.evaluation import MemoryRunStore
-    from assay.pytest_plugin._runs import SuiteRun
+    import assay_agents as assay
+    from assay_agents.evaluation import MemoryRunStore
+    from assay_agents.pytest_plugin._runs import SuiteRun
 
     suite = assay.Suite("Twice", agent=lambda text, ctx: text, samples=2)
     suite.case("a", id="a", expected="a", checks=[assay.checks.exact_match()])
@@ -458,7 +468,7 @@ import asyncio
 import os
 from pathlib import Path
 
-import assay
+import assay_agents as assay
 
 
 async def agent(text, ctx):
@@ -494,7 +504,7 @@ def test_ctrl_c_keeps_the_run_interrupted_and_resumable(pytester, monkeypatch) -
         "-p",
         "no:cacheprovider",
         "-p",
-        "assay.pytest_plugin",
+        "assay_agents.pytest_plugin",
     ]
     process = pytester.popen(
         [*command, "--assay", "slow_suite.py"],
@@ -518,4 +528,4 @@ def test_ctrl_c_keeps_the_run_interrupted_and_resumable(pytester, monkeypatch) -
         run = store.get_run(listed.id)
     assert run.status is RunStatus.INTERRUPTED
     assert [s.case_id for s in run.samples] == ["fast"]  # the one in flight was cancelled
-    assert f"assay run {pytester.path / 'slow_suite.py'} --resume {run.id}" in output, output
+    assert f"assay-agents run {pytester.path / 'slow_suite.py'} --resume {run.id}" in output, output

@@ -18,16 +18,16 @@ from pathlib import Path
 
 import pytest
 
-from assay.errors import ConfigurationError
-from assay.ray import RayExecutor, address_error
+from assay_agents.errors import ConfigurationError
+from assay_agents.ray import RayExecutor, address_error
 from commandline import ASSAY, Cli, run_process
 
 pytest.importorskip("ray")
 pytestmark = pytest.mark.xdist_group("ray")
 
 SUITE = """
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 suite = assay.Suite("Connected", agent=lambda text: "ok", checks=[checks.contains("ok")])
 suite.case("Question", id="q")
@@ -158,7 +158,7 @@ def silent() -> Iterator[Silent]:
 
 CONNECT = """
 import asyncio, sys
-from assay.ray import RayExecutor
+from assay_agents.ray import RayExecutor
 
 try:
     asyncio.run(RayExecutor(address=sys.argv[1], connect_timeout=1).connect())

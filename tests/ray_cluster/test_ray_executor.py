@@ -14,22 +14,22 @@ from pathlib import Path
 
 import pytest
 
-import assay
-from assay import checks
-from assay.evaluation import Work
-from assay.ray import RayExecutor
-from assay.record import write
-from assay.runner import Execution, MemorySink, QuietProgress, work_items
-from assay.store import Store
-from assay.testing import ScriptedServer, verdict
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.evaluation import Work
+from assay_agents.ray import RayExecutor
+from assay_agents.record import write
+from assay_agents.runner import Execution, MemorySink, QuietProgress, work_items
+from assay_agents.store import Store
+from assay_agents.testing import ScriptedServer, verdict
 from commandline import Cli
 
 ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.xdist_group("ray")
 
 SUITE = """
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 def agent(text, ctx):
     return "ok, " + text if ctx.case.id != "refund" else "I cannot help with that."

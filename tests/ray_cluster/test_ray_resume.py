@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-import assay
-from assay.store import Store
+import assay_agents as assay
+from assay_agents.store import Store
 from commandline import ASSAY, Cli
 
 pytest.importorskip("ray")
@@ -23,8 +23,8 @@ CASES = 8
 SUITE = """
 import os, time
 from pathlib import Path
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 def agent(text, ctx):
     Path(ctx.case.metadata["folder"], f"{ctx.case.id}.{os.getpid()}").touch()

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from assay.results import CaseSnapshot, Run, RunSettings, RunStatus, SampleResult, summarise
-from assay.store import Store
+from assay_agents.results import CaseSnapshot, Run, RunSettings, RunStatus, SampleResult, summarise
+from assay_agents.store import Store
 
 CASE = CaseSnapshot("refund", "Refund", 0, "fp-refund", {"input": "refund order 42"})
 RUN_ID = "run-damaged-0001"

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from assay.agent import ModelSpec
-from assay.record import RecordError, read, read_summary, write, write_summary
-from assay.results import RunSettings, RunSummary, SampleResult, SampleStatus, summarise
-from assay.results.metric import scored
-from assay.results.settings import RunGate, Selection
-from assay.spec.gate import Gate
-from assay.spec.json_data import SCHEMA_KEY, SCHEMA_VERSION
+from assay_agents.agent import ModelSpec
+from assay_agents.record import RecordError, read, read_summary, write, write_summary
+from assay_agents.results import RunSettings, RunSummary, SampleResult, SampleStatus, summarise
+from assay_agents.results.metric import scored
+from assay_agents.results.settings import RunGate, Selection
+from assay_agents.spec.gate import Gate
+from assay_agents.spec.json_data import SCHEMA_KEY, SCHEMA_VERSION
 
 
 def _sample(case: str, model: str | None, passed: bool) -> SampleResult:

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli.app import app
-from assay.errors import StoreError
-from assay.record import write, write_summary
-from assay.results import (
+from assay_agents.cli.app import app
+from assay_agents.errors import StoreError
+from assay_agents.record import write, write_summary
+from assay_agents.results import (
     CaseSnapshot,
     JudgeUsage,
     Run,
@@ -24,8 +24,8 @@ from assay.results import (
     SampleStatus,
     summarise,
 )
-from assay.results.metric import scored
-from assay.store import Store
+from assay_agents.results.metric import scored
+from assay_agents.store import Store
 
 CASE = CaseSnapshot("refund", "Refund", 0, "fp-refund", {"input": "refund order 42"})
 
@@ -273,7 +273,7 @@ def test_malformed_json_in_a_history_is_bad_input_not_an_outage(
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("ASSAY_DATABASE_URL", raising=False)
     (tmp_path / "spec.py").write_text(
-        "import assay\nfrom assay import checks\n"
+        "import assay_agents as assay\nfrom assay_agents import checks\n"
         "suite = assay.Suite('support', agent=lambda q, ctx: 'ok',\n"
         "    checks=[checks.contains('ok')])\n"
         "suite.case('refund order 42', id='refund')\n",

@@ -8,10 +8,17 @@ import sys
 
 def test_the_store_and_the_codec_load_no_judging_checks_or_runner() -> None:
     done = subprocess.run(
-        [sys.executable, "-c", "import assay.store, assay.record, sys; print(*sys.modules)"],
+        [
+            sys.executable,
+            "-c",
+            "import assay_agents.store, assay_agents.record, sys; print(*sys.modules)",
+        ],
         capture_output=True,
         text=True,
         check=True,
     )
     loaded = set(done.stdout.split())
-    assert not {"assay.judging", "assay.checks", "assay.runner", "pydantic"} & loaded
+    assert (
+        not {"assay_agents.judging", "assay_agents.checks", "assay_agents.runner", "pydantic"}
+        & loaded
+    )

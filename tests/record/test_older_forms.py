@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli.app import app
+from assay_agents.cli.app import app
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "records"
 VERSIONS = sorted(path.name for path in FIXTURES.iterdir() if path.is_dir())

@@ -6,13 +6,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-import assay
-from assay import checks, judges
-from assay.errors import ConfigurationError
-from assay.judging.criteria import criterion
-from assay.record import rebuilt_cases
-from assay.results import CaseSnapshot, Run, RunStatus
-from assay.spec.plan import plan_suite
+import assay_agents as assay
+from assay_agents import checks, judges
+from assay_agents.errors import ConfigurationError
+from assay_agents.judging.criteria import criterion
+from assay_agents.record import rebuilt_cases
+from assay_agents.results import CaseSnapshot, Run, RunStatus
+from assay_agents.spec.plan import plan_suite
 
 
 def _suite() -> assay.Suite:

@@ -6,17 +6,17 @@ from pathlib import Path
 
 import pytest
 
-import assay
-from assay import checks, judges
-from assay.errors import ConfigurationError
-from assay.judging import judge_identity
-from assay.judging.spec import judge_spec
-from assay.record import read_settings, rebuilt_cases, rebuilt_judge, write_settings
-from assay.results import RunSettings
-from assay.results.settings import JudgeSpec
-from assay.spec.plan import plan_suite
-from assay.store import Store
-from assay.testing import ScriptedServer, verdict
+import assay_agents as assay
+from assay_agents import checks, judges
+from assay_agents.errors import ConfigurationError
+from assay_agents.judging import judge_identity
+from assay_agents.judging.spec import judge_spec
+from assay_agents.record import read_settings, rebuilt_cases, rebuilt_judge, write_settings
+from assay_agents.results import RunSettings
+from assay_agents.results.settings import JudgeSpec
+from assay_agents.spec.plan import plan_suite
+from assay_agents.store import Store
+from assay_agents.testing import ScriptedServer, verdict
 
 
 def _agent(text: str, ctx: object) -> str:

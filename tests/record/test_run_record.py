@@ -8,11 +8,11 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from assay.record import RecordError, RunRecord, read, read_run_record, snapshot, write
-from assay.results import Run, RunSettings, RunStatus, SampleResult, SampleStatus, summarise
-from assay.results.fixes import Also, FixItem, FixTool
-from assay.results.metric import scored
-from assay.spec.json_data import SCHEMA_KEY, SCHEMA_VERSION
+from assay_agents.record import RecordError, RunRecord, read, read_run_record, snapshot, write
+from assay_agents.results import Run, RunSettings, RunStatus, SampleResult, SampleStatus, summarise
+from assay_agents.results.fixes import Also, FixItem, FixTool
+from assay_agents.results.metric import scored
+from assay_agents.spec.json_data import SCHEMA_KEY, SCHEMA_VERSION
 
 STARTED = datetime(2026, 5, 1, 9, 30, tzinfo=UTC)
 

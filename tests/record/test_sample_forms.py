@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from assay.agent import Action, Observation, Usage
-from assay.record import RecordError, read, read_sample, write
-from assay.results import (
+from assay_agents.agent import Action, Observation, Usage
+from assay_agents.record import RecordError, read, read_sample, write
+from assay_agents.results import (
     BaselineChoice,
     BaselineReason,
     CaseSnapshot,
@@ -18,8 +18,8 @@ from assay.results import (
     SampleStatus,
     Vote,
 )
-from assay.results.fault import Fault
-from assay.results.metric import scored
+from assay_agents.results.fault import Fault
+from assay_agents.results.metric import scored
 
 JUDGED = MetricResult(
     "tone",

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from comparison_builders import runs
 
-from assay.compare import NoiseFloor, compare_models, compare_runs, measure_noise
-from assay.record import RecordError, read, read_comparison, write_comparison
-from assay.results import StoredComparison
-from assay.results.comparison import Headline, MeasuredHeadline, WithheldHeadline
+from assay_agents.compare import NoiseFloor, compare_models, compare_runs, measure_noise
+from assay_agents.record import RecordError, read, read_comparison, write_comparison
+from assay_agents.results import StoredComparison
+from assay_agents.results.comparison import Headline, MeasuredHeadline, WithheldHeadline
 
 GOLDEN = Path(__file__).with_name("stored_comparison.json")
 

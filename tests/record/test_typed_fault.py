@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from record_builders import completed_history
 
-from assay.errors import StoreError
-from assay.results import SampleResult, SampleStatus, errored, scored
-from assay.results.diagnosis import Fault
-from assay.results.storable import with_store_refusal
-from assay.store import Store
+from assay_agents.errors import StoreError
+from assay_agents.results import SampleResult, SampleStatus, errored, scored
+from assay_agents.results.diagnosis import Fault
+from assay_agents.results.storable import with_store_refusal
+from assay_agents.store import Store
 
 PASSED = scored("contains", "check", "content", 1.0, 1.0, "found")
 FAILED = SampleResult(

@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from assay.replay import _interception
+from assay_agents.replay import _interception
 
 
 class LiveServer:

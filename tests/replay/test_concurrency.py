@@ -9,10 +9,10 @@ import httpx2
 import openai
 import requests
 
-import assay
-from assay import checks
-from assay.results import SampleStatus
-from assay.runner import Execution, MemorySink, Runner
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.results import SampleStatus
+from assay_agents.runner import Execution, MemorySink, Runner
 
 SAMPLES = 50
 KINDS = ("httpx", "requests", "httpx-async", "openai-async", "allowed-live")

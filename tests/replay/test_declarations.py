@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import assay
-from assay.spec.fixtures import UNSET, ApiFixtures
+import assay_agents as assay
+from assay_agents.spec.fixtures import UNSET, ApiFixtures
 from commandline import run_in_process
 
 URL = "https://shipping.example/orders"
@@ -110,7 +110,7 @@ def write_spec(folder: Path, body_file: str) -> Path:
     spec = folder / "spec.py"
     spec.write_text(
         textwrap.dedent(f"""
-        import assay
+        import assay_agents as assay
         fixtures = assay.api().expect_request("GET", "{URL}").respond_with(
             body_file={body_file!r})
     """)
@@ -162,7 +162,7 @@ def test_the_cli_reports_a_bad_body_file_with_its_line(tmp_path):
     spec = tmp_path / "bad_eval.py"
     spec.write_text(
         textwrap.dedent(f"""
-        import assay
+        import assay_agents as assay
         suite = assay.Suite("S", agent=lambda q, ctx: "ok")
         suite.case("q", api=assay.api().expect_request("GET", "{URL}")
                    .respond_with(body_file="order.json"))

@@ -2,8 +2,8 @@
 
 import pytest
 
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 URL = "https://shipping.example/orders"
 
@@ -103,7 +103,7 @@ def test_where_the_bytes_came_from_does_not_count(tmp_path):
 
 
 def test_credentials_asserted_in_query_or_json_never_reach_the_snapshot():
-    import assay
+    import assay_agents as assay
 
     suite = assay.Suite("Creds", agent=lambda text, ctx: "ok")
     case = suite.case(

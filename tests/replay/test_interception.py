@@ -10,8 +10,8 @@ import openai
 import pytest
 import requests
 
-import assay
-from assay.replay import ReplaySession
+import assay_agents as assay
+from assay_agents.replay import ReplaySession
 
 API = "https://shipping.example"
 EXACT = b'{\n  "status" : "ready"\n}\n'

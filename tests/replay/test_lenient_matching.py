@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-import assay
-from assay.errors import SpecError
-from assay.replay import ObservedRequest
-from assay.replay.matching import differences
+import assay_agents as assay
+from assay_agents.errors import SpecError
+from assay_agents.replay import ObservedRequest
+from assay_agents.replay.matching import differences
 
 URL = "https://api.example/v1/chat/completions"
 RECORDED = {"model": "m", "messages": [{"role": "user", "content": "hi", "name": "a"}]}

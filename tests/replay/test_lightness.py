@@ -7,7 +7,7 @@ import pytest
 
 pytestmark = pytest.mark.process  # what a fresh interpreter imports
 
-HEAVY = ("httpx", "httpx2", "requests", "assay.replay")
+HEAVY = ("httpx", "httpx2", "requests", "assay_agents.replay")
 
 
 def loaded_after(code):
@@ -19,7 +19,7 @@ def loaded_after(code):
 def test_declaring_fixtures_loads_no_http_client():
     assert (
         loaded_after(
-            "import assay\n"
+            "import assay_agents as assay\n"
             "suite = assay.Suite('S', agent=lambda q, ctx: 'ok')\n"
             "suite.case('q', api=assay.api().expect_request('GET', 'https://x.example/')"
             ".respond_with(json=1))\n"
@@ -32,8 +32,8 @@ def test_declaring_fixtures_loads_no_http_client():
 def test_running_a_suite_without_fixtures_never_loads_the_replay():
     assert (
         loaded_after(
-            "import asyncio, assay\n"
-            "from assay.runner import Runner\n"
+            "import asyncio, assay_agents as assay\n"
+            "from assay_agents.runner import Runner\n"
             "suite = assay.Suite('S', agent=lambda q, ctx: 'ok')\n"
             "suite.case('q', checks=[assay.checks.contains('ok')])\n"
             "asyncio.run(Runner(suite.agent).execute(suite.plan()))"

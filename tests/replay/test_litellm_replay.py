@@ -8,13 +8,13 @@ import asyncio
 
 import pytest
 
-import assay
-from assay import agents
-from assay.agent import AgentContext
-from assay.agent.adapters.optional import import_litellm
-from assay.load.recorded import read_fixture_file
-from assay.replay import ReplaySession
-from assay.testing.server import ScriptedServer, reply, streamed
+import assay_agents as assay
+from assay_agents import agents
+from assay_agents.agent import AgentContext
+from assay_agents.agent.adapters.optional import import_litellm
+from assay_agents.load.recorded import read_fixture_file
+from assay_agents.replay import ReplaySession
+from assay_agents.testing.server import ScriptedServer, reply, streamed
 
 
 @pytest.mark.xdist_group("litellm")  # one worker imports LiteLLM

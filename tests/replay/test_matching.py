@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-import assay
-from assay.replay import REDACTED, ObservedRequest, json_equal
-from assay.replay.matching import differences
-from assay.replay.redact import redact_json, redact_text, redact_url
+import assay_agents as assay
+from assay_agents.replay import REDACTED, ObservedRequest, json_equal
+from assay_agents.replay.matching import differences
+from assay_agents.replay.redact import redact_json, redact_text, redact_url
 
 URL = "https://shipping.example/orders"
 

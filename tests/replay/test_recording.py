@@ -17,13 +17,20 @@ import openai
 import pytest
 import requests
 
-import assay
-from assay import checks
-from assay.errors import ConfigurationError, ReplayError, SpecError
-from assay.evaluation import MemoryRunStore
-from assay.load.recorded import read_fixture_file, replaying
-from assay.replay import ReplaySession
-from assay.testing.server import Response, ScriptedServer, event_stream, reply, slow, streamed
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.errors import ConfigurationError, ReplayError, SpecError
+from assay_agents.evaluation import MemoryRunStore
+from assay_agents.load.recorded import read_fixture_file, replaying
+from assay_agents.replay import ReplaySession
+from assay_agents.testing.server import (
+    Response,
+    ScriptedServer,
+    event_stream,
+    reply,
+    slow,
+    streamed,
+)
 
 SECRET_KEY = "sk-live0123456789abcdefghijklmnopqrstuvwx"
 

@@ -7,10 +7,10 @@ import json
 import httpx
 import pytest
 
-import assay
-from assay.replay import REDACTED, ObservedRequest, ReplaySession
-from assay.replay.matching import differences
-from assay.replay.redact import Redactor, looks_random, redact_text, redact_url
+import assay_agents as assay
+from assay_agents.replay import REDACTED, ObservedRequest, ReplaySession
+from assay_agents.replay.matching import differences
+from assay_agents.replay.redact import Redactor, looks_random, redact_text, redact_url
 from hostile import CREDENTIALS
 
 API = "https://chat.example"

@@ -8,12 +8,12 @@ import time
 import httpx
 import requests
 
-import assay
-from assay import checks
-from assay.record import write
-from assay.replay import _interception
-from assay.results import SampleStatus
-from assay.runner import Execution, MemorySink, Runner
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.record import write
+from assay_agents.replay import _interception
+from assay_agents.results import SampleStatus
+from assay_agents.runner import Execution, MemorySink, Runner
 
 API = "https://shipping.example"
 SECRET = "sk-live-secret-abcdefghij"
@@ -176,8 +176,8 @@ def test_evidence_is_persisted_and_shown_by_every_report(store):
 
 
 def test_judges_run_outside_the_replay(store):
-    from assay import judges
-    from assay.testing import ScriptedServer, verdict
+    from assay_agents import judges
+    from assay_agents.testing import ScriptedServer, verdict
 
     def agent(question, ctx):
         return httpx.get(f"{API}/orders?id=42").json()["status"]

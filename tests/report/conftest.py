@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from assay.agent import Action, Usage
-from assay.results import (
+from assay_agents.agent import Action, Usage
+from assay_agents.results import (
     CaseSnapshot,
     JudgeUsage,
     MetricResult,

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 from html.parser import HTMLParser
 
-from assay.agent import Observation
-from assay.compare import StoredComparison, compare_models
-from assay.report import Report
-from assay.results import Run, summarise
-from assay.results.fault import Fault
-from assay.results.run import ModelVerdict
+from assay_agents.agent import Observation
+from assay_agents.compare import StoredComparison, compare_models
+from assay_agents.report import Report
+from assay_agents.results import Run, summarise
+from assay_agents.results.fault import Fault
+from assay_agents.results.run import ModelVerdict
 
 from .conftest import current_samples, make_run, passing_samples
 

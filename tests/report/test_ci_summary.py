@@ -6,10 +6,10 @@ from dataclasses import replace
 
 import pytest
 
-from assay.evaluation.verdict import Verdict
-from assay.report import build_view
-from assay.report.ci import ci_summary
-from assay.results import Run
+from assay_agents.evaluation.verdict import Verdict
+from assay_agents.report import build_view
+from assay_agents.report.ci import ci_summary
+from assay_agents.results import Run
 from hostile import CONTROLS, EVERYTHING, MARKUP, live_markup, raw_controls
 
 from .test_hostile_text import hostile_run
@@ -41,8 +41,8 @@ def test_hostile_text_stays_text(name: str) -> None:
 
 def _many_failures(count: int, *, id_length: int = 500, faults: int = 1) -> Run:
     """``count`` failing cases with long ids, each with its own recommendation."""
-    from assay.results import CaseSnapshot, scored
-    from assay.results.fault import FAULT_ORDER
+    from assay_agents.results import CaseSnapshot, scored
+    from assay_agents.results.fault import FAULT_ORDER
 
     from .conftest import make_run, sample
 
@@ -84,7 +84,7 @@ def test_a_summary_past_its_size_is_cut_at_a_line_and_says_so() -> None:
     lines = summary.splitlines()
     assert lines[-1] == (
         "_The summary stops here, to stay under 512 KiB: "
-        "`assay report run-big` shows the whole run._"
+        "`assay-agents report run-big` shows the whole run._"
     )
     assert lines[-2] == "" and summary.count("#### ") >= 2
 

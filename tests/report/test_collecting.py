@@ -7,9 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from assay.report import Report
-from assay.report._collecting import collector_paused
-from assay.results import Run
+from assay_agents.report import Report
+from assay_agents.report._collecting import collector_paused
+from assay_agents.results import Run
 
 
 @pytest.fixture

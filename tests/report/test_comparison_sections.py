@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from dataclasses import replace
 
-from assay.compare import (
+from assay_agents.compare import (
     ModelComparison,
     ModelInterval,
     NoiseFloor,
@@ -15,10 +15,10 @@ from assay.compare import (
     StoredComparison,
     compare_runs,
 )
-from assay.record import write
-from assay.report import Report, prose
-from assay.results import CaseSnapshot, Run, scored
-from assay.spec import digest
+from assay_agents.record import write
+from assay_agents.report import Report, prose
+from assay_agents.results import CaseSnapshot, Run, scored
+from assay_agents.spec import digest
 
 from .conftest import make_run, passing_samples
 

@@ -1,4 +1,4 @@
-"""Diagnosis as a user meets it: `assay run` then `assay report` on a support agent.
+"""Diagnosis as a user meets it: `assay-agents run` then `assay-agents report` on a support agent.
 
 The agent has three tools (lookup_order, issue_refund, lookup_policy); each case makes it
 fall short in one way, and the report must name the fault and the fix that way calls for.
@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli.app import app
+from assay_agents.cli.app import app
 
 SPEC = """
 import json
-import assay
-from assay import checks, judges
+import assay_agents as assay
+from assay_agents import checks, judges
 
 TOOLS = {"lookup_order": "Find an order by number", "issue_refund": "Refund an order",
          "lookup_policy": "Read a store policy"}

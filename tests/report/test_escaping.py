@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from assay.report._escaping import md_cell, md_code, md_fence, md_quote
+from assay_agents.report._escaping import md_cell, md_code, md_fence, md_quote
 from hostile import MARKUP, live_markup, render_markdown
 
 

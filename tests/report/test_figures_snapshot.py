@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from assay.agent import Usage
-from assay.report import Report
-from assay.report.format import ESTIMATED_LEGEND
-from assay.results import errored, scored
+from assay_agents.agent import Usage
+from assay_agents.report import Report
+from assay_agents.report.format import ESTIMATED_LEGEND
+from assay_agents.results import errored, scored
 
 from .conftest import make_run, sample
 

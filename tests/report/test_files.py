@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from assay.errors import ConfigurationError
-from assay.report import Report
-from assay.report.files import append_text, check_target, write_atomically
-from assay.results import Run
+from assay_agents.errors import ConfigurationError
+from assay_agents.report import Report
+from assay_agents.report.files import append_text, check_target, write_atomically
+from assay_agents.results import Run
 
 
 def unwritable_folder(tmp_path: Path) -> Path:
@@ -183,7 +183,7 @@ def test_the_file_being_written_names_its_writer(tmp_path: Path) -> None:
 _STALLED_WRITER = """
 import sys, time
 from pathlib import Path
-from assay.report.files import write_atomically
+from assay_agents.report.files import write_atomically
 
 def chunks():
     yield "<testsuites>" + "x" * 100_000

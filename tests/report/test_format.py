@@ -17,7 +17,7 @@ import math
 
 import pytest
 
-from assay.report.format import (
+from assay_agents.report.format import (
     ESTIMATED_LEGEND,
     MISSING,
     cost_working,

@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
-import assay
-from assay import checks
-from assay.errors import ConfigurationError
-from assay.report import Report, format_named
-from assay.report.formats import format_names
-from assay.results import Run
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.errors import ConfigurationError
+from assay_agents.report import Report, format_named
+from assay_agents.report.formats import format_names
+from assay_agents.results import Run
 
 PLUGIN = """
-from assay.report import ReportFormat
+from assay_agents.report import ReportFormat
 
 IMPORTS = []
 
@@ -130,7 +130,7 @@ def test_a_function_format_cannot_render_a_comparison_on_its_own(installed: Path
 
 
 def _stored_runs(tmp_path: Path) -> tuple[str, Run, Run]:
-    from assay.store import Store
+    from assay_agents.store import Store
 
     suite = assay.Suite("Support", agent=lambda text, ctx: "30 days", checks=[checks.exact_match()])
     suite.case("How long?", id="returns", expected="30 days")
@@ -145,7 +145,7 @@ def _assay(*args: str, site: Path, cwd: Path) -> subprocess.CompletedProcess[str
     paths = [str(site), os.environ.get("PYTHONPATH", "")]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
     return subprocess.run(
-        [str(Path(sys.executable).parent / "assay"), *args],
+        [str(Path(sys.executable).parent / "assay-agents"), *args],
         cwd=cwd,
         env=env,
         capture_output=True,

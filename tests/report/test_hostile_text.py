@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from assay.agent import Action
-from assay.report import Report
-from assay.results import CaseSnapshot, Run, Vote, errored, scored
+from assay_agents.agent import Action
+from assay_agents.report import Report
+from assay_agents.results import CaseSnapshot, Run, Vote, errored, scored
 from hostile import CONTROLS, EVERYTHING, MARKUP, live_markup, outside_code, raw_controls
 
 from .conftest import current_samples, make_run

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from assay.report import Report
-from assay.text import visible
+from assay_agents.report import Report
+from assay_agents.text import visible
 from chromium import launched_chromium
 
 from .conftest import current_samples, make_run

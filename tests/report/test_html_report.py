@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from assay.cli.app import app
-from assay.errors import ConfigurationError
-from assay.report import Report, build_view, format_for, format_named, prose
-from assay.report.html import THEMES, html_of
-from assay.results import Run
+from assay_agents.cli.app import app
+from assay_agents.errors import ConfigurationError
+from assay_agents.report import Report, build_view, format_for, format_named, prose
+from assay_agents.report.html import THEMES, html_of
+from assay_agents.results import Run
 from hostile import CONTROLS, EVERYTHING, MARKUP
 
 from .conftest import current_samples, make_run
@@ -323,7 +323,7 @@ def test_hostile_text_is_only_text(name: str) -> None:
     _allowed(page)
     shown = page.all_text
     # Control and bidirectional characters are shown as escapes, everything else as written.
-    from assay.text import visible
+    from assay_agents.text import visible
 
     assert visible(f"answer {text}", lines=True) in shown
     assert not re.search("[\u202a-\u202e\u2066-\u2069\x1b\x07]", html)
@@ -350,7 +350,7 @@ def _invoke(*args: object):
 def stored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     spec = tmp_path / "spec.py"
     spec.write_text(
-        "import assay\nfrom assay import checks\n"
+        "import assay_agents as assay\nfrom assay_agents import checks\n"
         "suite = assay.Suite('S', agent=lambda text: 'a <b>', checks=[checks.exact_match()])\n"
         "suite.case('q', id='one', expected='a <b>')\n",
         encoding="utf-8",

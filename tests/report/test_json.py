@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import pytest
 
-from assay.compare import StoredComparison, compare_models, compare_runs
-from assay.record import snapshot, write_comparison
-from assay.report import Report, prose
-from assay.results import Run
+from assay_agents.compare import StoredComparison, compare_models, compare_runs
+from assay_agents.record import snapshot, write_comparison
+from assay_agents.report import Report, prose
+from assay_agents.results import Run
 
 TOP_LEVEL = {
     "schema_version",

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import xmlschema
 
-from assay.report import Report
-from assay.results import Run, SampleResult, SampleStatus, scored, summarise
-from assay.results.fault import Fault
-from assay.results.tracebacks import TRACEBACK_KEY
+from assay_agents.report import Report
+from assay_agents.results import Run, SampleResult, SampleStatus, scored, summarise
+from assay_agents.results.fault import Fault
+from assay_agents.results.tracebacks import TRACEBACK_KEY
 from hostile import CONTROLS, EVERYTHING, MARKUP, raw_controls
 
 from .conftest import current_samples, make_run

@@ -8,9 +8,9 @@ from dataclasses import replace
 
 import pytest
 
-from assay.report import Report
-from assay.report.markdown import cell
-from assay.results import Run, scored
+from assay_agents.report import Report
+from assay_agents.report.markdown import cell
+from assay_agents.results import Run, scored
 
 from .conftest import current_samples, make_run
 

@@ -6,7 +6,7 @@ import ast
 import re
 from pathlib import Path
 
-from assay.compare import (
+from assay_agents.compare import (
     Change,
     ChangeKind,
     Comparison,
@@ -15,11 +15,11 @@ from assay.compare import (
     PairComparison,
     compare_runs,
 )
-from assay.record import read, write
-from assay.report import prose
-from assay.results import Run
+from assay_agents.record import read, write
+from assay_agents.report import prose
+from assay_agents.results import Run
 
-SOURCE = Path(__file__).resolve().parents[2] / "src" / "assay"
+SOURCE = Path(__file__).resolve().parents[2] / "src" / "assay_agents"
 
 #: How a module formats a share as a percentage or points of its own.
 _FORMATTING = re.compile(r"def _?(percent|points)\b|\* 100\b|:\+?\.?\d*[fg]\}%|% of the")
@@ -149,8 +149,8 @@ def test_forms_stored_with_their_sentences_still_read(baseline_run: Run, current
 
 
 def test_a_judge_mean_just_below_its_minimum_never_reads_as_equal_to_it():
-    from assay.report.prose import gate_line
-    from assay.spec.gate import Figure, GateFinding, Reading
+    from assay_agents.report.prose import gate_line
+    from assay_agents.spec.gate import Figure, GateFinding, Reading
 
     below = GateFinding(
         figure=Figure.JUDGE, reading=Reading.VIOLATED, value=0.5996, limit=0.6, criterion="tone"

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-import assay.report
-from assay.errors import ConfigurationError
-from assay.report import FORMATS, Report, render
-from assay.results import Run
+import assay_agents.report
+from assay_agents.errors import ConfigurationError
+from assay_agents.report import FORMATS, Report, render
+from assay_agents.results import Run
 
 
 def test_public_surface() -> None:
-    assert assay.report.__all__ == sorted(assay.report.__all__)
-    assert {"FORMATS", "Report", "render"} <= set(assay.report.__all__)
+    assert assay_agents.report.__all__ == sorted(assay_agents.report.__all__)
+    assert {"FORMATS", "Report", "render"} <= set(assay_agents.report.__all__)
     assert FORMATS == ("text", "markdown", "json", "junit", "html")
 
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-from assay.cli._render import render_view
-from assay.report import Report
-from assay.report.view import ComparisonSection, SummarySection
-from assay.results import Run
+from assay_agents.cli._render import render_view
+from assay_agents.report import Report
+from assay_agents.report.view import ComparisonSection, SummarySection
+from assay_agents.results import Run
 
-RENDER = Path(__file__).resolve().parents[2] / "src" / "assay" / "cli" / "_render.py"
+RENDER = Path(__file__).resolve().parents[2] / "src" / "assay_agents" / "cli" / "_render.py"
 
 
 def test_the_terminal_imports_no_private_report_module() -> None:
@@ -20,7 +20,8 @@ def test_the_terminal_imports_no_private_report_module() -> None:
     imported = {
         f"{node.module}.{alias.name}"
         for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("assay.report")
+        if isinstance(node, ast.ImportFrom)
+        and (node.module or "").startswith("assay_agents.report")
         for alias in node.names
     }
     assert imported and not [name for name in imported if "._" in name]

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from assay.report import Report
-from assay.report.format import ESTIMATED_LEGEND
-from assay.report.text import WIDTH, table
-from assay.results import Run, RunStatus, summarise
+from assay_agents.report import Report
+from assay_agents.report.format import ESTIMATED_LEGEND
+from assay_agents.report.text import WIDTH, table
+from assay_agents.results import Run, RunStatus, summarise
 
 from .conftest import MODEL, current_samples, make_run, passing_samples
 

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-import assay
-from assay import checks
-from assay.report import Report
-from assay.report import format as fmt
-from assay.report.markdown import markdown_of
-from assay.report.text import text_of
-from assay.report.view import (
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.report import Report
+from assay_agents.report import format as fmt
+from assay_agents.report.markdown import markdown_of
+from assay_agents.report.text import text_of
+from assay_agents.report.view import (
     CasesSection,
     ComparisonSection,
     Figure,
@@ -23,7 +23,7 @@ from assay.report.view import (
     build_view,
     written,
 )
-from assay.results import Run
+from assay_agents.results import Run
 
 
 def test_a_view_reads_the_run_in_report_order(baseline_run: Run, current_run: Run) -> None:
@@ -61,7 +61,7 @@ def test_text_and_markdown_render_the_view(baseline_run: Run, current_run: Run) 
 
 
 def test_a_stored_run_and_an_evaluation_give_the_same_view(tmp_path: Path) -> None:
-    from assay.store import Store
+    from assay_agents.store import Store
 
     suite = assay.Suite("Support", agent=lambda text, ctx: "30 days", checks=[checks.exact_match()])
     suite.case("How long?", id="returns", expected="30 days")
@@ -100,8 +100,8 @@ def test_an_estimated_sample_carries_the_working_of_its_cost(current_run: Run) -
 
 
 def _gated_run(passing: int, total: int, minimum: float) -> Run:
-    from assay.evaluation import MemoryRunStore
-    from assay.spec.gate import Gate
+    from assay_agents.evaluation import MemoryRunStore
+    from assay_agents.spec.gate import Gate
 
     suite = assay.Suite(
         "gate",
@@ -144,7 +144,7 @@ def test_a_failed_sample_short_of_a_full_score_never_reads_as_one() -> None:
         id="a",
         checks=[checks.custom(lambda a, c: (0.9999, "r"), name="m", threshold=1.0)],
     )
-    from assay.evaluation import MemoryRunStore
+    from assay_agents.evaluation import MemoryRunStore
 
     run = assay.evaluate(suite, db=MemoryRunStore(), progress=False).run
     cases = build_view(run).section(CasesSection)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from assay.agent import Action
-from assay.record import read, read_sample, write
-from assay.results import Diagnosis, MetricResult, SampleResult, decide_status, scored
-from assay.results.diagnosis import (
+from assay_agents.agent import Action
+from assay_agents.record import read, read_sample, write
+from assay_agents.results import Diagnosis, MetricResult, SampleResult, decide_status, scored
+from assay_agents.results.diagnosis import (
     EXPECTED_TOOLS,
     FAULT_ORDER,
     MISSING_TOOLS,
@@ -16,7 +16,7 @@ from assay.results.diagnosis import (
     Roster,
     diagnose,
 )
-from assay.spec import ExpectedAction
+from assay_agents.spec import ExpectedAction
 
 ROSTER = Roster(
     {
@@ -297,7 +297,7 @@ def diagnosed(
 
 
 def test_a_fix_item_never_lists_a_tool_the_agent_has_as_missing():
-    from assay.results.fixes import fix_items
+    from assay_agents.results.fixes import fix_items
 
     missing, expected = fix_items(
         [
@@ -323,7 +323,7 @@ def test_an_answer_of_invisible_characters_is_no_answer():
 
 
 def test_a_sample_naming_tools_to_add_and_to_call_gives_two_fix_items():
-    from assay.results.fixes import fix_items
+    from assay_agents.results.fixes import fix_items
 
     facts = CaseFacts("Cancel order 7", ("lookup_order", "cancel_order"))
     finding = diagnose(sample(NOT_CALLED, actions=()), facts, ROSTER)
@@ -377,15 +377,15 @@ def test_roster_names_compare_whatever_their_case_and_separators(spelling):
     ],
 )
 def test_a_refinement_adding_a_roster_tool_is_recognised(recommendation, tool, adds):
-    from assay.judging.refine import adds_a_tool_it_has
-    from assay.results.diagnosis import Refinement
+    from assay_agents.judging.refine import adds_a_tool_it_has
+    from assay_agents.results.diagnosis import Refinement
 
     refinement = Refinement(recommendation, tool, "Refunds" if tool else None)
     assert adds_a_tool_it_has(refinement, ROSTER) is adds
 
 
 def test_error_advice_quotes_the_first_line_whole_whatever_separators_it_holds() -> None:
-    from assay.results.diagnosis import run_error_advice
+    from assay_agents.results.diagnosis import run_error_advice
 
     advice = run_error_advice("boom\x0bhidden\x0cmore\u2028tail\x85end\nsecond line")
     assert "boom\x0bhidden\x0cmore\u2028tail\x85end" in advice  # shown as escapes on display

@@ -1,14 +1,14 @@
 """Integrity categories, declared outcome rates, judge outages and complete costs."""
 
-import assay
-from assay import checks
-from assay.agent import Observation, Usage
-from assay.judging import JudgeUsage
-from assay.judging.judge import JudgeReply
-from assay.record import read_summary, write_summary
-from assay.results import JudgeUsage as CountedUsage
-from assay.results import MetricResult, SampleResult, SampleStatus, summarise
-from assay.results.summary import cost_source
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.agent import Observation, Usage
+from assay_agents.judging import JudgeUsage
+from assay_agents.judging.judge import JudgeReply
+from assay_agents.record import read_summary, write_summary
+from assay_agents.results import JudgeUsage as CountedUsage
+from assay_agents.results import MetricResult, SampleResult, SampleStatus, summarise
+from assay_agents.results.summary import cost_source
 
 
 def metric(name, category, passed, kind="check", error=None):
@@ -146,7 +146,7 @@ def test_no_usage_is_distinct_from_unpriced_and_the_summary_has_a_basis_and_a_to
 
 def test_an_outcome_with_neither_tokens_nor_cost_has_no_usage():
     outcome = assay.Outcome(answer="hi", usage={"input_tokens": None})
-    from assay.agent.outcome import coerce_outcome
+    from assay_agents.agent.outcome import coerce_outcome
 
     assert coerce_outcome(outcome).usage.cost_source == "no_usage"
     assert (
@@ -168,8 +168,8 @@ def test_judge_usage_records_its_model_source_and_calls_by_kind():
 
 
 def test_case_costs_give_each_case_across_models_with_the_judge_apart():
-    from assay.report import Report
-    from assay.results.costs import case_costs
+    from assay_agents.report import Report
+    from assay_agents.results.costs import case_costs
 
     def priced(case, model, cost, source="reported", judge=None):
         return SampleResult(

@@ -1,7 +1,7 @@
 """Summaries of judged samples: unmeasured deterministic rates, attempts, spreads, no scores."""
 
-from assay.record import read, read_sample, read_summary, write, write_summary
-from assay.results import (
+from assay_agents.record import read, read_sample, read_summary, write, write_summary
+from assay_agents.results import (
     JudgeUsage,
     MetricResult,
     SampleResult,

@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-import assay
-from assay.results import MetricResult, SampleStatus
-from assay.results.packed import KEEP_DECODED, PackedSamples
+import assay_agents as assay
+from assay_agents.results import MetricResult, SampleStatus
+from assay_agents.results.packed import KEEP_DECODED, PackedSamples
 
 
 def samples(count: int) -> tuple[assay.SampleResult, ...]:

@@ -1,8 +1,8 @@
 import pytest
 
-import assay
-from assay.report.format import cost_working
-from assay.results.pricing import estimate_cost, family_candidates
+import assay_agents as assay
+from assay_agents.report.format import cost_working
+from assay_agents.results.pricing import estimate_cost, family_candidates
 
 
 def test_catalogue_rates_estimate_a_cost_with_its_working():

@@ -1,12 +1,12 @@
-from assay.record import read_summary, write_summary
-from assay.results import (
+from assay_agents.record import read_summary, write_summary
+from assay_agents.results import (
     MetricResult,
     SampleResult,
     SampleStatus,
     item_rates,
     summarise,
 )
-from assay.results.reliability import is_provider_failure
+from assay_agents.results.reliability import is_provider_failure
 
 
 def metric(name, category, passed, kind="check", error=None):

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-import assay
-from assay.results import SampleStatus, Traces
-from assay.results.storable import INT64_MAX, first_problem, storable
+import assay_agents as assay
+from assay_agents.results import SampleStatus, Traces
+from assay_agents.results.storable import INT64_MAX, first_problem, storable
 
 BAD = {
     "NUL": ("a\x00b", "contains a NUL character"),

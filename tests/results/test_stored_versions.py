@@ -1,10 +1,10 @@
 """Stored JSON carries a schema version; readers accept what a newer version added."""
 
-from assay.compare import StoredComparison, compare_models
-from assay.record import read_comparison, read_summary, write_comparison, write_summary
-from assay.results import SampleResult, SampleStatus, summarise
-from assay.results.metric import scored
-from assay.spec.json_data import SCHEMA_KEY, SCHEMA_VERSION
+from assay_agents.compare import StoredComparison, compare_models
+from assay_agents.record import read_comparison, read_summary, write_comparison, write_summary
+from assay_agents.results import SampleResult, SampleStatus, summarise
+from assay_agents.results.metric import scored
+from assay_agents.spec.json_data import SCHEMA_KEY, SCHEMA_VERSION
 
 
 def sample(case: str, model: str, passed: bool) -> SampleResult:
@@ -37,7 +37,7 @@ def test_a_summary_is_versioned_and_reads_back_with_keys_from_a_newer_version() 
 def test_a_stored_comparison_is_versioned_and_tolerates_newer_keys() -> None:
     from datetime import UTC, datetime
 
-    from assay.results import Run, RunStatus
+    from assay_agents.results import Run, RunStatus
 
     samples = tuple(
         sample(f"c{i}", model, i % 2 == 0 or model == "m1")

@@ -1,5 +1,5 @@
-from assay.record import read_summary, write_summary
-from assay.results import MetricResult, SampleResult, SampleStatus, nearest_rank, summarise
+from assay_agents.record import read_summary, write_summary
+from assay_agents.results import MetricResult, SampleResult, SampleStatus, nearest_rank, summarise
 
 
 def sample(case, status, score=None, model=None, index=0, error=None, duration=None):

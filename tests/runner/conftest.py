@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from assay.evaluation import MemoryRunStore, RunStore
-from assay.store import Store
+from assay_agents.evaluation import MemoryRunStore, RunStore
+from assay_agents.store import Store
 
 _SQL = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 #: Modules whose tests are the lifecycle's own guarantees: they run on the memory store too.

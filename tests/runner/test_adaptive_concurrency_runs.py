@@ -5,12 +5,12 @@ import json
 import httpx
 import pytest
 
-import assay
-from assay import checks, judges
-from assay.agents import openai_chat
-from assay.report import Report
-from assay.runner.progress import Progress
-from assay.testing import ScriptedServer, Throttle, reply, slow, verdict
+import assay_agents as assay
+from assay_agents import checks, judges
+from assay_agents.agents import openai_chat
+from assay_agents.report import Report
+from assay_agents.runner.progress import Progress
+from assay_agents.testing import ScriptedServer, Throttle, reply, slow, verdict
 
 
 class Notes(Progress):

@@ -2,12 +2,12 @@
 
 import asyncio
 
-import assay
-from assay import checks
-from assay.record import write
-from assay.results import SampleStatus
-from assay.results.tracebacks import TRACEBACK_FRAMES, TRACEBACK_KEY, traceback_of
-from assay.runner import Execution, Runner
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.record import write
+from assay_agents.results import SampleStatus
+from assay_agents.results.tracebacks import TRACEBACK_FRAMES, TRACEBACK_KEY, traceback_of
+from assay_agents.runner import Execution, Runner
 
 
 def execute(suite):
@@ -32,7 +32,7 @@ def test_an_agent_exception_stores_the_users_frames_only():
     assert trace.startswith("Traceback (most recent call last):")
     assert "in agent" in trace and "in _lookup" in trace and trace.endswith("KeyError: 'missing'")
     # Nothing of Assay's own machinery, nor of asyncio or threading, is kept.
-    assert "assay/" not in trace and "asyncio" not in trace and "threading" not in trace
+    assert "assay_agents/" not in trace and "asyncio" not in trace and "threading" not in trace
 
 
 def test_an_async_agent_exception_keeps_its_frames_too():

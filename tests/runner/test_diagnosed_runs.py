@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-import assay
-from assay import checks, judges
-from assay.report import Report
-from assay.testing import ScriptedServer, failure, reply, verdict
+import assay_agents as assay
+from assay_agents import checks, judges
+from assay_agents.report import Report
+from assay_agents.testing import ScriptedServer, failure, reply, verdict
 
 TOOLS = {"lookup_order": "Find an order by its number", "list_tickets": "List open tickets"}
 
@@ -258,7 +258,7 @@ def test_identical_faults_group_and_the_verdict_survives_a_rebuilt_report(store)
 def test_a_resolver_and_links_name_the_server_and_the_action():
     from datetime import UTC, datetime
 
-    from assay.results import Diagnosis, Run, RunStatus, SampleResult, SampleStatus
+    from assay_agents.results import Diagnosis, Run, RunStatus, SampleResult, SampleStatus
 
     samples = tuple(
         SampleResult(
@@ -302,6 +302,6 @@ def test_a_resolver_and_links_name_the_server_and_the_action():
     ],
 )
 def test_run_error_advice_is_read_from_the_error(error, words):
-    from assay.results.diagnosis import run_error_advice
+    from assay_agents.results.diagnosis import run_error_advice
 
     assert words in run_error_advice(error)

@@ -2,10 +2,10 @@
 
 import json
 
-import assay
-from assay import checks
-from assay.report import Report
-from assay.results import item_rates
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.report import Report
+from assay_agents.results import item_rates
 
 
 def alternating_suite():
@@ -33,7 +33,7 @@ def test_alternating_samples_report_two_behaviours_and_a_half(store):
         {"case_id": "rebook", "model": None, "samples": 4, "behaviours": 2, "checks_passed": 2}
     ]
     # The report reads back as the same run: the figures beside it are not part of it.
-    from assay.report.archive import run_from_report
+    from assay_agents.report.archive import run_from_report
 
     assert run_from_report(document).samples == run.samples
 

@@ -4,12 +4,12 @@ import json
 
 from rich.console import Console
 
-import assay
-from assay import judges
-from assay.cli._render import render_run
-from assay.report import Report
-from assay.report.prose import verdict_lines
-from assay.testing import ScriptedServer, failure, slow, verdict
+import assay_agents as assay
+from assay_agents import judges
+from assay_agents.cli._render import render_run
+from assay_agents.report import Report
+from assay_agents.report.prose import verdict_lines
+from assay_agents.testing import ScriptedServer, failure, slow, verdict
 
 GRADED = {"semantic_accuracy": 0.5}
 

@@ -11,13 +11,13 @@ import time
 
 import pytest
 
-import assay
-from assay import checks
-from assay.errors import StoreError
-from assay.evaluation.writer import DurableSink
-from assay.report.prose import verdict_lines
-from assay.results import RunSettings, RunStatus, SampleStatus
-from assay.results.storable import storable
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.errors import StoreError
+from assay_agents.evaluation.writer import DurableSink
+from assay_agents.report.prose import verdict_lines
+from assay_agents.results import RunSettings, RunStatus, SampleStatus
+from assay_agents.results.storable import storable
 
 
 def hostile_agent(text: str, ctx: assay.AgentContext) -> object:
@@ -174,7 +174,7 @@ marker: contextvars.ContextVar[str] = contextvars.ContextVar("marker", default="
 
 
 def test_a_run_leaves_no_process_wide_trace(store: assay.Store) -> None:
-    from assay.judging.judge import wait_listener
+    from assay_agents.judging.judge import wait_listener
 
     suite = assay.Suite("Clean", agent=lambda text, ctx: "ok", checks=[checks.contains("ok")])
     suite.case("q")
@@ -278,7 +278,7 @@ def test_values_that_cannot_even_be_read_cost_only_their_sample(store: assay.Sto
 
 
 def test_a_judge_value_that_cannot_be_stored_costs_only_that_metric(store: assay.Store) -> None:
-    from assay import judges
+    from assay_agents import judges
 
     reply = '{"score": 1, "reason": "a\\u0000b"}'
     judge = judges.function("nul-judge", lambda system, prompt: reply)
@@ -337,8 +337,8 @@ class FlakyCompletion:
 
 
 def test_the_completing_write_is_retried_like_every_write(store: assay.Store) -> None:
-    from assay.evaluation import EvaluationOptions, evaluate_with
-    from assay.runner import QuietProgress
+    from assay_agents.evaluation import EvaluationOptions, evaluate_with
+    from assay_agents.runner import QuietProgress
 
     suite = assay.Suite(
         "Flaky completion", agent=lambda text, ctx: "ok", checks=[checks.contains("ok")]

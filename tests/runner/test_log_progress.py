@@ -2,8 +2,8 @@
 
 import time
 
-from assay.results import SampleResult, SampleStatus
-from assay.runner.progress import LogProgress
+from assay_agents.results import SampleResult, SampleStatus
+from assay_agents.runner.progress import LogProgress
 
 
 def _until(capsys, text: str) -> str:

@@ -16,7 +16,7 @@ SCRIPT = textwrap.dedent(
     """
     import json, sys, threading
 
-    import assay
+    import assay_agents as assay
 
     started = []
 

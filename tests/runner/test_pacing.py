@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from assay.ratelimit import RateLimit, rate_limit_of, reset_after, server_wait
-from assay.runner.pacing import (
+from assay_agents.ratelimit import RateLimit, rate_limit_of, reset_after, server_wait
+from assay_agents.runner.pacing import (
     AGENT,
     Adaptive,
     AdaptiveLimit,

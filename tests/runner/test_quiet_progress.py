@@ -1,9 +1,9 @@
 """Without a progress bar (CI, --quiet) each note is one line on standard error."""
 
-import assay
-from assay import judges
-from assay.runner import QuietProgress
-from assay.testing import ScriptedServer, failure, verdict
+import assay_agents as assay
+from assay_agents import judges
+from assay_agents.runner import QuietProgress
+from assay_agents.testing import ScriptedServer, failure, verdict
 
 
 def test_a_note_is_one_escaped_line_on_standard_error(capsys):

@@ -3,10 +3,10 @@ import random
 import threading
 import time
 
-import assay
-from assay import checks
-from assay.results import SampleStatus
-from assay.runner import Execution, MemorySink, Runner
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.results import SampleStatus
+from assay_agents.runner import Execution, MemorySink, Runner
 
 
 def execute(suite, *, samples=1, concurrency=8, models=(), timeout=None, model_concurrency=None):

@@ -5,9 +5,9 @@ import time
 
 import pytest
 
-import assay
-from assay import checks
-from assay.runner import Execution, MemorySink, Runner
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.runner import Execution, MemorySink, Runner
 
 
 def suite_of(agent, cases=3):

@@ -5,12 +5,12 @@ import threading
 
 import pytest
 
-import assay
-from assay import checks
-from assay.record import snapshot
-from assay.report import prose
-from assay.results import RunStatus
-from assay.results.settings import Selection
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.record import snapshot
+from assay_agents.report import prose
+from assay_agents.results import RunStatus
+from assay_agents.results.settings import Selection
 
 
 def build(answer="30 days", *, calls=None, version=None):
@@ -114,7 +114,7 @@ def test_no_baseline_says_why_and_names_earlier_runs(store):
     assert "1 earlier run(s) of suite 'Support', but none by agent 'OtherAgent'" in (
         second.baseline_note or ""
     )
-    assert f"assay compare {first.run.id[:8]}" in (second.baseline_note or "")
+    assert f"assay-agents compare {first.run.id[:8]}" in (second.baseline_note or "")
 
 
 def test_an_explicit_baseline_is_any_completed_run_of_the_suite_checked_before_the_agent(store):

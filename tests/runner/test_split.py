@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 
-import assay
-from assay import checks, judges
-from assay.runner import Execution, Runner, work_items
-from assay.runner.diagnosing import Diagnosing
-from assay.runner.grading import NOT_JUDGED, Judging
-from assay.runner.split import awaiting_judge, concluded, execute_unjudged, judge_deferred
+import assay_agents as assay
+from assay_agents import checks, judges
+from assay_agents.runner import Execution, Runner, work_items
+from assay_agents.runner.diagnosing import Diagnosing
+from assay_agents.runner.grading import NOT_JUDGED, Judging
+from assay_agents.runner.split import awaiting_judge, concluded, execute_unjudged, judge_deferred
 
 
 def grading(instructions: str, prompt: str) -> str:

@@ -1,6 +1,6 @@
 import pytest
 
-import assay
+import assay_agents as assay
 
 
 def agent(text, ctx):

@@ -1,7 +1,7 @@
 import pytest
 
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 
 def agent(text, ctx):

@@ -2,9 +2,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
-import assay
-from assay.report.prose import gate_line, gate_lines
-from assay.spec.gate import Figure, GateFinding, Missing, Reading
+import assay_agents as assay
+from assay_agents.report.prose import gate_line, gate_lines
+from assay_agents.spec.gate import Figure, GateFinding, Missing, Reading
 
 MEASURED_NOTHING = "it measured nothing: the run had none of the figures its thresholds read"
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-import assay
+import assay_agents as assay
 
 
 def agent(text, ctx):

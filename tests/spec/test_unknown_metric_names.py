@@ -1,8 +1,8 @@
 import pytest
 
-import assay
-from assay import checks
-from assay.errors import SpecError
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.errors import SpecError
 
 
 def test_an_unknown_minimum_score_lists_the_suite_defaults_and_the_near_name():

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import Engine, create_engine
 
-from assay.store import Store
+from assay_agents.store import Store
 
 
 @pytest.fixture

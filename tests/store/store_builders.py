@@ -7,8 +7,8 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from assay.agent import Action, Observation, Usage
-from assay.results import (
+from assay_agents.agent import Action, Observation, Usage
+from assay_agents.results import (
     CaseSnapshot,
     MetricResult,
     Run,
@@ -19,7 +19,7 @@ from assay.results import (
     Vote,
     summarise,
 )
-from assay.store import Store
+from assay_agents.store import Store
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
 CASES = (

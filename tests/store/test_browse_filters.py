@@ -7,12 +7,12 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Engine, update
 from store_builders import later, make_run
 
-from assay.evaluation.browsing import list_runs
-from assay.results import RunStatus, summarise
-from assay.results.run import Lease
-from assay.store import Store
-from assay.store._tables import runs
-from assay.store.browse import RunFilter
+from assay_agents.evaluation.browsing import list_runs
+from assay_agents.results import RunStatus, summarise
+from assay_agents.results.run import Lease
+from assay_agents.store import Store
+from assay_agents.store._tables import runs
+from assay_agents.store.browse import RunFilter
 
 
 def _ids(store: Store, **where: object) -> list[str]:

@@ -7,10 +7,10 @@ from sqlalchemy import create_engine, inspect, text
 from store_builders import later, make_single_run, sample
 from typer.testing import CliRunner
 
-from assay.cli.app import app
-from assay.results import summarise
-from assay.store import Store, _migrate
-from assay.store.browse import RunFilter
+from assay_agents.cli.app import app
+from assay_agents.results import summarise
+from assay_agents.store import Store, _migrate
+from assay_agents.store.browse import RunFilter
 
 ADDED = {"ix_runs_agent_sequence", "ix_runs_status_sequence", "ix_runs_started_at"}
 

@@ -7,9 +7,9 @@ from sqlalchemy import Engine, create_engine, inspect, text
 from store_builders import later, make_single_run, sample
 from typer.testing import CliRunner
 
-from assay.cli.app import app
-from assay.results import SampleStatus, summarise
-from assay.store import Store, _migrate
+from assay_agents.cli.app import app
+from assay_agents.results import SampleStatus, summarise
+from assay_agents.store import Store, _migrate
 
 ADDED = "ix_samples_run_fault"
 

@@ -1,8 +1,8 @@
 """A stored value edited by hand that parses but is wrong is refused, never read silently.
 
 Each test edits a real SQLite history the way a person would (``sqlite3``, triggers dropped),
-then runs ``assay history`` and ``assay report``: exit 2, a message naming the run and the
-field, and nothing stored changed by reading it.
+then runs ``assay-agents history`` and ``assay-agents report``: exit 2, a message naming the run and
+the field, and nothing stored changed by reading it.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from assay.record import write
-from assay.results import (
+from assay_agents.record import write
+from assay_agents.results import (
     BaselineChoice,
     CaseSnapshot,
     JudgeUsage,
@@ -26,9 +26,9 @@ from assay.results import (
     SampleStatus,
     summarise,
 )
-from assay.results.baseline import BaselineReason, RunOutcome
-from assay.results.metric import scored
-from assay.store import Store
+from assay_agents.results.baseline import BaselineReason, RunOutcome
+from assay_agents.results.metric import scored
+from assay_agents.store import Store
 from commandline import Cli
 
 RUN = "run-edited-0001"

@@ -2,8 +2,8 @@
 
 from sqlalchemy import create_engine, event, text
 
-import assay
-from assay.store import Store
+import assay_agents as assay
+from assay_agents.store import Store
 
 
 def test_a_store_on_a_host_engine_uses_its_pool_and_never_disposes_it(tmp_path):

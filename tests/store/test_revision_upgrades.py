@@ -3,7 +3,7 @@
 One table names each revision the package ships and what a run stored before it lacks
 (the columns it adds). For each revision N, a history is written by today's store and taken
 back to N-1 with the migrations' own downgrades, as a history at N-1 holds it; upgrading to N
-keeps every row as it was, and upgrading on to the head (``assay db migrate``) reads each run
+keeps every row as it was, and upgrading on to the head (``assay-agents db migrate``) reads each run
 back equal to what was stored, less what N-1 could not hold. A revision file without a row in
 the table fails :func:`test_every_revision_has_an_upgrade_case`.
 
@@ -26,11 +26,11 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, inspect, text
 from store_builders import CASES, complete_plan, later, make_run, sample, varied_samples
 
-from assay.results import JudgeUsage, Run, Traces
-from assay.results.baseline import BaselineChoice, BaselineReason, RunOutcome
-from assay.results.run import Lease, ModelVerdict
-from assay.store import Store, _migrate, revisions
-from assay.store.revisions import VERSION_TABLE
+from assay_agents.results import JudgeUsage, Run, Traces
+from assay_agents.results.baseline import BaselineChoice, BaselineReason, RunOutcome
+from assay_agents.results.run import Lease, ModelVerdict
+from assay_agents.store import Store, _migrate, revisions
+from assay_agents.store.revisions import VERSION_TABLE
 from commandline import run_in_process
 
 VERSIONS = revisions.MIGRATIONS / "versions"

@@ -2,8 +2,8 @@
 
 import pytest
 
-import assay
-from assay.errors import StoreError
+import assay_agents as assay
+from assay_agents.errors import StoreError
 
 
 def answer(text, ctx):

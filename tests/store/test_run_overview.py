@@ -12,17 +12,17 @@ from datetime import timedelta
 
 from store_builders import T0, later, make_run, metric, planned, sample
 
-from assay.agent import Usage
-from assay.agent.answered import MISMATCH_KEY
-from assay.compare import NoiseFloor, StoredComparison, compare_models, compare_runs
-from assay.report import Report
-from assay.report.view import matrix_cell, matrix_section, view_of, written
-from assay.results import Run, RunStatus, SampleResult, SampleStatus, summarise
-from assay.results.diagnosed import Diagnosis
-from assay.results.pacing import Adjustment, SamplePacing
-from assay.results.sample_facts import SampleFacts
-from assay.store import Store
-from assay.store.browse import LineFigures, RunFilter
+from assay_agents.agent import Usage
+from assay_agents.agent.answered import MISMATCH_KEY
+from assay_agents.compare import NoiseFloor, StoredComparison, compare_models, compare_runs
+from assay_agents.report import Report
+from assay_agents.report.view import matrix_cell, matrix_section, view_of, written
+from assay_agents.results import Run, RunStatus, SampleResult, SampleStatus, summarise
+from assay_agents.results.diagnosed import Diagnosis
+from assay_agents.results.pacing import Adjustment, SamplePacing
+from assay_agents.results.sample_facts import SampleFacts
+from assay_agents.store import Store
+from assay_agents.store.browse import LineFigures, RunFilter
 
 
 def _samples(failing: bool) -> list[SampleResult]:

@@ -11,9 +11,9 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.exc import DBAPIError
 from store_builders import later, make_run, make_single_run, sample
 
-from assay.errors import ReadOnlyRunError
-from assay.results import Run, summarise
-from assay.store import Store
+from assay_agents.errors import ReadOnlyRunError
+from assay_agents.results import Run, summarise
+from assay_agents.store import Store
 
 
 @pytest.fixture

@@ -16,12 +16,12 @@ from sqlalchemy import update as sql_update
 from sqlalchemy.dialects import postgresql
 from store_builders import T0, complete_plan, later, make_run, planned, sample
 
-from assay.errors import BaselineError
-from assay.record import write_summary
-from assay.results import Run, RunSettings, RunStatus, SampleStatus, summarise
-from assay.results.baseline import BaselineChoice, BaselineReason, RunOutcome
-from assay.results.settings import Selection
-from assay.store import Store, _migrate
+from assay_agents.errors import BaselineError
+from assay_agents.record import write_summary
+from assay_agents.results import Run, RunSettings, RunStatus, SampleStatus, summarise
+from assay_agents.results.baseline import BaselineChoice, BaselineReason, RunOutcome
+from assay_agents.results.settings import Selection
+from assay_agents.store import Store, _migrate
 
 
 def _completed(store: Store, outcome: RunOutcome | None = RunOutcome.PASSED, **changes: Any) -> Run:

@@ -16,11 +16,11 @@ from sqlalchemy import create_engine, text
 from store_builders import make_single_run, sample
 from typer.testing import CliRunner
 
-from assay.cli.app import app
-from assay.errors import ConfigurationError
-from assay.results import summarise
-from assay.store import Store, redact
-from assay.store._tables import VERSION_TABLE
+from assay_agents.cli.app import app
+from assay_agents.errors import ConfigurationError
+from assay_agents.results import summarise
+from assay_agents.store import Store, redact
+from assay_agents.store._tables import VERSION_TABLE
 
 SPEC = Path(__file__).parents[1] / "cli" / "specs" / "fault_agent.py"
 COMMANDS = (
@@ -145,7 +145,7 @@ def test_a_history_without_its_version_table_is_adopted_by_the_advised_command(
         connection.execute(text(f"DROP TABLE {VERSION_TABLE}"))
     engine.dispose()
     shown = _invoke(tmp_path, monkeypatch, "history", "--db", url)
-    assert shown.exit_code == 2 and "assay db migrate" in shown.output, shown.output
+    assert shown.exit_code == 2 and "assay-agents db migrate" in shown.output, shown.output
     migrated = _invoke(tmp_path, monkeypatch, "db", "migrate", "--db", url)
     assert migrated.exit_code == 0, migrated.output
     listed = _invoke(tmp_path, monkeypatch, "history", "--db", url)

@@ -7,9 +7,9 @@ from dataclasses import replace
 import pytest
 from store_builders import complete_plan, later, make_run, planned, planned_keys, sample
 
-from assay.errors import StoreError
-from assay.results import Run, RunSettings, RunStatus, summarise
-from assay.store import Store
+from assay_agents.errors import StoreError
+from assay_agents.results import Run, RunSettings, RunStatus, summarise
+from assay_agents.store import Store
 
 
 def _completed(store: Store, **changes: object) -> Run:

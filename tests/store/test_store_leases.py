@@ -10,11 +10,11 @@ import pytest
 from sqlalchemy import Engine, create_engine, text, update
 from store_builders import CASES, later, make_run, make_single_run, planned, sample
 
-from assay.errors import LeaseError, ReadOnlyRunError, StoreError
-from assay.results import Run, RunSettings, RunStatus, SampleResult, SampleStatus, summarise
-from assay.results.run import Lease
-from assay.store import Store
-from assay.store._tables import runs
+from assay_agents.errors import LeaseError, ReadOnlyRunError, StoreError
+from assay_agents.results import Run, RunSettings, RunStatus, SampleResult, SampleStatus, summarise
+from assay_agents.results.run import Lease
+from assay_agents.store import Store
+from assay_agents.store._tables import runs
 
 FIRST = Lease(host="host-a", pid=1111, token="token-a")
 SECOND = Lease(host="host-b", pid=2222, token="token-b")
@@ -262,7 +262,7 @@ def test_hosts_whose_clocks_disagree_never_take_a_live_run(
     postgres_url: str, monkeypatch: pytest.MonkeyPatch, skew: float
 ) -> None:
     """Two hosts share PostgreSQL; the resuming host's clock is ``skew`` s off the owner's."""
-    from assay.store import store as store_module
+    from assay_agents.store import store as store_module
 
     owner, resumer = Store.open(postgres_url, migrate=True), Store.open(postgres_url)
     try:

@@ -12,9 +12,9 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, inspect, text
 from store_builders import make_run, sample
 
-from assay.errors import ConfigurationError
-from assay.store import DEFAULT_URL, Store, _migrate, redact, revisions
-from assay.store._tables import VERSION_TABLE, metadata
+from assay_agents.errors import ConfigurationError
+from assay_agents.store import DEFAULT_URL, Store, _migrate, redact, revisions
+from assay_agents.store._tables import VERSION_TABLE, metadata
 
 
 def test_default_url_creates_and_migrates_the_sqlite_file(
@@ -66,12 +66,12 @@ def test_unmigrated_database_names_the_command_to_run(store_url: str) -> None:
         Store.open(store_url)
     message = str(raised.value)
     assert "not migrated" in message
-    assert f"assay db migrate --db {redact(store_url)}" in message
+    assert f"assay-agents db migrate --db {redact(store_url)}" in message
 
 
 def test_missing_sqlite_file_is_not_created_without_migrate(tmp_path: Path) -> None:
     path = tmp_path / "absent.db"
-    with pytest.raises(ConfigurationError, match="assay db migrate"):
+    with pytest.raises(ConfigurationError, match="assay-agents db migrate"):
         Store.open(f"sqlite:///{path}")
     assert not path.exists()
 
@@ -161,7 +161,7 @@ def test_outdated_schema_is_told_apart_from_a_missing_one() -> None:
     missing = str(_migrate.schema_error("sqlite:///h.db", revisions.status(None)))
     assert "outdated" in outdated and "not migrated" in missing
     assert f"revision 0001; this Assay's is {revisions.shipped()[-1].id}" in outdated
-    assert all("assay db migrate --db sqlite:///h.db" in m for m in (outdated, missing))
+    assert all("assay-agents db migrate --db sqlite:///h.db" in m for m in (outdated, missing))
 
 
 def test_migrations_downgrade_cleanly_and_upgrade_again(store: Store) -> None:

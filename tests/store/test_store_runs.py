@@ -18,12 +18,12 @@ from store_builders import (
     varied_samples,
 )
 
-from assay.compare import StoredComparison, compare_models, compare_runs
-from assay.errors import ReadOnlyRunError, StoreError
-from assay.record import snapshot
-from assay.results import RunSettings, RunStatus, SampleStatus, summarise
-from assay.results.run import Lease
-from assay.store import Store
+from assay_agents.compare import StoredComparison, compare_models, compare_runs
+from assay_agents.errors import ReadOnlyRunError, StoreError
+from assay_agents.record import snapshot
+from assay_agents.results import RunSettings, RunStatus, SampleStatus, summarise
+from assay_agents.results.run import Lease
+from assay_agents.store import Store
 
 
 def test_round_trip_returns_exactly_what_was_saved(store: Store) -> None:

@@ -36,11 +36,11 @@ from sqlalchemy.exc import DBAPIError
 from store_builders import CASES, T0, later
 from typer.testing import CliRunner
 
-from assay.agent import Action, Observation, Usage
-from assay.cli.app import app
-from assay.errors import ConfigurationError, LeaseError, ReadOnlyRunError
-from assay.record import read_settings, write_summary
-from assay.results import (
+from assay_agents.agent import Action, Observation, Usage
+from assay_agents.cli.app import app
+from assay_agents.errors import ConfigurationError, LeaseError, ReadOnlyRunError
+from assay_agents.record import read_settings, write_summary
+from assay_agents.results import (
     JudgeUsage,
     MetricResult,
     Run,
@@ -51,9 +51,9 @@ from assay.results import (
     Vote,
     summarise,
 )
-from assay.results.run import Lease
-from assay.store import Store, _migrate
-from assay.store._tables import VERSION_TABLE
+from assay_agents.results.run import Lease
+from assay_agents.store import Store, _migrate
+from assay_agents.store._tables import VERSION_TABLE
 
 # The 0001 schema's columns, spelled out (frozen like the migration itself).
 _JSON = JSON(none_as_null=True).with_variant(postgresql.JSONB(none_as_null=True), "postgresql")

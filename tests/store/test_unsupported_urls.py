@@ -2,8 +2,8 @@ import importlib.util
 
 import pytest
 
-from assay.errors import ConfigurationError
-from assay.store import Store
+from assay_agents.errors import ConfigurationError
+from assay_agents.store import Store
 
 
 @pytest.mark.parametrize(

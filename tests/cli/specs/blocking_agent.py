@@ -9,8 +9,8 @@ import os
 import time
 from pathlib import Path
 
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 
 async def agent(text, ctx):

@@ -8,8 +8,8 @@ AGENT       ``broken`` makes the agent answer nothing useful
 
 import os
 
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 EDITED = set(filter(None, os.environ.get("EDITED", "").split(",")))
 SETUP = {"state": int(os.environ.get("SETUP", "1"))}

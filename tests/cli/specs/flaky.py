@@ -8,8 +8,8 @@ import itertools
 import os
 import threading
 
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 PATTERN = (True, True, True, False, True, True, False, False)
 _calls = itertools.count(int(os.environ.get("CALL_OFFSET", "0")))

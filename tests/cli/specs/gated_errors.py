@@ -1,7 +1,7 @@
 """A gated suite whose agent always raises: a gate never turns errors into a pass."""
 
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 
 def agent(text, ctx):

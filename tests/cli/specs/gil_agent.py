@@ -8,8 +8,8 @@ import os
 import re
 from pathlib import Path
 
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 
 def agent(text, ctx):

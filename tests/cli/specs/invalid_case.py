@@ -1,4 +1,4 @@
-import assay
+import assay_agents as assay
 
 suite = assay.Suite("Broken", agent=lambda text, ctx: text)
 suite.case("fine")

@@ -3,8 +3,8 @@
 import json
 import os
 
-import assay
-from assay import checks, judges
+import assay_agents as assay
+from assay_agents import checks, judges
 
 
 def complete(instructions, prompt):

@@ -4,8 +4,8 @@ import os
 import time
 from pathlib import Path
 
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 
 def agent(text, ctx):

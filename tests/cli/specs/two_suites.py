@@ -1,5 +1,5 @@
-import assay
-from assay import checks
+import assay_agents as assay
+from assay_agents import checks
 
 first = assay.Suite("First", agent=lambda text, ctx: text, checks=[checks.min_length(1)])
 first.case("a")

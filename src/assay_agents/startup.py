@@ -1,0 +1,73 @@
+"""Ctrl-C while the ``assay-agents`` script starts: one line and exit 130, never a traceback.
+
+The package imports this module before anything else, so the handler is in place from the
+first line of Assay the script runs (before that, the interpreter's own start-up is Python's
+to handle). Only in the script: a program that imports Assay keeps its own handling. The
+command line hands Ctrl-C back to Python (``KeyboardInterrupt``) while it runs a command,
+whose own handling keeps a run resumable, and takes it again once the command has ended.
+
+``assay-agents run`` also loads its own modules with the garbage collector off, and sets them aside
+before the suite's code runs (:func:`set_aside`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import sys
+from types import FrameType
+
+from assay_agents.exit_codes import ExitCode
+
+
+def exit_interrupted(number: int, frame: FrameType | None) -> None:
+    """End the process at once: no command is running that a Ctrl-C must clean up."""
+    for stream in (sys.stdout, sys.stderr):
+        # What a finished command printed still goes out; a closed or busy stream is skipped.
+        with contextlib.suppress(OSError, ValueError, RuntimeError, AttributeError):
+            stream.flush()
+    os.write(2, b"interrupted\n")
+    os._exit(ExitCode.INTERRUPTED)
+
+
+def is_the_script() -> bool:
+    """Whether this process is the ``assay-agents`` command line."""
+    name = sys.argv[0].replace("\\", "/").rsplit("/", 1)[-1] if sys.argv else ""
+    return name.removesuffix(".exe") == "assay-agents"
+
+
+#: Whether ``assay-agents run`` started with the garbage collector off (see :func:`set_aside`).
+_collection_held = False
+
+
+def set_aside() -> None:
+    """``assay-agents run`` has loaded its own modules: set them aside, and collect again from here.
+
+    What the script loads before the suite's code (Assay's modules and the libraries a run
+    uses) lives until the process exits. Walked by the collector while samples run, and torn
+    down object by object at exit, it costs a run hundreds of milliseconds of CPU and frees
+    nothing; frozen (:func:`gc.freeze`), it is left out. Only in the script's own process: a
+    program that imports Assay keeps its collector as it is.
+    """
+    global _collection_held
+    if _collection_held:
+        _collection_held = False
+        gc.freeze()
+        gc.enable()
+
+
+def _guard() -> None:
+    import signal
+
+    global _collection_held
+    if not is_the_script():
+        return
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, exit_interrupted)
+    if sys.argv[1:2] == ["run"] and gc.isenabled():
+        gc.disable()
+        _collection_held = True
+
+
+_guard()
