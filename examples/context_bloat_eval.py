@@ -4,8 +4,8 @@
     AGENT_REVISION=regressed assay-agents run examples/context_bloat_eval.py --fail-on-regression
 
     # Opt-in, against a real model (your OPENAI_API_KEY; it incurs charges):
-    RUN_CONTEXT_BLOAT_EVAL=1 OPENAI_MODEL=gpt-4.1-mini assay-agents run
-    examples/context_bloat_eval.py
+    RUN_CONTEXT_BLOAT_EVAL=1 OPENAI_MODEL=gpt-4.1-mini \
+        assay-agents run examples/context_bloat_eval.py
 
 After a long conversation, the support agent looks up the current electronics return policy.
 The policy API (replayed, offline) answers with roughly 500 KB of JSON: every product's policy

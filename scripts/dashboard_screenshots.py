@@ -32,7 +32,7 @@ SUITE = "Customer support"
 
 
 def assay(*args: str, revision: str | None = None) -> None:
-    """``assay ARGS`` with this interpreter, in the repository, as the README runs it."""
+    """``assay-agents ARGS`` with this interpreter, in the repository, as the README runs it."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("ASSAY_")}
     env.pop("AGENT_REVISION", None)
     if revision is not None:

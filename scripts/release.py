@@ -524,7 +524,7 @@ class Installed:
         expect: int = 0,
         env: dict[str, str] | None = None,
     ) -> str:
-        """Run ``assay ARGUMENTS`` (or the venv's ``python``) in the project; its output."""
+        """Run ``assay-agents ARGUMENTS`` (or the venv's ``python``) in the project; its output."""
         program = self.venv / "bin" / arguments[0]
         environment = _clean_environment(self.venv)
         environment.update(env or {})

@@ -81,6 +81,6 @@ def test_two_suites_need_a_choice(cli, specs):
 
 
 def test_version_and_help(cli):
-    assert cli("--version").stdout.startswith("assay ")
+    assert cli("--version").stdout.startswith("assay-agents ")
     helped = cli("--help")
     assert helped.returncode == 0 and "run" in helped.stdout and "history" in helped.stdout

@@ -101,7 +101,7 @@ def test_version_without_a_history_says_none_and_creates_nothing(cli: Cli, tmp_p
     done = cli("--version")
     assert done.returncode == 0, done.output
     first, second = done.stdout.splitlines()
-    assert first.startswith("assay ") and first.endswith(f"(schema revision {HEAD})")
+    assert first.startswith("assay-agents ") and first.endswith(f"(schema revision {HEAD})")
     assert (
         "history: none yet (no .assay/ folder in" in second
         and "`assay-agents run` starts one" in second
@@ -180,7 +180,7 @@ def test_version_on_an_unreachable_database_exits_2_after_the_version(cli: Cli):
     url = "postgresql://ann:s3cret-pw@127.0.0.1:9/nothing"
     done = cli("--version", env={"ASSAY_DATABASE_URL": url})
     assert done.returncode == 2, done.output
-    assert done.stdout.startswith("assay ") and "cannot reach database" in done.stderr
+    assert done.stdout.startswith("assay-agents ") and "cannot reach database" in done.stderr
     assert "s3cret-pw" not in done.output
 
 

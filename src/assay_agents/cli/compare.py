@@ -1,4 +1,4 @@
-"""``assay-agents compare``: two runs, stored or archived, paired honestly, against the noise."""
+"""``assay-agents compare``: any two runs, stored or archived, paired, against the noise floor."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ def print_version() -> None:
     """Print the version and schema revision, then a line on the history database."""
     from assay_agents import __version__
 
-    print(f"assay {__version__} (schema revision {revisions.shipped()[-1].id})", flush=True)
+    print(f"assay-agents {__version__} (schema revision {revisions.shipped()[-1].id})", flush=True)
     with user_errors():
         print(history_line())
 

@@ -197,8 +197,9 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 def assay_run(pytestconfig: pytest.Config) -> Callable[..., Any]:
     """Run a suite (or a suite's path) from a test; returns the :class:`assay.Evaluation`.
 
-    The run is stored in the session's history database (``--assay-db``, else as ``assay
-    run`` finds it), compared with its baseline and decided; assert on what it returns::
+    The run is stored in the session's history database (``--assay-db``, else as
+    ``assay-agents run`` finds it), compared with its baseline and decided; assert on what it
+    returns::
 
         def test_support(assay_run):
             evaluation = assay_run(suite, models=["gpt-5-mini"])

@@ -42,9 +42,9 @@ NOISE_LABELS = {
 def baseline_line(run: Run, comparison: Comparison | None) -> str | None:
     """``Baseline: 428c1f0a (latest passing run)``, as the run said when it completed.
 
-    A comparison with another run than the stored one was asked for explicitly (``assay
-    report --baseline``). ``None`` for a run stored before runs said why: its comparison
-    names its baseline.
+    A comparison with another run than the stored one was asked for explicitly
+    (``assay-agents report --baseline``). ``None`` for a run stored before runs said why: its
+    comparison names its baseline.
     """
     choice = run.baseline_choice
     if choice is None:

@@ -1,9 +1,10 @@
 """The sentences a report writes about a comparison and a verdict: both return figures.
 
-Comparisons (:mod:`assay_agents.compare`) and gates (:mod:`assay_agents.spec.gate`) are numbers and
-typed facts; every surface that says something about them (the reports, the terminal, ``assay
-compare``, ``assay-agents control``, ``assay-agents run``'s gate lines) says it with these
-functions, and every figure in them is written by :mod:`assay_agents.report.format`.
+Comparisons (:mod:`assay_agents.compare`) and gates (:mod:`assay_agents.spec.gate`) are
+numbers and typed facts; every surface that says something about them (the reports, the
+terminal, ``assay-agents compare``, ``assay-agents control``, ``assay-agents run``'s gate
+lines) says it with these functions, and every figure in them is written by
+:mod:`assay_agents.report.format`.
 """
 
 from __future__ import annotations

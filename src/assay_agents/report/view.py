@@ -476,7 +476,7 @@ class Reportable(Protocol):
 
 
 def build_view(source: Reportable | Run) -> ReportView:
-    """Read a :class:`~assay_agents.report.Report`, an ``Evaluation`` or a stored run into a view.
+    """Read a :class:`~assay_agents.report.Report`, an ``Evaluation`` or a stored run, once.
 
     A run alone is read with the comparisons stored with it (its models compared when it
     stored none); a report brings its own, and the fix items it resolved.
