@@ -37,8 +37,22 @@ def is_the_script() -> bool:
     return name.removesuffix(".exe") == "assay-agents"
 
 
+#: Collections of the middle generation between two full ones in ``assay-agents run`` (Python's
+#: default: 10). A run's samples, stored and read back, survive the young collections by the
+#: thousand while making almost no cyclic garbage; at the default, each few thousand samples
+#: cost a walk of every object the suite's libraries loaded, and free nothing. The young
+#: generations are collected as before, where an agent's short-lived cycles die.
+FULL_COLLECTION_EVERY = 100
+
 #: Whether ``assay-agents run`` started with the garbage collector off (see :func:`set_aside`).
 _collection_held = False
+#: Whether :func:`set_aside` froze the heap (asking the collector costs a walk of all of it).
+_set_aside = False
+
+
+def heap_set_aside() -> bool:
+    """Whether this process froze what it loaded before the suite's code (:func:`set_aside`)."""
+    return _set_aside
 
 
 def set_aside() -> None:
@@ -50,10 +64,13 @@ def set_aside() -> None:
     nothing; frozen (:func:`gc.freeze`), it is left out. Only in the script's own process: a
     program that imports Assay keeps its collector as it is.
     """
-    global _collection_held
+    global _collection_held, _set_aside
     if _collection_held:
         _collection_held = False
         gc.freeze()
+        _set_aside = True
+        young, middle, _ = gc.get_threshold()
+        gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)
         gc.enable()
 
 

@@ -17,15 +17,12 @@ def unchecked_lines(suite: Any, *, judged: bool, judge_hint: str) -> list[str]:
     A case checks nothing when it has no deterministic check and either no judge criteria or
     no judge to grade them; ``judge_hint`` says how to give the run a judge.
     """
-    from assay_agents.spec.plan import case_metrics
+    from assay_agents.spec.plan import metrics_of_cases
 
     # The metrics alone: fingerprinting every case is the run's to do, once.
     cases = suite.cases
-    empty = [
-        case
-        for case in cases
-        if not case_metrics(case, suite.checks, suite.criteria, judged=judged)
-    ]
+    selected = metrics_of_cases(cases, suite.checks, suite.criteria, judged=judged)
+    empty = [case for case, metrics in zip(cases, selected, strict=True) if not metrics]
     if not empty:
         return []
     # Criteria the case or the suite names itself; any case gets default ones with a judge.

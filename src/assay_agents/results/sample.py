@@ -110,15 +110,23 @@ class SampleResult:
         return None if self.diagnosis is None else self.diagnosis.refinement
 
     def with_traces(self, traces: Traces | None) -> SampleResult:
-        """A copy of this result recorded in ``traces``.
+        """A copy of this result recorded in ``traces``."""
+        return self._with("traces", traces)
 
-        Copied field by field: :func:`dataclasses.replace` would rebuild and check again a
-        result already checked, and a traced run makes one of these for every sample.
+    def with_metrics(self, metrics: tuple[MetricResult, ...]) -> SampleResult:
+        """A copy of this result with ``metrics`` (a stored sample's, read apart from it)."""
+        return self._with("metrics", metrics)
+
+    def _with(self, name: str, value: object) -> SampleResult:
+        """A copy with one field changed, copied field by field.
+
+        :func:`dataclasses.replace` would rebuild and check again a result already checked,
+        and a traced run, or a run read back, makes one of these for every sample.
         """
         copied = object.__new__(SampleResult)
-        for name in _UNTRACED_FIELDS:
-            object.__setattr__(copied, name, getattr(self, name))
-        object.__setattr__(copied, "traces", traces)
+        for each in _FIELDS:
+            object.__setattr__(copied, each, getattr(self, each))
+        object.__setattr__(copied, name, value)
         return copied
 
     @property
@@ -159,5 +167,5 @@ class SampleResult:
         return next((metric for metric in self.metrics if metric.name == name), None)
 
 
-#: What :meth:`SampleResult.with_traces` copies.
-_UNTRACED_FIELDS = tuple(each.name for each in fields(SampleResult) if each.name != "traces")
+#: What :meth:`SampleResult._with` copies.
+_FIELDS = tuple(each.name for each in fields(SampleResult))

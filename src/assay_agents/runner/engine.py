@@ -28,6 +28,7 @@ from assay_agents.runner.progress import Progress, QuietProgress
 from assay_agents.runner.sink import MemorySink, ResultSink
 from assay_agents.runner.wrapping import SampleWrapper, wrapped
 from assay_agents.spec import CasePlan, SuitePlan
+from assay_agents.startup import heap_set_aside
 
 DEFAULT_CONCURRENCY = 8
 SampleKey = tuple[str, str | None, int]
@@ -281,9 +282,10 @@ def _frozen_heap() -> Iterator[None]:
     """Keep the collector from rescanning the run's long-lived objects while samples churn.
 
     Only when the caller has frozen nothing: unfreezing afterwards must give back exactly the
-    collector state the caller had.
+    collector state the caller had. ``assay-agents run`` has (its own modules): counting the
+    frozen objects would walk them all.
     """
-    if gc.get_freeze_count():
+    if heap_set_aside() or gc.get_freeze_count():
         yield
         return
     gc.freeze()

@@ -6,7 +6,7 @@ calculated: a judged run and an unjudged run of the same cases are never each ot
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from assay_agents.errors import SpecError
@@ -147,6 +147,19 @@ def case_metrics(
 ) -> tuple[PlannedMetric, ...]:
     """The metrics a case would have in a suite with these defaults, without fingerprinting."""
     return select_metrics(case, _Defaults.of(default_checks, default_criteria), judged=judged)
+
+
+def metrics_of_cases(
+    cases: Iterable[Case],
+    default_checks: Sequence[CheckDefinition],
+    default_criteria: Sequence[Criterion] = (),
+    *,
+    judged: bool,
+) -> Iterator[tuple[PlannedMetric, ...]]:
+    """:func:`case_metrics` of each case, the suite's defaults planned once for them all."""
+    defaults = _Defaults.of(default_checks, default_criteria)
+    for case in cases:
+        yield select_metrics(case, defaults, judged=judged)
 
 
 def select_metrics(case: Case, defaults: _Defaults, *, judged: bool) -> tuple[PlannedMetric, ...]:

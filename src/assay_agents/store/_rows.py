@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from datetime import datetime
 from typing import Any, cast
 
@@ -275,7 +274,7 @@ def sample_from(row: RowMapping, metrics: Sequence[MetricResult]) -> SampleResul
         "pacing": pacing,
     }
     try:
-        return replace(read_sample(stored, ""), metrics=tuple(metrics))
+        return read_sample(stored, "").with_metrics(tuple(metrics))
     except RecordError as error:
         model = "" if not row["model"] else f" on {row['model']!r}"
         raise StoreError(
