@@ -93,3 +93,18 @@ def test_a_small_run_holds_the_samples_it_was_given_and_packs_them_only_to_pickl
     grown = samples(KEEP_DECODED + 3)
     large = PackedSamples(pages(grown, 1000))  # kept at first, packed once past the size
     assert large == grown and large[0] is not grown[0]
+
+
+def test_a_sample_and_its_metrics_pickle_field_by_field_as_dataclasses_pickles_them() -> None:
+    (sample,) = samples(1)
+    sample = dataclasses.replace(sample, error="boom", metadata={"k": [1, "two"]})
+    assert pickle.loads(pickle.dumps(sample, 5)) == sample
+    # The state is the fields' values in order: what the dataclass pickling wrote before.
+    state = [getattr(sample, each.name) for each in dataclasses.fields(sample)]
+    assert sample.__getstate__() == state
+    restored = object.__new__(assay.SampleResult)
+    restored.__setstate__(state)
+    assert restored == sample
+    metric = sample.metrics[0]
+    assert metric.__getstate__() == [getattr(metric, f.name) for f in dataclasses.fields(metric)]
+    assert pickle.loads(pickle.dumps(metric)) == metric

@@ -33,6 +33,7 @@ from assay_agents.report.view import (
 )
 from assay_agents.results import Run, SampleResult, SampleStatus
 from assay_agents.results.baseline import BaselineChoice
+from assay_agents.results.sample_facts import SampleFacts
 from assay_agents.results.tracebacks import traceback_of
 from assay_agents.text import lines_of, visible
 
@@ -81,14 +82,16 @@ def render_run(
     baseline: BaselineChoice | None = None,
     verbose: bool = False,
     db: str = "",
+    facts: SampleFacts | None = None,
 ) -> None:
     """Print the case table, the summary, the model comparison and the baseline comparison.
 
     The case table lists the samples that did not pass (every sample with ``verbose``).
     The baseline is always named, with why it was chosen (or why there is none). ``db``
-    (`` --db URL``) ends every command printed to paste.
+    (`` --db URL``) ends every command printed to paste. ``facts`` are what the figures read
+    of the samples (by default, read of ``run.samples`` here).
     """
-    view = view_of(run, comparison, models, evidence=False)
+    view = view_of(run, comparison, models, evidence=False, facts=facts)
     render_view(console, view, baseline=baseline, verbose=verbose, db=db)
 
 
@@ -212,14 +215,18 @@ def _samples(console: Console, run: Run, *, verbose: bool, db: str = "") -> None
     millisecond a row, which a run of thousands of samples would pay on every run.
     """
     lines = [f"[bold]{shown(f'{run.suite} · {run.agent}')}[/]"]
-    listed = [
-        sample for sample in run.samples if verbose or sample.status is not SampleStatus.PASSED
-    ]
+    # One pass: each pass over a large run's samples unpacks them again.
+    listed: list[SampleResult] = []
+    passing = 0
+    for sample in run.samples:
+        passed = sample.status is SampleStatus.PASSED
+        passing += passed
+        if verbose or not passed:
+            listed.append(sample)
     shown_tracebacks: set[str] = set()
     for sample in listed if verbose else listed[:SHOWN_ITEMS]:
         lines += _sample_lines(sample, shown_tracebacks)
     hidden = len(listed) - SHOWN_ITEMS if not verbose and len(listed) > SHOWN_ITEMS else 0
-    passing = sum(sample.status is SampleStatus.PASSED for sample in run.samples)
     if hidden:
         lines.append(
             f"  … {hidden} more sample(s) that did not pass: assay-agents report "
@@ -299,17 +306,19 @@ def _other_model(count: int) -> str:
     return f" ({count} answered by another model, not checked)"
 
 
-def reliability_lines(run: Run, *, verbose: bool = False, db: str = "") -> list[str]:
+def reliability_lines(
+    run: Run, *, verbose: bool = False, db: str = "", facts: SampleFacts | None = None
+) -> list[str]:
     """Failing samples per category, the rates, and the flaky cases, for the terminal.
 
     A line whose every count is 0 (``Integrity: … 0 · 0 · 0 · 0``) says nothing and is left
-    out; the flaky cases are capped like every other list.
+    out; the flaky cases are capped like every other list. ``facts`` as for :func:`render_run`.
     """
     from assay_agents.results import item_rates
 
     if run.summary is None:
         return []
-    section = summary_section(run)
+    section = summary_section(run, facts)
     lines = [
         f"{label}: {written(value)}"
         for label, value in section.reliability

@@ -64,7 +64,6 @@ def unverified_line(run: Any) -> str | None:
 
     from assay_agents.agent.answered import UNVERIFIED_KEY, UNVERIFIED_REASON
 
-    asked = Counter(sample.model for sample in run.samples if sample.model is not None)
     unverified = Counter(
         sample.model
         for sample in run.samples
@@ -72,6 +71,8 @@ def unverified_line(run: Any) -> str | None:
     )
     if not unverified:
         return None
+    # Counted only when there is something to say: each pass over a large run unpacks it.
+    asked = Counter(sample.model for sample in run.samples if sample.model is not None)
     counts = ", ".join(
         f"{model} {unverified[model]} of {asked[model]}" for model in asked if unverified[model]
     )

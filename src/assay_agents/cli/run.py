@@ -638,8 +638,12 @@ def _finish(
         shown,
     )
     from assay_agents.report.prose import verdict_lines
+    from assay_agents.results.sample_facts import SampleFacts
 
     run = evaluation.run
+    # Read of the samples once for the summary and the reliability lines: a large run's
+    # samples are unpacked for every pass over them.
+    facts = SampleFacts.of(run.samples)
     console = make_console()
     with _reader_may_leave():
         console.print(f"database: {shown(evaluation.database)}", highlight=False)
@@ -653,8 +657,10 @@ def _finish(
             baseline=evaluation.baseline,
             verbose=verbose,
             db=pasted,
+            facts=facts,
         )
-        print(visible("\n".join(reliability_lines(run, verbose=verbose, db=pasted)), lines=True))
+        reliability = reliability_lines(run, verbose=verbose, db=pasted, facts=facts)
+        print(visible("\n".join(reliability), lines=True))
         _warn_unverified(console, run)
         _warn_unpriced(console, run)
         _warn_contradicted(console, run)

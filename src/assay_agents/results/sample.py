@@ -109,6 +109,15 @@ class SampleResult:
         """A judge's refinement: the tool to add, the instruction to change."""
         return None if self.diagnosis is None else self.diagnosis.refinement
 
+    # Pickled as dataclasses pickles it (its fields' values in order), without looking the
+    # fields up again for every object: a packed run unpickles one per sample per pass.
+    def __getstate__(self) -> list[object]:
+        return [getattr(self, name) for name in _FIELDS]
+
+    def __setstate__(self, state: Sequence[object]) -> None:
+        for name, value in zip(_FIELDS, state, strict=False):
+            object.__setattr__(self, name, value)
+
     def with_traces(self, traces: Traces | None) -> SampleResult:
         """A copy of this result recorded in ``traces``."""
         return self._with("traces", traces)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import reduce
 from operator import add
 
-from assay_agents.results.pacing import RunPacing
+from assay_agents.results.pacing import RunPacing, SamplePacing
 from assay_agents.results.sample import SampleResult
 from assay_agents.results.summary import CheckTally
 
@@ -49,14 +49,20 @@ class SampleFacts:
 
     @classmethod
     def of(cls, samples: Sequence[SampleResult]) -> SampleFacts:
-        """Read from loaded samples (in the run's order)."""
+        """Read from loaded samples (in the run's order), in one pass over them."""
         by_model: dict[str | None, list[SampleResult]] = defaultdict(list)
+        estimated: set[str | None] = set()
+        pacings: list[SamplePacing] = []
         for sample in samples:
             by_model[sample.model].append(sample)
+            if _estimated(sample):
+                estimated.add(sample.model)
+            if sample.pacing is not None:
+                pacings.append(sample.pacing)
         return cls(
             checks={model: CheckTally.of(chosen) for model, chosen in by_model.items()},
-            estimated=frozenset(s.model for s in samples if _estimated(s)),
-            pacing=RunPacing.of(s.pacing for s in samples),
+            estimated=frozenset(estimated),
+            pacing=RunPacing.of(pacings),
         )
 
 

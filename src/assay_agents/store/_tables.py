@@ -62,6 +62,8 @@ class JSONDocument(TypeDecorator[Any]):
         column = self.column
 
         def process(value: object) -> object:
+            if value is None:  # SQL NULL: most optional columns of most rows
+                return None
             try:
                 return decode(value)
             except ValueError as error:
