@@ -61,8 +61,9 @@ def set_aside() -> None:
     What the script loads before the suite's code (Assay's modules and the libraries a run
     uses) lives until the process exits. Walked by the collector while samples run, and torn
     down object by object at exit, it costs a run hundreds of milliseconds of CPU and frees
-    nothing; frozen (:func:`gc.freeze`), it is left out. Only in the script's own process: a
-    program that imports Assay keeps its collector as it is.
+    nothing; frozen (:func:`gc.freeze`), it is left out. From here a full collection comes
+    after :data:`FULL_COLLECTION_EVERY` collections of the middle generation. Only in the
+    script's own process: a program that imports Assay keeps its collector as it is.
     """
     global _collection_held, _set_aside
     if _collection_held:
