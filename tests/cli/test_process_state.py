@@ -5,6 +5,7 @@ app run inside another program leaves that program's collector as it was.
 """
 
 import gc
+import os
 import sys
 import textwrap
 
@@ -74,7 +75,7 @@ from assay_agents import checks
 def agent(text, ctx):
     young, middle, full = gc.get_threshold()
     # Young objects are collected as Python does; a full collection comes less often.
-    collecting = gc.isenabled() and (young, middle) == (700, 10) and full > 10
+    collecting = gc.isenabled() and (young, middle) == (700, 10) and full == 25
     return "collecting" if collecting else f"not collecting {gc.get_threshold()}"
 
 
@@ -88,4 +89,16 @@ def test_the_collector_runs_while_the_samples_of_a_command_run(cli_process) -> N
     cli = cli_process
     (cli.cwd / "collecting.py").write_text(textwrap.dedent(COLLECTING))
     done = cli("run", "collecting.py", "--quiet")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.process  # the script's own process
+def test_a_higher_full_collection_threshold_set_for_the_process_stands(cli_process) -> None:
+    cli = cli_process
+    (cli.cwd / "collecting.py").write_text(
+        textwrap.dedent(COLLECTING).replace("full == 25", "full == 1000")
+    )
+    (cli.cwd / "sitecustomize.py").write_text("import gc\ngc.set_threshold(700, 10, 1000)\n")
+    paths = [str(cli.cwd), *filter(None, [os.environ.get("PYTHONPATH")])]
+    done = cli("run", "collecting.py", "--quiet", env={"PYTHONPATH": os.pathsep.join(paths)})
     assert done.returncode == 0, done.stdout + done.stderr

@@ -108,3 +108,17 @@ def test_a_sample_and_its_metrics_pickle_field_by_field_as_dataclasses_pickles_t
     metric = sample.metrics[0]
     assert metric.__getstate__() == [getattr(metric, f.name) for f in dataclasses.fields(metric)]
     assert pickle.loads(pickle.dumps(metric)) == metric
+
+
+@dataclasses.dataclass(frozen=True)
+class _Tagged(assay.SampleResult):
+    tag: str = "none"
+
+
+def test_a_subclass_of_a_sample_pickles_with_its_own_fields_too() -> None:
+    (sample,) = samples(1)
+    tagged = _Tagged(
+        **{f.name: getattr(sample, f.name) for f in dataclasses.fields(sample)}, tag="x"
+    )
+    restored = pickle.loads(pickle.dumps(tagged))
+    assert restored == tagged and restored.tag == "x"

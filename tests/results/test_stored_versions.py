@@ -58,25 +58,3 @@ def test_a_stored_comparison_is_versioned_and_tolerates_newer_keys() -> None:
     assert stored[SCHEMA_KEY] == SCHEMA_VERSION
     back = read_comparison({**stored, "something_new": {"x": 1}})
     assert back is not None and back.models == models
-
-
-def test_a_summary_that_lacks_nothing_is_read_as_stored_and_one_that_lacks_a_figure_is_filled() -> (
-    None
-):
-    stored_samples = [sample("a", "m1", True), sample("b", "m2", False)]
-    summary = summarise(stored_samples)
-    stored = write_summary(summary)
-    # Read with samples that would count otherwise: a whole summary is not counted again.
-    other = [sample("a", "m1", False), sample("b", "m2", False)]
-    assert read_summary(stored, samples=other) == summary
-    # A figure an older version did not write is counted from the samples (overall and per
-    # model), never defaulted.
-    older = {key: value for key, value in stored.items() if key != "cases_passed"}
-    older["by_model"] = {
-        label: {key: value for key, value in tally.items() if key != "check_pass_rate"}
-        for label, tally in stored["by_model"].items()
-    }
-    filled = read_summary(older, samples=other)
-    assert filled.cases_passed == 0 and summary.cases_passed == 1
-    assert filled.by_model["m1"].check_pass_rate == 0.0
-    assert filled.passed == summary.passed  # what was stored stands

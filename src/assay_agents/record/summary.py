@@ -12,13 +12,12 @@ they are counted in, as this version counts them.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from assay_agents.record._typed import read, stored_key, write
+from assay_agents.record._typed import read, write
 from assay_agents.record._version import SCHEMA_KEY, SCHEMA_VERSION, version_of
-from assay_agents.results import JudgeUsage, RunSummary, SampleResult, Tally, summarise
+from assay_agents.results import JudgeUsage, RunSummary, SampleResult, summarise
 from assay_agents.results.summary import with_run_judge_usage
 
 
@@ -41,7 +40,7 @@ def read_summary(
     """
     version_of(data, path)
     older = isinstance(data, Mapping) and _RUN_USAGE not in data
-    if samples is not None and isinstance(data, Mapping) and _lacking(data):
+    if samples is not None and isinstance(data, Mapping):
         data = _filled(data, write_summary(summarise(samples)))
         if older:
             data = {key: value for key, value in data.items() if key != _RUN_USAGE}
@@ -51,31 +50,6 @@ def read_summary(
 
 #: The key whose absence marks a summary whose totals left the run's judge calls out.
 _RUN_USAGE = "run_judge_usage"
-
-
-def _lacking(stored: Mapping[str, Any]) -> bool:
-    """Whether ``stored`` lacks a figure this version writes (overall or for a model)."""
-    if not _WRITTEN.issubset(stored):
-        return True
-    models = stored.get("by_model")
-    return isinstance(models, Mapping) and any(
-        isinstance(tally, Mapping) and not _WRITTEN_PER_MODEL.issubset(tally)
-        for tally in models.values()
-    )
-
-
-def _always_written(kind: type) -> frozenset[str]:
-    """The keys every stored form of ``kind`` has: its fields, but those left out when empty."""
-    return frozenset(
-        stored_key(each)
-        for each in dataclasses.fields(kind)
-        if not (each.metadata.get("omit_none") or each.metadata.get("omit_empty"))
-    )
-
-
-#: What a summary this version writes always holds; one that holds it all lacks nothing.
-_WRITTEN = _always_written(RunSummary) - {_RUN_USAGE}
-_WRITTEN_PER_MODEL = _always_written(Tally)
 
 
 def _filled(stored: Mapping[str, Any], counted: Mapping[str, Any]) -> dict[str, Any]:

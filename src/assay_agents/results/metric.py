@@ -42,10 +42,10 @@ class MetricResult:
     # Pickled as dataclasses pickles it (its fields' values in order), without looking the
     # fields up again for every object: a packed run unpickles one per metric per pass.
     def __getstate__(self) -> list[object]:
-        return [getattr(self, name) for name in _FIELDS]
+        return [getattr(self, name) for name in _state_fields(self)]
 
     def __setstate__(self, state: Sequence[object]) -> None:
-        for name, value in zip(_FIELDS, state, strict=False):
+        for name, value in zip(_state_fields(self), state, strict=False):
             object.__setattr__(self, name, value)
 
     @property
@@ -83,3 +83,8 @@ def errored(
 
 #: What a metric result is pickled as, in order.
 _FIELDS = tuple(each.name for each in fields(MetricResult))
+
+
+def _state_fields(value: MetricResult) -> tuple[str, ...]:
+    """The fields ``value`` is pickled by: a subclass's own too, when it has some."""
+    return _FIELDS if type(value) is MetricResult else tuple(each.name for each in fields(value))

@@ -112,10 +112,10 @@ class SampleResult:
     # Pickled as dataclasses pickles it (its fields' values in order), without looking the
     # fields up again for every object: a packed run unpickles one per sample per pass.
     def __getstate__(self) -> list[object]:
-        return [getattr(self, name) for name in _FIELDS]
+        return [getattr(self, name) for name in _state_fields(self)]
 
     def __setstate__(self, state: Sequence[object]) -> None:
-        for name, value in zip(_FIELDS, state, strict=False):
+        for name, value in zip(_state_fields(self), state, strict=False):
             object.__setattr__(self, name, value)
 
     def with_traces(self, traces: Traces | None) -> SampleResult:
@@ -178,3 +178,8 @@ class SampleResult:
 
 #: What :meth:`SampleResult._with` copies.
 _FIELDS = tuple(each.name for each in fields(SampleResult))
+
+
+def _state_fields(value: SampleResult) -> tuple[str, ...]:
+    """The fields ``value`` is pickled by: a subclass's own too, when it has some."""
+    return _FIELDS if type(value) is SampleResult else tuple(each.name for each in fields(value))
