@@ -53,9 +53,13 @@ _collection_held = False
 _set_aside = False
 
 
-def heap_set_aside() -> bool:
-    """Whether this process froze what it loaded before the suite's code (:func:`set_aside`)."""
-    return _set_aside
+def anything_frozen() -> bool:
+    """Whether any object is frozen (:func:`gc.freeze`) in this process.
+
+    After :func:`set_aside` it is known without asking the collector, which counts the frozen
+    objects by walking them all.
+    """
+    return _set_aside or gc.get_freeze_count() > 0
 
 
 def set_aside() -> None:

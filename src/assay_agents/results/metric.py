@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from assay_agents.errors import SpecError
+from assay_agents.results._pickling import FieldState
 from assay_agents.results.vote import Vote, vote_spread
 from assay_agents.spec import MetricKind
 
@@ -39,14 +40,12 @@ class MetricResult:
             if value is not None and not 0.0 <= value <= 1.0:
                 raise SpecError(f"must be a number in [0, 1], not {value!r}", field=name)
 
-    # Pickled as dataclasses pickles it (its fields' values in order), without looking the
-    # fields up again for every object: a packed run unpickles one per metric per pass.
+    # Pickled as dataclasses pickles it, faster (see assay_agents.results._pickling).
     def __getstate__(self) -> list[object]:
-        return [getattr(self, name) for name in _state_fields(self)]
+        return _STATE.of(self)
 
     def __setstate__(self, state: Sequence[object]) -> None:
-        for name, value in zip(_state_fields(self), state, strict=False):
-            object.__setattr__(self, name, value)
+        _STATE.restore(self, state)
 
     @property
     def vote_spread(self) -> float | None:
@@ -81,10 +80,4 @@ def errored(
     return MetricResult(name, kind, category, threshold, None, False, None, error)
 
 
-#: What a metric result is pickled as, in order.
-_FIELDS = tuple(each.name for each in fields(MetricResult))
-
-
-def _state_fields(value: MetricResult) -> tuple[str, ...]:
-    """The fields ``value`` is pickled by: a subclass's own too, when it has some."""
-    return _FIELDS if type(value) is MetricResult else tuple(each.name for each in fields(value))
+_STATE = FieldState(MetricResult)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from assay_agents.agent import MISMATCH_KEY, Action, Observation, Usage
 from assay_agents.errors import SpecError
+from assay_agents.results._pickling import FieldState
 from assay_agents.results.diagnosed import Diagnosis, Refinement
 from assay_agents.results.fault import Fault
 from assay_agents.results.judge_usage import JudgeUsage
@@ -109,14 +110,12 @@ class SampleResult:
         """A judge's refinement: the tool to add, the instruction to change."""
         return None if self.diagnosis is None else self.diagnosis.refinement
 
-    # Pickled as dataclasses pickles it (its fields' values in order), without looking the
-    # fields up again for every object: a packed run unpickles one per sample per pass.
+    # Pickled as dataclasses pickles it, faster (see assay_agents.results._pickling).
     def __getstate__(self) -> list[object]:
-        return [getattr(self, name) for name in _state_fields(self)]
+        return _STATE.of(self)
 
     def __setstate__(self, state: Sequence[object]) -> None:
-        for name, value in zip(_state_fields(self), state, strict=False):
-            object.__setattr__(self, name, value)
+        _STATE.restore(self, state)
 
     def with_traces(self, traces: Traces | None) -> SampleResult:
         """A copy of this result recorded in ``traces``."""
@@ -176,10 +175,6 @@ class SampleResult:
         return next((metric for metric in self.metrics if metric.name == name), None)
 
 
+_STATE = FieldState(SampleResult)
 #: What :meth:`SampleResult._with` copies.
-_FIELDS = tuple(each.name for each in fields(SampleResult))
-
-
-def _state_fields(value: SampleResult) -> tuple[str, ...]:
-    """The fields ``value`` is pickled by: a subclass's own too, when it has some."""
-    return _FIELDS if type(value) is SampleResult else tuple(each.name for each in fields(value))
+_FIELDS = _STATE.names

@@ -28,7 +28,7 @@ from assay_agents.runner.progress import Progress, QuietProgress
 from assay_agents.runner.sink import MemorySink, ResultSink
 from assay_agents.runner.wrapping import SampleWrapper, wrapped
 from assay_agents.spec import CasePlan, SuitePlan
-from assay_agents.startup import heap_set_aside
+from assay_agents.startup import anything_frozen
 
 DEFAULT_CONCURRENCY = 8
 SampleKey = tuple[str, str | None, int]
@@ -282,10 +282,9 @@ def _frozen_heap() -> Iterator[None]:
     """Keep the collector from rescanning the run's long-lived objects while samples churn.
 
     Only when the caller has frozen nothing: unfreezing afterwards must give back exactly the
-    collector state the caller had. ``assay-agents run`` has (its own modules): counting the
-    frozen objects would walk them all.
+    collector state the caller had.
     """
-    if heap_set_aside() or gc.get_freeze_count():
+    if anything_frozen():
         yield
         return
     gc.freeze()

@@ -146,7 +146,7 @@ def case_metrics(
     judged: bool,
 ) -> tuple[PlannedMetric, ...]:
     """The metrics a case would have in a suite with these defaults, without fingerprinting."""
-    return select_metrics(case, _Defaults.of(default_checks, default_criteria), judged=judged)
+    return next(metrics_of_cases([case], default_checks, default_criteria, judged=judged))
 
 
 def metrics_of_cases(
