@@ -47,6 +47,59 @@ def test_a_file_the_agent_left_open_is_flushed_when_the_command_exits(cli_proces
     ]
 
 
+CYCLIC_LOG = """
+import assay_agents as assay
+from assay_agents import checks
+
+
+class Log:
+    # Held in a reference cycle: only a collection, or the exit's flush, writes it out.
+    def __init__(self, path):
+        self.file = open(path, "w")
+        self.me = self
+
+
+class Proxy:
+    # A library proxy whose __class__ runs code: once samples ran, the exit asks it nothing.
+    armed = False
+
+    @property
+    def __class__(self):
+        if Proxy.armed:
+            open("asked.txt", "w").close()
+        return Proxy
+
+
+log = Log("agent.log")
+proxy = Proxy()
+
+
+def agent(text, ctx):
+    Proxy.armed = True
+    log.file.write(f"asked {text}\\n")
+    return "ok"
+
+
+suite = assay.Suite("Logged", agent=agent, checks=[checks.exact_match()])
+for number in range(3):
+    suite.case(f"q{number}", expected="ok")
+"""
+
+
+@pytest.mark.process  # what the script does at exit
+def test_a_file_held_in_a_reference_cycle_is_flushed_when_the_command_exits(cli_process) -> None:
+    cli = cli_process
+    (cli.cwd / "cyclic.py").write_text(textwrap.dedent(CYCLIC_LOG))
+    done = cli("run", "cyclic.py", "--quiet")
+    assert done.returncode == 0, done.stderr
+    assert sorted((cli.cwd / "agent.log").read_text().splitlines()) == [
+        "asked q0",
+        "asked q1",
+        "asked q2",
+    ]
+    assert not (cli.cwd / "asked.txt").exists()
+
+
 def test_the_app_run_inside_another_program_leaves_its_collector_alone(
     tmp_path, monkeypatch
 ) -> None:
