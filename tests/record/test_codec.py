@@ -131,6 +131,17 @@ def test_a_record_that_is_no_object_is_refused() -> None:
         read(RunSettings, [1, 2], "settings")
 
 
+def test_a_part_read_already_is_used_as_it_is_and_anything_else_is_still_read() -> None:
+    metric = scored("contains", "check", "content", 1.0, 1.0, "why")
+    stored = write(_sample("a", None, True))
+    assert isinstance(stored, dict)
+    sample = read(SampleResult, {**stored, "metrics": [metric]}, "")
+    assert sample.metrics[0] is metric
+    # Only a value of the record's own type passes: another record is refused.
+    with pytest.raises(RecordError, match=r"^metrics\[0\]: expected an object"):
+        read(SampleResult, {**stored, "metrics": [RunSettings()]}, "")
+
+
 def test_a_summary_is_versioned_and_reads_back() -> None:
     summary = summarise([_sample("a", "m1", True), _sample("b", "m2", False)])
     stored = write_summary(summary)

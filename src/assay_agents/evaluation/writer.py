@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
@@ -66,7 +67,10 @@ async def _to_the_end(call: Callable[[], T]) -> T:
     A write in flight is then committed or not, never still committing behind a caller that
     has moved on (and would not know that the row it wrote needs marking interrupted).
     """
-    running = asyncio.ensure_future(asyncio.to_thread(call))
+    # Handed to the thread now, as asyncio.to_thread does once its task gets a turn: a batch
+    # is written while the samples after it still run on a loop that may not yield for long.
+    context = contextvars.copy_context()
+    running = asyncio.get_running_loop().run_in_executor(None, context.run, call)
     try:
         return await asyncio.shield(running)
     except asyncio.CancelledError:

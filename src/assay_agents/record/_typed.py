@@ -11,7 +11,8 @@ field that is not an ``__init__`` argument is a figure derived from the others: 
 readers that do not rebuild it, never read. A dataclass with a ``record_tag``
 (``("status", "measured")``) writes the tag first, and a union of such dataclasses is read
 as the one its tag names. A named tuple is an object keyed by its field names; a
-``datetime`` is its ISO 8601 text.
+``datetime`` is its ISO 8601 text. A record given where its stored form is expected is read
+as itself (a part read already, from a row of its own).
 """
 
 from __future__ import annotations
@@ -293,7 +294,9 @@ def _dataclass_reader(kind: type) -> Reader:
     flat = [(name, key, reader, optional, "." not in key) for name, key, reader, optional in fields]
 
     def read_record(data: object, path: str) -> object:
-        if not isinstance(data, Mapping):
+        if type(data) is kind:
+            return data  # built already (a stored sample's metrics, read apart from it)
+        if type(data) is not dict and not isinstance(data, Mapping):
             raise RecordError(path, f"expected an object, not {_shown(data)}")
         values: dict[str, object] = {}
         prefix = f"{path}." if path else ""

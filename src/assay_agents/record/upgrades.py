@@ -17,9 +17,11 @@ def first_release_comparison(data: Mapping[str, object]) -> bool:
 
 def sample(data: object) -> object:
     """A sample's stored form with its judge usage in this version's form."""
-    if isinstance(data, Mapping) and "judge_usage" in data:
-        return {**data, "judge_usage": judge_usage(data["judge_usage"])}
-    return data
+    if not isinstance(data, Mapping) or "judge_usage" not in data:
+        return data
+    usage = data["judge_usage"]
+    upgraded = judge_usage(usage)
+    return data if upgraded is usage else {**data, "judge_usage": upgraded}
 
 
 def judge_usage(data: object) -> object:

@@ -121,10 +121,6 @@ class SampleResult:
         """A copy of this result recorded in ``traces``."""
         return self._with("traces", traces)
 
-    def with_metrics(self, metrics: tuple[MetricResult, ...]) -> SampleResult:
-        """A copy of this result with ``metrics`` (a stored sample's, read apart from it)."""
-        return self._with("metrics", metrics)
-
     def _with(self, name: str, value: object) -> SampleResult:
         """A copy with one field changed, copied field by field.
 

@@ -272,9 +272,10 @@ def sample_from(row: RowMapping, metrics: Sequence[MetricResult]) -> SampleResul
         "diagnosis": diagnosis,
         "traces": row["traces"],
         "pacing": pacing,
+        "metrics": tuple(metrics),  # read already: each is used as it is
     }
     try:
-        return read_sample(stored, "").with_metrics(tuple(metrics))
+        return read_sample(stored, "")
     except RecordError as error:
         model = "" if not row["model"] else f" on {row['model']!r}"
         raise StoreError(
