@@ -7,20 +7,16 @@ command line hands Ctrl-C back to Python (``KeyboardInterrupt``) while it runs a
 whose own handling keeps a run resumable, and takes it again once the command has ended.
 
 ``assay-agents run`` also loads its own modules with the garbage collector off, and sets them aside
-before the suite's code runs (:func:`set_aside`); every command sets the whole heap aside as
-the process exits (:func:`set_aside_at_exit`).
+before the suite's code runs (:func:`set_aside`).
 """
 
 from __future__ import annotations
 
-import _io
-import atexit
 import contextlib
 import gc
 import os
 import sys
 from types import FrameType
-from typing import Any
 
 from assay_agents.exit_codes import ExitCode
 
@@ -86,54 +82,12 @@ def set_aside() -> None:
         gc.enable()
 
 
-def set_aside_at_exit() -> None:
-    """The command has ended: flush what its code left open, and spare the exit its collections.
-
-    The interpreter's exit collects the whole heap more than once (about 0.2 s after a run of
-    1,000 samples with ``openai`` loaded), to free memory the process is about to give back.
-    Frozen, the heap is left out; objects are still released one by one as the modules are
-    cleared, so a file a suite opened and left in a global is flushed and closed as before.
-    Only a file held in a reference cycle would have waited for those collections: every open
-    file among the objects still tracked is flushed here first. Registered when the script
-    starts, so it runs after the exit handlers registered later (the suite's own among them).
-    """
-    _flush_open_files(gc.get_objects())
-    gc.freeze()
-
-
-def _flush_open_files(objects: list[object]) -> None:
-    for file in _files_among(objects):
-        # A closed or broken file, or a reader, is skipped as the interpreter's own exit would.
-        with contextlib.suppress(Exception):
-            if not file.closed and file.writable():
-                file.flush()
-
-
-def _files_among(objects: list[object]) -> list[Any]:
-    """The files among ``objects``: instances of the C base of every built-in file class.
-
-    Asked of each object's type, once per type: ``isinstance`` would also read ``__class__``
-    of every object that is not a file, which runs the code of some libraries' proxies.
-    """
-    is_file: dict[type, bool] = {}
-    files = []
-    for value in objects:
-        kind = type(value)
-        answer = is_file.get(kind)
-        if answer is None:
-            answer = is_file[kind] = issubclass(kind, _io._IOBase)
-        if answer:
-            files.append(value)
-    return files
-
-
 def _guard() -> None:
     import signal
 
     global _collection_held
     if not is_the_script():
         return
-    atexit.register(set_aside_at_exit)
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, exit_interrupted)
     if sys.argv[1:2] == ["run"] and gc.isenabled():

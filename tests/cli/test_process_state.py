@@ -5,9 +5,11 @@ app run inside another program leaves that program's collector as it was.
 """
 
 import gc
+import gzip
 import os
 import sys
 import textwrap
+import zipfile
 
 import pytest
 from typer.testing import CliRunner
@@ -98,6 +100,46 @@ def test_a_file_held_in_a_reference_cycle_is_flushed_when_the_command_exits(cli_
         "asked q2",
     ]
     assert not (cli.cwd / "asked.txt").exists()
+
+
+ARCHIVES = """
+import gzip
+import threading
+import zipfile
+
+import assay_agents as assay
+from assay_agents import checks
+
+# Archives the agent writes as it goes, left for the interpreter to close: closing writes
+# their ends, which needs the modules they use still whole when the exit collects them.
+transcript = gzip.open("transcript.jsonl.gz", "wt")
+bundle = zipfile.ZipFile("bundle.zip", "w")
+writing = threading.Lock()  # samples run on threads of their own; archives take one writer
+
+
+def agent(text, ctx):
+    with writing:
+        transcript.write(f"asked {text}\\n")
+        bundle.writestr(f"{text}.txt", text)
+    return "ok"
+
+
+suite = assay.Suite("Archived", agent=agent, checks=[checks.exact_match()])
+for number in range(3):
+    suite.case(f"q{number}", expected="ok")
+"""
+
+
+@pytest.mark.process  # what the interpreter does at exit
+def test_archives_the_suite_left_open_are_whole_when_the_command_exits(cli_process) -> None:
+    cli = cli_process
+    (cli.cwd / "archived.py").write_text(textwrap.dedent(ARCHIVES))
+    done = cli("run", "archived.py", "--quiet")
+    assert done.returncode == 0, done.stderr
+    with gzip.open(cli.cwd / "transcript.jsonl.gz", "rt") as transcript:
+        assert sorted(transcript.read().splitlines()) == ["asked q0", "asked q1", "asked q2"]
+    with zipfile.ZipFile(cli.cwd / "bundle.zip") as bundle:
+        assert sorted(bundle.namelist()) == ["q0.txt", "q1.txt", "q2.txt"]
 
 
 def test_the_app_run_inside_another_program_leaves_its_collector_alone(
