@@ -16,7 +16,15 @@ import assay_agents as assay
 from assay_agents import checks
 from assay_agents.errors import LeaseError, ReadOnlyRunError, StoreError
 from assay_agents.evaluation import MemoryRunStore, RunStore
-from assay_agents.results import CaseSnapshot, Run, RunStatus, SampleResult, SampleStatus, summarise
+from assay_agents.results import (
+    CaseSnapshot,
+    GradedSample,
+    Run,
+    RunStatus,
+    SampleResult,
+    SampleStatus,
+    summarise,
+)
 from assay_agents.results.baseline import RunOutcome
 from assay_agents.results.run import Lease
 from assay_agents.results.settings import RunSettings, Selection
@@ -189,6 +197,37 @@ def test_a_pinned_baseline_wins_and_same_judge_narrows(any_store) -> None:
     assert pinned.id == judged.id and replaced is None
     found = any_store.pinned_baseline("support", "bot")
     assert found is not None and found.id == judged.id
+
+
+def test_a_baseline_read_for_comparing_comes_with_its_cases_and_samples_as_graded(
+    any_store,
+) -> None:
+    run = any_store.create_run(a_run(settings=RunSettings(samples=2)))
+    samples = [
+        passed("cancel", 1),
+        replace(passed("refund"), status=SampleStatus.ERROR, error="boom"),
+        passed("refund", 1),
+        replace(passed("cancel"), status=SampleStatus.FAILED),
+    ]
+    any_store.save_samples(run.id, samples)
+    any_store.complete_run(
+        run.id, summary=summarise(samples), finished_at=T0, outcome=RunOutcome.PASSED
+    )
+    whole = any_store.get_run(run.id)
+    found = any_store.find_baseline(any_store.create_run(a_run()), samples=False)
+    assert found is not None and found.id == run.id
+    assert found.cases == whole.cases and found.samples == ()
+    graded = any_store.graded_samples(run.id)
+    assert graded == [GradedSample.of(sample) for sample in whole.samples]
+    assert [(sample.case_id, sample.sample) for sample in graded] == [
+        ("refund", 0),
+        ("refund", 1),
+        ("cancel", 0),
+        ("cancel", 1),
+    ]
+    any_store.pin_baseline(run.id)  # type: ignore[attr-defined]
+    pinned = any_store.pinned_baseline("support", "bot", samples=False)
+    assert pinned is not None and pinned.id == run.id and pinned.samples == ()
 
 
 def test_runs_resolve_by_unique_prefix(any_store) -> None:

@@ -8,12 +8,14 @@ the field, and nothing stored changed by reading it.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from assay_agents.errors import StoreError
 from assay_agents.record import write
 from assay_agents.results import (
     BaselineChoice,
@@ -234,3 +236,23 @@ def test_malformed_json_in_a_listing_names_the_run_and_the_column(history: Path)
     done = Cli(history.parent.parent)("history")
     assert done.exit_code == 2, done.output
     assert f"run {RUN}: stored summary: malformed JSON" in done.output
+
+
+@pytest.mark.parametrize(
+    ("statement", "message"),
+    [
+        ("UPDATE samples SET sample = -1", "sample 'refund' #-1: stored sample: must be 0"),
+        ("UPDATE samples SET case_id = ''", "sample '' #0: stored case_id: must not be empty"),
+        ("UPDATE metrics SET score = 'high'", "metric 'contains' score: expected a number"),
+    ],
+)
+def test_a_baseline_read_only_as_graded_refuses_a_hand_edited_grading(
+    history: Path, statement: str, message: str
+) -> None:
+    _edit(history, statement)
+    before = _everything(history)
+    refusal = pytest.raises(StoreError, match=re.escape(f"run {RUN}: "))
+    with Store.open(f"sqlite:///{history}") as store, refusal as refused:
+        store.graded_samples(RUN)
+    assert message in str(refused.value)
+    assert _everything(history) == before

@@ -14,11 +14,19 @@ from alembic import command
 from sqlalchemy import JSON, DateTime, Engine, String, column, create_engine, insert, table, text
 from sqlalchemy import update as sql_update
 from sqlalchemy.dialects import postgresql
-from store_builders import T0, complete_plan, later, make_run, planned, sample
+from store_builders import T0, complete_plan, later, make_run, planned, sample, varied_samples
 
+from assay_agents.compare.pooling import pool_run
 from assay_agents.errors import BaselineError
 from assay_agents.record import write_summary
-from assay_agents.results import Run, RunSettings, RunStatus, SampleStatus, summarise
+from assay_agents.results import (
+    GradedSample,
+    Run,
+    RunSettings,
+    RunStatus,
+    SampleStatus,
+    summarise,
+)
 from assay_agents.results.baseline import BaselineChoice, BaselineReason, RunOutcome
 from assay_agents.results.settings import Selection
 from assay_agents.store import Store, _migrate
@@ -27,6 +35,28 @@ from assay_agents.store import Store, _migrate
 def _completed(store: Store, outcome: RunOutcome | None = RunOutcome.PASSED, **changes: Any) -> Run:
     run = store.create_run(make_run(**changes))
     return complete_plan(store, run.id, outcome=outcome)
+
+
+def test_a_baseline_read_for_comparing_has_its_cases_and_its_samples_as_graded(
+    store: Store,
+) -> None:
+    run = store.create_run(make_run())
+    # Stored out of report order: reading puts them in it, graded or whole.
+    store.save_samples(run.id, list(reversed(planned(run, varied_samples()))))
+    whole = complete_plan(store, run.id, outcome=RunOutcome.PASSED)
+    whole = store.get_run(whole.id)
+    found = store.find_baseline(make_run(), samples=False)
+    assert found is not None and found.id == whole.id
+    assert found.cases == whole.cases and found.samples == ()
+    assert found.summary == whole.summary and found.settings == whole.settings
+    graded = store.graded_samples(whole.id)
+    assert graded == [GradedSample.of(each) for each in whole.samples]
+    assert pool_run(graded) == pool_run(whole.samples)
+    assert list(pool_run(graded)) == list(pool_run(whole.samples))  # first-seen order too
+    store.pin_baseline(whole.id)
+    pinned = store.pinned_baseline("support", "bot", samples=False)
+    assert pinned is not None and pinned.id == whole.id and pinned.samples == ()
+    assert pinned.cases == whole.cases
 
 
 @pytest.mark.parametrize("outcome", [RunOutcome.FAILED, RunOutcome.REGRESSED, RunOutcome.ERRORED])

@@ -11,7 +11,14 @@ from dataclasses import replace
 
 from assay_agents.compare.changes import Tolerances, item_changes
 from assay_agents.compare.pairing import pair_items
-from assay_agents.compare.pooling import PooledItem, item_movement, moved, pass_rate, pool_run
+from assay_agents.compare.pooling import (
+    Graded,
+    PooledItem,
+    item_movement,
+    moved,
+    pass_rate,
+    pool_run,
+)
 from assay_agents.errors import ConfigurationError, SpecError
 from assay_agents.results import CaseSnapshot, Run
 from assay_agents.results.changes import (
@@ -61,9 +68,20 @@ def compare_runs(
     return compare(baseline, current, policy)
 
 
-def compare(baseline: Run, current: Run, policy: ComparisonPolicy) -> Comparison:
-    """Pair the items, judge each pairing, then compare the items that still pair."""
-    before, after = pool_run(baseline.samples), pool_run(current.samples)
+def compare(
+    baseline: Run,
+    current: Run,
+    policy: ComparisonPolicy,
+    *,
+    graded: Sequence[Graded] | None = None,
+) -> Comparison:
+    """Pair the items, judge each pairing, then compare the items that still pair.
+
+    ``graded``: the baseline's samples as they were graded, for a baseline read without its
+    samples (its cases are still read: they pair the items).
+    """
+    before = pool_run(baseline.samples if graded is None else graded)
+    after = pool_run(current.samples)
     paired = pair_items(baseline, current, list(before), list(after))
     compared = [item.key for item in paired if item.pairing.compared]
     tolerances = Tolerances(policy.tolerance, policy.drift_tolerance)

@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from assay_agents.results import MetricResult, SampleResult, SampleStatus
+from assay_agents.results import GradedSample, MetricResult, SampleResult, SampleStatus
 from assay_agents.results.changes import Item, ItemMovement
 
 #: The pseudo-metric under which agent errors (exceptions, timeouts) are pooled.
@@ -45,15 +45,19 @@ class PooledItem:
     evaluated: int
 
 
-def pool_run(samples: Sequence[SampleResult]) -> dict[Item, PooledItem]:
+#: A sample as pooling reads it: whole, or only as it was graded (a baseline read for comparing).
+Graded = SampleResult | GradedSample
+
+
+def pool_run(samples: Sequence[Graded]) -> dict[Item, PooledItem]:
     """Group samples by (case, model) and pool each group, in first-seen order."""
-    grouped: dict[Item, list[SampleResult]] = defaultdict(list)
+    grouped: dict[Item, list[Graded]] = defaultdict(list)
     for sample in samples:
         grouped[(sample.case_id, sample.model)].append(sample)
     return {key: pool_item(group) for key, group in grouped.items()}
 
 
-def pool_item(samples: Sequence[SampleResult]) -> PooledItem:
+def pool_item(samples: Sequence[Graded]) -> PooledItem:
     """Pool one item's samples: the agent's error share, then each metric by name."""
     errors = [sample.error for sample in samples if sample.error is not None]
     share = len(errors) / len(samples)

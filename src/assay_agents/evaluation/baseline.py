@@ -24,11 +24,19 @@ Where = tuple[tuple[str, str], ...]
 
 
 def choose_baseline(
-    store: RunStore, current: Run, explicit: Run | None, where: Where, judged: bool
+    store: RunStore,
+    current: Run,
+    explicit: Run | None,
+    where: Where,
+    judged: bool,
+    *,
+    samples: bool = True,
 ) -> tuple[Run | None, BaselineChoice]:
     """The explicit baseline, else the pinned one, else the latest earlier passing run.
 
-    A rescore's explicit baseline is the run it rescores, and its choice says so.
+    A rescore's explicit baseline is the run it rescores, and its choice says so. Without
+    ``samples``, a pinned or automatic baseline comes with its cases only (the explicit one
+    as it was given).
 
     The automatic one is of the same suite and agent (graded by the same judge when judge
     scores are compared), restricted to runs whose metadata matches ``where``; without one,
@@ -38,10 +46,10 @@ def choose_baseline(
         rescored = current.rescored_from == explicit.id
         reason = BaselineReason.RESCORED if rescored else BaselineReason.EXPLICIT
         return explicit, BaselineChoice(reason, explicit.id)
-    pinned = store.pinned_baseline(current.suite, current.agent)
+    pinned = store.pinned_baseline(current.suite, current.agent, samples=samples)
     if pinned is not None and pinned.id != current.id:
         return pinned, BaselineChoice(BaselineReason.PINNED, pinned.id)
-    found = store.find_baseline(current, same_judge=judged, where=dict(where))
+    found = store.find_baseline(current, same_judge=judged, where=dict(where), samples=samples)
     if found is not None:
         return found, BaselineChoice(BaselineReason.LATEST_PASSING, found.id, dict(where))
     note, hint = _no_baseline(store, current, judged, where)
@@ -60,7 +68,8 @@ def next_baseline(
         status=RunStatus.RUNNING,
         started_at=datetime.now(UTC),
     )
-    return choose_baseline(store, probe, None, tuple((where or {}).items()), judged=False)[1]
+    where_pairs = tuple((where or {}).items())
+    return choose_baseline(store, probe, None, where_pairs, judged=False, samples=False)[1]
 
 
 def _no_baseline(

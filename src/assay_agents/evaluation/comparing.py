@@ -23,7 +23,7 @@ from assay_agents.compare import (
 )
 from assay_agents.errors import BaselineError, ConfigurationError
 from assay_agents.evaluation.verdict import Verdict
-from assay_agents.results import Run, RunStatus
+from assay_agents.results import GradedSample, Run, RunStatus
 from assay_agents.spec.gate import Figure, GateFinding, Reading
 
 #: A run named by its id (or a unique prefix of it), or one already read.
@@ -113,14 +113,27 @@ def on_cases_run(baseline: Run, current: Run) -> Run:
 
     A selection (``--case``, ``--group``) is compared on the cases it ran, nothing else.
     """
-    if current.settings.selection is None:
+    ran = _cases_run(current)
+    if ran is None:
         return baseline
-    ran = {case.case_id for case in current.cases}
     return replace(
         baseline,
         cases=tuple(c for c in baseline.cases if c.case_id in ran),
         samples=tuple(s for s in baseline.samples if s.case_id in ran),
     )
+
+
+def graded_on_cases_run(graded: list[GradedSample], current: Run) -> list[GradedSample]:
+    """A baseline's graded samples on the cases ``current`` ran (see :func:`on_cases_run`)."""
+    ran = _cases_run(current)
+    return graded if ran is None else [sample for sample in graded if sample.case_id in ran]
+
+
+def _cases_run(current: Run) -> set[str] | None:
+    """The cases a run of a selection ran; ``None`` for a run of the whole suite."""
+    if current.settings.selection is None:
+        return None
+    return {case.case_id for case in current.cases}
 
 
 def require_completed(*runs: Run) -> None:

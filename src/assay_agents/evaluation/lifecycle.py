@@ -36,7 +36,7 @@ from assay_agents.errors import (
 from assay_agents.evaluation._signals import terminations
 from assay_agents.evaluation.baseline import choose_baseline
 from assay_agents.evaluation.callbacks import StoredCallback
-from assay_agents.evaluation.comparing import noise_floor, on_cases_run
+from assay_agents.evaluation.comparing import graded_on_cases_run, noise_floor, on_cases_run
 from assay_agents.evaluation.diagnosis import diagnosing_for, with_model_verdict
 from assay_agents.evaluation.lease import Heartbeat, owner_alive, this_process
 from assay_agents.evaluation.loop import CANCEL_GRACE
@@ -638,7 +638,11 @@ def _compare(
     is unchanged. The comparison is labelled against the latest control run's noise floor;
     the model comparison (two or more models) carries their intervals.
     """
-    baseline, choice = choose_baseline(store, current, explicit, options.baseline_where, judged)
+    # A baseline found here is read with its cases, its samples only as they were graded:
+    # a comparison pools nothing else. An explicit one was read whole already.
+    baseline, choice = choose_baseline(
+        store, current, explicit, options.baseline_where, judged, samples=False
+    )
     comparison = None
     if baseline is not None:
         policy = ComparisonPolicy(
@@ -646,7 +650,10 @@ def _compare(
             drift_tolerance=options.drift_tolerance,
             noise_floor=noise_floor(store, current),
         )
-        comparison = compare(on_cases_run(baseline, current), current, policy)
+        graded = None
+        if baseline is not explicit:
+            graded = graded_on_cases_run(store.graded_samples(baseline.id), current)
+        comparison = compare(on_cases_run(baseline, current), current, policy, graded=graded)
     models = None
     if len(summary.by_model) >= 2:  # the models its samples ran on
         models = compare_models(current)

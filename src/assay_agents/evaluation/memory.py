@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, final
 
 from assay_agents.errors import BaselineError, LeaseError, ReadOnlyRunError, StoreError
 from assay_agents.results import (
+    GradedSample,
     JudgeUsage,
     Run,
     RunStatus,
@@ -330,20 +331,34 @@ class MemoryRunStore:
             return None if latest is None else self.get_run(latest.run.id)
 
     def find_baseline(
-        self, run: Run, *, same_judge: bool = False, where: Mapping[str, str] | None = None
+        self,
+        run: Run,
+        *,
+        same_judge: bool = False,
+        where: Mapping[str, str] | None = None,
+        samples: bool = True,
     ) -> Run | None:
         """The latest earlier passing full run of the same suite and agent (as the SQL store)."""
         with self._lock:
             for stored in self._newest_first():
                 if _may_be_baseline(stored.run, run, same_judge, where or {}):
-                    return self.get_run(stored.run.id)
+                    return self._read(stored.run.id, samples=samples)
             return None
 
-    def pinned_baseline(self, suite: str, agent: str) -> Run | None:
+    def pinned_baseline(self, suite: str, agent: str, *, samples: bool = True) -> Run | None:
         """The run pinned as the baseline of a suite and agent, if any."""
         with self._lock:
             pin = self._pins.get((suite, agent))
-            return None if pin is None else self.get_run(pin.run_id)
+            return None if pin is None else self._read(pin.run_id, samples=samples)
+
+    def graded_samples(self, run_id: str) -> list[GradedSample]:
+        """How each of a run's samples was graded, in report order."""
+        with self._lock:
+            return [GradedSample.of(sample) for sample in _in_report_order(self._exact(run_id))]
+
+    def _read(self, run_id: str, *, samples: bool) -> Run:
+        # Without samples, as the SQL store: the run with its cases.
+        return self.get_run(run_id) if samples else self._runs[run_id].run.with_samples(())
 
     def pins(self) -> list[Pin]:
         """Every pinned baseline, by suite and agent."""

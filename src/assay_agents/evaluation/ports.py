@@ -16,7 +16,15 @@ from typing import Any, Protocol, runtime_checkable
 from assay_agents.agent import ModelSpec
 from assay_agents.evaluation.verdict import Verdict
 from assay_agents.judging import Judge
-from assay_agents.results import JudgeUsage, Run, RunSummary, SampleResult, StoredComparison, Traces
+from assay_agents.results import (
+    GradedSample,
+    JudgeUsage,
+    Run,
+    RunSummary,
+    SampleResult,
+    StoredComparison,
+    Traces,
+)
 from assay_agents.results.baseline import BaselineChoice, RunOutcome
 from assay_agents.results.cache import CacheStats
 from assay_agents.results.run import Lease, ModelVerdict
@@ -209,13 +217,25 @@ class RunStore(Protocol):
         ...
 
     def find_baseline(
-        self, run: Run, *, same_judge: bool = False, where: Mapping[str, str] | None = None
+        self,
+        run: Run,
+        *,
+        same_judge: bool = False,
+        where: Mapping[str, str] | None = None,
+        samples: bool = True,
     ) -> Run | None:
-        """The automatic baseline of a run: the latest earlier passing run."""
+        """The automatic baseline of a run: the latest earlier passing run.
+
+        Without ``samples``, the run comes with its cases only (see :meth:`graded_samples`).
+        """
         ...
 
-    def pinned_baseline(self, suite: str, agent: str) -> Run | None:
-        """The run pinned as the baseline of a suite and agent, if any."""
+    def pinned_baseline(self, suite: str, agent: str, *, samples: bool = True) -> Run | None:
+        """The run pinned as the baseline of a suite and agent, if any (``samples`` as above)."""
+        ...
+
+    def graded_samples(self, run_id: str) -> list[GradedSample]:
+        """How each of a run's samples was graded, in report order: what a comparison pools."""
         ...
 
     def history(

@@ -8,7 +8,7 @@ from assay_agents.results.metric import MetricResult, errored, scored
 from assay_agents.results.pacing import Adjustment, RunPacing, SamplePacing
 from assay_agents.results.reliability import ItemRate, item_rates
 from assay_agents.results.run import CaseSnapshot, Run, RunStatus
-from assay_agents.results.sample import SampleResult, SampleStatus, decide_status
+from assay_agents.results.sample import GradedSample, SampleResult, SampleStatus, decide_status
 from assay_agents.results.settings import RunSettings
 from assay_agents.results.summary import (
     CriterionSummary,
@@ -28,6 +28,7 @@ __all__ = [
     "CaseSnapshot",
     "CriterionSummary",
     "Diagnosis",
+    "GradedSample",
     "ItemRate",
     "JudgeCostSource",
     "JudgeUsage",

@@ -78,11 +78,7 @@ class SampleResult:
     pacing: SamplePacing | None = field(default=None, metadata={"omit_none": True})
 
     def __post_init__(self) -> None:
-        for name in ("case_id", "model"):
-            if getattr(self, name) == "":
-                raise SpecError("must not be empty", field=name)
-        if self.sample < 0:
-            raise SpecError(f"must be 0 or more, not {self.sample!r}", field="sample")
+        _check_key(self.case_id, self.model, self.sample)
         duration = self.duration_ms
         if duration is not None and not (math.isfinite(duration) and duration >= 0):
             raise SpecError(
@@ -174,3 +170,38 @@ class SampleResult:
 _STATE = FieldState(SampleResult)
 #: What :meth:`SampleResult._with` copies.
 _FIELDS = _STATE.names
+
+
+@dataclass(frozen=True, slots=True)
+class GradedSample:
+    """How a stored sample was graded, without what the agent did: what a comparison pools.
+
+    A baseline is compared by its samples' keys, statuses, errors and metrics alone; read
+    as these, it is read without its answers, actions, observations, usage and metadata.
+    """
+
+    case_id: str
+    model: str | None
+    sample: int
+    status: SampleStatus
+    error: str | None = None
+    metrics: tuple[MetricResult, ...] = ()
+
+    def __post_init__(self) -> None:
+        _check_key(self.case_id, self.model, self.sample)
+
+    @classmethod
+    def of(cls, sample: SampleResult) -> GradedSample:
+        """The grading of a whole sample."""
+        return cls(
+            sample.case_id, sample.model, sample.sample, sample.status, sample.error, sample.metrics
+        )
+
+
+def _check_key(case_id: str, model: str | None, sample: int) -> None:
+    """A sample's key: a case and a model named (or no model), a sample index of 0 or more."""
+    for name, value in (("case_id", case_id), ("model", model)):
+        if value == "":
+            raise SpecError("must not be empty", field=name)
+    if sample < 0:
+        raise SpecError(f"must be 0 or more, not {sample!r}", field="sample")

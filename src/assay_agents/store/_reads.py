@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, Connection, RowMapping, Select, func, or_, select, text
 
 from assay_agents.errors import StoreError
-from assay_agents.results import MetricResult, Run, SampleResult
+from assay_agents.results import CaseSnapshot, GradedSample, MetricResult, Run, SampleResult
 from assay_agents.results.release import REVISION_KEYS
 from assay_agents.results.run import split_handle
 from assay_agents.results.storable import INT64_MAX
@@ -122,19 +122,48 @@ def resolve(connection: Connection, ref: str) -> RowMapping:
 def full_run(connection: Connection, row: RowMapping) -> Run:
     """Load the run of ``row`` with its cases and samples (with metrics) in report order."""
     sequence = row["sequence"]
-    case_query = select(run_cases).where(run_cases.c.run == sequence)
-    cases = sorted(
-        (_rows.case_from(r) for r in connection.execute(case_query).mappings()),
-        key=lambda case: (case.position, case.case_id),
-    )
+    cases = _cases(connection, sequence)
     try:
         loaded = _samples(connection, sequence)
     except StoreError as error:
         raise StoreError(f"run {row['id']}: {error}") from None
-    run = _rows.run_from(row, cases)
+    run = _rows.run_from(row, cases)  # its stored records read as stored, first
     positions = {case.case_id: case.position for case in cases}
     loaded.sort(key=_sample_order(positions, run.settings.models))
     return replace(_rows.run_from(row, cases, loaded), number=number_of(connection, row))
+
+
+def run_head(connection: Connection, row: RowMapping) -> Run:
+    """Load the run of ``row`` with its cases, without its samples (its summary as stored)."""
+    cases = _cases(connection, row["sequence"])
+    return replace(_rows.run_from(row, cases), number=number_of(connection, row))
+
+
+def graded_samples(connection: Connection, row: RowMapping) -> list[GradedSample]:
+    """How each sample of the run of ``row`` was graded, in report order (as :func:`full_run`)."""
+    sequence = row["sequence"]
+    graded = (samples.c[name] for name in ("id", "case_id", "model", "sample", "status", "error"))
+    query = select(*graded).where(samples.c.run == sequence)
+    try:
+        by_sample = _metrics(connection, sequence)
+        found = [
+            _rows.graded_from(r, by_sample.get(r["id"], ()))
+            for r in connection.execute(query).mappings()
+        ]
+    except StoreError as error:
+        raise StoreError(f"run {row['id']}: {error}") from None
+    ordered = select(run_cases.c.case_id, run_cases.c.position).where(run_cases.c.run == sequence)
+    positions = {case_id: position for case_id, position in connection.execute(ordered)}
+    found.sort(key=_sample_order(positions, _rows.settings_of(row).models))
+    return found
+
+
+def _cases(connection: Connection, sequence: int) -> list[CaseSnapshot]:
+    query = select(run_cases).where(run_cases.c.run == sequence)
+    return sorted(
+        (_rows.case_from(r) for r in connection.execute(query).mappings()),
+        key=lambda case: (case.position, case.case_id),
+    )
 
 
 def sample_pages(
@@ -217,13 +246,13 @@ def _metrics(
 
 def _sample_order(
     positions: Mapping[str, int], models: Sequence[str]
-) -> Callable[[SampleResult], tuple[Any, ...]]:
+) -> Callable[[SampleResult | GradedSample], tuple[Any, ...]]:
     """Case position, then model in the run's model order (no model first), then index."""
     ranks = {label: rank for rank, label in enumerate(models)}
     # Anything the run did not declare sorts after what it did, by name: stable, never lost.
     unknown_case = max(positions.values(), default=0) + 1
 
-    def key(sample: SampleResult) -> tuple[Any, ...]:
+    def key(sample: SampleResult | GradedSample) -> tuple[Any, ...]:
         model_rank = -1 if sample.model is None else ranks.get(sample.model, len(ranks))
         return (
             positions.get(sample.case_id, unknown_case),

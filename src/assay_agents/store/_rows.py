@@ -25,6 +25,7 @@ from assay_agents.record import (
 )
 from assay_agents.results import (
     CaseSnapshot,
+    GradedSample,
     JudgeUsage,
     MetricResult,
     Run,
@@ -277,10 +278,32 @@ def sample_from(row: RowMapping, metrics: Sequence[MetricResult]) -> SampleResul
     try:
         return read_sample(stored, "")
     except RecordError as error:
-        model = "" if not row["model"] else f" on {row['model']!r}"
-        raise StoreError(
-            f"sample {row['case_id']!r}{model} #{row['sample']}: stored {error}"
-        ) from None
+        raise _unreadable_sample(row, error) from None
+
+
+def graded_from(row: RowMapping, metrics: Sequence[MetricResult]) -> GradedSample:
+    """How a sample was graded, from the grading columns of its row and its metrics.
+
+    Read through the same codec as a whole sample: a value that does not read is a
+    :class:`StoreError` naming the sample and the field.
+    """
+    stored = {
+        "case_id": row["case_id"],
+        "model": model_value(row["model"]),
+        "sample": row["sample"],
+        "status": row["status"],
+        "error": row["error"],
+        "metrics": tuple(metrics),  # read already: each is used as it is
+    }
+    try:
+        return cast(GradedSample, read(GradedSample, stored, ""))
+    except RecordError as error:
+        raise _unreadable_sample(row, error) from None
+
+
+def _unreadable_sample(row: RowMapping, error: RecordError) -> StoreError:
+    model = "" if not row["model"] else f" on {row['model']!r}"
+    return StoreError(f"sample {row['case_id']!r}{model} #{row['sample']}: stored {error}")
 
 
 def _usage_from(row: RowMapping) -> dict[str, Any] | None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self, final
 
-from sqlalchemy import Connection, Engine, func, insert, select, tuple_, update
+from sqlalchemy import Connection, Engine, RowMapping, func, insert, select, tuple_, update
 from sqlalchemy.exc import (
     DisconnectionError,
     IntegrityError,
@@ -35,6 +35,7 @@ from assay_agents.errors import (
 from assay_agents.load.history import embedded_url
 from assay_agents.record import write, write_comparison, write_summary
 from assay_agents.results import (
+    GradedSample,
     JudgeUsage,
     Run,
     RunStatus,
@@ -449,7 +450,12 @@ class Store:
             ]
 
     def find_baseline(
-        self, run: Run, *, same_judge: bool = False, where: Mapping[str, str] | None = None
+        self,
+        run: Run,
+        *,
+        same_judge: bool = False,
+        where: Mapping[str, str] | None = None,
+        samples: bool = True,
     ) -> Run | None:
         """Return the latest earlier passing run of the same suite and agent (the automatic one).
 
@@ -462,6 +468,7 @@ class Store:
         compared. ``where`` restricts it to runs whose metadata has each ``KEY=VALUE``.
         "Earlier" is by database sequence, so a baseline never comes from the future, even
         when clocks tie or disagree. A run not stored yet (no sequence) may take any.
+        Without ``samples``, the run comes with its cases only (see :meth:`graded_samples`).
         """
         with self._read(f"baseline of run {run.id}") as connection:
             sequence = _baselines.latest_passing(
@@ -470,13 +477,24 @@ class Store:
             if sequence is None:
                 return None
             row = connection.execute(select(runs).where(runs.c.sequence == sequence))
-            return _reads.full_run(connection, row.mappings().one())
+            return _run_read(connection, row.mappings().one(), samples=samples)
 
-    def pinned_baseline(self, suite: str, agent: str) -> Run | None:
-        """Return the run pinned as the baseline of ``suite`` and ``agent``, if any."""
+    def pinned_baseline(self, suite: str, agent: str, *, samples: bool = True) -> Run | None:
+        """Return the run pinned as the baseline of ``suite`` and ``agent``, if any.
+
+        Without ``samples``, the run comes with its cases only (see :meth:`graded_samples`).
+        """
         with self._read(f"pinned baseline of {suite!r} by {agent!r}") as connection:
             row = _baselines.pinned(connection, suite, agent)
-            return None if row is None else _reads.full_run(connection, row)
+            return None if row is None else _run_read(connection, row, samples=samples)
+
+    def graded_samples(self, run_id: str) -> list[GradedSample]:
+        """How each of a run's samples was graded, in report order: what a comparison pools.
+
+        Read without the answers, actions, observations, usage and metadata of the samples.
+        """
+        with self._read(f"run {run_id}: read how its samples were graded") as connection:
+            return _reads.graded_samples(connection, _reads.resolve_exact(connection, run_id))
 
     def pin_baseline(self, ref: str) -> tuple[Run, str | None]:
         """Pin a completed run as the baseline of its suite and agent.
@@ -812,6 +830,10 @@ def _unstored(
     )
     stored = {tuple(row) for row in connection.execute(query)}
     return [sample for sample, key in zip(batch, keys, strict=True) if key not in stored]
+
+
+def _run_read(connection: Connection, row: RowMapping, *, samples: bool) -> Run:
+    return _reads.full_run(connection, row) if samples else _reads.run_head(connection, row)
 
 
 def _insert_samples(connection: Connection, sequence: int, batch: Sequence[SampleResult]) -> None:

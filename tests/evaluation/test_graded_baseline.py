@@ -1,0 +1,64 @@
+"""A run is compared with its baseline read as graded: the same comparison as with it whole."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.compare import compare
+from assay_agents.evaluation.comparing import on_cases_run
+from assay_agents.results.comparison import Comparison, ComparisonPolicy
+
+#: What the agent answers to each question; the second run changes it.
+ANSWERS = {"q0": "yes", "q1": "yes", "q2": "yes", "q3": "yes"}
+
+
+def agent(text: str, ctx: assay.AgentContext) -> str:
+    answer = ANSWERS[text]
+    if answer == "boom":
+        raise ValueError("the tool broke")
+    if answer == "flaky" and ctx.sample == 1:
+        return "no"
+    return "yes" if answer == "flaky" else answer
+
+
+def _suite() -> assay.Suite:
+    suite = assay.Suite(
+        "Graded",
+        agent=agent,
+        checks=[checks.exact_match(), checks.contains("y")],
+        samples=3,
+    )
+    for question in ANSWERS:
+        suite.case(question, expected="yes")
+    return suite
+
+
+def test_the_comparison_with_a_baseline_read_as_graded_is_the_one_with_it_whole(
+    tmp_path: Path, monkeypatch
+) -> None:
+    models = ["small", "large"]
+    with assay.Store.open(f"sqlite:///{tmp_path}/assay.db", migrate=True) as store:
+
+        def evaluated(**answers: str) -> tuple[assay.Evaluation, Comparison]:
+            for question, answer in answers.items():
+                monkeypatch.setitem(ANSWERS, question, answer)
+            done = assay.evaluate(_suite(), db=store, progress=False, models=models)
+            assert done.comparison is not None
+            baseline = store.get_run(done.comparison.baseline_id)
+            current = store.get_run(done.run.id)
+            whole = compare(on_cases_run(baseline, current), current, ComparisonPolicy())
+            return done, whole
+
+        first = assay.evaluate(_suite(), db=store, progress=False, models=models)
+        # The automatic baseline (the first run, passing) ...
+        second, whole = evaluated(q0="no", q1="boom", q2="flaky")
+        assert second.comparison == whole and whole.baseline_id == first.run.id
+        # ... and a pinned one, with its failures and errors in it.
+        store.pin_baseline(second.run.id)
+        third, whole = evaluated(q0="yes", q1="flaky", q3="boom")
+        assert third.comparison == whole and whole.baseline_id == second.run.id
+    # Each measured something: every changed item is in it, and only those.
+    assert {change.case_id for change in second.comparison.changes} == {"q0", "q1", "q2"}
+    assert {change.case_id for change in third.comparison.changes} == {"q0", "q1", "q3"}
