@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import uuid
+import os
+import time
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, cast
@@ -98,13 +99,23 @@ def sample_rows(
     metric_values: list[Row] = []
     for sample in samples:
         # Generated here so metrics reference their sample without a round trip.
-        sample_id = uuid.uuid4().hex
+        sample_id = new_sample_id()
         sample_values.append(_sample_row(sequence, sample_id, sample, created_at))
         metric_values.extend(
             _metric_row(sample_id, position, metric)
             for position, metric in enumerate(sample.metrics)
         )
     return sample_values, metric_values
+
+
+def new_sample_id() -> str:
+    """A sample row's id: 32 hex digits, the time in milliseconds first, then 80 random bits.
+
+    Ids that grow with time are added at the end of the primary key's index (and of the
+    metrics' key that holds them), where random ones would rewrite pages all over both:
+    a batch of samples then commits a few pages, not hundreds.
+    """
+    return f"{time.time_ns() // 1_000_000:012x}{os.urandom(10).hex()}"
 
 
 def _sample_row(sequence: int, sample_id: str, sample: SampleResult, created_at: datetime) -> Row:
