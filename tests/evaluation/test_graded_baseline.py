@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import assay_agents as assay
 from assay_agents import checks
 from assay_agents.compare import compare
+from assay_agents.evaluation import GradedRunStore, MemoryRunStore
 from assay_agents.evaluation.comparing import on_cases_run
+from assay_agents.results import Run
 from assay_agents.results.comparison import Comparison, ComparisonPolicy
 
 #: What the agent answers to each question; the second run changes it.
@@ -62,3 +65,37 @@ def test_the_comparison_with_a_baseline_read_as_graded_is_the_one_with_it_whole(
     # Each measured something: every changed item is in it, and only those.
     assert {change.case_id for change in second.comparison.changes} == {"q0", "q1", "q2"}
     assert {change.case_id for change in third.comparison.changes} == {"q0", "q1", "q3"}
+
+
+class OlderStore:
+    """A store written for the protocol without graded reads: it reads baselines whole."""
+
+    def __init__(self) -> None:
+        self._inner = MemoryRunStore()
+        self.whole_reads = 0
+
+    def find_baseline(
+        self, run: Run, *, same_judge: bool = False, where: Mapping[str, str] | None = None
+    ) -> Run | None:
+        self.whole_reads += 1
+        return self._inner.find_baseline(run, same_judge=same_judge, where=where)
+
+    def pinned_baseline(self, suite: str, agent: str) -> Run | None:
+        return self._inner.pinned_baseline(suite, agent)
+
+    def __getattr__(self, name: str) -> object:
+        if name == "graded_samples":
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+
+def test_a_store_without_graded_reads_compares_with_its_baseline_read_whole(monkeypatch) -> None:
+    store = OlderStore()
+    assert not isinstance(store, GradedRunStore)
+    assert isinstance(MemoryRunStore(), GradedRunStore)
+    first = assay.evaluate(_suite(), db=store, progress=False)  # type: ignore[arg-type]
+    monkeypatch.setitem(ANSWERS, "q0", "no")
+    second = assay.evaluate(_suite(), db=store, progress=False)  # type: ignore[arg-type]
+    assert second.comparison is not None and second.comparison.baseline_id == first.run.id
+    assert store.whole_reads == 2  # the first run found none, the second its baseline
+    assert {change.case_id for change in second.comparison.changes} == {"q0"}

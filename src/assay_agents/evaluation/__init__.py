@@ -30,7 +30,13 @@ if TYPE_CHECKING:
     from assay_agents.evaluation.measuring import ControlPair, control_pair, control_pair_async
     from assay_agents.evaluation.memory import MemoryRunStore
     from assay_agents.evaluation.options import EvaluationArgs, EvaluationOptions
-    from assay_agents.evaluation.ports import Executor, RunObserver, RunStore, Work
+    from assay_agents.evaluation.ports import (
+        Executor,
+        GradedRunStore,
+        RunObserver,
+        RunStore,
+        Work,
+    )
     from assay_agents.evaluation.queries import History, RunLookup, history, lookup
     from assay_agents.evaluation.rescoring import rescore, rescore_async, rescore_with
     from assay_agents.evaluation.verdict import ExitCode, Verdict, decide
@@ -58,6 +64,7 @@ _HOMES = {
     "EvaluationArgs": "assay_agents.evaluation.options",
     "EvaluationOptions": "assay_agents.evaluation.options",
     "Executor": "assay_agents.evaluation.ports",
+    "GradedRunStore": "assay_agents.evaluation.ports",
     "RunObserver": "assay_agents.evaluation.ports",
     "RunStore": "assay_agents.evaluation.ports",
     "Work": "assay_agents.evaluation.ports",
@@ -81,6 +88,7 @@ __all__ = [
     "EvaluationOptions",
     "Executor",
     "ExitCode",
+    "GradedRunStore",
     "History",
     "LocalExecutor",
     "MemoryRunStore",

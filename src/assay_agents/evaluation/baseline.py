@@ -6,11 +6,12 @@ a team is shown is the one its next run takes.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
-from assay_agents.evaluation.ports import RunStore
+from assay_agents.evaluation.ports import GradedRunStore, RunStore
 from assay_agents.results import Run, RunStatus
 from assay_agents.results.baseline import (
     BaselineChoice,
@@ -35,8 +36,8 @@ def choose_baseline(
     """The explicit baseline, else the pinned one, else the latest earlier passing run.
 
     A rescore's explicit baseline is the run it rescores, and its choice says so. Without
-    ``samples``, a pinned or automatic baseline comes with its cases only (the explicit one
-    as it was given).
+    ``samples``, a pinned or automatic baseline comes with its cases only when the store can
+    read it so (a :class:`GradedRunStore`; the explicit one as it was given).
 
     The automatic one is of the same suite and agent (graded by the same judge when judge
     scores are compared), restricted to runs whose metadata matches ``where``; without one,
@@ -46,10 +47,15 @@ def choose_baseline(
         rescored = current.rescored_from == explicit.id
         reason = BaselineReason.RESCORED if rescored else BaselineReason.EXPLICIT
         return explicit, BaselineChoice(reason, explicit.id)
-    pinned = store.pinned_baseline(current.suite, current.agent, samples=samples)
+    if samples or not isinstance(store, GradedRunStore):
+        pinned = store.pinned_baseline(current.suite, current.agent)
+        found_by = functools.partial(store.find_baseline, current)
+    else:
+        pinned = store.pinned_baseline(current.suite, current.agent, samples=False)
+        found_by = functools.partial(store.find_baseline, current, samples=False)
     if pinned is not None and pinned.id != current.id:
         return pinned, BaselineChoice(BaselineReason.PINNED, pinned.id)
-    found = store.find_baseline(current, same_judge=judged, where=dict(where), samples=samples)
+    found = found_by(same_judge=judged, where=dict(where))
     if found is not None:
         return found, BaselineChoice(BaselineReason.LATEST_PASSING, found.id, dict(where))
     note, hint = _no_baseline(store, current, judged, where)

@@ -42,7 +42,7 @@ from assay_agents.evaluation.lease import Heartbeat, owner_alive, this_process
 from assay_agents.evaluation.loop import CANCEL_GRACE
 from assay_agents.evaluation.observers import NotesOnly, ObservedSink, Observers
 from assay_agents.evaluation.options import EvaluationOptions
-from assay_agents.evaluation.ports import Executor, RunStore, SampleTracer, Work
+from assay_agents.evaluation.ports import Executor, GradedRunStore, RunStore, SampleTracer, Work
 from assay_agents.evaluation.release import resolve_release, suite_folder
 from assay_agents.evaluation.tracing import traced_observers
 from assay_agents.evaluation.verdict import Verdict, decide
@@ -651,7 +651,7 @@ def _compare(
             noise_floor=noise_floor(store, current),
         )
         graded = None
-        if baseline is not explicit:
+        if baseline is not explicit and isinstance(store, GradedRunStore):
             graded = graded_on_cases_run(store.graded_samples(baseline.id), current)
         comparison = compare(on_cases_run(baseline, current), current, policy, graded=graded)
     models = None

@@ -217,25 +217,13 @@ class RunStore(Protocol):
         ...
 
     def find_baseline(
-        self,
-        run: Run,
-        *,
-        same_judge: bool = False,
-        where: Mapping[str, str] | None = None,
-        samples: bool = True,
+        self, run: Run, *, same_judge: bool = False, where: Mapping[str, str] | None = None
     ) -> Run | None:
-        """The automatic baseline of a run: the latest earlier passing run.
-
-        Without ``samples``, the run comes with its cases only (see :meth:`graded_samples`).
-        """
+        """The automatic baseline of a run: the latest earlier passing run."""
         ...
 
-    def pinned_baseline(self, suite: str, agent: str, *, samples: bool = True) -> Run | None:
-        """The run pinned as the baseline of a suite and agent, if any (``samples`` as above)."""
-        ...
-
-    def graded_samples(self, run_id: str) -> list[GradedSample]:
-        """How each of a run's samples was graded, in report order: what a comparison pools."""
+    def pinned_baseline(self, suite: str, agent: str) -> Run | None:
+        """The run pinned as the baseline of a suite and agent, if any."""
         ...
 
     def history(
@@ -252,6 +240,34 @@ class RunStore(Protocol):
 
     def find_control_pair(self, run: Run) -> tuple[Run, Run] | None:
         """The latest control pair of a run's definition."""
+        ...
+
+
+@runtime_checkable
+class GradedRunStore(Protocol):
+    """A store that reads a baseline as a comparison uses it: its cases, its samples as graded.
+
+    The SQL and in-memory stores do; with any other :class:`RunStore` a run reads its
+    baseline whole, as before.
+    """
+
+    def find_baseline(
+        self,
+        run: Run,
+        *,
+        same_judge: bool = False,
+        where: Mapping[str, str] | None = None,
+        samples: bool = True,
+    ) -> Run | None:
+        """The automatic baseline; without ``samples``, with its cases only."""
+        ...
+
+    def pinned_baseline(self, suite: str, agent: str, *, samples: bool = True) -> Run | None:
+        """The pinned baseline; without ``samples``, with its cases only."""
+        ...
+
+    def graded_samples(self, run_id: str) -> list[GradedSample]:
+        """How each of a run's samples was graded, in report order: what a comparison pools."""
         ...
 
 

@@ -133,7 +133,7 @@ def full_run(connection: Connection, row: RowMapping) -> Run:
     return replace(_rows.run_from(row, cases, loaded), number=number_of(connection, row))
 
 
-def run_head(connection: Connection, row: RowMapping) -> Run:
+def run_with_cases(connection: Connection, row: RowMapping) -> Run:
     """Load the run of ``row`` with its cases, without its samples (its summary as stored)."""
     cases = _cases(connection, row["sequence"])
     return replace(_rows.run_from(row, cases), number=number_of(connection, row))

@@ -833,7 +833,7 @@ def _unstored(
 
 
 def _run_read(connection: Connection, row: RowMapping, *, samples: bool) -> Run:
-    return _reads.full_run(connection, row) if samples else _reads.run_head(connection, row)
+    return _reads.full_run(connection, row) if samples else _reads.run_with_cases(connection, row)
 
 
 def _insert_samples(connection: Connection, sequence: int, batch: Sequence[SampleResult]) -> None:
