@@ -267,16 +267,12 @@ def sample_from(row: RowMapping, metrics: Sequence[MetricResult]) -> SampleResul
         diagnosis = metadata.pop(DIAGNOSIS_KEY, None)
         pacing = metadata.pop(PACING_KEY, None)
     stored = {
-        "case_id": row["case_id"],
-        "model": model_value(row["model"]),
-        "sample": row["sample"],
-        "status": row["status"],
+        **_grading(row, metrics),
         "answer": row["answer"],
         "actions": row["actions"],
         "observation": row["observation"],
         "usage": _usage_from(row),
         "duration_ms": row["duration_ms"],
-        "error": row["error"],
         "metadata": metadata,
         "judge_usage": row["judge_usage"],
         "fault": row["fault"],
@@ -284,7 +280,6 @@ def sample_from(row: RowMapping, metrics: Sequence[MetricResult]) -> SampleResul
         "diagnosis": diagnosis,
         "traces": row["traces"],
         "pacing": pacing,
-        "metrics": tuple(metrics),  # read already: each is used as it is
     }
     try:
         return read_sample(stored, "")
@@ -298,7 +293,15 @@ def graded_from(row: RowMapping, metrics: Sequence[MetricResult]) -> GradedSampl
     Read through the same codec as a whole sample: a value that does not read is a
     :class:`StoreError` naming the sample and the field.
     """
-    stored = {
+    try:
+        return cast(GradedSample, read(GradedSample, _grading(row, metrics), ""))
+    except RecordError as error:
+        raise _unreadable_sample(row, error) from None
+
+
+def _grading(row: RowMapping, metrics: Sequence[MetricResult]) -> dict[str, object]:
+    """The stored form of how a sample was graded: its key, status, error and metrics."""
+    return {
         "case_id": row["case_id"],
         "model": model_value(row["model"]),
         "sample": row["sample"],
@@ -306,10 +309,6 @@ def graded_from(row: RowMapping, metrics: Sequence[MetricResult]) -> GradedSampl
         "error": row["error"],
         "metrics": tuple(metrics),  # read already: each is used as it is
     }
-    try:
-        return cast(GradedSample, read(GradedSample, stored, ""))
-    except RecordError as error:
-        raise _unreadable_sample(row, error) from None
 
 
 def _unreadable_sample(row: RowMapping, error: RecordError) -> StoreError:
