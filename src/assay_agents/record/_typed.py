@@ -46,8 +46,14 @@ def read(kind: Any, data: object, path: str) -> Any:
     return _reader(kind)(data, path)
 
 
+#: Values stored as they are (exact types: an enum or a subclass of ``str`` is converted).
+_PLAIN = frozenset({str, int, float, bool})
+
+
 def write(value: object) -> JSON:
     """The stored (JSON) form of a record: what :func:`read` reads back."""
+    if value is None or type(value) in _PLAIN:  # most values of most samples: no lookups
+        return cast(JSON, value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return _write_fields(value)
     if isinstance(value, enum.Enum):

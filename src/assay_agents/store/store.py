@@ -57,6 +57,7 @@ from assay_agents.store import (
     _rows,
     browse,
 )
+from assay_agents.store._bulk import BulkInserts
 from assay_agents.store._engine import WRITE, connect, unusable_file
 from assay_agents.store._tables import MalformedJSON, metrics, run_cases, runs, samples
 from assay_agents.store._urls import normalise, redact, refuse_unusable, scrub, sqlite_path
@@ -95,6 +96,8 @@ class Store:
         self._engine = engine
         #: Only an engine the store made is the store's to dispose of.
         self._owns_engine = owns
+        #: Batches of rows go in through statements compiled once for this engine.
+        self._inserts = BulkInserts()
         self._file = sqlite_path(url)
         self._identity = _file_identity(self._file)
         #: Completed runs' heads, decoded once for their pages (a completed run never changes).
@@ -222,8 +225,8 @@ class Store:
             for start in range(0, len(run.cases), _CASES_AT_ONCE):
                 # In batches: the rows of 100,000 cases, built at once, would be held twice.
                 chunk = run.cases[start : start + _CASES_AT_ONCE]
-                connection.execute(insert(run_cases), _rows.case_rows(sequence, chunk))
-            _insert_samples(connection, sequence, run.samples)
+                self._inserts.insert(connection, run_cases, _rows.case_rows(sequence, chunk))
+            self._insert_samples(connection, sequence, run.samples)
             if initial is not run.status:
                 # The same guarantee as complete_run, in the same transaction.
                 if run.summary is None:
@@ -257,7 +260,7 @@ class Store:
             sequence = _open_sequence(connection, run_id, token)
             if skip_stored:
                 samples = _unstored(connection, sequence, samples)
-            _insert_samples(connection, sequence, samples)
+            self._insert_samples(connection, sequence, samples)
 
     def complete_run(
         self,
@@ -662,6 +665,16 @@ class Store:
         with self._write("clear the call cache") as connection:
             return _cache.clear(connection, kind=kind, source=source)
 
+    def _insert_samples(
+        self, connection: Connection, sequence: int, batch: Sequence[SampleResult]
+    ) -> None:
+        if not batch:
+            return
+        sample_values, metric_values = _rows.sample_rows(sequence, batch, datetime.now(UTC))
+        # executemany: a C loop on SQLite, one pipelined round trip with psycopg 3.
+        self._inserts.insert(connection, samples, sample_values)
+        self._inserts.insert(connection, metrics, metric_values)
+
     # -- plumbing --------------------------------------------------------------------------
 
     @contextmanager
@@ -834,16 +847,6 @@ def _unstored(
 
 def _run_read(connection: Connection, row: RowMapping, *, samples: bool) -> Run:
     return _reads.full_run(connection, row) if samples else _reads.run_with_cases(connection, row)
-
-
-def _insert_samples(connection: Connection, sequence: int, batch: Sequence[SampleResult]) -> None:
-    if not batch:
-        return
-    sample_values, metric_values = _rows.sample_rows(sequence, batch, datetime.now(UTC))
-    # executemany: a C loop on SQLite, one pipelined round trip with psycopg 3.
-    connection.execute(insert(samples), sample_values)
-    if metric_values:
-        connection.execute(insert(metrics), metric_values)
 
 
 def _open_sequence(connection: Connection, run_id: str, token: str | None = None) -> int:
