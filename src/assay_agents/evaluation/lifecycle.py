@@ -31,6 +31,7 @@ from assay_agents.errors import (
     LeaseError,
     ReadOnlyRunError,
     StoreError,
+    StoreUnavailableError,
     Terminated,
 )
 from assay_agents.evaluation._signals import terminations
@@ -51,6 +52,7 @@ from assay_agents.judging import Judge, judge_chain, judge_identity
 from assay_agents.judging.spec import judge_spec
 from assay_agents.results import (
     CaseSnapshot,
+    GradedSample,
     Run,
     RunSettings,
     RunStatus,
@@ -111,6 +113,7 @@ async def evaluate_with(
 
         cache_store(store)  # a store that keeps no replies is refused before the run exists
     explicit = await asyncio.to_thread(_explicit_baseline, store, options.baseline, suite, plan)
+    judged = _judge_scores_compared(options, plan)
     await _prepare(suite, options)
     await _connect(options.executor)
     agent = _agent(suite, options, store)  # after prepare: the copy shares what it set up
@@ -122,6 +125,11 @@ async def evaluate_with(
             resolve_release, options.release, suite_folder(suite.origin)
         )
         fresh = _new_run(suite, plan, options, owner, release)
+    # Chosen before any agent runs: a baseline that cannot be read stops a new run before it
+    # exists, and the one chosen is the one compared with (its gradings held until then).
+    chosen = None
+    if fresh is not None:
+        chosen = await _choose_baseline(store, fresh, explicit, options, judged, progress.note)
     try:
         run, skip, models = await with_store_retries(
             lambda: _begin(store, suite, plan, options, owner, fresh),
@@ -136,8 +144,12 @@ async def evaluate_with(
         raise
     with terminations(asyncio.current_task()) as termination:
         try:
+            if chosen is None:  # a resumed run: its baseline is one stored before it
+                chosen = await _choose_baseline(
+                    store, run, explicit, options, judged, observers.note
+                )
             return await _guarded(
-                suite, plan, options, store, observers, run, skip, models, owner, explicit, agent
+                suite, plan, options, store, observers, run, skip, models, owner, chosen, agent
             )
         except BaseException as error:
             signalled = termination.received
@@ -146,6 +158,8 @@ async def evaluate_with(
             observers.interrupted(run, reason)
             if signalled is not None and isinstance(error, asyncio.CancelledError):
                 raise Terminated(int(signalled), signalled.name) from None
+            if isinstance(error, BaselineError):
+                raise  # bad input: the run stays interrupted, to resume once it is mended
             if isinstance(error, LeaseError | ReadOnlyRunError):
                 raise IncompleteRunError(
                     run.id, "another process took it over; it is theirs to finish", resumable=False
@@ -165,7 +179,7 @@ async def _guarded(
     skip: set[SampleKey],
     models: tuple[ModelSpec, ...],
     owner: Lease,
-    explicit: Run | None,
+    chosen: _Chosen,
     agent: Agent,
 ) -> Evaluation:
     samples = run.settings.samples
@@ -227,11 +241,8 @@ async def _guarded(
         what="read the run's samples back",
     )
     current = run.with_samples(stored)
-    judged = options.judge is not None and any(
-        metric.kind == "judge" for case in plan.cases for metric in case.metrics
-    )
     compared = await with_store_retries(
-        lambda: _compare(store, current, explicit, options, judged, summary),
+        lambda: _compare(store, current, chosen, options, summary),
         retry_for=options.store_retry,
         note=observers.note,
         what="find the baseline",
@@ -623,26 +634,84 @@ def _require_compatible(run: Run, suite: Suite, plan: SuitePlan, role: str) -> N
         )
 
 
-def _compare(
+def _judge_scores_compared(options: EvaluationOptions, plan: SuitePlan) -> bool:
+    """Whether the run grades judge criteria: its baseline must then be graded by the same judge."""
+    return options.judge is not None and any(
+        metric.kind == "judge" for case in plan.cases for metric in case.metrics
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Chosen:
+    """The baseline a run is compared with, why, and how its samples were graded."""
+
+    baseline: Run | None
+    choice: BaselineChoice
+    #: A pinned or automatic baseline's samples as graded (its cases come with the run); an
+    #: explicit one, or one from a store that reads no gradings apart, holds its samples.
+    graded: list[GradedSample] | None
+
+
+async def _choose_baseline(
     store: RunStore,
     current: Run,
     explicit: Run | None,
     options: EvaluationOptions,
     judged: bool,
-    summary: RunSummary,
-) -> _Compared:
-    """Compare with the baseline, and the models with each other: computed here, once.
+    note: Callable[[str], None],
+) -> _Chosen:
+    """Choose the baseline (:func:`choose_baseline`) and read it; damaged, it is bad input.
 
-    The baseline is chosen by :func:`choose_baseline` (explicit, pinned, latest passing);
-    items pair by their own fingerprints, so a grown or changed suite keeps its gate on what
-    is unchanged. The comparison is labelled against the latest control run's noise floor;
-    the model comparison (two or more models) carries their intervals.
+    A pinned or automatic baseline that does not read (edited or damaged by hand) is a
+    :class:`BaselineError`, as an explicit one is: the run would otherwise execute every
+    sample and then fail to compare them, again on every resume.
     """
+    try:
+        return await with_store_retries(
+            lambda: _chosen(store, current, explicit, options, judged),
+            retry_for=options.store_retry,
+            note=note,
+            what="find the baseline",
+        )
+    except (LeaseError, ReadOnlyRunError, StoreUnavailableError):
+        raise
+    except StoreError as error:
+        raise BaselineError(
+            f"the baseline cannot be read: {error}; pin a run that "
+            "reads (assay-agents baseline set RUN), name one with --baseline RUN, or narrow "
+            "the automatic choice with --baseline-where KEY=VALUE"
+        ) from None
+
+
+def _chosen(
+    store: RunStore, current: Run, explicit: Run | None, options: EvaluationOptions, judged: bool
+) -> _Chosen:
     # A baseline found here is read with its cases, its samples only as they were graded:
     # a comparison pools nothing else. An explicit one was read whole already.
     baseline, choice = choose_baseline(
         store, current, explicit, options.baseline_where, judged, samples=False
     )
+    graded = None
+    if baseline is not None and baseline is not explicit and isinstance(store, GradedRunStore):
+        graded = store.graded_samples(baseline.id)
+    return _Chosen(baseline, choice, graded)
+
+
+def _compare(
+    store: RunStore,
+    current: Run,
+    chosen: _Chosen,
+    options: EvaluationOptions,
+    summary: RunSummary,
+) -> _Compared:
+    """Compare with the baseline, and the models with each other: computed here, once.
+
+    The baseline was chosen before the run (:func:`_choose_baseline`: explicit, pinned,
+    latest passing); items pair by their own fingerprints, so a grown or changed suite keeps
+    its gate on what is unchanged. The comparison is labelled against the latest control
+    run's noise floor; the model comparison (two or more models) carries their intervals.
+    """
+    baseline = chosen.baseline
     comparison = None
     if baseline is not None:
         policy = ComparisonPolicy(
@@ -650,14 +719,12 @@ def _compare(
             drift_tolerance=options.drift_tolerance,
             noise_floor=noise_floor(store, current),
         )
-        graded = None
-        if baseline is not explicit and isinstance(store, GradedRunStore):
-            graded = graded_on_cases_run(store.graded_samples(baseline.id), current)
+        graded = None if chosen.graded is None else graded_on_cases_run(chosen.graded, current)
         comparison = compare(on_cases_run(baseline, current), current, policy, graded=graded)
     models = None
     if len(summary.by_model) >= 2:  # the models its samples ran on
         models = compare_models(current)
-    return _Compared(comparison, models, baseline, choice)
+    return _Compared(comparison, models, baseline, chosen.choice)
 
 
 @dataclass(frozen=True, slots=True)

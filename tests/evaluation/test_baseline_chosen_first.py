@@ -1,0 +1,155 @@
+"""A run's baseline is chosen and read before any agent runs, and is the one it is compared with.
+
+A pinned or automatic baseline that does not read (edited by hand) stops a new run before it
+exists: exit 2, nothing stored, no agent called; a resumed run stays interrupted until the
+history is mended or another baseline is named.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+
+import assay_agents as assay
+from assay_agents import checks
+from assay_agents.results import RunStatus
+from assay_agents.results.baseline import BaselineReason
+from commandline import Cli
+
+SUITE = """
+from pathlib import Path
+
+import assay_agents as assay
+from assay_agents import checks
+
+CALLS = Path(__file__).with_name("calls.txt")
+
+
+def agent(text, ctx):
+    with CALLS.open("a") as calls:
+        calls.write(text + "\\n")
+    return "ok"
+
+
+suite = assay.Suite("chosen first", agent=agent, checks=[checks.exact_match()])
+for number in range(3):
+    suite.case(f"q{number}", expected="ok")
+"""
+
+
+def _project(tmp_path: Path) -> tuple[Cli, Path]:
+    (tmp_path / "suite.py").write_text(SUITE)
+    return Cli(tmp_path), tmp_path / ".assay" / "assay.db"
+
+
+def _damage_the_first_metric(path: Path) -> None:
+    with sqlite3.connect(path) as connection:
+        triggers = connection.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+        for (name,) in triggers.fetchall():
+            connection.execute(f"DROP TRIGGER {name}")
+        connection.execute("UPDATE metrics SET score = 7.5 WHERE rowid = 1")
+
+
+def _runs(path: Path) -> list[tuple[str, str]]:
+    with sqlite3.connect(path) as connection:
+        return list(connection.execute("SELECT id, status FROM runs ORDER BY sequence"))
+
+
+def _calls(tmp_path: Path) -> int:
+    calls = tmp_path / "calls.txt"
+    return len(calls.read_text().splitlines()) if calls.exists() else 0
+
+
+def test_a_damaged_automatic_baseline_stops_a_new_run_before_it_exists(tmp_path: Path) -> None:
+    cli, path = _project(tmp_path)
+    first = cli("run", "suite.py", "--quiet")
+    assert first.exit_code == 0, first.output
+    _damage_the_first_metric(path)
+    runs, calls = _runs(path), _calls(tmp_path)
+
+    refused = cli("run", "suite.py", "--quiet")
+
+    assert refused.exit_code == 2, refused.output
+    baseline = runs[0][0]
+    assert f"the baseline cannot be read: run {baseline}: metric 'exact_match' score" in (
+        refused.stderr
+    )
+    assert "assay-agents baseline set RUN" in refused.stderr
+    assert "--resume" not in refused.output and "Traceback" not in refused.output
+    assert _runs(path) == runs  # no run was created
+    assert _calls(tmp_path) == calls  # and no agent was called
+
+
+def test_a_resumed_run_with_a_damaged_baseline_stays_interrupted_until_one_is_named(
+    tmp_path: Path,
+) -> None:
+    cli, path = _project(tmp_path)
+    assert cli("run", "suite.py", "--quiet").exit_code == 0
+    assert cli("run", "suite.py", "--quiet").exit_code == 0
+    with assay.Store.open(f"sqlite:///{path}") as store:
+        second, first = (run.id for run in store.history())
+        # A run of the same suite that stopped before any sample: as a killed process left it.
+        stopped = store.get_run(second)
+        store.create_run(
+            replace(
+                stopped,
+                id="stopped-run",
+                status=RunStatus.RUNNING,
+                sequence=None,
+                number=None,
+                finished_at=None,
+                samples=(),
+                summary=None,
+                comparison=None,
+                baseline_id=None,
+                outcome=None,
+                baseline_choice=None,
+                lease=None,
+            )
+        )
+        store.mark_interrupted("stopped-run", finished_at=stopped.started_at, error="killed")
+    _damage_the_first_metric(path)
+    assert cli("baseline", "set", first).exit_code == 0  # the damaged run is the pinned one
+    calls = _calls(tmp_path)
+
+    refused = cli("run", "suite.py", "--quiet", "--resume", "stopped-run")
+
+    assert refused.exit_code == 2, refused.output
+    assert f"the baseline cannot be read: run {first}" in refused.stderr
+    assert ("stopped-run", "interrupted") in _runs(path)
+    assert _calls(tmp_path) == calls
+    # Named another baseline, the same run resumes and is compared with it.
+    resumed = cli("run", "suite.py", "--quiet", "--resume", "stopped-run", "--baseline", second)
+    assert resumed.exit_code == 0, resumed.output
+    assert ("stopped-run", "completed") in _runs(path)
+    assert f"Baseline: {second[:8]}" in resumed.stdout
+    assert _calls(tmp_path) == calls + 3
+
+
+def test_the_baseline_chosen_before_the_run_is_the_one_compared_with(tmp_path: Path) -> None:
+    # Another run is pinned while this one executes: the run is compared with the baseline it
+    # started with, and says so.
+    with assay.Store.open(f"sqlite:///{tmp_path}/assay.db", migrate=True) as store:
+        pin_meanwhile: list[str] = []
+
+        def agent(text: str, ctx: assay.AgentContext) -> str:
+            while pin_meanwhile:
+                store.pin_baseline(pin_meanwhile.pop())
+            return "ok"
+
+        suite = assay.Suite("moving", agent=agent, checks=[checks.exact_match()])
+        for number in range(3):
+            suite.case(f"q{number}", expected="ok")
+        first = assay.evaluate(suite, db=store, progress=False)
+        second = assay.evaluate(suite, db=store, progress=False)
+        store.pin_baseline(first.run.id)
+        pin_meanwhile.append(second.run.id)
+
+        third = assay.evaluate(suite, db=store, progress=False)
+
+        pinned = store.pinned_baseline("moving", third.run.agent)
+        assert not pin_meanwhile and pinned is not None and pinned.id == second.run.id
+        assert third.comparison is not None and third.comparison.baseline_id == first.run.id
+        assert third.baseline.reason is BaselineReason.PINNED
+        assert third.baseline.run_id == first.run.id
