@@ -211,6 +211,18 @@ def test_a_metric_figure_outside_its_range_is_refused(
     _refused(history, ["report", RUN], f"run {RUN}: metric 'helpful' {message}")
 
 
+@pytest.mark.parametrize(("value", "shown"), [("yes", "'yes'"), (2, "2"), (0.5, "0.5")])
+def test_a_hand_edited_pass_flag_is_refused_not_coerced(
+    history: Path, value: object, shown: str
+) -> None:
+    _edit(history, "UPDATE metrics SET passed = ? WHERE name = 'helpful'", value)
+    _refused(
+        history,
+        ["report", RUN],
+        f"run {RUN}: metric 'helpful' passed: expected true or false, not {shown}",
+    )
+
+
 def test_every_edit_left_unmade_still_reads(history: Path) -> None:
     # The fixture's own history reads: the refusals above are the edits, not the setup.
     done = Cli(history.parent.parent)("report", RUN)

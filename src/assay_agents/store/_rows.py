@@ -334,7 +334,7 @@ def _object(value: object, path: str) -> dict[str, Any]:
 def metric_from(row: RowMapping) -> MetricResult:
     """Build a metric result from its row; a value that does not read is a StoreError."""
     stored = {name: row[name] for name in _METRIC_COLUMNS}
-    if stored["passed"] in (0, 1):  # a boolean, as the driver gives it
+    if type(stored["passed"]) is int and stored["passed"] in (0, 1):  # SQLite's booleans
         stored["passed"] = bool(stored["passed"])
     try:
         return cast(MetricResult, read(MetricResult, stored, ""))

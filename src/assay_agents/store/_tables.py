@@ -92,6 +92,28 @@ class MalformedJSON(ValueError):
         self.detail = detail
 
 
+class StoredBoolean(TypeDecorator[bool]):
+    """A boolean read as it is stored, so that a value edited by hand is refused, not coerced.
+
+    SQLite keeps booleans as the integers 0 and 1. SQLAlchemy's own reader takes any value
+    for one (``'yes'`` reads as true); this one gives back 0 and 1 as booleans and anything
+    else as it is, for the record reader to refuse naming the field.
+    """
+
+    impl = Boolean
+    cache_ok = True
+
+    def result_processor(self, dialect: Dialect, coltype: object) -> Any:
+        """Booleans as they are, 0 and 1 as booleans, anything else untouched."""
+
+        def process(value: object) -> object:
+            if type(value) is int and value in (0, 1):
+                return bool(value)
+            return value
+
+        return process
+
+
 # SQLite only aliases the rowid (and AUTOINCREMENT only applies) for a plain INTEGER key.
 SequenceKey: TypeEngine[int] = BigInteger().with_variant(Integer(), "sqlite")
 
@@ -231,7 +253,7 @@ metrics = Table(
     Column("category", String(), nullable=False),
     Column("threshold", Float, nullable=False),
     Column("score", Float),
-    Column("passed", Boolean, nullable=False),
+    Column("passed", StoredBoolean(), nullable=False),
     Column("reason", Text),
     Column("error", Text),
     Column("votes", JSONDocument("metrics.votes")),
