@@ -43,9 +43,9 @@ from assay_agents import checks
 
 def agent(question, ctx):
     # Ignores ctx.model: every sample goes to the same model.
-    client = openai.OpenAI(base_url=os.environ["CHAT_BASE_URL"], api_key="test")
-    response = client.chat.completions.create(
-        model="support-v1", messages=[{"role": "user", "content": question}])
+    with openai.OpenAI(base_url=os.environ["CHAT_BASE_URL"], api_key="test") as client:
+        response = client.chat.completions.create(
+            model="support-v1", messages=[{"role": "user", "content": question}])
     return response.choices[0].message.content
 
 

@@ -124,14 +124,16 @@ def make_agent(gate, live_url, clients):
 
 def hammer_outside(live_url, stop, outcomes):
     """Plain application traffic with no sample context, during the whole run."""
-    client = httpx.Client()
-    while not stop.is_set():
-        try:
-            outcomes.append(client.get(f"{live_url}/outside").json()["live"])
-            outcomes.append(requests.get(f"{live_url}/outside", timeout=5).json()["live"])
-        except Exception as error:  # recorded, then asserted on
-            outcomes.append(repr(error))
-        time.sleep(0.01)
+    # Closed on the way out: an httpx client left open is freed only by a later collection,
+    # whose unclosed-socket warning then fails whichever test is running.
+    with httpx.Client() as client:
+        while not stop.is_set():
+            try:
+                outcomes.append(client.get(f"{live_url}/outside").json()["live"])
+                outcomes.append(requests.get(f"{live_url}/outside", timeout=5).json()["live"])
+            except Exception as error:  # recorded, then asserted on
+                outcomes.append(repr(error))
+            time.sleep(0.01)
 
 
 def test_fifty_concurrent_samples_never_see_each_others_fixtures(live_server):

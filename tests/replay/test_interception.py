@@ -224,17 +224,19 @@ def chat_fixtures(content="ready"):
 
 def test_the_openai_client_is_replayed_sync_and_async():
     messages = [{"role": "user", "content": "hi"}]
-    with session_for(chat_fixtures()).active():
-        client = openai.OpenAI(
+    with (
+        session_for(chat_fixtures()).active(),
+        openai.OpenAI(
             api_key="sk-test-key-0123456789", base_url="https://llm.example/v1", max_retries=0
-        )
+        ) as client,
+    ):
         answer = client.chat.completions.create(model="m", messages=messages)
 
     async def ask():
-        client = openai.AsyncOpenAI(
+        async with openai.AsyncOpenAI(
             api_key="sk-test-key-0123456789", base_url="https://llm.example/v1", max_retries=0
-        )
-        return await client.chat.completions.create(model="m", messages=messages)
+        ) as client:
+            return await client.chat.completions.create(model="m", messages=messages)
 
     with session_for(chat_fixtures("async")).active():
         later = asyncio.run(ask())
@@ -244,12 +246,14 @@ def test_the_openai_client_is_replayed_sync_and_async():
 
 def test_openai_credentials_never_reach_the_evidence():
     session = session_for(chat_fixtures())
-    with session.active():
-        client = openai.OpenAI(
+    with (
+        session.active(),
+        openai.OpenAI(
             api_key="sk-wrong-key-9876543210", base_url="https://llm.example/v1", max_retries=0
-        )
-        with pytest.raises(openai.APIConnectionError):
-            client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
+        ) as client,
+        pytest.raises(openai.APIConnectionError),
+    ):
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
     evidence = json.dumps(session.evidence().to_json())
     assert "header authorization" in evidence and "$.messages[0].content" in evidence
     assert "sk-wrong" not in evidence and "sk-test" not in evidence

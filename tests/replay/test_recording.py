@@ -58,21 +58,22 @@ def test_a_streamed_openai_call_records_its_events_and_replays_them_in_order(tmp
     usage = {"prompt_tokens": 7, "completion_tokens": 3, "total_tokens": 10}
     server = ScriptedServer([streamed("Order 42 shipped.", input_tokens=7, output_tokens=3)])
     server.start()
-    client = openai.OpenAI(base_url=server.base_url, api_key=SECRET_KEY, max_retries=0)
-    with ReplaySession(record=path).active():
-        live = ask_streaming(client)
-    server.stop()
+    # Closed here: a client left to the collector may leave its socket to a later test.
+    with openai.OpenAI(base_url=server.base_url, api_key=SECRET_KEY, max_retries=0) as client:
+        with ReplaySession(record=path).active():
+            live = ask_streaming(client)
+        server.stop()
 
-    written = json.loads(path.read_text())
-    events = written["interactions"][0]["response"]["events"]
-    assert [event["data"] for event in events][-1] == "[DONE]"
-    assert events[-2]["data"]["usage"] == usage
-    assert written["interactions"][0]["json"]["stream"] is True
-    assert SECRET_KEY not in path.read_text()
+        written = json.loads(path.read_text())
+        events = written["interactions"][0]["response"]["events"]
+        assert [event["data"] for event in events][-1] == "[DONE]"
+        assert events[-2]["data"]["usage"] == usage
+        assert written["interactions"][0]["json"]["stream"] is True
+        assert SECRET_KEY not in path.read_text()
 
-    session = replayed(path)
-    with session.active():
-        again = ask_streaming(client)
+        session = replayed(path)
+        with session.active():
+            again = ask_streaming(client)
     assert again == live == ["Order ", "42 ", "shipped."]
     assert session.evidence().passed, session.evidence().problems()
 
