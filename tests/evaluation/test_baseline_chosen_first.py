@@ -11,10 +11,16 @@ import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 import assay_agents as assay
 from assay_agents import checks
+from assay_agents.compare import compare
+from assay_agents.evaluation import lifecycle
+from assay_agents.evaluation.comparing import on_cases_run
 from assay_agents.results import RunStatus
 from assay_agents.results.baseline import BaselineReason
+from assay_agents.results.comparison import ComparisonPolicy
 from commandline import Cli
 
 SUITE = """
@@ -72,10 +78,12 @@ def test_a_damaged_automatic_baseline_stops_a_new_run_before_it_exists(tmp_path:
 
     assert refused.exit_code == 2, refused.output
     baseline = runs[0][0]
-    assert f"the baseline cannot be read: run {baseline}: metric 'exact_match' score" in (
-        refused.stderr
-    )
+    assert (
+        "the automatic baseline (the latest passing run) cannot be read: "
+        f"run {baseline}: metric 'exact_match' score"
+    ) in refused.stderr
     assert "assay-agents baseline set RUN" in refused.stderr
+    assert "--baseline-where KEY=VALUE" in refused.stderr
     assert "--resume" not in refused.output and "Traceback" not in refused.output
     assert _runs(path) == runs  # no run was created
     assert _calls(tmp_path) == calls  # and no agent was called
@@ -116,7 +124,8 @@ def test_a_resumed_run_with_a_damaged_baseline_stays_interrupted_until_one_is_na
     refused = cli("run", "suite.py", "--quiet", "--resume", "stopped-run")
 
     assert refused.exit_code == 2, refused.output
-    assert f"the baseline cannot be read: run {first}" in refused.stderr
+    assert f"the pinned baseline cannot be read: run {first}: metric" in refused.stderr
+    assert "unpin it (assay-agents baseline clear SPEC)" in refused.stderr
     assert ("stopped-run", "interrupted") in _runs(path)
     assert _calls(tmp_path) == calls
     # Named another baseline, the same run resumes and is compared with it.
@@ -153,3 +162,71 @@ def test_the_baseline_chosen_before_the_run_is_the_one_compared_with(tmp_path: P
         assert third.comparison is not None and third.comparison.baseline_id == first.run.id
         assert third.baseline.reason is BaselineReason.PINNED
         assert third.baseline.run_id == first.run.id
+
+
+def test_a_damaged_run_read_to_choose_the_baseline_is_named_as_what_it_is(
+    tmp_path: Path,
+) -> None:
+    # No run passed, so choosing reads the earlier runs to say why there is no baseline: the
+    # damaged one is named as a run of the history, not as the baseline.
+    cli, path = _project(tmp_path)
+    (tmp_path / "suite.py").write_text(SUITE.replace('return "ok"', 'return "no"'))
+    assert cli("run", "suite.py", "--quiet").exit_code == 1
+    with sqlite3.connect(path) as connection:
+        connection.execute("DROP TRIGGER IF EXISTS runs_append_only_update")
+        connection.execute("UPDATE runs SET links = '{oops'")
+        (failed,) = connection.execute("SELECT id FROM runs").fetchone()
+    runs = _runs(path)
+
+    refused = cli("run", "suite.py", "--quiet")
+
+    assert refused.exit_code == 2, refused.output
+    assert (
+        f"the history cannot be read to choose the baseline: run {failed}: stored links"
+    ) in refused.stderr
+    assert _runs(path) == runs
+
+
+def test_a_baseline_too_large_to_hold_is_read_again_and_compares_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    answers = {"q0": "ok", "q1": "ok", "q2": "ok"}
+
+    def agent(text: str, ctx: assay.AgentContext) -> str:
+        return answers[text]
+
+    suite = assay.Suite("held", agent=agent, checks=[checks.exact_match()], samples=2)
+    for question in answers:
+        suite.case(question, expected="ok")
+    with assay.Store.open(f"sqlite:///{tmp_path}/assay.db", migrate=True) as store:
+        first = assay.evaluate(suite, db=store, progress=False)
+        reads: list[str] = []
+        graded = store.graded_samples
+        monkeypatch.setattr(
+            store, "graded_samples", lambda run_id: reads.append(run_id) or graded(run_id)
+        )
+        monkeypatch.setattr(lifecycle, "HELD_BASELINE_SAMPLES", 5)  # the baseline holds 6
+        answers["q1"] = "no"
+
+        second = assay.evaluate(suite, db=store, progress=False)
+
+        assert reads == [first.run.id, first.run.id]  # chosen, then read again to compare
+        baseline, current = store.get_run(first.run.id), store.get_run(second.run.id)
+        whole = compare(on_cases_run(baseline, current), current, ComparisonPolicy())
+        assert second.comparison == whole
+        assert [change.case_id for change in whole.changes] == ["q1"]
+
+
+def test_a_legacy_candidate_with_a_damaged_summary_is_named(tmp_path: Path) -> None:
+    # A run stored before outcomes were kept passes by its summary: a damaged one names it.
+    cli, path = _project(tmp_path)
+    assert cli("run", "suite.py", "--quiet").exit_code == 0
+    with sqlite3.connect(path) as connection:
+        connection.execute("DROP TRIGGER IF EXISTS runs_append_only_update")
+        connection.execute('UPDATE runs SET outcome = NULL, summary = \'{"total": "many"}\'')
+        (legacy,) = connection.execute("SELECT id FROM runs").fetchone()
+
+    refused = cli("run", "suite.py", "--quiet")
+
+    assert refused.exit_code == 2, refused.output
+    assert f"choose the baseline: run {legacy}: stored summary" in refused.stderr

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+import pytest
 from sqlalchemy import Connection, insert, select
 from store_builders import T0, make_run, varied_samples
 
+from assay_agents.errors import StoreError
 from assay_agents.store import Store
 from assay_agents.store._bulk import BulkInserts
 from assay_agents.store._rows import sample_rows
@@ -80,3 +83,15 @@ def test_case_snapshots_go_in_through_the_bulk_path(store: Store) -> None:
 
 def _key(sample: Any) -> tuple[str, str, int]:
     return (sample.case_id, sample.model or "", sample.sample)
+
+
+def test_a_value_its_column_cannot_store_is_a_store_error_and_nothing_is_stored(
+    store: Store,
+) -> None:
+    run = store.create_run(make_run())
+    unstorable = varied_samples()[:1]
+    unstorable = [replace(unstorable[0], metadata={"seen": {1, 2}})]  # a set is not JSON
+    with pytest.raises(StoreError, match="save samples") as refused:
+        store.save_samples(run.id, unstorable)
+    assert not refused.value.transient
+    assert store.get_run(run.id).samples == ()

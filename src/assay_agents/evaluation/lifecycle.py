@@ -8,6 +8,7 @@ leaves a lease that expires, so a resume can take the run over.
 from __future__ import annotations
 
 import asyncio
+import functools
 import uuid
 from collections.abc import Callable, Collection, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -60,7 +61,7 @@ from assay_agents.results import (
     SampleResult,
     with_run_judge_usage,
 )
-from assay_agents.results.baseline import BaselineChoice
+from assay_agents.results.baseline import BaselineChoice, BaselineReason
 from assay_agents.results.gating import RunGate
 from assay_agents.results.packed import PackedSamples
 from assay_agents.results.release import Release
@@ -649,7 +650,13 @@ class _Chosen:
     choice: BaselineChoice
     #: A pinned or automatic baseline's samples as graded (its cases come with the run); an
     #: explicit one, or one from a store that reads no gradings apart, holds its samples.
+    #: ``None`` for a baseline too large to hold through the run: it is read again to compare.
     graded: list[GradedSample] | None
+
+    @property
+    def held_apart(self) -> bool:
+        """Whether the baseline's samples are read apart, as graded (not explicit, not whole)."""
+        return self.choice.reason in (BaselineReason.PINNED, BaselineReason.LATEST_PASSING)
 
 
 async def _choose_baseline(
@@ -660,15 +667,18 @@ async def _choose_baseline(
     judged: bool,
     note: Callable[[str], None],
 ) -> _Chosen:
-    """Choose the baseline (:func:`choose_baseline`) and read it; damaged, it is bad input.
+    """Choose the baseline (:func:`choose_baseline`) and read it; a damaged history is bad input.
 
-    A pinned or automatic baseline that does not read (edited or damaged by hand) is a
-    :class:`BaselineError`, as an explicit one is: the run would otherwise execute every
-    sample and then fail to compare them, again on every resume.
+    A pinned or automatic baseline that does not read (edited or damaged by hand), or a run
+    that must be read to choose one, is a :class:`BaselineError`, as a wrong explicit one
+    is: the run would otherwise execute every sample and then fail to compare them, again
+    on every resume.
     """
     try:
-        return await with_store_retries(
-            lambda: _chosen(store, current, explicit, options, judged),
+        baseline, choice = await with_store_retries(
+            lambda: choose_baseline(
+                store, current, explicit, options.baseline_where, judged, samples=False
+            ),
             retry_for=options.store_retry,
             note=note,
             what="find the baseline",
@@ -677,24 +687,46 @@ async def _choose_baseline(
         raise
     except StoreError as error:
         raise BaselineError(
-            f"the baseline cannot be read: {error}; pin a run that "
-            "reads (assay-agents baseline set RUN), name one with --baseline RUN, or narrow "
-            "the automatic choice with --baseline-where KEY=VALUE"
+            f"the history cannot be read to choose the baseline: {error}; name a baseline "
+            "with --baseline RUN, or pin one (assay-agents baseline set RUN)"
         ) from None
+    if baseline is None or baseline is explicit or not isinstance(store, GradedRunStore):
+        return _Chosen(baseline, choice, None)
+    try:
+        graded = await with_store_retries(
+            functools.partial(store.graded_samples, baseline.id),
+            retry_for=options.store_retry,
+            note=note,
+            what="read the baseline",
+        )
+    except (LeaseError, ReadOnlyRunError, StoreUnavailableError):
+        raise
+    except StoreError as error:
+        raise BaselineError(_unreadable_baseline(choice, error)) from None
+    # Held through the run when small; a larger one is read again to compare (see _compare).
+    return _Chosen(baseline, choice, graded if len(graded) <= HELD_BASELINE_SAMPLES else None)
 
 
-def _chosen(
-    store: RunStore, current: Run, explicit: Run | None, options: EvaluationOptions, judged: bool
-) -> _Chosen:
-    # A baseline found here is read with its cases, its samples only as they were graded:
-    # a comparison pools nothing else. An explicit one was read whole already.
-    baseline, choice = choose_baseline(
-        store, current, explicit, options.baseline_where, judged, samples=False
-    )
-    graded = None
-    if baseline is not None and baseline is not explicit and isinstance(store, GradedRunStore):
-        graded = store.graded_samples(baseline.id)
-    return _Chosen(baseline, choice, graded)
+#: A baseline's graded samples held from the start of a run to its comparison, at most
+#: (about 1.3 KB each with three metrics); a larger baseline is read again at the end.
+HELD_BASELINE_SAMPLES = 20_000
+
+
+def _unreadable_baseline(choice: BaselineChoice, error: StoreError) -> str:
+    """Why the chosen baseline cannot be compared with, and how to choose another."""
+    if choice.reason is BaselineReason.PINNED:
+        what = "pinned baseline"
+        remedy = (
+            "pin a run that reads (assay-agents baseline set RUN), unpin it (assay-agents "
+            "baseline clear SPEC), or name one with --baseline RUN"
+        )
+    else:
+        what = "automatic baseline (the latest passing run)"
+        remedy = (
+            "pin a run that reads (assay-agents baseline set RUN), name one with --baseline "
+            "RUN, or narrow the automatic choice with --baseline-where KEY=VALUE"
+        )
+    return f"the {what} cannot be read: {error}; {remedy}"
 
 
 def _compare(
@@ -719,7 +751,11 @@ def _compare(
             drift_tolerance=options.drift_tolerance,
             noise_floor=noise_floor(store, current),
         )
-        graded = None if chosen.graded is None else graded_on_cases_run(chosen.graded, current)
+        graded = chosen.graded
+        if graded is None and chosen.held_apart and isinstance(store, GradedRunStore):
+            graded = store.graded_samples(baseline.id)  # too large to hold through the run
+        if graded is not None:
+            graded = graded_on_cases_run(graded, current)
         comparison = compare(on_cases_run(baseline, current), current, policy, graded=graded)
     models = None
     if len(summary.by_model) >= 2:  # the models its samples ran on

@@ -38,7 +38,7 @@ def latest_passing(
     passes when no sample failed or errored), whose metadata matches ``where``.
     """
     query = (
-        select(runs.c.sequence, runs.c.outcome, runs.c.summary, runs.c.metadata)
+        select(runs.c.sequence, runs.c.id, runs.c.outcome, runs.c.summary, runs.c.metadata)
         .where(*_candidates(run, same_judge, where))
         .order_by(runs.c.sequence.desc())
         .limit(_PAGE)

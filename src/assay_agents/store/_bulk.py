@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, Dialect, Table, insert
+from sqlalchemy.exc import StatementError
 
 #: A row to insert, by column name (every row of a batch names the same columns).
 Row = dict[str, Any]
@@ -41,7 +42,19 @@ class _Compiled:
         )
 
     def parameters(self, rows: Sequence[Row]) -> list[Any]:
-        """The rows as the driver takes them: tuples in order, or dicts by name."""
+        """The rows as the driver takes them: tuples in order, or dicts by name.
+
+        A value its column's type cannot convert fails as SQLAlchemy's own execution fails
+        (a :class:`~sqlalchemy.exc.StatementError`), so callers see one kind of error.
+        """
+        try:
+            return self._converted(rows)
+        except (TypeError, ValueError, OverflowError) as error:
+            raise StatementError(
+                f"({type(error).__name__}) {error}", self.sql, None, error
+            ) from error
+
+    def _converted(self, rows: Sequence[Row]) -> list[Any]:
         names, converters = self.names, self.converters
         if self.positional:
             ordered: list[Any] = []
@@ -76,4 +89,11 @@ class BulkInserts:
         compiled = self._compiled.get(key)
         if compiled is None:
             compiled = self._compiled[key] = _Compiled(table, columns, dialect)
-        connection.exec_driver_sql(compiled.sql, compiled.parameters(rows))
+        parameters = compiled.parameters(rows)
+        try:
+            connection.exec_driver_sql(compiled.sql, parameters)
+        except (TypeError, ValueError, OverflowError) as error:
+            # psycopg serialises JSON while it executes: a value that is not JSON fails there.
+            raise StatementError(
+                f"({type(error).__name__}) {error}", compiled.sql, None, error
+            ) from error
