@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
+from assay_agents.errors import StoreError
 from assay_agents.evaluation.ports import GradedRunStore, RunStore
 from assay_agents.results import Run, RunStatus
 from assay_agents.results.baseline import (
@@ -58,7 +59,14 @@ def choose_baseline(
     found = found_by(same_judge=judged, where=dict(where))
     if found is not None:
         return found, BaselineChoice(BaselineReason.LATEST_PASSING, found.id, dict(where))
-    note, hint = _no_baseline(store, current, judged, where)
+    try:
+        note, hint = _no_baseline(store, current, judged, where)
+    except StoreError as error:
+        if error.transient:
+            raise
+        # The earlier runs are read only to explain the absence: one that does not read is
+        # named, and the run goes on without a baseline, as it would have anyway.
+        note, hint = f"no earlier run could be the baseline; one does not read ({error})", None
     return None, BaselineChoice(BaselineReason.NONE, None, dict(where), note, hint)
 
 

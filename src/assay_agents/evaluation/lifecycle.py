@@ -8,6 +8,7 @@ leaves a lease that expires, so a resume can take the run over.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import uuid
 from collections.abc import Callable, Collection, Coroutine, Iterator, Sequence
@@ -113,7 +114,12 @@ async def evaluate_with(
         from assay_agents.evaluation.caching import cache_store
 
         cache_store(store)  # a store that keeps no replies is refused before the run exists
-    explicit = await asyncio.to_thread(_explicit_baseline, store, options.baseline, suite, plan)
+    explicit = await with_store_retries(
+        functools.partial(_explicit_baseline, store, options.baseline, suite, plan),
+        retry_for=options.store_retry,
+        note=progress.note,
+        what="read the baseline",
+    )
     judged = _judge_scores_compared(options, plan)
     await _prepare(suite, options)
     await _connect(options.executor)
@@ -580,6 +586,8 @@ def _explicit_baseline(
     try:
         baseline = store.get_run(ref)
     except StoreError as error:
+        if error.transient or isinstance(error, StoreUnavailableError):
+            raise  # an outage, retried by the caller: not a wrong baseline
         raise BaselineError(f"baseline {ref!r}: {error}") from None
     if baseline.status is not RunStatus.COMPLETED:
         raise BaselineError(f"baseline {baseline.id} is {baseline.status.value}, not completed")
@@ -659,6 +667,11 @@ class _Chosen:
         return self.choice.reason in (BaselineReason.PINNED, BaselineReason.LATEST_PASSING)
 
 
+#: A baseline's graded samples held from the start of a run to its comparison, at most
+#: (about 1.3 KB each with three metrics); a larger baseline is read again at the end.
+HELD_BASELINE_SAMPLES = 20_000
+
+
 async def _choose_baseline(
     store: RunStore,
     current: Run,
@@ -674,7 +687,7 @@ async def _choose_baseline(
     is: the run would otherwise execute every sample and then fail to compare them, again
     on every resume.
     """
-    try:
+    with _refused_as_bad_input(_unreadable_history):
         baseline, choice = await with_store_retries(
             lambda: choose_baseline(
                 store, current, explicit, options.baseline_where, judged, samples=False
@@ -683,33 +696,38 @@ async def _choose_baseline(
             note=note,
             what="find the baseline",
         )
-    except (LeaseError, ReadOnlyRunError, StoreUnavailableError):
-        raise
-    except StoreError as error:
-        raise BaselineError(
-            f"the history cannot be read to choose the baseline: {error}; name a baseline "
-            "with --baseline RUN, or pin one (assay-agents baseline set RUN)"
-        ) from None
     if baseline is None or baseline is explicit or not isinstance(store, GradedRunStore):
         return _Chosen(baseline, choice, None)
-    try:
+    with _refused_as_bad_input(functools.partial(_unreadable_baseline, choice)):
         graded = await with_store_retries(
             functools.partial(store.graded_samples, baseline.id),
             retry_for=options.store_retry,
             note=note,
             what="read the baseline",
         )
-    except (LeaseError, ReadOnlyRunError, StoreUnavailableError):
-        raise
-    except StoreError as error:
-        raise BaselineError(_unreadable_baseline(choice, error)) from None
     # Held through the run when small; a larger one is read again to compare (see _compare).
     return _Chosen(baseline, choice, graded if len(graded) <= HELD_BASELINE_SAMPLES else None)
 
 
-#: A baseline's graded samples held from the start of a run to its comparison, at most
-#: (about 1.3 KB each with three metrics); a larger baseline is read again at the end.
-HELD_BASELINE_SAMPLES = 20_000
+@contextlib.contextmanager
+def _refused_as_bad_input(explained: Callable[[StoreError], str]) -> Iterator[None]:
+    """A store's refusal to read (not an outage, a lease or a completed run) as bad input."""
+    try:
+        yield
+    except (LeaseError, ReadOnlyRunError, StoreUnavailableError):
+        raise
+    except StoreError as error:
+        if error.transient:
+            raise
+        raise BaselineError(explained(error)) from None
+
+
+def _unreadable_history(error: StoreError) -> str:
+    return (
+        f"the history cannot be read to choose the baseline: {error}; name a baseline with "
+        "--baseline RUN, pin one (assay-agents baseline set RUN), or unpin a damaged one "
+        "(assay-agents baseline clear SPEC)"
+    )
 
 
 def _unreadable_baseline(choice: BaselineChoice, error: StoreError) -> str:
@@ -753,7 +771,9 @@ def _compare(
         )
         graded = chosen.graded
         if graded is None and chosen.held_apart and isinstance(store, GradedRunStore):
-            graded = store.graded_samples(baseline.id)  # too large to hold through the run
+            # Too large to hold through the run: read again, as it read when it was chosen.
+            with _refused_as_bad_input(functools.partial(_unreadable_baseline, chosen.choice)):
+                graded = store.graded_samples(baseline.id)
         if graded is not None:
             graded = graded_on_cases_run(graded, current)
         comparison = compare(on_cases_run(baseline, current), current, policy, graded=graded)
