@@ -58,6 +58,15 @@ def _damage_the_first_metric(path: Path) -> None:
         connection.execute("UPDATE metrics SET score = 7.5 WHERE rowid = 1")
 
 
+def _edit_the_only_run(path: Path, assignment: str) -> str:
+    """Edit the history's one run by hand (``SET assignment``); return its id."""
+    with sqlite3.connect(path) as connection:
+        connection.execute("DROP TRIGGER IF EXISTS runs_append_only_update")
+        connection.execute(f"UPDATE runs SET {assignment}")
+        (edited,) = connection.execute("SELECT id FROM runs").fetchone()
+    return str(edited)
+
+
 def _runs(path: Path) -> list[tuple[str, str]]:
     with sqlite3.connect(path) as connection:
         return list(connection.execute("SELECT id, status FROM runs ORDER BY sequence"))
@@ -173,10 +182,7 @@ def test_a_damaged_run_read_only_to_explain_no_baseline_is_named_and_the_run_goe
     cli, path = _project(tmp_path)
     (tmp_path / "suite.py").write_text(SUITE.replace('return "ok"', 'return "no"'))
     assert cli("run", "suite.py", "--quiet").exit_code == 1
-    with sqlite3.connect(path) as connection:
-        connection.execute("DROP TRIGGER IF EXISTS runs_append_only_update")
-        connection.execute("UPDATE runs SET links = '{oops'")
-        (failed,) = connection.execute("SELECT id FROM runs").fetchone()
+    failed = _edit_the_only_run(path, "links = '{oops'")
 
     again = cli("run", "suite.py", "--quiet")
 
@@ -244,10 +250,7 @@ def test_a_legacy_candidate_with_a_damaged_summary_is_named(tmp_path: Path) -> N
     # A run stored before outcomes were kept passes by its summary: a damaged one names it.
     cli, path = _project(tmp_path)
     assert cli("run", "suite.py", "--quiet").exit_code == 0
-    with sqlite3.connect(path) as connection:
-        connection.execute("DROP TRIGGER IF EXISTS runs_append_only_update")
-        connection.execute('UPDATE runs SET outcome = NULL, summary = \'{"total": "many"}\'')
-        (legacy,) = connection.execute("SELECT id FROM runs").fetchone()
+    legacy = _edit_the_only_run(path, 'outcome = NULL, summary = \'{"total": "many"}\'')
 
     refused = cli("run", "suite.py", "--quiet")
 
