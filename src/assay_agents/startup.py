@@ -16,6 +16,7 @@ import contextlib
 import gc
 import os
 import sys
+from collections.abc import Iterator
 from types import FrameType
 
 from assay_agents.exit_codes import ExitCode
@@ -79,6 +80,26 @@ def set_aside() -> None:
         _set_aside = True
         young, middle, full = gc.get_threshold()
         gc.set_threshold(young, middle, max(full, FULL_COLLECTION_EVERY))
+        gc.enable()
+
+
+@contextlib.contextmanager
+def collector_held() -> Iterator[None]:
+    """In ``assay-agents run``, no collection while Assay alone reads or compares a run.
+
+    Reading a baseline of 100,000 samples, reading the run back and comparing the two
+    allocate millions of objects that live for the phase and form no cycles: each of the
+    full collections they set off walks the whole heap (the suite's cases, both runs'
+    snapshots), seconds in all, and frees nothing that reference counting does not. Only
+    where no agent runs, and only in the script's own process, as :func:`set_aside`.
+    """
+    if not _set_aside or not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
         gc.enable()
 
 

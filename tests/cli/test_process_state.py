@@ -185,6 +185,11 @@ def test_the_collector_runs_while_the_samples_of_a_command_run(cli_process) -> N
     (cli.cwd / "collecting.py").write_text(textwrap.dedent(COLLECTING))
     done = cli("run", "collecting.py", "--quiet")
     assert done.returncode == 0, done.stdout + done.stderr
+    # Again, with the first run as its baseline: held while the baseline is read, the
+    # collector runs again by the time the samples do.
+    again = cli("run", "collecting.py", "--quiet")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "(latest passing run)" in again.stdout, again.stdout
 
 
 @pytest.mark.process  # the script's own process

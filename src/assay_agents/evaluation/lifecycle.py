@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable, Collection, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from assay_agents.agent import Agent, ModelSpec, parse_models
 from assay_agents.compare import (
@@ -75,8 +75,10 @@ from assay_agents.runner.hooks import Capture, GroupedCapture
 from assay_agents.runner.progress import Progress
 from assay_agents.spec import Suite, SuitePlan
 from assay_agents.spec.plan import SharedDefinitions
+from assay_agents.startup import collector_held
 
 SampleKey = tuple[str, str | None, int]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -401,8 +403,9 @@ def _read_back(store: RunStore, run_id: str) -> tuple[RunSummary, PackedSamples]
             counting.add_all(page)
             yield page
 
-    packed = PackedSamples(counted())
-    return counting.summary(), packed
+    with collector_held():
+        packed = PackedSamples(counted())
+        return counting.summary(), packed
 
 
 async def _supervised(
@@ -690,8 +693,16 @@ async def _choose_baseline(
     """
     with _refused_as_bad_input(_unreadable_history):
         baseline, choice = await with_store_retries(
-            lambda: choose_baseline(
-                store, current, explicit, options.baseline_where, judged, samples=False
+            _uncollected(
+                functools.partial(
+                    choose_baseline,
+                    store,
+                    current,
+                    explicit,
+                    options.baseline_where,
+                    judged,
+                    samples=False,
+                )
             ),
             retry_for=options.store_retry,
             note=note,
@@ -701,13 +712,23 @@ async def _choose_baseline(
         return _Chosen(baseline, choice, None)
     with _refused_as_bad_input(functools.partial(_unreadable_baseline, choice)):
         graded = await with_store_retries(
-            functools.partial(store.graded_samples, baseline.id),
+            _uncollected(functools.partial(store.graded_samples, baseline.id)),
             retry_for=options.store_retry,
             note=note,
             what="read the baseline",
         )
     # Held through the run when small; a larger one is read again to compare (see _compare).
     return _Chosen(baseline, choice, graded if len(graded) <= HELD_BASELINE_SAMPLES else None)
+
+
+def _uncollected(work: Callable[[], T]) -> Callable[[], T]:
+    """``work`` done with the collector held (:func:`~assay_agents.startup.collector_held`)."""
+
+    def held() -> T:
+        with collector_held():
+            return work()
+
+    return held
 
 
 @contextlib.contextmanager
@@ -762,6 +783,17 @@ def _compare(
     its gate on what is unchanged. The comparison is labelled against the latest control
     run's noise floor; the model comparison (two or more models) carries their intervals.
     """
+    with collector_held():
+        return _compared(store, current, chosen, options, summary)
+
+
+def _compared(
+    store: RunStore,
+    current: Run,
+    chosen: _Chosen,
+    options: EvaluationOptions,
+    summary: RunSummary,
+) -> _Compared:
     baseline = chosen.baseline
     comparison = None
     if baseline is not None:

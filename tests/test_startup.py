@@ -1,0 +1,50 @@
+"""The collector is held only in the script's own process, and always given back."""
+
+import gc
+
+import pytest
+
+from assay_agents import startup
+
+
+@pytest.fixture
+def collecting():
+    enabled = gc.isenabled()
+    gc.enable()
+    yield
+    if not enabled:
+        gc.disable()
+
+
+def test_a_program_that_imports_assay_keeps_its_collector_running(collecting) -> None:
+    assert startup._set_aside is False  # this test process is not the script
+    with startup.collector_held():
+        assert gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_in_the_script_the_collector_is_held_and_given_back(collecting, monkeypatch) -> None:
+    monkeypatch.setattr(startup, "_set_aside", True)
+    with startup.collector_held():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_the_collector_is_given_back_when_the_held_work_fails(collecting, monkeypatch) -> None:
+    monkeypatch.setattr(startup, "_set_aside", True)
+    with pytest.raises(RuntimeError), startup.collector_held():
+        raise RuntimeError("the read failed")
+    assert gc.isenabled()
+
+
+def test_a_collector_the_script_found_off_stays_off(monkeypatch) -> None:
+    monkeypatch.setattr(startup, "_set_aside", True)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        with startup.collector_held():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        if enabled:
+            gc.enable()
