@@ -436,8 +436,10 @@ def _machinery() -> None:
     import assay_agents.report.prose
     import assay_agents.runner.progress
     import assay_agents.store.store  # noqa: F401
+    from assay_agents.results.pricing import load_catalogue
     from assay_agents.startup import set_aside
 
+    load_catalogue()
     set_aside()
 
 

@@ -462,11 +462,10 @@ async def _prepare(suite: Suite, options: EvaluationOptions) -> None:
     if callable(preflight):
         # What the agent needs for the models asked (a provider's key), checked up front.
         steps.append(lambda: preflight(options.models))
-    if judges or options.models or callable(getattr(suite.agent, "prepare", None)):
-        # Priced from the first sample on: a judge's calls, a model's samples, a built-in
-        # agent's tokens. A plain agent with none of these may never report a model; the
-        # first of its samples that does loads the tables while no agent runs (grading).
-        steps.append(load_catalogue)
+    # Always: an agent may name its model in metadata["model"] with no --model or judge, and
+    # a catalogue imported on a worker thread while agents import on theirs can hand one of
+    # them a half-initialised module.
+    steps.append(load_catalogue)
     if options.models:
         from assay_agents.runner.answering import preload_watch
 

@@ -4,9 +4,6 @@ A sync agent runs on a thread of its own, started when its sample's turn comes: 
 and its timeout start when the thread does, never while it waits for a worker. A timed-out
 sync agent cannot be killed; its daemon thread is left to finish on its own and never keeps
 the process alive or holds up a later sample.
-
-A run counts its agent calls in flight (:class:`AgentCalls`), so that work which must not
-overlap them (loading the price tables) waits for a moment when none runs.
 """
 
 from __future__ import annotations
@@ -17,7 +14,7 @@ import contextvars
 import inspect
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,55 +27,6 @@ class Timed:
     error: BaseException | None
     elapsed_ms: float
     timed_out: bool = False
-
-
-class AgentCalls:
-    """A run's agent calls in flight, and a pause between them for work that must run alone.
-
-    Loading a library while agents run would stop their clocks' event loop for its duration
-    or, on another thread, race an agent's own imports (which can then see a module half
-    initialised). :meth:`alone` holds new calls back, waits for those in flight to return,
-    does the work on the event loop, and lets the calls go on. An agent abandoned at its
-    timeout has returned, as far as the run is concerned: it is not waited for.
-    """
-
-    def __init__(self) -> None:
-        self._running = 0
-        self._idle = asyncio.Event()
-        self._idle.set()
-        self._open = asyncio.Event()
-        self._open.set()
-        self._pause = asyncio.Lock()
-
-    @contextlib.asynccontextmanager
-    async def call(self) -> AsyncIterator[None]:
-        """Around one agent call: it starts once no pause is under way."""
-        while not self._open.is_set():
-            await self._open.wait()
-        self._running += 1
-        self._idle.clear()
-        try:
-            yield
-        finally:
-            self._running -= 1
-            if not self._running:
-                self._idle.set()
-
-    async def alone(self, work: Callable[[], object]) -> None:
-        """Do ``work`` while no agent call runs (one pause at a time)."""
-        async with self._pause:
-            self._open.clear()
-            try:
-                await self._idle.wait()
-                work()
-            finally:
-                self._open.set()
-
-
-#: The agent calls of the run executing in this context (``None`` outside a run).
-agent_calls: contextvars.ContextVar[AgentCalls | None] = contextvars.ContextVar(
-    "assay_agent_calls", default=None
-)
 
 
 def is_async(agent: Callable[..., Any]) -> bool:

@@ -17,7 +17,7 @@ from assay_agents.judging.judge import wait_listener
 from assay_agents.ratelimit import PaceKey, current_pacer
 from assay_agents.results import SampleResult
 from assay_agents.results.diagnosis import Roster
-from assay_agents.runner._calling import AgentCalls, accepting_context, agent_calls
+from assay_agents.runner._calling import accepting_context
 from assay_agents.runner.answering import watched_run
 from assay_agents.runner.diagnosing import DIAGNOSED, Diagnosing, conclude
 from assay_agents.runner.execute import run_sample
@@ -143,12 +143,10 @@ class Runner:
             note=self.progress.note,
         )
         pacer = current_pacer.set(self.pacing)
-        calling = agent_calls.set(AgentCalls())
         try:
             with _frozen_heap(), watched_run(models):
                 return await self._gather(items, models)
         finally:
-            agent_calls.reset(calling)
             current_pacer.reset(pacer)
             wait_listener.reset(listening)
             self.progress.stop()

@@ -21,7 +21,7 @@ from assay_agents.judging.cache import positioned
 from assay_agents.results import MetricResult, SampleResult, decide_status, errored, scored
 from assay_agents.results.storable import storable
 from assay_agents.results.tracebacks import TRACEBACK_KEY
-from assay_agents.runner._calling import Timed, agent_calls, call_timed
+from assay_agents.runner._calling import Timed, call_timed
 from assay_agents.runner._traceback import user_traceback
 from assay_agents.runner.answering import answered, watching
 from assay_agents.runner.grading import Judging, grade, price
@@ -243,15 +243,13 @@ async def _call_agent(
     timeout: float | None,
     replay: ReplaySession | None = None,
 ) -> Timed:
-    calls = agent_calls.get()
-    async with contextlib.nullcontext() if calls is None else calls.call():
-        if replay is None:
-            return await call_timed(agent, value, context, timeout)
-        # Only the agent call is replayed: checks and judges run outside the session. A bound
-        # sync agent keeps interception installed until its thread really stops. A recording
-        # is saved by the caller, which turns a failure to save into this sample's error.
-        with replay.active(save=False):
-            return await call_timed(replay.bind(agent), value, context, timeout)
+    if replay is None:
+        return await call_timed(agent, value, context, timeout)
+    # Only the agent call is replayed: checks and judges run outside the session. A bound
+    # sync agent keeps interception installed until its thread really stops. A recording
+    # is saved by the caller, which turns a failure to save into this sample's error.
+    with replay.active(save=False):
+        return await call_timed(replay.bind(agent), value, context, timeout)
 
 
 def _capturing(capture: Capture | None) -> AbstractContextManager[CaptureWatch | None]:

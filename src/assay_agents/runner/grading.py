@@ -14,7 +14,6 @@ from assay_agents.judging.retry import sample_deadline
 from assay_agents.results import JudgeUsage as CountedUsage
 from assay_agents.results import MetricResult, errored
 from assay_agents.results.pricing import catalogue_loaded, estimate_cost, load_catalogue
-from assay_agents.runner._calling import agent_calls
 from assay_agents.spec import JSON, CasePlan, PlannedMetric, canonical_json
 
 #: The error a judge criterion keeps until the separate judging of its sample grades it.
@@ -117,27 +116,15 @@ async def price(outcome: Outcome, model: ModelSpec | None) -> Outcome:
     if usage is None or usage.cost_usd is not None or model is None:
         return outcome
     if not catalogue_loaded():
-        await _load_catalogue()
+        # Loading the price tables takes a while: never on the event loop, where it would
+        # stop every other sample's clock.
+        await asyncio.to_thread(load_catalogue)
     estimate = estimate_cost(model.provider, model.model, usage.input_tokens, usage.output_tokens)
     if estimate is None:
         return outcome
     priced = Usage(usage.input_tokens, usage.output_tokens, estimate.cost_usd, "estimated")
     metadata = {**outcome.metadata, "cost_rate": estimate.rate()}
     return dataclasses.replace(outcome, usage=priced, metadata=metadata)
-
-
-async def _load_catalogue() -> None:
-    """Load the price tables the first time a sample needs them, stopping no agent's clock.
-
-    In a run, while no agent call runs (:class:`~assay_agents.runner._calling.AgentCalls`):
-    it takes tens of milliseconds, which would otherwise be charged to the samples in
-    flight. Outside one (an outcome graded alone), off the event loop.
-    """
-    calls = agent_calls.get()
-    if calls is None:
-        await asyncio.to_thread(load_catalogue)
-    else:
-        await calls.alone(load_catalogue)
 
 
 async def _price_each(outcome: Outcome, by_model: dict[str, tuple[int, int]]) -> Outcome:
@@ -153,7 +140,7 @@ async def _price_each(outcome: Outcome, by_model: dict[str, tuple[int, int]]) ->
     if totals != (usage.input_tokens or 0, usage.output_tokens or 0):
         return outcome
     if not catalogue_loaded():
-        await _load_catalogue()
+        await asyncio.to_thread(load_catalogue)
     rates: dict[str, JSON] = {}
     total = 0.0
     for name, (input_tokens, output_tokens) in by_model.items():
