@@ -48,3 +48,11 @@ def test_a_collector_the_script_found_off_stays_off(monkeypatch) -> None:
     finally:
         if enabled:
             gc.enable()
+
+
+def test_the_collector_is_not_held_while_agents_may_run(collecting, monkeypatch) -> None:
+    monkeypatch.setattr(startup, "_set_aside", True)
+    with startup.agents_at_work(), startup.collector_held():
+        assert gc.isenabled()
+    with startup.collector_held():
+        assert not gc.isenabled()

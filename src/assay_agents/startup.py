@@ -16,6 +16,7 @@ import contextlib
 import gc
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from types import FrameType
 
@@ -83,6 +84,36 @@ def set_aside() -> None:
         gc.enable()
 
 
+#: Agent work under way in this process: runs executing their samples, sync agents' threads
+#: and agents abandoned at their timeout that still run (see :func:`collector_held`).
+_agent_work = 0
+_agent_work_lock = threading.Lock()
+
+
+def agent_work_started() -> None:
+    """Count one piece of agent work under way (ended by :func:`agent_work_ended`)."""
+    global _agent_work
+    with _agent_work_lock:
+        _agent_work += 1
+
+
+def agent_work_ended() -> None:
+    """Count one piece of agent work as ended."""
+    global _agent_work
+    with _agent_work_lock:
+        _agent_work -= 1
+
+
+@contextlib.contextmanager
+def agents_at_work() -> Iterator[None]:
+    """Around a run's execution of its samples: its agents may run."""
+    agent_work_started()
+    try:
+        yield
+    finally:
+        agent_work_ended()
+
+
 @contextlib.contextmanager
 def collector_held() -> Iterator[None]:
     """In ``assay-agents run``, no collection while Assay alone reads or compares a run.
@@ -90,10 +121,12 @@ def collector_held() -> Iterator[None]:
     Reading a baseline of 100,000 samples, reading the run back and comparing the two
     allocate millions of objects that live for the phase and form no cycles: each of the
     full collections they set off walks the whole heap (the suite's cases, both runs'
-    snapshots), seconds in all, and frees nothing that reference counting does not. Only
-    where no agent runs, and only in the script's own process, as :func:`set_aside`.
+    snapshots), seconds in all, and frees nothing that reference counting does not. Only in
+    the script's own process, as :func:`set_aside`, and only while no agent runs: not while
+    another run executes its samples (one an agent started), nor while an agent abandoned
+    at its timeout still runs, which may make cyclic garbage the whole time.
     """
-    if not _set_aside or not gc.isenabled():
+    if not _set_aside or not gc.isenabled() or _agent_work:
         yield
         return
     gc.disable()

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from assay_agents.startup import agent_work_ended, agent_work_started
+
 
 @dataclass(frozen=True, slots=True)
 class Timed:
@@ -74,6 +76,8 @@ async def _call_async(awaitable: Any, timeout: float | None) -> Timed:
         task.cancel()
         _ABANDONED.add(task)
         task.add_done_callback(_ABANDONED.discard)
+        agent_work_started()  # it may go on running after its run has ended
+        task.add_done_callback(lambda _: agent_work_ended())
     return Timed(None, None, _since(started), timed_out=True)
 
 
@@ -101,15 +105,24 @@ async def _call_sync(
     call = contextvars.copy_context().run
 
     def work() -> None:
-        begun = time.perf_counter()
-        _resolve(loop, started, begun)
         try:
-            outcome = Timed(call(agent, value, context), None, _since(begun))
-        except BaseException as error:  # SystemExit too: it is this sample's error
-            outcome = Timed(None, error, _since(begun))
-        _resolve(loop, finished, outcome)
+            begun = time.perf_counter()
+            _resolve(loop, started, begun)
+            try:
+                outcome = Timed(call(agent, value, context), None, _since(begun))
+            except BaseException as error:  # SystemExit too: it is this sample's error
+                outcome = Timed(None, error, _since(begun))
+            _resolve(loop, finished, outcome)
+        finally:
+            agent_work_ended()
 
-    threading.Thread(target=work, name="assay-agent", daemon=True).start()
+    # Counted for as long as the thread lives: abandoned at its timeout, it may run on.
+    agent_work_started()
+    try:
+        threading.Thread(target=work, name="assay-agent", daemon=True).start()
+    except BaseException:
+        agent_work_ended()  # never started: nothing runs
+        raise
     begun = await started
     remaining = None if timeout is None else max(timeout - (time.perf_counter() - begun), 0.0)
     try:

@@ -28,7 +28,7 @@ from assay_agents.runner.progress import Progress, QuietProgress
 from assay_agents.runner.sink import MemorySink, ResultSink
 from assay_agents.runner.wrapping import SampleWrapper, wrapped
 from assay_agents.spec import CasePlan, SuitePlan
-from assay_agents.startup import anything_frozen
+from assay_agents.startup import agents_at_work, anything_frozen
 
 DEFAULT_CONCURRENCY = 8
 SampleKey = tuple[str, str | None, int]
@@ -144,7 +144,7 @@ class Runner:
         )
         pacer = current_pacer.set(self.pacing)
         try:
-            with _frozen_heap(), watched_run(models):
+            with _frozen_heap(), watched_run(models), agents_at_work():
                 return await self._gather(items, models)
         finally:
             current_pacer.reset(pacer)
