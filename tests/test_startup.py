@@ -8,7 +8,10 @@ from assay_agents import startup
 
 
 @pytest.fixture
-def collecting():
+def collecting(monkeypatch):
+    # Counted agent work is the process's: another test may have left an agent running.
+    monkeypatch.setattr(startup, "_agent_work", 0)
+    monkeypatch.setattr(startup, "_holding", 0)
     enabled = gc.isenabled()
     gc.enable()
     yield
@@ -39,6 +42,8 @@ def test_the_collector_is_given_back_when_the_held_work_fails(collecting, monkey
 
 def test_a_collector_the_script_found_off_stays_off(monkeypatch) -> None:
     monkeypatch.setattr(startup, "_set_aside", True)
+    monkeypatch.setattr(startup, "_agent_work", 0)
+    monkeypatch.setattr(startup, "_holding", 0)
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -56,3 +61,16 @@ def test_the_collector_is_not_held_while_agents_may_run(collecting, monkeypatch)
         assert gc.isenabled()
     with startup.collector_held():
         assert not gc.isenabled()
+
+
+def test_overlapping_phases_hold_it_together_and_the_last_gives_it_back(
+    collecting, monkeypatch
+) -> None:
+    monkeypatch.setattr(startup, "_set_aside", True)
+    first, second = startup.collector_held(), startup.collector_held()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert not gc.isenabled()  # the second phase still holds it
+    second.__exit__(None, None, None)
+    assert gc.isenabled()

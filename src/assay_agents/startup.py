@@ -87,20 +87,22 @@ def set_aside() -> None:
 #: Agent work under way in this process: runs executing their samples, sync agents' threads
 #: and agents abandoned at their timeout that still run (see :func:`collector_held`).
 _agent_work = 0
-_agent_work_lock = threading.Lock()
+#: Phases holding the collector now (it is enabled again when the last one ends).
+_holding = 0
+_counting = threading.Lock()
 
 
 def agent_work_started() -> None:
     """Count one piece of agent work under way (ended by :func:`agent_work_ended`)."""
     global _agent_work
-    with _agent_work_lock:
+    with _counting:
         _agent_work += 1
 
 
 def agent_work_ended() -> None:
     """Count one piece of agent work as ended."""
     global _agent_work
-    with _agent_work_lock:
+    with _counting:
         _agent_work -= 1
 
 
@@ -122,18 +124,25 @@ def collector_held() -> Iterator[None]:
     allocate millions of objects that live for the phase and form no cycles: each of the
     full collections they set off walks the whole heap (the suite's cases, both runs'
     snapshots), seconds in all, and frees nothing that reference counting does not. Only in
-    the script's own process, as :func:`set_aside`, and only while no agent runs: not while
-    another run executes its samples (one an agent started), nor while an agent abandoned
-    at its timeout still runs, which may make cyclic garbage the whole time.
+    the script's own process, as :func:`set_aside`, and only for a phase that begins while
+    no agent work is counted: not while a run (one an agent started) executes its samples,
+    nor while an agent abandoned at its timeout still runs, which may make cyclic garbage
+    the whole time. Phases that overlap hold it together; the last to end enables it again.
     """
-    if not _set_aside or not gc.isenabled() or _agent_work:
-        yield
-        return
-    gc.disable()
+    global _holding
+    with _counting:
+        hold = _set_aside and not _agent_work and (_holding > 0 or gc.isenabled())
+        if hold:
+            _holding += 1
+            gc.disable()
     try:
         yield
     finally:
-        gc.enable()
+        if hold:
+            with _counting:
+                _holding -= 1
+                if not _holding:
+                    gc.enable()
 
 
 def _guard() -> None:

@@ -66,19 +66,30 @@ async def _call_async(awaitable: Any, timeout: float | None) -> Timed:
     try:
         done, _ = await asyncio.wait({task}, timeout=timeout)
     except asyncio.CancelledError:
-        task.cancel()
+        _abandon(task)
         raise
     if task in done:
         timed = task.result()
         if timed.elapsed_ms / 1000 <= timeout:
             return timed
     else:
-        task.cancel()
-        _ABANDONED.add(task)
-        task.add_done_callback(_ABANDONED.discard)
-        agent_work_started()  # it may go on running after its run has ended
-        task.add_done_callback(lambda _: agent_work_ended())
+        _abandon(task)
     return Timed(None, None, _since(started), timed_out=True)
+
+
+def _abandon(task: asyncio.Future[Timed]) -> None:
+    """Cancel an agent's task and leave it: counted as agent work until it is done.
+
+    An agent that swallows or takes its time over the cancellation may go on running after
+    its sample, and its run, have ended.
+    """
+    task.cancel()
+    if task.done():
+        return
+    _ABANDONED.add(task)
+    task.add_done_callback(_ABANDONED.discard)
+    agent_work_started()
+    task.add_done_callback(lambda _: agent_work_ended())
 
 
 #: Agent tasks cancelled at their timeout and still running: held so they are not
@@ -105,6 +116,9 @@ async def _call_sync(
     call = contextvars.copy_context().run
 
     def work() -> None:
+        # Counted for as long as the thread lives (abandoned at its timeout, it may run on),
+        # from before its sample learns that it started.
+        agent_work_started()
         try:
             begun = time.perf_counter()
             _resolve(loop, started, begun)
@@ -116,13 +130,7 @@ async def _call_sync(
         finally:
             agent_work_ended()
 
-    # Counted for as long as the thread lives: abandoned at its timeout, it may run on.
-    agent_work_started()
-    try:
-        threading.Thread(target=work, name="assay-agent", daemon=True).start()
-    except BaseException:
-        agent_work_ended()  # never started: nothing runs
-        raise
+    threading.Thread(target=work, name="assay-agent", daemon=True).start()
     begun = await started
     remaining = None if timeout is None else max(timeout - (time.perf_counter() - begun), 0.0)
     try:
