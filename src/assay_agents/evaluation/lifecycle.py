@@ -251,7 +251,7 @@ async def _guarded(
     )
     current = run.with_samples(stored)
     compared = await with_store_retries(
-        lambda: _compare(store, current, chosen, options, summary),
+        _uncollected(lambda: _compare(store, current, chosen, options, summary)),
         retry_for=options.store_retry,
         note=observers.note,
         what="find the baseline",
@@ -782,17 +782,6 @@ def _compare(
     its gate on what is unchanged. The comparison is labelled against the latest control
     run's noise floor; the model comparison (two or more models) carries their intervals.
     """
-    with collector_held():
-        return _compared(store, current, chosen, options, summary)
-
-
-def _compared(
-    store: RunStore,
-    current: Run,
-    chosen: _Chosen,
-    options: EvaluationOptions,
-    summary: RunSummary,
-) -> _Compared:
     baseline = chosen.baseline
     comparison = None
     if baseline is not None:
