@@ -6,8 +6,7 @@ the same thing in both.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from assay_agents.results import GradedSample, MetricResult, SampleResult, SampleStatus
@@ -49,84 +48,120 @@ class PooledItem:
 Graded = SampleResult | GradedSample
 
 
-def pool_run(samples: Sequence[Graded]) -> dict[Item, PooledItem]:
-    """Group samples by (case, model) and pool each group, in first-seen order."""
-    grouped: dict[Item, list[Graded]] = defaultdict(list)
-    for sample in samples:
-        grouped[(sample.case_id, sample.model)].append(sample)
-    return {key: pool_item(group) for key, group in grouped.items()}
+def pool_run(samples: Iterable[Graded]) -> dict[Item, PooledItem]:
+    """Pool each item's samples, items in first-seen order.
 
-
-def pool_item(samples: Sequence[Graded]) -> PooledItem:
-    """Pool one item's samples: the agent's error share, then each metric by name.
-
-    One pass over the samples (a comparison pools every item of both runs: at 100,000
-    items, each extra pass is seconds).
+    The samples are folded as they come: a comparison holds one small tally per item, never
+    the samples themselves (at 100,000 items, the samples of both runs at once would be
+    hundreds of megabytes).
     """
-    errors: list[str] = []
-    by_metric: dict[str, list[MetricResult]] = {}
-    passed = evaluated = 0
+    tallies: dict[Item, _ItemTally] = {}
     for sample in samples:
+        key = (sample.case_id, sample.model)
+        tally = tallies.get(key)
+        if tally is None:
+            tally = tallies[key] = _ItemTally()
+        tally.add(sample)
+    pooled: dict[Item, PooledItem] = {}
+    for key in list(tallies):
+        pooled[key] = tallies.pop(key).pooled()  # each tally let go as its item is pooled
+    return pooled
+
+
+def pool_item(samples: Iterable[Graded]) -> PooledItem:
+    """Pool one item's samples: the agent's error share, then each metric by name."""
+    tally = _ItemTally()
+    for sample in samples:
+        tally.add(sample)
+    return tally.pooled()
+
+
+class _ItemTally:
+    """What pooling one item needs from its samples, kept as they are read."""
+
+    __slots__ = ("errors", "evaluated", "first_error", "metrics", "passed", "samples")
+
+    def __init__(self) -> None:
+        self.samples = self.errors = self.passed = self.evaluated = 0
+        self.first_error: str | None = None
+        self.metrics: dict[str, _MetricTally] = {}
+
+    def add(self, sample: Graded) -> None:
+        self.samples += 1
         if sample.error is not None:
-            errors.append(sample.error)
+            self.errors += 1
+            if self.first_error is None:
+                self.first_error = sample.error
         for metric in sample.metrics:
-            named = by_metric.get(metric.name)
+            named = self.metrics.get(metric.name)
             if named is None:
-                by_metric[metric.name] = [metric]
-            else:
-                named.append(metric)
+                named = self.metrics[metric.name] = _MetricTally(metric)
+            named.add(metric)
         if sample.status is not SampleStatus.NOT_EVALUATED:
-            evaluated += 1
-            passed += sample.status is SampleStatus.PASSED
-    share = len(errors) / len(samples)
-    pooled = {
-        AGENT: Pooled(
-            "agent",
-            "agent",
-            1.0,
-            1.0 - share,
-            1.0 - share,
-            share,
-            len(samples),
-            None,
-            errors[0] if errors else None,
-        )
-    }
-    for name, metrics in by_metric.items():
-        pooled[name] = _pool_metric(metrics)
-    return PooledItem(pooled, passed, evaluated)
+            self.evaluated += 1
+            self.passed += sample.status is SampleStatus.PASSED
+
+    def pooled(self) -> PooledItem:
+        share = self.errors / self.samples
+        pooled = {
+            AGENT: Pooled(
+                "agent",
+                "agent",
+                1.0,
+                1.0 - share,
+                1.0 - share,
+                share,
+                self.samples,
+                None,
+                self.first_error,
+            )
+        }
+        for name, metric in self.metrics.items():
+            pooled[name] = metric.pooled()
+        return PooledItem(pooled, self.passed, self.evaluated)
 
 
-def _pool_metric(metrics: Sequence[MetricResult]) -> Pooled:
-    count = len(metrics)
-    scores: list[float] = []  # as effective_score: an errored metric counts zero
-    passed = errors = 0
-    first_error: str | None = None
-    first_reason: str | None = None
-    for metric in metrics:
+class _MetricTally:
+    """One metric of one item over its samples, kept as they are read."""
+
+    __slots__ = ("errors", "first", "first_error", "first_reason", "passed", "scores")
+
+    def __init__(self, first: MetricResult) -> None:
+        self.first = first  # its kind, category and threshold stand for the item's
+        # As effective_score: an errored metric counts zero. Summed at the end, as a list:
+        # the mean is the same to the last bit as over the samples themselves.
+        self.scores: list[float] = []
+        self.passed = self.errors = 0
+        self.first_error: str | None = None
+        self.first_reason: str | None = None
+
+    def add(self, metric: MetricResult) -> None:
         if metric.error is not None:
-            errors += 1
-            if first_error is None:
-                first_error = metric.error
-            scores.append(0.0)
+            self.errors += 1
+            if self.first_error is None:
+                self.first_error = metric.error
+            self.scores.append(0.0)
         else:
-            scores.append(0.0 if metric.score is None else metric.score)
+            self.scores.append(0.0 if metric.score is None else metric.score)
         if metric.passed:
-            passed += 1
-        elif first_reason is None and metric.reason:
-            first_reason = metric.reason
-    first = metrics[0]
-    return Pooled(
-        kind=first.kind,
-        category=first.category,
-        threshold=first.threshold,
-        score=sum(scores) / count,
-        passed=passed / count,
-        errors=errors / count,
-        samples=count,
-        reason=first_reason,
-        error=first_error,
-    )
+            self.passed += 1
+        elif self.first_reason is None and metric.reason:
+            self.first_reason = metric.reason
+
+    def pooled(self) -> Pooled:
+        count = len(self.scores)
+        first = self.first
+        return Pooled(
+            kind=first.kind,
+            category=first.category,
+            threshold=first.threshold,
+            score=sum(self.scores) / count,
+            passed=self.passed / count,
+            errors=self.errors / count,
+            samples=count,
+            reason=self.first_reason,
+            error=self.first_error,
+        )
 
 
 def movement(old: Pooled, new: Pooled) -> float:
