@@ -6,7 +6,9 @@ judges the runs stored before outcomes were kept by their summaries.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -57,6 +59,40 @@ def test_a_baseline_read_for_comparing_has_its_cases_and_its_samples_as_graded(
     pinned = store.pinned_baseline("support", "bot", samples=False)
     assert pinned is not None and pinned.id == whole.id and pinned.samples == ()
     assert pinned.cases == whole.cases
+
+
+def test_a_baseline_read_for_comparing_shares_only_the_definitions_defined_exactly_alike(
+    store: Store,
+) -> None:
+    stored = _completed(store)
+    refund, cancel = stored.cases
+    # As a run about to start would hold them: equal definitions, built anew.
+    alike_refund = replace(refund, definition=copy.deepcopy(refund.definition))
+    # Same fingerprint, another provenance (stored, never fingerprinted): not shared.
+    declared = {**cancel.definition, "provenance": {"input": "recorded"}}
+    current = make_run(cases=(alike_refund, replace(cancel, definition=declared)))
+    for found in (
+        store.find_baseline(current, samples=False, alike=current),
+        _pinned(store, stored.id, current),
+    ):
+        assert found is not None and found.cases == stored.cases  # as stored, either way
+        by_id = found.cases_by_id()
+        assert by_id["refund"].definition is alike_refund.definition
+        assert by_id["cancel"].definition == cancel.definition
+        assert by_id["cancel"].definition is not declared
+    # A definition that reads alike under another fingerprint is not shared either.
+    moved = make_run(cases=(replace(alike_refund, fingerprint="fp-other"), cancel))
+    found = store.find_baseline(moved, samples=False, alike=moved)
+    assert found is not None
+    assert found.cases_by_id()["refund"].definition is not alike_refund.definition
+
+
+def _pinned(store: Store, run_id: str, current: Run) -> Run | None:
+    store.pin_baseline(run_id)
+    try:
+        return store.pinned_baseline("support", "bot", samples=False, alike=current)
+    finally:
+        store.clear_pin("support", "bot")
 
 
 @pytest.mark.parametrize("outcome", [RunOutcome.FAILED, RunOutcome.REGRESSED, RunOutcome.ERRORED])

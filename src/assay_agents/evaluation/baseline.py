@@ -52,8 +52,9 @@ def choose_baseline(
         pinned = store.pinned_baseline(current.suite, current.agent)
         found_by = functools.partial(store.find_baseline, current)
     else:
-        pinned = store.pinned_baseline(current.suite, current.agent, samples=False)
-        found_by = functools.partial(store.find_baseline, current, samples=False)
+        # Its cases defined as the current run's share their definitions with them.
+        pinned = store.pinned_baseline(current.suite, current.agent, samples=False, alike=current)
+        found_by = functools.partial(store.find_baseline, current, samples=False, alike=current)
     if pinned is not None and pinned.id != current.id:
         return pinned, BaselineChoice(BaselineReason.PINNED, pinned.id)
     found = found_by(same_judge=judged, where=dict(where))

@@ -337,16 +337,22 @@ class MemoryRunStore:
         same_judge: bool = False,
         where: Mapping[str, str] | None = None,
         samples: bool = True,
+        alike: Run | None = None,
     ) -> Run | None:
-        """The latest earlier passing full run of the same suite and agent (as the SQL store)."""
+        """The latest earlier passing full run of the same suite and agent (as the SQL store).
+
+        ``alike`` changes nothing here: the runs are in memory, each definition held once.
+        """
         with self._lock:
             for stored in self._newest_first():
                 if _may_be_baseline(stored.run, run, same_judge, where or {}):
                     return self._read(stored.run.id, samples=samples)
             return None
 
-    def pinned_baseline(self, suite: str, agent: str, *, samples: bool = True) -> Run | None:
-        """The run pinned as the baseline of a suite and agent, if any."""
+    def pinned_baseline(
+        self, suite: str, agent: str, *, samples: bool = True, alike: Run | None = None
+    ) -> Run | None:
+        """The run pinned as the baseline of a suite and agent, if any (``alike``: as above)."""
         with self._lock:
             pin = self._pins.get((suite, agent))
             return None if pin is None else self._read(pin.run_id, samples=samples)

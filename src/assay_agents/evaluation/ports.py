@@ -258,12 +258,18 @@ class GradedRunStore(Protocol):
         same_judge: bool = False,
         where: Mapping[str, str] | None = None,
         samples: bool = True,
+        alike: Run | None = None,
     ) -> Run | None:
-        """The automatic baseline; without ``samples``, with its cases only."""
+        """The automatic baseline; without ``samples``, with its cases only.
+
+        A case defined exactly as in ``alike`` may share its definition (held once).
+        """
         ...
 
-    def pinned_baseline(self, suite: str, agent: str, *, samples: bool = True) -> Run | None:
-        """The pinned baseline; without ``samples``, with its cases only."""
+    def pinned_baseline(
+        self, suite: str, agent: str, *, samples: bool = True, alike: Run | None = None
+    ) -> Run | None:
+        """The pinned baseline; without ``samples``, with its cases only (``alike``: as above)."""
         ...
 
     def graded_samples(self, run_id: str) -> list[GradedSample]:

@@ -133,9 +133,18 @@ def full_run(connection: Connection, row: RowMapping) -> Run:
     return replace(_rows.run_from(row, cases, loaded), number=number_of(connection, row))
 
 
-def run_with_cases(connection: Connection, row: RowMapping) -> Run:
-    """Load the run of ``row`` with its cases, without its samples (its summary as stored)."""
-    cases = _cases(connection, row["sequence"])
+def run_with_cases(
+    connection: Connection, row: RowMapping, alike: Sequence[CaseSnapshot] = ()
+) -> Run:
+    """Load the run of ``row`` with its cases, without its samples (its summary as stored).
+
+    A case defined exactly as one of ``alike`` (same id, same fingerprint, equal definition)
+    shares that one's definition: a baseline read to compare with a run of 100,000 unchanged
+    cases would otherwise hold a second copy of each definition through the whole run. Each
+    stored definition is still read, and a damaged one refused.
+    """
+    shared = {case.case_id: case for case in alike}
+    cases = _cases(connection, row["sequence"], shared)
     return replace(_rows.run_from(row, cases), number=number_of(connection, row))
 
 
@@ -158,10 +167,16 @@ def graded_samples(connection: Connection, row: RowMapping) -> list[GradedSample
     return found
 
 
-def _cases(connection: Connection, sequence: int) -> list[CaseSnapshot]:
+def _cases(
+    connection: Connection, sequence: int, alike: Mapping[str, CaseSnapshot] | None = None
+) -> list[CaseSnapshot]:
     query = select(run_cases).where(run_cases.c.run == sequence)
+    shared = alike or {}
     return sorted(
-        (_rows.case_from(r) for r in connection.execute(query).mappings()),
+        (
+            _rows.case_from(r, shared.get(r["case_id"]))
+            for r in connection.execute(query).mappings()
+        ),
         key=lambda case: (case.position, case.case_id),
     )
 

@@ -459,6 +459,7 @@ class Store:
         same_judge: bool = False,
         where: Mapping[str, str] | None = None,
         samples: bool = True,
+        alike: Run | None = None,
     ) -> Run | None:
         """Return the latest earlier passing run of the same suite and agent (the automatic one).
 
@@ -471,7 +472,9 @@ class Store:
         compared. ``where`` restricts it to runs whose metadata has each ``KEY=VALUE``.
         "Earlier" is by database sequence, so a baseline never comes from the future, even
         when clocks tie or disagree. A run not stored yet (no sequence) may take any.
-        Without ``samples``, the run comes with its cases only (see :meth:`graded_samples`).
+        Without ``samples``, the run comes with its cases only (see :meth:`graded_samples`);
+        with ``alike`` too, a case defined as in ``alike`` shares that definition (see
+        :func:`~assay_agents.store._reads.run_with_cases`).
         """
         with self._read(f"baseline of run {run.id}") as connection:
             sequence = _baselines.latest_passing(
@@ -480,16 +483,21 @@ class Store:
             if sequence is None:
                 return None
             row = connection.execute(select(runs).where(runs.c.sequence == sequence))
-            return _run_read(connection, row.mappings().one(), samples=samples)
+            return _run_read(connection, row.mappings().one(), samples=samples, alike=alike)
 
-    def pinned_baseline(self, suite: str, agent: str, *, samples: bool = True) -> Run | None:
+    def pinned_baseline(
+        self, suite: str, agent: str, *, samples: bool = True, alike: Run | None = None
+    ) -> Run | None:
         """Return the run pinned as the baseline of ``suite`` and ``agent``, if any.
 
-        Without ``samples``, the run comes with its cases only (see :meth:`graded_samples`).
+        Without ``samples``, the run comes with its cases only (see :meth:`graded_samples`),
+        sharing the definitions of ``alike``'s cases defined alike.
         """
         with self._read(f"pinned baseline of {suite!r} by {agent!r}") as connection:
             row = _baselines.pinned(connection, suite, agent)
-            return None if row is None else _run_read(connection, row, samples=samples)
+            if row is None:
+                return None
+            return _run_read(connection, row, samples=samples, alike=alike)
 
     def graded_samples(self, run_id: str) -> list[GradedSample]:
         """How each of a run's samples was graded, in report order: what a comparison pools.
@@ -845,8 +853,12 @@ def _unstored(
     return [sample for sample, key in zip(batch, keys, strict=True) if key not in stored]
 
 
-def _run_read(connection: Connection, row: RowMapping, *, samples: bool) -> Run:
-    return _reads.full_run(connection, row) if samples else _reads.run_with_cases(connection, row)
+def _run_read(
+    connection: Connection, row: RowMapping, *, samples: bool, alike: Run | None = None
+) -> Run:
+    if samples:
+        return _reads.full_run(connection, row)
+    return _reads.run_with_cases(connection, row, () if alike is None else alike.cases)
 
 
 def _open_sequence(connection: Connection, run_id: str, token: str | None = None) -> int:
