@@ -12,7 +12,9 @@ Beside it, Assay's own cost: the same ``assay-agents run`` of 1,000 cases with a
 at once (the suite still imports ``openai``) minus ``python -c "import openai"``: start-up,
 building and planning the suite, 1,000 samples stored, the comparison, the summary and
 teardown, without any request (target under 0.6 s). Wall clock and CPU time (user + system,
-as the kernel counts it) are both printed: on a shared machine the CPU time moves less.
+as the kernel counts it) are both printed: on a shared machine the CPU time moves less. The
+same run of one case splits it: what every run costs whatever its size (start-up, imports,
+teardown), and what the 1,000 samples add.
 Run: ``python bench/cli_vs_floor.py [--sizes 1000,10000] [--rounds R]``.
 """
 
@@ -183,28 +185,48 @@ def _size(folder: Path, env: dict[str, str], cases: int, rounds: int) -> None:
 
 
 def _own_cost(folder: Path, env: dict[str, str], rounds: int) -> None:
-    """Alternate an instant ``assay-agents run`` and ``import openai``; print the difference."""
-    instant_spec = _write(folder, "instant_suite.py", INSTANT_SUITE, OWN_CASES)
-    instant_run = [ASSAY, "run", str(instant_spec), "--quiet"]
+    """Alternate instant ``assay-agents run``s and ``import openai``; print the differences."""
+    instant_run = _instant_run(folder, OWN_CASES)
+    single_run = _instant_run(folder, 1)
     import_only = [sys.executable, "-c", "import openai"]
-    for warm in (instant_run, import_only):
+    for warm in (instant_run, single_run, import_only):
         _timed(warm, folder, env)
     instants: list[Timing] = []
+    singles: list[Timing] = []
     imports: list[Timing] = []
     for _ in range(rounds):
         instants.append(_timed(instant_run, folder, env))
+        singles.append(_timed(single_run, folder, env))
         imports.append(_timed(import_only, folder, env))
-    pairs = list(zip(instants, imports, strict=True))
-    own = statistics.median(instant.wall - base.wall for instant, base in pairs)
-    own_cpu = statistics.median(instant.cpu - base.cpu for instant, base in pairs)
+    own, own_cpu = _beyond(instants, imports)
+    fixed, fixed_cpu = _beyond(singles, imports)
     print(f"Assay's own cost, {OWN_CASES:,} instant samples, {rounds} rounds, {_load()}")
     print(f"  assay-agents run, instant agent:  {_figures(instants)}")
+    print(f"  the same, one case:        {_figures(singles)}")
     print(f"  python -c 'import openai': {_figures(imports)}")
     verdict = "OK" if own < OWN_TARGET else "MISSED"
     print(
         f"  whole process minus `import openai` (median): {own:.2f} s, CPU {own_cpu:.2f} s "
         f"(target < {OWN_TARGET:.1f} s) {verdict}"
     )
+    print(
+        f"    of which every run (one case): {fixed:.2f} s, CPU {fixed_cpu:.2f} s; "
+        f"the {OWN_CASES:,} samples: {own - fixed:.2f} s, CPU {own_cpu - fixed_cpu:.2f} s"
+    )
+
+
+def _instant_run(folder: Path, cases: int) -> list[str]:
+    """``assay-agents run`` of a suite of ``cases`` cases whose agent answers at once."""
+    spec = _write(folder, f"instant_suite_{cases}.py", INSTANT_SUITE, cases)
+    return [ASSAY, "run", str(spec), "--quiet"]
+
+
+def _beyond(runs: list[Timing], bases: list[Timing]) -> tuple[float, float]:
+    """The median of the paired differences, wall clock and CPU time."""
+    pairs = list(zip(runs, bases, strict=True))
+    wall = statistics.median(run.wall - base.wall for run, base in pairs)
+    cpu = statistics.median(run.cpu - base.cpu for run, base in pairs)
+    return wall, cpu
 
 
 def main() -> None:
