@@ -200,6 +200,7 @@ def _own_cost(folder: Path, env: dict[str, str], rounds: int) -> None:
         imports.append(_timed(import_only, folder, env))
     own, own_cpu = _beyond(instants, imports)
     fixed, fixed_cpu = _beyond(singles, imports)
+    added, added_cpu = _beyond(instants, singles)
     print(f"Assay's own cost, {OWN_CASES:,} instant samples, {rounds} rounds, {_load()}")
     print(f"  assay-agents run, instant agent:  {_figures(instants)}")
     print(f"  the same, one case:        {_figures(singles)}")
@@ -211,7 +212,7 @@ def _own_cost(folder: Path, env: dict[str, str], rounds: int) -> None:
     )
     print(
         f"    of which every run (one case): {fixed:.2f} s, CPU {fixed_cpu:.2f} s; "
-        f"the {OWN_CASES:,} samples: {own - fixed:.2f} s, CPU {own_cpu - fixed_cpu:.2f} s"
+        f"the {OWN_CASES:,} samples: {added:.2f} s, CPU {added_cpu:.2f} s"
     )
 
 

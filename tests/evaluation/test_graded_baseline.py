@@ -10,7 +10,8 @@ from assay_agents import checks
 from assay_agents.compare import compare
 from assay_agents.evaluation import GradedRunStore, MemoryRunStore
 from assay_agents.evaluation.comparing import on_cases_run
-from assay_agents.results import Run
+from assay_agents.evaluation.ports import reads_alike
+from assay_agents.results import GradedSample, Run
 from assay_agents.results.comparison import Comparison, ComparisonPolicy
 
 #: What the agent answers to each question; the second run changes it.
@@ -98,4 +99,46 @@ def test_a_store_without_graded_reads_compares_with_its_baseline_read_whole(monk
     second = assay.evaluate(_suite(), db=store, progress=False)  # type: ignore[arg-type]
     assert second.comparison is not None and second.comparison.baseline_id == first.run.id
     assert store.whole_reads == 2  # the first run found none, the second its baseline
+    assert {change.case_id for change in second.comparison.changes} == {"q0"}
+
+
+class GradedStoreWithoutAlike:
+    """A graded store written before the baseline reads took ``alike``: read as before."""
+
+    def __init__(self) -> None:
+        self._inner = MemoryRunStore()
+        self.graded_reads = 0
+
+    def find_baseline(
+        self,
+        run: Run,
+        *,
+        same_judge: bool = False,
+        where: Mapping[str, str] | None = None,
+        samples: bool = True,
+    ) -> Run | None:
+        return self._inner.find_baseline(run, same_judge=same_judge, where=where, samples=samples)
+
+    def pinned_baseline(self, suite: str, agent: str, *, samples: bool = True) -> Run | None:
+        return self._inner.pinned_baseline(suite, agent, samples=samples)
+
+    def graded_samples(self, run_id: str) -> list[GradedSample]:
+        self.graded_reads += 1
+        return self._inner.graded_samples(run_id)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._inner, name)
+
+
+def test_a_graded_store_whose_reads_take_no_alike_still_compares_by_its_graded_reads(
+    monkeypatch,
+) -> None:
+    store = GradedStoreWithoutAlike()
+    assert isinstance(store, GradedRunStore) and not reads_alike(store)
+    assert reads_alike(MemoryRunStore())
+    first = assay.evaluate(_suite(), db=store, progress=False)  # type: ignore[arg-type]
+    monkeypatch.setitem(ANSWERS, "q0", "no")
+    second = assay.evaluate(_suite(), db=store, progress=False)  # type: ignore[arg-type]
+    assert second.comparison is not None and second.comparison.baseline_id == first.run.id
+    assert store.graded_reads == 1
     assert {change.case_id for change in second.comparison.changes} == {"q0"}

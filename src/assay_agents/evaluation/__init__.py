@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from assay_agents.evaluation.memory import MemoryRunStore
     from assay_agents.evaluation.options import EvaluationArgs, EvaluationOptions
     from assay_agents.evaluation.ports import (
+        AlikeRunStore,
         Executor,
         GradedRunStore,
         RunObserver,
@@ -64,6 +65,7 @@ _HOMES = {
     "EvaluationArgs": "assay_agents.evaluation.options",
     "EvaluationOptions": "assay_agents.evaluation.options",
     "Executor": "assay_agents.evaluation.ports",
+    "AlikeRunStore": "assay_agents.evaluation.ports",
     "GradedRunStore": "assay_agents.evaluation.ports",
     "RunObserver": "assay_agents.evaluation.ports",
     "RunStore": "assay_agents.evaluation.ports",
@@ -82,6 +84,7 @@ _HOMES = {
 }
 
 __all__ = [
+    "AlikeRunStore",
     "ControlPair",
     "Evaluation",
     "EvaluationArgs",

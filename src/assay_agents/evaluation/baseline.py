@@ -10,9 +10,10 @@ import functools
 from collections import Counter
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from typing import cast
 
 from assay_agents.errors import StoreError
-from assay_agents.evaluation.ports import GradedRunStore, RunStore
+from assay_agents.evaluation.ports import AlikeRunStore, GradedRunStore, RunStore, reads_alike
 from assay_agents.results import Run, RunStatus
 from assay_agents.results.baseline import (
     BaselineChoice,
@@ -51,10 +52,14 @@ def choose_baseline(
     if samples or not isinstance(store, GradedRunStore):
         pinned = store.pinned_baseline(current.suite, current.agent)
         found_by = functools.partial(store.find_baseline, current)
-    else:
+    elif reads_alike(store):
         # Its cases defined as the current run's share their definitions with them.
-        pinned = store.pinned_baseline(current.suite, current.agent, samples=False, alike=current)
-        found_by = functools.partial(store.find_baseline, current, samples=False, alike=current)
+        sharing = cast(AlikeRunStore, store)
+        pinned = sharing.pinned_baseline(current.suite, current.agent, samples=False, alike=current)
+        found_by = functools.partial(sharing.find_baseline, current, samples=False, alike=current)
+    else:
+        pinned = store.pinned_baseline(current.suite, current.agent, samples=False)
+        found_by = functools.partial(store.find_baseline, current, samples=False)
     if pinned is not None and pinned.id != current.id:
         return pinned, BaselineChoice(BaselineReason.PINNED, pinned.id)
     found = found_by(same_judge=judged, where=dict(where))

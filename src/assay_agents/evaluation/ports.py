@@ -8,6 +8,7 @@ tracer, a metrics exporter). The judge is a port too (:class:`assay_agents.judgi
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -258,23 +259,56 @@ class GradedRunStore(Protocol):
         same_judge: bool = False,
         where: Mapping[str, str] | None = None,
         samples: bool = True,
-        alike: Run | None = None,
     ) -> Run | None:
-        """The automatic baseline; without ``samples``, with its cases only.
-
-        A case defined exactly as in ``alike`` may share its definition (held once).
-        """
+        """The automatic baseline; without ``samples``, with its cases only."""
         ...
 
-    def pinned_baseline(
-        self, suite: str, agent: str, *, samples: bool = True, alike: Run | None = None
-    ) -> Run | None:
-        """The pinned baseline; without ``samples``, with its cases only (``alike``: as above)."""
+    def pinned_baseline(self, suite: str, agent: str, *, samples: bool = True) -> Run | None:
+        """The pinned baseline; without ``samples``, with its cases only."""
         ...
 
     def graded_samples(self, run_id: str) -> list[GradedSample]:
         """How each of a run's samples was graded, in report order: what a comparison pools."""
         ...
+
+
+class AlikeRunStore(GradedRunStore, Protocol):
+    """A graded store whose two baseline reads also take ``alike``: the run compared with.
+
+    A case defined exactly as in ``alike`` shares its definition rather than being held a
+    second time (a baseline of 100,000 unchanged cases, held through a whole run). The SQL and
+    in-memory stores take it; a graded store written without it is read as before (see
+    :func:`reads_alike`: which keywords a method takes is not something ``isinstance`` sees).
+    """
+
+    def find_baseline(
+        self,
+        run: Run,
+        *,
+        same_judge: bool = False,
+        where: Mapping[str, str] | None = None,
+        samples: bool = True,
+        alike: Run | None = None,
+    ) -> Run | None:
+        """The automatic baseline (as :class:`GradedRunStore`), sharing with ``alike``."""
+        ...
+
+    def pinned_baseline(
+        self, suite: str, agent: str, *, samples: bool = True, alike: Run | None = None
+    ) -> Run | None:
+        """The pinned baseline (as :class:`GradedRunStore`), sharing with ``alike``."""
+        ...
+
+
+def reads_alike(store: GradedRunStore) -> bool:
+    """Whether both of ``store``'s baseline reads take ``alike`` (an :class:`AlikeRunStore`)."""
+    try:
+        return all(
+            "alike" in inspect.signature(read).parameters
+            for read in (store.find_baseline, store.pinned_baseline)
+        )
+    except (TypeError, ValueError):  # a read whose signature cannot be read takes no more
+        return False
 
 
 @runtime_checkable
