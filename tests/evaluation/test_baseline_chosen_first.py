@@ -17,7 +17,7 @@ import assay_agents as assay
 from assay_agents import checks
 from assay_agents.compare import compare
 from assay_agents.errors import StoreError
-from assay_agents.evaluation import MemoryRunStore, lifecycle
+from assay_agents.evaluation import MemoryRunStore
 from assay_agents.evaluation.comparing import on_cases_run
 from assay_agents.results import Run, RunStatus
 from assay_agents.results.baseline import BaselineReason
@@ -216,7 +216,7 @@ def test_an_outage_while_reading_an_explicit_baseline_is_retried(tmp_path: Path)
     assert second.comparison is not None and second.comparison.baseline_id == first.run.id
 
 
-def test_a_baseline_too_large_to_hold_is_read_again_and_compares_the_same(
+def test_a_baseline_is_read_once_before_the_run_and_compares_as_it_would_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     answers = {"q0": "ok", "q1": "ok", "q2": "ok"}
@@ -234,12 +234,11 @@ def test_a_baseline_too_large_to_hold_is_read_again_and_compares_the_same(
         monkeypatch.setattr(
             store, "graded_samples", lambda run_id: reads.append(run_id) or graded(run_id)
         )
-        monkeypatch.setattr(lifecycle, "HELD_BASELINE_SAMPLES", 5)  # the baseline holds 6
         answers["q1"] = "no"
 
         second = assay.evaluate(suite, db=store, progress=False)
 
-        assert reads == [first.run.id, first.run.id]  # chosen, then read again to compare
+        assert reads == [first.run.id]  # pooled as it was chosen, never read again
         baseline, current = store.get_run(first.run.id), store.get_run(second.run.id)
         whole = compare(on_cases_run(baseline, current), current, ComparisonPolicy())
         assert second.comparison == whole

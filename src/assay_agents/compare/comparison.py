@@ -12,7 +12,6 @@ from dataclasses import replace
 from assay_agents.compare.changes import Tolerances, item_changes
 from assay_agents.compare.pairing import pair_items
 from assay_agents.compare.pooling import (
-    Graded,
     PooledItem,
     item_movement,
     moved,
@@ -73,14 +72,14 @@ def compare(
     current: Run,
     policy: ComparisonPolicy,
     *,
-    graded: Sequence[Graded] | None = None,
+    pooled: Mapping[Item, PooledItem] | None = None,
 ) -> Comparison:
     """Pair the items, judge each pairing, then compare the items that still pair.
 
-    ``graded``: the baseline's samples as they were graded, for a baseline read without its
-    samples (its cases are still read: they pair the items).
+    ``pooled``: the baseline's items as :func:`pool_run` pooled its samples as graded, for a
+    baseline read without its samples (its cases are still read: they pair the items).
     """
-    before = pool_run(baseline.samples if graded is None else graded)
+    before = pool_run(baseline.samples) if pooled is None else pooled
     after = pool_run(current.samples)
     paired = pair_items(baseline, current, list(before), list(after))
     compared = [item.key for item in paired if item.pairing.compared]

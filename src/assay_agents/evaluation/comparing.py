@@ -21,9 +21,11 @@ from assay_agents.compare import (
     compare_runs,
     measure_noise,
 )
+from assay_agents.compare.pooling import PooledItem
 from assay_agents.errors import BaselineError, ConfigurationError
 from assay_agents.evaluation.verdict import Verdict
-from assay_agents.results import GradedSample, Run, RunStatus
+from assay_agents.results import Run, RunStatus
+from assay_agents.results.changes import Item
 from assay_agents.spec.gate import Figure, GateFinding, Reading
 
 #: A run named by its id (or a unique prefix of it), or one already read.
@@ -123,10 +125,10 @@ def on_cases_run(baseline: Run, current: Run) -> Run:
     )
 
 
-def graded_on_cases_run(graded: list[GradedSample], current: Run) -> list[GradedSample]:
-    """A baseline's graded samples on the cases ``current`` ran (see :func:`on_cases_run`)."""
+def pooled_on_cases_run(pooled: dict[Item, PooledItem], current: Run) -> dict[Item, PooledItem]:
+    """A baseline's pooled items on the cases ``current`` ran (see :func:`on_cases_run`)."""
     ran = _cases_run(current)
-    return graded if ran is None else [sample for sample in graded if sample.case_id in ran]
+    return pooled if ran is None else {key: item for key, item in pooled.items() if key[0] in ran}
 
 
 def _cases_run(current: Run) -> set[str] | None:

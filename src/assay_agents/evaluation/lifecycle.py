@@ -25,6 +25,7 @@ from assay_agents.compare import (
     compare,
     compare_models,
 )
+from assay_agents.compare.pooling import PooledItem, pool_run
 from assay_agents.errors import (
     AssayError,
     BaselineError,
@@ -39,7 +40,7 @@ from assay_agents.errors import (
 from assay_agents.evaluation._signals import terminations
 from assay_agents.evaluation.baseline import choose_baseline
 from assay_agents.evaluation.callbacks import StoredCallback
-from assay_agents.evaluation.comparing import graded_on_cases_run, noise_floor, on_cases_run
+from assay_agents.evaluation.comparing import noise_floor, on_cases_run, pooled_on_cases_run
 from assay_agents.evaluation.diagnosis import diagnosing_for, with_model_verdict
 from assay_agents.evaluation.lease import Heartbeat, owner_alive, this_process
 from assay_agents.evaluation.loop import CANCEL_GRACE
@@ -54,7 +55,6 @@ from assay_agents.judging import Judge, judge_chain, judge_identity
 from assay_agents.judging.spec import judge_spec
 from assay_agents.results import (
     CaseSnapshot,
-    GradedSample,
     Run,
     RunSettings,
     RunStatus,
@@ -63,6 +63,7 @@ from assay_agents.results import (
     with_run_judge_usage,
 )
 from assay_agents.results.baseline import BaselineChoice, BaselineReason
+from assay_agents.results.changes import Item
 from assay_agents.results.gating import RunGate
 from assay_agents.results.packed import PackedSamples
 from assay_agents.results.release import Release
@@ -659,20 +660,11 @@ class _Chosen:
 
     baseline: Run | None
     choice: BaselineChoice
-    #: A pinned or automatic baseline's samples as graded (its cases come with the run); an
-    #: explicit one, or one from a store that reads no gradings apart, holds its samples.
-    #: ``None`` for a baseline too large to hold through the run: it is read again to compare.
-    graded: list[GradedSample] | None
-
-    @property
-    def held_apart(self) -> bool:
-        """Whether the baseline's samples are read apart, as graded (not explicit, not whole)."""
-        return self.choice.reason in (BaselineReason.PINNED, BaselineReason.LATEST_PASSING)
-
-
-#: A baseline's graded samples held from the start of a run to its comparison, at most
-#: (about 1.3 KB each with three metrics); a larger baseline is read again at the end.
-HELD_BASELINE_SAMPLES = 20_000
+    #: A pinned or automatic baseline's items, pooled from its samples as graded (its cases
+    #: come with the run): held through the run, one small figure per item, never its
+    #: samples. ``None`` for an explicit one, or one from a store that reads no gradings
+    #: apart: it holds its samples.
+    pooled: dict[Item, PooledItem] | None
 
 
 async def _choose_baseline(
@@ -709,15 +701,16 @@ async def _choose_baseline(
         )
     if baseline is None or baseline is explicit or not isinstance(store, GradedRunStore):
         return _Chosen(baseline, choice, None)
+    baseline_id = baseline.id
     with _refused_as_bad_input(functools.partial(_unreadable_baseline, choice)):
-        graded = await with_store_retries(
-            _uncollected(functools.partial(store.graded_samples, baseline.id)),
+        # Pooled as read: the samples themselves are let go before any agent runs.
+        pooled = await with_store_retries(
+            _uncollected(lambda: pool_run(store.graded_samples(baseline_id))),
             retry_for=options.store_retry,
             note=note,
             what="read the baseline",
         )
-    # Held through the run when small; a larger one is read again to compare (see _compare).
-    return _Chosen(baseline, choice, graded if len(graded) <= HELD_BASELINE_SAMPLES else None)
+    return _Chosen(baseline, choice, pooled)
 
 
 def _uncollected(work: Callable[[], T]) -> Callable[[], T]:
@@ -790,14 +783,10 @@ def _compare(
             drift_tolerance=options.drift_tolerance,
             noise_floor=noise_floor(store, current),
         )
-        graded = chosen.graded
-        if graded is None and chosen.held_apart and isinstance(store, GradedRunStore):
-            # Too large to hold through the run: read again, as it read when it was chosen.
-            with _refused_as_bad_input(functools.partial(_unreadable_baseline, chosen.choice)):
-                graded = store.graded_samples(baseline.id)
-        if graded is not None:
-            graded = graded_on_cases_run(graded, current)
-        comparison = compare(on_cases_run(baseline, current), current, policy, graded=graded)
+        pooled = chosen.pooled
+        if pooled is not None:
+            pooled = pooled_on_cases_run(pooled, current)
+        comparison = compare(on_cases_run(baseline, current), current, policy, pooled=pooled)
     models = None
     if len(summary.by_model) >= 2:  # the models its samples ran on
         models = compare_models(current)
