@@ -141,7 +141,7 @@ def _again(again: dict[str, float], base: dict[str, float]) -> None:
     ok = again["peak_mb"] < LIMIT_MB
     print(
         f"N={int(again['n']):,} again, compared with its baseline ({int(again['paired']):,} "
-        f"items): {again['wall']:.2f} s, throughput x{ratio:.2f} of N={int(base['n']):,} "
+        f"items): {again['wall']:.2f} s, throughput x{ratio:.3f} of N={int(base['n']):,} "
         f"(target >= 0.80) {'OK' if ratio >= 0.8 else 'MISSED'}; "
         f"peak RSS {again['peak_mb']:.0f} MB (target < {LIMIT_MB:.0f}) {'OK' if ok else 'MISSED'}"
     )
