@@ -217,7 +217,7 @@ def test_a_baseline_read_for_comparing_comes_with_its_cases_and_samples_as_grade
     found = any_store.find_baseline(any_store.create_run(a_run()), samples=False)
     assert found is not None and found.id == run.id
     assert found.cases == whole.cases and found.samples == ()
-    graded = any_store.graded_samples(run.id)
+    graded = list(any_store.graded_samples(run.id))
     assert graded == [GradedSample.of(sample) for sample in whole.samples]
     assert [(sample.case_id, sample.sample) for sample in graded] == [
         ("refund", 0),

@@ -265,6 +265,6 @@ def test_a_baseline_read_only_as_graded_refuses_a_hand_edited_grading(
     before = _everything(history)
     refusal = pytest.raises(StoreError, match=re.escape(f"run {RUN}: "))
     with Store.open(f"sqlite:///{history}") as store, refusal as refused:
-        store.graded_samples(RUN)
+        list(store.graded_samples(RUN))
     assert message in str(refused.value)
     assert _everything(history) == before

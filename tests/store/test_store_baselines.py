@@ -16,7 +16,16 @@ from alembic import command
 from sqlalchemy import JSON, DateTime, Engine, String, column, create_engine, insert, table, text
 from sqlalchemy import update as sql_update
 from sqlalchemy.dialects import postgresql
-from store_builders import T0, complete_plan, later, make_run, planned, sample, varied_samples
+from store_builders import (
+    T0,
+    complete_plan,
+    later,
+    make_run,
+    metric,
+    planned,
+    sample,
+    varied_samples,
+)
 
 from assay_agents.compare.pooling import pool_run
 from assay_agents.errors import BaselineError
@@ -51,7 +60,7 @@ def test_a_baseline_read_for_comparing_has_its_cases_and_its_samples_as_graded(
     assert found is not None and found.id == whole.id
     assert found.cases == whole.cases and found.samples == ()
     assert found.summary == whole.summary and found.settings == whole.settings
-    graded = store.graded_samples(whole.id)
+    graded = list(store.graded_samples(whole.id))
     assert graded == [GradedSample.of(each) for each in whole.samples]
     assert pool_run(graded) == pool_run(whole.samples)
     assert list(pool_run(graded)) == list(pool_run(whole.samples))  # first-seen order too
@@ -59,6 +68,22 @@ def test_a_baseline_read_for_comparing_has_its_cases_and_its_samples_as_graded(
     pinned = store.pinned_baseline("support", "bot", samples=False)
     assert pinned is not None and pinned.id == whole.id and pinned.samples == ()
     assert pinned.cases == whole.cases
+
+
+def test_metrics_stored_alike_read_as_one_value_and_graded_pages_add_up_to_the_run(
+    store: Store,
+) -> None:
+    run = store.create_run(make_run())
+    saved = planned(run, varied_samples())
+    store.save_samples(run.id, list(reversed(saved)))
+    whole = store.get_run(complete_plan(store, run.id, outcome=RunOutcome.PASSED).id)
+    assert list(whole.samples) == saved  # each read as stored, shared or not
+    alike = [each.metrics[0] for each in whole.samples if each.metrics[:1] == (metric(),)]
+    assert len(alike) == 5 and all(each is alike[0] for each in alike)
+    graded = list(store.graded_samples(whole.id))
+    assert graded == [GradedSample.of(each) for each in saved]
+    for size in (1, 2, 3, 5):  # pages of whole cases, never split
+        assert list(store.graded_samples(whole.id, size=size)) == graded
 
 
 def test_a_baseline_read_for_comparing_shares_only_the_definitions_defined_exactly_alike(

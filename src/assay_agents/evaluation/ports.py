@@ -9,7 +9,7 @@ tracer, a metrics exporter). The judge is a port too (:class:`assay_agents.judgi
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
@@ -267,8 +267,11 @@ class GradedRunStore(Protocol):
         """The pinned baseline; without ``samples``, with its cases only."""
         ...
 
-    def graded_samples(self, run_id: str) -> list[GradedSample]:
-        """How each of a run's samples was graded, in report order: what a comparison pools."""
+    def graded_samples(self, run_id: str) -> Iterable[GradedSample]:
+        """How each of a run's samples was graded, in report order: what a comparison pools.
+
+        Iterated once, as it is pooled: a store may read it as it goes.
+        """
         ...
 
 

@@ -228,8 +228,9 @@ def faulted_samples(connection: Connection, row: RowMapping) -> list[SampleResul
         .where(samples.c.run == sequence, samples.c.fault.is_not(None))
         .order_by(metrics.c.sample, metrics.c.position)
     )
+    read_metric = _rows.MetricRows()
     for metric in connection.execute(query).mappings():
-        by_sample[metric["sample"]].append(_rows.metric_from(metric))
+        by_sample[metric["sample"]].append(read_metric(metric))
     found = [_rows.sample_from(r, by_sample.get(r["id"], ())) for r in rows]
     order = _order(connection, row)
     found.sort(key=lambda s: order(s.case_id, _rows.model_column(s.model), s.sample))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Connection, RowMapping, Select, func, or_, select, text
 
@@ -148,23 +148,25 @@ def run_with_cases(
     return replace(_rows.run_from(row, cases), number=number_of(connection, row))
 
 
-def graded_samples(connection: Connection, row: RowMapping) -> list[GradedSample]:
-    """How each sample of the run of ``row`` was graded, in report order (as :func:`full_run`)."""
-    sequence = row["sequence"]
+def graded_pages(
+    connection: Connection, row: RowMapping, size: int
+) -> Iterator[list[GradedSample]]:
+    """How each sample of the run of ``row`` was graded, in pages (as :func:`sample_pages`)."""
+    return _pages(connection, row, size, _graded)
+
+
+def _graded(
+    connection: Connection, sequence: int, where: ColumnElement[bool] | None = None
+) -> list[GradedSample]:
+    by_sample = _metrics(connection, sequence, where)
     graded = (samples.c[name] for name in ("id", "case_id", "model", "sample", "status", "error"))
     query = select(*graded).where(samples.c.run == sequence)
-    try:
-        by_sample = _metrics(connection, sequence)
-        found = [
-            _rows.graded_from(r, by_sample.get(r["id"], ()))
-            for r in connection.execute(query).mappings()
-        ]
-    except StoreError as error:
-        raise StoreError(f"run {row['id']}: {error}") from None
-    ordered = select(run_cases.c.case_id, run_cases.c.position).where(run_cases.c.run == sequence)
-    positions = {case_id: position for case_id, position in connection.execute(ordered)}
-    found.sort(key=_sample_order(positions, _rows.settings_of(row).models))
-    return found
+    if where is not None:
+        query = query.where(where)
+    return [
+        _rows.graded_from(r, by_sample.get(r["id"], ()))
+        for r in connection.execute(query).mappings()
+    ]
 
 
 def _cases(
@@ -189,6 +191,19 @@ def sample_pages(
     A page holds whole cases (every model and sample of each), so a caller that folds the
     pages (a summary) never holds more than one in memory.
     """
+    return _pages(connection, row, size, _samples)
+
+
+S = TypeVar("S", SampleResult, GradedSample)
+
+
+def _pages(
+    connection: Connection,
+    row: RowMapping,
+    size: int,
+    read: Callable[[Connection, int, ColumnElement[bool] | None], list[S]],
+) -> Iterator[list[S]]:
+    """Pages of about ``size`` samples of the run of ``row``, each read by ``read``."""
     sequence = row["sequence"]
     settings = _rows.settings_of(row)
     per_case = max(1, len(settings.models)) * max(1, settings.samples)
@@ -200,12 +215,14 @@ def sample_pages(
     )
     try:
         for start in range(0, len(cases), chunk):
-            page = cases[start : start + chunk]
-            yield _page(connection, sequence, settings.models, page)
+            positions = dict(cases[start : start + chunk])
+            page = read(connection, sequence, samples.c.case_id.in_(positions))
+            page.sort(key=_sample_order(positions, settings.models))
+            yield page
         undeclared = samples.c.case_id.not_in(
             select(run_cases.c.case_id).where(run_cases.c.run == sequence)
         )
-        rest = _samples(connection, sequence, undeclared)
+        rest = read(connection, sequence, undeclared)
         if rest:
             rest.sort(key=_sample_order({}, settings.models))
             yield rest
@@ -215,18 +232,6 @@ def sample_pages(
 
 #: Cases per page: an ``IN`` list every database takes.
 _MAX_CASES_PER_PAGE = 500
-
-
-def _page(
-    connection: Connection,
-    sequence: int,
-    models: Sequence[str],
-    cases: Sequence[tuple[str, int]],
-) -> list[SampleResult]:
-    positions = dict(cases)
-    found = _samples(connection, sequence, samples.c.case_id.in_(positions))
-    found.sort(key=_sample_order(positions, models))
-    return found
 
 
 def _samples(
@@ -254,8 +259,9 @@ def _metrics(
     if where is not None:
         query = query.where(where)
     grouped: dict[str, list[MetricResult]] = defaultdict(list)
+    read_metric = _rows.MetricRows()
     for row in connection.execute(query).mappings():
-        grouped[row["sample"]].append(_rows.metric_from(row))
+        grouped[row["sample"]].append(read_metric(row))
     return grouped
 
 

@@ -562,8 +562,9 @@ def _case_samples(connection: Connection, sequence: int, case_id: str) -> list[S
             .where(metrics.c.sample.in_([r["id"] for r in rows]))
             .order_by(metrics.c.sample, metrics.c.position)
         )
+        read_metric = _rows.MetricRows()
         for metric in connection.execute(query).mappings():
-            by_sample[metric["sample"]].append(_rows.metric_from(metric))
+            by_sample[metric["sample"]].append(read_metric(metric))
     return [_rows.sample_from(r, by_sample.get(r["id"], ())) for r in rows]
 
 

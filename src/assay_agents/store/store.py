@@ -499,13 +499,17 @@ class Store:
                 return None
             return _run_read(connection, row, samples=samples, alike=alike)
 
-    def graded_samples(self, run_id: str) -> list[GradedSample]:
+    def graded_samples(self, run_id: str, *, size: int = 1000) -> Iterator[GradedSample]:
         """How each of a run's samples was graded, in report order: what a comparison pools.
 
-        Read without the answers, actions, observations, usage and metadata of the samples.
+        Read without the answers, actions, observations, usage and metadata of the samples,
+        about ``size`` at a time as they are iterated, from one read transaction (as
+        :meth:`sample_pages`): pooling a baseline of any size holds one page of it.
         """
         with self._read(f"run {run_id}: read how its samples were graded") as connection:
-            return _reads.graded_samples(connection, _reads.resolve_exact(connection, run_id))
+            row = _reads.resolve_exact(connection, run_id)
+            for page in _reads.graded_pages(connection, row, size):
+                yield from page
 
     def pin_baseline(self, ref: str) -> tuple[Run, str | None]:
         """Pin a completed run as the baseline of its suite and agent.
