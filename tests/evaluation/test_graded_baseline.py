@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 import assay_agents as assay
@@ -11,7 +11,7 @@ from assay_agents.compare import compare
 from assay_agents.evaluation import GradedRunStore, MemoryRunStore
 from assay_agents.evaluation.comparing import on_cases_run
 from assay_agents.evaluation.ports import reads_alike
-from assay_agents.results import GradedSample, Run
+from assay_agents.results import GradedSample, Run, SampleResult
 from assay_agents.results.comparison import Comparison, ComparisonPolicy
 
 #: What the agent answers to each question; the second run changes it.
@@ -122,7 +122,7 @@ class GradedStoreWithoutAlike:
     def pinned_baseline(self, suite: str, agent: str, *, samples: bool = True) -> Run | None:
         return self._inner.pinned_baseline(suite, agent, samples=samples)
 
-    def graded_samples(self, run_id: str) -> list[GradedSample]:
+    def graded_samples(self, run_id: str) -> Iterable[GradedSample]:
         self.graded_reads += 1
         return self._inner.graded_samples(run_id)
 
@@ -142,3 +142,38 @@ def test_a_graded_store_whose_reads_take_no_alike_still_compares_by_its_graded_r
     assert second.comparison is not None and second.comparison.baseline_id == first.run.id
     assert store.graded_reads == 1
     assert {change.case_id for change in second.comparison.changes} == {"q0"}
+
+
+class StoreGivingSamplesApart:
+    """A memory store whose reads give a run's samples by sample index, each item's apart."""
+
+    def __init__(self) -> None:
+        self._inner = MemoryRunStore()
+
+    def graded_samples(self, run_id: str) -> Iterable[GradedSample]:
+        return sorted(self._inner.graded_samples(run_id), key=lambda sample: sample.sample)
+
+    def sample_pages(self, run_id: str, *, size: int = 1000) -> Iterator[list[SampleResult]]:
+        stored = [each for page in self._inner.sample_pages(run_id) for each in page]
+        yield sorted(stored, key=lambda sample: sample.sample)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._inner, name)
+
+
+def test_a_store_giving_an_items_samples_apart_compares_as_one_giving_them_together(
+    monkeypatch,
+) -> None:
+    apart, together = StoreGivingSamplesApart(), MemoryRunStore()
+    evaluations = {}
+    for store in (apart, together):
+        monkeypatch.setitem(ANSWERS, "q0", "yes")
+        monkeypatch.setitem(ANSWERS, "q2", "yes")
+        assay.evaluate(_suite(), db=store, progress=False)  # type: ignore[arg-type]
+        monkeypatch.setitem(ANSWERS, "q0", "no")
+        monkeypatch.setitem(ANSWERS, "q2", "flaky")
+        evaluations[store] = assay.evaluate(_suite(), db=store, progress=False)  # type: ignore[arg-type]
+    by_apart, by_together = evaluations[apart].comparison, evaluations[together].comparison
+    assert by_apart is not None and by_together is not None
+    assert by_apart.changes == by_together.changes and by_apart.movements == by_together.movements
+    assert {change.case_id for change in by_apart.changes} == {"q0", "q2"}

@@ -7,6 +7,7 @@ returns (held packed) are the stored ones.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 
 import pytest
@@ -96,3 +97,17 @@ def test_a_resumed_run_counts_the_samples_stored_before_it_too(store, crash_afte
     run = assay.run(suite, db=store, resume=raised.value.run_id, samples=2, progress=False)
     assert run.summary is not None and run.summary.samples == 12 and len(run.samples) == 12
     assert_counted_from_the_store(store, run)
+
+
+def test_an_evaluation_reads_in_a_line_whatever_the_size_of_its_run(tmp_path) -> None:
+    """Python 3.11's ``asyncio.run`` formats its result's repr as it returns: it stays short."""
+    suite = assay.Suite("Sized", agent=lambda text, ctx: "ok", checks=[checks.exact_match()])
+    for number in range(300):
+        suite.case(f"question {number} " + "x" * 50, expected="ok")
+    with assay.Store.open(f"sqlite:///{tmp_path}/a.db", migrate=True) as store:
+        first = asyncio.run(assay.evaluate_async(suite, db=store, progress=False))
+        second = asyncio.run(assay.evaluate_async(suite, db=store, progress=False))
+    assert repr(second) == (
+        f"Evaluation(run={second.run.id!r}, suite='Sized', passed=300 of 300, "
+        f"baseline={first.run.id!r}, failed=False, regressed=False)"
+    )

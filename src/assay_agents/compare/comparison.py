@@ -72,15 +72,17 @@ def compare(
     current: Run,
     policy: ComparisonPolicy,
     *,
-    pooled: Mapping[Item, PooledItem] | None = None,
+    baseline_pooled: Mapping[Item, PooledItem] | None = None,
+    current_pooled: Mapping[Item, PooledItem] | None = None,
 ) -> Comparison:
     """Pair the items, judge each pairing, then compare the items that still pair.
 
-    ``pooled``: the baseline's items as :func:`pool_run` pooled its samples as graded, for a
-    baseline read without its samples (its cases are still read: they pair the items).
+    ``baseline_pooled``: the baseline's items as :func:`pool_run` pooled its samples as
+    graded, for a baseline read without its samples (its cases are still read: they pair the
+    items). ``current_pooled``: the current run's, pooled from its samples as they were read.
     """
-    before = pool_run(baseline.samples) if pooled is None else pooled
-    after = pool_run(current.samples)
+    before = pool_run(baseline.samples) if baseline_pooled is None else baseline_pooled
+    after = pool_run(current.samples) if current_pooled is None else current_pooled
     paired = pair_items(baseline, current, list(before), list(after))
     compared = [item.key for item in paired if item.pairing.compared]
     tolerances = Tolerances(policy.tolerance, policy.drift_tolerance)

@@ -6,11 +6,16 @@ the same thing in both.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from assay_agents.results import GradedSample, MetricResult, SampleResult, SampleStatus
 from assay_agents.results.changes import Item, ItemMovement
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 #: The pseudo-metric under which agent errors (exceptions, timeouts) are pooled.
 AGENT = "(agent)"
@@ -48,24 +53,62 @@ class PooledItem:
 Graded = SampleResult | GradedSample
 
 
-def pool_run(samples: Iterable[Graded]) -> dict[Item, PooledItem]:
-    """Pool each item's samples, items in first-seen order.
+def pool_run(samples: Iterable[Graded], *, in_order: bool = False) -> dict[Item, PooledItem]:
+    """Pool each item's samples, items in first-seen order (see :class:`RunPooling`)."""
+    pooling = RunPooling(in_order=in_order)
+    for sample in samples:
+        pooling.add(sample)
+    return pooling.pooled()
+
+
+class RunPooling:
+    """A run's items pooled as its samples are given, one at a time.
 
     The samples are folded as they come: a comparison holds one small tally per item, never
     the samples themselves (at 100,000 items, the samples of both runs at once would be
-    hundreds of megabytes).
+    hundreds of megabytes). Items pooled to equal figures share one value: most items of a
+    run pass every check alike, so a run's pooled items take a few values, not one each.
+
+    ``in_order``: each item's samples come together (as in report order), so each item is
+    pooled as soon as the next begins and only its tally is held. An item whose samples come
+    apart then is a :class:`ValueError`: its figures would be pooled from part of them.
     """
-    tallies: dict[Item, _ItemTally] = {}
-    for sample in samples:
+
+    __slots__ = ("_in_order", "_pooled", "_shared", "_tallies")
+
+    def __init__(self, *, in_order: bool = False) -> None:
+        self._in_order = in_order
+        self._shared = _Shared()
+        self._pooled: dict[Item, PooledItem] = {}
+        self._tallies: dict[Item, _ItemTally] = {}
+
+    def add(self, sample: Graded) -> None:
+        """Fold one more sample in."""
         key = (sample.case_id, sample.model)
-        tally = tallies.get(key)
+        tally = self._tallies.get(key)
         if tally is None:
-            tally = tallies[key] = _ItemTally()
+            if self._in_order:
+                self._pool_tallies()
+                if key in self._pooled:
+                    raise ValueError(f"the samples of item {key!r} do not come together")
+            tally = self._tallies[key] = _ItemTally()
         tally.add(sample)
-    pooled: dict[Item, PooledItem] = {}
-    for key in list(tallies):
-        pooled[key] = tallies.pop(key).pooled()  # each tally let go as its item is pooled
-    return pooled
+
+    def add_all(self, samples: Iterable[Graded]) -> None:
+        """Fold each of ``samples`` in, in order."""
+        for sample in samples:
+            self.add(sample)
+
+    def pooled(self) -> dict[Item, PooledItem]:
+        """Every item given, pooled, in first-seen order: the last call, once all are given."""
+        self._pool_tallies()
+        return self._pooled
+
+    def _pool_tallies(self) -> None:
+        """Pool the items still tallied, each tally let go as its item is pooled."""
+        shared = self._shared
+        for key in list(self._tallies):
+            self._pooled[key] = shared.item(self._tallies.pop(key).pooled(shared.figure))
 
 
 def pool_item(samples: Iterable[Graded]) -> PooledItem:
@@ -101,24 +144,68 @@ class _ItemTally:
             self.evaluated += 1
             self.passed += sample.status is SampleStatus.PASSED
 
-    def pooled(self) -> PooledItem:
+    def pooled(self, shared: Callable[[Pooled], Pooled] = lambda figure: figure) -> PooledItem:
+        """The item pooled; ``shared`` gives the value to hold for each figure."""
         share = self.errors / self.samples
         pooled = {
-            AGENT: Pooled(
-                "agent",
-                "agent",
-                1.0,
-                1.0 - share,
-                1.0 - share,
-                share,
-                self.samples,
-                None,
-                self.first_error,
+            AGENT: shared(
+                Pooled(
+                    "agent",
+                    "agent",
+                    1.0,
+                    1.0 - share,
+                    1.0 - share,
+                    share,
+                    self.samples,
+                    None,
+                    self.first_error,
+                )
             )
         }
         for name, metric in self.metrics.items():
-            pooled[name] = metric.pooled()
+            pooled[name] = shared(metric.pooled())
         return PooledItem(pooled, self.passed, self.evaluated)
+
+
+class _Shared:
+    """One value for each distinct pooled figure and item of a run, as they are pooled.
+
+    Bounded: a run whose every item pools differently (a judge's scores, say) holds no more
+    than :data:`SHARED_VALUES` spare entries, and shares only what recurs among them.
+    """
+
+    __slots__ = ("figures", "items")
+
+    def __init__(self) -> None:
+        self.figures: dict[tuple[object, ...], Pooled] = {}
+        self.items: dict[tuple[object, ...], PooledItem] = {}
+
+    def figure(self, pooled: Pooled) -> Pooled:
+        # Equal as stored, not only as compared: 1 and 1.0, or 0.0 and -0.0, compare equal.
+        threshold = pooled.threshold
+        key = (pooled, type(threshold), math.copysign(1.0, threshold))
+        return _held(self.figures, key, pooled)
+
+    def item(self, pooled: PooledItem) -> PooledItem:
+        # The figures are shared already: the same object is the same figure, as stored.
+        # Each is held alive by the item kept under its key, so no id is reused meanwhile.
+        figures = tuple((name, id(figure)) for name, figure in pooled.metrics.items())
+        return _held(self.items, (figures, pooled.passed, pooled.evaluated), pooled)
+
+
+#: How many distinct values :class:`_Shared` keeps of each sort before starting afresh.
+SHARED_VALUES = 1024
+
+
+def _held(values: dict[K, V], key: K, value: V) -> V:
+    """The value held under ``key``, or ``value`` held there from now on."""
+    found = values.get(key)
+    if found is not None:
+        return found
+    if len(values) >= SHARED_VALUES:
+        values.clear()
+    values[key] = value
+    return value
 
 
 class _MetricTally:

@@ -25,7 +25,7 @@ from assay_agents.compare import (
     compare,
     compare_models,
 )
-from assay_agents.compare.pooling import PooledItem, pool_run
+from assay_agents.compare.pooling import PooledItem, RunPooling, pool_run
 from assay_agents.errors import (
     AssayError,
     BaselineError,
@@ -82,7 +82,7 @@ SampleKey = tuple[str, str | None, int]
 T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Evaluation:
     """What one evaluation produced: the stored run, what it was compared with, the verdict.
 
@@ -99,6 +99,18 @@ class Evaluation:
     database: str = ""
     #: Which baseline the run was compared with and why, or why with none.
     baseline: BaselineChoice | None = None
+
+    def __repr__(self) -> str:
+        # Short, never the run's cases and samples (100,000 of each, say): Python 3.11's
+        # asyncio.run formats the repr of its main task, and so of this result, as it returns.
+        run = self.run
+        summary = run.summary
+        counted = "" if summary is None else f", passed={summary.passed} of {summary.samples}"
+        baseline = None if self.comparison is None else self.comparison.baseline_id
+        return (
+            f"Evaluation(run={run.id!r}, suite={run.suite!r}{counted}, baseline={baseline!r}, "
+            f"failed={self.verdict.failed}, regressed={self.verdict.regressed})"
+        )
 
     @property
     def baseline_note(self) -> str | None:
@@ -244,15 +256,16 @@ async def _guarded(
     del work, items
     # Counted from what was stored, read back a page at a time: nothing of the run is held
     # whole but its packed samples, which the caller gets.
-    summary, stored = await with_store_retries(
-        lambda: _read_back(store, run.id),
+    read_back = await with_store_retries(
+        lambda: _read_back(store, run.id, pooling=chosen.baseline is not None),
         retry_for=options.store_retry,
         note=observers.note,
         what="read the run's samples back",
     )
-    current = run.with_samples(stored)
+    summary = read_back.summary
+    current = run.with_samples(read_back.samples)
     compared = await with_store_retries(
-        _uncollected(lambda: _compare(store, current, chosen, options, summary)),
+        _uncollected(lambda: _compare(store, current, chosen, options, summary, read_back.pooled)),
         retry_for=options.store_retry,
         note=observers.note,
         what="find the baseline",
@@ -395,18 +408,38 @@ def _require_every_item(
 READ_BACK_PAGE = 1000
 
 
-def _read_back(store: RunStore, run_id: str) -> tuple[RunSummary, PackedSamples]:
-    """The run's summary, counted from its stored samples, and those samples packed."""
+@dataclass(frozen=True, slots=True)
+class _ReadBack:
+    """A run's samples read back: its summary counted from them, and them packed.
+
+    ``pooled``: its items pooled as they were read, when asked for a comparison and the
+    store gave each item's samples together (as report order does); else ``None``.
+    """
+
+    summary: RunSummary
+    samples: PackedSamples
+    pooled: dict[Item, PooledItem] | None
+
+
+def _read_back(store: RunStore, run_id: str, *, pooling: bool) -> _ReadBack:
+    """The run's summary, counted from its stored samples, those samples packed, and pooled."""
     counting = RunTally()
+    pooled: RunPooling | None = RunPooling(in_order=True) if pooling else None
 
     def counted() -> Iterator[list[SampleResult]]:
+        nonlocal pooled
         for page in store.sample_pages(run_id, size=READ_BACK_PAGE):
             counting.add_all(page)
+            if pooled is not None:
+                try:
+                    pooled.add_all(page)
+                except ValueError:  # an item's samples apart: pooled again, whole, to compare
+                    pooled = None
             yield page
 
     with collector_held():
         packed = PackedSamples(counted())
-        return counting.summary(), packed
+        return _ReadBack(counting.summary(), packed, None if pooled is None else pooled.pooled())
 
 
 async def _supervised(
@@ -705,12 +738,24 @@ async def _choose_baseline(
     with _refused_as_bad_input(functools.partial(_unreadable_baseline, choice)):
         # Pooled as read: the samples themselves are let go before any agent runs.
         pooled = await with_store_retries(
-            _uncollected(lambda: pool_run(store.graded_samples(baseline_id))),
+            _uncollected(lambda: _pooled_as_graded(store, baseline_id)),
             retry_for=options.store_retry,
             note=note,
             what="read the baseline",
         )
     return _Chosen(baseline, choice, pooled)
+
+
+def _pooled_as_graded(store: GradedRunStore, run_id: str) -> dict[Item, PooledItem]:
+    """A run's items pooled from its samples as graded, read once in report order.
+
+    In report order each item's samples come together, so one item's tally is held at a time.
+    A store that gives them apart has them pooled again, whole.
+    """
+    try:
+        return pool_run(store.graded_samples(run_id), in_order=True)
+    except ValueError:
+        return pool_run(store.graded_samples(run_id))
 
 
 def _uncollected(work: Callable[[], T]) -> Callable[[], T]:
@@ -767,6 +812,7 @@ def _compare(
     chosen: _Chosen,
     options: EvaluationOptions,
     summary: RunSummary,
+    current_pooled: dict[Item, PooledItem] | None,
 ) -> _Compared:
     """Compare with the baseline, and the models with each other: computed here, once.
 
@@ -774,6 +820,7 @@ def _compare(
     latest passing); items pair by their own fingerprints, so a grown or changed suite keeps
     its gate on what is unchanged. The comparison is labelled against the latest control
     run's noise floor; the model comparison (two or more models) carries their intervals.
+    ``current_pooled``: the current run's items as pooled when read back, if they were.
     """
     baseline = chosen.baseline
     comparison = None
@@ -786,7 +833,13 @@ def _compare(
         pooled = chosen.pooled
         if pooled is not None:
             pooled = pooled_on_cases_run(pooled, current)
-        comparison = compare(on_cases_run(baseline, current), current, policy, pooled=pooled)
+        comparison = compare(
+            on_cases_run(baseline, current),
+            current,
+            policy,
+            baseline_pooled=pooled,
+            current_pooled=current_pooled,
+        )
     models = None
     if len(summary.by_model) >= 2:  # the models its samples ran on
         models = compare_models(current)
