@@ -4,7 +4,7 @@ import pytest
 
 from assay_agents.compare import pooling
 from assay_agents.compare.pooling import AGENT, pool_item, pool_run
-from assay_agents.results import SampleResult, SampleStatus, errored, scored
+from assay_agents.results import MetricResult, SampleResult, SampleStatus, errored, scored
 
 
 def _sample(index, status, metrics=(), error=None):
@@ -105,3 +105,19 @@ def test_samples_in_order_pool_as_they_come_and_an_item_that_comes_apart_is_refu
     assert pool_run(apart)["p", "m"] == whole["p", "m"]
     with pytest.raises(ValueError, match=r"the samples of item \('p', 'm'\) do not come together"):
         pool_run(apart, in_order=True)
+
+
+def test_a_metric_without_a_threshold_pools_as_alone():
+    samples = [
+        SampleResult(
+            case_id=case,
+            model=None,
+            sample=0,
+            status=SampleStatus.PASSED,
+            metrics=(MetricResult("a", "check", "content", None, 1.0, True),),  # type: ignore[arg-type]
+        )
+        for case in ("p", "q")
+    ]
+    pooled = pool_run(samples)
+    assert pooled["p", None] == pool_item(samples[:1]) and pooled["q", None] is pooled["p", None]
+    assert pooled["p", None].metrics["a"].threshold is None

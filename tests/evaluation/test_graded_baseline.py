@@ -149,9 +149,14 @@ class StoreGivingSamplesApart:
 
     def __init__(self) -> None:
         self._inner = MemoryRunStore()
+        self.reads: list[str] = []
 
-    def graded_samples(self, run_id: str) -> Iterable[GradedSample]:
-        return sorted(self._inner.graded_samples(run_id), key=lambda sample: sample.sample)
+    def graded_samples(self, run_id: str) -> Iterator[GradedSample]:
+        self.reads.append("open")
+        try:
+            yield from sorted(self._inner.graded_samples(run_id), key=lambda sample: sample.sample)
+        finally:
+            self.reads.append("closed")
 
     def sample_pages(self, run_id: str, *, size: int = 1000) -> Iterator[list[SampleResult]]:
         stored = [each for page in self._inner.sample_pages(run_id) for each in page]
@@ -177,3 +182,5 @@ def test_a_store_giving_an_items_samples_apart_compares_as_one_giving_them_toget
     assert by_apart is not None and by_together is not None
     assert by_apart.changes == by_together.changes and by_apart.movements == by_together.movements
     assert {change.case_id for change in by_apart.changes} == {"q0", "q2"}
+    # The baseline was read in order, found apart, closed, then read again and pooled whole.
+    assert apart.reads == ["open", "closed", "open", "closed"]

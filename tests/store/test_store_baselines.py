@@ -28,7 +28,7 @@ from store_builders import (
 )
 
 from assay_agents.compare.pooling import pool_run
-from assay_agents.errors import BaselineError
+from assay_agents.errors import BaselineError, StoreError
 from assay_agents.record import write_summary
 from assay_agents.results import (
     GradedSample,
@@ -84,6 +84,8 @@ def test_metrics_stored_alike_read_as_one_value_and_graded_pages_add_up_to_the_r
     assert graded == [GradedSample.of(each) for each in saved]
     for size in (1, 2, 3, 5):  # pages of whole cases, never split
         assert list(store.graded_samples(whole.id, size=size)) == graded
+    with pytest.raises(StoreError, match="no run 'no-such-run'"):
+        store.graded_samples("no-such-run")  # refused when asked, not when first read
 
 
 def test_a_baseline_read_for_comparing_shares_only_the_definitions_defined_exactly_alike(

@@ -7,7 +7,7 @@ the same thing in both.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -42,9 +42,13 @@ class Pooled:
 
 @dataclass(frozen=True, slots=True)
 class PooledItem:
-    """Every metric of one item, plus its sample-level pass counts."""
+    """Every metric of one item, plus its sample-level pass counts.
 
-    metrics: dict[str, Pooled]
+    Read-only: a run's items pooled to equal figures share one value (see :class:`RunPooling`),
+    their ``metrics`` included.
+    """
+
+    metrics: Mapping[str, Pooled]
     passed: int
     evaluated: int
 
@@ -144,27 +148,20 @@ class _ItemTally:
             self.evaluated += 1
             self.passed += sample.status is SampleStatus.PASSED
 
-    def pooled(self, shared: Callable[[Pooled], Pooled] = lambda figure: figure) -> PooledItem:
-        """The item pooled; ``shared`` gives the value to hold for each figure."""
+    def pooled(
+        self, figure: Callable[[Fields], Pooled] = lambda fields: Pooled(*fields)
+    ) -> PooledItem:
+        """The item pooled; ``figure`` gives the value to hold for each figure's fields."""
         share = self.errors / self.samples
-        pooled = {
-            AGENT: shared(
-                Pooled(
-                    "agent",
-                    "agent",
-                    1.0,
-                    1.0 - share,
-                    1.0 - share,
-                    share,
-                    self.samples,
-                    None,
-                    self.first_error,
-                )
-            )
-        }
+        agent = ("agent", "agent", 1.0, 1.0 - share, 1.0 - share, share, self.samples, None)
+        pooled = {AGENT: figure((*agent, self.first_error))}
         for name, metric in self.metrics.items():
-            pooled[name] = shared(metric.pooled())
+            pooled[name] = figure(metric.fields())
         return PooledItem(pooled, self.passed, self.evaluated)
+
+
+#: A pooled figure's fields, in :class:`Pooled`'s order.
+Fields = tuple[str, str, float, float, float, float, int, str | None, str | None]
 
 
 class _Shared:
@@ -180,11 +177,15 @@ class _Shared:
         self.figures: dict[tuple[object, ...], Pooled] = {}
         self.items: dict[tuple[object, ...], PooledItem] = {}
 
-    def figure(self, pooled: Pooled) -> Pooled:
+    def figure(self, fields: Fields) -> Pooled:
         # Equal as stored, not only as compared: 1 and 1.0, or 0.0 and -0.0, compare equal.
-        threshold = pooled.threshold
-        key = (pooled, type(threshold), math.copysign(1.0, threshold))
-        return _held(self.figures, key, pooled)
+        threshold = fields[2]
+        sign = math.copysign(1.0, threshold) if type(threshold) is float else 0.0
+        key = (fields, type(threshold), sign)
+        found = self.figures.get(key)
+        if found is None:
+            found = _held(self.figures, key, Pooled(*fields))
+        return found
 
     def item(self, pooled: PooledItem) -> PooledItem:
         # The figures are shared already: the same object is the same figure, as stored.
@@ -235,19 +236,20 @@ class _MetricTally:
         elif self.first_reason is None and metric.reason:
             self.first_reason = metric.reason
 
-    def pooled(self) -> Pooled:
+    def fields(self) -> Fields:
+        """The fields of the metric pooled, in :class:`Pooled`'s order."""
         count = len(self.scores)
         first = self.first
-        return Pooled(
-            kind=first.kind,
-            category=first.category,
-            threshold=first.threshold,
-            score=sum(self.scores) / count,
-            passed=self.passed / count,
-            errors=self.errors / count,
-            samples=count,
-            reason=self.first_reason,
-            error=self.first_error,
+        return (
+            first.kind,
+            first.category,
+            first.threshold,
+            sum(self.scores) / count,
+            self.passed / count,
+            self.errors / count,
+            count,
+            self.first_reason,
+            self.first_error,
         )
 
 

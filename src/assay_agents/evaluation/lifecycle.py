@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import functools
 import uuid
-from collections.abc import Callable, Collection, Coroutine, Iterator, Sequence
+from collections.abc import Callable, Collection, Coroutine, Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
@@ -752,10 +752,15 @@ def _pooled_as_graded(store: GradedRunStore, run_id: str) -> dict[Item, PooledIt
     In report order each item's samples come together, so one item's tally is held at a time.
     A store that gives them apart has them pooled again, whole.
     """
+    graded = store.graded_samples(run_id)
     try:
-        return pool_run(store.graded_samples(run_id), in_order=True)
+        return pool_run(graded, in_order=True)
     except ValueError:
-        return pool_run(store.graded_samples(run_id))
+        pass  # read again below, once this read is closed and its traceback let go
+    finally:
+        if isinstance(graded, Generator):
+            graded.close()  # a read left part-way holds its transaction until closed
+    return pool_run(store.graded_samples(run_id))
 
 
 def _uncollected(work: Callable[[], T]) -> Callable[[], T]:

@@ -504,8 +504,15 @@ class Store:
 
         Read without the answers, actions, observations, usage and metadata of the samples,
         about ``size`` at a time as they are iterated, from one read transaction (as
-        :meth:`sample_pages`): pooling a baseline of any size holds one page of it.
+        :meth:`sample_pages`): pooling a baseline of any size holds one page of it. A run
+        that does not exist is refused at once; the transaction lasts until the iterator is
+        exhausted or closed.
         """
+        with self._read(f"run {run_id}: read how its samples were graded") as connection:
+            _reads.resolve_exact(connection, run_id)
+        return self._graded_pages(run_id, size)
+
+    def _graded_pages(self, run_id: str, size: int) -> Iterator[GradedSample]:
         with self._read(f"run {run_id}: read how its samples were graded") as connection:
             row = _reads.resolve_exact(connection, run_id)
             for page in _reads.graded_pages(connection, row, size):
