@@ -8,6 +8,7 @@ history is mended or another baseline is named.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from assay_agents.compare import compare
 from assay_agents.errors import StoreError
 from assay_agents.evaluation import MemoryRunStore
 from assay_agents.evaluation.comparing import on_cases_run
-from assay_agents.results import Run, RunStatus
+from assay_agents.results import CaseSnapshot, Run, RunStatus
 from assay_agents.results.baseline import BaselineReason
 from assay_agents.results.comparison import ComparisonPolicy
 from commandline import Cli
@@ -198,11 +199,12 @@ def test_an_outage_while_reading_an_explicit_baseline_is_retried(tmp_path: Path)
     class Flaky(MemoryRunStore):
         outages = 1
 
-        def get_run(self, ref: str) -> Run:
+        def baseline_run(self, ref: str, *, alike: Sequence[CaseSnapshot] = ()) -> Run:
+            # How a named baseline is read (its cases; its gradings follow).
             if self.outages:
                 self.outages -= 1
                 raise StoreError("connection lost", transient=True)
-            return super().get_run(ref)
+            return super().baseline_run(ref, alike=alike)
 
     store = Flaky()
     suite = assay.Suite("flaky", agent=lambda text, ctx: "ok", checks=[checks.exact_match()])

@@ -68,6 +68,32 @@ def test_the_comparison_with_a_baseline_read_as_graded_is_the_one_with_it_whole(
     assert {change.case_id for change in third.comparison.changes} == {"q0", "q1", "q3"}
 
 
+def test_a_baseline_named_by_the_run_is_read_as_graded_and_compares_as_it_would_whole(
+    tmp_path: Path, monkeypatch
+) -> None:
+    models = ["small", "large"]
+    with assay.Store.open(f"sqlite:///{tmp_path}/assay.db", migrate=True) as store:
+        first = assay.evaluate(_suite(), db=store, progress=False, models=models)
+        assay.evaluate(_suite(), db=store, progress=False, models=models)  # the latest, passing
+        for question, answer in {"q0": "no", "q1": "boom", "q2": "flaky"}.items():
+            monkeypatch.setitem(ANSWERS, question, answer)
+        whole_reads: list[str] = []
+        read_whole = store.get_run
+        monkeypatch.setattr(
+            store, "get_run", lambda ref: whole_reads.append(ref) or read_whole(ref)
+        )
+        named = assay.evaluate(
+            _suite(), db=store, progress=False, models=models, baseline=first.run.id[:8]
+        )
+        assert whole_reads == []  # its cases and gradings only, never its samples whole
+        monkeypatch.undo()
+        assert named.comparison is not None and named.comparison.baseline_id == first.run.id
+        baseline, current = store.get_run(first.run.id), store.get_run(named.run.id)
+        whole = compare(on_cases_run(baseline, current), current, ComparisonPolicy())
+    assert named.comparison == whole
+    assert {change.case_id for change in whole.changes} == {"q0", "q1", "q2"}
+
+
 class OlderStore:
     """A store written for the protocol without graded reads: it reads baselines whole."""
 
@@ -103,7 +129,10 @@ def test_a_store_without_graded_reads_compares_with_its_baseline_read_whole(monk
 
 
 class GradedStoreWithoutAlike:
-    """A graded store written before the baseline reads took ``alike``: read as before."""
+    """A graded store written before the baseline reads took ``alike``: read as before.
+
+    Nor does it read a baseline named by the run as graded (``baseline_run``): read whole.
+    """
 
     def __init__(self) -> None:
         self._inner = MemoryRunStore()
@@ -127,6 +156,8 @@ class GradedStoreWithoutAlike:
         return self._inner.graded_samples(run_id)
 
     def __getattr__(self, name: str) -> object:
+        if name == "baseline_run":  # nor had it a read for a baseline named by the run
+            raise AttributeError(name)
         return getattr(self._inner, name)
 
 
@@ -142,6 +173,10 @@ def test_a_graded_store_whose_reads_take_no_alike_still_compares_by_its_graded_r
     assert second.comparison is not None and second.comparison.baseline_id == first.run.id
     assert store.graded_reads == 1
     assert {change.case_id for change in second.comparison.changes} == {"q0"}
+    # A baseline named by the run is read whole from it: it has no read for that.
+    named = assay.evaluate(_suite(), db=store, progress=False, baseline=first.run.id)  # type: ignore[arg-type]
+    assert named.comparison is not None and named.comparison.baseline_id == first.run.id
+    assert store.graded_reads == 1 and {c.case_id for c in named.comparison.changes} == {"q0"}
 
 
 class StoreGivingSamplesApart:

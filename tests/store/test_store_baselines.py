@@ -86,6 +86,10 @@ def test_metrics_stored_alike_read_as_one_value_and_graded_pages_add_up_to_the_r
         assert list(store.graded_samples(whole.id, size=size)) == graded
     with pytest.raises(StoreError, match="no run 'no-such-run'"):
         store.graded_samples("no-such-run")  # refused when asked, not when first read
+    named = store.baseline_run(whole.id)
+    assert named.cases == whole.cases and named.samples == () and named.number == whole.number
+    with pytest.raises(StoreError, match="no run 'no-such-run'"):
+        store.baseline_run("no-such-run")
 
 
 def test_a_baseline_read_for_comparing_shares_only_the_definitions_defined_exactly_alike(
@@ -101,6 +105,7 @@ def test_a_baseline_read_for_comparing_shares_only_the_definitions_defined_exact
     for found in (
         store.find_baseline(current, samples=False, alike=current),
         _pinned(store, stored.id, current),
+        store.baseline_run(stored.id[:8], alike=current.cases),  # named by the run
     ):
         assert found is not None and found.cases == stored.cases  # as stored, either way
         by_id = found.cases_by_id()

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable, Collection, Coroutine, Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any, TypeVar, cast
+from typing import Any, TypeGuard, TypeVar, cast
 
 from assay_agents.agent import Agent, ModelSpec, parse_models
 from assay_agents.compare import (
@@ -46,7 +46,14 @@ from assay_agents.evaluation.lease import Heartbeat, owner_alive, this_process
 from assay_agents.evaluation.loop import CANCEL_GRACE
 from assay_agents.evaluation.observers import NotesOnly, ObservedSink, Observers
 from assay_agents.evaluation.options import EvaluationOptions
-from assay_agents.evaluation.ports import Executor, GradedRunStore, RunStore, SampleTracer, Work
+from assay_agents.evaluation.ports import (
+    Executor,
+    GradedRunStore,
+    NamedBaselineStore,
+    RunStore,
+    SampleTracer,
+    Work,
+)
 from assay_agents.evaluation.release import resolve_release, suite_folder
 from assay_agents.evaluation.tracing import traced_observers
 from assay_agents.evaluation.verdict import Verdict, decide
@@ -129,8 +136,10 @@ async def evaluate_with(
         from assay_agents.evaluation.caching import cache_store
 
         cache_store(store)  # a store that keeps no replies is refused before the run exists
+    # The new run's cases, built once: a baseline named by the run shares their definitions.
+    cases = _case_snapshots(plan) if options.resume is None else ()
     explicit = await with_store_retries(
-        functools.partial(_explicit_baseline, store, options.baseline, suite, plan),
+        functools.partial(_explicit_baseline, store, options.baseline, suite, cases),
         retry_for=options.store_retry,
         note=progress.note,
         what="read the baseline",
@@ -146,7 +155,7 @@ async def evaluate_with(
         release = await asyncio.to_thread(
             resolve_release, options.release, suite_folder(suite.origin)
         )
-        fresh = _new_run(suite, plan, options, owner, release)
+        fresh = _new_run(suite, plan, options, owner, cases, release)
     # Chosen before any agent runs: a baseline that cannot be read stops a new run before it
     # exists, and the one chosen is the one compared with (its gradings held until then).
     chosen = None
@@ -560,6 +569,7 @@ def _new_run(
     plan: SuitePlan,
     options: EvaluationOptions,
     owner: Lease,
+    cases: tuple[CaseSnapshot, ...],
     release: Release | None = None,
 ) -> Run:
     settings = RunSettings(
@@ -582,11 +592,6 @@ def _new_run(
             options.adaptive.floor, options.adaptive.ceiling, options.adaptive.retries
         ),
         release=release,
-    )
-    shared = SharedDefinitions()  # a suite's default checks, described once for every case
-    cases = tuple(
-        CaseSnapshot(p.case.id, p.case.name, p.position, p.fingerprint, p.snapshot(shared))
-        for p in plan.cases
     )
     return Run(
         id=options.run_id or str(uuid.uuid4()),
@@ -615,13 +620,27 @@ def _run_gate(options: EvaluationOptions) -> RunGate:
     )
 
 
+def _case_snapshots(plan: SuitePlan) -> tuple[CaseSnapshot, ...]:
+    """The cases of a run of ``plan``, as a run keeps them."""
+    shared = SharedDefinitions()  # a suite's default checks, described once for every case
+    return tuple(
+        CaseSnapshot(p.case.id, p.case.name, p.position, p.fingerprint, p.snapshot(shared))
+        for p in plan.cases
+    )
+
+
 def _explicit_baseline(
-    store: RunStore, ref: str | None, suite: Suite, plan: SuitePlan
+    store: RunStore, ref: str | None, suite: Suite, alike: Sequence[CaseSnapshot]
 ) -> Run | None:
+    """The baseline named by the run, checked; read as graded where the store can."""
     if ref is None:
         return None
     try:
-        baseline = store.get_run(ref)
+        baseline = (
+            store.baseline_run(ref, alike=alike)
+            if _reads_named_graded(store)
+            else store.get_run(ref)
+        )
     except StoreError as error:
         if error.transient or isinstance(error, StoreUnavailableError):
             raise  # an outage, retried by the caller: not a wrong baseline
@@ -732,8 +751,10 @@ async def _choose_baseline(
             note=note,
             what="find the baseline",
         )
-    if baseline is None or baseline is explicit or not isinstance(store, GradedRunStore):
+    if baseline is None or not isinstance(store, GradedRunStore):
         return _Chosen(baseline, choice, None)
+    if baseline is explicit and not _reads_named_graded(store):
+        return _Chosen(baseline, choice, None)  # read whole, as the store gave it
     baseline_id = baseline.id
     with _refused_as_bad_input(functools.partial(_unreadable_baseline, choice)):
         # Pooled as read: the samples themselves are let go before any agent runs.
@@ -744,6 +765,11 @@ async def _choose_baseline(
             what="read the baseline",
         )
     return _Chosen(baseline, choice, pooled)
+
+
+def _reads_named_graded(store: RunStore) -> TypeGuard[NamedBaselineStore]:
+    """Whether a baseline named by the run is read with its cases only, then as graded."""
+    return isinstance(store, NamedBaselineStore)
 
 
 def _pooled_as_graded(store: GradedRunStore, run_id: str) -> dict[Item, PooledItem]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, final
 
 from assay_agents.errors import BaselineError, LeaseError, ReadOnlyRunError, StoreError
 from assay_agents.results import (
+    CaseSnapshot,
     GradedSample,
     JudgeUsage,
     Run,
@@ -356,6 +357,14 @@ class MemoryRunStore:
         with self._lock:
             pin = self._pins.get((suite, agent))
             return None if pin is None else self._read(pin.run_id, samples=samples)
+
+    def baseline_run(self, ref: str, *, alike: Sequence[CaseSnapshot] = ()) -> Run:
+        """A run by id or unique prefix, with its cases, without its samples (as the SQL store).
+
+        ``alike`` changes nothing here: the runs are in memory, each definition held once.
+        """
+        with self._lock:
+            return self._runs[self._resolve(ref)].run.with_samples(())
 
     def graded_samples(self, run_id: str) -> list[GradedSample]:
         """How each of a run's samples was graded, in report order."""

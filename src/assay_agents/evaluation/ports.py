@@ -18,6 +18,7 @@ from assay_agents.agent import ModelSpec
 from assay_agents.evaluation.verdict import Verdict
 from assay_agents.judging import Judge
 from assay_agents.results import (
+    CaseSnapshot,
     GradedSample,
     JudgeUsage,
     Run,
@@ -300,6 +301,25 @@ class AlikeRunStore(GradedRunStore, Protocol):
         self, suite: str, agent: str, *, samples: bool = True, alike: Run | None = None
     ) -> Run | None:
         """The pinned baseline (as :class:`GradedRunStore`), sharing with ``alike``."""
+        ...
+
+
+@runtime_checkable
+class NamedBaselineStore(GradedRunStore, Protocol):
+    """A graded store that also reads a baseline named by the run (``--baseline``) so.
+
+    It reads the run with its cases only, its gradings then read as for an automatic one: a
+    named baseline of 100,000 samples is never held whole. The SQL and in-memory stores do;
+    with any other store a named baseline is read whole (:meth:`RunStore.get_run`).
+    """
+
+    def baseline_run(self, ref: str, *, alike: Sequence[CaseSnapshot] = ()) -> Run:
+        """A run by id or unique prefix, with its cases and without its samples.
+
+        A case defined exactly as one of ``alike`` (same id, fingerprint and definition)
+        shares that one's definition; a reference that names no run is a StoreError, as
+        :meth:`RunStore.get_run` raises.
+        """
         ...
 
 

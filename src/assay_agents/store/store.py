@@ -35,6 +35,7 @@ from assay_agents.errors import (
 from assay_agents.load.history import embedded_url
 from assay_agents.record import write, write_comparison, write_summary
 from assay_agents.results import (
+    CaseSnapshot,
     GradedSample,
     JudgeUsage,
     Run,
@@ -498,6 +499,16 @@ class Store:
             if row is None:
                 return None
             return _run_read(connection, row, samples=samples, alike=alike)
+
+    def baseline_run(self, ref: str, *, alike: Sequence[CaseSnapshot] = ()) -> Run:
+        """A run by id, ``suite#number`` or unique prefix, with its cases, without its samples.
+
+        What a named baseline (``--baseline``) is read as: its gradings follow
+        (:meth:`graded_samples`). A case defined exactly as one of ``alike`` shares that
+        one's definition (see :func:`~assay_agents.store._reads.run_with_cases`).
+        """
+        with self._read(f"run {ref}") as connection:
+            return _reads.run_with_cases(connection, _reads.resolve(connection, ref), alike)
 
     def graded_samples(self, run_id: str, *, size: int = 1000) -> Iterator[GradedSample]:
         """How each of a run's samples was graded, in report order: what a comparison pools.
