@@ -147,6 +147,42 @@ def test_a_resumed_run_with_a_damaged_baseline_stays_interrupted_until_one_is_na
     assert _calls(tmp_path) == calls + 3
 
 
+def _row_of(path: Path, run_id: str) -> tuple[object, ...]:
+    with sqlite3.connect(path) as connection:
+        return tuple(connection.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone())
+
+
+def test_a_damaged_baseline_named_by_the_run_is_refused_by_its_name_before_anything(
+    tmp_path: Path,
+) -> None:
+    cli, path = _project(tmp_path)
+    assert cli("run", "suite.py", "--quiet").exit_code == 0
+    with assay.Store.open(f"sqlite:///{path}") as store:
+        (first,) = (run.id for run in store.history())
+        store.create_run(
+            replace(
+                store.get_run(first),
+                **{"id": "stopped-run", "status": RunStatus.RUNNING, "sequence": None},
+                **dict.fromkeys(("number", "finished_at", "summary", "comparison", "lease")),
+                **dict.fromkeys(("outcome", "baseline_choice", "baseline_id")),
+                samples=(),
+            )
+        )
+        store.mark_interrupted("stopped-run", finished_at=store.clock(), error="killed")
+    _damage_the_first_metric(path)
+    stopped, runs, calls = _row_of(path, "stopped-run"), _runs(path), _calls(tmp_path)
+    for resumed in ((), ("--resume", "stopped-run")):
+        refused = cli("run", "suite.py", "--quiet", "--baseline", "chosen first#1", *resumed)
+
+        assert refused.exit_code == 2, refused.output
+        assert (
+            f"baseline 'chosen first#1': run {first}: metric 'exact_match' score" in refused.stderr
+        )
+        assert "automatic" not in refused.output and "Traceback" not in refused.output
+        assert _runs(path) == runs and _calls(tmp_path) == calls  # nothing run or created
+        assert _row_of(path, "stopped-run") == stopped  # nor the resumed run taken over
+
+
 def test_the_baseline_chosen_before_the_run_is_the_one_compared_with(tmp_path: Path) -> None:
     # Another run is pinned while this one executes: the run is compared with the baseline it
     # started with, and says so.

@@ -223,6 +223,15 @@ def test_a_hand_edited_pass_flag_is_refused_not_coerced(
     )
 
 
+@pytest.mark.parametrize("value", ["[1]", '[["input", "x"]]', '"a text"', "7"])
+def test_a_case_definition_that_is_not_an_object_is_refused(history: Path, value: str) -> None:
+    # A list of pairs would even read as an object of them, were it taken as one.
+    _edit(history, "UPDATE run_cases SET definition = ? WHERE case_id = 'refund'", value)
+    _refused(
+        history, ["report", RUN], f"run {RUN}: case 'refund': stored definition: expected an object"
+    )
+
+
 def test_every_edit_left_unmade_still_reads(history: Path) -> None:
     # The fixture's own history reads: the refusals above are the edits, not the setup.
     done = Cli(history.parent.parent)("report", RUN)

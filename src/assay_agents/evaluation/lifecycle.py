@@ -138,7 +138,7 @@ async def evaluate_with(
         cache_store(store)  # a store that keeps no replies is refused before the run exists
     # The new run's cases, built once: a baseline named by the run shares their definitions.
     cases = _case_snapshots(plan) if options.resume is None else ()
-    explicit = await with_store_retries(
+    named = await with_store_retries(
         functools.partial(_explicit_baseline, store, options.baseline, suite, cases),
         retry_for=options.store_retry,
         note=progress.note,
@@ -160,7 +160,7 @@ async def evaluate_with(
     # exists, and the one chosen is the one compared with (its gradings held until then).
     chosen = None
     if fresh is not None:
-        chosen = await _choose_baseline(store, fresh, explicit, options, judged, progress.note)
+        chosen = await _choose_baseline(store, fresh, named, options, judged, progress.note)
     try:
         run, skip, models = await with_store_retries(
             lambda: _begin(store, suite, plan, options, owner, fresh),
@@ -176,9 +176,7 @@ async def evaluate_with(
     with terminations(asyncio.current_task()) as termination:
         try:
             if chosen is None:  # a resumed run: its baseline is one stored before it
-                chosen = await _choose_baseline(
-                    store, run, explicit, options, judged, observers.note
-                )
+                chosen = await _choose_baseline(store, run, named, options, judged, observers.note)
             return await _guarded(
                 suite, plan, options, store, observers, run, skip, models, owner, chosen, agent
             )
@@ -629,22 +627,41 @@ def _case_snapshots(plan: SuitePlan) -> tuple[CaseSnapshot, ...]:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Named:
+    """A baseline named by the run, checked, and its gradings pooled where they were read."""
+
+    run: Run
+    #: Its items pooled from its samples as graded (its run then has its cases only), or
+    #: ``None`` when it was read whole (a store without :class:`NamedBaselineStore`).
+    pooled: dict[Item, PooledItem] | None
+
+
 def _explicit_baseline(
     store: RunStore, ref: str | None, suite: Suite, alike: Sequence[CaseSnapshot]
-) -> Run | None:
-    """The baseline named by the run, checked; read as graded where the store can."""
+) -> _Named | None:
+    """The baseline named by the run, checked and read before anything else happens.
+
+    Read with its cases and its gradings where the store can, whole elsewhere: either way, a
+    run it names that does not read is refused by its name before any run is started or
+    resumed.
+    """
     if ref is None:
         return None
     try:
-        baseline = (
-            store.baseline_run(ref, alike=alike)
-            if _reads_named_graded(store)
-            else store.get_run(ref)
-        )
+        if not _reads_named_graded(store):
+            return _Named(_checked(store.get_run(ref), suite), None)
+        baseline = _checked(store.baseline_run(ref, alike=alike), suite)
+        with collector_held():
+            return _Named(baseline, _pooled_as_graded(store, baseline.id))
     except StoreError as error:
         if error.transient or isinstance(error, StoreUnavailableError):
             raise  # an outage, retried by the caller: not a wrong baseline
         raise BaselineError(f"baseline {ref!r}: {error}") from None
+
+
+def _checked(baseline: Run, suite: Suite) -> Run:
+    """``baseline``, refused unless it is a completed run of ``suite``."""
     if baseline.status is not RunStatus.COMPLETED:
         raise BaselineError(f"baseline {baseline.id} is {baseline.status.value}, not completed")
     if baseline.suite != suite.name:
@@ -712,17 +729,16 @@ class _Chosen:
 
     baseline: Run | None
     choice: BaselineChoice
-    #: A pinned or automatic baseline's items, pooled from its samples as graded (its cases
-    #: come with the run): held through the run, one small figure per item, never its
-    #: samples. ``None`` for an explicit one, or one from a store that reads no gradings
-    #: apart: it holds its samples.
+    #: The baseline's items, pooled from its samples as graded (its cases come with the
+    #: run): held through the run, one small figure per item, never its samples. ``None``
+    #: for one read whole, from a store that reads no gradings apart: it holds its samples.
     pooled: dict[Item, PooledItem] | None
 
 
 async def _choose_baseline(
     store: RunStore,
     current: Run,
-    explicit: Run | None,
+    named: _Named | None,
     options: EvaluationOptions,
     judged: bool,
     note: Callable[[str], None],
@@ -734,6 +750,7 @@ async def _choose_baseline(
     is: the run would otherwise execute every sample and then fail to compare them, again
     on every resume.
     """
+    explicit = None if named is None else named.run
     with _refused_as_bad_input(_unreadable_history):
         baseline, choice = await with_store_retries(
             _uncollected(
@@ -751,10 +768,10 @@ async def _choose_baseline(
             note=note,
             what="find the baseline",
         )
+    if named is not None and baseline is explicit:
+        return _Chosen(baseline, choice, named.pooled)  # read and pooled before anything
     if baseline is None or not isinstance(store, GradedRunStore):
         return _Chosen(baseline, choice, None)
-    if baseline is explicit and not _reads_named_graded(store):
-        return _Chosen(baseline, choice, None)  # read whole, as the store gave it
     baseline_id = baseline.id
     with _refused_as_bad_input(functools.partial(_unreadable_baseline, choice)):
         # Pooled as read: the samples themselves are let go before any agent runs.

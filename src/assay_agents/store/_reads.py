@@ -122,7 +122,7 @@ def resolve(connection: Connection, ref: str) -> RowMapping:
 def full_run(connection: Connection, row: RowMapping) -> Run:
     """Load the run of ``row`` with its cases and samples (with metrics) in report order."""
     sequence = row["sequence"]
-    cases = _cases(connection, sequence)
+    cases = _cases(connection, row)
     try:
         loaded = _samples(connection, sequence)
     except StoreError as error:
@@ -144,7 +144,7 @@ def run_with_cases(
     stored definition is still read, and a damaged one refused.
     """
     shared = {case.case_id: case for case in alike}
-    cases = _cases(connection, row["sequence"], shared)
+    cases = _cases(connection, row, shared)
     return replace(_rows.run_from(row, cases), number=number_of(connection, row))
 
 
@@ -170,17 +170,21 @@ def _graded(
 
 
 def _cases(
-    connection: Connection, sequence: int, alike: Mapping[str, CaseSnapshot] | None = None
+    connection: Connection, row: RowMapping, alike: Mapping[str, CaseSnapshot] | None = None
 ) -> list[CaseSnapshot]:
-    query = select(run_cases).where(run_cases.c.run == sequence)
+    """The cases of the run of ``row``, in position order; one that does not read names it."""
+    query = select(run_cases).where(run_cases.c.run == row["sequence"])
     shared = alike or {}
-    return sorted(
-        (
-            _rows.case_from(r, shared.get(r["case_id"]))
-            for r in connection.execute(query).mappings()
-        ),
-        key=lambda case: (case.position, case.case_id),
-    )
+    try:
+        return sorted(
+            (
+                _rows.case_from(r, shared.get(r["case_id"]))
+                for r in connection.execute(query).mappings()
+            ),
+            key=lambda case: (case.position, case.case_id),
+        )
+    except StoreError as error:
+        raise StoreError(f"run {row['id']}: {error}") from None
 
 
 def sample_pages(

@@ -256,6 +256,8 @@ def case_from(row: RowMapping, alike: CaseSnapshot | None = None) -> CaseSnapsho
     equal definition (provenance included), so the shared one reads as the stored one would.
     """
     definition = row["definition"]
+    if not isinstance(definition, dict):  # edited by hand: a list would even read as pairs
+        raise StoreError(f"case {row['case_id']!r}: stored definition: expected an object")
     fingerprint = row["fingerprint"]
     if alike is not None and alike.fingerprint == fingerprint and alike.definition == definition:
         definition = alike.definition
