@@ -52,12 +52,20 @@ def _no_database_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ASSAY_DATABASE_URL", raising=False)
 
 
+@pytest.fixture(scope="module")
+def earlier_job(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The text of the JSON report an earlier job archived: one run, read by every test."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("ASSAY_DATABASE_URL", raising=False)
+        _, path = job(tmp_path_factory.mktemp("earlier-job"), patch)
+    return path.read_text()
+
+
 @pytest.fixture
-def archived(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    """The JSON report of a completed run, as an earlier job archived it."""
-    _, path = job(tmp_path / "earlier-job", monkeypatch)
+def archived(earlier_job: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """The JSON report of a completed run, as an earlier job archived it (a copy to tamper with)."""
     monkeypatch.chdir(tmp_path)
-    return dict(json.loads(path.read_text()))
+    return dict(json.loads(earlier_job))
 
 
 def renamed(data: dict[str, Any], suite: str) -> dict[str, Any]:
