@@ -14,7 +14,9 @@ building and planning the suite, 1,000 samples stored, the comparison, the summa
 teardown, without any request (target under 0.6 s). Wall clock and CPU time (user + system,
 as the kernel counts it) are both printed: on a shared machine the CPU time moves less. The
 same run of one case splits it: what every run costs whatever its size (start-up, imports,
-teardown), and what the 1,000 samples add.
+teardown), and what the 1,000 samples add. The own cost is also printed as a multiple of
+``import openai``'s CPU time in the same rounds, a figure that compares across days when the
+machine's speed does not.
 Run: ``python bench/cli_vs_floor.py [--sizes 1000,10000] [--rounds R]``.
 """
 
@@ -214,6 +216,12 @@ def _own_cost(folder: Path, env: dict[str, str], rounds: int) -> None:
         f"    of which every run (one case): {fixed:.2f} s, CPU {fixed_cpu:.2f} s; "
         f"the {OWN_CASES:,} samples: {added:.2f} s, CPU {added_cpu:.2f} s"
     )
+    # The same figure in units of this machine's speed at this minute: on a host whose speed
+    # varies (shared cores), seconds from two days differ more than the code between them.
+    relative = statistics.median(
+        (run.cpu - base.cpu) / base.cpu for run, base in zip(instants, imports, strict=True)
+    )
+    print(f"    in CPU time, {relative:.2f}× `import openai` measured beside it (median per round)")
 
 
 def _instant_run(folder: Path, cases: int) -> list[str]:
