@@ -221,6 +221,18 @@ def _started(pg_ctl: str, base: Path, attempts: int = 3) -> PostgresServer:
     raise failure
 
 
+def _memory_folder() -> str | None:
+    """Where a throwaway cluster's files go: memory (``/dev/shm``) where there is one.
+
+    The tests create and drop a database for nearly every PostgreSQL test. On a disk
+    mounted with ``discard`` each drop trims hundreds of files, and creating a database
+    there slowed from 45 ms to 250–350 ms over a few hundred of them (and stayed slow after
+    a restart); in memory it stays at 40–50 ms. The server is the same either way.
+    """
+    memory = Path("/dev/shm")
+    return str(memory) if memory.is_dir() and os.access(memory, os.W_OK | os.X_OK) else None
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[PostgresServer]:
     """A PostgreSQL server: ASSAY_TEST_DATABASE_URL, or a throwaway cluster of our own."""
@@ -232,7 +244,7 @@ def postgres_server() -> Iterator[PostgresServer]:
     if initdb is None or pg_ctl is None:
         _unavailable("initdb/pg_ctl not found under /usr/lib/postgresql/*/bin or on PATH")
         return
-    base = Path(tempfile.mkdtemp(prefix="assay-pg-"))
+    base = Path(tempfile.mkdtemp(prefix="assay-pg-", dir=_memory_folder()))
     data = base / "data"
     if os.geteuid() == 0:
         shutil.chown(base, user="postgres", group="postgres")
