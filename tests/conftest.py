@@ -24,26 +24,6 @@ from assay_agents.store import Store
 from commandline import restored_process_state
 
 
-def _memory_folder() -> str | None:
-    """Where scratch files go when they can: memory (``/dev/shm``), where there is one.
-
-    On this project's machines the disk is mounted with ``discard``: every file removed is
-    trimmed, and every commit of a SQLite history waits on a real ``fsync``. The throwaway
-    PostgreSQL cluster creates and drops a database for nearly every test; there, creating
-    one slowed from 45 ms to 250-350 ms over a few hundred of them (and stayed slow after a
-    restart), while in memory it stays at 40-50 ms. The servers and files are the same.
-    """
-    memory = Path("/dev/shm")
-    return str(memory) if memory.is_dir() and os.access(memory, os.W_OK | os.X_OK) else None
-
-
-# Every test's tmp_path (and so the SQLite histories the tests make) in memory too: pytest
-# reads its temporary root from this variable, and keeps only failed tests' folders
-# (tmp_path_retention_policy in pyproject.toml), so a passing run leaves nothing there.
-if (_scratch := _memory_folder()) is not None:
-    os.environ.setdefault("PYTEST_DEBUG_TEMPROOT", _scratch)
-
-
 @pytest.fixture(autouse=True)
 def _isolated_interpreter() -> Iterator[None]:
     """Each test starts as the one before it found the interpreter.
@@ -239,6 +219,18 @@ def _started(pg_ctl: str, base: Path, attempts: int = 3) -> PostgresServer:
             return server
     assert failure is not None
     raise failure
+
+
+def _memory_folder() -> str | None:
+    """Where a throwaway cluster's files go: memory (``/dev/shm``) where there is one.
+
+    The tests create and drop a database for nearly every PostgreSQL test. On a disk
+    mounted with ``discard`` each drop trims hundreds of files, and creating a database
+    there slowed from 45 ms to 250–350 ms over a few hundred of them (and stayed slow after
+    a restart); in memory it stays at 40–50 ms. The server is the same either way.
+    """
+    memory = Path("/dev/shm")
+    return str(memory) if memory.is_dir() and os.access(memory, os.W_OK | os.X_OK) else None
 
 
 @pytest.fixture(scope="session")
