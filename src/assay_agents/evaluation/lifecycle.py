@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable, Collection, Coroutine, Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any, TypeGuard, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from assay_agents.agent import Agent, ModelSpec, parse_models
 from assay_agents.compare import (
@@ -649,7 +649,7 @@ def _explicit_baseline(
     if ref is None:
         return None
     try:
-        if not _reads_named_graded(store):
+        if not isinstance(store, NamedBaselineStore):
             return _Named(_checked(store.get_run(ref), suite), None)
         baseline = _checked(store.baseline_run(ref, alike=alike), suite)
         with collector_held():
@@ -782,11 +782,6 @@ async def _choose_baseline(
             what="read the baseline",
         )
     return _Chosen(baseline, choice, pooled)
-
-
-def _reads_named_graded(store: RunStore) -> TypeGuard[NamedBaselineStore]:
-    """Whether a baseline named by the run is read with its cases only, then as graded."""
-    return isinstance(store, NamedBaselineStore)
 
 
 def _pooled_as_graded(store: GradedRunStore, run_id: str) -> dict[Item, PooledItem]:
